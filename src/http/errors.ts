@@ -1,0 +1,63 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** The closed list of error codes a client can see, and the one table from code to HTTP status. */
+export const errorStatus = {
+  invalid_request: 400,
+  unauthorized: 401,
+  credits_exhausted: 402,
+  forbidden: 403,
+  not_found: 404,
+  thread_not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** The one error type routes throw; the error handler turns it into the standard JSON body. */
+export class DocentError extends Error {
+  override name = 'DocentError';
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+
+  get status(): ContentfulStatusCode {
+    return errorStatus[this.code];
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: ErrorDetail[]; requestId: string };
+}
+
+export function errorBody(error: DocentError, requestId: string): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      requestId,
+    },
+  };
+}

@@ -1,0 +1,183 @@
+import type { Transaction } from 'kysely';
+import { analyzeChunk } from '../search/analyze.ts';
+import type { Storage } from '../storage/database.ts';
+import { nowIso } from '../storage/ids.ts';
+import type { ChunksTable, Database, PagesTable } from '../storage/schema.ts';
+import {
+  createIngestionJob,
+  finishIngestionJob,
+  type IngestionCounts,
+  type IngestionJob,
+  markIngestionStarted,
+} from './jobs.ts';
+import { loadDocsFolder } from './load-docs-folder.ts';
+import type { LoadProgress, ParsedPage, Warning } from './types.ts';
+
+export interface IngestOptions {
+  onProgress?: LoadProgress;
+}
+
+export interface IngestionResult {
+  job: IngestionJob;
+  counts: IngestionCounts;
+  warnings: Warning[];
+}
+
+/** Rows per multi-row INSERT: 7 columns × 500 stays far below both dialects' bound-parameter limits. */
+const INSERT_BATCH = 500;
+
+/**
+ * Creates a job for the site and runs it to completion. Parsing and analysis happen outside the
+ * database transaction; the write of every changed page plus the generation bump is one transaction,
+ * so a search sees the old site or the new one, never a mix.
+ */
+export async function ingestSite(
+  storage: Storage,
+  siteId: string,
+  dir: string,
+  options: IngestOptions = {},
+): Promise<IngestionResult> {
+  const job = await createIngestionJob(storage, siteId, dir);
+  return runIngestionJob(storage, job, options);
+}
+
+export async function runIngestionJob(
+  storage: Storage,
+  job: IngestionJob,
+  options: IngestOptions = {},
+): Promise<IngestionResult> {
+  await markIngestionStarted(storage, job.id);
+  try {
+    const loaded = await loadDocsFolder(job.sourceDir, options.onProgress ? { onProgress: options.onProgress } : {});
+    const counts = await applyPages(storage, job.siteId, loaded.pages);
+    counts.skipped = loaded.skipped;
+    counts.warnings = loaded.warnings.length;
+    await finishIngestionJob(storage, job.id, { status: 'success', counts, warnings: loaded.warnings });
+    return { job: { ...job, status: 'success' }, counts, warnings: loaded.warnings };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await finishIngestionJob(storage, job.id, { status: 'failure', counts: null, warnings: [], error: message });
+    throw error;
+  }
+}
+
+interface PreparedPage {
+  page: PagesTable;
+  chunks: ChunksTable[];
+}
+
+/** PostgreSQL text cannot hold NUL; a stray one in a docs file must not fail the whole ingestion. */
+function stripNul(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '') : text;
+}
+
+function preparePage(siteId: string, parsed: ParsedPage, updatedAt: string): PreparedPage {
+  const language = parsed.languages[0] ?? null;
+  return {
+    page: {
+      site_id: siteId,
+      path: parsed.path,
+      title: stripNul(parsed.title),
+      description: parsed.description === null ? null : stripNul(parsed.description),
+      versions: JSON.stringify(parsed.versions),
+      languages: JSON.stringify(parsed.languages),
+      content_hash: parsed.contentHash,
+      updated_at: updatedAt,
+    },
+    chunks: parsed.chunks.map((chunk, ord) => ({
+      site_id: siteId,
+      page_path: parsed.path,
+      ord,
+      anchor: chunk.anchor,
+      headings: JSON.stringify(chunk.headings),
+      text: stripNul(chunk.text),
+      analyzed: JSON.stringify(
+        analyzeChunk({ pageTitle: parsed.title, headings: chunk.headings, text: chunk.text, language }),
+      ),
+    })),
+  };
+}
+
+async function storedHashes(db: Storage['db'] | Transaction<Database>, siteId: string): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('pages').select(['path', 'content_hash']).where('site_id', '=', siteId).execute();
+  return new Map(rows.map((row) => [row.path, row.content_hash]));
+}
+
+async function applyPages(storage: Storage, siteId: string, pages: ParsedPage[]): Promise<IngestionCounts> {
+  const before = await storedHashes(storage.db, siteId);
+  const updatedAt = nowIso();
+  // Analysis is the expensive part; do it before taking any lock, only for pages that look changed.
+  const prepared = new Map<string, PreparedPage>();
+  for (const page of pages) {
+    if (before.get(page.path) !== page.contentHash) prepared.set(page.path, preparePage(siteId, page, updatedAt));
+  }
+
+  return storage.db.transaction().execute(async (trx) => {
+    if (storage.dialect === 'postgres') {
+      // Serialises concurrent ingestions of one site; readers are not blocked.
+      await trx.selectFrom('sites').select('id').where('id', '=', siteId).forUpdate().execute();
+    }
+    // Re-read inside the transaction: another ingestion may have committed since the first read.
+    const current = await storedHashes(trx, siteId);
+    const incoming = new Set(pages.map((page) => page.path));
+    const counts: IngestionCounts = {
+      pages: pages.length,
+      added: 0,
+      updated: 0,
+      removed: 0,
+      unchanged: 0,
+      skipped: 0,
+      chunksWritten: 0,
+      warnings: 0,
+    };
+    const toWrite: PreparedPage[] = [];
+    const toDelete: string[] = [];
+    for (const page of pages) {
+      const stored = current.get(page.path);
+      if (stored === page.contentHash) {
+        counts.unchanged++;
+        continue;
+      }
+      if (stored === undefined) counts.added++;
+      else {
+        counts.updated++;
+        toDelete.push(page.path);
+      }
+      toWrite.push(prepared.get(page.path) ?? preparePage(siteId, page, updatedAt));
+    }
+    for (const path of current.keys()) {
+      if (!incoming.has(path)) {
+        counts.removed++;
+        toDelete.push(path);
+      }
+    }
+    if (toWrite.length === 0 && toDelete.length === 0) return counts;
+
+    for (let i = 0; i < toDelete.length; i += INSERT_BATCH) {
+      const batch = toDelete.slice(i, i + INSERT_BATCH);
+      await trx.deleteFrom('chunks').where('site_id', '=', siteId).where('page_path', 'in', batch).execute();
+      await trx.deleteFrom('pages').where('site_id', '=', siteId).where('path', 'in', batch).execute();
+    }
+    const pageRows = toWrite.map((p) => p.page);
+    for (let i = 0; i < pageRows.length; i += INSERT_BATCH) {
+      await trx
+        .insertInto('pages')
+        .values(pageRows.slice(i, i + INSERT_BATCH))
+        .execute();
+    }
+    const chunkRows = toWrite.flatMap((p) => p.chunks);
+    for (let i = 0; i < chunkRows.length; i += INSERT_BATCH) {
+      await trx
+        .insertInto('chunks')
+        .values(chunkRows.slice(i, i + INSERT_BATCH))
+        .execute();
+    }
+    counts.chunksWritten = chunkRows.length;
+    await trx
+      .updateTable('sites')
+      .set((eb) => ({ index_generation: eb('index_generation', '+', 1) }))
+      .where('id', '=', siteId)
+      .execute();
+    return counts;
+  });
+}

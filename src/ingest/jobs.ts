@@ -1,0 +1,107 @@
+import type { Storage } from '../storage/database.ts';
+import { newId, nowIso } from '../storage/ids.ts';
+import type { IngestionJobsTable, IngestionStatus } from '../storage/schema.ts';
+import type { Warning } from './types.ts';
+
+export interface IngestionCounts {
+  /** Pages the site has after this ingestion. */
+  pages: number;
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  /** Pages left out on purpose (hidden, noindex, not in navigation). */
+  skipped: number;
+  /** Chunks written (for added and updated pages). */
+  chunksWritten: number;
+  warnings: number;
+}
+
+export interface IngestionJob {
+  id: string;
+  siteId: string;
+  status: IngestionStatus;
+  sourceDir: string;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  counts: IngestionCounts | null;
+  warnings: Warning[];
+  error: string | null;
+}
+
+function toJob(row: IngestionJobsTable): IngestionJob {
+  // A job that has not finished stores `{}`.
+  const counts = JSON.parse(row.counts) as Partial<IngestionCounts>;
+  return {
+    id: row.id,
+    siteId: row.site_id,
+    status: row.status,
+    sourceDir: row.source_dir,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    counts: counts.pages === undefined ? null : (counts as IngestionCounts),
+    warnings: JSON.parse(row.warnings) as Warning[],
+    error: row.error,
+  };
+}
+
+export async function createIngestionJob(storage: Storage, siteId: string, sourceDir: string): Promise<IngestionJob> {
+  const row: IngestionJobsTable = {
+    id: newId('ing'),
+    site_id: siteId,
+    status: 'queued',
+    source_dir: sourceDir,
+    created_at: nowIso(),
+    started_at: null,
+    finished_at: null,
+    counts: '{}',
+    warnings: '[]',
+    error: null,
+  };
+  await storage.db.insertInto('ingestion_jobs').values(row).execute();
+  return toJob(row);
+}
+
+export async function markIngestionStarted(storage: Storage, id: string): Promise<void> {
+  await storage.db
+    .updateTable('ingestion_jobs')
+    .set({ status: 'in_progress', started_at: nowIso() })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function finishIngestionJob(
+  storage: Storage,
+  id: string,
+  outcome: { status: 'success' | 'failure'; counts: IngestionCounts | null; warnings: Warning[]; error?: string },
+): Promise<void> {
+  await storage.db
+    .updateTable('ingestion_jobs')
+    .set({
+      status: outcome.status,
+      finished_at: nowIso(),
+      counts: JSON.stringify(outcome.counts ?? {}),
+      warnings: JSON.stringify(outcome.warnings),
+      error: outcome.error ?? null,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function getIngestionJob(storage: Storage, id: string): Promise<IngestionJob | undefined> {
+  const row = await storage.db.selectFrom('ingestion_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toJob(row) : undefined;
+}
+
+export async function listIngestionJobs(storage: Storage, siteId: string, limit = 20): Promise<IngestionJob[]> {
+  const rows = await storage.db
+    .selectFrom('ingestion_jobs')
+    .selectAll()
+    .where('site_id', '=', siteId)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(toJob);
+}

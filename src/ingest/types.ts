@@ -1,0 +1,58 @@
+/**
+ * What the docs loader hands to storage. Parsing (navigation, MDX, chunking) is pure and knows
+ * nothing about the database; the ingestion job diffs these pages against what is stored.
+ */
+
+export interface Warning {
+  /** Path relative to the docs root, e.g. `docs.json` or `guides/setup.mdx`. */
+  file: string;
+  /** 1-based line in `file`, when the problem has one. */
+  line?: number;
+  message: string;
+}
+
+export interface ParsedChunk {
+  /** Heading slug for deep links (`#install-on-macos`); null for the text before the first heading. */
+  anchor: string | null;
+  /** Headings under the page title leading to this chunk, outermost first (H2, H3 …). */
+  headings: string[];
+  /** Body text with components reduced to their text; code blocks kept as fenced text. */
+  text: string;
+}
+
+export interface ParsedPage {
+  /** Page id: path under the docs root without extension, `/`-separated (`en/docs/welcome`). */
+  path: string;
+  title: string;
+  description: string | null;
+  /**
+   * Version and language labels from every place the navigation puts the page, exactly as the config
+   * names them. Empty means the page belongs to no version (language): it matches any filter.
+   */
+  versions: string[];
+  languages: string[];
+  /** Stable hash of everything that affects how the page is indexed (source, snippets, labels). */
+  contentHash: string;
+  chunks: ParsedChunk[];
+}
+
+export interface NavigationSummary {
+  /** `docs.json`, `mint.json`, or `none` for a plain Markdown folder. */
+  kind: 'docs.json' | 'mint.json' | 'none';
+  versions: string[];
+  languages: string[];
+  /** Site name from the config, when it has one. */
+  name: string | null;
+}
+
+export interface LoadedSite {
+  navigation: NavigationSummary;
+  pages: ParsedPage[];
+  warnings: Warning[];
+  /** Pages excluded on purpose (hidden, noindex, searchable: false). */
+  skipped: number;
+}
+
+export interface LoadProgress {
+  (done: number, total: number): void;
+}

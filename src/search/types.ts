@@ -1,0 +1,34 @@
+/**
+ * The search engine's inputs and outputs. The engine is in-process and pure: storage keeps the
+ * analyzed chunks (computed once at ingestion), and a per-site index is assembled from them.
+ */
+
+/** One chunk as stored, with what the engine needs to rank and filter it. */
+export interface IndexableChunk {
+  /** Stable numeric key of the stored chunk. */
+  id: number;
+  pagePath: string;
+  pageTitle: string;
+  /** Headings under the page title, outermost first. */
+  headings: string[];
+  text: string;
+  versions: string[];
+  languages: string[];
+  /** Output of `analyzeChunk`, stored as JSON by storage. */
+  analyzed: unknown;
+}
+
+export interface SearchOptions {
+  /** Number of chunks to return. */
+  limit: number;
+  version?: string | undefined;
+  language?: string | undefined;
+  /** Page the reader is on (a page id or URL path); boosts that page and its neighbours. */
+  currentPath?: string | undefined;
+}
+
+export interface SearchHit {
+  chunkId: number;
+  pagePath: string;
+  score: number;
+}

@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.ts';
+import type { Database } from './schema.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export type DatabaseTarget = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
+
+/** The storage handle every repository takes first. */
+export interface Storage {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** Human-readable target without credentials, for logs. */
+  describe: string;
+  close(): Promise<void>;
+}
+
+export class DatabaseUrlError extends Error {
+  override name = 'DatabaseUrlError';
+}
+
+/** `sqlite:<path>` (relative to the working directory, or `sqlite::memory:`) or `postgres://…`. */
+export function parseDatabaseUrl(url: string): DatabaseTarget {
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '') throw new DatabaseUrlError('sqlite: needs a file path, e.g. sqlite:.docent/docent.db');
+    return { dialect: 'sqlite', file };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) return { dialect: 'postgres', url };
+  throw new DatabaseUrlError(`Unsupported database URL "${redact(url)}": use sqlite:<path> or postgres://…`);
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+
+export interface OpenOptions {
+  /** Apply pending migrations (default true). */
+  migrate?: boolean;
+  /** PostgreSQL pool size (default 10). */
+  poolSize?: number;
+}
+
+export async function openStorage(url: string, options: OpenOptions = {}): Promise<Storage> {
+  const target = parseDatabaseUrl(url);
+  const storage = target.dialect === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url, options.poolSize);
+  if (options.migrate ?? true) {
+    try {
+      await migrate(storage);
+    } catch (error) {
+      await storage.close();
+      throw error;
+    }
+  }
+  return storage;
+}
+
+function openSqlite(file: string): Storage {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const connection = new SQLite(file);
+  // WAL lets readers proceed while an ingestion writes; the busy timeout covers a second process.
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    describe: `sqlite:${file}`,
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(url: string, poolSize = 10): Storage {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client losing its connection emits 'error' on the pool; without a listener that kills the process.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    describe: redact(url),
+    close: () => db.destroy(),
+  };
+}
+
+export async function migrate(storage: Storage): Promise<void> {
+  const migrator = new Migrator({ db: storage.db, provider: migrationProvider });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error;
+}
+
+/** Cheap round trip for readiness checks. */
+export async function ping(storage: Storage): Promise<void> {
+  await sql`select 1`.execute(storage.db);
+}

@@ -1,0 +1,92 @@
+/**
+ * Table types for Kysely. Timestamps are ISO-8601 strings and lists/objects are JSON text in both
+ * dialects, so rows read the same whichever database is behind them.
+ */
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: string;
+}
+
+export interface SitesTable {
+  id: string;
+  organization_id: string;
+  domain: string;
+  name: string;
+  /** Folder the site was last ingested from, for re-ingestion without naming it again. */
+  docs_dir: string | null;
+  /** Prefix for deep links (`https://docs.example.com`); null gives root-relative links. */
+  base_url: string | null;
+  /** Bumped in the same transaction as every change to the site's pages: the search cache key. */
+  index_generation: number;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organization_id: string;
+  site_id: string | null;
+  kind: 'assistant' | 'admin';
+  name: string | null;
+  /** Shown in listings instead of the key: e.g. `svc_dsc_` and the last four characters. */
+  prefix: string;
+  last_four: string;
+  /** sha256 of the full key, hex; the key itself is never stored. */
+  key_hash: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface PagesTable {
+  site_id: string;
+  path: string;
+  title: string;
+  description: string | null;
+  /** JSON arrays of labels. */
+  versions: string;
+  languages: string;
+  content_hash: string;
+  updated_at: string;
+}
+
+export interface ChunksTable {
+  site_id: string;
+  page_path: string;
+  ord: number;
+  anchor: string | null;
+  /** JSON array of headings under the page title. */
+  headings: string;
+  text: string;
+  /** JSON output of the search analyzer, computed once at ingestion. */
+  analyzed: string;
+}
+
+export type IngestionStatus = 'queued' | 'in_progress' | 'success' | 'failure';
+
+export interface IngestionJobsTable {
+  id: string;
+  site_id: string;
+  status: IngestionStatus;
+  source_dir: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** JSON object of counts (pages added/updated/removed/unchanged, chunks …). */
+  counts: string;
+  /** JSON array of warnings `{file, line?, message}`. */
+  warnings: string;
+  error: string | null;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  sites: SitesTable;
+  api_keys: ApiKeysTable;
+  pages: PagesTable;
+  chunks: ChunksTable;
+  ingestion_jobs: IngestionJobsTable;
+}

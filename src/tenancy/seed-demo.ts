@@ -1,0 +1,45 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Storage } from '../storage/database.ts';
+import { bootstrapSite } from './bootstrap-site.ts';
+import { countOrganizations } from './organizations.ts';
+
+export const DEMO_DOMAIN = 'demo';
+
+/**
+ * First start on an empty database: a demo organization and site built from the bundled docs, and a
+ * key printed with a ready-to-paste request, so a new user can ask a question straight away.
+ */
+export async function seedDemo(storage: Storage, config: Config, logger: Logger): Promise<void> {
+  if ((await countOrganizations(storage)) > 0) return;
+  const docsDir = path.resolve(config.docsDir);
+  const result = await bootstrapSite(storage, {
+    domain: DEMO_DOMAIN,
+    docsDir,
+    organizationName: 'Demo',
+    siteName: 'Docent',
+    baseUrl: config.publicUrl,
+  });
+  logger.info({ site: DEMO_DOMAIN, ...result.ingestion.counts }, 'demo site ingested');
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const base = `http://${host}:${config.port}`;
+  const body = JSON.stringify({
+    fp: 'anonymous',
+    messages: [{ id: 'm1', role: 'user', content: 'How do I ingest my docs?', parts: [{ type: 'text', text: 'How do I ingest my docs?' }] }],
+  });
+  process.stdout.write(
+    [
+      '',
+      `Demo site "${DEMO_DOMAIN}" created from ${docsDir} (${result.ingestion.counts.pages} pages).`,
+      `Assistant key (shown once): ${result.assistantKey}`,
+      '',
+      'Ask it a question:',
+      `  curl -N ${base}/v1/assistant/${DEMO_DOMAIN}/message \\`,
+      `    -H 'Authorization: Bearer ${result.assistantKey}' \\`,
+      `    -H 'Content-Type: application/json' \\`,
+      `    -d '${body}'`,
+      '',
+    ].join('\n'),
+  );
+}
