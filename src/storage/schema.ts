@@ -82,6 +82,39 @@ export interface IngestionJobsTable {
   error: string | null;
 }
 
+export interface ThreadsTable {
+  id: string;
+  organization_id: string;
+  site_id: string;
+  /** The reader fingerprint the thread is bound to (`anonymous` or a user id). */
+  fp: string;
+  /** sha256 of the thread key handed out when the thread was created. */
+  key_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ThreadMessageStatus = 'complete' | 'aborted' | 'error';
+
+export interface ThreadMessagesTable {
+  id: string;
+  thread_id: string;
+  /** Position in the thread, 0-based; unique per thread. */
+  seq: number;
+  role: 'user' | 'assistant';
+  content: string;
+  status: ThreadMessageStatus;
+  /** JSON array of `{id, url, title, path}` cited by an assistant message. */
+  sources: string;
+  finish_reason: string | null;
+  /** JSON `{promptTokens, completionTokens}`. */
+  usage: string | null;
+  /** JSON `{retrievalMs, firstTokenMs, totalMs}`. */
+  timings: string | null;
+  request_id: string | null;
+  created_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   sites: SitesTable;
@@ -89,4 +122,6 @@ export interface Database {
   pages: PagesTable;
   chunks: ChunksTable;
   ingestion_jobs: IngestionJobsTable;
+  threads: ThreadsTable;
+  thread_messages: ThreadMessagesTable;
 }

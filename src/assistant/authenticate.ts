@@ -1,0 +1,45 @@
+import { DocentError } from '../http/errors.ts';
+import type { Storage } from '../storage/database.ts';
+import { ASSISTANT_KEY_PREFIX, type ApiKey, findActiveKey } from '../tenancy/api-keys.ts';
+import { getSiteByDomain, type Site } from '../tenancy/sites.ts';
+
+export interface AssistantCaller {
+  key: ApiKey;
+  site: Site;
+}
+
+/** Longest Authorization value worth hashing; anything longer cannot be one of our keys. */
+const MAX_AUTHORIZATION_CHARS = 256;
+
+/**
+ * Order matters for what a caller can learn: the key is checked before the domain, so without a
+ * valid key nobody can probe which domains exist.
+ */
+export async function authenticateAssistant(
+  storage: Storage,
+  authorization: string | undefined,
+  domain: string,
+): Promise<AssistantCaller> {
+  const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
+  if (!match?.[1]) {
+    throw new DocentError('unauthorized', 'Missing API key: send "Authorization: Bearer svc_dsc_…"', {
+      headers: { 'WWW-Authenticate': 'Bearer' },
+    });
+  }
+  const presented = match[1];
+  const key =
+    presented.startsWith(ASSISTANT_KEY_PREFIX) && presented.length <= MAX_AUTHORIZATION_CHARS
+      ? await findActiveKey(storage, presented)
+      : undefined;
+  if (!key || key.kind !== 'assistant') {
+    throw new DocentError('unauthorized', 'Invalid, revoked or expired assistant API key', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    });
+  }
+  const site = await getSiteByDomain(storage, domain);
+  if (!site) throw new DocentError('not_found', `No documentation site "${domain}"`);
+  if (key.site_id !== site.id) {
+    throw new DocentError('forbidden', `This assistant key is not valid for site "${domain}"`);
+  }
+  return { key, site };
+}

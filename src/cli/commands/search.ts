@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { SiteSearch } from '../../search/site-search.ts';
+import { getSiteByDomain } from '../../tenancy/sites.ts';
+import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
+
+export const MAX_CLI_SEARCH_LIMIT = 100;
+
+export function registerSearch(program: Command): void {
+  program
+    .command('search')
+    .description("search a site's docs")
+    .argument('<query>', 'what to search for')
+    .requiredOption('--site <domain>', 'domain identifier of the site')
+    .option('--version <version>', 'only pages of this version (and unversioned pages)')
+    .option('--language <language>', 'only pages of this language (and pages without one)')
+    .option('--limit <n>', 'number of results', '5')
+    .action(
+      async (
+        query: string,
+        options: { site: string; version?: string; language?: string; limit: string },
+        command: Command,
+      ) => {
+        const globals = command.optsWithGlobals<GlobalOptions>();
+        const limit = Number(options.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > MAX_CLI_SEARCH_LIMIT) {
+          throw new CliError(`--limit must be an integer from 1 to ${MAX_CLI_SEARCH_LIMIT}`);
+        }
+        await withStorage(globals, async (storage) => {
+          const site = await getSiteByDomain(storage, options.site);
+          if (!site) throw new CliError(`No site "${options.site}"`);
+          const search = new SiteSearch(storage);
+          const results = await search.search(site.id, query, {
+            limit,
+            version: options.version,
+            language: options.language,
+          });
+          if (globals.json) {
+            printJson(results);
+            return;
+          }
+          if (results.length === 0) process.stdout.write('No results.\n');
+          results.forEach((r, i) => {
+            const snippet = r.text.replace(/\s+/g, ' ').slice(0, 160);
+            process.stdout.write(
+              `${i + 1}. ${r.breadcrumbs.join(' › ')}  (${r.score.toFixed(2)})\n   ${r.url}\n   ${snippet}\n`,
+            );
+          });
+        });
+      },
+    );
+}

@@ -1,0 +1,17 @@
+import { CommanderError } from 'commander';
+import { ConfigError } from '../config.ts';
+import { DatabaseUrlError } from '../storage/database.ts';
+import { CliError } from './context.ts';
+import { createProgram } from './program.ts';
+
+const program = createProgram().exitOverride();
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof CommanderError) process.exit(error.exitCode);
+  if (error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseUrlError) {
+    process.stderr.write(`docent: ${error.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`docent: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
