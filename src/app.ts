@@ -1,8 +1,10 @@
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
+import type { ModelProvider } from './assistant/model-provider.ts';
 import type { AppEnv } from './http/app-env.ts';
 import { handleError, handleNotFound } from './http/error-handler.ts';
+import { assistantMessageRoute } from './http/routes/assistant-message.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
 import type { SiteSearch } from './search/site-search.ts';
 import type { Storage } from './storage/database.ts';
@@ -11,6 +13,8 @@ export interface AppDeps {
   storage: Storage;
   search: SiteSearch;
   logger: Logger;
+  /** The model that writes answers; the built-in answerer when not given. */
+  modelProvider?: ModelProvider;
 }
 
 /** Builds the HTTP app. No side effects: no listening, no database set-up, no environment reads. */
@@ -26,5 +30,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.route('/', healthzRoute());
   app.route('/', readyzRoute(deps.storage));
+  app.route('/', assistantMessageRoute(deps));
   return app;
 }

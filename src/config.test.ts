@@ -4,7 +4,12 @@ import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from './config.ts';
 describe('loadConfig', () => {
   it('has working defaults', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 3000, host: '0.0.0.0', databaseUrl: DEFAULT_DATABASE_URL, logLevel: 'info' });
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      databaseUrl: DEFAULT_DATABASE_URL,
+      logLevel: 'info',
+    });
     expect(config.publicUrl).toBeNull();
     expect(config.seedDemo).toBe(true);
   });
@@ -25,7 +30,9 @@ describe('loadConfig', () => {
   });
 
   it('fails with a message naming each bad variable', () => {
-    expect(() => loadConfig({ PORT: 'abc', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'abc', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' })).toThrow(
+      ConfigError,
+    );
     try {
       loadConfig({ PORT: '70000', DATABASE_URL: 'mysql://x' });
     } catch (error) {

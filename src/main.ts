@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config);
-  const server = await startServer(config, logger);
+  const server = await startServer(config, { logger });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -1,6 +1,6 @@
 import { DocentError } from '../http/errors.ts';
 import type { Storage } from '../storage/database.ts';
-import { ASSISTANT_KEY_PREFIX, type ApiKey, findActiveKey } from '../tenancy/api-keys.ts';
+import { type ApiKey, ASSISTANT_KEY_PREFIX, findActiveKey } from '../tenancy/api-keys.ts';
 import { getSiteByDomain, type Site } from '../tenancy/sites.ts';
 
 export interface AssistantCaller {
@@ -31,7 +31,7 @@ export async function authenticateAssistant(
     presented.startsWith(ASSISTANT_KEY_PREFIX) && presented.length <= MAX_AUTHORIZATION_CHARS
       ? await findActiveKey(storage, presented)
       : undefined;
-  if (!key || key.kind !== 'assistant') {
+  if (key?.kind !== 'assistant') {
     throw new DocentError('unauthorized', 'Invalid, revoked or expired assistant API key', {
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso, randomBase62 } from '../storage/ids.ts';
-import type { ThreadMessagesTable, ThreadMessageStatus, ThreadsTable } from '../storage/schema.ts';
+import type { ThreadMessageStatus, ThreadMessagesTable, ThreadsTable } from '../storage/schema.ts';
 import { hashKey } from '../tenancy/api-keys.ts';
 
 export type Thread = ThreadsTable;
@@ -74,7 +74,11 @@ export interface AppendMessage {
 }
 
 /** Appends with the next sequence number; the unique (thread, seq) index turns a race into a retry. */
-export async function appendThreadMessage(storage: Storage, threadId: string, message: AppendMessage): Promise<string> {
+export async function appendThreadMessage(
+  storage: Storage,
+  threadId: string,
+  message: AppendMessage,
+): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     const last = await storage.db
       .selectFrom('thread_messages')
@@ -98,7 +102,11 @@ export async function appendThreadMessage(storage: Storage, threadId: string, me
     };
     try {
       await storage.db.insertInto('thread_messages').values(row).execute();
-      await storage.db.updateTable('threads').set({ updated_at: row.created_at }).where('id', '=', threadId).execute();
+      await storage.db
+        .updateTable('threads')
+        .set({ updated_at: row.created_at })
+        .where('id', '=', threadId)
+        .execute();
       return row.id;
     } catch (error) {
       if (attempt >= 5) throw error;

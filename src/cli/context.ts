@@ -15,7 +15,10 @@ export function databaseUrlFrom(options: GlobalOptions): string {
   return options.databaseUrl ?? loadConfig().databaseUrl;
 }
 
-export async function withStorage<T>(options: GlobalOptions, run: (storage: Storage) => Promise<T>): Promise<T> {
+export async function withStorage<T>(
+  options: GlobalOptions,
+  run: (storage: Storage) => Promise<T>,
+): Promise<T> {
   const storage = await openStorage(databaseUrlFrom(options));
   try {
     return await run(storage);

@@ -12,6 +12,8 @@ program.parseAsync(process.argv).catch((error: unknown) => {
     process.stderr.write(`docent: ${error.message}\n`);
     process.exit(1);
   }
-  process.stderr.write(`docent: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `docent: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

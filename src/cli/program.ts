@@ -9,7 +9,10 @@ import { registerServe } from './commands/serve.ts';
 export function createProgram(): Command {
   const program = new Command('docent')
     .description('Docent: a self-hostable assistant for your documentation')
-    .option('--database-url <url>', 'sqlite:<path> or postgres://… (default DATABASE_URL or sqlite:.docent/docent.db)')
+    .option(
+      '--database-url <url>',
+      'sqlite:<path> or postgres://… (default DATABASE_URL or sqlite:.docent/docent.db)',
+    )
     .option('--json', 'machine-readable output')
     .showHelpAfterError();
   registerServe(program);

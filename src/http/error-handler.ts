@@ -29,7 +29,8 @@ export const handleError: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof DocentError) return respond(c, error);
   if (error instanceof HTTPException) return respond(c, fromHttpException(error));
   // Malformed JSON bodies surface from Hono's body parsing as SyntaxError.
-  if (error instanceof SyntaxError) return respond(c, new DocentError('invalid_request', 'Malformed JSON body'));
+  if (error instanceof SyntaxError)
+    return respond(c, new DocentError('invalid_request', 'Malformed JSON body'));
   c.get('logger')?.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
   return respond(c, new DocentError('internal_error', 'Internal server error'));
 };

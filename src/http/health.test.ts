@@ -14,7 +14,8 @@ describe.each(dialects)('health routes on %s', (dialect) => {
     await database.drop();
   });
 
-  const appFor = (storage: Storage) => createApp({ storage, search: new SiteSearch(storage), logger: pino({ level: 'silent' }) });
+  const appFor = (storage: Storage) =>
+    createApp({ storage, search: new SiteSearch(storage), logger: pino({ level: 'silent' }) });
 
   it('answers liveness and readiness', async () => {
     const app = appFor(database.storage);

@@ -48,7 +48,10 @@ export async function runIngestionJob(
 ): Promise<IngestionResult> {
   await markIngestionStarted(storage, job.id);
   try {
-    const loaded = await loadDocsFolder(job.sourceDir, options.onProgress ? { onProgress: options.onProgress } : {});
+    const loaded = await loadDocsFolder(
+      job.sourceDir,
+      options.onProgress ? { onProgress: options.onProgress } : {},
+    );
     const counts = await applyPages(storage, job.siteId, loaded.pages);
     counts.skipped = loaded.skipped;
     counts.warnings = loaded.warnings.length;
@@ -56,7 +59,12 @@ export async function runIngestionJob(
     return { job: { ...job, status: 'success' }, counts, warnings: loaded.warnings };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await finishIngestionJob(storage, job.id, { status: 'failure', counts: null, warnings: [], error: message });
+    await finishIngestionJob(storage, job.id, {
+      status: 'failure',
+      counts: null,
+      warnings: [],
+      error: message,
+    });
     throw error;
   }
 }
@@ -98,8 +106,15 @@ function preparePage(siteId: string, parsed: ParsedPage, updatedAt: string): Pre
   };
 }
 
-async function storedHashes(db: Storage['db'] | Transaction<Database>, siteId: string): Promise<Map<string, string>> {
-  const rows = await db.selectFrom('pages').select(['path', 'content_hash']).where('site_id', '=', siteId).execute();
+async function storedHashes(
+  db: Storage['db'] | Transaction<Database>,
+  siteId: string,
+): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom('pages')
+    .select(['path', 'content_hash'])
+    .where('site_id', '=', siteId)
+    .execute();
   return new Map(rows.map((row) => [row.path, row.content_hash]));
 }
 
@@ -109,7 +124,8 @@ async function applyPages(storage: Storage, siteId: string, pages: ParsedPage[])
   // Analysis is the expensive part; do it before taking any lock, only for pages that look changed.
   const prepared = new Map<string, PreparedPage>();
   for (const page of pages) {
-    if (before.get(page.path) !== page.contentHash) prepared.set(page.path, preparePage(siteId, page, updatedAt));
+    if (before.get(page.path) !== page.contentHash)
+      prepared.set(page.path, preparePage(siteId, page, updatedAt));
   }
 
   return storage.db.transaction().execute(async (trx) => {

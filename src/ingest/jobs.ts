@@ -47,7 +47,11 @@ function toJob(row: IngestionJobsTable): IngestionJob {
   };
 }
 
-export async function createIngestionJob(storage: Storage, siteId: string, sourceDir: string): Promise<IngestionJob> {
+export async function createIngestionJob(
+  storage: Storage,
+  siteId: string,
+  sourceDir: string,
+): Promise<IngestionJob> {
   const row: IngestionJobsTable = {
     id: newId('ing'),
     site_id: siteId,
@@ -75,7 +79,12 @@ export async function markIngestionStarted(storage: Storage, id: string): Promis
 export async function finishIngestionJob(
   storage: Storage,
   id: string,
-  outcome: { status: 'success' | 'failure'; counts: IngestionCounts | null; warnings: Warning[]; error?: string },
+  outcome: {
+    status: 'success' | 'failure';
+    counts: IngestionCounts | null;
+    warnings: Warning[];
+    error?: string;
+  },
 ): Promise<void> {
   await storage.db
     .updateTable('ingestion_jobs')
@@ -91,11 +100,19 @@ export async function finishIngestionJob(
 }
 
 export async function getIngestionJob(storage: Storage, id: string): Promise<IngestionJob | undefined> {
-  const row = await storage.db.selectFrom('ingestion_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await storage.db
+    .selectFrom('ingestion_jobs')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row ? toJob(row) : undefined;
 }
 
-export async function listIngestionJobs(storage: Storage, siteId: string, limit = 20): Promise<IngestionJob[]> {
+export async function listIngestionJobs(
+  storage: Storage,
+  siteId: string,
+  limit = 20,
+): Promise<IngestionJob[]> {
   const rows = await storage.db
     .selectFrom('ingestion_jobs')
     .selectAll()

@@ -81,7 +81,8 @@ export class SiteSearch {
       .executeTakeFirst();
     if (!site) throw new Error(`unknown site ${siteId}`);
     const cached = this.cache.get(siteId);
-    if (cached && cached.generation === site.index_generation && cached.baseUrl === site.base_url) return cached;
+    if (cached && cached.generation === site.index_generation && cached.baseUrl === site.base_url)
+      return cached;
     const inflight = this.loading.get(siteId);
     if (inflight) return inflight;
     const promise = this.load(siteId).finally(() => this.loading.delete(siteId));

@@ -5,10 +5,16 @@ import { DatabaseUrlError, openStorage, parseDatabaseUrl } from './database.ts';
 
 describe('parseDatabaseUrl', () => {
   it('accepts sqlite paths and postgres URLs', () => {
-    expect(parseDatabaseUrl('sqlite:.docent/docent.db')).toEqual({ dialect: 'sqlite', file: '.docent/docent.db' });
+    expect(parseDatabaseUrl('sqlite:.docent/docent.db')).toEqual({
+      dialect: 'sqlite',
+      file: '.docent/docent.db',
+    });
     expect(parseDatabaseUrl('sqlite:///tmp/x.db')).toEqual({ dialect: 'sqlite', file: '/tmp/x.db' });
     expect(parseDatabaseUrl('sqlite::memory:')).toEqual({ dialect: 'sqlite', file: ':memory:' });
-    expect(parseDatabaseUrl('postgres://u@h:5432/db')).toEqual({ dialect: 'postgres', url: 'postgres://u@h:5432/db' });
+    expect(parseDatabaseUrl('postgres://u@h:5432/db')).toEqual({
+      dialect: 'postgres',
+      url: 'postgres://u@h:5432/db',
+    });
     expect(parseDatabaseUrl('postgresql://h/db').dialect).toBe('postgres');
   });
 

@@ -47,7 +47,8 @@ export interface OpenOptions {
 
 export async function openStorage(url: string, options: OpenOptions = {}): Promise<Storage> {
   const target = parseDatabaseUrl(url);
-  const storage = target.dialect === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url, options.poolSize);
+  const storage =
+    target.dialect === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url, options.poolSize);
   if (options.migrate ?? true) {
     try {
       await migrate(storage);

@@ -22,7 +22,13 @@ export interface CreatedKey {
 
 export async function createApiKey(
   storage: Storage,
-  input: { organizationId: string; siteId: string | null; kind: ApiKeyKind; name?: string; expiresAt?: string | null },
+  input: {
+    organizationId: string;
+    siteId: string | null;
+    kind: ApiKeyKind;
+    name?: string;
+    expiresAt?: string | null;
+  },
 ): Promise<CreatedKey> {
   const prefix = input.kind === 'assistant' ? ASSISTANT_KEY_PREFIX : ADMIN_KEY_PREFIX;
   const key = `${prefix}${randomBase62(SECRET_LENGTH)}`;
@@ -48,9 +54,17 @@ export async function createApiKey(
  * Finds the live key a presented secret belongs to. The lookup goes through the hash index; the
  * final comparison is constant-time so response timing says nothing about how much of a hash matched.
  */
-export async function findActiveKey(storage: Storage, presented: string, now = new Date()): Promise<ApiKey | undefined> {
+export async function findActiveKey(
+  storage: Storage,
+  presented: string,
+  now = new Date(),
+): Promise<ApiKey | undefined> {
   const hash = hashKey(presented);
-  const row = await storage.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+  const row = await storage.db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('key_hash', '=', hash)
+    .executeTakeFirst();
   if (!row) return undefined;
   const a = Buffer.from(row.key_hash, 'hex');
   const b = Buffer.from(hash, 'hex');

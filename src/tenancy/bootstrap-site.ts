@@ -1,4 +1,4 @@
-import { ingestSite, type IngestionResult } from '../ingest/ingest-site.ts';
+import { type IngestionResult, ingestSite } from '../ingest/ingest-site.ts';
 import type { LoadProgress } from '../ingest/types.ts';
 import type { Storage } from '../storage/database.ts';
 import { createApiKey } from './api-keys.ts';

@@ -8,7 +8,12 @@ export async function createOrganization(
   storage: Storage,
   input: { name: string; plan?: string },
 ): Promise<Organization> {
-  const row: Organization = { id: newId('org'), name: input.name, plan: input.plan ?? 'free', created_at: nowIso() };
+  const row: Organization = {
+    id: newId('org'),
+    name: input.name,
+    plan: input.plan ?? 'free',
+    created_at: nowIso(),
+  };
   await storage.db.insertInto('organizations').values(row).execute();
   return row;
 }

@@ -26,7 +26,14 @@ export async function seedDemo(storage: Storage, config: Config, logger: Logger)
   const base = `http://${host}:${config.port}`;
   const body = JSON.stringify({
     fp: 'anonymous',
-    messages: [{ id: 'm1', role: 'user', content: 'How do I ingest my docs?', parts: [{ type: 'text', text: 'How do I ingest my docs?' }] }],
+    messages: [
+      {
+        id: 'm1',
+        role: 'user',
+        content: 'How do I ingest my docs?',
+        parts: [{ type: 'text', text: 'How do I ingest my docs?' }],
+      },
+    ],
   });
   process.stdout.write(
     [

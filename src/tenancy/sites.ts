@@ -22,7 +22,13 @@ export class DomainTakenError extends Error {
 
 export async function createSite(
   storage: Storage,
-  input: { organizationId: string; domain: string; name?: string; docsDir?: string | null; baseUrl?: string | null },
+  input: {
+    organizationId: string;
+    domain: string;
+    name?: string;
+    docsDir?: string | null;
+    baseUrl?: string | null;
+  },
 ): Promise<Site> {
   const domain = domainSchema.parse(input.domain);
   const row: Site = {
@@ -41,7 +47,8 @@ export async function createSite(
     await storage.db.insertInto('sites').values(row).execute();
   } catch (error) {
     // Two creators racing past the check above: the unique index decides.
-    if (await getSiteByDomain(storage, domain)) throw new DomainTakenError(`Site domain "${domain}" is already taken`);
+    if (await getSiteByDomain(storage, domain))
+      throw new DomainTakenError(`Site domain "${domain}" is already taken`);
     throw error;
   }
   return row;

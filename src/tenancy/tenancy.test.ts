@@ -30,25 +30,39 @@ describe.each(dialects)('tenancy repositories on %s', (dialect) => {
     const site = await createSite(storage, { organizationId: org.id, domain: 'acme' });
     expect(site.index_generation).toBe(0);
     expect((await getSiteByDomain(storage, 'acme'))?.id).toBe(site.id);
-    await expect(createSite(storage, { organizationId: org.id, domain: 'acme' })).rejects.toThrow(DomainTakenError);
+    await expect(createSite(storage, { organizationId: org.id, domain: 'acme' })).rejects.toThrow(
+      DomainTakenError,
+    );
   });
 
   it('stores keys only as hashes and finds live keys', async () => {
     const { storage } = database;
     const org = await createOrganization(storage, { name: 'Keys' });
     const site = await createSite(storage, { organizationId: org.id, domain: 'keys' });
-    const { key, record } = await createApiKey(storage, { organizationId: org.id, siteId: site.id, kind: 'assistant' });
+    const { key, record } = await createApiKey(storage, {
+      organizationId: org.id,
+      siteId: site.id,
+      kind: 'assistant',
+    });
     expect(key.startsWith(ASSISTANT_KEY_PREFIX)).toBe(true);
     expect(key).toHaveLength(ASSISTANT_KEY_PREFIX.length + 32);
     expect(record.key_hash).toBe(hashKey(key));
     expect(record.last_four).toBe(key.slice(-4));
-    const row = await storage.db.selectFrom('api_keys').selectAll().where('id', '=', record.id).executeTakeFirstOrThrow();
+    const row = await storage.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', record.id)
+      .executeTakeFirstOrThrow();
     expect(Object.values(row)).not.toContain(key);
 
     expect((await findActiveKey(storage, key))?.id).toBe(record.id);
     expect(await findActiveKey(storage, `${key.slice(0, -1)}x`)).toBeUndefined();
 
-    await storage.db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', record.id).execute();
+    await storage.db
+      .updateTable('api_keys')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('id', '=', record.id)
+      .execute();
     expect(await findActiveKey(storage, key)).toBeUndefined();
 
     const expiring = await createApiKey(storage, {

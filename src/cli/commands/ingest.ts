@@ -20,7 +20,8 @@ export function registerIngest(program: Command): void {
       }
       await withStorage(globals, async (storage) => {
         const site = await getSiteByDomain(storage, options.site);
-        if (!site) throw new CliError(`No site "${options.site}"; create it with "init --site ${options.site}"`);
+        if (!site)
+          throw new CliError(`No site "${options.site}"; create it with "init --site ${options.site}"`);
         const progress = progressBar('Ingesting', !globals.json);
         const started = performance.now();
         const result = await ingestSite(
@@ -32,7 +33,13 @@ export function registerIngest(program: Command): void {
         await updateSite(storage, site.id, { docs_dir: docsDir });
         const seconds = (performance.now() - started) / 1000;
         if (globals.json) {
-          printJson({ jobId: result.job.id, status: 'success', counts: result.counts, warnings: result.warnings, seconds });
+          printJson({
+            jobId: result.job.id,
+            status: 'success',
+            counts: result.counts,
+            warnings: result.warnings,
+            seconds,
+          });
           return;
         }
         const c = result.counts;
@@ -43,7 +50,8 @@ export function registerIngest(program: Command): void {
         for (const w of result.warnings.slice(0, 20)) {
           process.stdout.write(`  warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}\n`);
         }
-        if (result.warnings.length > 20) process.stdout.write(`  … ${result.warnings.length - 20} more warnings\n`);
+        if (result.warnings.length > 20)
+          process.stdout.write(`  … ${result.warnings.length - 20} more warnings\n`);
       });
     });
 }

@@ -14,38 +14,43 @@ export function registerInit(program: Command): void {
     .option('--docs <dir>', 'docs folder to ingest (default DOCENT_DOCS_DIR or ./docs)')
     .option('--name <name>', 'display name of the site')
     .option('--base-url <url>', 'public URL of the docs, used for deep links')
-    .action(async (options: { site: string; docs?: string; name?: string; baseUrl?: string }, command: Command) => {
-      const globals = command.optsWithGlobals<GlobalOptions>();
-      const domain = domainSchema.safeParse(options.site);
-      if (!domain.success) throw new CliError(`--site: ${domain.error.issues[0]?.message ?? 'invalid domain'}`);
-      const docsDir = path.resolve(options.docs ?? loadConfig().docsDir);
-      await withStorage(globals, async (storage) => {
-        if (await getSiteByDomain(storage, domain.data)) {
-          throw new CliError(`Site "${domain.data}" already exists; use "ingest <dir> --site ${domain.data}" to update it`);
-        }
-        const progress = progressBar('Ingesting', !globals.json);
-        try {
-          const result = await bootstrapSite(storage, {
-            domain: domain.data,
-            docsDir,
-            ...(options.name ? { siteName: options.name } : {}),
-            baseUrl: options.baseUrl ?? null,
-            ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-          });
-          progress.stop();
-          if (globals.json) {
-            printJson({ site: result.site.domain, assistantKey: result.assistantKey });
-            return;
+    .action(
+      async (options: { site: string; docs?: string; name?: string; baseUrl?: string }, command: Command) => {
+        const globals = command.optsWithGlobals<GlobalOptions>();
+        const domain = domainSchema.safeParse(options.site);
+        if (!domain.success)
+          throw new CliError(`--site: ${domain.error.issues[0]?.message ?? 'invalid domain'}`);
+        const docsDir = path.resolve(options.docs ?? loadConfig().docsDir);
+        await withStorage(globals, async (storage) => {
+          if (await getSiteByDomain(storage, domain.data)) {
+            throw new CliError(
+              `Site "${domain.data}" already exists; use "ingest <dir> --site ${domain.data}" to update it`,
+            );
           }
-          process.stdout.write(
-            `Site "${result.site.domain}" created: ${result.ingestion.counts.pages} pages, ` +
-              `${result.ingestion.warnings.length} warnings.\nAssistant key (shown once): ${result.assistantKey}\n`,
-          );
-        } catch (error) {
-          progress.stop();
-          if (error instanceof DomainTakenError) throw new CliError(error.message);
-          throw error;
-        }
-      });
-    });
+          const progress = progressBar('Ingesting', !globals.json);
+          try {
+            const result = await bootstrapSite(storage, {
+              domain: domain.data,
+              docsDir,
+              ...(options.name ? { siteName: options.name } : {}),
+              baseUrl: options.baseUrl ?? null,
+              ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+            });
+            progress.stop();
+            if (globals.json) {
+              printJson({ site: result.site.domain, assistantKey: result.assistantKey });
+              return;
+            }
+            process.stdout.write(
+              `Site "${result.site.domain}" created: ${result.ingestion.counts.pages} pages, ` +
+                `${result.ingestion.warnings.length} warnings.\nAssistant key (shown once): ${result.assistantKey}\n`,
+            );
+          } catch (error) {
+            progress.stop();
+            if (error instanceof DomainTakenError) throw new CliError(error.message);
+            throw error;
+          }
+        });
+      },
+    );
 }

@@ -14,7 +14,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('sites')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     .addColumn('domain', 'text', (c) => c.notNull().unique())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('docs_dir', 'text')
@@ -27,7 +29,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('api_keys')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     .addColumn('site_id', 'text', (c) => c.references('sites.id').onDelete('cascade'))
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('name', 'text')
@@ -82,5 +86,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('warnings', 'text', (c) => c.notNull())
     .addColumn('error', 'text')
     .execute();
-  await db.schema.createIndex('ingestion_jobs_site_idx').on('ingestion_jobs').columns(['site_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('ingestion_jobs_site_idx')
+    .on('ingestion_jobs')
+    .columns(['site_id', 'created_at'])
+    .execute();
 }

@@ -5,7 +5,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('threads')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     .addColumn('site_id', 'text', (c) => c.notNull().references('sites.id').onDelete('cascade'))
     .addColumn('fp', 'text', (c) => c.notNull())
     .addColumn('key_hash', 'text', (c) => c.notNull())

@@ -1,0 +1,74 @@
+/**
+ * npm run bench:search [-- <docs-dir>] [--postgres] [--queries N]
+ * Ingests a docs folder (default ../shared/corpora/crewai-docs) into a fresh database, then times
+ * searches through the same SiteSearch the endpoint uses (including its per-query generation check
+ * against the database). Queries are derived deterministically from the corpus itself: every k-th
+ * chunk's heading (or the first words of its text), so they hit and miss like real ones do.
+ */
+import os from 'node:os';
+import { loadConfig } from '../src/config.ts';
+import { ingestSite } from '../src/ingest/ingest-site.ts';
+import { SiteSearch } from '../src/search/site-search.ts';
+import { openStorage } from '../src/storage/database.ts';
+import { createTemporaryDatabase } from '../src/storage/temporary-database.ts';
+import { createOrganization } from '../src/tenancy/organizations.ts';
+import { createSite } from '../src/tenancy/sites.ts';
+import { corpusDir } from '../src/testing/paths.ts';
+
+const args = process.argv.slice(2);
+const dialect = args.includes('--postgres') ? 'postgres' : 'sqlite';
+const queryCount = Number(args[args.indexOf('--queries') + 1] ?? 0) || 2000;
+const dir =
+  args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--queries') ?? corpusDir('crewai-docs');
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+const temporary = await createTemporaryDatabase(dialect, loadConfig().testPostgresUrl);
+const storage = await openStorage(temporary.url);
+try {
+  const org = await createOrganization(storage, { name: 'bench' });
+  const site = await createSite(storage, { organizationId: org.id, domain: 'bench' });
+  await ingestSite(storage, site.id, dir);
+  const chunks = await storage.db
+    .selectFrom('chunks')
+    .select(['headings', 'text'])
+    .where('site_id', '=', site.id)
+    .orderBy('page_path')
+    .orderBy('ord')
+    .execute();
+  const step = Math.max(1, Math.floor(chunks.length / queryCount));
+  const queries: string[] = [];
+  for (let i = 0; i < chunks.length && queries.length < queryCount; i += step) {
+    const chunk = chunks[i];
+    if (!chunk) continue;
+    const headings = JSON.parse(chunk.headings) as string[];
+    const query = headings.at(-1) ?? chunk.text.split(/\s+/).slice(0, 6).join(' ');
+    if (query.trim()) queries.push(query);
+  }
+
+  const search = new SiteSearch(storage);
+  const loadStarted = performance.now();
+  await search.search(site.id, 'warm up', { limit: 5 });
+  const loadMs = performance.now() - loadStarted;
+  const timings: number[] = [];
+  for (const query of queries) {
+    const started = performance.now();
+    await search.search(site.id, query, { limit: 5 });
+    timings.push(performance.now() - started);
+  }
+  timings.sort((a, b) => a - b);
+  console.log(`search benchmark: ${dir}`);
+  console.log(`database: ${dialect}; machine: ${os.cpus().length} cores, Node ${process.version}`);
+  console.log(
+    `chunks: ${chunks.length}; queries: ${timings.length} (headings/leading words of every ${step}th chunk)`,
+  );
+  console.log(`index load (first query): ${loadMs.toFixed(0)} ms`);
+  console.log(`p50 ${percentile(timings, 50).toFixed(3)} ms (target < 2 ms)`);
+  console.log(`p99 ${percentile(timings, 99).toFixed(3)} ms (target < 10 ms)`);
+} finally {
+  await storage.close();
+  await temporary.remove();
+}

@@ -1,0 +1,35 @@
+import { pino } from 'pino';
+import type { ModelProvider } from '../assistant/model-provider.ts';
+import { loadConfig } from '../config.ts';
+import { type RunningServer, startServer } from '../server.ts';
+import type { DialectName } from '../storage/database.ts';
+import { createTemporaryTestDatabase } from './databases.ts';
+
+export interface TestServer extends RunningServer {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/** A real HTTP server on a loopback port over a fresh database of the given dialect. */
+export async function startTestServer(
+  dialect: DialectName,
+  options: { modelProvider?: ModelProvider } = {},
+): Promise<TestServer> {
+  const database = await createTemporaryTestDatabase(dialect);
+  const config = {
+    ...loadConfig({}),
+    databaseUrl: database.url,
+    port: 0,
+    host: '127.0.0.1',
+    seedDemo: false,
+  };
+  const server = await startServer(config, { logger: pino({ level: 'silent' }), ...options });
+  return {
+    ...server,
+    baseUrl: `http://127.0.0.1:${server.port}`,
+    stop: async () => {
+      await server.close();
+      await database.remove();
+    },
+  };
+}
