@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { analyzeChunk } from '../search/analyze.ts';
+import { ANALYZER_VERSION, analyzeChunk } from '../search/analyze.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
 import type { ChunksTable, Database, PagesTable } from '../storage/schema.ts';
@@ -69,6 +69,14 @@ export async function runIngestionJob(
   }
 }
 
+/**
+ * What is stored and compared for incremental ingestion: the loader's content hash (source, snippets,
+ * labels, parser version) plus the analyzer version, since stored chunks hold analyzer output.
+ */
+function storedHash(page: ParsedPage): string {
+  return `a${ANALYZER_VERSION}:${page.contentHash}`;
+}
+
 interface PreparedPage {
   page: PagesTable;
   chunks: ChunksTable[];
@@ -89,7 +97,7 @@ function preparePage(siteId: string, parsed: ParsedPage, updatedAt: string): Pre
       description: parsed.description === null ? null : stripNul(parsed.description),
       versions: JSON.stringify(parsed.versions),
       languages: JSON.stringify(parsed.languages),
-      content_hash: parsed.contentHash,
+      content_hash: storedHash(parsed),
       updated_at: updatedAt,
     },
     chunks: parsed.chunks.map((chunk, ord) => ({
@@ -150,7 +158,7 @@ async function applyPages(storage: Storage, siteId: string, pages: ParsedPage[])
     const toDelete: string[] = [];
     for (const page of pages) {
       const stored = current.get(page.path);
-      if (stored === page.contentHash) {
+      if (stored === storedHash(page)) {
         counts.unchanged++;
         continue;
       }

@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SiteSearch } from '../search/site-search.ts';
+import { createOrganization } from '../tenancy/organizations.ts';
+import { createSite, getIndexGeneration } from '../tenancy/sites.ts';
+import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
+import { ingestSite } from './ingest-site.ts';
+import { getIngestionJob, listIngestionJobs } from './jobs.ts';
+
+function writeSite(dir: string, pages: Record<string, string>, nav: string[] = Object.keys(pages)): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'docs.json'),
+    JSON.stringify({ name: 'Fixture', navigation: { groups: [{ group: 'All', pages: nav }] } }),
+  );
+  for (const [page, body] of Object.entries(pages)) {
+    fs.mkdirSync(path.dirname(path.join(dir, `${page}.mdx`)), { recursive: true });
+    fs.writeFileSync(path.join(dir, `${page}.mdx`), body);
+  }
+}
+
+const page = (title: string, word: string) =>
+  `---\ntitle: ${title}\n---\n\nThis page talks about ${word}.\n\n## Details\n\nMore about ${word} here.\n`;
+
+describe.each(dialects)('ingestSite on %s', (dialect) => {
+  let database: TestDatabase;
+  let siteId: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    const org = await createOrganization(database.storage, { name: 'o' });
+    siteId = (await createSite(database.storage, { organizationId: org.id, domain: 'fixture' })).id;
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-ingest-'));
+  });
+  afterAll(async () => {
+    await database.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('ingests, then re-ingests incrementally', async () => {
+    const { storage } = database;
+    writeSite(
+      dir,
+      { a: page('Alpha', 'apples'), b: page('Beta', 'bananas'), 'guide/c': page('Gamma', 'cherries') },
+      ['a', 'b', 'guide/c', 'missing-page'],
+    );
+    const first = await ingestSite(storage, siteId, dir);
+    expect(first.counts).toMatchObject({ pages: 3, added: 3, updated: 0, removed: 0, unchanged: 0 });
+    expect(first.counts.chunksWritten).toBeGreaterThanOrEqual(3);
+    expect(first.warnings.some((w) => w.file === 'docs.json' && w.message.includes('missing-page'))).toBe(
+      true,
+    );
+    const job = await getIngestionJob(storage, first.job.id);
+    expect(job?.status).toBe('success');
+    expect(job?.counts?.added).toBe(3);
+    expect(job?.warnings.length).toBe(first.warnings.length);
+    expect(job?.startedAt).not.toBeNull();
+    expect(job?.finishedAt).not.toBeNull();
+    const generation = await getIndexGeneration(storage, siteId);
+
+    const again = await ingestSite(storage, siteId, dir);
+    expect(again.counts).toMatchObject({
+      pages: 3,
+      added: 0,
+      updated: 0,
+      removed: 0,
+      unchanged: 3,
+      chunksWritten: 0,
+    });
+    expect(await getIndexGeneration(storage, siteId)).toBe(generation);
+
+    writeSite(dir, {
+      a: page('Alpha', 'apricots'),
+      'guide/c': page('Gamma', 'cherries'),
+      d: page('Delta', 'dates'),
+    });
+    const changed = await ingestSite(storage, siteId, dir);
+    expect(changed.counts).toMatchObject({ pages: 3, added: 1, updated: 1, removed: 1, unchanged: 1 });
+    expect(await getIndexGeneration(storage, siteId)).toBe((generation ?? 0) + 1);
+
+    const search = new SiteSearch(storage);
+    expect((await search.search(siteId, 'apricots', { limit: 5 }))[0]?.pagePath).toBe('a');
+    expect(await search.search(siteId, 'bananas', { limit: 5 })).toEqual([]);
+    expect(await search.search(siteId, 'apples', { limit: 5 })).toEqual([]);
+    const deep = (await search.search(siteId, 'dates', { limit: 5 })).map((r) => r.url);
+    expect(deep).toContain('/d#details');
+    expect((await listIngestionJobs(storage, siteId)).length).toBe(3);
+  });
+
+  it('records a failed job and leaves the stored site untouched', async () => {
+    const { storage } = database;
+    const before = await storage.db
+      .selectFrom('pages')
+      .select('path')
+      .where('site_id', '=', siteId)
+      .execute();
+    await expect(ingestSite(storage, siteId, path.join(dir, 'does-not-exist'))).rejects.toThrow();
+    const [latest] = await listIngestionJobs(storage, siteId, 1);
+    expect(latest?.status).toBe('failure');
+    expect(latest?.error).toMatch(/.+/);
+    const after = await storage.db.selectFrom('pages').select('path').where('site_id', '=', siteId).execute();
+    expect(after.map((r) => r.path).sort()).toEqual(before.map((r) => r.path).sort());
+  });
+
+  it('never lets a search see a half-updated site', async () => {
+    const { storage } = database;
+    const org = await createOrganization(storage, { name: 'atomic' });
+    const atomicSite = (await createSite(storage, { organizationId: org.id, domain: `atomic-${dialect}` }))
+      .id;
+    const pageCount = 120;
+    const build = (word: string) =>
+      Object.fromEntries(
+        Array.from({ length: pageCount }, (_, i) => [`p${i}`, page(`Page ${i}`, `${word} number ${i}`)]),
+      );
+    writeSite(dir, build('zebra'));
+    await ingestSite(storage, atomicSite, dir);
+    writeSite(dir, build('walrus'));
+
+    // A fresh SiteSearch per observation loads whatever the database holds at that moment, so a
+    // non-atomic write (pages deleted, new ones not yet inserted) would show up as a partial site.
+    const observations: { pages: number; animals: Set<string> }[] = [];
+    let done = false;
+    const ingestion = ingestSite(storage, atomicSite, dir).finally(() => {
+      done = true;
+    });
+    while (!done) {
+      const results = await new SiteSearch(storage).search(atomicSite, 'number', { limit: 1000 });
+      observations.push({
+        pages: new Set(results.map((r) => r.pagePath)).size,
+        animals: new Set(results.map((r) => (r.text.includes('walrus') ? 'walrus' : 'zebra'))),
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await ingestion;
+    const final = await new SiteSearch(storage).search(atomicSite, 'walrus', { limit: 1000 });
+    expect(new Set(final.map((r) => r.pagePath)).size).toBe(pageCount);
+    expect(observations.length).toBeGreaterThan(0);
+    for (const observation of observations) {
+      expect(observation.pages).toBe(pageCount);
+      expect(observation.animals.size).toBe(1);
+    }
+  });
+});
