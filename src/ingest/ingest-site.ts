@@ -132,7 +132,7 @@ async function applyPages(storage: Storage, siteId: string, pages: ParsedPage[])
   // Analysis is the expensive part; do it before taking any lock, only for pages that look changed.
   const prepared = new Map<string, PreparedPage>();
   for (const page of pages) {
-    if (before.get(page.path) !== page.contentHash)
+    if (before.get(page.path) !== storedHash(page))
       prepared.set(page.path, preparePage(siteId, page, updatedAt));
   }
 
