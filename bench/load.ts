@@ -1,0 +1,83 @@
+import { Pool } from 'undici';
+
+/**
+ * A small closed-loop load generator over undici: `concurrency` clients each send a request, read the
+ * response to the end, and send the next, for `durationMs`. TTFB is the time to the first body byte
+ * (for a stream, the first part), not just the headers.
+ */
+export interface LoadResult {
+  concurrency: number;
+  requests: number;
+  errors: number;
+  seconds: number;
+  rps: number;
+  ttfbMs: { p50: number; p99: number };
+  totalMs: { p50: number; p99: number };
+}
+
+export interface LoadOptions {
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  /** Request bodies, used round-robin. */
+  bodies: string[];
+  concurrency: number;
+  durationMs: number;
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return (
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
+  );
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const pool = new Pool(options.origin, { connections: options.concurrency, pipelining: 1 });
+  const ttfb: number[] = [];
+  const total: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const started = performance.now();
+  const deadline = started + options.durationMs;
+  const client = async () => {
+    while (performance.now() < deadline) {
+      const body = options.bodies[next++ % options.bodies.length] ?? '{}';
+      const t0 = performance.now();
+      try {
+        const response = await pool.request({
+          method: 'POST',
+          path: options.path,
+          headers: options.headers,
+          body,
+        });
+        let first: number | undefined;
+        for await (const _chunk of response.body) {
+          if (first === undefined) first = performance.now();
+        }
+        const end = performance.now();
+        if (response.statusCode !== 200) {
+          errors++;
+          continue;
+        }
+        ttfb.push((first ?? end) - t0);
+        total.push(end - t0);
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, client));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return {
+    concurrency: options.concurrency,
+    requests: total.length,
+    errors,
+    seconds,
+    rps: total.length / seconds,
+    ttfbMs: { p50: percentile(ttfb, 50), p99: percentile(ttfb, 99) },
+    totalMs: { p50: percentile(total, 50), p99: percentile(total, 99) },
+  };
+}

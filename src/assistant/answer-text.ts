@@ -1,0 +1,227 @@
+/**
+ * Text handling for the built-in answerer: a small English tokenizer with Snowball stemming, and the
+ * splitting of a retrieved chunk into answer units (sentences, list items, code blocks).
+ *
+ * Kept local to the assistant on purpose: the answerer ranks sentences within a handful of chunks, and its
+ * behaviour must not shift when the search engine's analyzer is retuned.
+ */
+import { createRequire } from 'node:module';
+
+interface Stemmer {
+  stem(word: string): string;
+}
+
+// `snowball-stemmers` is CommonJS without types; loading it through `require` keeps this module
+// independent of any ambient declaration elsewhere in the repository.
+const snowball = createRequire(import.meta.url)('snowball-stemmers') as {
+  newStemmer(name: string): Stemmer;
+};
+const english = snowball.newStemmer('english');
+const stemCache = new Map<string, string>();
+
+export function stem(word: string): string {
+  let out = stemCache.get(word);
+  if (out === undefined) {
+    out = english.stem(word);
+    // Bounded: a long-running server sees an open vocabulary.
+    if (stemCache.size > 50_000) stemCache.clear();
+    stemCache.set(word, out);
+  }
+  return out;
+}
+
+/** Function words and question scaffolding ("how do I…") that say nothing about the topic. */
+const STOP_WORDS = new Set(
+  `a about above after again all also am an and any are as at be because been before being below between both
+  but by can could did do does doing done down during each either else etc few for from further get gets got
+  had has have having he her here hers him his how i if in into is it its itself just let lets like may me
+  might more most much must my need needs no nor not now of off on once one only or other our ours out over
+  own please same shall she should so some such tell than that the their theirs them then there these they
+  this those through to too under until up us use used uses using very via want was way we well were what
+  when where whether which while who whom whose why will with within without would yes yet you your yours
+  explain describe difference different possible able`
+    .split(/\s+/)
+    .filter((w) => w.length > 0),
+);
+
+/**
+ * Everyday words of any manual or API guide ("set", "screen", "connect", "information"): matching them
+ * says little about whether a page is on the question's topic, so they weigh less than the rest. Stems.
+ */
+export const GENERIC_TERMS = new Set(
+  `access account add allow appear applic automat avail back basic button call chang check choos click close
+  complet connect control creat current data default delet devic display download edit enabl end error exampl
+  featur file find first follow function go guid help inform input instal instruct item key last learn level list
+  make manag manual menu messag method mode name network new next note number off on open option output page
+  part possibl press problem procedur program provid receiv remov request requir reset result run save screen
+  search section select send servic set show sign simpl specif start state status step stop support system
+  take test text thing time tri turn type updat user valu version view wait work`
+    .split(/\s+/)
+    .filter((w) => w.length > 0),
+);
+
+/** Lowercase alphanumeric words, as written (no stemming, stop words kept). */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** Index terms: lowercase alphanumeric words minus stop words, Snowball-stemmed. */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const word of words(text)) {
+    if (STOP_WORDS.has(word)) continue;
+    // Single letters and long digit runs are noise (list markers, ids, timestamps).
+    if (word.length < 2 || /^\d{5,}$/.test(word)) continue;
+    out.push(stem(word));
+  }
+  return out;
+}
+
+export type UnitKind = 'sentence' | 'item' | 'code';
+
+/** A piece of a chunk the answer can quote verbatim. */
+export interface AnswerUnit {
+  kind: UnitKind;
+  /** Verbatim text (a code unit holds the whole fenced block). */
+  text: string;
+  /** Position in the chunk, for keeping the document's order. */
+  index: number;
+  /** Paragraph/list block the unit belongs to; adjacent items of one list share it. */
+  block: number;
+  terms: string[];
+}
+
+const FENCE = /^\s*(```|~~~)/;
+const LIST_MARKER = /^\s*(?:[-*+•]|\d{1,2}[.)])\s+/;
+const HEADING = /^\s{0,3}#{1,6}\s+/;
+const TERMINAL = /[.!?:;)"'’”]$/;
+// Sentence boundary: terminal punctuation, space, then something that can start a sentence.
+const SENTENCE_BREAK = /(?<=[.!?])["'’”)]?\s+(?=["'‘“(]?[\p{Lu}\p{N}])/u;
+// Abbreviations that end in a period but rarely end a sentence.
+const ABBREVIATION = /(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|Mr|Ms|Dr|No|Fig)\.|\b[A-Z]\.)$/;
+
+/** Longest run of prose worth quoting; longer lines are flattened tables or code, not sentences. */
+const MAX_UNIT_WORDS = 80;
+
+/**
+ * Splits chunk text into units. Besides Markdown structure it repairs text whose lines were broken
+ * mid-sentence (manuals converted from PDF put a blank line wherever an icon was): a line that does not
+ * end a sentence joins the next when that one starts in lowercase.
+ */
+/**
+ * Chunks repeat across requests (popular pages are retrieved again and again), so their units are
+ * kept, keyed by the chunk text. Bounded; units are treated as read-only by every caller.
+ */
+const UNIT_CACHE_ENTRIES = 4_000;
+const unitCache = new Map<string, readonly AnswerUnit[]>();
+
+export function splitUnitsCached(text: string): readonly AnswerUnit[] {
+  let units = unitCache.get(text);
+  if (units === undefined) {
+    units = splitUnits(text);
+    if (unitCache.size >= UNIT_CACHE_ENTRIES) unitCache.clear();
+    unitCache.set(text, units);
+  }
+  return units;
+}
+
+export function splitUnits(text: string): AnswerUnit[] {
+  const units: AnswerUnit[] = [];
+  let block = 0;
+  let index = 0;
+  const push = (kind: UnitKind, raw: string, unitBlock: number): void => {
+    const clean = kind === 'code' ? raw.replace(/\s+$/, '') : raw.replace(/\s+/g, ' ').trim();
+    if (clean.length === 0) return;
+    units.push({ kind, text: clean, index: index++, block: unitBlock, terms: terms(clean) });
+  };
+
+  const lines = text.split('\n');
+  // Pending prose: lines joined into one paragraph until it ends a sentence or a new block starts.
+  let paragraph = '';
+  let paragraphBlock = 0;
+  let lastBlankOrBreak = true;
+  const flush = (): void => {
+    if (paragraph.trim().length > 0) {
+      for (const sentence of splitSentences(paragraph)) push('sentence', sentence, paragraphBlock);
+    }
+    paragraph = '';
+  };
+
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (FENCE.test(line)) {
+      flush();
+      const fence = (line.match(FENCE)?.[1] ?? '```') as string;
+      const body: string[] = [line];
+      i++;
+      while (i < lines.length && !(lines[i] ?? '').trimStart().startsWith(fence)) body.push(lines[i++] ?? '');
+      body.push(fence);
+      block++;
+      push('code', body.join('\n'), block);
+      block++;
+      lastBlankOrBreak = true;
+      continue;
+    }
+    const trimmed = line.trim();
+    if (trimmed.length === 0) {
+      lastBlankOrBreak = true;
+      continue;
+    }
+    if (HEADING.test(line)) {
+      flush();
+      block++;
+      lastBlankOrBreak = true;
+      continue;
+    }
+    if (LIST_MARKER.test(line)) {
+      flush();
+      if (lastBlankOrBreak) block++;
+      push('item', trimmed.replace(LIST_MARKER, ''), block);
+      lastBlankOrBreak = false;
+      continue;
+    }
+    const continues =
+      paragraph.length > 0 && !TERMINAL.test(paragraph.trimEnd()) && /^[\p{Ll}]/u.test(trimmed);
+    if (continues) {
+      paragraph += ` ${trimmed}`;
+      continue;
+    }
+    flush();
+    if (lastBlankOrBreak) block++;
+    paragraph = trimmed;
+    paragraphBlock = block;
+    lastBlankOrBreak = false;
+  }
+  flush();
+  return units.filter(isQuotable);
+}
+
+function splitSentences(paragraph: string): string[] {
+  const parts = paragraph.split(SENTENCE_BREAK);
+  const out: string[] = [];
+  for (const part of parts) {
+    const previous = out[out.length - 1];
+    if (previous !== undefined && ABBREVIATION.test(previous)) out[out.length - 1] = `${previous} ${part}`;
+    else out.push(part);
+  }
+  return out;
+}
+
+/** Drops what reads badly when quoted: bare labels, flattened tables and code written as prose. */
+function isQuotable(unit: AnswerUnit): boolean {
+  if (unit.kind === 'code') return unit.text.split('\n').length <= 40;
+  // JSON and code pasted into prose (`{"text": …`, `x = f(y)`) is not a sentence to quote.
+  if (/^[{[]/.test(unit.text) || /":\s|\w\(|\)\s*[;{]|\s=\s/.test(unit.text)) return false;
+  // A fragment left where an icon or label was cut out (", you can view…") reads as broken text.
+  if (/^[,;.)\]]/.test(unit.text)) return false;
+  const all = unit.text.split(/\s+/);
+  if (all.length > MAX_UNIT_WORDS) return false;
+  if (unit.kind === 'sentence' && all.length < 4 && !TERMINAL.test(unit.text)) return false;
+  const wordy = all.filter((w) => /^[\p{L}][\p{L}'’-]*[,.;:!?]?$/u.test(w)).length;
+  return wordy / all.length >= 0.6;
+}
+
+/** Same text modulo case, spacing and punctuation: scraped docs repeat tab contents verbatim. */
+export function dedupeKey(text: string): string {
+  return words(text).join(' ');
+}

@@ -1,0 +1,193 @@
+import type { LanguageModelV1CallOptions, LanguageModelV1StreamPart } from '@ai-sdk/provider';
+import { describe, expect, it } from 'vitest';
+import {
+  BuiltinAnswerer,
+  citedSourceIds,
+  composeAnswer,
+  NO_COVERAGE_MESSAGE,
+  type RetrievedSource,
+  splitDeltas,
+} from './builtin-answerer.ts';
+
+const sources: RetrievedSource[] = [
+  {
+    id: '1',
+    pageTitle: 'Install the CLI',
+    headings: ['Install on macOS'],
+    url: 'https://docs.example.com/cli/install#macos',
+    text: [
+      'The Docent CLI runs on macOS, Linux and Windows.',
+      'To install the CLI on macOS, run the installer with Homebrew:',
+      '',
+      '```bash',
+      'brew install docent',
+      '```',
+      '',
+      'After the install finishes, check the version with `docent --version`.',
+      'The CLI needs Node 20 or later.',
+    ].join('\n'),
+    score: 12.5,
+  },
+  {
+    id: '2',
+    pageTitle: 'Billing',
+    headings: ['Invoices'],
+    url: 'https://docs.example.com/billing',
+    text: 'Invoices are sent on the first day of each month. You can download past invoices from the dashboard.',
+    score: 3.1,
+  },
+  {
+    id: '3',
+    pageTitle: 'Rate limits',
+    headings: [],
+    url: 'https://docs.example.com/limits',
+    text: 'Each organization may send 10,000 requests per hour.\n\nWhen the limit is exceeded the API answers 429 with a Retry-After header.',
+    score: 2.2,
+  },
+];
+
+function callOptions(question: string, signal?: AbortSignal): LanguageModelV1CallOptions {
+  return {
+    inputFormat: 'messages',
+    mode: { type: 'regular' },
+    prompt: [
+      { role: 'system', content: 'Answer from the docs.' },
+      { role: 'user', content: [{ type: 'text', text: 'An older question about billing?' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Earlier answer.' }] },
+      { role: 'user', content: [{ type: 'text', text: question }] },
+    ],
+    ...(signal === undefined ? {} : { abortSignal: signal }),
+  };
+}
+
+async function readAll(
+  stream: ReadableStream<LanguageModelV1StreamPart>,
+): Promise<LanguageModelV1StreamPart[]> {
+  const out: LanguageModelV1StreamPart[] = [];
+  for await (const part of stream) out.push(part);
+  return out;
+}
+
+describe('BuiltinAnswerer', () => {
+  it('identifies itself as a v1 language model', () => {
+    const model = new BuiltinAnswerer({ sources });
+    expect(model.specificationVersion).toBe('v1');
+    expect(model.provider).toBe('docent');
+    expect(model.modelId).toBe('builtin');
+    expect(model.defaultObjectGenerationMode).toBeUndefined();
+  });
+
+  it('answers from the sources with citations of the sources it used', async () => {
+    const model = new BuiltinAnswerer({ sources });
+    const result = await model.doGenerate(callOptions('How do I install the CLI on macOS?'));
+    const text = result.text ?? '';
+    expect(text).toContain('To install the CLI on macOS, run the installer with Homebrew: [1]');
+    expect(text).toContain('brew install docent');
+    const cited = citedSourceIds(text);
+    expect(cited).toEqual(['1']);
+    for (const id of cited) expect(sources.map((s) => s.id)).toContain(id);
+    // Every quoted sentence is verbatim from a source.
+    for (const line of text.split('\n').filter((l) => l.includes('[1]'))) {
+      for (const sentence of line.split(/ \[1\] ?/).filter((s) => s.trim().length > 0)) {
+        expect(sources[0]?.text.replace(/\n/g, ' ')).toContain(sentence.trim());
+      }
+    }
+    expect(result.finishReason).toBe('stop');
+    expect(result.usage.completionTokens).toBe(Math.ceil(text.length / 4));
+  });
+
+  it('reads the question from the last user message', () => {
+    const model = new BuiltinAnswerer({ sources });
+    const answer = model.answer('What happens when the rate limit is exceeded?');
+    expect(answer.covered).toBe(true);
+    expect(answer.citedIds).toEqual(['3']);
+    expect(answer.text).toContain('429');
+  });
+
+  it('says so when the docs do not cover the question, without citations', async () => {
+    const model = new BuiltinAnswerer({ sources });
+    const result = await model.doGenerate(callOptions('What is a good recipe for sourdough bread?'));
+    const text = result.text ?? '';
+    expect(text.startsWith(NO_COVERAGE_MESSAGE)).toBe(true);
+    expect(text).toContain('[Install the CLI](https://docs.example.com/cli/install#macos)');
+    expect(citedSourceIds(text)).toEqual([]);
+  });
+
+  it('says so when there are no sources at all', () => {
+    expect(composeAnswer('How do I install?', [])).toEqual({
+      text: NO_COVERAGE_MESSAGE,
+      citedIds: [],
+      covered: false,
+    });
+  });
+
+  it('is deterministic', async () => {
+    const question = 'How do I check the CLI version after install?';
+    const a = await readAll((await new BuiltinAnswerer({ sources }).doStream(callOptions(question))).stream);
+    const b = await readAll((await new BuiltinAnswerer({ sources }).doStream(callOptions(question))).stream);
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  });
+
+  it('streams small text deltas that add up to the answer, then finishes', async () => {
+    const model = new BuiltinAnswerer({ sources });
+    const question = 'How do I install the CLI on macOS?';
+    const parts = await readAll((await model.doStream(callOptions(question))).stream);
+    const deltas = parts.filter((p) => p.type === 'text-delta');
+    expect(deltas.length).toBeGreaterThan(3);
+    expect(deltas.map((p) => (p.type === 'text-delta' ? p.textDelta : '')).join('')).toBe(
+      model.answer(question).text,
+    );
+    expect(parts.at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'stop',
+      usage: { promptTokens: expect.any(Number), completionTokens: expect.any(Number) },
+    });
+  });
+
+  it('stops streaming when aborted', async () => {
+    const controller = new AbortController();
+    const model = new BuiltinAnswerer({ sources });
+    const { stream } = await model.doStream(
+      callOptions('How do I install the CLI on macOS?', controller.signal),
+    );
+    const reader = stream.getReader();
+    const first = await reader.read();
+    expect(first.value?.type).toBe('text-delta');
+    controller.abort();
+    await expect(reader.read()).rejects.toThrow();
+  });
+
+  it('refuses to start when already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      new BuiltinAnswerer({ sources }).doStream(callOptions('install?', controller.signal)),
+    ).rejects.toThrow();
+  });
+
+  it('uses context items to pick sentences', () => {
+    const withContext = composeAnswer('What does this mean?', sources, [
+      { type: 'textSelection', value: 'download past invoices from the dashboard' },
+    ]);
+    expect(withContext.citedIds).toEqual(['2']);
+  });
+});
+
+describe('helpers', () => {
+  it('splitDeltas keeps every byte', () => {
+    const text = 'One two three four five six.\n\n- seven [1]\n```\ncode\n```';
+    const deltas = splitDeltas(text);
+    expect(deltas.join('')).toBe(text);
+    expect(deltas.length).toBeGreaterThan(1);
+  });
+
+  it('citedSourceIds finds numbered citations, not links or code', () => {
+    expect(citedSourceIds('A [2]. B [1][3] and [2, 4]. [text](url) `arr[9]` [5](x)')).toEqual([
+      '2',
+      '1',
+      '3',
+      '4',
+    ]);
+    expect(citedSourceIds('A [2] B [7]', ['1', '2'])).toEqual(['2']);
+  });
+});

@@ -1,0 +1,461 @@
+/**
+ * The built-in answerer: the model used when no LLM provider is configured. It is an AI SDK
+ * `LanguageModelV1`, so the route streams it exactly like a real model (issue 5 swaps the model, nothing
+ * else), but it writes no text of its own: it quotes the sentences of the retrieved chunks that best match
+ * the question, cites them with the chunks' numbers, and says so plainly when nothing matches well enough.
+ *
+ * Pure and deterministic: the same question and sources give the same bytes (no clock, no randomness,
+ * every sort has a total order).
+ */
+import type {
+  LanguageModelV1,
+  LanguageModelV1CallOptions,
+  LanguageModelV1Prompt,
+  LanguageModelV1StreamPart,
+} from '@ai-sdk/provider';
+import { type AnswerUnit, dedupeKey, GENERIC_TERMS, splitUnitsCached, terms } from './answer-text.ts';
+import { citedSourceIds } from './citations.ts';
+
+/** One retrieved chunk, numbered for citation. */
+export interface RetrievedSource {
+  /** Citation number as a string: `'1'` is cited as `[1]`. */
+  id: string;
+  pageTitle: string;
+  /** Headings under the page title leading to the chunk, outermost first. */
+  headings: string[];
+  url: string;
+  text: string;
+  /** Retrieval score; only the order of sources is used (scores of different engines do not compare). */
+  score: number;
+}
+
+/** Page context sent by the client: a code snippet or text the reader selected. */
+export interface AnswerContextItem {
+  type: 'code' | 'textSelection';
+  value: string;
+}
+
+export interface BuiltinAnswererOptions {
+  /** Retrieved chunks, best first. */
+  sources: readonly RetrievedSource[];
+  /** Context items: they sharpen which sentences are picked (weighted below the question itself). */
+  context?: readonly AnswerContextItem[];
+  /** Milliseconds between streamed deltas; 0 (default) streams as fast as the reader pulls. */
+  deltaDelayMs?: number;
+}
+
+/** The answer when no source is relevant enough: fixed, so clients and tests can recognise it. */
+export const NO_COVERAGE_MESSAGE = "I couldn't find this in the documentation.";
+
+/*
+ * Tuning, the same for every site (chosen on the two eval sets as a whole, never per question).
+ */
+/**
+ * Share of the question's weight (IDF-weighted terms) that a small window of the best page (a sentence, its
+ * neighbours, the chunk's headings) must contain for the question to count as covered.
+ */
+const MIN_PAGE_COVERAGE = 0.4;
+/** Share of the question's weight that the best single sentence must contain. */
+const MIN_UNIT_COVERAGE = 0.15;
+/** Sentences quoted besides the lead. */
+const MAX_SUPPORTING = 3;
+/** A supporting sentence must score at least this share of the lead's score. */
+const SUPPORT_RATIO = 0.3;
+/** Items of one list quoted when the answer is a list of steps. */
+const MAX_LIST_ITEMS = 8;
+/** Weight of the whole page's coverage in a sentence's score: sentences of on-topic pages win ties. */
+const PAGE_WEIGHT = 0.35;
+/** Weight of the retrieval order: the search engine saw the whole site, the answerer only these chunks. */
+const RANK_WEIGHT = 0.15;
+/** Units on each side of a sentence in the window that must cover the question. */
+const WINDOW = 1;
+/** Weight of context-item terms relative to question terms. */
+const CONTEXT_WEIGHT = 0.3;
+/** Weight of everyday words (see `GENERIC_TERMS`) relative to topical ones. */
+const GENERIC_WEIGHT = 0.4;
+/** Words per streamed text delta: the whole answer is known at once, so deltas only pace the reader; each
+ * delta costs a pass through the SDK stream pipeline and a socket write, hence not one word each. */
+const WORDS_PER_DELTA = 16;
+
+/** What the built-in answerer decided, before it is streamed. */
+export interface BuiltinAnswer {
+  text: string;
+  /** Source ids cited, in order of first citation. */
+  citedIds: string[];
+  /** False when the answer is the no-coverage message. */
+  covered: boolean;
+}
+
+export class BuiltinAnswerer implements LanguageModelV1 {
+  readonly specificationVersion = 'v1' as const;
+  readonly provider = 'docent';
+  readonly modelId = 'builtin';
+  readonly defaultObjectGenerationMode = undefined;
+  readonly supportsImageUrls = false;
+
+  private readonly sources: readonly RetrievedSource[];
+  private readonly context: readonly AnswerContextItem[];
+  private readonly deltaDelayMs: number;
+
+  constructor(options: BuiltinAnswererOptions) {
+    this.sources = options.sources;
+    this.context = options.context ?? [];
+    this.deltaDelayMs = options.deltaDelayMs ?? 0;
+  }
+
+  /** The answer to `question` over this answerer's sources (what `doStream` streams). */
+  answer(question: string): BuiltinAnswer {
+    return composeAnswer(question, this.sources, this.context);
+  }
+
+  async doGenerate(
+    options: LanguageModelV1CallOptions,
+  ): Promise<Awaited<ReturnType<LanguageModelV1['doGenerate']>>> {
+    options.abortSignal?.throwIfAborted();
+    const question = lastUserText(options.prompt);
+    const { text } = this.answer(question);
+    return {
+      text,
+      finishReason: 'stop',
+      usage: this.usage(question, text),
+      rawCall: { rawPrompt: options.prompt, rawSettings: {} },
+    };
+  }
+
+  async doStream(
+    options: LanguageModelV1CallOptions,
+  ): Promise<Awaited<ReturnType<LanguageModelV1['doStream']>>> {
+    options.abortSignal?.throwIfAborted();
+    const question = lastUserText(options.prompt);
+    const { text } = this.answer(question);
+    const deltas = splitDeltas(text);
+    const usage = this.usage(question, text);
+    const signal = options.abortSignal;
+    const delay = this.deltaDelayMs;
+    let next = 0;
+    let onAbort: (() => void) | undefined;
+
+    // Pull-based: one delta per read, so a slow reader applies backpressure and an abort between reads
+    // stops the answer where it is.
+    const stream = new ReadableStream<LanguageModelV1StreamPart>({
+      start(controller) {
+        if (signal !== undefined) {
+          onAbort = () => {
+            try {
+              controller.error(signal.reason);
+            } catch {
+              // Already closed: nothing left to stop.
+            }
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+        }
+      },
+      async pull(controller) {
+        if (delay > 0 && next > 0) await sleep(delay);
+        if (signal?.aborted) return;
+        const delta = deltas[next++];
+        if (delta !== undefined) {
+          controller.enqueue({ type: 'text-delta', textDelta: delta });
+          return;
+        }
+        controller.enqueue({ type: 'finish', finishReason: 'stop', usage });
+        if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+        controller.close();
+      },
+      cancel() {
+        if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+      },
+    });
+    return { stream, rawCall: { rawPrompt: options.prompt, rawSettings: {} } };
+  }
+
+  /**
+   * Token counts are approximate: ~4 characters per token, the usual rule of thumb for English with
+   * GPT/Claude-style BPE tokenizers. Prompt = question + context + every source's text; completion = answer.
+   */
+  private usage(question: string, answer: string): { promptTokens: number; completionTokens: number } {
+    let promptChars = question.length;
+    for (const item of this.context) promptChars += item.value.length;
+    for (const source of this.sources) promptChars += source.text.length;
+    return { promptTokens: approxTokens(promptChars), completionTokens: approxTokens(answer.length) };
+  }
+}
+
+/** Source ids the answer cites (re-exported so callers of the answerer need one import). */
+export { citedSourceIds };
+
+export function approxTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
+/** Text of the last user message of a prompt (all its text parts). */
+export function lastUserText(prompt: LanguageModelV1Prompt): string {
+  for (let i = prompt.length - 1; i >= 0; i--) {
+    const message = prompt[i];
+    if (message?.role !== 'user') continue;
+    return message.content
+      .map((part) => (part.type === 'text' ? part.text : ''))
+      .join('\n')
+      .trim();
+  }
+  return '';
+}
+
+/** Splits the answer into deltas of a few words; concatenated they are exactly `text`. */
+export function splitDeltas(text: string): string[] {
+  const tokens = text.match(/\s*\S+\s*/g) ?? [];
+  const out: string[] = [];
+  for (let i = 0; i < tokens.length; i += WORDS_PER_DELTA)
+    out.push(tokens.slice(i, i + WORDS_PER_DELTA).join(''));
+  if (out.length === 0 && text.length > 0) out.push(text);
+  return out;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+interface ScoredUnit {
+  unit: AnswerUnit;
+  source: RetrievedSource;
+  /** Position of the source in the retrieval order. */
+  rank: number;
+  /** Share of the question's weight found in the unit (0–1). */
+  coverage: number;
+  score: number;
+}
+
+/** Builds the answer text; exported for tests and the benchmark. */
+export function composeAnswer(
+  question: string,
+  sources: readonly RetrievedSource[],
+  context: readonly AnswerContextItem[] = [],
+): BuiltinAnswer {
+  const weights = queryWeights(question, context);
+  const seen = new Set<string>();
+  const unitsBySource = sources.map((source) => {
+    const units: AnswerUnit[] = [];
+    for (const unit of splitUnitsCached(source.text)) {
+      const key = dedupeKey(unit.text);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      units.push(unit);
+    }
+    return units;
+  });
+
+  // IDF over the units of these sources: a word in every sentence (the product name) says little.
+  const allUnits = unitsBySource.flat();
+  const df = new Map<string, number>();
+  for (const unit of allUnits) for (const term of new Set(unit.terms)) df.set(term, (df.get(term) ?? 0) + 1);
+  const n = Math.max(allUnits.length, 1);
+  const idf = (term: string): number => {
+    const d = df.get(term) ?? 0;
+    return Math.log(1 + (n - d + 0.5) / (d + 0.5));
+  };
+  let totalWeight = 0;
+  const termWeight = new Map<string, number>();
+  for (const [term, w] of weights) {
+    const tw = w * idf(term);
+    termWeight.set(term, tw);
+    totalWeight += tw;
+  }
+  if (totalWeight === 0) return noCoverage(sources);
+  const coverageOf = (termSet: Set<string>): number => {
+    let sum = 0;
+    for (const [term, tw] of termWeight) if (termSet.has(term)) sum += tw;
+    return sum / totalWeight;
+  };
+
+  // Pages, not chunks, are what a citation points at: several chunks of one page are judged together.
+  const pageCoverage = new Map<string, number>();
+  const headingCoverage = new Map<RetrievedSource, number>();
+  for (const [rank, source] of sources.entries()) {
+    const heads = new Set(terms([source.pageTitle, ...source.headings].join(' ')));
+    headingCoverage.set(source, coverageOf(heads));
+    const pageTerms = new Set([...heads, ...(unitsBySource[rank] ?? []).flatMap((u) => u.terms)]);
+    for (const other of sources) if (other.url === source.url && other !== source) addTerms(pageTerms, other);
+    pageCoverage.set(source.url, Math.max(pageCoverage.get(source.url) ?? 0, coverageOf(pageTerms)));
+  }
+
+  // Best coverage of a small window (a sentence, its neighbours and the chunk's headings): a page that has
+  // every word of the question, but scattered, is usually about something else.
+  const windowCoverage = new Map<string, number>();
+  for (const [rank, source] of sources.entries()) {
+    const heads = terms([source.pageTitle, ...source.headings].join(' '));
+    const units = unitsBySource[rank] ?? [];
+    let best = windowCoverage.get(source.url) ?? 0;
+    for (let i = 0; i < units.length; i++) {
+      const window = new Set(heads);
+      for (let j = Math.max(0, i - WINDOW); j <= Math.min(units.length - 1, i + WINDOW); j++) {
+        for (const term of units[j]?.terms ?? []) window.add(term);
+      }
+      best = Math.max(best, coverageOf(window));
+    }
+    windowCoverage.set(source.url, best);
+  }
+
+  const scored: ScoredUnit[] = [];
+  for (const [rank, source] of sources.entries()) {
+    for (const unit of unitsBySource[rank] ?? []) {
+      const coverage = coverageOf(new Set(unit.terms));
+      if (coverage === 0) continue;
+      const length = unit.kind === 'code' ? 30 : unit.terms.length;
+      // Long sentences match more words by chance; damp them gently.
+      const lengthNorm = 1 / (1 + Math.max(0, length - 25) / 50);
+      const score =
+        coverage * lengthNorm * (1 + 0.5 * (headingCoverage.get(source) ?? 0)) +
+        PAGE_WEIGHT * (pageCoverage.get(source.url) ?? 0) +
+        (RANK_WEIGHT * (sources.length - rank)) / sources.length;
+      scored.push({ unit, source, rank, coverage, score });
+    }
+  }
+  scored.sort(byScore);
+
+  const prose = scored.filter((s) => s.unit.kind !== 'code');
+  const lead = prose[0];
+  if (lead === undefined || (windowCoverage.get(lead.source.url) ?? 0) < MIN_PAGE_COVERAGE) {
+    return noCoverage(sources);
+  }
+  if (lead.coverage < MIN_UNIT_COVERAGE) return noCoverage(sources);
+
+  // Quote from the lead's page only: a second page would often be a near miss and cost citation precision.
+  const page = lead.source.url;
+  const selected: ScoredUnit[] = [lead];
+  for (const candidate of prose) {
+    if (selected.length > MAX_SUPPORTING) break;
+    if (candidate === lead || candidate.source.url !== page) continue;
+    // Compared on the sentence's own part of the score: the page part is the same for every candidate.
+    const pagePart = PAGE_WEIGHT * (pageCoverage.get(page) ?? 0);
+    if (candidate.score - pagePart < SUPPORT_RATIO * (lead.score - pagePart)) continue;
+    selected.push(candidate);
+  }
+  // The sentence right after the lead usually finishes its thought ("… as follows:", a condition).
+  const follower = nextUnit(lead, unitsBySource[lead.rank] ?? []);
+  if (
+    follower !== undefined &&
+    follower.block === lead.unit.block &&
+    !selected.some((s) => s.unit === follower)
+  ) {
+    selected.push({ ...lead, unit: follower, coverage: 0, score: 0 });
+  }
+  const extra = listAndCode(selected, unitsBySource, lead, question);
+
+  return render(lead, [...selected.slice(1), ...extra]);
+}
+
+function addTerms(set: Set<string>, source: RetrievedSource): void {
+  for (const term of terms(source.text)) set.add(term);
+}
+
+function byScore(a: ScoredUnit, b: ScoredUnit): number {
+  return b.score - a.score || a.rank - b.rank || a.unit.index - b.unit.index;
+}
+
+function nextUnit(of: ScoredUnit, units: readonly AnswerUnit[]): AnswerUnit | undefined {
+  const i = units.indexOf(of.unit);
+  const next = units[i + 1];
+  return next !== undefined && next.kind !== 'code' ? next : undefined;
+}
+
+const HOW_TO = /\b(how|steps?|install|set ?up|configure|create|enable|run|example|code|command|connect)\b/i;
+
+/**
+ * For how-to questions: the list of steps a selected sentence introduces (or belongs to), and the code
+ * block right after a selected sentence.
+ */
+function listAndCode(
+  selected: readonly ScoredUnit[],
+  unitsBySource: readonly AnswerUnit[][],
+  lead: ScoredUnit,
+  question: string,
+): ScoredUnit[] {
+  if (!HOW_TO.test(question)) return [];
+  const units = unitsBySource[lead.rank] ?? [];
+  const chosen = new Set(selected.filter((s) => s.rank === lead.rank).map((s) => s.unit));
+  const out: ScoredUnit[] = [];
+  const add = (unit: AnswerUnit): void => {
+    if (chosen.has(unit)) return;
+    chosen.add(unit);
+    out.push({ ...lead, unit, coverage: 0, score: 0 });
+  };
+  for (const s of selected) {
+    if (s.rank !== lead.rank) continue;
+    const i = units.indexOf(s.unit);
+    const next = units[i + 1];
+    if (s.unit.kind === 'item' || (next?.kind === 'item' && /:$/.test(s.unit.text))) {
+      const block = s.unit.kind === 'item' ? s.unit.block : next?.block;
+      const items = units.filter((u) => u.kind === 'item' && u.block === block).slice(0, MAX_LIST_ITEMS);
+      for (const item of items) add(item);
+    }
+    if (next?.kind === 'code' && out.every((u) => u.unit.kind !== 'code')) add(next);
+  }
+  return out;
+}
+
+function render(lead: ScoredUnit, rest: readonly ScoredUnit[]): BuiltinAnswer {
+  const cite = (s: ScoredUnit): string => ` [${s.source.id}]`;
+  const ordered = [...rest].sort((a, b) => a.rank - b.rank || a.unit.index - b.unit.index);
+  const blocks: string[] = [`${lead.unit.text}${cite(lead)}`];
+  let paragraph: string[] = [];
+  let list: string[] = [];
+  const flushParagraph = (): void => {
+    if (paragraph.length > 0) blocks.push(paragraph.join(' '));
+    paragraph = [];
+  };
+  const flushList = (): void => {
+    if (list.length > 0) blocks.push(list.join('\n'));
+    list = [];
+  };
+  for (const s of ordered) {
+    if (s.unit.kind === 'item') {
+      flushParagraph();
+      list.push(`- ${s.unit.text}${cite(s)}`);
+    } else if (s.unit.kind === 'code') {
+      flushParagraph();
+      flushList();
+      blocks.push(s.unit.text);
+    } else {
+      flushList();
+      paragraph.push(`${s.unit.text}${cite(s)}`);
+    }
+  }
+  flushParagraph();
+  flushList();
+  const text = blocks.join('\n\n');
+  return { text, citedIds: citedSourceIds(text), covered: true };
+}
+
+function noCoverage(sources: readonly RetrievedSource[]): BuiltinAnswer {
+  const pages: RetrievedSource[] = [];
+  for (const source of sources) {
+    if (pages.length === 3) break;
+    if (!pages.some((p) => p.url === source.url)) pages.push(source);
+  }
+  const lines = [NO_COVERAGE_MESSAGE];
+  if (pages.length > 0) {
+    lines.push('', 'The closest pages I found are:');
+    for (const page of pages) lines.push(`- [${escapeLinkText(page.pageTitle)}](${page.url})`);
+  }
+  return { text: lines.join('\n'), citedIds: [], covered: false };
+}
+
+function escapeLinkText(text: string): string {
+  return text.replace(/([[\]\\])/g, '\\$1');
+}
+
+function queryWeights(question: string, context: readonly AnswerContextItem[]): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const term of terms(question)) weights.set(term, GENERIC_TERMS.has(term) ? GENERIC_WEIGHT : 1);
+  for (const item of context) {
+    // A long snippet would drown the question: only its first distinct terms count.
+    let taken = 0;
+    for (const term of terms(item.value)) {
+      if (taken >= 30) break;
+      if (weights.has(term)) continue;
+      weights.set(term, CONTEXT_WEIGHT);
+      taken++;
+    }
+  }
+  return weights;
+}

@@ -1,0 +1,27 @@
+/**
+ * Numbered citations (`[1]`, `[2][3]`, `[1, 2]`) in an answer's Markdown. Shared by the built-in answerer
+ * and any model-backed answer: the route emits `h:` source parts only for the ids an answer cites.
+ */
+
+// Fenced and inline code can hold `[0]`-style indexing that is not a citation.
+const CODE = /```[\s\S]*?(?:```|$)|`[^`\n]*`/g;
+// A bracket of numbers not followed by `(` (that would be a Markdown link text) or `:` (a reference definition).
+const CITATION = /\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?![(:])/g;
+
+/**
+ * Source ids cited in `text`, in order of first citation, without duplicates. With `knownIds`, ids that
+ * are not among them (a model inventing `[9]` with five sources) are dropped.
+ */
+export function citedSourceIds(text: string, knownIds?: Iterable<string>): string[] {
+  const known = knownIds === undefined ? undefined : new Set(knownIds);
+  const seen = new Set<string>();
+  const prose = text.replace(CODE, ' ');
+  for (const match of prose.matchAll(CITATION)) {
+    for (const raw of (match[1] ?? '').split(',')) {
+      const id = String(Number.parseInt(raw.trim(), 10));
+      if (known !== undefined && !known.has(id)) continue;
+      seen.add(id);
+    }
+  }
+  return [...seen];
+}

@@ -1,0 +1,290 @@
+import { describe, expect, it } from 'vitest';
+import {
+  assistantRequestSchema,
+  DEFAULT_RETRIEVAL_PAGE_SIZE,
+  MAX_CONTEXT_CHARS,
+  MAX_CONTEXT_ITEMS,
+  MAX_MESSAGE_CHARS,
+  MAX_MESSAGES,
+  validationDetails,
+} from './request-schema.ts';
+
+const user = (content = 'How do I install the CLI?', id = 'm-user') => ({
+  id,
+  role: 'user',
+  content,
+  parts: [{ type: 'text', text: content }],
+});
+
+const minimal = () => ({ fp: 'anonymous', messages: [user()] });
+
+/** A history with every part kind, as an AI SDK v4 `useChat` with `sendExtraMessageFields` sends it. */
+const fullHistory = () => ({
+  id: 'chat-1',
+  fp: 'user-42',
+  threadId: 'thr_1',
+  threadKey: 'key_1',
+  retrievalPageSize: 8,
+  filter: { version: 'v2', language: 'en' },
+  context: [
+    { type: 'code', value: 'npm i -g docent', path: 'README.md', elementId: 'code-1' },
+    { type: 'textSelection', value: 'the installer' },
+  ],
+  currentPath: '/guides/install',
+  data: { anything: true },
+  messages: [
+    { id: 'm0', role: 'system', content: 'Be brief.', parts: [{ type: 'text', text: 'Be brief.' }] },
+    {
+      id: 'm1',
+      role: 'user',
+      content: 'Hi',
+      createdAt: '2025-01-02T03:04:05.678Z',
+      parts: [{ type: 'text', text: 'Hi' }],
+      experimental_attachments: [
+        { name: 'a.png', contentType: 'image/png', url: 'data:image/png;base64,AAAA' },
+        { url: 'https://example.com/b.txt' },
+      ],
+    },
+    {
+      id: 'm2',
+      role: 'assistant',
+      content: 'Hello [1]',
+      createdAt: '2025-01-02T03:04:06+02:00',
+      annotations: [{ threadId: 'thr_1' }, 'free-form', 3],
+      revisionId: 'rev-1',
+      reasoning: 'thinking',
+      toolInvocations: [],
+      parts: [
+        { type: 'step-start' },
+        {
+          type: 'reasoning',
+          reasoning: 'thinking',
+          details: [
+            { type: 'text', text: 'thinking', signature: 'sig' },
+            { type: 'text', text: 'more' },
+            { type: 'redacted', data: 'xxx' },
+          ],
+        },
+        {
+          type: 'tool-invocation',
+          toolInvocation: {
+            state: 'result',
+            step: 0,
+            toolCallId: 'c1',
+            toolName: 'search',
+            args: { query: 'hi' },
+            result: { type: 'search', results: [] },
+          },
+        },
+        { type: 'text', text: 'Hello [1]' },
+        { type: 'source', source: { sourceType: 'url', id: '1', url: 'https://d.example/a', title: 'A' } },
+        { type: 'source', source: { sourceType: 'url', id: '2', url: 'https://d.example/b' } },
+      ],
+    },
+    {
+      id: 'm3',
+      role: 'assistant',
+      content: '',
+      parts: [
+        // A chat stopped mid-call: both unfinished states are valid history.
+        {
+          type: 'tool-invocation',
+          toolInvocation: { state: 'partial-call', toolCallId: 'c2', toolName: 'search' },
+        },
+        {
+          type: 'tool-invocation',
+          toolInvocation: { state: 'partial-call', toolCallId: 'c3', toolName: 'search', args: { que: 1 } },
+        },
+        {
+          type: 'tool-invocation',
+          toolInvocation: {
+            state: 'call',
+            step: 1,
+            toolCallId: 'c4',
+            toolName: 'search',
+            args: { query: 'x' },
+          },
+        },
+      ],
+    },
+    { id: 'm4', role: 'data', content: '{"k":1}', parts: [] },
+    user('And on Windows?', 'm5'),
+  ],
+});
+
+const parse = (body: unknown) => assistantRequestSchema.safeParse(body);
+
+function rejected(body: unknown): { path: string; message: string }[] {
+  const result = parse(body);
+  expect(result.success).toBe(false);
+  return result.success ? [] : validationDetails(result.error);
+}
+
+describe('valid requests', () => {
+  it('a minimal body gets the default retrievalPageSize', () => {
+    const result = parse(minimal());
+    expect(result.success).toBe(true);
+    expect(result.data?.retrievalPageSize).toBe(DEFAULT_RETRIEVAL_PAGE_SIZE);
+    expect(result.data?.retrievalPageSize).toBe(5);
+  });
+
+  it('a history with every part kind, reasoning detail and tool invocation state', () => {
+    const result = parse(fullHistory());
+    expect(result.error?.issues).toBeUndefined();
+    expect(result.data?.messages).toHaveLength(6);
+    expect(result.data?.filter).toEqual({ version: 'v2', language: 'en' });
+  });
+
+  it('unknown keys are accepted and stripped', () => {
+    const result = parse({ ...minimal(), id: 'chat', extra: { x: 1 } });
+    expect(result.success).toBe(true);
+    expect(result.data).not.toHaveProperty('extra');
+  });
+
+  it('null threadId and filter, boundary values', () => {
+    expect(parse({ ...minimal(), threadId: null, filter: null }).success).toBe(true);
+    expect(parse({ ...minimal(), filter: {} }).success).toBe(true);
+    expect(parse({ ...minimal(), retrievalPageSize: 1 }).success).toBe(true);
+    expect(parse({ ...minimal(), retrievalPageSize: 50 }).success).toBe(true);
+    expect(parse({ ...minimal(), currentPath: 'a'.repeat(200) }).success).toBe(true);
+    expect(parse({ ...minimal(), context: [] }).success).toBe(true);
+    expect(
+      parse({ ...minimal(), messages: Array.from({ length: MAX_MESSAGES }, () => user()) }).success,
+    ).toBe(true);
+  });
+});
+
+describe('invalid requests', () => {
+  it('empty or missing fp', () => {
+    expect(rejected({ ...minimal(), fp: '' })[0]?.path).toBe('fp');
+    expect(rejected({ messages: [user()] })[0]?.path).toBe('fp');
+    expect(rejected({ ...minimal(), fp: 7 })[0]?.path).toBe('fp');
+  });
+
+  it('missing or empty messages', () => {
+    expect(rejected({ fp: 'anonymous' })[0]?.path).toBe('messages');
+    expect(rejected({ fp: 'anonymous', messages: [] })[0]?.path).toBe('messages');
+    expect(rejected({ fp: 'anonymous', messages: 'hi' })[0]?.path).toBe('messages');
+  });
+
+  it('the last message must be from the user', () => {
+    const body = minimal();
+    const details = rejected({
+      ...body,
+      messages: [...body.messages, { id: 'a', role: 'assistant', content: 'x', parts: [] }],
+    });
+    expect(details).toEqual([
+      { path: 'messages.1.role', message: 'the last message must be from the user (got "assistant")' },
+    ]);
+  });
+
+  it('too many messages', () => {
+    const details = rejected({ fp: 'x', messages: Array.from({ length: MAX_MESSAGES + 1 }, () => user()) });
+    expect(details[0]?.path).toBe('messages');
+  });
+
+  it('content too long', () => {
+    expect(rejected({ fp: 'x', messages: [user('a'.repeat(MAX_MESSAGE_CHARS + 1))] })[0]?.path).toBe(
+      'messages.0.content',
+    );
+  });
+
+  it('bad role', () => {
+    expect(rejected({ fp: 'x', messages: [{ ...user(), role: 'bot' }] })[0]?.path).toBe('messages.0.role');
+  });
+
+  it('wrong types in a message', () => {
+    expect(rejected({ fp: 'x', messages: [{ ...user(), id: 1 }] })[0]?.path).toBe('messages.0.id');
+    expect(rejected({ fp: 'x', messages: [{ ...user(), content: null }] })[0]?.path).toBe(
+      'messages.0.content',
+    );
+    expect(rejected({ fp: 'x', messages: [{ ...user(), parts: undefined }] })[0]?.path).toBe(
+      'messages.0.parts',
+    );
+    expect(rejected({ fp: 'x', messages: [{ ...user(), createdAt: 'yesterday' }] })[0]?.path).toBe(
+      'messages.0.createdAt',
+    );
+    expect(rejected({ fp: 'x', messages: [{ ...user(), annotations: {} }] })[0]?.path).toBe(
+      'messages.0.annotations',
+    );
+    expect(
+      rejected({ fp: 'x', messages: [{ ...user(), experimental_attachments: [{ name: 'a' }] }] })[0]?.path,
+    ).toBe('messages.0.experimental_attachments.0.url');
+  });
+
+  it('bad parts', () => {
+    const withPart = (part: unknown) => ({ fp: 'x', messages: [{ ...user(), parts: [part] }] });
+    expect(rejected(withPart({ type: 'image', url: 'x' }))[0]?.path).toBe('messages.0.parts.0.type');
+    expect(rejected(withPart({ type: 'text', text: 5 }))[0]?.path).toBe('messages.0.parts.0.text');
+    expect(rejected(withPart({ type: 'reasoning', reasoning: 'r' }))[0]?.path).toBe(
+      'messages.0.parts.0.details',
+    );
+    expect(
+      rejected(withPart({ type: 'reasoning', reasoning: 'r', details: [{ type: 'redacted' }] }))[0]?.path,
+    ).toBe('messages.0.parts.0.details.0.data');
+    expect(
+      rejected(withPart({ type: 'source', source: { sourceType: 'file', id: '1', url: 'u' } }))[0]?.path,
+    ).toBe('messages.0.parts.0.source.sourceType');
+  });
+
+  it('bad tool invocations', () => {
+    const withInvocation = (toolInvocation: unknown) => ({
+      fp: 'x',
+      messages: [{ ...user(), parts: [{ type: 'tool-invocation', toolInvocation }] }],
+    });
+    const base = { toolCallId: 'c', toolName: 'search', args: {} };
+    expect(rejected(withInvocation({ ...base, state: 'done' }))[0]?.path).toBe(
+      'messages.0.parts.0.toolInvocation.state',
+    );
+    expect(rejected(withInvocation({ ...base, state: 'result' }))[0]?.path).toBe(
+      'messages.0.parts.0.toolInvocation.result',
+    );
+    expect(rejected(withInvocation({ state: 'call', toolCallId: 'c', toolName: 'search' }))[0]?.path).toBe(
+      'messages.0.parts.0.toolInvocation.args',
+    );
+    expect(rejected(withInvocation({ ...base, state: 'call', step: 'one' }))[0]?.path).toBe(
+      'messages.0.parts.0.toolInvocation.step',
+    );
+    expect(rejected(withInvocation({ ...base, state: 'call', toolName: 3 }))[0]?.path).toBe(
+      'messages.0.parts.0.toolInvocation.toolName',
+    );
+  });
+
+  it('currentPath over 200 characters', () => {
+    expect(rejected({ ...minimal(), currentPath: 'a'.repeat(201) })[0]?.path).toBe('currentPath');
+  });
+
+  it('retrievalPageSize 0, 51, 2.5 or a string', () => {
+    for (const value of [0, 51, 2.5, '5']) {
+      expect(rejected({ ...minimal(), retrievalPageSize: value })[0]?.path).toBe('retrievalPageSize');
+    }
+  });
+
+  it('bad filter, context and thread fields', () => {
+    expect(rejected({ ...minimal(), filter: { version: 2 } })[0]?.path).toBe('filter.version');
+    expect(rejected({ ...minimal(), filter: 'v2' })[0]?.path).toBe('filter');
+    expect(rejected({ ...minimal(), context: [{ type: 'image', value: 'x' }] })[0]?.path).toBe(
+      'context.0.type',
+    );
+    expect(rejected({ ...minimal(), context: [{ type: 'code' }] })[0]?.path).toBe('context.0.value');
+    expect(rejected({ ...minimal(), context: { type: 'code', value: 'x' } })[0]?.path).toBe('context');
+    const many = Array.from({ length: MAX_CONTEXT_ITEMS + 1 }, () => ({ type: 'code', value: 'x' }));
+    expect(rejected({ ...minimal(), context: many })[0]?.path).toBe('context');
+    expect(
+      rejected({ ...minimal(), context: [{ type: 'code', value: 'x'.repeat(MAX_CONTEXT_CHARS + 1) }] })[0]
+        ?.path,
+    ).toBe('context.0.value');
+    expect(rejected({ ...minimal(), threadId: 5 })[0]?.path).toBe('threadId');
+  });
+
+  it('details list every problem with a path and a message', () => {
+    const details = rejected({ fp: '', messages: [{ ...user(), role: 'bot' }], retrievalPageSize: 0 });
+    expect(details.map((d) => d.path).sort()).toEqual(['fp', 'messages.0.role', 'retrievalPageSize']);
+    for (const detail of details) expect(detail.message.length).toBeGreaterThan(0);
+  });
+
+  it('a body that is not an object', () => {
+    expect(rejected('hello')).toEqual([{ path: '', message: 'Expected object, received string' }]);
+    expect(rejected(null)[0]?.path).toBe('');
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * Request body of `POST /v1/assistant/{domain}/message`, exactly as `assistant-message-v1.md` defines it.
+ *
+ * Unknown keys are accepted everywhere (and stripped from the parsed value): an AI SDK v4 `useChat` client
+ * sends `id`, `data`, `revisionId`, `toolInvocations`, `reasoning`… next to the contract's fields, and
+ * rejecting those would break every real client. Wrong types of known fields are still rejected.
+ */
+import { z } from 'zod';
+
+/*
+ * Named limits. The contract only fixes `currentPath` (200); the rest are ours, chosen so that any real
+ * chat fits with a wide margin while one request cannot make the server hold or scan megabytes of text.
+ */
+
+/** Whole request body in bytes; enforced by the route before parsing (413), not by this schema. */
+export const MAX_BODY_BYTES = 1_000_000;
+/** Messages in one request: a long chat is ~50 turns (100 messages); 200 leaves room. */
+export const MAX_MESSAGES = 200;
+/** Characters of one message's `content` (and of one text/reasoning part): ~10k words of pasted text. */
+export const MAX_MESSAGE_CHARS = 64_000;
+/** Parts of one message. */
+export const MAX_MESSAGE_PARTS = 500;
+/** Context items (code snippets or selected text) in one request. */
+export const MAX_CONTEXT_ITEMS = 20;
+/** Characters of one context item's `value`. */
+export const MAX_CONTEXT_CHARS = 20_000;
+/** Per the contract. */
+export const MAX_CURRENT_PATH_CHARS = 200;
+/** The contract states no maximum; 50 matches the companion search endpoint's `pageSize` maximum. */
+export const MAX_RETRIEVAL_PAGE_SIZE = 50;
+export const DEFAULT_RETRIEVAL_PAGE_SIZE = 5;
+/** `fp`, `threadId`, `threadKey`, message ids, `filter` values: identifiers, not text. */
+export const MAX_ID_CHARS = 512;
+
+/** Any value that is present: zod's `unknown` would also accept a missing key, the contract says required. */
+const present = z.custom<NonNullable<unknown> | null>((value) => value !== undefined, {
+  message: 'Required',
+});
+
+const idString = z.string().max(MAX_ID_CHARS);
+
+const reasoningDetailSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string(), signature: z.string().optional() }),
+  z.object({ type: z.literal('redacted'), data: z.string() }),
+]);
+
+const toolInvocationBase = {
+  toolCallId: z.string(),
+  toolName: z.string(),
+  step: z.number().optional(),
+};
+
+const toolInvocationSchema = z.discriminatedUnion('state', [
+  // The v4 client creates a partial call with `args: undefined` when a tool call starts streaming; JSON drops
+  // that key, so a chat stopped right there sends no `args`. Accept it rather than reject a real history.
+  z.object({ state: z.literal('partial-call'), ...toolInvocationBase, args: z.unknown() }),
+  z.object({ state: z.literal('call'), ...toolInvocationBase, args: present }),
+  z.object({ state: z.literal('result'), ...toolInvocationBase, args: present, result: present }),
+]);
+
+const messagePartSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string().max(MAX_MESSAGE_CHARS) }),
+  z.object({
+    type: z.literal('reasoning'),
+    reasoning: z.string().max(MAX_MESSAGE_CHARS),
+    details: z.array(reasoningDetailSchema),
+  }),
+  z.object({ type: z.literal('step-start') }),
+  z.object({
+    type: z.literal('source'),
+    source: z.object({
+      sourceType: z.literal('url'),
+      id: z.string(),
+      url: z.string(),
+      title: z.string().optional(),
+    }),
+  }),
+  z.object({ type: z.literal('tool-invocation'), toolInvocation: toolInvocationSchema }),
+]);
+
+const attachmentSchema = z.object({
+  name: z.string().optional(),
+  contentType: z.string().optional(),
+  url: z.string(),
+});
+
+export const messageSchema = z.object({
+  id: idString,
+  role: z.enum(['system', 'assistant', 'data', 'user']),
+  content: z.string().max(MAX_MESSAGE_CHARS),
+  parts: z.array(messagePartSchema).max(MAX_MESSAGE_PARTS),
+  createdAt: z.string().datetime({ offset: true }).optional(),
+  annotations: z.array(z.unknown()).optional(),
+  experimental_attachments: z.array(attachmentSchema).optional(),
+});
+
+export const filterSchema = z.object({
+  version: idString.optional(),
+  language: idString.optional(),
+});
+
+export const contextItemSchema = z.object({
+  type: z.enum(['code', 'textSelection']),
+  value: z.string().max(MAX_CONTEXT_CHARS),
+  path: z.string().max(MAX_ID_CHARS).optional(),
+  elementId: z.string().max(MAX_ID_CHARS).optional(),
+});
+
+export const assistantRequestSchema = z
+  .object({
+    fp: idString.min(1, 'fp must be a non-empty string ("anonymous" for anonymous users)'),
+    messages: z
+      .array(messageSchema)
+      .min(1, 'messages must hold at least one message')
+      .max(MAX_MESSAGES, `at most ${MAX_MESSAGES} messages per request`),
+    threadId: idString.nullish(),
+    // Not in the contract's table; the hosted service this mirrors sends it back with `threadId`.
+    threadKey: idString.nullish(),
+    retrievalPageSize: z
+      .number()
+      .int('retrievalPageSize must be an integer')
+      .min(1)
+      .max(MAX_RETRIEVAL_PAGE_SIZE)
+      .default(DEFAULT_RETRIEVAL_PAGE_SIZE),
+    filter: filterSchema.nullish(),
+    context: z.array(contextItemSchema).max(MAX_CONTEXT_ITEMS).optional(),
+    currentPath: z.string().max(MAX_CURRENT_PATH_CHARS).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const lastIndex = body.messages.length - 1;
+    const last = body.messages[lastIndex];
+    if (last !== undefined && last.role !== 'user') {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['messages', lastIndex, 'role'],
+        message: `the last message must be from the user (got "${last.role}")`,
+      });
+    }
+  });
+
+export type AssistantRequest = z.infer<typeof assistantRequestSchema>;
+export type AssistantRequestInput = z.input<typeof assistantRequestSchema>;
+export type RequestMessage = z.infer<typeof messageSchema>;
+export type ContextItem = z.infer<typeof contextItemSchema>;
+
+export interface ValidationDetail {
+  /** Dotted path into the body, e.g. `messages.2.parts.0.toolInvocation.state`; empty for the body itself. */
+  path: string;
+  message: string;
+}
+
+/** The `details` of a 400 error body: one entry per problem, in zod's order. */
+export function validationDetails(error: z.ZodError): ValidationDetail[] {
+  return error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+}
