@@ -125,6 +125,19 @@ export function splitUnitsCached(text: string): readonly AnswerUnit[] {
   return units;
 }
 
+const termCache = new Map<string, readonly string[]>();
+
+/** `terms` of text seen before (chunk texts and their headings), from the same bounded kind of cache. */
+export function termsCached(text: string): readonly string[] {
+  let out = termCache.get(text);
+  if (out === undefined) {
+    out = terms(text);
+    if (termCache.size >= UNIT_CACHE_ENTRIES) termCache.clear();
+    termCache.set(text, out);
+  }
+  return out;
+}
+
 export function splitUnits(text: string): AnswerUnit[] {
   const units: AnswerUnit[] = [];
   let block = 0;

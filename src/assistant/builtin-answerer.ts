@@ -13,7 +13,14 @@ import type {
   LanguageModelV1Prompt,
   LanguageModelV1StreamPart,
 } from '@ai-sdk/provider';
-import { type AnswerUnit, dedupeKey, GENERIC_TERMS, splitUnitsCached, terms } from './answer-text.ts';
+import {
+  type AnswerUnit,
+  dedupeKey,
+  GENERIC_TERMS,
+  splitUnitsCached,
+  terms,
+  termsCached,
+} from './answer-text.ts';
 import { citedSourceIds } from './citations.ts';
 
 /** One retrieved chunk, numbered for citation. */
@@ -75,7 +82,7 @@ const CONTEXT_WEIGHT = 0.3;
 const GENERIC_WEIGHT = 0.4;
 /** Words per streamed text delta: the whole answer is known at once, so deltas only pace the reader; each
  * delta costs a pass through the SDK stream pipeline and a socket write, hence not one word each. */
-const WORDS_PER_DELTA = 16;
+const WORDS_PER_DELTA = 8;
 
 /** What the built-in answerer decided, before it is streamed. */
 export interface BuiltinAnswer {
@@ -271,7 +278,7 @@ export function composeAnswer(
   const pageCoverage = new Map<string, number>();
   const headingCoverage = new Map<RetrievedSource, number>();
   for (const [rank, source] of sources.entries()) {
-    const heads = new Set(terms([source.pageTitle, ...source.headings].join(' ')));
+    const heads = new Set(termsCached([source.pageTitle, ...source.headings].join(' ')));
     headingCoverage.set(source, coverageOf(heads));
     const pageTerms = new Set([...heads, ...(unitsBySource[rank] ?? []).flatMap((u) => u.terms)]);
     for (const other of sources) if (other.url === source.url && other !== source) addTerms(pageTerms, other);
@@ -282,7 +289,7 @@ export function composeAnswer(
   // every word of the question, but scattered, is usually about something else.
   const windowCoverage = new Map<string, number>();
   for (const [rank, source] of sources.entries()) {
-    const heads = terms([source.pageTitle, ...source.headings].join(' '));
+    const heads = termsCached([source.pageTitle, ...source.headings].join(' '));
     const units = unitsBySource[rank] ?? [];
     let best = windowCoverage.get(source.url) ?? 0;
     for (let i = 0; i < units.length; i++) {
@@ -345,7 +352,7 @@ export function composeAnswer(
 }
 
 function addTerms(set: Set<string>, source: RetrievedSource): void {
-  for (const term of terms(source.text)) set.add(term);
+  for (const term of termsCached(source.text)) set.add(term);
 }
 
 function byScore(a: ScoredUnit, b: ScoredUnit): number {

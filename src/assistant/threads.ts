@@ -73,45 +73,61 @@ export interface AppendMessage {
   requestId?: string | null;
 }
 
-/** Appends with the next sequence number; the unique (thread, seq) index turns a race into a retry. */
+/**
+ * Appends with the next sequence number, computed inside the INSERT so the read and the write are one
+ * statement; the unique (thread, seq) index turns a race between two appends into a retry.
+ */
 export async function appendThreadMessage(
   storage: Storage,
   threadId: string,
   message: AppendMessage,
 ): Promise<string> {
+  const createdAt = nowIso();
   for (let attempt = 0; ; attempt++) {
-    const last = await storage.db
-      .selectFrom('thread_messages')
-      .select((eb) => eb.fn.max('seq').as('seq'))
-      .where('thread_id', '=', threadId)
-      .executeTakeFirst();
-    const seq = last?.seq === null || last?.seq === undefined ? 0 : Number(last.seq) + 1;
-    const row: ThreadMessagesTable = {
-      id: newId('msg'),
-      thread_id: threadId,
-      seq,
-      role: message.role,
-      content: message.content,
-      status: message.status,
-      sources: JSON.stringify(message.sources ?? []),
-      finish_reason: message.finishReason ?? null,
-      usage: message.usage ? JSON.stringify(message.usage) : null,
-      timings: message.timings ? JSON.stringify(message.timings) : null,
-      request_id: message.requestId ?? null,
-      created_at: nowIso(),
-    };
+    const id = newId('msg');
     try {
-      await storage.db.insertInto('thread_messages').values(row).execute();
-      await storage.db
-        .updateTable('threads')
-        .set({ updated_at: row.created_at })
-        .where('id', '=', threadId)
-        .execute();
-      return row.id;
+      await storage.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('thread_messages')
+          .values({
+            id,
+            thread_id: threadId,
+            seq: (eb) =>
+              eb
+                .selectFrom('thread_messages')
+                .select((sub) =>
+                  sub(sub.fn.coalesce(sub.fn.max('seq'), sub.lit(-1)), '+', sub.lit(1)).as('next'),
+                )
+                .where('thread_id', '=', threadId),
+            role: message.role,
+            content: message.content,
+            status: message.status,
+            sources: JSON.stringify(message.sources ?? []),
+            finish_reason: message.finishReason ?? null,
+            usage: message.usage ? JSON.stringify(message.usage) : null,
+            timings: message.timings ? JSON.stringify(message.timings) : null,
+            request_id: message.requestId ?? null,
+            created_at: createdAt,
+          })
+          .execute();
+        await trx.updateTable('threads').set({ updated_at: createdAt }).where('id', '=', threadId).execute();
+      });
+      return id;
     } catch (error) {
-      if (attempt >= 5) throw error;
+      if (attempt >= MAX_APPEND_ATTEMPTS || !isUniqueViolation(error)) throw error;
     }
   }
+}
+
+/** Concurrent appends to one thread are rare (one reader, one conversation); a few retries settle them. */
+const MAX_APPEND_ATTEMPTS = 5;
+
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  // PostgreSQL unique_violation, SQLite SQLITE_CONSTRAINT_UNIQUE.
+  return (
+    e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint/i.test(e.message ?? '')
+  );
 }
 
 export interface ThreadMessage {

@@ -68,7 +68,9 @@ function openSqlite(file: string): Storage {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(connection) }),
+  });
   return {
     db,
     dialect: 'sqlite',
@@ -88,6 +90,36 @@ function openPostgres(url: string, poolSize = 10): Storage {
     describe: redact(url),
     close: () => db.destroy(),
   };
+}
+
+/** Distinct SQL texts kept prepared; the app issues a few dozen, bulk inserts vary with batch size. */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Kysely prepares every query anew; on the request path that is a measurable share of each SQLite
+ * query. better-sqlite3 statements are reusable (Kysely runs them synchronously with `all`/`run`), so
+ * the same SQL text gets the same statement. Bounded, oldest evicted first.
+ */
+function withStatementCache(connection: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = connection.prepare.bind(connection);
+  return new Proxy(connection, {
+    get(target, property, receiver) {
+      if (property !== 'prepare') return Reflect.get(target, property, receiver);
+      return (sqlText: string) => {
+        let statement = cache.get(sqlText);
+        if (statement === undefined) {
+          statement = prepare(sqlText);
+          if (cache.size >= STATEMENT_CACHE_SIZE) {
+            const oldest = cache.keys().next().value;
+            if (oldest !== undefined) cache.delete(oldest);
+          }
+          cache.set(sqlText, statement);
+        }
+        return statement;
+      };
+    },
+  });
 }
 
 export async function migrate(storage: Storage): Promise<void> {
