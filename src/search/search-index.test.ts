@@ -1,0 +1,254 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeChunk } from './analyze.ts';
+import { normalizePagePath, resolvePage } from './current-path.ts';
+import { buildSearchIndex, DEFAULT_RANKING, searchIndex, withinOneEdit } from './search-index.ts';
+import type { IndexableChunk } from './types.ts';
+
+interface ChunkSpec {
+  id: number;
+  pagePath: string;
+  pageTitle: string;
+  headings?: string[];
+  text: string;
+  versions?: string[];
+  languages?: string[];
+}
+
+const chunk = (spec: ChunkSpec, analyze = true): IndexableChunk => {
+  const headings = spec.headings ?? [];
+  const languages = spec.languages ?? [];
+  return {
+    ...spec,
+    headings,
+    versions: spec.versions ?? [],
+    languages,
+    analyzed: analyze
+      ? JSON.parse(
+          JSON.stringify(
+            analyzeChunk({
+              pageTitle: spec.pageTitle,
+              headings,
+              text: spec.text,
+              language: languages[0] ?? null,
+            }),
+          ),
+        )
+      : null,
+  };
+};
+
+const filler = 'This section explains general concepts of the product in plain words for new readers.';
+
+const corpus = [
+  chunk({
+    id: 1,
+    pagePath: 'guides/install',
+    pageTitle: 'Installation',
+    text: `Install the CLI with npm. ${filler}`,
+  }),
+  chunk({
+    id: 2,
+    pagePath: 'guides/rate-limits',
+    pageTitle: 'Rate limits',
+    headings: ['Handling rate limits'],
+    text: `Requests over the rate limit return 429. Retry with backoff. ${filler}`,
+  }),
+  chunk({
+    id: 3,
+    pagePath: 'guides/errors',
+    pageTitle: 'Errors',
+    text: `A 429 error means too many requests; the limit resets each minute. ${filler}`,
+  }),
+  chunk({
+    id: 4,
+    pagePath: 'reference/streaming',
+    pageTitle: 'Streaming',
+    text: `Stream tokens with server-sent events. ${filler}`,
+  }),
+];
+
+const ids = (hits: { chunkId: number }[]): number[] => hits.map((h) => h.chunkId);
+
+describe('searchIndex ranking', () => {
+  const index = buildSearchIndex(corpus);
+
+  it('ranks the chunk whose title, heading and body match above one with a body-only match', () => {
+    expect(ids(searchIndex(index, 'rate limits', { limit: 10 }))).toEqual([2, 3]);
+  });
+
+  it('prefers rarer terms (IDF) and respects limit', () => {
+    const hits = searchIndex(index, 'install streaming', { limit: 1 });
+    expect(hits).toHaveLength(1);
+    expect([1, 4]).toContain(hits[0]?.chunkId);
+  });
+
+  it('returns scores in descending order with page paths', () => {
+    const hits = searchIndex(index, 'rate limit 429 error', { limit: 10 });
+    expect(hits.map((h) => h.pagePath)).toEqual(['guides/rate-limits', 'guides/errors']);
+    expect(hits[0]?.score ?? 0).toBeGreaterThanOrEqual(hits[1]?.score ?? 0);
+  });
+
+  it('scores a phrase in order above the same words scattered', () => {
+    const phrase = buildSearchIndex([
+      chunk({
+        id: 1,
+        pagePath: 'a',
+        pageTitle: 'A',
+        text: 'the mode of the picture, a sleep setting and a timer',
+      }),
+      chunk({ id: 2, pagePath: 'b', pageTitle: 'B', text: 'the picture mode, a sleep timer and a setting' }),
+    ]);
+    expect(ids(searchIndex(phrase, 'sleep timer', { limit: 2 }))).toEqual([2, 1]);
+  });
+
+  it('lets page evidence lift a chunk whose page covers the rest of the question', () => {
+    const pages = buildSearchIndex([
+      chunk({ id: 1, pagePath: 'a', pageTitle: 'A', text: `webhooks retries ${filler}` }),
+      chunk({ id: 2, pagePath: 'b', pageTitle: 'B', text: `webhooks retries ${filler}` }),
+      chunk({ id: 3, pagePath: 'b', pageTitle: 'B', text: `signature verification ${filler}` }),
+    ]);
+    // Chunks 1 and 2 are identical; only 2's page also answers "signature".
+    const order = ids(searchIndex(pages, 'webhooks retries signature', { limit: 3 }));
+    expect(order.indexOf(2)).toBeLessThan(order.indexOf(1));
+  });
+
+  it('returns nothing for stop-word-only or empty queries and limit 0', () => {
+    expect(searchIndex(index, 'what is the', { limit: 5 })).toEqual([]);
+    expect(searchIndex(index, '', { limit: 5 })).toEqual([]);
+    expect(searchIndex(index, 'rate', { limit: 0 })).toEqual([]);
+  });
+
+  it('matches a one-edit typo of a long word', () => {
+    expect(ids(searchIndex(index, 'instal streeming', { limit: 10 }))).toContain(4);
+    expect(withinOneEdit('serch', 'search')).toBe(true);
+    expect(withinOneEdit('recieve', 'receive')).toBe(true);
+    expect(withinOneEdit('stream', 'scream')).toBe(true);
+    expect(withinOneEdit('stream', 'dream')).toBe(false);
+  });
+
+  it('re-analyzes chunks whose stored analysis is missing or stale, with identical results', () => {
+    const raw = buildSearchIndex(corpus.map((c) => ({ ...c, analyzed: { v: 0 } })));
+    expect(searchIndex(raw, 'rate limits 429', { limit: 10 })).toEqual(
+      searchIndex(index, 'rate limits 429', { limit: 10 }),
+    );
+  });
+
+  it('does not leak scores between queries (scratch arrays are reset)', () => {
+    const first = searchIndex(index, 'rate limits', { limit: 10 });
+    searchIndex(index, 'streaming events install', { limit: 10 });
+    expect(searchIndex(index, 'rate limits', { limit: 10 })).toEqual(first);
+  });
+});
+
+describe('searchIndex filters', () => {
+  const index = buildSearchIndex([
+    chunk({
+      id: 1,
+      pagePath: 'v1/en/setup',
+      pageTitle: 'Setup',
+      text: 'setup guide',
+      versions: ['v1'],
+      languages: ['en'],
+    }),
+    chunk({
+      id: 2,
+      pagePath: 'v2/en/setup',
+      pageTitle: 'Setup',
+      text: 'setup guide',
+      versions: ['V2'],
+      languages: ['en'],
+    }),
+    chunk({
+      id: 3,
+      pagePath: 'v2/es/setup',
+      pageTitle: 'Setup',
+      text: 'setup guide',
+      versions: ['v2'],
+      languages: ['es'],
+    }),
+    chunk({ id: 4, pagePath: 'changelog', pageTitle: 'Changelog', text: 'setup guide changes' }),
+    chunk({ id: 5, pagePath: 'both/setup', pageTitle: 'Setup', text: 'setup guide', versions: ['v1', 'v2'] }),
+  ]);
+  const filtered = (version?: string, language?: string): number[] =>
+    ids(searchIndex(index, 'setup guide', { limit: 10, version, language })).sort();
+
+  it('keeps chunks carrying the label, or no label of that kind, case-insensitively', () => {
+    expect(filtered('v2')).toEqual([2, 3, 4, 5]);
+    expect(filtered('V1')).toEqual([1, 4, 5]);
+    expect(filtered(undefined, 'EN')).toEqual([1, 2, 4, 5]);
+    expect(filtered('v2', 'es')).toEqual([3, 4, 5]);
+    expect(filtered()).toEqual([1, 2, 3, 4, 5]);
+    expect(filtered('v9')).toEqual([4]);
+  });
+});
+
+describe('currentPath boost', () => {
+  // Two chunks with identical text on two pages: an exact tie, broken by chunk id without a boost.
+  const twins = [
+    chunk({
+      id: 1,
+      pagePath: 'guides/alpha',
+      pageTitle: 'Guide',
+      text: `Configure webhooks here. ${filler}`,
+    }),
+    chunk({ id: 2, pagePath: 'guides/beta', pageTitle: 'Guide', text: `Configure webhooks here. ${filler}` }),
+    chunk({ id: 3, pagePath: 'other/gamma', pageTitle: 'Guide', text: `Configure webhooks here. ${filler}` }),
+  ];
+  const strong = chunk({
+    id: 4,
+    pagePath: 'reference/webhooks',
+    pageTitle: 'Webhooks',
+    headings: ['Configure webhooks'],
+    text: 'Configure webhooks: webhooks send events. Configure webhooks per project.',
+  });
+  const index = buildSearchIndex([...twins, strong]);
+
+  it('reorders near-ties towards the current page, given as id, URL path or full URL', () => {
+    const plain = buildSearchIndex(twins);
+    expect(ids(searchIndex(plain, 'configure webhooks', { limit: 3 }))).toEqual([1, 2, 3]);
+    for (const currentPath of ['guides/beta', '/guides/beta', 'https://docs.example.com/guides/beta#setup']) {
+      expect(ids(searchIndex(plain, 'configure webhooks', { limit: 3, currentPath }))[0]).toBe(2);
+    }
+  });
+
+  it('mildly prefers siblings of the current page over other folders', () => {
+    const neighbour = chunk({ id: 9, pagePath: 'other/delta', pageTitle: 'Delta', text: 'Unrelated words.' });
+    const plain = buildSearchIndex([...twins, neighbour]);
+    const order = ids(searchIndex(plain, 'configure webhooks', { limit: 3, currentPath: '/other/delta' }));
+    expect(order).toEqual([3, 1, 2]);
+  });
+
+  it('never lifts a clearly weaker chunk above a clearly better one', () => {
+    expect(ids(searchIndex(index, 'configure webhooks', { limit: 4 }))[0]).toBe(4);
+    expect(ids(searchIndex(index, 'configure webhooks', { limit: 4, currentPath: '/guides/beta' }))[0]).toBe(
+      4,
+    );
+  });
+
+  it('ignores a current path that matches no page', () => {
+    expect(searchIndex(index, 'configure webhooks', { limit: 4, currentPath: '/nowhere' })).toEqual(
+      searchIndex(index, 'configure webhooks', { limit: 4 }),
+    );
+  });
+});
+
+describe('current-path helpers', () => {
+  it('normalises page references', () => {
+    expect(normalizePagePath('https://x.dev/Guides/Setup.mdx?a=1#b')).toBe('guides/setup');
+    expect(normalizePagePath('/guides/setup/')).toBe('guides/setup');
+    expect(normalizePagePath('guides/index')).toBe('guides');
+  });
+
+  it('resolves a URL under a base path to the page id', () => {
+    const pages = new Map([['guides/setup', 7]]);
+    expect(resolvePage('/docs/guides/setup', pages)).toBe(7);
+    expect(resolvePage('/docs/guides/other', pages)).toBeUndefined();
+  });
+});
+
+describe('defaults', () => {
+  it('keeps the current-page boost small relative to relevance', () => {
+    expect(DEFAULT_RANKING.currentPageBoost).toBeLessThanOrEqual(0.1);
+    expect(DEFAULT_RANKING.siblingBoost).toBeLessThan(DEFAULT_RANKING.currentPageBoost);
+  });
+});

@@ -1,0 +1,661 @@
+import { type AnalyzedChunk, analyzeChunk, analyzeQueryWith, isAnalyzedChunk } from './analyze.ts';
+import { normalizePagePath, parentOf, resolvePage } from './current-path.ts';
+import { stemmerNameFor } from './stemmer.ts';
+import type { IndexableChunk, SearchHit, SearchOptions } from './types.ts';
+
+/** One field's BM25F parameters: its weight in the combined term frequency and its length normalisation. */
+export interface FieldParams {
+  weight: number;
+  b: number;
+}
+
+/**
+ * Fields in the order they are stored: page title, heading breadcrumbs, body, and adjacent term pairs
+ * (normalised against the whole chunk's length).
+ */
+export type FieldSet = readonly [FieldParams, FieldParams, FieldParams, FieldParams];
+
+export interface RankingParams {
+  /** Term-frequency saturation. */
+  k1: number;
+  fields: FieldSet;
+  /**
+   * Share of a chunk's final score that comes from its page (both scaled to the query's best):
+   * evaluation and answers are page-level, and a page that answers the question in two sections is a
+   * better source than one stray chunk that happens to repeat a word.
+   */
+  pageWeight: number;
+  /** A page's score is its best chunk's plus this share of its second best. */
+  secondChunkWeight: number;
+  /** Query-side weight of an adjacent query-term pair relative to a single term. */
+  pairWeight: number;
+  /** Multiplicative boost of chunks on the reader's current page, and on pages in the same folder. */
+  currentPageBoost: number;
+  siblingBoost: number;
+  /** Query words (5+ characters) missing from the vocabulary match terms one edit away (typos). */
+  fuzzy: boolean;
+  /** Pseudo-relevance feedback: first-pass chunks read, terms added, and their weight (0 docs: off). */
+  feedbackDocs: number;
+  feedbackTerms: number;
+  feedbackWeight: number;
+}
+
+/**
+ * Defaults chosen on the claude-docs and tv-manual eval sets (bench/search-quality.ts), one principled
+ * knob at a time, keeping only changes that helped both sets and both halves of each.
+ */
+export const DEFAULT_RANKING: RankingParams = {
+  k1: 1.2,
+  fields: [
+    { weight: 3, b: 0.3 },
+    { weight: 2, b: 0.3 },
+    { weight: 1, b: 0.6 },
+    { weight: 1, b: 0.6 },
+  ],
+  pageWeight: 0.5,
+  secondChunkWeight: 0.5,
+  pairWeight: 0.5,
+  currentPageBoost: 0.05,
+  siblingBoost: 0.02,
+  fuzzy: true,
+  // Off: it lowered hit@1 on tv-manual (short questions drift towards the first hit's topic).
+  feedbackDocs: 0,
+  feedbackTerms: 10,
+  feedbackWeight: 0.3,
+};
+
+/**
+ * A term → postings inverted file in CSR form. Each posting stores the already-saturated BM25F term
+ * weight `tf~ / (k1 + tf~)`, so a query only multiplies by IDF and adds.
+ */
+interface Postings {
+  offsets: Uint32Array;
+  docs: Uint32Array;
+  weights: Float32Array;
+  idf: Float32Array;
+}
+
+/** The same triples by document (chunk → its terms), for pseudo-relevance feedback. */
+interface Forward {
+  offsets: Uint32Array;
+  terms: Uint32Array;
+  weights: Float32Array;
+}
+
+interface FilterMasks {
+  chunks: Uint8Array | null;
+}
+
+export interface SearchIndex {
+  readonly params: RankingParams;
+  readonly terms: ReadonlyMap<string, number>;
+  /** Pair hash → term id; pairs share the id space (and postings) with words. */
+  readonly pairs: { get(hash: number): number | undefined };
+  readonly termList: readonly string[];
+  /** Single-word terms bucketed by first character and length, for typo matching. */
+  readonly fuzzyBuckets: ReadonlyMap<string, readonly number[]>;
+  /** Stemmers the chunks were analyzed with: a query without a language is analyzed with each. */
+  readonly stemmers: readonly (string | null)[];
+  readonly chunkIds: readonly number[];
+  readonly chunkPage: Uint32Array;
+  readonly pagePaths: readonly string[];
+  readonly pageParent: Uint32Array;
+  readonly pageByPath: ReadonlyMap<string, number>;
+  readonly postings: Postings;
+  readonly forward: Forward;
+  /** Lowercased labels per chunk; empty: matches any filter. */
+  readonly chunkVersions: readonly (readonly string[])[];
+  readonly chunkLanguages: readonly (readonly string[])[];
+  /** Per-filter masks, computed on first use: a site has few distinct version × language filters. */
+  readonly filterCache: Map<string, FilterMasks>;
+  /** Reused per query (search is synchronous), so a query allocates nothing per document. */
+  readonly scratch: {
+    chunkScores: Float32Array;
+    chunkTouched: Uint32Array;
+    pageBest: Float32Array;
+    pageSecond: Float32Array;
+    pageTouched: Uint32Array;
+  };
+}
+
+const lowerLabels = (labels: readonly string[]): string[] => labels.map((l) => l.trim().toLowerCase());
+
+/** Stored analysis, or a fresh one if storage holds none (or an older analyzer version's). */
+const analysisOf = (chunk: IndexableChunk): AnalyzedChunk =>
+  isAnalyzedChunk(chunk.analyzed)
+    ? chunk.analyzed
+    : analyzeChunk({
+        pageTitle: chunk.pageTitle,
+        headings: chunk.headings,
+        text: chunk.text,
+        language: chunk.languages[0] ?? null,
+      });
+
+/** Growable typed arrays: postings are collected without one JS object (or Map) per chunk. */
+class GrowableU32 {
+  data: Uint32Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.data = new Uint32Array(Math.max(16, capacity));
+  }
+  push(value: number): void {
+    if (this.size === this.data.length) {
+      const next = new Uint32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.size++] = value;
+  }
+}
+
+class GrowableF32 {
+  data: Float32Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.data = new Float32Array(Math.max(16, capacity));
+  }
+  push(value: number): void {
+    if (this.size === this.data.length) {
+      const next = new Float32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.size++] = value;
+  }
+}
+
+/**
+ * Pair hash → term id, open addressing on typed arrays. Pairs outnumber words several times over, and a
+ * JS Map of a few hundred thousand numbers costs more than the whole rest of the build.
+ */
+class HashIds {
+  private keys = new Int32Array(1 << 12).fill(-1);
+  private values = new Uint32Array(1 << 12);
+  private count = 0;
+
+  get(key: number): number | undefined {
+    const mask = this.keys.length - 1;
+    for (let i = key & mask; ; i = (i + 1) & mask) {
+      const k = this.keys[i];
+      if (k === key) return this.values[i];
+      if (k === -1) return undefined;
+    }
+  }
+
+  set(key: number, value: number): void {
+    if ((this.count + 1) * 2 > this.keys.length) this.grow();
+    const mask = this.keys.length - 1;
+    let i = key & mask;
+    while (this.keys[i] !== -1 && this.keys[i] !== key) i = (i + 1) & mask;
+    if (this.keys[i] === -1) this.count++;
+    this.keys[i] = key;
+    this.values[i] = value;
+  }
+
+  private grow(): void {
+    const keys = this.keys;
+    const values = this.values;
+    this.keys = new Int32Array(keys.length * 2).fill(-1);
+    this.values = new Uint32Array(keys.length * 2);
+    this.count = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] ?? -1;
+      if (k !== -1) this.set(k, values[i] ?? 0);
+    }
+  }
+}
+
+const FIELD_COUNT = 4;
+
+export const buildSearchIndex = (
+  chunks: readonly IndexableChunk[],
+  params: RankingParams = DEFAULT_RANKING,
+): SearchIndex => {
+  const terms = new Map<string, number>();
+  const pairs = new HashIds();
+  /** Words by id; pairs hold '' (they are never shown, expanded or fuzzily matched). */
+  const termList: string[] = [];
+  const stemmers = new Set<string | null>();
+  const pageByPath = new Map<string, number>();
+  const pagePaths: string[] = [];
+  const chunkPage = new Uint32Array(chunks.length);
+
+  // Pass 1: term ids and raw (term, field, tf) runs per chunk, plus field lengths for the averages.
+  const rawOffsets = new Uint32Array(chunks.length + 1);
+  const analyses = chunks.map(analysisOf);
+  let entries = 0;
+  for (const a of analyses) entries += a.t[0].length + a.h[0].length + a.b[0].length + a.p[0].length;
+  const rawTerms = new GrowableU32(entries);
+  const rawTfs = new GrowableF32(entries);
+  const rawFields = new GrowableU32(entries);
+  const lengths = new Float32Array(chunks.length * FIELD_COUNT);
+  const sums = new Float64Array(FIELD_COUNT);
+  chunks.forEach((chunk, c) => {
+    const a = analyses[c] ?? analysisOf(chunk);
+    stemmers.add(a.s);
+    const fieldLengths = [a.l[0], a.l[1], a.l[2], a.l[0] + a.l[1] + a.l[2]];
+    const fieldTerms = [a.t, a.h, a.b];
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const len = fieldLengths[f] ?? 0;
+      lengths[c * FIELD_COUNT + f] = len;
+      sums[f] = (sums[f] ?? 0) + len;
+    }
+    for (let f = 0; f < 3; f++) {
+      const [names, counts] = fieldTerms[f] ?? [[], []];
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i] ?? '';
+        let id = terms.get(name);
+        if (id === undefined) {
+          id = termList.length;
+          terms.set(name, id);
+          termList.push(name);
+        }
+        rawTerms.push(id);
+        rawTfs.push(counts[i] ?? 0);
+        rawFields.push(f);
+      }
+    }
+    const [hashes, pairCounts] = a.p;
+    for (let i = 0; i < hashes.length; i++) {
+      const hash = hashes[i] ?? 0;
+      let id = pairs.get(hash);
+      if (id === undefined) {
+        id = termList.length;
+        pairs.set(hash, id);
+        termList.push('');
+      }
+      rawTerms.push(id);
+      rawTfs.push(pairCounts[i] ?? 0);
+      rawFields.push(3);
+    }
+    rawOffsets[c + 1] = rawTerms.size;
+
+    const key = normalizePagePath(chunk.pagePath);
+    let page = pageByPath.get(key);
+    if (page === undefined) {
+      page = pagePaths.length;
+      pageByPath.set(key, page);
+      pagePaths.push(chunk.pagePath);
+    }
+    chunkPage[c] = page;
+  });
+
+  // Pass 2: BM25F. Per-field length-normalised frequencies are weighted and summed into one
+  // pseudo-frequency per term, then saturated once, so repeating a word across fields cannot outscore
+  // covering more of the query. A dense accumulator over term ids avoids a Map per chunk.
+  const averages = Array.from(sums, (s) => s / Math.max(1, chunks.length) || 1);
+  const acc = new Float32Array(termList.length);
+  const docTerms = new GrowableU32(entries);
+  const docDocs = new GrowableU32(entries);
+  const docWeights = new GrowableF32(entries);
+  const df = new Uint32Array(termList.length);
+  const scale = new Float32Array(FIELD_COUNT);
+  const seen: number[] = [];
+  for (let c = 0; c < chunks.length; c++) {
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const field = params.fields[f];
+      const norm = field
+        ? 1 - field.b + (field.b * (lengths[c * FIELD_COUNT + f] ?? 0)) / (averages[f] ?? 1)
+        : 1;
+      scale[f] = field ? field.weight / norm : 0;
+    }
+    seen.length = 0;
+    for (let i = rawOffsets[c] ?? 0; i < (rawOffsets[c + 1] ?? 0); i++) {
+      const t = rawTerms.data[i] ?? 0;
+      const w = (rawTfs.data[i] ?? 0) * (scale[rawFields.data[i] ?? 0] ?? 0);
+      if (w <= 0) continue;
+      if ((acc[t] ?? 0) === 0) seen.push(t);
+      acc[t] = (acc[t] ?? 0) + w;
+    }
+    for (const t of seen) {
+      const tf = acc[t] ?? 0;
+      acc[t] = 0;
+      docTerms.push(t);
+      docDocs.push(c);
+      docWeights.push(tf / (params.k1 + tf));
+      df[t] = (df[t] ?? 0) + 1;
+    }
+  }
+
+  // Transpose into term-ordered postings (counting sort on term id).
+  const offsets = new Uint32Array(termList.length + 1);
+  for (let t = 0; t < termList.length; t++) offsets[t + 1] = (offsets[t] ?? 0) + (df[t] ?? 0);
+  const cursor = offsets.slice(0, termList.length);
+  const docs = new Uint32Array(docTerms.size);
+  const weights = new Float32Array(docTerms.size);
+  for (let i = 0; i < docTerms.size; i++) {
+    const t = docTerms.data[i] ?? 0;
+    const at = cursor[t] ?? 0;
+    cursor[t] = at + 1;
+    docs[at] = docDocs.data[i] ?? 0;
+    weights[at] = docWeights.data[i] ?? 0;
+  }
+  const idf = new Float32Array(termList.length);
+  for (let t = 0; t < termList.length; t++) {
+    const n = df[t] ?? 0;
+    // BM25's probabilistic IDF with +1 inside the log: always positive, so every match adds.
+    idf[t] = Math.log(1 + (chunks.length - n + 0.5) / (n + 0.5));
+  }
+  // The forward (chunk → terms) view is only read by feedback; skip its memory when that is off.
+  const withForward = params.feedbackDocs > 0;
+  const forwardOffsets = new Uint32Array(withForward ? chunks.length + 1 : 1);
+  if (withForward) {
+    for (let i = 0; i < docDocs.size; i++) {
+      const c = (docDocs.data[i] ?? 0) + 1;
+      forwardOffsets[c] = (forwardOffsets[c] ?? 0) + 1;
+    }
+    for (let c = 0; c < chunks.length; c++) {
+      forwardOffsets[c + 1] = (forwardOffsets[c + 1] ?? 0) + (forwardOffsets[c] ?? 0);
+    }
+  }
+
+  const fuzzyBuckets = new Map<string, number[]>();
+  if (params.fuzzy) {
+    termList.forEach((term, t) => {
+      if (term.length < 4) return;
+      const key = `${term[0]}${term.length}`;
+      const bucket = fuzzyBuckets.get(key);
+      if (bucket) bucket.push(t);
+      else fuzzyBuckets.set(key, [t]);
+    });
+  }
+
+  const parents = new Map<string, number>();
+  const pageParent = new Uint32Array(pagePaths.length);
+  pagePaths.forEach((p, i) => {
+    const parent = parentOf(normalizePagePath(p));
+    let id = parents.get(parent);
+    if (id === undefined) {
+      id = parents.size;
+      parents.set(parent, id);
+    }
+    pageParent[i] = id;
+  });
+
+  return {
+    params,
+    terms,
+    pairs,
+    termList,
+    fuzzyBuckets,
+    stemmers: [...stemmers],
+    chunkIds: chunks.map((c) => c.id),
+    chunkPage,
+    pagePaths,
+    pageParent,
+    pageByPath,
+    postings: { offsets, docs, weights, idf },
+    forward: {
+      offsets: forwardOffsets,
+      terms: withForward ? docTerms.data.slice(0, docTerms.size) : new Uint32Array(0),
+      weights: withForward ? docWeights.data.slice(0, docWeights.size) : new Float32Array(0),
+    },
+    chunkVersions: chunks.map((c) => lowerLabels(c.versions)),
+    chunkLanguages: chunks.map((c) => lowerLabels(c.languages)),
+    filterCache: new Map(),
+    scratch: {
+      chunkScores: new Float32Array(chunks.length),
+      chunkTouched: new Uint32Array(chunks.length),
+      pageBest: new Float32Array(pagePaths.length),
+      pageSecond: new Float32Array(pagePaths.length),
+      pageTouched: new Uint32Array(pagePaths.length),
+    },
+  };
+};
+
+/** A chunk passes a filter value when it carries that label, or carries no label of that kind. */
+const passes = (labels: readonly string[], wanted: string | null): boolean =>
+  wanted === null || labels.length === 0 || labels.includes(wanted);
+
+const filterMasks = (index: SearchIndex, version: string | null, language: string | null): FilterMasks => {
+  if (version === null && language === null) return { chunks: null };
+  const key = `${version ?? ''}\u0000${language ?? ''}`;
+  let masks = index.filterCache.get(key);
+  if (!masks) {
+    const chunks = new Uint8Array(index.chunkIds.length);
+    for (let c = 0; c < chunks.length; c++) {
+      const ok =
+        passes(index.chunkVersions[c] ?? [], version) && passes(index.chunkLanguages[c] ?? [], language);
+      chunks[c] = ok ? 1 : 0;
+    }
+    masks = { chunks };
+    index.filterCache.set(key, masks);
+  }
+  return masks;
+};
+
+/** True when `a` and `b` are at most one insertion, deletion, substitution or transposition apart. */
+export const withinOneEdit = (a: string, b: string): boolean => {
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === la || i === lb) return true;
+  if (la === lb) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+};
+
+/**
+ * Vocabulary terms one edit from an unknown query word. Only words sharing its first letter are
+ * compared (typos rarely hit the first letter), which keeps this to a few hundred comparisons.
+ */
+const fuzzyMatches = (index: SearchIndex, word: string): number[] => {
+  const out: number[] = [];
+  for (let len = word.length - 1; len <= word.length + 1; len++) {
+    for (const t of index.fuzzyBuckets.get(`${word[0]}${len}`) ?? []) {
+      if (withinOneEdit(word, index.termList[t] ?? '')) out.push(t);
+    }
+  }
+  return out;
+};
+
+/** Weighted term ids of a query, analyzed with each candidate stemmer and merged. */
+const queryTerms = (index: SearchIndex, query: string, language: string | undefined): Map<number, number> => {
+  const stemmers = language !== undefined ? [stemmerNameFor(language)] : index.stemmers;
+  const out = new Map<number, number>();
+  const add = (id: number, weight: number): void => {
+    if (weight > 0) out.set(id, Math.max(out.get(id) ?? 0, weight));
+  };
+  for (const stemmer of stemmers.length > 0 ? stemmers : ['english']) {
+    const analyzed = analyzeQueryWith(query, stemmer);
+    for (const { hash, count } of analyzed.pairs) {
+      const id = index.pairs.get(hash);
+      if (id !== undefined) add(id, count * index.params.pairWeight);
+    }
+    for (const { term, count } of analyzed.terms) {
+      const id = index.terms.get(term);
+      if (id !== undefined) add(id, count);
+      else if (index.params.fuzzy && term.length >= 5) {
+        // A typo ("serch") matches nothing; its one-edit neighbours share its weight, at a discount.
+        const matches = fuzzyMatches(index, term);
+        for (const t of matches) add(t, (0.7 * count) / matches.length);
+      }
+    }
+  }
+  return out;
+};
+
+interface Ranked {
+  docs: Uint32Array;
+  scores: Float64Array;
+  size: number;
+}
+
+interface Pass {
+  mask: Uint8Array | null;
+  current: number | undefined;
+}
+
+/**
+ * One scoring pass: BM25F chunk scores, page scores from the page's best two chunks, both scaled to
+ * the query's best and blended; the current-page nudge; the best `k` kept in a min-heap (no full sort).
+ */
+const rank = (index: SearchIndex, qterms: ReadonlyMap<number, number>, k: number, pass: Pass): Ranked => {
+  const { chunkScores, chunkTouched, pageBest, pageSecond, pageTouched } = index.scratch;
+  const { offsets, docs: postingDocs, weights, idf } = index.postings;
+  const { pageWeight, secondChunkWeight, currentPageBoost, siblingBoost } = index.params;
+  const mask = pass.mask;
+
+  let touched = 0;
+  for (const [term, qweight] of qterms) {
+    const w = (idf[term] ?? 0) * qweight;
+    const end = offsets[term + 1] ?? 0;
+    for (let i = offsets[term] ?? 0; i < end; i++) {
+      const doc = postingDocs[i] ?? 0;
+      if (mask !== null && mask[doc] === 0) continue;
+      const prev = chunkScores[doc] ?? 0;
+      if (prev === 0) chunkTouched[touched++] = doc;
+      chunkScores[doc] = prev + w * (weights[i] ?? 0);
+    }
+  }
+
+  let chunkMax = 0;
+  let pages = 0;
+  for (let i = 0; i < touched; i++) {
+    const c = chunkTouched[i] ?? 0;
+    const p = index.chunkPage[c] ?? 0;
+    const s = chunkScores[c] ?? 0;
+    chunkMax = Math.max(chunkMax, s);
+    const best = pageBest[p] ?? 0;
+    if (best === 0) {
+      pageTouched[pages++] = p;
+      pageBest[p] = s;
+    } else if (s > best) {
+      pageSecond[p] = best;
+      pageBest[p] = s;
+    } else if (s > (pageSecond[p] ?? 0)) {
+      pageSecond[p] = s;
+    }
+  }
+  let pageMax = 0;
+  for (let i = 0; i < pages; i++) {
+    const p = pageTouched[i] ?? 0;
+    const total = (pageBest[p] ?? 0) + secondChunkWeight * (pageSecond[p] ?? 0);
+    pageBest[p] = total;
+    pageMax = Math.max(pageMax, total);
+  }
+
+  const current = pass.current;
+  const currentParent = current === undefined ? undefined : index.pageParent[current];
+  const chunkScale = chunkMax > 0 ? (1 - pageWeight) / chunkMax : 0;
+  const pageScale = pageMax > 0 ? pageWeight / pageMax : 0;
+  const docs = new Uint32Array(Math.min(k, touched));
+  const scores = new Float64Array(docs.length);
+  let size = 0;
+  for (let i = 0; i < touched; i++) {
+    const c = chunkTouched[i] ?? 0;
+    const page = index.chunkPage[c] ?? 0;
+    let score = (chunkScores[c] ?? 0) * chunkScale + (pageBest[page] ?? 0) * pageScale;
+    // Multiplicative and small: it reorders only results already within a few percent of each other.
+    if (current !== undefined) {
+      if (page === current) score *= 1 + currentPageBoost;
+      else if (index.pageParent[page] === currentParent) score *= 1 + siblingBoost;
+    }
+    if (size < docs.length) {
+      let at = size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        if ((scores[parent] ?? 0) <= score) break;
+        docs[at] = docs[parent] ?? 0;
+        scores[at] = scores[parent] ?? 0;
+        at = parent;
+      }
+      docs[at] = c;
+      scores[at] = score;
+    } else if (score > (scores[0] ?? 0)) {
+      let at = 0;
+      for (;;) {
+        const left = 2 * at + 1;
+        if (left >= size) break;
+        const right = left + 1;
+        const child = right < size && (scores[right] ?? 0) < (scores[left] ?? 0) ? right : left;
+        if ((scores[child] ?? 0) >= score) break;
+        docs[at] = docs[child] ?? 0;
+        scores[at] = scores[child] ?? 0;
+        at = child;
+      }
+      docs[at] = c;
+      scores[at] = score;
+    }
+  }
+
+  // Reset only what this pass touched, leaving the scratch arrays zeroed for the next one.
+  for (let i = 0; i < touched; i++) chunkScores[chunkTouched[i] ?? 0] = 0;
+  for (let i = 0; i < pages; i++) {
+    pageBest[pageTouched[i] ?? 0] = 0;
+    pageSecond[pageTouched[i] ?? 0] = 0;
+  }
+  return { docs, scores, size };
+};
+
+/**
+ * Pseudo-relevance feedback (RM3-like): terms that weigh most in the best first-pass chunks are added
+ * to the query at a fraction of its weight, for questions that name a feature differently from its page.
+ */
+const expand = (index: SearchIndex, qterms: Map<number, number>, top: Ranked): Map<number, number> => {
+  const { feedbackTerms, feedbackWeight } = index.params;
+  const { offsets, terms, weights } = index.forward;
+  const { idf } = index.postings;
+  let maxScore = 0;
+  for (let i = 0; i < top.size; i++) maxScore = Math.max(maxScore, top.scores[i] ?? 0);
+  if (!(maxScore > 0)) return qterms;
+  const candidates = new Map<number, number>();
+  for (let i = 0; i < top.size; i++) {
+    const c = top.docs[i] ?? 0;
+    const docWeight = (top.scores[i] ?? 0) / maxScore;
+    for (let j = offsets[c] ?? 0; j < (offsets[c + 1] ?? 0); j++) {
+      const t = terms[j] ?? 0;
+      if (qterms.has(t) || index.termList[t] === '') continue;
+      candidates.set(t, (candidates.get(t) ?? 0) + docWeight * (weights[j] ?? 0) * (idf[t] ?? 0));
+    }
+  }
+  const best = [...candidates].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, feedbackTerms);
+  const top1 = best[0]?.[1] ?? 0;
+  if (top1 <= 0) return qterms;
+  const expanded = new Map(qterms);
+  for (const [t, w] of best) expanded.set(t, (feedbackWeight * w) / top1);
+  return expanded;
+};
+
+/**
+ * Ranks chunks for a query: BM25F (with phrase pairs) over chunks blended with their page's evidence,
+ * filtered by version/language, nudged towards the reader's current page; best `limit` chunks first.
+ */
+export const searchIndex = (index: SearchIndex, query: string, options: SearchOptions): SearchHit[] => {
+  const limit = Math.max(0, Math.floor(options.limit));
+  if (limit === 0 || index.chunkIds.length === 0) return [];
+  let qterms = queryTerms(index, query, options.language);
+  if (qterms.size === 0) return [];
+
+  const version = options.version?.trim().toLowerCase() || null;
+  const language = options.language?.trim().toLowerCase() || null;
+  const pass: Pass = {
+    mask: filterMasks(index, version, language).chunks,
+    current: options.currentPath ? resolvePage(options.currentPath, index.pageByPath) : undefined,
+  };
+  if (index.params.feedbackDocs > 0 && index.params.feedbackTerms > 0) {
+    // Feedback ignores the current page: it should learn the question's vocabulary, not the reader's.
+    qterms = expand(
+      index,
+      qterms,
+      rank(index, qterms, index.params.feedbackDocs, { ...pass, current: undefined }),
+    );
+  }
+  const ranked = rank(index, qterms, limit, pass);
+
+  const hits: SearchHit[] = [];
+  for (let i = 0; i < ranked.size; i++) {
+    const c = ranked.docs[i] ?? 0;
+    hits.push({
+      chunkId: index.chunkIds[c] ?? 0,
+      pagePath: index.pagePaths[index.chunkPage[c] ?? 0] ?? '',
+      score: ranked.scores[i] ?? 0,
+    });
+  }
+  // Ties broken by chunk id so results are deterministic across storage dialects.
+  return hits.sort((a, b) => b.score - a.score || a.chunkId - b.chunkId);
+};

@@ -1,0 +1,54 @@
+/**
+ * Stop words, checked on the lowercased word before stemming. Questions are phrased in full sentences
+ * ("How can I …", "What are some …"), so function words and question scaffolding are dropped: they match
+ * almost every chunk and only add noise to BM25 sums. Content words that look generic in docs ("use",
+ * "file", "set") are kept: IDF already down-weights them and they sometimes carry the answer.
+ */
+const ENGLISH = `a about above after again against all also am an and any are aren't as at be because been
+before being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
+don't down during each either etc few for from further had hadn't has hasn't have haven't having he her here
+hers herself him himself his how however i i'm if in into is isn't it it's its itself just let let's me
+might more most must mustn't my myself no nor not of off on once only or other ought our ours ourselves out
+over own same shall she should shouldn't so some such than that that's the their theirs them themselves then
+there there's these they this those through thus to too under until up upon us very via was wasn't we were
+weren't what what's when where where's whether which while who whom whose why will with within without won't
+would wouldn't yes yet you you're your yours yourself yourselves e.g i.e`;
+
+const SPANISH = `a al algo algunas algunos ante antes como con contra cual cuando de del desde donde durante e el
+ella ellas ellos en entre era es esa esas ese eso esos esta estas este esto estos fue ha hay la las le les
+lo los mas me mi mis mucho muy nada ni no nos o os otra otro para pero poco por porque que quien se sea ser
+si sin sobre su sus tambien te tiene tu tus un una unas uno unos y ya cómo qué cuál dónde más también`;
+
+const PORTUGUESE = `a ao aos as até com como da das de dela dele deles do dos e ela elas ele eles em entre era
+essa essas esse esses esta estas este estes eu foi há isso isto já la lhe mais mas me mesmo meu minha muito
+na nas nem no nos nós num numa o os ou para pela pelas pelo pelos por qual quando que quem se sem ser seu
+seus sua suas também te tem um uma umas uns você vocês à às é onde está são como`;
+
+const FRENCH = `à au aux avec ce ces dans de des du elle en et eux il ils je la le les leur lui ma mais me même
+mes moi mon ne nos notre nous on ou où par pas pour qu que qui sa se ses son sur ta te tes toi ton tu un une
+vos votre vous c d j l m n s t y été est sont comment quoi quel quelle quels quelles`;
+
+const GERMAN = `aber alle als also am an auch auf aus bei bin bis bist da damit dann das dass dein deine dem den
+der des dich die dir doch du ein eine einem einen einer eines er es für hat hatte ich ihr ihre im in ist ja
+kann man mich mir mit muss nach nicht noch nur ob oder sein seine sich sie sind so über um und uns unser von
+vor war was wie wir wird wo zu zum zur wie warum welche welcher welches`;
+
+const toSet = (...lists: string[]): ReadonlySet<string> =>
+  new Set(lists.flatMap((words) => words.split(/\s+/)).filter(Boolean));
+
+const ENGLISH_SET = toSet(ENGLISH);
+
+const BY_STEMMER: Record<string, ReadonlySet<string>> = {
+  english: ENGLISH_SET,
+  spanish: toSet(SPANISH, ENGLISH),
+  portuguese: toSet(PORTUGUESE, ENGLISH),
+  french: toSet(FRENCH, ENGLISH),
+  german: toSet(GERMAN, ENGLISH),
+};
+
+/**
+ * The stop list for a stemmer name. Non-English lists include the English words, because non-English
+ * docs quote English UI and code; a language without its own list (or without stemming) gets English's.
+ */
+export const stopWordsFor = (stemmer: string | null): ReadonlySet<string> =>
+  (stemmer === null ? undefined : BY_STEMMER[stemmer]) ?? ENGLISH_SET;

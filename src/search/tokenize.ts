@@ -1,0 +1,83 @@
+import { getStemmer } from './stemmer.ts';
+import { stopWordsFor } from './stop-words.ts';
+
+/**
+ * Candidate tokens: runs of letters/marks/digits/underscore, joined by `.`, `-` or an apostrophe so that
+ * identifiers and versions (`config.yaml`, `v1.2`, `state-of-the-art`, `snake_case`) arrive whole and
+ * can be emitted both whole and split.
+ */
+const RAW_TOKEN = /[\p{L}\p{M}\p{N}_]+(?:['’.-][\p{L}\p{M}\p{N}_]+)*/gu;
+const SEPARATORS = /['’._-]+/;
+/** `retrievalPageSize` → retrieval|Page|Size; `HTTPServer` → HTTP|Server. */
+const CAMEL_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
+/** Scripts written without spaces between words: only a dictionary segmenter finds the words. */
+const DICTIONARY_SCRIPT =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const HANGUL = /\p{Script=Hangul}/u;
+const LETTERS_ONLY = /^\p{L}+$/u;
+const LATIN_WITH_DIACRITICS = /^(?=.*[^\p{ASCII}])[\p{Script=Latin}\p{M}\p{N}_.'’-]+$/u;
+const SINGLE_ASCII_LETTER = /^[a-z]$/;
+/** Longer runs are hashes, base64 or minified code: never searched for, and costly to store. */
+const MAX_TOKEN_LENGTH = 40;
+
+// ICU picks the dictionary by script, so one locale-less segmenter serves Chinese, Japanese and Thai.
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
+
+interface Context {
+  stem: ((word: string) => string) | null;
+  stop: ReadonlySet<string>;
+  out: string[];
+}
+
+/** Accents are often omitted when typing a query (`configuracion`), so Latin-script terms are folded. */
+const fold = (term: string): string =>
+  LATIN_WITH_DIACRITICS.test(term) ? term.normalize('NFD').replace(/\p{Mn}/gu, '') : term;
+
+const emitWord = (word: string, ctx: Context): void => {
+  if (word.length > MAX_TOKEN_LENGTH || SINGLE_ASCII_LETTER.test(word) || ctx.stop.has(word)) return;
+  const stemmed = ctx.stem !== null && LETTERS_ONLY.test(word) ? ctx.stem(word) : word;
+  ctx.out.push(fold(stemmed));
+  // Korean attaches particles to nouns (에이전트를, 에이전트는) and nothing here removes them, so
+  // overlapping character bigrams (as Lucene's CJK bigram filter does) let the shared stem match.
+  if (word.length >= 3 && HANGUL.test(word)) {
+    for (let i = 0; i + 2 <= word.length; i++) ctx.out.push(word.slice(i, i + 2));
+  }
+};
+
+const emitRaw = (raw: string, ctx: Context): void => {
+  if (DICTIONARY_SCRIPT.test(raw)) {
+    for (const segment of segmenter.segment(raw)) {
+      if (!segment.isWordLike) continue;
+      if (DICTIONARY_SCRIPT.test(segment.segment)) emitWord(segment.segment.toLowerCase(), ctx);
+      else emitRaw(segment.segment, ctx);
+    }
+    return;
+  }
+  const token = raw.replace(/['’]s$/i, '');
+  const parts: string[] = [];
+  for (const piece of token.split(SEPARATORS)) {
+    if (piece === '') continue;
+    for (const part of piece.split(CAMEL_BOUNDARY)) if (part !== '') parts.push(part.toLowerCase());
+  }
+  for (const part of parts) emitWord(part, ctx);
+  // The whole identifier too, unstemmed: an exact `retrievalPageSize` or `v1.2` in a query is a strong,
+  // rare signal, while its parts keep recall for queries that spell it out in words.
+  if (parts.length > 1) {
+    const whole = token.toLowerCase();
+    if (whole.length <= MAX_TOKEN_LENGTH && !ctx.stop.has(whole)) ctx.out.push(fold(whole));
+  }
+};
+
+/**
+ * Text → index terms in reading order: NFKC-normalised, lowercased, identifiers split (and kept whole),
+ * stop words dropped, stemmed with the named Snowball stemmer (null: no stemming, as for CJK).
+ */
+export const tokenize = (text: string, stemmer: string | null): string[] => {
+  const ctx: Context = {
+    stem: stemmer === null ? null : getStemmer(stemmer),
+    stop: stopWordsFor(stemmer),
+    out: [],
+  };
+  for (const match of text.normalize('NFKC').matchAll(RAW_TOKEN)) emitRaw(match[0], ctx);
+  return ctx.out;
+};
