@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.ts';
+import { evalSetDir } from '../testing/paths.ts';
+import { tokenF1 } from './answer-metrics.ts';
+import { type EvalReport, runEval } from './run-eval.ts';
+
+/** The plain-BM25 rows of ../shared/eval/README.md: the floor Docent's search must beat on every set. */
+const plainBm25: Record<string, { hit5: number; mrr10: number }> = {
+  'claude-docs': { hit5: 0.91, mrr10: 0.819 },
+  'tv-manual': { hit5: 0.849, mrr10: 0.7 },
+};
+
+const quality = (r: EvalReport) => [r.questions, r['hit@1'], r['hit@5'], r['hit@10'], r['mrr@10']];
+
+describe.each(Object.keys(plainBm25))('retrieval quality on %s', (set) => {
+  it('beats plain BM25 and ranks identically on SQLite and PostgreSQL', async () => {
+    const floor = plainBm25[set];
+    if (!floor) throw new Error(set);
+    const sqlite = await runEval(evalSetDir(set), { database: { dialect: 'sqlite' } });
+    const postgres = await runEval(evalSetDir(set), {
+      database: { dialect: 'postgres', serverUrl: loadConfig().testPostgresUrl },
+    });
+    for (const report of [sqlite, postgres]) {
+      expect(report['hit@5']).toBeGreaterThan(floor.hit5);
+      expect(report['mrr@10']).toBeGreaterThan(floor.mrr10);
+    }
+    expect(quality(postgres)).toEqual(quality(sqlite));
+  });
+});
+
+describe('tokenF1', () => {
+  it('scores bag-of-token overlap', () => {
+    expect(tokenF1('the cat sat', 'the cat sat')).toBe(1);
+    expect(tokenF1('cat', 'dog')).toBe(0);
+    // 2 shared of 4 answer tokens and 2 reference tokens: P 0.5, R 1 → F1 2/3.
+    expect(tokenF1('The cat, the hat!', 'cat hat')).toBeCloseTo(2 / 3);
+    expect(tokenF1('a a a', 'a')).toBeCloseTo(0.5);
+  });
+});
