@@ -53,6 +53,4 @@ export interface LoadedSite {
   skipped: number;
 }
 
-export interface LoadProgress {
-  (done: number, total: number): void;
-}
+export type LoadProgress = (done: number, total: number) => void;

@@ -1,0 +1,141 @@
+import GithubSlugger from 'github-slugger';
+import type { Block } from './mdx-to-sections.ts';
+import type { ParsedChunk } from './types.ts';
+
+/** Sections longer than this are split at block (paragraph) boundaries; ~400 words fits embedding windows. */
+export const MAX_CHUNK_WORDS = 400;
+
+export interface ChunkInput {
+  title: string;
+  description: string | null;
+  blocks: Block[];
+}
+
+const wordCount = (text: string): number => {
+  let count = 0;
+  for (const part of text.split(/\s+/)) if (part !== '') count++;
+  return count;
+};
+
+const isFence = (line: string): RegExpExecArray | null => /^(`{3,}|~{3,})(.*)$/.exec(line);
+
+/**
+ * Splits one oversized block: at line boundaries (list items, table rows, code lines), re-fencing code so
+ * every piece stays a valid fenced block; a single huge line falls back to word windows.
+ */
+const splitBlock = (text: string, max: number): string[] => {
+  const lines = text.split('\n');
+  const opener = isFence(lines[0] ?? '');
+  const closer = lines[lines.length - 1] ?? '';
+  const fenced = opener !== null && lines.length >= 2 && closer.startsWith(opener[1] ?? '```');
+  const body = fenced ? lines.slice(1, -1) : lines;
+  const pieces: string[] = [];
+  let current: string[] = [];
+  let words = 0;
+  const flush = (): void => {
+    if (current.length === 0) return;
+    const joined = current.join('\n');
+    pieces.push(fenced ? `${lines[0]}\n${joined}\n${closer}` : joined);
+    current = [];
+    words = 0;
+  };
+  for (const line of body) {
+    const n = wordCount(line);
+    if (n > max) {
+      flush();
+      const tokens = line.split(/\s+/).filter((t) => t !== '');
+      for (let i = 0; i < tokens.length; i += max) {
+        current.push(tokens.slice(i, i + max).join(' '));
+        flush();
+      }
+      continue;
+    }
+    if (words + n > max && current.length > 0) flush();
+    current.push(line);
+    words += n;
+  }
+  flush();
+  return pieces;
+};
+
+/** Packs blocks into chunks of at most `max` words without splitting a block unless it alone is too big. */
+const pack = (parts: string[], max: number): string[] => {
+  const chunks: string[] = [];
+  let current: string[] = [];
+  let words = 0;
+  const flush = (): void => {
+    if (current.length > 0) chunks.push(current.join('\n\n'));
+    current = [];
+    words = 0;
+  };
+  for (const part of parts) {
+    const n = wordCount(part);
+    if (n > max) {
+      flush();
+      for (const piece of splitBlock(part, max)) chunks.push(piece);
+      continue;
+    }
+    if (words + n > max) flush();
+    current.push(part);
+    words += n;
+  }
+  flush();
+  return chunks;
+};
+
+const sameText = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+interface Section {
+  anchor: string | null;
+  headings: string[];
+  parts: string[];
+}
+
+/**
+ * Cuts a page into chunks at H2/H3 (H1s other than the title too), with breadcrumbs and the anchor Mintlify
+ * links to. Every heading goes through one per-page slugger, in document order, so repeated headings get
+ * the same `-1`, `-2` suffixes as on the site even when they sit inside a chunk (H4+).
+ */
+export const chunkPage = (input: ChunkInput, max = MAX_CHUNK_WORDS): ParsedChunk[] => {
+  const slugger = new GithubSlugger();
+  const intro: Section = { anchor: null, headings: [], parts: [] };
+  if (input.description) intro.parts.push(input.description);
+  const sections: Section[] = [intro];
+  let current = intro;
+  const trail: { depth: number; text: string }[] = [];
+  let titleHeadingSeen = false;
+
+  for (const block of input.blocks) {
+    if (block.kind === 'text') {
+      current.parts.push(block.text);
+      continue;
+    }
+    const anchor = slugger.slug(block.text);
+    // The page's own `# Title` repeats the title; it is not a section of the page.
+    if (block.depth === 1 && !titleHeadingSeen && sameText(block.text, input.title)) {
+      titleHeadingSeen = true;
+      continue;
+    }
+    if (block.depth > 3) {
+      current.parts.push(block.text);
+      continue;
+    }
+    while (trail.length > 0 && (trail[trail.length - 1]?.depth ?? 0) >= block.depth) trail.pop();
+    trail.push({ depth: block.depth, text: block.text });
+    current = { anchor, headings: trail.map((t) => t.text), parts: [] };
+    sections.push(current);
+  }
+
+  const chunks: ParsedChunk[] = [];
+  for (const section of sections) {
+    for (const text of pack(section.parts, max)) {
+      chunks.push({ anchor: section.anchor, headings: [...section.headings], text });
+    }
+  }
+  if (chunks.length === 0) {
+    // Keep empty pages findable by name.
+    const text = [input.title, input.description].filter((t): t is string => !!t).join('\n\n');
+    chunks.push({ anchor: null, headings: [], text });
+  }
+  return chunks;
+};

@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Bump whenever parsing or chunking changes what a page turns into, so every stored page is re-indexed
+ * even though its source did not change.
+ */
+export const PARSER_VERSION = 'docent-loader-1';
+
+export interface HashInput {
+  path: string;
+  source: string;
+  snippets: { file: string; source: string }[];
+  versions: string[];
+  languages: string[];
+}
+
+export const contentHash = (input: HashInput): string => {
+  const hash = createHash('sha256');
+  // NUL-separated with lengths so no two different inputs can concatenate to the same byte stream.
+  const field = (value: string): void => {
+    hash.update(`${value.length}:`);
+    hash.update(value);
+    hash.update('\0');
+  };
+  field(PARSER_VERSION);
+  field(input.path);
+  field(input.source);
+  for (const snippet of input.snippets) {
+    field(snippet.file);
+    field(snippet.source);
+  }
+  field(JSON.stringify(input.versions));
+  field(JSON.stringify(input.languages));
+  return hash.digest('hex');
+};

@@ -1,0 +1,251 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { corpusDir, evalSetDir } from '../testing/paths.ts';
+import { loadDocsFolder } from './load-docs-folder.ts';
+import type { LoadedSite, ParsedPage } from './types.ts';
+
+/**
+ * Independent, deliberately naive count of what the loader should index: every string under a `pages`
+ * key (and every group `root`), following `$ref`, normalised, that exists on disk, minus pages whose
+ * front matter opts out of search.
+ */
+const expectedNavPages = (root: string): string[] => {
+  const config = existsSync(path.join(root, 'docs.json')) ? 'docs.json' : 'mint.json';
+  const found: string[] = [];
+  const visit = (file: string, seen: string[]): void => {
+    const json: unknown = JSON.parse(readFileSync(path.join(root, file), 'utf8'));
+    const walk = (node: unknown, key: string | null): void => {
+      if (Array.isArray(node)) for (const item of node) walk(item, key);
+      else if (typeof node === 'string' && key === 'pages') found.push(node);
+      else if (node && typeof node === 'object') {
+        const record = node as Record<string, unknown>;
+        if (typeof record.$ref === 'string') {
+          const next = path.posix.normalize(path.posix.join(path.posix.dirname(file), record.$ref));
+          if (!seen.includes(next)) visit(next, [...seen, next]);
+          return;
+        }
+        if (typeof record.root === 'string') found.push(record.root);
+        for (const [k, v] of Object.entries(record)) walk(v, k);
+      }
+    };
+    walk(file === config ? (json as Record<string, unknown>).navigation : json, null);
+  };
+  visit(config, [config]);
+  const ids = [
+    ...new Set(
+      found.map((p) =>
+        p
+          .trim()
+          .replace(/^\/+/, '')
+          .replace(/\.mdx?$/, ''),
+      ),
+    ),
+  ];
+  return ids.filter((id) => {
+    const file = [`${id}.mdx`, `${id}.md`].map((f) => path.join(root, f)).find((f) => existsSync(f));
+    if (!file) return false;
+    const front = /^---\n([\s\S]*?)\n---/.exec(readFileSync(file, 'utf8'))?.[1] ?? '';
+    return !/^(hidden|noindex):\s*true\s*$|^searchable:\s*false\s*$/m.test(front);
+  });
+};
+
+const page = (site: LoadedSite, id: string): ParsedPage => {
+  const found = site.pages.find((p) => p.path === id);
+  if (!found) throw new Error(`page ${id} not loaded`);
+  return found;
+};
+const allText = (p: ParsedPage): string => p.chunks.map((c) => c.text).join('\n\n');
+
+const timed = async (dir: string): Promise<{ site: LoadedSite; ms: number }> => {
+  const started = performance.now();
+  const site = await loadDocsFolder(dir);
+  return { site, ms: performance.now() - started };
+};
+
+describe('ollama', () => {
+  let site: LoadedSite;
+  beforeAll(async () => {
+    site = (await timed(corpusDir('ollama'))).site;
+  });
+
+  it('indexes exactly the navigation pages that exist', () => {
+    const expected = expectedNavPages(corpusDir('ollama'));
+    expect(expected).toHaveLength(54);
+    expect(site.pages.map((p) => p.path).sort()).toEqual([...expected].sort());
+    expect(site.navigation).toEqual({ kind: 'docs.json', versions: [], languages: [], name: 'Ollama' });
+  });
+
+  it('warns about the 12 OpenAPI operations with their docs.json line', () => {
+    const ops = site.warnings.filter((w) => w.message.includes('OpenAPI operation'));
+    expect(ops).toHaveLength(12);
+    expect(ops[0]).toMatchObject({ file: 'docs.json', line: 240 });
+    expect(ops[0]?.message).toContain('POST /api/generate');
+  });
+
+  it('keeps navigation order and chunks at headings with anchors', () => {
+    expect(site.pages.slice(0, 3).map((p) => p.path)).toEqual(['index', 'quickstart', 'cloud']);
+    const windows = page(site, 'windows');
+    const chunk = windows.chunks.find((c) => c.anchor === 'changing-install-location');
+    expect(chunk?.headings).toEqual(['Filesystem Requirements', 'Changing Install Location']);
+    expect(chunk?.text).toContain('```powershell\nOllamaSetup.exe');
+  });
+});
+
+describe('mintlify-docs', () => {
+  let site: LoadedSite;
+  let ms: number;
+  beforeAll(async () => {
+    ({ site, ms } = await timed(corpusDir('mintlify-docs')));
+  });
+
+  it('loads every navigation page across the $ref language files', () => {
+    const expected = expectedNavPages(corpusDir('mintlify-docs'));
+    expect(expected).toHaveLength(980);
+    expect(site.pages).toHaveLength(980);
+    expect(new Set(site.pages.map((p) => p.path))).toEqual(new Set(expected));
+    expect(site.navigation.languages).toEqual(['en', 'fr', 'es', 'zh']);
+    expect(site.navigation.versions).toEqual([]);
+    expect(site.warnings).toEqual([]);
+  });
+
+  it('labels pages with the language that lists them', () => {
+    expect(page(site, 'index').languages).toEqual(['en']);
+    expect(page(site, 'es/index')).toMatchObject({ languages: ['es'], title: 'Introducción' });
+    expect(page(site, 'zh/quickstart').languages).toEqual(['zh']);
+  });
+
+  it('skips the noindex changelogs and counts them with orphan files', () => {
+    expect(site.pages.some((p) => p.path === 'changelog')).toBe(false);
+    expect(site.skipped).toBeGreaterThanOrEqual(4);
+  });
+
+  it('turns ParamField, Step and Tab attributes into text', () => {
+    const fields = page(site, 'components/fields');
+    expect(allText(fields)).toContain('path param (string, required)');
+    expect(fields.chunks.find((c) => c.anchor === 'properties-1')?.headings).toEqual([
+      'Response field',
+      'Properties',
+    ]);
+    expect(allText(page(site, 'components/steps'))).toContain('First Step');
+    expect(allText(page(site, 'components/tabs'))).toMatch(/First tab/i);
+  });
+
+  it('puts the description in the first chunk', () => {
+    const fields = page(site, 'components/fields');
+    expect(fields.chunks[0]?.anchor).toBeNull();
+    expect(fields.chunks[0]?.text.startsWith(fields.description ?? '')).toBe(true);
+  });
+
+  it('loads in reasonable time', () => {
+    // Generous for a shared 2-core CI box; the budget on an idle machine is ~4 s.
+    expect(ms).toBeLessThan(45_000);
+  });
+});
+
+describe('mintlify-docs-2025-02-mintjson', () => {
+  it('reads the legacy mint.json navigation with nested groups', async () => {
+    const site = await loadDocsFolder(corpusDir('mintlify-docs-2025-02-mintjson'));
+    const expected = expectedNavPages(corpusDir('mintlify-docs-2025-02-mintjson'));
+    expect(expected).toHaveLength(92);
+    expect(site.pages.map((p) => p.path)).toEqual(expected);
+    expect(site.navigation).toEqual({ kind: 'mint.json', versions: [], languages: [], name: 'Mintlify' });
+    expect(site.pages.map((p) => p.path)).toContain(
+      'settings/authentication-personalization/authentication-setup/choosing-a-handshake',
+    );
+  });
+});
+
+describe('mcp-docs', () => {
+  let site: LoadedSite;
+  beforeAll(async () => {
+    site = await loadDocsFolder(corpusDir('mcp-docs'));
+  });
+
+  it('indexes the navigation pages and declares the versions', () => {
+    const expected = expectedNavPages(corpusDir('mcp-docs'));
+    expect(expected).toHaveLength(342);
+    expect(site.pages).toHaveLength(342);
+    expect(site.navigation.versions).toEqual([
+      'Version 2026-07-28 (latest)',
+      'Version 2025-11-25',
+      'Version 2025-06-18',
+      'Version 2025-03-26',
+      'Version 2024-11-05',
+      'Draft',
+    ]);
+    expect(site.navigation.languages).toEqual([]);
+  });
+
+  it('labels versioned pages and leaves unversioned ones unlabelled', () => {
+    const versioned = site.pages.filter((p) => p.versions.length > 0);
+    expect(versioned.length).toBeGreaterThan(100);
+    const spec = site.pages.find((p) => p.path.startsWith('specification/2025-06-18/'));
+    expect(spec?.versions).toEqual(['Version 2025-06-18']);
+    expect(site.pages.some((p) => p.versions.length === 0)).toBe(true);
+  });
+});
+
+describe('crewai-docs', () => {
+  let site: LoadedSite;
+  beforeAll(async () => {
+    site = await loadDocsFolder(corpusDir('crewai-docs'));
+  });
+
+  it('indexes the two versions on disk and caps missing-page warnings', () => {
+    expect(expectedNavPages(corpusDir('crewai-docs'))).toHaveLength(1410);
+    expect(site.pages).toHaveLength(1410);
+    expect(site.warnings.length).toBeLessThanOrEqual(210);
+    expect(site.warnings.at(-1)?.message).toMatch(/^\d+ more missing pages$/);
+    expect(site.warnings[0]).toMatchObject({ file: 'docs.json', line: 68 });
+  });
+
+  it('declares languages × versions as the config names them', () => {
+    expect(site.navigation.languages).toEqual(['en', 'pt-BR', 'ko', 'ar']);
+    expect(site.navigation.versions).toHaveLength(35);
+    expect(site.navigation.versions.slice(0, 3)).toEqual(['Edge', 'v1.15.17', 'v1.15.16']);
+    expect(page(site, 'edge/pt-BR/introduction')).toMatchObject({ versions: ['Edge'], languages: ['pt-BR'] });
+    expect(page(site, 'v1.15.17/ko/introduction')).toMatchObject({
+      versions: ['v1.15.17'],
+      languages: ['ko'],
+    });
+  });
+});
+
+describe('unstructured-docs', () => {
+  let site: LoadedSite;
+  beforeAll(async () => {
+    site = await loadDocsFolder(corpusDir('unstructured-docs'));
+  });
+
+  it('indexes the navigation pages, ignoring global external anchors', () => {
+    expect(expectedNavPages(corpusDir('unstructured-docs'))).toHaveLength(334);
+    expect(site.pages).toHaveLength(334);
+    expect(site.pages.some((p) => p.path.startsWith('http'))).toBe(false);
+  });
+
+  it('inlines imported snippets where the component is used', () => {
+    const overview = page(site, 'ui/overview');
+    const connect = overview.chunks.find((c) => c.text.includes('Connect'));
+    expect(connect?.text).toContain(
+      'Unstructured recommends that you choose the **Auto**'.replace(/\*\*/g, ''),
+    );
+    expect(site.warnings.filter((w) => w.message.includes('snippet'))).toEqual([]);
+  });
+});
+
+describe('eval sets', () => {
+  for (const name of ['claude-docs', 'tv-manual']) {
+    it(`${name}: every relevant page id is a loaded page`, async () => {
+      const site = await loadDocsFolder(path.join(evalSetDir(name), 'docs'));
+      const ids = new Set(site.pages.map((p) => p.path));
+      const lines = readFileSync(path.join(evalSetDir(name), 'questions.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean);
+      const relevant = new Set(lines.flatMap((l) => (JSON.parse(l) as { relevant: string[] }).relevant));
+      expect(relevant.size).toBeGreaterThan(10);
+      expect([...relevant].filter((id) => !ids.has(id))).toEqual([]);
+      expect(site.pages).toHaveLength(name === 'claude-docs' ? 45 : 261);
+    });
+  }
+});

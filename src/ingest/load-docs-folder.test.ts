@@ -1,0 +1,399 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { chunkPage } from './chunk-page.ts';
+import { loadDocsFolder } from './load-docs-folder.ts';
+import type { LoadedSite, ParsedPage } from './types.ts';
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+/** Writes `files` (relative path → content) into a fresh temp folder. */
+const fixture = (files: Record<string, string>): string => {
+  const root = mkdtempSync(path.join(tmpdir(), 'docent-loader-'));
+  roots.push(root);
+  for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), content);
+  }
+  return root;
+};
+
+const page = (site: LoadedSite, id: string): ParsedPage => {
+  const found = site.pages.find((p) => p.path === id);
+  if (!found) throw new Error(`page ${id} not loaded; have ${site.pages.map((p) => p.path).join(', ')}`);
+  return found;
+};
+const text = (p: ParsedPage): string => p.chunks.map((c) => c.text).join('\n\n');
+const md = (title: string, body = 'Body.'): string => `---\ntitle: ${title}\n---\n\n${body}\n`;
+
+describe('docs.json navigation shapes', () => {
+  it('walks tabs, anchors, dropdowns, products, versions, languages, nested groups and $ref', async () => {
+    const docsJson = {
+      name: 'Shapes',
+      navigation: {
+        global: { anchors: [{ anchor: 'Blog', href: 'https://example.com/blog' }] },
+        languages: [
+          {
+            language: 'en',
+            versions: [
+              {
+                version: 'v2 (latest)',
+                tabs: [
+                  {
+                    tab: 'Guides',
+                    groups: [
+                      {
+                        group: 'Start',
+                        root: 'start/index',
+                        pages: ['/intro.mdx', { group: 'Nested', pages: ['nested/deep', 'shared'] }],
+                      },
+                    ],
+                  },
+                  { tab: 'Site', href: 'https://example.com' },
+                ],
+              },
+              {
+                version: 'v1',
+                anchors: [{ anchor: 'Old', pages: ['old/page', 'shared'] }],
+                dropdowns: [{ dropdown: 'More', groups: [{ group: 'G', pages: ['drop/page'] }] }],
+              },
+            ],
+          },
+          { $ref: 'lang/es.json' },
+        ],
+        products: [{ product: 'API', pages: ['api/overview'] }],
+      },
+    };
+    const root = fixture({
+      'docs.json': JSON.stringify(docsJson, null, 2),
+      'lang/es.json': JSON.stringify({ language: 'es', groups: [{ group: 'Inicio', pages: ['es/intro'] }] }),
+      'start/index.mdx': md('Start'),
+      'intro.mdx': md('Intro'),
+      'nested/deep.mdx': md('Deep'),
+      'shared.mdx': md('Shared'),
+      'old/page.md': '# Old page\n\nOld text.\n',
+      'drop/page.mdx': md('Drop'),
+      'es/intro.mdx': md('Intro ES'),
+      'api/overview.mdx': md('API'),
+      'orphan.mdx': md('Orphan'),
+    });
+    const site = await loadDocsFolder(root);
+    expect(site.pages.map((p) => p.path)).toEqual([
+      'start/index',
+      'intro',
+      'nested/deep',
+      'shared',
+      'old/page',
+      'drop/page',
+      'es/intro',
+      'api/overview',
+    ]);
+    expect(site.navigation).toEqual({
+      kind: 'docs.json',
+      versions: ['v2 (latest)', 'v1'],
+      languages: ['en', 'es'],
+      name: 'Shapes',
+    });
+    expect(page(site, 'shared')).toMatchObject({ versions: ['v2 (latest)', 'v1'], languages: ['en'] });
+    expect(page(site, 'es/intro')).toMatchObject({ versions: [], languages: ['es'] });
+    expect(page(site, 'api/overview')).toMatchObject({ versions: [], languages: [] });
+    expect(page(site, 'old/page').title).toBe('Old page');
+    expect(site.skipped).toBe(1);
+    expect(site.warnings).toEqual([]);
+  });
+
+  it('warns about missing pages, $ref problems and odd entries without failing', async () => {
+    const root = fixture({
+      'docs.json':
+        '{\n  "navigation": {\n    "pages": [\n      "here",\n      "gone",\n      42,\n      { "$ref": "missing.json" },\n      { "$ref": "loop.json" }\n    ]\n  }\n}\n',
+      'loop.json': '{ "pages": ["here", { "$ref": "loop.json" }] }',
+      'here.mdx': md('Here'),
+    });
+    const site = await loadDocsFolder(root);
+    expect(site.pages.map((p) => p.path)).toEqual(['here']);
+    const messages = site.warnings.map((w) => `${w.file}:${w.line ?? '-'} ${w.message}`);
+    expect(messages).toContainEqual(expect.stringMatching(/^docs\.json:5 navigation lists page "gone"/));
+    expect(messages).toContainEqual(expect.stringMatching(/^docs\.json:\S+ unexpected number/));
+    expect(messages).toContainEqual(
+      expect.stringMatching(/^docs\.json:7 \$ref file "missing\.json" not found/),
+    );
+    expect(messages).toContainEqual(expect.stringMatching(/^loop\.json:\S+ \$ref cycle/));
+  });
+
+  it('skips hidden navigation unless searchable, and hidden/noindex/searchable:false pages', async () => {
+    const root = fixture({
+      'docs.json': JSON.stringify({
+        navigation: {
+          tabs: [
+            { tab: 'Main', pages: ['a', 'b', 'c', 'd'] },
+            { tab: 'Secret', hidden: true, pages: ['e'] },
+            { tab: 'Help', hidden: true, searchable: true, pages: ['f'] },
+          ],
+        },
+      }),
+      'a.mdx': md('A'),
+      'b.mdx': '---\ntitle: B\nhidden: true\n---\nB',
+      'c.mdx': '---\ntitle: C\nnoindex: true\n---\nC',
+      'd.mdx': '---\ntitle: D\nsearchable: false\n---\nD',
+      'e.mdx': md('E'),
+      'f.mdx': md('F'),
+    });
+    const site = await loadDocsFolder(root);
+    expect(site.pages.map((p) => p.path)).toEqual(['a', 'f']);
+    expect(site.skipped).toBe(4);
+  });
+});
+
+describe('mint.json', () => {
+  it('reads groups with nested groups and group versions', async () => {
+    const root = fixture({
+      'mint.json': JSON.stringify({
+        name: 'Legacy',
+        versions: ['v2', 'v1'],
+        tabs: [{ name: 'API', url: 'api' }],
+        navigation: [
+          { group: 'Start', pages: ['quickstart', { group: 'Inner', pages: ['api/one'] }] },
+          { group: 'Old', version: 'v1', pages: ['old'] },
+        ],
+      }),
+      'quickstart.mdx': md('Quickstart'),
+      'api/one.mdx': md('One'),
+      'old.mdx': md('Old'),
+    });
+    const site = await loadDocsFolder(root);
+    expect(site.navigation).toEqual({
+      kind: 'mint.json',
+      versions: ['v2', 'v1'],
+      languages: [],
+      name: 'Legacy',
+    });
+    expect(site.pages.map((p) => p.path)).toEqual(['quickstart', 'api/one', 'old']);
+    expect(page(site, 'old').versions).toEqual(['v1']);
+  });
+});
+
+describe('plain Markdown folder', () => {
+  it('indexes every .md/.mdx except snippets, dot-folders, node_modules and repo housekeeping', async () => {
+    const root = fixture({
+      'README.md': '# Welcome\n\nStart here.',
+      'guide/setup.md':
+        '# Setup\n\nUse <kbd>Ctrl</kbd> and {braces} freely.\n\n<p>Some <b>html</b> &amp; text</p>\n',
+      'guide/setup.mdx': md('Setup MDX'),
+      'snippets/part.mdx': 'fragment',
+      '.github/notes.md': '# hidden',
+      'node_modules/pkg/readme.md': '# dep',
+      'CONTRIBUTING.md': '# Contributing',
+    });
+    const site = await loadDocsFolder(root);
+    expect(site.navigation.kind).toBe('none');
+    expect(site.pages.map((p) => p.path)).toEqual(['README', 'guide/setup']);
+    expect(page(site, 'guide/setup').title).toBe('Setup MDX');
+    expect(page(site, 'README').title).toBe('Welcome');
+    expect(site.skipped).toBe(1);
+  });
+
+  it('treats .md as Markdown and strips HTML to text', async () => {
+    const root = fixture({
+      'a.md': '# A\n\nUse <kbd>Ctrl</kbd> and {braces}.\n\n<p>Some <b>html</b> &amp; text</p>\n',
+    });
+    const site = await loadDocsFolder(root);
+    expect(site.warnings).toEqual([]);
+    expect(text(page(site, 'a'))).toContain('Use Ctrl and {braces}.');
+    expect(text(page(site, 'a'))).toContain('Some html & text');
+  });
+
+  it('falls back to plain Markdown when docs.json is invalid JSON, with line and column', async () => {
+    const root = fixture({
+      'docs.json': '{\n  "navigation": {\n    "pages": ["a",]\n  }\n}',
+      'a.mdx': md('A'),
+      'b.mdx': md('B'),
+    });
+    const site = await loadDocsFolder(root);
+    expect(site.navigation.kind).toBe('none');
+    expect(site.pages.map((p) => p.path)).toEqual(['a', 'b']);
+    expect(site.warnings[0]).toMatchObject({ file: 'docs.json', line: 3 });
+    expect(site.warnings[0]?.message).toMatch(/line 3, column \d+/);
+  });
+});
+
+describe('page parsing', () => {
+  it('indexes a page with broken front matter and reports the line', async () => {
+    const root = fixture({ 'a.mdx': '---\ntitle: Fine\ndescription: [unclosed\n---\n\n## Section\n\nText.' });
+    const site = await loadDocsFolder(root);
+    expect(site.pages).toHaveLength(1);
+    expect(site.warnings[0]).toMatchObject({ file: 'a.mdx' });
+    expect(site.warnings[0]?.line).toBeGreaterThanOrEqual(2);
+    expect(text(page(site, 'a'))).toContain('Text.');
+  });
+
+  it('falls back to Markdown on invalid MDX, warning with file and line', async () => {
+    const root = fixture({
+      'bad.mdx': '---\ntitle: Bad\n---\n\nFine line.\n\nBroken <Tag attr={ here\n\nStill here.\n',
+    });
+    const site = await loadDocsFolder(root);
+    expect(page(site, 'bad').title).toBe('Bad');
+    expect(text(page(site, 'bad'))).toContain('Still here.');
+    expect(site.warnings).toHaveLength(1);
+    expect(site.warnings[0]).toMatchObject({ file: 'bad.mdx', line: 7 });
+  });
+
+  it('reduces components to text, keeps code, drops ESM and expressions', async () => {
+    const body = [
+      'export const meta = { a: 1 };',
+      '',
+      'Intro {meta.a} text.',
+      '',
+      '<Steps>',
+      '  <Step title="Install the CLI">',
+      '    Run the installer.',
+      '  </Step>',
+      '</Steps>',
+      '',
+      '<Tabs>',
+      '  <Tab title="macOS">',
+      '    ```bash',
+      '    brew install docent',
+      '    ```',
+      '  </Tab>',
+      '</Tabs>',
+      '',
+      '<ParamField query="limit" type="integer" required>',
+      '  Max results.',
+      '</ParamField>',
+      '',
+      '<Accordion title="Why?">Because.</Accordion>',
+      '<Update label="2024-05-01" description="v1.2">Released.</Update>',
+    ].join('\n');
+    const site = await loadDocsFolder(fixture({ 'c.mdx': md('Components', body) }));
+    const t = text(page(site, 'c'));
+    for (const expected of [
+      'Intro text.',
+      'Install the CLI',
+      'Run the installer.',
+      'macOS',
+      '```bash\nbrew install docent\n```',
+      'query limit (integer, required)',
+      'Max results.',
+      'Why?',
+      'Why?: Because.',
+      '2024-05-01 — v1.2: Released.',
+    ]) {
+      expect(t).toContain(expected);
+    }
+    expect(t).not.toContain('export const');
+    expect(t).not.toContain('meta.a');
+  });
+
+  it('inlines snippets recursively, skips .jsx imports quietly and survives cycles', async () => {
+    const root = fixture({
+      'docs.json': JSON.stringify({ navigation: { pages: ['page'] } }),
+      'page.mdx': [
+        "import Outer from '/snippets/outer.mdx';",
+        "import { Button } from '/snippets/button.jsx';",
+        '',
+        '# Page',
+        '',
+        '<Outer />',
+        '',
+        '<Button>Click me</Button>',
+      ].join('\n'),
+      'snippets/outer.mdx': "import Inner from './inner.mdx';\n\nOuter text.\n\n<Inner />\n",
+      'snippets/inner.mdx': "import Outer from '/snippets/outer.mdx';\n\nInner text.\n\n<Outer />\n",
+      'snippets/button.jsx': 'export const Button = () => null;',
+    });
+    const site = await loadDocsFolder(root);
+    const p = page(site, 'page');
+    expect(p.title).toBe('Page');
+    const t = text(p);
+    expect(t).toContain('Outer text.');
+    expect(t).toContain('Inner text.');
+    expect(t).toContain('Click me');
+    expect(t.match(/Outer text\./g)).toHaveLength(1);
+    expect(site.warnings).toHaveLength(1);
+    expect(site.warnings[0]?.message).toMatch(/snippet import cycle/);
+    expect(site.skipped).toBe(0);
+  });
+
+  it('changes the content hash when a snippet or a label changes', async () => {
+    const files = {
+      'docs.json': JSON.stringify({ navigation: { pages: ['p'] } }),
+      'p.mdx': "import S from '/snippets/s.mdx';\n\n<S />\n",
+      'snippets/s.mdx': 'one',
+    };
+    const a = (await loadDocsFolder(fixture(files))).pages[0]?.contentHash;
+    const b = (await loadDocsFolder(fixture({ ...files, 'snippets/s.mdx': 'two' }))).pages[0]?.contentHash;
+    const c = (await loadDocsFolder(fixture(files))).pages[0]?.contentHash;
+    const labelled = fixture({
+      ...files,
+      'docs.json': JSON.stringify({ navigation: { versions: [{ version: 'v9', pages: ['p'] }] } }),
+    });
+    const d = (await loadDocsFolder(labelled)).pages[0]?.contentHash;
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(a).toBe(c);
+    expect(b).not.toBe(a);
+    expect(d).not.toBe(a);
+  });
+
+  it('reports progress up to the total', async () => {
+    const calls: [number, number][] = [];
+    await loadDocsFolder(fixture({ 'a.md': 'a', 'b.md': 'b' }), { onProgress: (d, t) => calls.push([d, t]) });
+    expect(calls.at(-1)).toEqual([2, 2]);
+  });
+
+  it('throws only for a missing folder', async () => {
+    await expect(loadDocsFolder(path.join(tmpdir(), 'docent-no-such-folder'))).rejects.toThrow(/not found/);
+  });
+});
+
+describe('chunkPage', () => {
+  it('splits at H2/H3 with breadcrumbs and github-slugger anchors, H4 stays inside', () => {
+    const chunks = chunkPage({
+      title: 'Install',
+      description: 'How to install.',
+      blocks: [
+        { kind: 'heading', depth: 1, text: 'Install' },
+        { kind: 'text', text: 'Intro.' },
+        { kind: 'heading', depth: 2, text: 'Install' },
+        { kind: 'heading', depth: 3, text: 'macOS' },
+        { kind: 'text', text: 'Use brew.' },
+        { kind: 'heading', depth: 4, text: 'Apple silicon' },
+        { kind: 'text', text: 'Works.' },
+        { kind: 'heading', depth: 2, text: 'Install' },
+        { kind: 'text', text: 'Again.' },
+      ],
+    });
+    expect(chunks).toEqual([
+      { anchor: null, headings: [], text: 'How to install.\n\nIntro.' },
+      { anchor: 'macos', headings: ['Install', 'macOS'], text: 'Use brew.\n\nApple silicon\n\nWorks.' },
+      { anchor: 'install-2', headings: ['Install'], text: 'Again.' },
+    ]);
+  });
+
+  it('splits long sections at paragraph boundaries keeping anchor and headings', () => {
+    const para = (n: number): string => Array.from({ length: 150 }, (_, i) => `w${n}_${i}`).join(' ');
+    const chunks = chunkPage({
+      title: 'T',
+      description: null,
+      blocks: [
+        { kind: 'heading', depth: 2, text: 'Long' },
+        ...[1, 2, 3, 4].map((n) => ({ kind: 'text' as const, text: para(n) })),
+      ],
+    });
+    expect(chunks).toHaveLength(2);
+    for (const chunk of chunks) {
+      expect(chunk.anchor).toBe('long');
+      expect(chunk.headings).toEqual(['Long']);
+      expect(chunk.text.split(/\s+/).length).toBeLessThanOrEqual(400);
+    }
+  });
+
+  it('keeps an empty page as one chunk with its title', () => {
+    expect(chunkPage({ title: 'Empty', description: null, blocks: [] })).toEqual([
+      { anchor: null, headings: [], text: 'Empty' },
+    ]);
+  });
+});

@@ -1,0 +1,134 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { isPlainFolderPage, listDocsFiles, pageIdOf } from './docs-files.ts';
+import { createPageLoader, type PageCandidate, type PageResult } from './load-page.ts';
+import { mapLimit } from './map-limit.ts';
+import { readNavigation } from './navigation.ts';
+import type { LoadedSite, LoadProgress, NavigationSummary, ParsedPage } from './types.ts';
+import { WarningSink } from './warnings.ts';
+
+/** Files read and parsed at once: enough to hide file-system latency, few enough to bound memory. */
+const READ_CONCURRENCY = 16;
+
+export interface LoadDocsFolderOptions {
+  onProgress?: LoadProgress;
+}
+
+/**
+ * Loads a documentation folder into pages and chunks. Pure: reads files, never writes. A folder with
+ * `docs.json` (or `mint.json`) is indexed as its navigation says; without one (or with an unusable one),
+ * every Markdown file is a page. Bad files become warnings, never exceptions; only a missing root throws,
+ * because an empty result would make the caller delete every stored page.
+ */
+export const loadDocsFolder = async (
+  dir: string,
+  options: LoadDocsFolderOptions = {},
+): Promise<LoadedSite> => {
+  const root = path.resolve(dir);
+  const rootStat = await stat(root).catch(() => null);
+  if (!rootStat?.isDirectory()) throw new Error(`docs folder not found: ${dir}`);
+
+  const sink = new WarningSink();
+  const docs = await listDocsFiles(root);
+  for (const rel of docs.unreadable) sink.add({ file: rel, message: 'cannot read directory; skipped' }, 'io');
+
+  const navigation = await readNavigation(root, sink);
+  const summary: NavigationSummary = navigation?.summary ?? {
+    kind: 'none',
+    versions: [],
+    languages: [],
+    name: null,
+  };
+  const indexHidden = navigation?.indexHidden ?? false;
+  let skipped = 0;
+
+  const candidates: PageCandidate[] = [];
+  if (navigation) {
+    for (const nav of navigation.pages) {
+      const file = docs.byPageId.get(nav.id);
+      if (!file) {
+        sink.add(
+          () => {
+            const line = navigation.lineOf(nav.configFile, nav.raw);
+            const message = `navigation lists page "${nav.id}" but no ${nav.id}.mdx or ${nav.id}.md exists`;
+            return line === undefined
+              ? { file: nav.configFile, message }
+              : { file: nav.configFile, line, message };
+          },
+          'missing',
+          'more missing pages',
+        );
+        continue;
+      }
+      if (nav.hidden && !indexHidden) {
+        skipped++;
+        continue;
+      }
+      candidates.push({ id: nav.id, file, versions: nav.versions, languages: nav.languages });
+    }
+  } else {
+    for (const file of docs.files) {
+      const role = isPlainFolderPage(file);
+      if (role === 'housekeeping') skipped++;
+      // `guide.md` beside `guide.mdx` is one page id; listDocsFiles already picked the .mdx.
+      if (role !== 'page' || docs.byPageId.get(pageIdOf(file)) !== file) continue;
+      candidates.push({ id: pageIdOf(file), file, versions: [], languages: [] });
+    }
+  }
+
+  const loadPage = createPageLoader({ root, files: docs.files, indexHidden });
+  let done = 0;
+  options.onProgress?.(0, candidates.length);
+  const results: PageResult[] = await mapLimit(candidates, READ_CONCURRENCY, async (candidate) => {
+    try {
+      return await loadPage(candidate);
+    } catch (error) {
+      // A parser bug on one odd file must not lose the other thousand pages.
+      return {
+        page: null,
+        skipped: false,
+        warnings: [{ file: candidate.file, message: `failed to load page: ${(error as Error).message}` }],
+        snippetFiles: [],
+      };
+    } finally {
+      done++;
+      options.onProgress?.(done, candidates.length);
+    }
+  });
+
+  const pages: ParsedPage[] = [];
+  const seenWarnings = new Set<string>();
+  const fragments = new Set<string>();
+  for (const result of results) {
+    // Merged in page order and deduplicated (a broken snippet is reported once, not per importing page).
+    for (const warning of result.warnings) {
+      const key = `${warning.file}\0${warning.line ?? ''}\0${warning.message}`;
+      if (seenWarnings.has(key)) continue;
+      seenWarnings.add(key);
+      sink.add(warning, 'page', 'more page warnings');
+    }
+    for (const file of result.snippetFiles) fragments.add(file);
+    if (result.skipped) skipped++;
+    if (result.page) pages.push(result.page);
+  }
+
+  if (navigation) {
+    // Mintlify does not publish files the navigation does not reach; they are counted, not indexed.
+    const reachable = new Set<string>();
+    for (const nav of navigation.pages) {
+      const file = docs.byPageId.get(nav.id);
+      if (file) reachable.add(file);
+    }
+    for (const file of docs.files) {
+      if (reachable.has(file) || fragments.has(file) || isPlainFolderPage(file) !== 'page') continue;
+      skipped++;
+    }
+  }
+
+  return {
+    navigation: summary,
+    pages,
+    warnings: sink.list(summary.kind === 'none' ? '.' : summary.kind),
+    skipped,
+  };
+};

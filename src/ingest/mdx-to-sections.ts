@@ -1,0 +1,320 @@
+import type { Nodes, Parents, PhrasingContent, Root, RootContent } from 'mdast';
+import type {
+  MdxJsxAttribute,
+  MdxJsxExpressionAttribute,
+  MdxJsxFlowElement,
+  MdxJsxTextElement,
+} from 'mdast-util-mdx';
+import type { ImportScope, ResolvedSnippets } from './snippets.ts';
+
+/** A page flattened into what chunking needs: headings and text blocks, in reading order. */
+export type Block = { kind: 'heading'; depth: number; text: string } | { kind: 'text'; text: string };
+
+export interface RenderOptions {
+  snippets: ResolvedSnippets;
+  /** Called once per snippet import cycle that was cut. */
+  onCycle(chain: string[]): void;
+}
+
+/** Elements whose content is never reader-visible text. */
+const DROPPED_ELEMENTS = new Set([
+  'script',
+  'style',
+  'svg',
+  'iframe',
+  'video',
+  'audio',
+  'img',
+  'source',
+  'Icon',
+]);
+
+/** String attributes that carry readable text (a Step's title, a Card's title, an Update's label …). */
+const TEXT_ATTRIBUTES = ['title', 'label', 'description', 'caption', 'tip'];
+/** Where API fields put the parameter name; `name` is the generic one. */
+const FIELD_NAME_ATTRIBUTES = ['query', 'path', 'body', 'header', 'cookie', 'name'];
+
+type JsxElement = MdxJsxFlowElement | MdxJsxTextElement;
+
+const stringAttr = (
+  attrs: (MdxJsxAttribute | MdxJsxExpressionAttribute)[],
+  name: string,
+): string | undefined => {
+  for (const attr of attrs) {
+    if (attr.type === 'mdxJsxAttribute' && attr.name === name && typeof attr.value === 'string')
+      return attr.value;
+  }
+  return undefined;
+};
+
+const hasFlag = (attrs: (MdxJsxAttribute | MdxJsxExpressionAttribute)[], name: string): boolean =>
+  attrs.some(
+    (a) => a.type === 'mdxJsxAttribute' && a.name === name && (a.value === null || a.value === 'true'),
+  );
+
+/** `<ParamField query="limit" type="integer" required>` → `query limit (integer, required)`. */
+export const attributeText = (element: JsxElement): string => {
+  const name = element.name ?? '';
+  // Lower-case names are HTML; their attributes (class, href, src …) are markup, not prose.
+  if (!/^[A-Z]/.test(name)) return '';
+  const attrs = element.attributes;
+  const parts: string[] = [];
+  for (const key of FIELD_NAME_ATTRIBUTES) {
+    const value = stringAttr(attrs, key);
+    if (value === undefined || value.trim() === '') continue;
+    const details: string[] = [];
+    const type = stringAttr(attrs, 'type');
+    if (type) details.push(type);
+    if (hasFlag(attrs, 'required')) details.push('required');
+    const fallback = stringAttr(attrs, 'default');
+    if (fallback) details.push(`default: ${fallback}`);
+    const label = key === 'name' ? value : `${key} ${value}`;
+    parts.push(details.length > 0 ? `${label} (${details.join(', ')})` : label);
+    break;
+  }
+  for (const key of TEXT_ATTRIBUTES) {
+    const value = stringAttr(attrs, key);
+    if (value !== undefined && value.trim() !== '') parts.push(value.trim());
+  }
+  return parts.join(' — ');
+};
+
+const BLOCK_TYPES = new Set([
+  'heading',
+  'paragraph',
+  'code',
+  'list',
+  'listItem',
+  'blockquote',
+  'table',
+  'thematicBreak',
+  'definition',
+  'footnoteDefinition',
+  'mdxJsxFlowElement',
+  'mdxjsEsm',
+  'mdxFlowExpression',
+  'yaml',
+  'toml',
+  'html',
+]);
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/**
+ * Raw HTML only reaches us from `.md` files and the Markdown fallback. We want its text, not its markup:
+ * scripts/styles go entirely, tags go, entities are decoded. The tag stripping is over HTML the Markdown
+ * parser already isolated, not over the document.
+ */
+export const htmlToText = (html: string): string =>
+  html
+    .replace(/<!--[\s\S]*?(-->|$)/g, ' ')
+    .replace(/<(script|style)\b[\s\S]*?(<\/\1\s*>|$)/gi, ' ')
+    .replace(/<\/?(p|div|br|li|tr|h[1-6]|table|ul|ol|section|article|blockquote|pre)\b[^>]*>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, entity: string) => {
+      if (entity.startsWith('#x') || entity.startsWith('#X'))
+        return safeCodePoint(Number.parseInt(entity.slice(2), 16), whole);
+      if (entity.startsWith('#')) return safeCodePoint(Number.parseInt(entity.slice(1), 10), whole);
+      return ENTITIES[entity.toLowerCase()] ?? whole;
+    });
+
+const safeCodePoint = (code: number, fallback: string): string =>
+  Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : fallback;
+
+const fence = (lang: string | null | undefined, value: string): string => {
+  let ticks = '```';
+  while (value.includes(ticks)) ticks += '`';
+  return `${ticks}${lang ?? ''}\n${value}\n${ticks}`;
+};
+
+const collapse = (text: string): string =>
+  text
+    .replace(/[ \t\f\v\u00a0]+/g, ' ')
+    .replace(/ *\n */g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+
+class Renderer {
+  private readonly stack: string[] = [];
+  private readonly blocks: Block[] = [];
+
+  constructor(private readonly options: RenderOptions) {}
+
+  render(tree: Root): Block[] {
+    this.flow(tree.children, this.options.snippets.scope);
+    return this.blocks;
+  }
+
+  private push(text: string): void {
+    const clean = collapse(text);
+    if (clean !== '') this.blocks.push({ kind: 'text', text: clean });
+  }
+
+  /** For text assembled from already-clean blocks (lists), where code indentation must survive. */
+  private pushAssembled(text: string): void {
+    const clean = text.replace(/\n{3,}/g, '\n\n').trim();
+    if (clean !== '') this.blocks.push({ kind: 'text', text: clean });
+  }
+
+  /** Renders block content; runs of phrasing nodes (JSX children often are) become one paragraph. */
+  private flow(nodes: readonly (RootContent | PhrasingContent)[], scope: ImportScope): void {
+    let inline = '';
+    const flush = (): void => {
+      this.push(inline);
+      inline = '';
+    };
+    for (const node of nodes) {
+      if (!BLOCK_TYPES.has(node.type)) {
+        inline += this.inline([node as PhrasingContent], scope);
+        continue;
+      }
+      flush();
+      this.block(node as RootContent, scope);
+    }
+    flush();
+  }
+
+  private block(node: RootContent, scope: ImportScope): void {
+    switch (node.type) {
+      case 'heading': {
+        const text = collapse(this.inline(node.children, scope)).replace(/\n/g, ' ');
+        if (text !== '') this.blocks.push({ kind: 'heading', depth: node.depth, text });
+        return;
+      }
+      case 'paragraph':
+        this.push(this.inline(node.children, scope));
+        return;
+      case 'code':
+        if (node.value.trim() !== '') this.blocks.push({ kind: 'text', text: fence(node.lang, node.value) });
+        return;
+      case 'list':
+        this.pushAssembled(this.listText(node, scope));
+        return;
+      case 'table':
+        this.push(
+          node.children
+            .map((row) => row.children.map((cell) => collapse(this.inline(cell.children, scope))).join(' | '))
+            .join('\n'),
+        );
+        return;
+      case 'blockquote':
+      case 'footnoteDefinition':
+        this.flow(node.children, scope);
+        return;
+      case 'html':
+        this.push(htmlToText(node.value));
+        return;
+      case 'mdxJsxFlowElement':
+        this.element(node, scope, 'flow');
+        return;
+      default:
+        // ESM, `{expressions}`, front matter, definitions, thematic breaks: nothing a reader sees as text.
+        return;
+    }
+  }
+
+  /** Lists are one block (one line per item) so the chunker can split long ones at item boundaries. */
+  private listText(list: Extract<Nodes, { type: 'list' }>, scope: ImportScope): string {
+    const lines: string[] = [];
+    let n = list.start ?? 1;
+    for (const item of list.children) {
+      const marker = list.ordered ? `${n++}.` : '-';
+      const inner = this.capture(() => this.flow(item.children, scope));
+      const text = inner.map((b) => b.text).join('\n');
+      if (text !== '') lines.push(`${marker} ${text.replace(/\n/g, '\n  ')}`);
+    }
+    return lines.join('\n');
+  }
+
+  /** Runs `fn` with block output redirected, returning what it produced. */
+  private capture(fn: () => void): Block[] {
+    const mark = this.blocks.length;
+    fn();
+    return this.blocks.splice(mark);
+  }
+
+  private element(node: JsxElement, scope: ImportScope, mode: 'flow' | 'inline'): string {
+    const name = node.name;
+    if (name !== null && DROPPED_ELEMENTS.has(name)) return '';
+    if (name !== null && scope.has(name)) return this.snippet(node, scope.get(name) ?? null, scope, mode);
+    const label = attributeText(node);
+    if (mode === 'inline') {
+      // One-line components (`<Accordion title="Why?">Because.</Accordion>`) land inside paragraphs.
+      const inner = this.inline(node.children as PhrasingContent[], scope);
+      if (label === '') return inner;
+      return inner.trim() === '' ? ` ${label} ` : ` ${label}: ${inner} `;
+    }
+    if (label !== '') this.push(label);
+    this.flow(node.children, scope);
+    return '';
+  }
+
+  private snippet(
+    node: JsxElement,
+    file: string | null,
+    scope: ImportScope,
+    mode: 'flow' | 'inline',
+  ): string {
+    const snippet = file === null ? undefined : this.options.snippets.byFile.get(file);
+    if (!snippet) {
+      // A React component (or an unresolved import): its children are still the author's text.
+      if (mode === 'inline') return this.inline(node.children as PhrasingContent[], scope);
+      this.flow(node.children, scope);
+      return '';
+    }
+    if (this.stack.includes(snippet.file)) {
+      this.options.onCycle([...this.stack, snippet.file]);
+      return '';
+    }
+    this.stack.push(snippet.file);
+    try {
+      if (mode === 'flow') {
+        this.flow(snippet.tree.children, snippet.imports);
+        return '';
+      }
+      const inner = this.capture(() => this.flow(snippet.tree.children, snippet.imports));
+      return inner.map((b) => b.text).join(' ');
+    } finally {
+      this.stack.pop();
+    }
+  }
+
+  private inline(nodes: readonly PhrasingContent[], scope: ImportScope): string {
+    let out = '';
+    for (const node of nodes) {
+      switch (node.type) {
+        case 'text':
+          out += node.value;
+          break;
+        case 'inlineCode':
+          out += `\`${node.value}\``;
+          break;
+        case 'break':
+          out += '\n';
+          break;
+        case 'html':
+          out += htmlToText(node.value);
+          break;
+        case 'mdxJsxTextElement':
+          out += this.element(node, scope, 'inline');
+          break;
+        case 'image':
+        case 'imageReference':
+        case 'footnoteReference':
+        case 'mdxTextExpression':
+          break;
+        default:
+          if ('children' in node) out += this.inline((node as Parents).children as PhrasingContent[], scope);
+          else {
+            const value = (node as { value?: unknown }).value;
+            if (typeof value === 'string') out += value;
+          }
+      }
+    }
+    return out;
+  }
+}
+
+/** Reduces an MDX/Markdown tree (with snippets inlined) to headings and text blocks. */
+export const treeToBlocks = (tree: Root, options: RenderOptions): Block[] =>
+  new Renderer(options).render(tree);

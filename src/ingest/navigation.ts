@@ -1,0 +1,305 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { jsonErrorOffset, lineOfJsonString, positionAt } from './json-position.ts';
+import type { NavigationSummary, Warning } from './types.ts';
+import type { WarningSink } from './warnings.ts';
+
+/** One page the navigation lists, merged over every place it appears. */
+export interface NavPage {
+  id: string;
+  /** The entry as written (`/quickstart.mdx`), to find its line in the config for warnings. */
+  raw: string;
+  /** Config file (relative to the root) of the first place that lists the page. */
+  configFile: string;
+  versions: string[];
+  languages: string[];
+  /** Every placement is inside a hidden (and not `searchable: true`) tab/group/…: not indexed. */
+  hidden: boolean;
+}
+
+export interface Navigation {
+  summary: NavigationSummary;
+  /** In navigation order (first appearance). */
+  pages: NavPage[];
+  /** 1-based line of `raw` in config `file`, for warnings about entries. */
+  lineOf(file: string, raw: string): number | undefined;
+  /** `seo.indexing: "all"`: hidden pages and hidden navigation are indexed too. */
+  indexHidden: boolean;
+}
+
+/** Keys whose values hold further navigation; walked in the order the config writes them. */
+const CHILD_KEYS = new Set([
+  'navigation',
+  'pages',
+  'groups',
+  'tabs',
+  'anchors',
+  'dropdowns',
+  'products',
+  'versions',
+  'languages',
+  'menu',
+  'items',
+  'global',
+]);
+
+const OPENAPI_OPERATION = /^(get|post|put|patch|delete|head|options|trace|webhook)\s+\S/i;
+const EXTERNAL = /^([a-z][a-z0-9+.-]*:|\/\/|#)/i;
+const MAX_DEPTH = 64;
+
+/** `/guides/setup.mdx` → `guides/setup`; null for an empty entry. */
+export const normalizePageId = (raw: string): string | null => {
+  let id = raw.trim().replace(/\\/g, '/');
+  id = id.replace(/[?#].*$/, '');
+  while (id.startsWith('./')) id = id.slice(2);
+  id = id.replace(/^\/+/, '').replace(/\/+$/, '');
+  id = id.replace(/\.(mdx|md)$/i, '');
+  id = id.replace(/\/{2,}/g, '/');
+  return id === '' ? null : id;
+};
+
+interface WalkContext {
+  file: string;
+  version: string | null;
+  language: string | null;
+  hidden: boolean;
+  /** Config files on the current `$ref` chain, to stop cycles. */
+  refChain: string[];
+  depth: number;
+}
+
+interface MutablePage {
+  id: string;
+  raw: string;
+  configFile: string;
+  versions: Set<string>;
+  languages: Set<string>;
+  hidden: boolean;
+}
+
+type ConfigKind = 'docs.json' | 'mint.json';
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Reads `docs.json` (or legacy `mint.json`) and flattens its navigation into pages with labels. Returns
+ * null when there is no config or it is unusable (invalid JSON): the caller then treats the folder as plain
+ * Markdown, so a typo in the config degrades search scoping instead of losing the whole site.
+ */
+export const readNavigation = async (root: string, warnings: WarningSink): Promise<Navigation | null> => {
+  const texts = new Map<string, string>();
+  const readConfigText = async (rel: string): Promise<string | null> => {
+    const cached = texts.get(rel);
+    if (cached !== undefined) return cached;
+    try {
+      const text = await readFile(path.join(root, rel), 'utf8');
+      texts.set(rel, text);
+      return text;
+    } catch {
+      return null;
+    }
+  };
+
+  let kind: ConfigKind | null = null;
+  let text: string | null = null;
+  for (const candidate of ['docs.json', 'mint.json'] as const) {
+    text = await readConfigText(candidate);
+    if (text !== null) {
+      kind = candidate;
+      break;
+    }
+  }
+  if (kind === null || text === null) return null;
+
+  const parseJson = (file: string, source: string): { ok: true; value: unknown } | { ok: false } => {
+    try {
+      return { ok: true, value: JSON.parse(source.replace(/^\uFEFF/, '')) };
+    } catch (error) {
+      const { line, column } = positionAt(source, jsonErrorOffset(source, error));
+      const reason = error instanceof Error ? error.message : String(error);
+      warnings.add({ file, line, message: `invalid JSON at line ${line}, column ${column}: ${reason}` });
+      return { ok: false };
+    }
+  };
+
+  const parsed = parseJson(kind, text);
+  if (!parsed.ok) {
+    warnings.add({ file: kind, message: `${kind} is unusable; indexing the folder as plain Markdown` });
+    return null;
+  }
+  const config = parsed.value;
+  if (!isRecord(config)) {
+    warnings.add({
+      file: kind,
+      message: `${kind} is not a JSON object; indexing the folder as plain Markdown`,
+    });
+    return null;
+  }
+
+  const pages = new Map<string, MutablePage>();
+  const versions: string[] = [];
+  const languages: string[] = [];
+  const declare = (list: string[], label: string): void => {
+    if (!list.includes(label)) list.push(label);
+  };
+
+  const withLine = (file: string, raw: string | undefined, message: string): Warning => {
+    const line = raw === undefined ? undefined : lineOfJsonString(texts.get(file) ?? '', raw);
+    return line === undefined ? { file, message } : { file, line, message };
+  };
+  const warnEntry = (ctx: WalkContext, message: string, raw?: string): void => {
+    warnings.add(() => withLine(ctx.file, raw, message), 'navigation', 'more navigation problems');
+  };
+
+  const addPage = (raw: string, ctx: WalkContext): void => {
+    const trimmed = raw.trim();
+    if (EXTERNAL.test(trimmed)) return;
+    if (OPENAPI_OPERATION.test(trimmed)) {
+      // Generated from an OpenAPI spec at build time; there is no Markdown source to index.
+      warnings.add(
+        () =>
+          withLine(
+            ctx.file,
+            raw,
+            `navigation entry "${trimmed}" is an OpenAPI operation without a page file; not indexed`,
+          ),
+        'openapi',
+        'more OpenAPI operations not indexed',
+      );
+      return;
+    }
+    const id = normalizePageId(trimmed);
+    if (id === null) {
+      warnEntry(ctx, 'empty navigation page entry', raw);
+      return;
+    }
+    let page = pages.get(id);
+    if (!page) {
+      page = { id, raw, configFile: ctx.file, versions: new Set(), languages: new Set(), hidden: ctx.hidden };
+      pages.set(id, page);
+    } else if (!ctx.hidden) page.hidden = false;
+    if (ctx.version !== null) page.versions.add(ctx.version);
+    if (ctx.language !== null) page.languages.add(ctx.language);
+  };
+
+  const resolveRef = async (
+    ref: string,
+    ctx: WalkContext,
+  ): Promise<{ value: unknown; file: string } | null> => {
+    const target = path.posix.normalize(
+      path.posix.join(path.posix.dirname(ctx.file), ref.replace(/\\/g, '/')),
+    );
+    if (target.startsWith('../') || path.posix.isAbsolute(target)) {
+      warnEntry(ctx, `$ref "${ref}" points outside the docs folder; ignored`, ref);
+      return null;
+    }
+    if (ctx.refChain.includes(target)) {
+      warnEntry(ctx, `$ref cycle: ${[...ctx.refChain, target].join(' → ')}; ignored`, ref);
+      return null;
+    }
+    const source = await readConfigText(target);
+    if (source === null) {
+      warnEntry(ctx, `$ref file "${ref}" not found`, ref);
+      return null;
+    }
+    const result = parseJson(target, source);
+    return result.ok ? { value: result.value, file: target } : null;
+  };
+
+  const walk = async (node: unknown, ctx: WalkContext, parentKey: string): Promise<void> => {
+    if (ctx.depth > MAX_DEPTH) {
+      warnEntry(ctx, `navigation nested deeper than ${MAX_DEPTH} levels; rest ignored`);
+      return;
+    }
+    if (Array.isArray(node)) {
+      for (const item of node) await walk(item, { ...ctx, depth: ctx.depth + 1 }, parentKey);
+      return;
+    }
+    if (typeof node === 'string') {
+      if (parentKey === 'pages' || parentKey === 'root') addPage(node, ctx);
+      // Legacy shapes list bare labels: `"versions": ["v1", "v2"]`.
+      else if (parentKey === 'versions') declare(versions, node);
+      else if (parentKey === 'languages') declare(languages, node);
+      else warnEntry(ctx, `unexpected string "${node}" under "${parentKey}"; ignored`, node);
+      return;
+    }
+    if (!isRecord(node)) {
+      const type = node === null ? 'null' : typeof node;
+      warnEntry(ctx, `unexpected ${type} navigation entry under "${parentKey}"; ignored`);
+      return;
+    }
+
+    const ref = node.$ref;
+    if (typeof ref === 'string') {
+      const resolved = await resolveRef(ref, ctx);
+      if (!resolved) return;
+      const { $ref: _ignored, ...siblings } = node;
+      const merged = isRecord(resolved.value) ? { ...resolved.value, ...siblings } : resolved.value;
+      await walk(
+        merged,
+        { ...ctx, file: resolved.file, refChain: [...ctx.refChain, resolved.file], depth: ctx.depth + 1 },
+        parentKey,
+      );
+      return;
+    }
+
+    const next: WalkContext = { ...ctx, depth: ctx.depth + 1 };
+    if (typeof node.version === 'string') {
+      next.version = node.version;
+      declare(versions, node.version);
+    }
+    if (typeof node.language === 'string') {
+      next.language = node.language;
+      declare(languages, node.language);
+    }
+    // Mintlify keeps hidden tabs/groups out of search unless they opt back in with `searchable: true`.
+    if (node.searchable === true) next.hidden = false;
+    else if (node.hidden === true || node.searchable === false) next.hidden = true;
+
+    if (typeof node.root === 'string') addPage(node.root, next);
+    for (const [key, value] of Object.entries(node)) {
+      if (CHILD_KEYS.has(key)) await walk(value, next, key);
+    }
+  };
+
+  const rootCtx: WalkContext = {
+    file: kind,
+    version: null,
+    language: null,
+    hidden: false,
+    refChain: [kind],
+    depth: 0,
+  };
+  if (kind === 'mint.json') {
+    // Legacy configs declare version labels at the top; groups then pick one with `"version": "v1"`.
+    const declared = config.versions;
+    if (Array.isArray(declared)) {
+      for (const v of declared) {
+        if (typeof v === 'string') declare(versions, v);
+        else if (isRecord(v) && typeof v.name === 'string') declare(versions, v.name);
+      }
+    }
+    // mint.json tabs and anchors only group pages by URL prefix; the pages themselves sit in `navigation`.
+    if (Array.isArray(config.navigation)) await walk(config.navigation, rootCtx, 'navigation');
+    else warnEntry(rootCtx, 'mint.json has no "navigation" array');
+  } else if (config.navigation !== undefined) {
+    await walk(config.navigation, rootCtx, 'navigation');
+  } else {
+    warnEntry(rootCtx, 'docs.json has no "navigation"');
+  }
+
+  return {
+    summary: { kind, versions, languages, name: typeof config.name === 'string' ? config.name : null },
+    pages: [...pages.values()].map((p) => ({
+      id: p.id,
+      raw: p.raw,
+      configFile: p.configFile,
+      versions: [...p.versions],
+      languages: [...p.languages],
+      hidden: p.hidden,
+    })),
+    lineOf: (file, raw) => lineOfJsonString(texts.get(file) ?? '', raw),
+    indexHidden: isRecord(config.seo) && config.seo.indexing === 'all',
+  };
+};

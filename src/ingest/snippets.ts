@@ -1,0 +1,163 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ImportDeclaration, Program } from 'estree';
+import type { Root } from 'mdast';
+import { type ParsedSource, parseSource } from './parse-markdown.ts';
+import type { Warning } from './types.ts';
+
+/**
+ * What a component name means in one file: a snippet file to inline (relative path), or null for an
+ * import we deliberately do not inline (React components from .jsx/.js, named exports, npm packages).
+ */
+export type ImportScope = Map<string, string | null>;
+
+export interface LoadedSnippet {
+  file: string;
+  source: string;
+  tree: Root;
+  imports: ImportScope;
+}
+
+interface SnippetLoad {
+  snippet: LoadedSnippet | null;
+  /** Problems reading or parsing the snippet itself; reported with every page that reaches it (deduped later). */
+  warnings: Warning[];
+}
+
+/** Snippets reachable from one page, ready for synchronous rendering. */
+export interface ResolvedSnippets {
+  scope: ImportScope;
+  byFile: Map<string, LoadedSnippet>;
+  /** Reachable snippet files in first-visit order, for the page's content hash. */
+  files: string[];
+  warnings: Warning[];
+}
+
+interface ImportSpec {
+  localName: string;
+  source: string;
+  isDefault: boolean;
+  line: number | undefined;
+}
+
+const CODE_EXTENSIONS = /\.(jsx|js|tsx|ts|mjs|cjs|json)$/i;
+
+const importsOf = (tree: Root): ImportSpec[] => {
+  const specs: ImportSpec[] = [];
+  for (const node of tree.children) {
+    if (node.type !== 'mdxjsEsm') continue;
+    const program = (node.data as { estree?: Program | null } | undefined)?.estree;
+    if (!program) continue;
+    for (const statement of program.body) {
+      if (statement.type !== 'ImportDeclaration') continue;
+      const decl = statement as ImportDeclaration;
+      if (typeof decl.source.value !== 'string') continue;
+      const line = decl.loc?.start.line ?? node.position?.start.line;
+      for (const specifier of decl.specifiers) {
+        specs.push({
+          localName: specifier.local.name,
+          source: decl.source.value,
+          isDefault: specifier.type === 'ImportDefaultSpecifier',
+          line,
+        });
+      }
+    }
+  }
+  return specs;
+};
+
+/**
+ * Loads and caches snippet files across the whole site: the same few snippets are imported by hundreds of
+ * pages (unstructured-docs), so each is read and parsed once.
+ */
+export class SnippetStore {
+  private readonly cache = new Map<string, Promise<SnippetLoad>>();
+
+  constructor(
+    private readonly root: string,
+    private readonly files: ReadonlySet<string>,
+  ) {}
+
+  /** Every snippet file any page used; with a config these are fragments, not orphan pages. */
+  usedFiles(): string[] {
+    return [...this.cache.keys()];
+  }
+
+  /** Builds a file's import scope; warnings point at the importing file and line. */
+  scopeFor(tree: Root, file: string, warnings: Warning[]): ImportScope {
+    const scope: ImportScope = new Map();
+    for (const spec of importsOf(tree)) {
+      scope.set(spec.localName, this.resolveImport(file, spec, warnings));
+    }
+    return scope;
+  }
+
+  private resolveImport(fromFile: string, spec: ImportSpec, warnings: Warning[]): string | null {
+    const { source } = spec;
+    const local = source.startsWith('/') || source.startsWith('./') || source.startsWith('../');
+    if (!local || CODE_EXTENSIONS.test(source)) return null;
+    // A named import from an .mdx file is one of its `export`s (a value), not its content.
+    if (!spec.isDefault) return null;
+    const joined = source.startsWith('/')
+      ? path.posix.normalize(source.slice(1))
+      : path.posix.normalize(path.posix.join(path.posix.dirname(fromFile), source));
+    const candidates = /\.(mdx|md)$/i.test(joined) ? [joined] : [`${joined}.mdx`, `${joined}.md`, joined];
+    const found = candidates.find((c) => this.files.has(c));
+    if (found) return found;
+    const message = `snippet "${source}" not found`;
+    warnings.push(
+      spec.line === undefined ? { file: fromFile, message } : { file: fromFile, line: spec.line, message },
+    );
+    return null;
+  }
+
+  private load(file: string): Promise<SnippetLoad> {
+    let pending = this.cache.get(file);
+    if (!pending) {
+      pending = this.read(file);
+      this.cache.set(file, pending);
+    }
+    return pending;
+  }
+
+  private async read(file: string): Promise<SnippetLoad> {
+    const warnings: Warning[] = [];
+    let source: string;
+    try {
+      source = await readFile(path.join(this.root, file), 'utf8');
+    } catch (error) {
+      warnings.push({ file, message: `cannot read snippet: ${(error as Error).message}` });
+      return { snippet: null, warnings };
+    }
+    const parsed: ParsedSource = parseSource(file, source, (w) => warnings.push(w));
+    const imports = this.scopeFor(parsed.tree, file, warnings);
+    return { snippet: { file, source, tree: parsed.tree, imports }, warnings };
+  }
+
+  /**
+   * Loads everything reachable from a page's imports. Loading is breadth-first over cached per-file
+   * promises that never wait on each other, so an import cycle cannot deadlock; the renderer stops cycles.
+   */
+  async resolve(scope: ImportScope): Promise<ResolvedSnippets> {
+    const byFile = new Map<string, LoadedSnippet>();
+    const order: string[] = [];
+    const warnings: Warning[] = [];
+    const seen = new Set<string>();
+    let frontier = [...scope.values()].filter((f): f is string => f !== null);
+    while (frontier.length > 0) {
+      const batch = [...new Set(frontier)].filter((f) => !seen.has(f));
+      for (const f of batch) seen.add(f);
+      const loaded = await Promise.all(batch.map((f) => this.load(f)));
+      frontier = [];
+      for (const { snippet, warnings: own } of loaded) {
+        warnings.push(...own);
+        if (!snippet) continue;
+        byFile.set(snippet.file, snippet);
+        order.push(snippet.file);
+        for (const next of snippet.imports.values())
+          if (next !== null && !seen.has(next)) frontier.push(next);
+      }
+    }
+    return { scope, byFile, files: order, warnings };
+  }
+}
