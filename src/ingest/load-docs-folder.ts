@@ -1,9 +1,10 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isPlainFolderPage, listDocsFiles, pageIdOf } from './docs-files.ts';
-import { createPageLoader, type PageCandidate, type PageResult } from './load-page.ts';
+import type { PageCandidate, PageResult } from './load-page.ts';
 import { mapLimit } from './map-limit.ts';
 import { readNavigation } from './navigation.ts';
+import { createPageLoaderPool, workerCountFor } from './page-loader-pool.ts';
 import type { LoadedSite, LoadProgress, NavigationSummary, ParsedPage } from './types.ts';
 import { WarningSink } from './warnings.ts';
 
@@ -76,12 +77,15 @@ export const loadDocsFolder = async (
     }
   }
 
-  const loadPage = createPageLoader({ root, files: docs.files, indexHidden });
+  const pool = createPageLoaderPool(
+    { root, files: docs.files, indexHidden },
+    workerCountFor(candidates.length),
+  );
   let done = 0;
   options.onProgress?.(0, candidates.length);
   const results: PageResult[] = await mapLimit(candidates, READ_CONCURRENCY, async (candidate) => {
     try {
-      return await loadPage(candidate);
+      return await pool.load(candidate);
     } catch (error) {
       // A parser bug on one odd file must not lose the other thousand pages.
       return {
@@ -94,7 +98,7 @@ export const loadDocsFolder = async (
       done++;
       options.onProgress?.(done, candidates.length);
     }
-  });
+  }).finally(() => pool.close());
 
   const pages: ParsedPage[] = [];
   const seenWarnings = new Set<string>();
