@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { zodDetails } from '../http/validation.ts';
 import {
   assistantRequestSchema,
   DEFAULT_RETRIEVAL_PAGE_SIZE,
@@ -6,7 +7,6 @@ import {
   MAX_CONTEXT_ITEMS,
   MAX_MESSAGE_CHARS,
   MAX_MESSAGES,
-  validationDetails,
 } from './request-schema.ts';
 
 const user = (content = 'How do I install the CLI?', id = 'm-user') => ({
@@ -117,7 +117,7 @@ const parse = (body: unknown) => assistantRequestSchema.safeParse(body);
 function rejected(body: unknown): { path: string; message: string }[] {
   const result = parse(body);
   expect(result.success).toBe(false);
-  return result.success ? [] : validationDetails(result.error);
+  return result.success ? [] : zodDetails(result.error);
 }
 
 describe('valid requests', () => {

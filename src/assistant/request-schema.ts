@@ -142,14 +142,3 @@ export type AssistantRequest = z.infer<typeof assistantRequestSchema>;
 export type AssistantRequestInput = z.input<typeof assistantRequestSchema>;
 export type RequestMessage = z.infer<typeof messageSchema>;
 export type ContextItem = z.infer<typeof contextItemSchema>;
-
-export interface ValidationDetail {
-  /** Dotted path into the body, e.g. `messages.2.parts.0.toolInvocation.state`; empty for the body itself. */
-  path: string;
-  message: string;
-}
-
-/** The `details` of a 400 error body: one entry per problem, in zod's order. */
-export function validationDetails(error: z.ZodError): ValidationDetail[] {
-  return error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-}

@@ -1,5 +1,6 @@
-import { composeAnswer, type RetrievedSource } from '../assistant/builtin-answerer.ts';
+import { composeAnswer } from '../assistant/builtin-answerer.ts';
 import { retrievalQuery } from '../assistant/retrieval-query.ts';
+import { toRetrievedSources } from '../assistant/retrieved-sources.ts';
 import { ingestSite } from '../ingest/ingest-site.ts';
 import type { LoadProgress } from '../ingest/types.ts';
 import { readEvalSet } from '../search/eval-set.ts';
@@ -91,15 +92,7 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
           version: q.filter?.version,
           language: q.filter?.language,
         });
-        const sources: RetrievedSource[] = top.map((r, i) => ({
-          id: String(i + 1),
-          pageTitle: r.title,
-          headings: r.breadcrumbs.slice(1),
-          url: r.url,
-          text: r.text,
-          score: r.score,
-        }));
-        const answer = composeAnswer(q.question, sources);
+        const answer = composeAnswer(q.question, toRetrievedSources(top));
         f1Sum += tokenF1(answer.text.replace(/\[\d+\]/g, ''), q.answer);
         if (answer.covered) answered++;
         const pages = distinctPages(

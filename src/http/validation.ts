@@ -3,9 +3,13 @@ import type { ValidationTargets } from 'hono';
 import type { ZodError, ZodSchema } from 'zod';
 import { DocentError, type ErrorDetail } from './errors.ts';
 
+/** Problems listed in one error body: enough to fix a request, bounded for a hostile one. */
+export const MAX_ERROR_DETAILS = 20;
+
+/** `details` of a 400: `{path, message}` per problem; `path` is dotted (`messages.2.role`), '' for the body. */
 export function zodDetails(error: ZodError): ErrorDetail[] {
-  return error.issues.slice(0, 20).map((issue) => ({
-    path: issue.path.length > 0 ? issue.path.join('.') : '(root)',
+  return error.issues.slice(0, MAX_ERROR_DETAILS).map((issue) => ({
+    path: issue.path.join('.'),
     message: issue.message,
   }));
 }
