@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso, randomBase62 } from '../storage/ids.ts';
-import type { ThreadMessageStatus, ThreadMessagesTable, ThreadsTable } from '../storage/schema.ts';
+import type { ThreadMessageStatus, ThreadsTable } from '../storage/schema.ts';
 import { hashKey } from '../tenancy/api-keys.ts';
 
 export type Thread = ThreadsTable;
