@@ -1,0 +1,129 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TemporaryDatabase } from '../storage/temporary-database.ts';
+import { createTemporaryTestDatabase, dialects } from '../testing/databases.ts';
+import { evalSetDir, repoRoot } from '../testing/paths.ts';
+
+const run = promisify(execFile);
+const cli = path.join(repoRoot, 'src/cli/main.ts');
+
+/** Runs the real CLI as a user would (`npm run docent -- …` runs exactly this). */
+async function docent(args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', cli, ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+      timeout: 120_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+// Each case spawns several real CLI processes; on a busy 2-core machine that takes a while.
+const CLI_TEST_TIMEOUT = 240_000;
+
+describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect) => {
+  let database: TemporaryDatabase;
+  let docs: string;
+  beforeAll(async () => {
+    database = await createTemporaryTestDatabase(dialect);
+    docs = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-cli-'));
+    fs.cpSync(path.join(repoRoot, 'docs'), docs, { recursive: true });
+  });
+  afterAll(async () => {
+    await database.remove();
+    fs.rmSync(docs, { recursive: true, force: true });
+  });
+
+  it('init, search, ingest and keys work end to end with --json', async () => {
+    const db = ['--database-url', database.url];
+    const init = await docent([...db, '--json', 'init', '--site', 'clidocs', '--docs', docs]);
+    expect(init.code, init.stderr).toBe(0);
+    const created = JSON.parse(init.stdout) as { site: string; assistantKey: string };
+    expect(created.site).toBe('clidocs');
+    expect(created.assistantKey).toMatch(/^svc_dsc_/);
+
+    const again = await docent([...db, 'init', '--site', 'clidocs', '--docs', docs]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists/);
+
+    const search = await docent([
+      ...db,
+      '--json',
+      'search',
+      '--site',
+      'clidocs',
+      '--limit',
+      '3',
+      'readiness database reachable',
+    ]);
+    expect(search.code, search.stderr).toBe(0);
+    const results = JSON.parse(search.stdout) as { pagePath: string; url: string; breadcrumbs: string[] }[];
+    expect(results).toHaveLength(3);
+    expect(results.map((r) => r.pagePath)).toContain('api-reference/health');
+    expect(results[0]?.breadcrumbs.length).toBeGreaterThan(0);
+
+    const human = await docent([...db, 'search', '--site', 'clidocs', 'readiness']);
+    expect(human.stdout).toMatch(/^1\. .+›?/m);
+
+    const unchanged = await docent([...db, '--json', 'ingest', docs, '--site', 'clidocs']);
+    expect(unchanged.code, unchanged.stderr).toBe(0);
+    const counts = (JSON.parse(unchanged.stdout) as { counts: Record<string, number> }).counts;
+    expect(counts.added).toBe(0);
+    expect(counts.updated).toBe(0);
+    expect(counts.unchanged).toBeGreaterThan(5);
+
+    fs.appendFileSync(
+      path.join(docs, 'quickstart.mdx'),
+      '\n\n## Zebra crossing\n\nA zebra section added for the test.\n',
+    );
+    const changed = await docent([...db, '--json', 'ingest', docs, '--site', 'clidocs']);
+    expect((JSON.parse(changed.stdout) as { counts: Record<string, number> }).counts.updated).toBe(1);
+    const zebra = await docent([...db, '--json', 'search', '--site', 'clidocs', 'zebra crossing']);
+    expect((JSON.parse(zebra.stdout) as { url: string }[])[0]?.url).toBe('/quickstart#zebra-crossing');
+
+    const key = await docent([...db, '--json', 'keys', 'create', '--site', 'clidocs']);
+    expect(key.code, key.stderr).toBe(0);
+    expect((JSON.parse(key.stdout) as { key: string }).key).toMatch(/^svc_dsc_/);
+  });
+
+  it('rejects bad input with one clear line and exit code 1', async () => {
+    const db = ['--database-url', database.url];
+    const cases: [string[], RegExp][] = [
+      [['search', '--site', 'nope', 'x'], /No site "nope"/],
+      [['search', '--site', 'clidocs', '--limit', '0', 'x'], /--limit must be an integer/],
+      [['ingest', path.join(docs, 'missing'), '--site', 'clidocs'], /is not a directory/],
+      [['init', '--site', 'Bad_Domain'], /--site:/],
+      [['eval', docs], /is not an eval set/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await docent([...db, ...args]);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr, args.join(' ')).toMatch(message);
+      expect(result.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
+    }
+    const badUrl = await docent(['--database-url', 'mysql://x', 'search', '--site', 'a', 'b']);
+    expect(badUrl.code).toBe(1);
+    expect(badUrl.stderr).toMatch(/Unsupported database URL/);
+  });
+});
+
+describe('eval', { timeout: CLI_TEST_TIMEOUT }, () => {
+  it('prints the metrics the issue names, scored on a real set', async () => {
+    const result = await docent(['--json', 'eval', evalSetDir('claude-docs')]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as Record<string, number>;
+    for (const key of ['questions', 'hit@1', 'hit@5', 'hit@10', 'mrr@10', 'p50_ms', 'p99_ms']) {
+      expect(typeof report[key], key).toBe('number');
+    }
+    expect(report.questions).toBe(100);
+    expect(report['hit@5']).toBeGreaterThan(0.91);
+  });
+});
