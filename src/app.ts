@@ -1,13 +1,20 @@
 import { Hono } from 'hono';
-import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
 import type { ModelProvider } from './assistant/model-provider.ts';
+import type { TrustProxy } from './config.ts';
 import type { AppEnv } from './http/app-env.ts';
 import { handleError, handleNotFound } from './http/error-handler.ts';
+import { serverRequestId } from './http/request-id.ts';
+import { adminApi } from './http/routes/admin/admin-api.ts';
 import { assistantMessageRoute } from './http/routes/assistant-message.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
+import { openApiRoute } from './http/routes/openapi.ts';
+import { createAssistantGate } from './limits/assistant-gate.ts';
+import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
+import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import type { SiteSearch } from './search/site-search.ts';
 import type { Storage } from './storage/database.ts';
+import { IngestionRunner } from './tenancy/ingestion-runner.ts';
 
 export interface AppDeps {
   storage: Storage;
@@ -15,14 +22,28 @@ export interface AppDeps {
   logger: Logger;
   /** The model that writes answers; the built-in answerer when not given. */
   modelProvider?: ModelProvider;
+  /** Rate-limit counters; an in-process store when not given (one process only). */
+  rateLimitStore?: RateLimitStore;
+  /** Whether `X-Forwarded-For` names the client (see config); false when not given. */
+  trustProxy?: TrustProxy;
+  /** The folder the admin API may ingest from; null/absent: none. */
+  docsRoot?: string | null;
+  /** Background ingestions started over the admin API. */
+  ingestions?: IngestionRunner;
 }
 
 /** Builds the HTTP app. No side effects: no listening, no database set-up, no environment reads. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const store = deps.rateLimitStore ?? new MemoryRateLimitStore();
+  const trustProxy = deps.trustProxy ?? false;
   const app = new Hono<AppEnv>();
-  app.use(requestId({ headerName: 'X-Request-Id' }));
+  app.use(serverRequestId());
   app.use(async (c, next) => {
-    c.set('logger', deps.logger.child({ requestId: c.get('requestId') }));
+    const clientRequestId = c.req.header('X-Request-Id')?.slice(0, 200);
+    c.set(
+      'logger',
+      deps.logger.child({ requestId: c.get('requestId'), ...(clientRequestId ? { clientRequestId } : {}) }),
+    );
     await next();
   });
   app.onError(handleError);
@@ -30,6 +51,23 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.route('/', healthzRoute());
   app.route('/', readyzRoute(deps.storage));
-  app.route('/', assistantMessageRoute(deps));
+  app.route('/', openApiRoute());
+  app.route(
+    '/',
+    assistantMessageRoute({
+      ...deps,
+      gate: createAssistantGate({ storage: deps.storage, store, trustProxy }),
+    }),
+  );
+  app.route(
+    '/',
+    adminApi({
+      storage: deps.storage,
+      store,
+      trustProxy,
+      docsRoot: deps.docsRoot ?? null,
+      ingestions: deps.ingestions ?? new IngestionRunner(deps.logger),
+    }),
+  );
   return app;
 }

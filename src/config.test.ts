@@ -41,3 +41,52 @@ describe('loadConfig', () => {
     }
   });
 });
+
+describe('loadConfig: models', () => {
+  it('defaults to the built-in answerer and reads provider access', () => {
+    expect(loadConfig({}).model.default).toEqual({ provider: 'builtin', model: 'builtin' });
+    const config = loadConfig({
+      DOCENT_MODEL: 'openai-compatible:llama3.1:8b',
+      DOCENT_MODEL_BASE_URL: 'http://127.0.0.1:11434/v1',
+      OPENAI_API_KEY: 'sk-1',
+      DOCENT_MODEL_STALL_TIMEOUT_MS: '5000',
+    });
+    expect(config.model.default).toEqual({ provider: 'openai-compatible', model: 'llama3.1:8b' });
+    expect(config.model.openaiCompatible).toEqual({ apiKey: null, baseUrl: 'http://127.0.0.1:11434/v1' });
+    expect(config.model.openai).toEqual({ apiKey: 'sk-1', baseUrl: null });
+    expect(config.model.stallTimeoutMs).toBe(5000);
+    expect(config.model.maxRetries).toBe(2);
+  });
+
+  it.each([
+    [{ DOCENT_MODEL: 'gpt-4o' }, /DOCENT_MODEL: .*expected <provider>:<model>/],
+    [{ DOCENT_MODEL: 'mistral:large' }, /DOCENT_MODEL: unknown provider "mistral"/],
+    [{ DOCENT_MODEL: 'openai:gpt-4o' }, /OPENAI_API_KEY: required when DOCENT_MODEL is openai:gpt-4o/],
+    [{ DOCENT_MODEL: 'anthropic:claude-x' }, /ANTHROPIC_API_KEY: required/],
+    [{ DOCENT_MODEL: 'openai-compatible:llama3' }, /DOCENT_MODEL_BASE_URL: required/],
+    [{ DOCENT_MODEL_BASE_URL: 'ftp://x' }, /DOCENT_MODEL_BASE_URL: must be an http/],
+    [{ DOCENT_MODEL_MAX_RETRIES: '-1' }, /DOCENT_MODEL_MAX_RETRIES/],
+  ])('fails at start on %o, naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads Redis, proxy trust and the docs root', () => {
+    const defaults = loadConfig({});
+    expect(defaults).toMatchObject({ redisUrl: null, trustProxy: false, docsRoot: null });
+    const config = loadConfig({
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      TRUST_PROXY: '2',
+      DOCENT_DOCS_ROOT: '/srv/docs',
+    });
+    expect(config).toMatchObject({
+      redisUrl: 'redis://127.0.0.1:6379',
+      trustProxy: 2,
+      docsRoot: '/srv/docs',
+    });
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(() => loadConfig({ REDIS_URL: 'http://x' })).toThrow(/REDIS_URL/);
+    expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow(/TRUST_PROXY/);
+  });
+});

@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  BUILTIN_MODEL_SPEC,
+  type ModelSpec,
+  ModelSpecError,
+  parseModelSpec,
+} from './assistant/providers/model-spec.ts';
 
 /**
  * The only reader of `process.env`. Everything configurable is named here, validated once at start,
@@ -6,6 +12,11 @@ import { z } from 'zod';
  */
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const httpUrl = z
+  .string()
+  .url()
+  .refine((url) => /^https?:\/\//i.test(url), { message: 'must be an http:// or https:// URL' });
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -27,7 +38,62 @@ const envSchema = z.object({
   DOCENT_PUBLIC_URL: z.string().url().optional(),
   DOCENT_SEED_DEMO: booleanFlag.default('true'),
   DOCENT_TEST_POSTGRES_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|\d{1,2})$/, 'must be true, false or the number of trusted proxy hops (e.g. 1)')
+    .default('false'),
+  DOCENT_DOCS_ROOT: z.string().min(1).optional(),
+  DOCENT_TEST_REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  DOCENT_MODEL: z.string().default('builtin'),
+  DOCENT_MODEL_BASE_URL: httpUrl.optional(),
+  DOCENT_MODEL_API_KEY: z.string().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: httpUrl.optional(),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: httpUrl.optional(),
+  DOCENT_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  DOCENT_MODEL_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  DOCENT_MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
 });
+
+/** Credentials and address of one provider; null where the environment does not set them. */
+export interface ProviderAccess {
+  apiKey: string | null;
+  baseUrl: string | null;
+}
+
+export interface ModelConfig {
+  /** The server-wide model (`DOCENT_MODEL`); a site's own `model` setting overrides it. */
+  default: ModelSpec;
+  openai: ProviderAccess;
+  anthropic: ProviderAccess;
+  /** Ollama, vLLM, llama.cpp server, LM Studio, OpenRouter…: `baseUrl` is required to use it. */
+  openaiCompatible: ProviderAccess;
+  /** Longest wait for the provider's response headers, per attempt. */
+  connectTimeoutMs: number;
+  /** Longest silence on the provider's response body (between tokens) before the answer is abandoned. */
+  stallTimeoutMs: number;
+  /** Retries on 408/409/429/5xx and connection failures, before any of the answer was received. */
+  maxRetries: number;
+}
+
+/**
+ * Which `X-Forwarded-For` entry is the client: `false` ignores the header (the socket address is the
+ * client), `true` takes the left-most entry, a number n takes the n-th entry from the right (n proxies
+ * you run, each appending the address it saw).
+ */
+export type TrustProxy = boolean | number;
+
+function parseTrustProxy(value: string): TrustProxy {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  const hops = Number(value);
+  return hops === 0 ? false : hops;
+}
 
 export interface Config {
   port: number;
@@ -39,6 +105,18 @@ export interface Config {
   seedDemo: boolean;
   /** Server that test suites create throwaway PostgreSQL databases on. */
   testPostgresUrl: string;
+  /** Shared rate-limit store for several processes; null keeps counters in the process. */
+  redisUrl: string | null;
+  trustProxy: TrustProxy;
+  /**
+   * The only folder (and its subfolders) the admin API may point an ingestion at; null means the API
+   * cannot name a folder at all and only re-ingests the folder an operator set with the CLI.
+   */
+  docsRoot: string | null;
+  /** Redis that test suites use (with a random key prefix each). */
+  testRedisUrl: string;
+  /** Language-model providers. Holds API keys: never log this object. */
+  model: ModelConfig;
 }
 
 export class ConfigError extends Error {
@@ -50,7 +128,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const present = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   );
-  const parsed = envSchema.safeParse(present);
+  const parsed = envSchema.superRefine(checkModelAccess).safeParse(present);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
@@ -65,5 +143,53 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.DOCENT_PUBLIC_URL?.replace(/\/+$/, '') ?? null,
     seedDemo: e.DOCENT_SEED_DEMO,
     testPostgresUrl: e.DOCENT_TEST_POSTGRES_URL,
+    redisUrl: e.REDIS_URL ?? null,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    docsRoot: e.DOCENT_DOCS_ROOT ?? null,
+    testRedisUrl: e.DOCENT_TEST_REDIS_URL,
+    model: {
+      default: parseModelSpec(e.DOCENT_MODEL),
+      openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL ?? null },
+      anthropic: { apiKey: e.ANTHROPIC_API_KEY ?? null, baseUrl: e.ANTHROPIC_BASE_URL ?? null },
+      openaiCompatible: { apiKey: e.DOCENT_MODEL_API_KEY ?? null, baseUrl: e.DOCENT_MODEL_BASE_URL ?? null },
+      connectTimeoutMs: e.DOCENT_MODEL_TIMEOUT_MS,
+      stallTimeoutMs: e.DOCENT_MODEL_STALL_TIMEOUT_MS,
+      maxRetries: e.DOCENT_MODEL_MAX_RETRIES,
+    },
   };
 }
+
+/** A model configuration that would fail on the first question is refused at start instead. */
+function checkModelAccess(e: z.infer<typeof envSchema>, ctx: z.RefinementCtx): void {
+  let spec: ModelSpec;
+  try {
+    spec = parseModelSpec(e.DOCENT_MODEL);
+  } catch (error) {
+    if (!(error instanceof ModelSpecError)) throw error;
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['DOCENT_MODEL'], message: error.message });
+    return;
+  }
+  const missing = (variable: string, why: string): void =>
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: [variable],
+      message: `required when DOCENT_MODEL is ${e.DOCENT_MODEL} (${why})`,
+    });
+  if (spec.provider === 'openai' && e.OPENAI_API_KEY === undefined)
+    missing('OPENAI_API_KEY', 'the OpenAI API key');
+  if (spec.provider === 'anthropic' && e.ANTHROPIC_API_KEY === undefined)
+    missing('ANTHROPIC_API_KEY', 'the Anthropic API key');
+  if (spec.provider === 'openai-compatible' && e.DOCENT_MODEL_BASE_URL === undefined)
+    missing('DOCENT_MODEL_BASE_URL', 'the server address, e.g. http://127.0.0.1:11434/v1 for Ollama');
+}
+
+/** The built-in answerer and nothing else: for tools and tests that never call a provider. */
+export const BUILTIN_MODEL_CONFIG: ModelConfig = Object.freeze({
+  default: BUILTIN_MODEL_SPEC,
+  openai: { apiKey: null, baseUrl: null },
+  anthropic: { apiKey: null, baseUrl: null },
+  openaiCompatible: { apiKey: null, baseUrl: null },
+  connectTimeoutMs: 30_000,
+  stallTimeoutMs: 30_000,
+  maxRetries: 2,
+});

@@ -3,9 +3,15 @@ import { serve } from '@hono/node-server';
 import { type Logger, pino } from 'pino';
 import { createApp } from './app.ts';
 import type { ModelProvider } from './assistant/model-provider.ts';
+import { createModelProvider } from './assistant/providers/create-model-provider.ts';
+import { formatModelSpec } from './assistant/providers/model-spec.ts';
 import type { Config } from './config.ts';
+import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
+import type { RateLimitStore } from './limits/rate-limit-store.ts';
+import { RedisRateLimitStore } from './limits/redis-rate-limit-store.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { openStorage, type Storage } from './storage/database.ts';
+import { IngestionRunner } from './tenancy/ingestion-runner.ts';
 import { seedDemo } from './tenancy/seed-demo.ts';
 
 export interface RunningServer {
@@ -22,6 +28,17 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 export interface ServerOptions {
   logger?: Logger;
   modelProvider?: ModelProvider;
+  /** Key prefix in Redis (tests give each run its own). */
+  redisKeyPrefix?: string;
+}
+
+/** Redis when `REDIS_URL` is set (several processes share counters), else counters in this process. */
+export async function openRateLimitStore(
+  config: Pick<Config, 'redisUrl'>,
+  keyPrefix?: string,
+): Promise<RateLimitStore> {
+  if (config.redisUrl === null) return new MemoryRateLimitStore();
+  return RedisRateLimitStore.connect(config.redisUrl, keyPrefix === undefined ? {} : { keyPrefix });
 }
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
@@ -30,11 +47,26 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   logger.info({ database: storage.describe }, 'storage ready');
   if (config.seedDemo) await seedDemo(storage, config, logger);
   const search = new SiteSearch(storage, { publicUrl: config.publicUrl });
+  // The model configuration is logged without its keys.
+  logger.info({ model: formatModelSpec(config.model.default) }, 'answer model');
+  let rateLimitStore: RateLimitStore;
+  try {
+    rateLimitStore = await openRateLimitStore(config, options.redisKeyPrefix);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  logger.info({ rateLimitStore: rateLimitStore.kind }, 'rate limits ready');
+  const ingestions = new IngestionRunner(logger);
   const app = createApp({
     storage,
     search,
     logger,
-    ...(options.modelProvider ? { modelProvider: options.modelProvider } : {}),
+    rateLimitStore,
+    trustProxy: config.trustProxy,
+    docsRoot: config.docsRoot,
+    ingestions,
+    modelProvider: options.modelProvider ?? createModelProvider(config.model, { logger }),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
@@ -50,6 +82,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         // Idle keep-alive sockets would otherwise hold close() open until they time out.
         if ('closeIdleConnections' in server) server.closeIdleConnections();
       });
+      await ingestions.idle();
+      await rateLimitStore.close();
       await storage.close();
     },
   };

@@ -7,11 +7,13 @@ export interface AnswerModelInput {
   /** Retrieved chunks, best first, numbered for citation. */
   sources: RetrievedSource[];
   context: AnswerContextItem[];
+  /** The docs page the reader asks from, when the client sent it. */
+  currentPath?: string | null;
 }
 
 /**
- * Picks the model that answers one request. The one place a provider is chosen: the built-in
- * answerer by default, a hosted or self-hosted model when one is configured.
+ * Picks the model that answers one request: the built-in answerer by default; `createModelProvider`
+ * (`providers/create-model-provider.ts`) is the one place a hosted or self-hosted model is chosen.
  */
 export type ModelProvider = (input: AnswerModelInput) => LanguageModelV1;
 

@@ -294,6 +294,32 @@ describe('writeAnswerStream', () => {
     expect(text).not.toContain('provider exploded');
   });
 
+  it('words the 3: part from the error when errorMessage is a function', async () => {
+    const written: string[] = [];
+    const seen: unknown[] = [];
+    const failure = new Error('upstream said: quota for org-123 exceeded');
+    const outcome = await writeAnswerStream(
+      { write: (s) => written.push(s) },
+      parts([
+        { type: 'text-delta', textDelta: 'Partial' },
+        { type: 'error', error: failure },
+      ]),
+      {
+        ...writeOptions,
+        errorMessage: (error) => {
+          seen.push(error);
+          return 'The model provider failed while answering. (request req-1)';
+        },
+      },
+    );
+    expect(seen).toEqual([failure]);
+    expect(outcome.error).toBe(failure);
+    expect(written.slice(-2)).toEqual([
+      '0:"Partial"\n',
+      '3:"The model provider failed while answering. (request req-1)"\n',
+    ]);
+  });
+
   it('stops writing when aborted', async () => {
     const controller = new AbortController();
     const written: string[] = [];

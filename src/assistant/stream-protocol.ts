@@ -172,8 +172,11 @@ export interface WriteAnswerOptions {
   /** Sources the answer may cite, by citation id; `h:` parts are written for the cited ones only. */
   sources: readonly CitableSource[];
   threadId: string;
-  /** Text of the `3:` part when the answer stream fails. */
-  errorMessage?: string;
+  /**
+   * Text of the `3:` part when the answer stream fails; a function gets the error, so the text can say
+   * what kind of failure it was (it must still be safe to show: the reader sees it).
+   */
+  errorMessage?: string | ((error: unknown) => string);
   /** The client went away: stop reading the answer and write nothing more. */
   abortSignal?: AbortSignal;
 }
@@ -246,7 +249,8 @@ export async function writeAnswerStream(
     return { text, finishReason: 'unknown', usage, citedIds, aborted: true };
   }
   if (failed) {
-    writer.write(errorPart(options.errorMessage));
+    const message = options.errorMessage;
+    writer.write(errorPart(typeof message === 'function' ? message(error) : message));
     return { text, finishReason: 'error', usage, citedIds, aborted: false, error };
   }
   const byId = new Map(options.sources.map((s) => [s.id, s]));

@@ -3,8 +3,12 @@ import { registerEval } from './commands/eval.ts';
 import { registerIngest } from './commands/ingest.ts';
 import { registerInit } from './commands/init.ts';
 import { registerKeys } from './commands/keys.ts';
+import { registerOrgs } from './commands/orgs.ts';
 import { registerSearch } from './commands/search.ts';
 import { registerServe } from './commands/serve.ts';
+import { registerSiteModel } from './commands/site-model.ts';
+import { registerSites } from './commands/sites.ts';
+import { registerUsage } from './commands/usage.ts';
 
 export function createProgram(): Command {
   const program = new Command('docent')
@@ -21,5 +25,10 @@ export function createProgram(): Command {
   registerSearch(program);
   registerEval(program);
   registerKeys(program);
+  registerSites(program);
+  registerUsage(program);
+  registerOrgs(program);
+  // Last: it adds to the `sites` command if one is registered above.
+  registerSiteModel(program);
   return program;
 }

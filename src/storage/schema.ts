@@ -22,6 +22,16 @@ export interface SitesTable {
   /** Bumped in the same transaction as every change to the site's pages: the search cache key. */
   index_generation: number;
   created_at: string;
+  /** JSON array of origins (`https://docs.example.com`) browsers may call the assistant from; `[]` = any. */
+  allowed_origins: string;
+  /*
+   * Added by migration 0004. Optional in the type so code that creates sites need not name them (the
+   * columns default to null); null means "the server's default".
+   */
+  /** `provider:model` overriding `DOCENT_MODEL` for this site (`builtin` forces the built-in answerer). */
+  model?: string | null;
+  /** The site owner's instructions added to the model's system prompt. */
+  instructions?: string | null;
 }
 
 export interface ApiKeysTable {
@@ -39,6 +49,52 @@ export interface ApiKeysTable {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+}
+
+/** What an organization may spend and how fast. Integers; booleans are 0/1 in both dialects. */
+export interface PlansTable {
+  id: string;
+  name: string;
+  /** Credits included each calendar month (UTC). */
+  monthly_credits: number;
+  /** 1 lets requests go on past the included credits as overage; 0 answers 402 instead. */
+  overage_enabled: number;
+  /** Most overage credits per month; null = no cap. */
+  overage_cap: number | null;
+  /** Credits one assistant request costs. */
+  credit_cost: number;
+  org_requests_per_hour: number;
+  ip_requests_per_day: number;
+  admin_requests_per_minute: number;
+  created_at: string;
+}
+
+export type LedgerKind = 'charge' | 'refund';
+
+/** One row per charged request and at most one refund of it: `(request_id, kind)` is unique. */
+export interface CreditLedgerTable {
+  id: string;
+  organization_id: string;
+  site_id: string | null;
+  request_id: string;
+  kind: LedgerKind;
+  /** Positive for a charge, negative for a refund. */
+  credits: number;
+  /** The part of `credits` beyond the included credits (same sign). */
+  overage: number;
+  /** `YYYY-MM` (UTC) the entry counts against. */
+  period: string;
+  /** `YYYY-MM-DD` (UTC). */
+  day: string;
+  created_at: string;
+}
+
+/** Running totals of the ledger per organization and month, read and written under the same lock. */
+export interface CreditBalancesTable {
+  organization_id: string;
+  period: string;
+  used: number;
+  overage: number;
 }
 
 export interface PagesTable {
@@ -119,6 +175,9 @@ export interface Database {
   organizations: OrganizationsTable;
   sites: SitesTable;
   api_keys: ApiKeysTable;
+  plans: PlansTable;
+  credit_ledger: CreditLedgerTable;
+  credit_balances: CreditBalancesTable;
   pages: PagesTable;
   chunks: ChunksTable;
   ingestion_jobs: IngestionJobsTable;

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { withOrganizationLock } from '../limits/organization-lock.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso, randomBase62 } from '../storage/ids.ts';
 import type { ApiKeysTable } from '../storage/schema.ts';
@@ -10,6 +11,22 @@ export const ASSISTANT_KEY_PREFIX = 'svc_dsc_';
 export const ADMIN_KEY_PREFIX = 'svc_';
 /** 32 base62 characters ≈ 190 bits: enough that a fast hash (not a password KDF) is the right store. */
 const SECRET_LENGTH = 32;
+
+/**
+ * Keys an organization can create per rolling hour (revoked ones count): a leaked admin key cannot
+ * mint keys without bound, and a script stuck in a loop stops early.
+ */
+export const MAX_KEYS_CREATED_PER_HOUR = 30;
+const HOUR_MS = 3_600_000;
+/** `last_used_at` is written at most this often per key, so a busy key does not cost a write per request. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+export class KeyCreationLimitError extends Error {
+  override name = 'KeyCreationLimitError';
+  constructor(readonly retryAfterSeconds: number) {
+    super(`At most ${MAX_KEYS_CREATED_PER_HOUR} keys can be created per organization per hour`);
+  }
+}
 
 export function hashKey(key: string): string {
   return crypto.createHash('sha256').update(key).digest('hex');
@@ -30,6 +47,8 @@ export async function createApiKey(
     expiresAt?: string | null;
   },
 ): Promise<CreatedKey> {
+  if (input.kind === 'assistant' && input.siteId === null) throw new Error('an assistant key needs a site');
+  if (input.kind === 'admin' && input.siteId !== null) throw new Error('an admin key is organization-wide');
   const prefix = input.kind === 'assistant' ? ASSISTANT_KEY_PREFIX : ADMIN_KEY_PREFIX;
   const key = `${prefix}${randomBase62(SECRET_LENGTH)}`;
   const record: ApiKey = {
@@ -46,8 +65,101 @@ export async function createApiKey(
     revoked_at: null,
     last_used_at: null,
   };
-  await storage.db.insertInto('api_keys').values(record).execute();
+  // Count and insert under the organization lock, so concurrent creators cannot both pass the cap.
+  await withOrganizationLock(storage, input.organizationId, async (db) => {
+    const since = new Date(Date.now() - HOUR_MS).toISOString();
+    const recent = await db
+      .selectFrom('api_keys')
+      .select('created_at')
+      .where('organization_id', '=', input.organizationId)
+      .where('created_at', '>', since)
+      .orderBy('created_at')
+      .execute();
+    if (recent.length >= MAX_KEYS_CREATED_PER_HOUR) {
+      const oldest = recent[recent.length - MAX_KEYS_CREATED_PER_HOUR]?.created_at ?? since;
+      const retryMs = new Date(oldest).getTime() + HOUR_MS - Date.now();
+      throw new KeyCreationLimitError(Math.max(1, Math.ceil(retryMs / 1000)));
+    }
+    await db.insertInto('api_keys').values(record).execute();
+  });
   return { key, record };
+}
+
+/** What listings show of a key: never the secret or its hash. */
+export interface KeySummary {
+  id: string;
+  kind: ApiKeyKind;
+  name: string | null;
+  siteId: string | null;
+  /** e.g. `svc_dsc_…a1B2`. */
+  display: string;
+  prefix: string;
+  lastFour: string;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export function keySummary(key: ApiKey): KeySummary {
+  return {
+    id: key.id,
+    kind: key.kind,
+    name: key.name,
+    siteId: key.site_id,
+    display: `${key.prefix}…${key.last_four}`,
+    prefix: key.prefix,
+    lastFour: key.last_four,
+    createdAt: key.created_at,
+    expiresAt: key.expires_at,
+    lastUsedAt: key.last_used_at,
+    revokedAt: key.revoked_at,
+  };
+}
+
+export async function listApiKeys(
+  storage: Storage,
+  organizationId: string,
+  filter: { siteId?: string; kind?: ApiKeyKind } = {},
+): Promise<ApiKey[]> {
+  let query = storage.db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at')
+    .orderBy('id');
+  if (filter.siteId !== undefined) query = query.where('site_id', '=', filter.siteId);
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+  return query.execute();
+}
+
+export async function getApiKey(
+  storage: Storage,
+  organizationId: string,
+  id: string,
+): Promise<ApiKey | undefined> {
+  return storage.db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Revokes the key (idempotent: a revoked key keeps its first revocation time). */
+export async function revokeApiKey(
+  storage: Storage,
+  organizationId: string,
+  id: string,
+): Promise<ApiKey | undefined> {
+  await storage.db
+    .updateTable('api_keys')
+    .set({ revoked_at: nowIso() })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return getApiKey(storage, organizationId, id);
 }
 
 /**
@@ -76,4 +188,11 @@ export async function findActiveKey(
 
 export async function touchApiKey(storage: Storage, id: string): Promise<void> {
   await storage.db.updateTable('api_keys').set({ last_used_at: nowIso() }).where('id', '=', id).execute();
+}
+
+/** Records use of a key unless it was recorded within the last `LAST_USED_RESOLUTION_MS`. */
+export async function noteKeyUsed(storage: Storage, key: ApiKey, now = Date.now()): Promise<void> {
+  if (key.last_used_at !== null && now - new Date(key.last_used_at).getTime() < LAST_USED_RESOLUTION_MS)
+    return;
+  await touchApiKey(storage, key.id);
 }

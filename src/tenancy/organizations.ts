@@ -29,3 +29,16 @@ export async function countOrganizations(storage: Storage): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+export async function listOrganizations(storage: Storage): Promise<Organization[]> {
+  return storage.db.selectFrom('organizations').selectAll().orderBy('created_at').execute();
+}
+
+export async function setOrganizationPlan(storage: Storage, id: string, plan: string): Promise<boolean> {
+  const result = await storage.db
+    .updateTable('organizations')
+    .set({ plan })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -16,6 +16,35 @@ export const domainSchema = z
   .max(MAX_DOMAIN_LENGTH)
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'must be lowercase letters, digits and inner hyphens');
 
+/** Most browser origins one site can allow; a longer list is a sign of a mistake, not a need. */
+export const MAX_ALLOWED_ORIGINS = 50;
+export const MAX_ORIGIN_LENGTH = 253 + 'https://'.length + ':65535'.length;
+
+/** A browser origin exactly as browsers send it: scheme, host and optional port; nothing else. */
+export const originSchema = z
+  .string()
+  .max(MAX_ORIGIN_LENGTH)
+  .refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an origin such as https://docs.example.com (scheme and host, no path or slash)' },
+  );
+
+export const allowedOriginsSchema = z
+  .array(originSchema)
+  .max(MAX_ALLOWED_ORIGINS)
+  .transform((origins) => [...new Set(origins)]);
+
+export function siteAllowedOrigins(site: Pick<Site, 'allowed_origins'>): string[] {
+  return JSON.parse(site.allowed_origins) as string[];
+}
+
 export class DomainTakenError extends Error {
   override name = 'DomainTakenError';
 }
@@ -28,9 +57,11 @@ export async function createSite(
     name?: string;
     docsDir?: string | null;
     baseUrl?: string | null;
+    allowedOrigins?: string[];
   },
 ): Promise<Site> {
   const domain = domainSchema.parse(input.domain);
+  const origins = allowedOriginsSchema.parse(input.allowedOrigins ?? []);
   const row: Site = {
     id: newId('site'),
     organization_id: input.organizationId,
@@ -40,6 +71,7 @@ export async function createSite(
     base_url: input.baseUrl ?? null,
     index_generation: 0,
     created_at: nowIso(),
+    allowed_origins: JSON.stringify(origins),
   };
   const existing = await getSiteByDomain(storage, domain);
   if (existing) throw new DomainTakenError(`Site domain "${domain}" is already taken`);
@@ -65,7 +97,7 @@ export async function getSite(storage: Storage, id: string): Promise<Site | unde
 export async function updateSite(
   storage: Storage,
   id: string,
-  patch: Partial<Pick<Site, 'name' | 'docs_dir' | 'base_url'>>,
+  patch: Partial<Pick<Site, 'name' | 'docs_dir' | 'base_url' | 'allowed_origins'>>,
 ): Promise<void> {
   if (Object.keys(patch).length === 0) return;
   await storage.db.updateTable('sites').set(patch).where('id', '=', id).execute();
@@ -78,4 +110,35 @@ export async function getIndexGeneration(storage: Storage, siteId: string): Prom
     .where('id', '=', siteId)
     .executeTakeFirst();
   return row?.index_generation;
+}
+
+/** A site of this organization by domain; another organization's site is indistinguishable from none. */
+export async function getOrganizationSite(
+  storage: Storage,
+  organizationId: string,
+  domain: string,
+): Promise<Site | undefined> {
+  return storage.db
+    .selectFrom('sites')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('domain', '=', domain)
+    .executeTakeFirst();
+}
+
+export async function listSites(storage: Storage, organizationId?: string): Promise<Site[]> {
+  let query = storage.db.selectFrom('sites').selectAll().orderBy('domain');
+  if (organizationId !== undefined) query = query.where('organization_id', '=', organizationId);
+  return query.execute();
+}
+
+/** Deletes the site with its pages, keys, threads and ingestion jobs (foreign keys cascade). */
+export async function deleteSite(storage: Storage, organizationId: string, siteId: string): Promise<boolean> {
+  // SQLite leaves cascades to the foreign_keys pragma, which storage turns on for every connection.
+  const result = await storage.db
+    .deleteFrom('sites')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', siteId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }

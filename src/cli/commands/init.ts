@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
+import { createApiKey } from '../../tenancy/api-keys.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { DomainTakenError, domainSchema, getSiteByDomain } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
@@ -9,7 +10,9 @@ import { progressBar } from '../progress.ts';
 export function registerInit(program: Command): void {
   program
     .command('init')
-    .description('create an organization and a site, ingest its docs, and create an assistant key')
+    .description(
+      'create an organization and a site, ingest its docs, and create an assistant key and an admin key',
+    )
     .requiredOption('--site <domain>', 'domain identifier of the new site')
     .option('--docs <dir>', 'docs folder to ingest (default DOCENT_DOCS_DIR or ./docs)')
     .option('--name <name>', 'display name of the site')
@@ -37,13 +40,26 @@ export function registerInit(program: Command): void {
               ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
             });
             progress.stop();
+            // The organization's first admin key: the admin API needs one, and only the CLI can make it.
+            const admin = await createApiKey(storage, {
+              organizationId: result.organization.id,
+              siteId: null,
+              kind: 'admin',
+              name: 'init',
+            });
             if (globals.json) {
-              printJson({ site: result.site.domain, assistantKey: result.assistantKey });
+              printJson({
+                organization: result.organization.id,
+                site: result.site.domain,
+                assistantKey: result.assistantKey,
+                adminKey: admin.key,
+              });
               return;
             }
             process.stdout.write(
               `Site "${result.site.domain}" created: ${result.ingestion.counts.pages} pages, ` +
-                `${result.ingestion.warnings.length} warnings.\nAssistant key (shown once): ${result.assistantKey}\n`,
+                `${result.ingestion.warnings.length} warnings.\nAssistant key (shown once, public): ${result.assistantKey}\n` +
+                `Admin key for organization ${result.organization.id} (shown once, keep it secret): ${admin.key}\n`,
             );
           } catch (error) {
             progress.stop();

@@ -4,10 +4,15 @@ import { createDataStreamResponse, streamText } from 'ai';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authenticateAssistant } from '../../assistant/authenticate.ts';
-import type { RetrievedSource } from '../../assistant/builtin-answerer.ts';
 import { builtinModelProvider, type ModelProvider } from '../../assistant/model-provider.ts';
+import { awaitAnswerStart } from '../../assistant/providers/answer-start.ts';
+import {
+  describeProviderError,
+  safeProviderErrorMessage,
+} from '../../assistant/providers/provider-errors.ts';
 import { assistantRequestSchema, MAX_BODY_BYTES } from '../../assistant/request-schema.ts';
 import { messageText, retrievalQuery } from '../../assistant/retrieval-query.ts';
+import { toRetrievedSources } from '../../assistant/retrieved-sources.ts';
 import {
   assistantStreamHeaders,
   type CitableSource,
@@ -20,6 +25,8 @@ import {
   findThreadForFollowUp,
   type StoredSource,
 } from '../../assistant/threads.ts';
+import { type AssistantGate, createAssistantGate } from '../../limits/assistant-gate.ts';
+import { MemoryRateLimitStore } from '../../limits/memory-rate-limit-store.ts';
 import type { SiteSearch } from '../../search/site-search.ts';
 import type { Storage } from '../../storage/database.ts';
 import type { AppEnv } from '../app-env.ts';
@@ -31,6 +38,8 @@ export interface AssistantRouteDeps {
   search: SiteSearch;
   /** Defaults to the built-in answerer. */
   modelProvider?: ModelProvider;
+  /** Origin, rate-limit and credit checks (src/limits); an in-process one when not given. */
+  gate?: AssistantGate;
 }
 
 /** Both prefixes serve the same handler: `/discovery` is the hosted service's documented address. */
@@ -47,10 +56,16 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
       });
     },
   });
+  const gate =
+    deps.gate ??
+    createAssistantGate({ storage: deps.storage, store: new MemoryRateLimitStore(), trustProxy: false });
   for (const prefix of ASSISTANT_PREFIXES) {
-    route.post(`${prefix}/v1/assistant/:domain/message`, limit, async (c) => {
+    route.options(`${prefix}/v1/assistant/:domain/message`, gate.preflight);
+    route.post(`${prefix}/v1/assistant/:domain/message`, gate.wrap, limit, async (c) => {
       const domain = c.req.param('domain');
       const caller = await authenticateAssistant(deps.storage, c.req.header('Authorization'), domain);
+      // 403 for a disallowed Origin, then 429: before the body is read, so a limited request costs nothing.
+      await gate.admit(c, caller);
 
       const contentType = c.req.header('Content-Type') ?? '';
       if (!/^application\/json\b/i.test(contentType)) {
@@ -64,6 +79,8 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         });
       }
       const body = parsed.data;
+      // 402 when out of credits; from here an error response refunds the charge (gate.wrap).
+      await gate.charge(c, caller);
       const requestId = c.get('requestId');
       const logger = c.get('logger');
       const started = performance.now();
@@ -110,14 +127,7 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         currentPath: body.currentPath,
       });
       const retrievalMs = performance.now() - started;
-      const sources: RetrievedSource[] = results.map((r, i) => ({
-        id: String(i + 1),
-        pageTitle: r.title,
-        headings: r.breadcrumbs.slice(1),
-        url: r.url,
-        text: r.text,
-        score: r.score,
-      }));
+      const sources = toRetrievedSources(results);
       const citable: CitableSource[] = results.map((r, i) => ({
         id: String(i + 1),
         url: r.url,
@@ -135,6 +145,7 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         site: caller.site,
         sources,
         context: (body.context ?? []).map((item) => ({ type: item.type, value: item.value })),
+        currentPath: body.currentPath ?? null,
       });
       const abortSignal = c.req.raw.signal;
       // A raw Response bypasses headers set on the context, so the request id is repeated here.
@@ -145,20 +156,52 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
       };
       if (threadKey) headers['X-Thread-Key'] = threadKey;
 
+      // No SDK retries (`maxRetries: 0`): the providers' fetch retries, and only before any text exists
+      // (providers/resilient-fetch.ts); the SDK's would wrap more than that.
+      const result = streamText({
+        model,
+        messages: modelMessages(body.messages),
+        abortSignal,
+        maxRetries: 0,
+      });
+      let firstTokenMs: number | undefined;
+      const timed = (async function* () {
+        for await (const part of result.fullStream) {
+          if (firstTokenMs === undefined && part.type === 'text-delta')
+            firstTokenMs = performance.now() - started;
+          yield part;
+        }
+      })();
+      // The response is committed once the answer has started, so a model that fails before writing any
+      // text gets a clean error response (and the credit back) rather than a 200 stream ending in `3:`.
+      const start = await awaitAnswerStart(timed, abortSignal);
+      if (start.kind !== 'started') {
+        const error = start.kind === 'failed' ? start.error : undefined;
+        if (error !== undefined)
+          logger.error(
+            { err: describeProviderError(error), requestId },
+            'answer model failed before answering',
+          );
+        await appendThreadMessage(deps.storage, threadId, {
+          role: 'assistant',
+          content: '',
+          status: start.kind === 'failed' ? 'error' : 'aborted',
+          finishReason: start.kind === 'failed' ? 'error' : 'unknown',
+          timings: { retrievalMs: round(retrievalMs), totalMs: round(performance.now() - started) },
+          requestId,
+        }).catch((e: unknown) => logger.error({ err: e, requestId }, 'storing the answer failed'));
+        const threadHeaders: Record<string, string> = { 'X-Thread-Id': threadId };
+        if (threadKey) threadHeaders['X-Thread-Key'] = threadKey;
+        throw new DocentError('unavailable', safeProviderErrorMessage(error, requestId), {
+          headers: threadHeaders,
+        });
+      }
+
       return createDataStreamResponse({
         status: 200,
         headers,
         execute: async (writer) => {
-          const result = streamText({ model, messages: modelMessages(body.messages), abortSignal });
-          let firstTokenMs: number | undefined;
-          const answer = (async function* () {
-            for await (const part of result.fullStream) {
-              if (firstTokenMs === undefined && part.type === 'text-delta')
-                firstTokenMs = performance.now() - started;
-              yield part;
-            }
-          })();
-          const outcome = await writeAnswerStream(writer, answer, {
+          const outcome = await writeAnswerStream(writer, start.parts, {
             messageId: `msg_${crypto.randomUUID()}`,
             toolCallId: `call_${crypto.randomUUID()}`,
             query,
@@ -166,9 +209,12 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
             sources: citable,
             threadId,
             abortSignal,
+            errorMessage: (error) => safeProviderErrorMessage(error, requestId),
           });
+          // Described, not serialised whole: a provider error carries the full prompt in its request body.
           if (outcome.error !== undefined)
-            logger.error({ err: outcome.error, requestId }, 'answer stream failed');
+            logger.error({ err: describeProviderError(outcome.error), requestId }, 'answer stream failed');
+          await gate.settle(c, outcome);
           const cited = new Set(outcome.citedIds);
           const stored: StoredSource[] = results
             .map((r, i) => ({ id: String(i + 1), url: r.url, title: r.title, path: r.pagePath }))

@@ -1,11 +1,15 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001-initial.ts';
 import * as threads from './0002-threads.ts';
+import * as tenancyLimits from './0003-tenancy-limits.ts';
+import * as siteModel from './0004-site-model.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-threads': threads,
+  '0003-tenancy-limits': tenancyLimits,
+  '0004-site-model': siteModel,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,333 @@
+/**
+ * `npm run bench:overhead`: what Docent adds to a real model's time to first token, and whether one
+ * process carries many slow streams.
+ *
+ * Three processes: a loopback OpenAI-compatible provider (this file with `--role provider`), Docent itself
+ * (`src/main.ts` with `DOCENT_MODEL=openai-compatible:…` pointed at the provider), and this one as the
+ * clients. Time to first token (TTFT) is measured on the same client code both ways: straight to the
+ * provider, and through Docent (auth, thread, retrieval, prompt, provider call, stream re-encoding). The
+ * difference of the medians is Docent's overhead.
+ *
+ *   npm run bench:overhead                      TTFT p50/p99 at 1 and 32 concurrent clients
+ *   npm run bench:overhead -- --streams 1000    1,000 concurrent slow streams: errors and Docent's peak RSS
+ *
+ * Options: --delay <ms> (provider's time to first token, default 50), --requests <n> (per concurrency
+ * level, default 200), --token-delay <ms> (between tokens in --streams mode, default 100).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startLoopbackLlm, writeOpenAIStream } from '../src/assistant/providers/testing/loopback-llm.ts';
+import { openStorage } from '../src/storage/database.ts';
+import { bootstrapSite } from '../src/tenancy/bootstrap-site.ts';
+
+const { values } = parseArgs({
+  options: {
+    role: { type: 'string', default: 'bench' },
+    delay: { type: 'string', default: '50' },
+    'token-delay': { type: 'string', default: '0' },
+    tokens: { type: 'string', default: '20' },
+    requests: { type: 'string', default: '200' },
+    streams: { type: 'string' },
+    /** `builtin` measures Docent without a provider call (what the request path costs by itself). */
+    model: { type: 'string', default: 'openai-compatible:bench-model' },
+    keep: { type: 'boolean', default: false },
+    profile: { type: 'string' },
+  },
+});
+
+const repoRoot = path.resolve(import.meta.dirname, '..');
+const QUESTIONS = [
+  'How do I install Docent?',
+  'How do I create an API key?',
+  'What does the search endpoint return?',
+  'How do I configure the database?',
+  'How do I ingest my docs folder?',
+  'What are the rate limits?',
+];
+
+if (values.role === 'provider') await runProvider();
+else await runBench();
+
+/** The loopback provider: headers at once, the first token after `--delay`, then `--tokens` more. */
+async function runProvider(): Promise<void> {
+  const delay = Number(values.delay);
+  const tokenDelay = Number(values['token-delay']);
+  const count = Number(values.tokens);
+  const tokens = Array.from({ length: count }, (_, i) => (i === count - 1 ? 'done [1].' : `word${i} `));
+  const server = await startLoopbackLlm((req, res) =>
+    writeOpenAIStream(
+      res,
+      { tokens, firstTokenDelayMs: delay, tokenDelayMs: tokenDelay, usage: { input: 900, output: count } },
+      String(req.body.model),
+    ),
+  );
+  // The bench only needs the address; keeping no request log bounds this process's memory too.
+  setInterval(() => {
+    server.requests.length = 0;
+  }, 1_000).unref();
+  process.stdout.write(`${JSON.stringify({ origin: server.origin })}\n`);
+}
+
+async function runBench(): Promise<void> {
+  const delay = Number(values.delay);
+  const streams = values.streams === undefined ? undefined : Number(values.streams);
+  const tokenDelay =
+    streams === undefined ? Number(values['token-delay']) : Number(values['token-delay']) || 100;
+
+  const provider = await startChild(
+    [
+      '--import',
+      'tsx',
+      'bench/overhead.ts',
+      '--role',
+      'provider',
+      '--delay',
+      String(delay),
+      '--token-delay',
+      String(tokenDelay),
+    ],
+    {},
+    (line) => (JSON.parse(line) as { origin?: string }).origin,
+  );
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-overhead-'));
+  const databaseUrl = `sqlite:${path.join(dir, 'docent.db')}`;
+  const storage = await openStorage(databaseUrl);
+  const { assistantKey } = await bootstrapSite(storage, {
+    domain: 'docs',
+    docsDir: path.join(repoRoot, 'docs'),
+  });
+  await storage.close();
+
+  const docent = await startChild(
+    // `--profile <dir>` writes a CPU profile of the Docent process there (read it in Chrome DevTools).
+    [
+      ...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : []),
+      '--import',
+      'tsx',
+      'src/main.ts',
+    ],
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      DOCENT_SEED_DEMO: 'false',
+      LOG_LEVEL: 'info',
+      DOCENT_MODEL: values.model,
+      DOCENT_MODEL_BASE_URL: `${provider.value}/v1`,
+    },
+    (line) => {
+      const entry = JSON.parse(line) as { msg?: string; port?: number };
+      return entry.msg === 'docent listening' ? `http://127.0.0.1:${entry.port}` : undefined;
+    },
+  );
+
+  const direct = (): Promise<number> => directTtft(provider.value);
+  const viaDocent = (i: number): Promise<number> =>
+    docentTtft(docent.value, assistantKey, QUESTIONS[i % QUESTIONS.length] ?? '');
+
+  try {
+    console.log(`node ${process.version}, ${os.cpus().length} CPUs, provider first token after ${delay} ms`);
+    if (streams === undefined) {
+      const requests = Number(values.requests);
+      // Warm-up: module loading, JIT, connection pools and the search index cache.
+      await runConcurrent(20, 4, () => direct());
+      await runConcurrent(20, 4, (i) => viaDocent(i));
+      for (const concurrency of [1, 32]) {
+        const d = await runConcurrent(requests, concurrency, () => direct());
+        const cpuBefore = cpuMsOf(docent.child.pid);
+        const v = await runConcurrent(requests, concurrency, (i) => viaDocent(i));
+        const cpuPerRequest = (cpuMsOf(docent.child.pid) - cpuBefore) / requests;
+        const p = (xs: number[], q: number) => percentile(xs, q).toFixed(1);
+        console.log(
+          `concurrency ${String(concurrency).padStart(2)}: TTFT direct p50 ${p(d, 50)} ms p99 ${p(d, 99)} ms · ` +
+            `via Docent p50 ${p(v, 50)} ms p99 ${p(v, 99)} ms · added p50 ${(percentile(v, 50) - percentile(d, 50)).toFixed(1)} ms ` +
+            `p99 ${(percentile(v, 99) - percentile(d, 99)).toFixed(1)} ms · Docent CPU ${cpuPerRequest.toFixed(1)} ms/request (${requests} requests each)`,
+        );
+      }
+    } else {
+      const baseline = rssOf(docent.child.pid);
+      const started = performance.now();
+      let peakSampled = baseline.rss;
+      const sampler = setInterval(() => {
+        peakSampled = Math.max(peakSampled, rssOf(docent.child.pid).rss);
+      }, 100);
+      const outcomes = await Promise.all(
+        Array.from({ length: streams }, (_, i) =>
+          fullStream(docent.value, assistantKey, QUESTIONS[i % QUESTIONS.length] ?? ''),
+        ),
+      );
+      clearInterval(sampler);
+      const after = rssOf(docent.child.pid);
+      const failed = outcomes.filter((o) => o !== 'ok');
+      console.log(
+        `${streams} concurrent streams (20 tokens, ${tokenDelay} ms apart): ${streams - failed.length} complete, ` +
+          `${failed.length} failed in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
+      if (failed.length > 0) console.log(`failures (first 5): ${failed.slice(0, 5).join(' | ')}`);
+      console.log(
+        `Docent RSS: ${mb(baseline.rss)} before, peak ${mb(Math.max(after.peak, peakSampled))} (VmHWM), ${mb(after.rss)} after`,
+      );
+      if (failed.length > 0) process.exitCode = 1;
+    }
+  } finally {
+    docent.child.kill('SIGTERM');
+    provider.child.kill('SIGTERM');
+    if (values.keep) console.log(`database kept: ${databaseUrl}`);
+    else fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Time until the first content delta straight from the provider. */
+async function directTtft(origin: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${origin}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  return untilFirst(response, started, /"content":"[^"]/);
+}
+
+/** Time until the first `0:` text part through Docent. */
+async function docentTtft(baseUrl: string, key: string, question: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}/v1/assistant/docs/message`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+    body: JSON.stringify({
+      fp: 'anonymous',
+      messages: [{ id: 'u1', role: 'user', content: question, parts: [{ type: 'text', text: question }] }],
+    }),
+  });
+  if (response.status !== 200)
+    throw new Error(`Docent answered ${response.status}: ${await response.text()}`);
+  return untilFirst(response, started, /(^|\n)0:/);
+}
+
+/** Reads until `pattern` shows up, records the time, then drains the rest (the stream must finish cleanly). */
+async function untilFirst(response: Response, started: number, pattern: RegExp): Promise<number> {
+  const decoder = new TextDecoder();
+  let seen = '';
+  let at: number | undefined;
+  for await (const chunk of response.body ?? []) {
+    if (at === undefined) {
+      seen += decoder.decode(chunk as Uint8Array, { stream: true });
+      if (pattern.test(seen)) at = performance.now() - started;
+    }
+  }
+  if (at === undefined) throw new Error(`no token in: ${seen.slice(0, 300)}`);
+  return at;
+}
+
+/** One whole answer through Docent: 'ok' when it ended with `d:` and had no `3:`. */
+async function fullStream(baseUrl: string, key: string, question: string): Promise<string> {
+  try {
+    const response = await fetch(`${baseUrl}/v1/assistant/docs/message`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+      body: JSON.stringify({
+        fp: 'anonymous',
+        messages: [{ id: 'u1', role: 'user', content: question, parts: [{ type: 'text', text: question }] }],
+      }),
+    });
+    const text = await response.text();
+    if (response.status !== 200) return `HTTP ${response.status}: ${text.slice(0, 200)}`;
+    if (/(^|\n)3:/.test(text)) return `error part: ${text.match(/(^|\n)3:(.*)/)?.[2]}`;
+    if (!/(^|\n)d:/.test(text)) return 'no finish part';
+    return 'ok';
+  } catch (error) {
+    return `client error: ${error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error)}`;
+  }
+}
+
+async function runConcurrent(
+  total: number,
+  concurrency: number,
+  task: (i: number) => Promise<number>,
+): Promise<number[]> {
+  const out: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const i = next++;
+        out.push(await task(i));
+      }
+    }),
+  );
+  return out;
+}
+
+function percentile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((q / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** Resident memory of a process from /proc (Linux): now and its peak (VmHWM), in bytes. */
+function rssOf(pid: number | undefined): { rss: number; peak: number } {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => Number(status.match(new RegExp(`${name}:\\s+(\\d+) kB`))?.[1] ?? 0) * 1024;
+    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  } catch {
+    return { rss: 0, peak: 0 };
+  }
+}
+
+/** CPU time (user + system) a process has used, from /proc (Linux), in ms; 0 elsewhere. */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // utime and stime are fields 14 and 15 of the file, in clock ticks (USER_HZ, 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+}
+
+/** Starts a child and waits until `ready` finds what it needs in a stdout line. */
+function startChild(
+  args: string[],
+  env: Record<string, string>,
+  ready: (line: string) => string | undefined,
+): Promise<{ child: ChildProcess; value: string }> {
+  const child = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    let done = false;
+    child.on('exit', (code) => {
+      if (!done) reject(new Error(`${args.join(' ')} exited with ${code}`));
+    });
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let newline = buffer.indexOf('\n');
+      while (newline >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        newline = buffer.indexOf('\n');
+        if (done) continue;
+        let value: string | undefined;
+        try {
+          value = ready(line);
+        } catch {
+          value = undefined;
+        }
+        if (value !== undefined) {
+          done = true;
+          resolve({ child, value });
+        }
+      }
+    });
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * `provider:model` strings, as written in `DOCENT_MODEL` and in a site's `model` setting. Parsed here
+ * only, so the configuration, the CLI and the admin API accept and reject exactly the same values.
+ */
+
+export const MODEL_PROVIDERS = ['builtin', 'openai', 'anthropic', 'openai-compatible'] as const;
+export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
+
+export interface ModelSpec {
+  provider: ModelProviderName;
+  /** The provider's model id (`gpt-4o-mini`, `claude-3-5-haiku-latest`, `llama3.1:8b`); `builtin` for the built-in answerer. */
+  model: string;
+}
+
+export const BUILTIN_MODEL_SPEC: ModelSpec = Object.freeze({ provider: 'builtin', model: 'builtin' });
+
+/** Longest accepted model id: real ids are far shorter; the bound keeps junk out of the database. */
+const MAX_MODEL_ID_LENGTH = 200;
+
+export class ModelSpecError extends Error {
+  override name = 'ModelSpecError';
+}
+
+/**
+ * Parses `provider:model`. Only the first colon separates: model ids may contain colons themselves
+ * (Ollama's `llama3.1:8b`, OpenRouter's `meta-llama/llama-3.1-8b-instruct:free`). `builtin` stands alone.
+ */
+export function parseModelSpec(value: string): ModelSpec {
+  const trimmed = value.trim();
+  if (trimmed === 'builtin' || trimmed === 'builtin:builtin') return BUILTIN_MODEL_SPEC;
+  const colon = trimmed.indexOf(':');
+  const expected = `expected <provider>:<model> with provider one of ${MODEL_PROVIDERS.join(', ')} (e.g. openai:gpt-4o-mini), or builtin`;
+  if (colon <= 0) throw new ModelSpecError(`"${trimmed}" is not a model: ${expected}`);
+  const provider = trimmed.slice(0, colon);
+  const model = trimmed.slice(colon + 1).trim();
+  if (!isProviderName(provider) || provider === 'builtin') {
+    throw new ModelSpecError(`unknown provider "${provider}": ${expected}`);
+  }
+  if (model.length === 0) throw new ModelSpecError(`"${trimmed}" names no model: ${expected}`);
+  if (model.length > MAX_MODEL_ID_LENGTH)
+    throw new ModelSpecError(`model id is longer than ${MAX_MODEL_ID_LENGTH} characters`);
+  // Printable ASCII only: every provider's ids are, and anything else is a paste mistake.
+  if (!/^[\x21-\x7e]+$/.test(model))
+    throw new ModelSpecError('model id must be printable ASCII without spaces');
+  return { provider, model };
+}
+
+export function formatModelSpec(spec: ModelSpec): string {
+  return spec.provider === 'builtin' ? 'builtin' : `${spec.provider}:${spec.model}`;
+}
+
+function isProviderName(value: string): value is ModelProviderName {
+  return (MODEL_PROVIDERS as readonly string[]).includes(value);
+}

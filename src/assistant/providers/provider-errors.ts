@@ -1,0 +1,69 @@
+import { APICallError } from '@ai-sdk/provider';
+
+/**
+ * Errors of the model providers, and what of them may leave the server. Their names are deliberately not
+ * `AbortError`/`TimeoutError`: the stream writer reads those as the client going away, not as a failure.
+ */
+
+/** No response headers from the provider within the connect timeout. */
+export class ProviderConnectTimeoutError extends Error {
+  override name = 'ProviderConnectTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`The model provider did not respond within ${timeoutMs} ms`);
+  }
+}
+
+/** The provider's response body went silent for longer than the stall timeout. */
+export class ProviderStallError extends Error {
+  override name = 'ProviderStallError';
+  constructor(readonly timeoutMs: number) {
+    super(`The model provider sent nothing for ${timeoutMs} ms`);
+  }
+}
+
+/** The provider's stream ended without saying the answer was finished (no finish reason). */
+export class ProviderStreamCutError extends Error {
+  override name = 'ProviderStreamCutError';
+  constructor() {
+    super('The model provider ended the stream before the answer was finished');
+  }
+}
+
+/**
+ * What the reader is told. Never the provider's own message: it can carry account details, quota names
+ * or fragments of the prompt. The request id lets an operator find the details in the server log.
+ */
+export function safeProviderErrorMessage(error: unknown, requestId: string): string {
+  let what = 'The model provider failed while answering.';
+  if (error instanceof ProviderStallError) what = 'The model provider stopped responding while answering.';
+  else if (error instanceof ProviderStreamCutError) what = 'The answer was cut off by the model provider.';
+  else if (error instanceof ProviderConnectTimeoutError) what = 'The model provider did not respond in time.';
+  else if (APICallError.isInstance(error) && error.statusCode === 429)
+    what = 'The model provider is rate limiting requests; please try again shortly.';
+  return `${what} (request ${requestId})`;
+}
+
+/** Most of a provider error body worth logging; longer bodies are cut so a log line stays a line. */
+const MAX_LOGGED_BODY = 2_000;
+
+/**
+ * A provider error as it goes to the server log: enough to diagnose (status, provider message, URL), but
+ * not the request body (the whole prompt with the retrieved docs) and never request headers (API keys).
+ */
+export function describeProviderError(error: unknown): Record<string, unknown> {
+  if (APICallError.isInstance(error)) {
+    return {
+      name: error.name,
+      message: error.message,
+      statusCode: error.statusCode,
+      url: error.url,
+      isRetryable: error.isRetryable,
+      responseBody: error.responseBody?.slice(0, MAX_LOGGED_BODY),
+    };
+  }
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : undefined;
+    return { name: error.name, message: error.message, ...(cause ? { cause } : {}), stack: error.stack };
+  }
+  return { message: String(error) };
+}

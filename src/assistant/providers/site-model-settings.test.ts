@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { createOrganization } from '../../tenancy/organizations.ts';
+import { createSite, getSiteByDomain } from '../../tenancy/sites.ts';
+import { createTestDatabase, dialects } from '../../testing/databases.ts';
+import {
+  getSiteModelSettings,
+  siteModelSettingsSchema,
+  updateSiteModelSettings,
+} from './site-model-settings.ts';
+
+describe.each(dialects)('site model settings on %s', (dialect) => {
+  it('are null for a new site, and set, kept and cleared independently', async () => {
+    const db = await createTestDatabase(dialect);
+    try {
+      const org = await createOrganization(db.storage, { name: 'Acme' });
+      const site = await createSite(db.storage, { organizationId: org.id, domain: 'acme' });
+      expect(await getSiteModelSettings(db.storage, site.id)).toEqual({ model: null, instructions: null });
+
+      await updateSiteModelSettings(db.storage, site.id, {
+        model: 'anthropic:claude-test',
+        instructions: 'Be brief.',
+      });
+      await updateSiteModelSettings(db.storage, site.id, { model: null });
+      expect(await getSiteModelSettings(db.storage, site.id)).toEqual({
+        model: null,
+        instructions: 'Be brief.',
+      });
+      // The site row the assistant route loads carries them.
+      expect(await getSiteByDomain(db.storage, 'acme')).toMatchObject({
+        model: null,
+        instructions: 'Be brief.',
+      });
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
+describe('siteModelSettingsSchema', () => {
+  it('normalises the model, trims instructions and treats blank instructions as none', () => {
+    expect(siteModelSettingsSchema.parse({ model: ' openai:gpt-4o ', instructions: '  Hi  ' })).toEqual({
+      model: 'openai:gpt-4o',
+      instructions: 'Hi',
+    });
+    expect(siteModelSettingsSchema.parse({ instructions: '   ' })).toEqual({ instructions: null });
+    expect(siteModelSettingsSchema.parse({ model: null })).toEqual({ model: null });
+  });
+
+  it('rejects bad models, overlong instructions and unknown keys', () => {
+    const bad = siteModelSettingsSchema.safeParse({ model: 'gpt-4o' });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.path).toEqual(['model']);
+    expect(siteModelSettingsSchema.safeParse({ instructions: 'x'.repeat(4_001) }).success).toBe(false);
+    expect(siteModelSettingsSchema.safeParse({ temperature: 2 }).success).toBe(false);
+  });
+});

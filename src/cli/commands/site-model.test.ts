@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { getSiteModelSettings } from '../../assistant/providers/site-model-settings.ts';
+import { createOrganization } from '../../tenancy/organizations.ts';
+import { createSite } from '../../tenancy/sites.ts';
+import { createTestDatabase, type TestDatabase } from '../../testing/databases.ts';
+import { createProgram } from '../program.ts';
+
+describe('docent sites set-model / set-instructions', () => {
+  let db: TestDatabase;
+  let siteId: string;
+
+  async function run(...args: string[]): Promise<string> {
+    let out = '';
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      out += String(chunk);
+      return true;
+    });
+    try {
+      await createProgram()
+        .exitOverride()
+        .parseAsync(['node', 'docent', '--database-url', db.url, ...args]);
+    } finally {
+      spy.mockRestore();
+    }
+    return out;
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase('sqlite');
+    const org = await createOrganization(db.storage, { name: 'Acme' });
+    siteId = (await createSite(db.storage, { organizationId: org.id, domain: 'acme' })).id;
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('sets the model, normalised, and goes back to the default', async () => {
+    const out = await run('--json', 'sites', 'set-model', 'acme', 'openai-compatible:llama3.1:8b');
+    expect(JSON.parse(out)).toEqual({
+      domain: 'acme',
+      model: 'openai-compatible:llama3.1:8b',
+      instructions: null,
+    });
+    await run('sites', 'set-model', 'acme', 'default');
+    expect(await getSiteModelSettings(db.storage, siteId)).toEqual({ model: null, instructions: null });
+  });
+
+  it('rejects a bad model with the reason, changing nothing', async () => {
+    await expect(run('sites', 'set-model', 'acme', 'mistral:large')).rejects.toThrow(
+      /unknown provider "mistral"/,
+    );
+    await expect(run('sites', 'set-model', 'nope', 'builtin')).rejects.toThrow(/No site "nope"/);
+  });
+
+  it('sets instructions from text or a file, and clears them', async () => {
+    await run('sites', 'set-instructions', 'acme', 'Answer in French.');
+    expect((await getSiteModelSettings(db.storage, siteId))?.instructions).toBe('Answer in French.');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'docent-instr-')), 'instructions.md');
+    fs.writeFileSync(file, 'Mention the changelog.\n');
+    await run('sites', 'set-instructions', 'acme', '--file', file);
+    expect((await getSiteModelSettings(db.storage, siteId))?.instructions).toBe('Mention the changelog.');
+    await expect(run('sites', 'set-instructions', 'acme', 'x', '--clear')).rejects.toThrow(/exactly one/);
+    await run('sites', 'set-instructions', 'acme', '--clear');
+    expect((await getSiteModelSettings(db.storage, siteId))?.instructions).toBeNull();
+  });
+});

@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import type { ZodError } from 'zod';
+import {
+  getSiteModelSettings,
+  siteInstructionsSchema,
+  siteModelSchema,
+  updateSiteModelSettings,
+} from '../../assistant/providers/site-model-settings.ts';
+import { getSiteByDomain } from '../../tenancy/sites.ts';
+import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
+
+/**
+ * `docent sites set-model` and `docent sites set-instructions`. They join the `sites` command when
+ * another module has registered it already (register this one after it), and create it otherwise.
+ */
+export function registerSiteModel(program: Command): void {
+  const sites =
+    program.commands.find((command) => command.name() === 'sites') ??
+    program.command('sites').description('manage sites');
+
+  sites
+    .command('set-model')
+    .description("set the site's answer model, overriding DOCENT_MODEL (`default` goes back to it)")
+    .argument('<domain>', 'domain identifier of the site')
+    .argument(
+      '<model>',
+      'provider:model (openai:gpt-4o-mini, anthropic:…, openai-compatible:…), builtin, or default',
+    )
+    .action(async (domain: string, model: string, _options: unknown, command: Command) => {
+      const value = model === 'default' ? null : parsed(siteModelSchema.safeParse(model), 'model');
+      await change(command, domain, { model: value });
+    });
+
+  sites
+    .command('set-instructions')
+    .description("set custom instructions added to the site's system prompt")
+    .argument('<domain>', 'domain identifier of the site')
+    .argument('[text]', 'the instructions (or use --file)')
+    .option('--file <path>', 'read the instructions from a file')
+    .option('--clear', 'remove the instructions')
+    .action(
+      async (
+        domain: string,
+        text: string | undefined,
+        options: { file?: string; clear?: boolean },
+        command: Command,
+      ) => {
+        const given = [text !== undefined, options.file !== undefined, options.clear === true].filter(
+          Boolean,
+        ).length;
+        if (given !== 1)
+          throw new CliError('Give the instructions as text, or --file <path>, or --clear (exactly one)');
+        let value: string | null = null;
+        if (!options.clear) {
+          const raw = options.file === undefined ? (text ?? '') : readFile(options.file);
+          value = parsed(siteInstructionsSchema.safeParse(raw), 'instructions');
+        }
+        await change(command, domain, { instructions: value });
+      },
+    );
+}
+
+async function change(
+  command: Command,
+  domain: string,
+  patch: { model?: string | null; instructions?: string | null },
+): Promise<void> {
+  const globals = command.optsWithGlobals<GlobalOptions>();
+  await withStorage(globals, async (storage) => {
+    const site = await getSiteByDomain(storage, domain);
+    if (!site) throw new CliError(`No site "${domain}"`);
+    await updateSiteModelSettings(storage, site.id, patch);
+    const settings = await getSiteModelSettings(storage, site.id);
+    if (globals.json) printJson({ domain, ...settings });
+    else {
+      process.stdout.write(`Site "${domain}": model ${settings?.model ?? 'default (DOCENT_MODEL)'}, `);
+      process.stdout.write(
+        `${settings?.instructions ? `${settings.instructions.length} characters of instructions` : 'no instructions'}\n`,
+      );
+    }
+  });
+}
+
+function parsed<T>(
+  result: { success: true; data: T } | { success: false; error: ZodError },
+  what: string,
+): T {
+  if (result.success) return result.data;
+  throw new CliError(`Invalid ${what}: ${result.error.issues.map((i) => i.message).join('; ')}`);
+}
+
+function readFile(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

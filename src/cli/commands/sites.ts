@@ -1,0 +1,155 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import {
+  allowedOriginsSchema,
+  createSite,
+  DomainTakenError,
+  deleteSite,
+  domainSchema,
+  getSiteByDomain,
+  listSites,
+  type Site,
+  siteAllowedOrigins,
+  updateSite,
+} from '../../tenancy/sites.ts';
+import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
+import { resolveOrganization } from './keys.ts';
+
+function siteView(site: Site) {
+  return {
+    id: site.id,
+    organization: site.organization_id,
+    domain: site.domain,
+    name: site.name,
+    baseUrl: site.base_url,
+    docsDir: site.docs_dir,
+    allowedOrigins: siteAllowedOrigins(site),
+    createdAt: site.created_at,
+  };
+}
+
+function printSite(site: Site): void {
+  const view = siteView(site);
+  process.stdout.write(
+    `${view.domain}  ${view.name}  org ${view.organization}  docs ${view.docsDir ?? '-'}  origins ${
+      view.allowedOrigins.length ? view.allowedOrigins.join(' ') : '(any)'
+    }\n`,
+  );
+}
+
+function parseOrigins(origins: string[]): string[] {
+  const parsed = allowedOriginsSchema.safeParse(origins);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CliError(`origin ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+export function registerSites(program: Command): void {
+  const sites = program.command('sites').description('manage sites');
+
+  sites
+    .command('list')
+    .description('list sites (of one organization with --org)')
+    .option('--org <id>', 'organization')
+    .action(async (options: { org?: string }, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      await withStorage(globals, async (storage) => {
+        const rows = await listSites(storage, options.org);
+        if (globals.json) printJson({ sites: rows.map(siteView) });
+        else if (rows.length === 0) process.stdout.write('No sites.\n');
+        else for (const site of rows) printSite(site);
+      });
+    });
+
+  sites
+    .command('create')
+    .description('create a site in an existing organization (ingest it with "ingest <dir> --site")')
+    .argument('<domain>', 'domain identifier of the new site')
+    .requiredOption('--org <id>', 'organization')
+    .option('--name <name>', 'display name')
+    .option('--base-url <url>', 'public URL of the docs, for deep links')
+    .option('--docs <dir>', 'docs folder to remember for re-ingestion')
+    .option('--allowed-origin <origin...>', 'browser origins allowed to call the assistant (default: any)')
+    .action(
+      async (
+        domain: string,
+        options: { org: string; name?: string; baseUrl?: string; docs?: string; allowedOrigin?: string[] },
+        command: Command,
+      ) => {
+        const globals = command.optsWithGlobals<GlobalOptions>();
+        const parsed = domainSchema.safeParse(domain);
+        if (!parsed.success) throw new CliError(`domain: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+        const origins = parseOrigins(options.allowedOrigin ?? []);
+        await withStorage(globals, async (storage) => {
+          const owner = await resolveOrganization(storage, { org: options.org });
+          try {
+            const site = await createSite(storage, {
+              organizationId: owner.organizationId,
+              domain: parsed.data,
+              ...(options.name ? { name: options.name } : {}),
+              baseUrl: options.baseUrl ?? null,
+              docsDir: options.docs ? path.resolve(options.docs) : null,
+              allowedOrigins: origins,
+            });
+            if (globals.json) printJson(siteView(site));
+            else printSite(site);
+          } catch (error) {
+            if (error instanceof DomainTakenError) throw new CliError(error.message);
+            throw error;
+          }
+        });
+      },
+    );
+
+  sites
+    .command('show')
+    .description('show one site')
+    .argument('<domain>', 'domain identifier')
+    .action(async (domain: string, _options: unknown, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      await withStorage(globals, async (storage) => {
+        const site = await getSiteByDomain(storage, domain);
+        if (!site) throw new CliError(`No site "${domain}"`);
+        if (globals.json) printJson(siteView(site));
+        else printSite(site);
+      });
+    });
+
+  sites
+    .command('set-origins')
+    .description('set the browser origins allowed to call the assistant; none given: any origin')
+    .argument('<domain>', 'domain identifier')
+    .argument('[origins...]', 'origins such as https://docs.example.com')
+    .action(async (domain: string, origins: string[], _options: unknown, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      const allowed = parseOrigins(origins);
+      await withStorage(globals, async (storage) => {
+        const site = await getSiteByDomain(storage, domain);
+        if (!site) throw new CliError(`No site "${domain}"`);
+        await updateSite(storage, site.id, { allowed_origins: JSON.stringify(allowed) });
+        const updated = { ...site, allowed_origins: JSON.stringify(allowed) };
+        if (globals.json) printJson(siteView(updated));
+        else printSite(updated);
+      });
+    });
+
+  sites
+    .command('delete')
+    .description('delete a site with its pages, keys and threads')
+    .argument('<domain>', 'domain identifier')
+    .option('--yes', 'confirm the deletion')
+    .action(async (domain: string, options: { yes?: boolean }, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      if (!options.yes)
+        throw new CliError(`Deleting "${domain}" removes its pages, keys and threads: add --yes`);
+      await withStorage(globals, async (storage) => {
+        const site = await getSiteByDomain(storage, domain);
+        if (!site || !(await deleteSite(storage, site.organization_id, site.id)))
+          throw new CliError(`No site "${domain}"`);
+        if (globals.json) printJson({ deleted: domain });
+        else process.stdout.write(`Deleted site "${domain}".\n`);
+      });
+    });
+}

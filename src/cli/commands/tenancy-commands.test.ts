@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { chargeCredits } from '../../limits/credits.ts';
+import { findActiveKey } from '../../tenancy/api-keys.ts';
+import { createOrganization } from '../../tenancy/organizations.ts';
+import { getOrganizationPlan } from '../../tenancy/plans.ts';
+import { createSite } from '../../tenancy/sites.ts';
+import { createTestDatabase, type TestDatabase } from '../../testing/databases.ts';
+import { CliError } from '../context.ts';
+import { createProgram } from '../program.ts';
+
+describe('docent keys / sites / usage / orgs / plans', () => {
+  let db: TestDatabase;
+  let orgId: string;
+
+  async function run(...args: string[]): Promise<string> {
+    let out = '';
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      out += String(chunk);
+      return true;
+    });
+    try {
+      await createProgram()
+        .exitOverride()
+        .parseAsync(['node', 'docent', '--database-url', db.url, ...args]);
+    } finally {
+      spy.mockRestore();
+    }
+    return out;
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase('sqlite');
+    orgId = (await createOrganization(db.storage, { name: 'Acme' })).id;
+    await createSite(db.storage, { organizationId: orgId, domain: 'acme' });
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('creates, lists and revokes assistant and admin keys', async () => {
+    const assistant = JSON.parse(await run('--json', 'keys', 'create', '--site', 'acme', '--name', 'web'));
+    expect(assistant).toMatchObject({
+      kind: 'assistant',
+      site: 'acme',
+      key: expect.stringMatching(/^svc_dsc_/),
+    });
+    const admin = JSON.parse(await run('--json', 'keys', 'create', '--admin', '--org', orgId));
+    expect(admin).toMatchObject({ kind: 'admin', site: null, key: expect.stringMatching(/^svc_(?!dsc_)/) });
+    expect((await findActiveKey(db.storage, admin.key))?.kind).toBe('admin');
+
+    const listed = await run('--json', 'keys', 'list', '--org', orgId);
+    expect(listed).not.toContain(assistant.key);
+    expect(listed).not.toContain(admin.key);
+    const keys = JSON.parse(listed).keys as { id: string; display: string; site: string | null }[];
+    expect(keys.map((k) => k.display)).toEqual([
+      `svc_dsc_…${assistant.key.slice(-4)}`,
+      `svc_…${admin.key.slice(-4)}`,
+    ]);
+    expect(await run('keys', 'list', '--site', 'acme')).toContain('web');
+
+    await run('keys', 'revoke', assistant.id);
+    expect(await findActiveKey(db.storage, assistant.key)).toBeUndefined();
+    await expect(run('keys', 'revoke', 'key_nope')).rejects.toThrow(CliError);
+    await expect(run('keys', 'create')).rejects.toThrow(/--site/);
+    await expect(run('keys', 'create', '--admin')).rejects.toThrow(/--org/);
+    await expect(run('keys', 'create', '--site', 'acme', '--expires-at', '2001-01-01')).rejects.toThrow(
+      /future/,
+    );
+  });
+
+  it('creates, shows, restricts and deletes sites', async () => {
+    const created = JSON.parse(
+      await run(
+        '--json',
+        'sites',
+        'create',
+        'acme-two',
+        '--org',
+        orgId,
+        '--allowed-origin',
+        'https://acme.example',
+      ),
+    );
+    expect(created).toMatchObject({ domain: 'acme-two', allowedOrigins: ['https://acme.example'] });
+    expect(JSON.parse(await run('--json', 'sites', 'list', '--org', orgId)).sites).toHaveLength(2);
+    const set = JSON.parse(
+      await run('--json', 'sites', 'set-origins', 'acme-two', 'https://a.example', 'http://localhost:3000'),
+    );
+    expect(set.allowedOrigins).toEqual(['https://a.example', 'http://localhost:3000']);
+    expect(JSON.parse(await run('--json', 'sites', 'set-origins', 'acme-two')).allowedOrigins).toEqual([]);
+    await expect(run('sites', 'set-origins', 'acme-two', 'https://a.example/')).rejects.toThrow(CliError);
+    await expect(run('sites', 'create', 'Bad Domain', '--org', orgId)).rejects.toThrow(CliError);
+    await expect(run('sites', 'delete', 'acme-two')).rejects.toThrow(/--yes/);
+    await run('sites', 'delete', 'acme-two', '--yes');
+    await expect(run('sites', 'show', 'acme-two')).rejects.toThrow(/No site/);
+  });
+
+  it('sets plans and shows usage', async () => {
+    await run('plans', 'set', 'team', '--monthly-credits', '500', '--overage', 'on', '--overage-cap', '100');
+    await run('orgs', 'set-plan', orgId, 'team');
+    expect(await getOrganizationPlan(db.storage, orgId)).toMatchObject({
+      id: 'team',
+      monthlyCredits: 500,
+      overageEnabled: true,
+      overageCap: 100,
+      orgRequestsPerHour: 10_000,
+    });
+    await expect(run('plans', 'set', 'team', '--credit-cost', '0')).rejects.toThrow(CliError);
+    await expect(run('orgs', 'set-plan', orgId, 'nope')).rejects.toThrow(/No plan/);
+    for (const requestId of ['r1', 'r2', 'r3'])
+      await chargeCredits(db.storage, { organizationId: orgId, siteId: null, requestId });
+    const usage = JSON.parse(await run('--json', 'usage', '--site', 'acme'));
+    expect(usage.period).toMatchObject({ included: 500, used: 3, remaining: 497 });
+    expect(usage.days).toEqual([expect.objectContaining({ requests: 3, credits: 3 })]);
+    expect(await run('usage', '--org', orgId)).toContain('3 of 500 included credits');
+    await expect(run('usage')).rejects.toThrow(/--org/);
+  });
+});

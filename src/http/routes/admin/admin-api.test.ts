@@ -1,0 +1,419 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../../app.ts';
+import { askBody, createTenant, type Tenant } from '../../../limits/limits-fixtures.ts';
+import { SiteSearch } from '../../../search/site-search.ts';
+import { MAX_KEYS_CREATED_PER_HOUR } from '../../../tenancy/api-keys.ts';
+import { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
+import { createTestDatabase, dialects, type TestDatabase } from '../../../testing/databases.ts';
+
+function docsFolder(root: string, name: string): string {
+  const dir = path.join(root, name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'docs.json'),
+    JSON.stringify({ name: 'Tiny', navigation: { groups: [{ group: 'Start', pages: ['index', 'setup'] }] } }),
+  );
+  fs.writeFileSync(path.join(dir, 'index.mdx'), '---\ntitle: Welcome\n---\n\nTiny docs about widgets.\n');
+  fs.writeFileSync(
+    path.join(dir, 'setup.mdx'),
+    '---\ntitle: Setup\n---\n\nInstall the widget with the installer.\n',
+  );
+  return dir;
+}
+
+type Json = Record<string, unknown> & { error?: { code: string; message: string; details?: unknown[] } };
+
+describe.each(dialects)('admin API on %s', (dialect) => {
+  let database: TestDatabase;
+  let app: ReturnType<typeof createApp>;
+  let a: Tenant;
+  let b: Tenant;
+  let docsRoot: string;
+  const ingestions = new IngestionRunner();
+
+  async function call(
+    method: string,
+    url: string,
+    key: string | undefined,
+    body?: unknown,
+  ): Promise<{ status: number; json: Json; headers: Headers }> {
+    const response = await app.request(url, {
+      method,
+      headers: {
+        ...(key ? { Authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      json: text ? (JSON.parse(text) as Json) : {},
+      headers: response.headers,
+    };
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    docsRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-root-'));
+    docsFolder(docsRoot, 'tiny');
+    fs.mkdirSync(path.join(docsRoot, 'empty'));
+    const { storage } = database;
+    app = createApp({
+      storage,
+      search: new SiteSearch(storage),
+      logger: pino({ level: 'silent' }),
+      docsRoot,
+      ingestions,
+    });
+    a = await createTenant(storage, { domain: 'alpha' });
+    b = await createTenant(storage, { domain: 'bravo' });
+  });
+  afterAll(async () => {
+    await ingestions.idle();
+    await database?.drop();
+    fs.rmSync(docsRoot, { recursive: true, force: true });
+  });
+
+  it('accepts only admin keys', async () => {
+    const none = await call('GET', '/v1/admin/sites', undefined);
+    expect(none.status).toBe(401);
+    expect(none.json.error?.code).toBe('unauthorized');
+    const assistant = await call('GET', '/v1/admin/sites', a.assistantKey);
+    expect(assistant.status).toBe(401);
+    expect(assistant.json.error?.message).toMatch(/Assistant keys .* not accepted by the admin API/);
+    expect((await call('GET', '/v1/admin/sites', 'svc_notarealkeyatall')).status).toBe(401);
+    // And the other way round: an admin key is never accepted by the assistant route.
+    const asAssistant = await app.request('/v1/assistant/alpha/message', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.adminKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(askBody()),
+    });
+    expect(asAssistant.status).toBe(401);
+  });
+
+  it('creates, lists, reads, changes and deletes sites', async () => {
+    const created = await call('POST', '/v1/admin/sites', a.adminKey, {
+      domain: 'alpha-docs',
+      name: 'Alpha docs',
+      baseUrl: 'https://docs.alpha.example/',
+      allowedOrigins: ['https://alpha.example', 'https://alpha.example'],
+    });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({
+      domain: 'alpha-docs',
+      name: 'Alpha docs',
+      baseUrl: 'https://docs.alpha.example',
+      allowedOrigins: ['https://alpha.example'],
+    });
+    expect((await call('POST', '/v1/admin/sites', a.adminKey, { domain: 'alpha-docs' })).status).toBe(409);
+    // Domains are unique across organizations.
+    expect((await call('POST', '/v1/admin/sites', b.adminKey, { domain: 'alpha-docs' })).status).toBe(409);
+    const invalid = await call('POST', '/v1/admin/sites', a.adminKey, { domain: 'Not A Domain', extra: 1 });
+    expect(invalid.status).toBe(400);
+    expect(invalid.json.error?.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: 'domain' })]),
+    );
+
+    const list = await call('GET', '/v1/admin/sites', a.adminKey);
+    expect((list.json.sites as { domain: string }[]).map((s) => s.domain)).toEqual(['alpha', 'alpha-docs']);
+    expect((await call('GET', '/v1/admin/sites/alpha-docs', a.adminKey)).json.name).toBe('Alpha docs');
+
+    const patched = await call('PATCH', '/v1/admin/sites/alpha-docs', a.adminKey, {
+      allowedOrigins: ['https://docs.alpha.example', 'http://localhost:3000'],
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.json.allowedOrigins).toEqual(['https://docs.alpha.example', 'http://localhost:3000']);
+    const badOrigin = await call('PATCH', '/v1/admin/sites/alpha-docs', a.adminKey, {
+      allowedOrigins: ['https://docs.alpha.example/path'],
+    });
+    expect(badOrigin.status).toBe(400);
+    expect(badOrigin.json.error?.details).toEqual([expect.objectContaining({ path: 'allowedOrigins.0' })]);
+
+    expect((await call('DELETE', '/v1/admin/sites/alpha-docs', a.adminKey)).status).toBe(204);
+    expect((await call('GET', '/v1/admin/sites/alpha-docs', a.adminKey)).status).toBe(404);
+    expect((await call('DELETE', '/v1/admin/sites/alpha-docs', a.adminKey)).status).toBe(404);
+  });
+
+  it('creates keys (shown once), lists them by prefix and last four, and revokes them', async () => {
+    const created = await call('POST', '/v1/admin/keys', a.adminKey, {
+      kind: 'assistant',
+      site: 'alpha',
+      name: 'web',
+    });
+    expect(created.status).toBe(201);
+    const key = created.json.key as string;
+    expect(key).toMatch(/^svc_dsc_[0-9A-Za-z]{32}$/);
+    expect(created.json.display).toBe(`svc_dsc_…${key.slice(-4)}`);
+
+    const list = await call('GET', '/v1/admin/keys', a.adminKey);
+    expect(JSON.stringify(list.json)).not.toContain(key);
+    expect(JSON.stringify(list.json)).not.toContain(key.slice(8, 28));
+    const listed = (list.json.keys as { id: string; site: string | null; kind: string }[]).find(
+      (k) => k.id === created.json.id,
+    );
+    expect(listed).toMatchObject({ site: 'alpha', kind: 'assistant' });
+
+    const works = await app.request('/v1/assistant/alpha/message', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(askBody()),
+    });
+    expect(works.status).toBe(200);
+    await works.text();
+    const afterUse = await call('GET', '/v1/admin/keys?kind=assistant', a.adminKey);
+    const used = (afterUse.json.keys as { id: string; lastUsedAt: string | null }[]).find(
+      (k) => k.id === created.json.id,
+    );
+    expect(used?.lastUsedAt).not.toBeNull();
+
+    const revoked = await call('DELETE', `/v1/admin/keys/${created.json.id}`, a.adminKey);
+    expect(revoked.status).toBe(200);
+    expect(revoked.json.revokedAt).not.toBeNull();
+    const refused = await app.request('/v1/assistant/alpha/message', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(askBody()),
+    });
+    expect(refused.status).toBe(401);
+    const active = await call('GET', '/v1/admin/keys?revoked=exclude', a.adminKey);
+    expect((active.json.keys as { id: string }[]).map((k) => k.id)).not.toContain(created.json.id);
+
+    const admin = await call('POST', '/v1/admin/keys', a.adminKey, { kind: 'admin', name: 'ci' });
+    expect(admin.json.key).toMatch(/^svc_(?!dsc_)[0-9A-Za-z]{32}$/);
+    expect((await call('GET', '/v1/admin/sites', admin.json.key as string)).status).toBe(200);
+
+    const cases: [unknown, string][] = [
+      [{ kind: 'assistant' }, 'site'],
+      [{ kind: 'admin', site: 'alpha' }, 'site'],
+      [{ kind: 'assistant', site: 'alpha', expiresAt: '2001-01-01T00:00:00Z' }, 'expiresAt'],
+      [{ kind: 'root' }, 'kind'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await call('POST', '/v1/admin/keys', a.adminKey, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.json.error?.details, JSON.stringify(body)).toEqual(
+        expect.arrayContaining([expect.objectContaining({ path: field })]),
+      );
+    }
+  });
+
+  it(`refuses the key beyond ${MAX_KEYS_CREATED_PER_HOUR} created per organization per hour`, async () => {
+    const tenant = await createTenant(database.storage, { domain: 'keycap' });
+    const statuses: number[] = [];
+    // createTenant made two keys already.
+    for (let i = 0; i < MAX_KEYS_CREATED_PER_HOUR - 1; i++) {
+      statuses.push(
+        (await call('POST', '/v1/admin/keys', tenant.adminKey, { kind: 'assistant', site: 'keycap' })).status,
+      );
+    }
+    expect(statuses.filter((s) => s === 201)).toHaveLength(MAX_KEYS_CREATED_PER_HOUR - 2);
+    expect(statuses.at(-1)).toBe(429);
+    const last = await call('POST', '/v1/admin/keys', tenant.adminKey, { kind: 'admin' });
+    expect(last.status).toBe(429);
+    expect(Number(last.headers.get('Retry-After'))).toBeGreaterThan(3000);
+  });
+
+  it('ingests in the background from a folder under DOCENT_DOCS_ROOT and reports its status', async () => {
+    const none = await call('POST', '/v1/admin/sites/alpha/ingestions', a.adminKey, {});
+    expect(none.status).toBe(400);
+    for (const docsDir of ['../', '/etc', 'missing']) {
+      const outside = await call('POST', '/v1/admin/sites/alpha/ingestions', a.adminKey, { docsDir });
+      expect(outside.status, docsDir).toBe(403);
+    }
+    const started = await call('POST', '/v1/admin/sites/alpha/ingestions', a.adminKey, { docsDir: 'tiny' });
+    expect(started.status).toBe(202);
+    expect(started.json).toMatchObject({ status: 'queued', statusId: expect.stringMatching(/^ing_/) });
+    const statusUrl = started.json.statusUrl as string;
+    let status = await call('GET', statusUrl, a.adminKey);
+    for (let i = 0; i < 200 && ['queued', 'in_progress'].includes(status.json.status as string); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      status = await call('GET', statusUrl, a.adminKey);
+    }
+    expect(status.json).toMatchObject({ site: 'alpha', status: 'success', counts: { pages: 2, added: 2 } });
+    expect(status.json.warnings).toEqual([]);
+    // The folder is remembered: the next trigger needs no body.
+    const again = await app.request('/v1/admin/sites/alpha/ingestions', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.adminKey}` },
+    });
+    expect(again.status).toBe(202);
+    await ingestions.idle();
+    const failing = await call('POST', '/v1/admin/sites/alpha/ingestions', a.adminKey, { docsDir: 'empty' });
+    expect(failing.status).toBe(202);
+    await ingestions.idle();
+    const failed = await call('GET', failing.json.statusUrl as string, a.adminKey);
+    expect(['failure', 'success']).toContain(failed.json.status);
+    // Another organization cannot see or start the ingestion.
+    expect((await call('GET', statusUrl, b.adminKey)).status).toBe(404);
+    expect(
+      (await call('POST', '/v1/admin/sites/alpha/ingestions', b.adminKey, { docsDir: 'tiny' })).status,
+    ).toBe(404);
+  });
+
+  it('isolates organizations on every route', async () => {
+    // B has a thread and usage of its own.
+    const asked = await app.request('/v1/assistant/bravo/message', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${b.assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(askBody()),
+    });
+    expect(asked.status).toBe(200);
+    await asked.text();
+    const bThread = asked.headers.get('X-Thread-Id') ?? '';
+    const bKeys = await call('GET', '/v1/admin/keys', b.adminKey);
+    const bKeyId = (bKeys.json.keys as { id: string }[])[0]?.id ?? '';
+    const aUsageBefore = (await call('GET', '/v1/admin/usage', a.adminKey)).json;
+
+    const attempts: [string, string, unknown?][] = [
+      ['GET', '/v1/admin/sites/bravo'],
+      ['PATCH', '/v1/admin/sites/bravo', { name: 'mine now' }],
+      ['DELETE', '/v1/admin/sites/bravo'],
+      ['DELETE', `/v1/admin/keys/${bKeyId}`],
+      ['POST', '/v1/admin/keys', { kind: 'assistant', site: 'bravo' }],
+      ['GET', '/v1/admin/keys?site=bravo'],
+      ['GET', `/v1/admin/threads/${bThread}`],
+      ['GET', '/v1/admin/threads?site=bravo'],
+    ];
+    for (const [method, url, body] of attempts) {
+      const response = await call(method, url, a.adminKey, body);
+      expect(response.status, `${method} ${url}`).toBe(404);
+    }
+    const aSites = (await call('GET', '/v1/admin/sites', a.adminKey)).json.sites as { domain: string }[];
+    expect(aSites.map((s) => s.domain)).not.toContain('bravo');
+    const aThreads = (await call('GET', '/v1/admin/threads', a.adminKey)).json.threads as { id: string }[];
+    expect(aThreads.map((t) => t.id)).not.toContain(bThread);
+    const aKeys = (await call('GET', '/v1/admin/keys', a.adminKey)).json.keys as { id: string }[];
+    expect(aKeys.map((k) => k.id)).not.toContain(bKeyId);
+
+    // A's assistant key cannot ask B's site (so neither search it nor spend through it) …
+    const crossAsk = await app.request('/v1/assistant/bravo/message', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...askBody(), threadId: bThread }),
+    });
+    expect(crossAsk.status).toBe(403);
+    // … nor continue B's thread through its own site.
+    const crossThread = await app.request('/v1/assistant/alpha/message', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...askBody(), threadId: bThread }),
+    });
+    expect(crossThread.status).toBe(404);
+    // B's resources are untouched, and A's usage shows none of B's spending.
+    expect((await call('GET', '/v1/admin/sites/bravo', b.adminKey)).json.name).toBe('bravo');
+    expect((await call('GET', `/v1/admin/threads/${bThread}`, b.adminKey)).status).toBe(200);
+    const bUsage = (await call('GET', '/v1/admin/usage', b.adminKey)).json as {
+      totals: { requests: number };
+    };
+    expect(bUsage.totals.requests).toBe(1);
+    const aUsageAfter = (await call('GET', '/v1/admin/usage', a.adminKey)).json as {
+      totals: { requests: number };
+    };
+    // The refused cross-thread request was charged to A and refunded.
+    expect(aUsageAfter.totals).toEqual((aUsageBefore as { totals: unknown }).totals);
+  });
+
+  it('reports usage per day and lists and reads threads', async () => {
+    const tenant = await createTenant(database.storage, { domain: 'usage', plan: { monthlyCredits: 10 } });
+    const threadIds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await app.request('/v1/assistant/usage/message', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${tenant.assistantKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(askBody(`Question ${i}`)),
+      });
+      await response.text();
+      threadIds.push(response.headers.get('X-Thread-Id') ?? '');
+    }
+    const usage = await call('GET', '/v1/admin/usage', tenant.adminKey);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(usage.json).toMatchObject({
+      period: { month: today.slice(0, 7), included: 10, used: 3, overage: 0, remaining: 7 },
+      days: [{ day: today, requests: 3, credits: 3, overage: 0 }],
+      totals: { requests: 3, credits: 3, overage: 0 },
+    });
+    const past = await call('GET', '/v1/admin/usage?from=2020-01-01&to=2020-01-31', tenant.adminKey);
+    expect(past.json.days).toEqual([]);
+    for (const query of [
+      'from=2020-02-30',
+      'from=2020-02-01&to=2020-01-01',
+      'from=2020-01-01&to=2022-01-01',
+      'x=1',
+    ]) {
+      expect((await call('GET', `/v1/admin/usage?${query}`, tenant.adminKey)).status, query).toBe(400);
+    }
+
+    const threads = await call('GET', '/v1/admin/threads?limit=2', tenant.adminKey);
+    const listed = threads.json.threads as { id: string; messageCount: number; site: string }[];
+    expect(listed).toHaveLength(2);
+    expect(listed.every((t) => t.site === 'usage' && t.messageCount === 2)).toBe(true);
+    expect(threadIds).toEqual(expect.arrayContaining(listed.map((t) => t.id)));
+    const transcript = await call('GET', `/v1/admin/threads/${threadIds[0]}`, tenant.adminKey);
+    expect(transcript.json).toMatchObject({ id: threadIds[0], site: 'usage', fp: 'anonymous' });
+    const messages = transcript.json.messages as { role: string; content: string }[];
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(messages[0]?.content).toBe('Question 0');
+    expect((await call('GET', '/v1/admin/threads?limit=0', tenant.adminKey)).status).toBe(400);
+  });
+
+  it('rate-limits the admin API per organization with its own limit', async () => {
+    const tenant = await createTenant(database.storage, {
+      domain: 'busy',
+      plan: { adminRequestsPerMinute: 3 },
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call('GET', '/v1/admin/sites', tenant.adminKey)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const limited = await call('GET', '/v1/admin/sites', tenant.adminKey);
+    expect(limited.json.error?.code).toBe('rate_limited');
+    expect(limited.headers.get('RateLimit-Limit')).toBe('3');
+    expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
+  });
+
+  it('serves an OpenAPI 3.1 document built from the route schemas', async () => {
+    const response = await app.request('/openapi.json');
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as {
+      openapi: string;
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>
+      >;
+    };
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/admin/ingestions/{id}',
+        '/v1/admin/keys',
+        '/v1/admin/keys/{id}',
+        '/v1/admin/sites',
+        '/v1/admin/sites/{domain}',
+        '/v1/admin/sites/{domain}/ingestions',
+        '/v1/admin/threads',
+        '/v1/admin/threads/{id}',
+        '/v1/admin/usage',
+        '/v1/assistant/{domain}/message',
+      ]),
+    );
+    expect(Object.keys(document.paths['/v1/admin/sites/{domain}'] ?? {})).toEqual(
+      expect.arrayContaining(['delete', 'get', 'patch']),
+    );
+    const createSite =
+      document.paths['/v1/admin/sites']?.post?.requestBody?.content['application/json']?.schema;
+    expect(createSite).toMatchObject({
+      type: 'object',
+      required: ['domain'],
+      additionalProperties: false,
+      properties: { domain: { type: 'string', maxLength: 63 } },
+    });
+    const assistant = document.paths['/v1/assistant/{domain}/message']?.post?.requestBody?.content[
+      'application/json'
+    ]?.schema as { required: string[] };
+    expect(assistant.required).toEqual(expect.arrayContaining(['fp', 'messages']));
+  });
+});

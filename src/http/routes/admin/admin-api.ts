@@ -1,0 +1,50 @@
+import { Hono } from 'hono';
+import type { TrustProxy } from '../../../config.ts';
+import type { RateLimitStore } from '../../../limits/rate-limit-store.ts';
+import { adminAuth } from '../../admin-auth.ts';
+import type { AdminEnv } from '../../admin-env.ts';
+import type { Operation } from '../../openapi.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { createKeyOperation, createKeyRoute } from './create-key.ts';
+import { createSiteOperation, createSiteRoute } from './create-site.ts';
+import { deleteSiteOperation, deleteSiteRoute } from './delete-site.ts';
+import { getIngestionOperation, getIngestionRoute } from './get-ingestion.ts';
+import { getSiteOperation, getSiteRoute } from './get-site.ts';
+import { getThreadOperation, getThreadRoute } from './get-thread.ts';
+import { getUsageOperation, getUsageRoute } from './get-usage.ts';
+import { listKeysOperation, listKeysRoute } from './list-keys.ts';
+import { listSitesOperation, listSitesRoute } from './list-sites.ts';
+import { listThreadsOperation, listThreadsRoute } from './list-threads.ts';
+import { revokeKeyOperation, revokeKeyRoute } from './revoke-key.ts';
+import { siteSettingsUpdateOperation, siteSettingsUpdateRoute } from './site-settings-update.ts';
+import { triggerIngestionOperation, triggerIngestionRoute } from './trigger-ingestion.ts';
+import { updateSiteOperation, updateSiteRoute } from './update-site.ts';
+
+/** Every admin route with the operation that documents it: the OpenAPI document is built from this list. */
+const adminRoutes: [Operation, (deps: AdminDeps) => Hono<AdminEnv>][] = [
+  [createSiteOperation, createSiteRoute],
+  [listSitesOperation, listSitesRoute],
+  [getSiteOperation, getSiteRoute],
+  [updateSiteOperation, updateSiteRoute],
+  [siteSettingsUpdateOperation, siteSettingsUpdateRoute],
+  [deleteSiteOperation, deleteSiteRoute],
+  [createKeyOperation, createKeyRoute],
+  [listKeysOperation, listKeysRoute],
+  [revokeKeyOperation, revokeKeyRoute],
+  [triggerIngestionOperation, triggerIngestionRoute],
+  [getIngestionOperation, getIngestionRoute],
+  [getUsageOperation, getUsageRoute],
+  [listThreadsOperation, listThreadsRoute],
+  [getThreadOperation, getThreadRoute],
+];
+
+export const adminOperations: Operation[] = adminRoutes.map(([operation]) => operation);
+
+export function adminApi(
+  deps: AdminDeps & { store: RateLimitStore; trustProxy: TrustProxy },
+): Hono<AdminEnv> {
+  const api = new Hono<AdminEnv>();
+  api.use('/v1/admin/*', adminAuth(deps));
+  for (const [, route] of adminRoutes) api.route('/', route(deps));
+  return api;
+}

@@ -1,0 +1,34 @@
+import { Hono } from 'hono';
+import { deleteSite, getOrganizationSite } from '../../../tenancy/sites.ts';
+import type { AdminEnv } from '../../admin-env.ts';
+import { DocentError } from '../../errors.ts';
+import { errorResponses, type Operation } from '../../openapi.ts';
+import { validate } from '../../validation.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { domainParamSchema } from './schemas.ts';
+
+export const deleteSiteOperation: Operation = {
+  method: 'delete',
+  path: '/v1/admin/sites/{domain}',
+  summary: 'Delete a site with its pages, keys and threads',
+  tags: ['Sites'],
+  security: [{ adminKey: [] }],
+  request: { params: domainParamSchema },
+  responses: { 204: { description: 'Deleted' }, ...errorResponses(400, 401, 404, 429) },
+};
+
+export function deleteSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
+  return new Hono<AdminEnv>().delete(
+    '/v1/admin/sites/:domain',
+    validate('param', domainParamSchema),
+    async (c) => {
+      const { domain } = c.req.valid('param');
+      const organizationId = c.get('admin').organization.id;
+      const site = await getOrganizationSite(deps.storage, organizationId, domain);
+      if (!site || !(await deleteSite(deps.storage, organizationId, site.id))) {
+        throw new DocentError('not_found', `No site "${domain}" in this organization`);
+      }
+      return c.body(null, 204);
+    },
+  );
+}

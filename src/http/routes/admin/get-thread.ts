@@ -1,0 +1,63 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { listThreadMessages } from '../../../assistant/threads.ts';
+import { getOrganizationThread } from '../../../tenancy/organization-threads.ts';
+import type { AdminEnv } from '../../admin-env.ts';
+import { DocentError } from '../../errors.ts';
+import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
+import { validate } from '../../validation.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { idParamSchema } from './schemas.ts';
+
+export const transcriptSchema = z.object({
+  id: z.string(),
+  site: z.string(),
+  fp: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  messages: z.array(
+    z.object({
+      id: z.string(),
+      seq: z.number().int(),
+      role: z.enum(['user', 'assistant']),
+      content: z.string(),
+      status: z.enum(['complete', 'aborted', 'error']),
+      sources: z.array(z.object({ id: z.string(), url: z.string(), title: z.string(), path: z.string() })),
+      finishReason: z.string().nullable(),
+      usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }).nullable(),
+      timings: z.record(z.number()).nullable(),
+      requestId: z.string().nullable(),
+      createdAt: z.string(),
+    }),
+  ),
+});
+
+export const getThreadOperation: Operation = {
+  method: 'get',
+  path: '/v1/admin/threads/{id}',
+  summary: 'Read one thread’s transcript',
+  tags: ['Threads'],
+  security: [{ adminKey: [] }],
+  request: { params: idParamSchema },
+  responses: {
+    200: { description: 'The transcript', ...jsonContent(transcriptSchema) },
+    ...errorResponses(400, 401, 404, 429),
+  },
+};
+
+export function getThreadRoute(deps: AdminDeps): Hono<AdminEnv> {
+  return new Hono<AdminEnv>().get('/v1/admin/threads/:id', validate('param', idParamSchema), async (c) => {
+    const { id } = c.req.valid('param');
+    const found = await getOrganizationThread(deps.storage, c.get('admin').organization.id, id);
+    if (!found) throw new DocentError('not_found', `No thread "${id}" in this organization`);
+    const messages = await listThreadMessages(deps.storage, found.thread.id);
+    return c.json({
+      id: found.thread.id,
+      site: found.domain,
+      fp: found.thread.fp,
+      createdAt: found.thread.created_at,
+      updatedAt: found.thread.updated_at,
+      messages,
+    });
+  });
+}

@@ -1,0 +1,69 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { listOrganizationThreads, MAX_THREADS_PAGE } from '../../../tenancy/organization-threads.ts';
+import { domainSchema, getOrganizationSite } from '../../../tenancy/sites.ts';
+import type { AdminEnv } from '../../admin-env.ts';
+import { DocentError } from '../../errors.ts';
+import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
+import { validate } from '../../validation.ts';
+import type { AdminDeps } from './admin-deps.ts';
+
+export const listThreadsQuery = z
+  .object({
+    site: domainSchema.optional(),
+    limit: z.coerce.number().int().min(1).max(MAX_THREADS_PAGE).default(50),
+    before: z.string().datetime().optional().describe('Only threads last active before this time (paging)'),
+  })
+  .strict();
+
+export const threadSummarySchema = z.object({
+  id: z.string(),
+  site: z.string(),
+  fp: z.string(),
+  messageCount: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const listThreadsResponse = z.object({ threads: z.array(threadSummarySchema) });
+
+export const listThreadsOperation: Operation = {
+  method: 'get',
+  path: '/v1/admin/threads',
+  summary: 'List conversation threads, most recently active first',
+  tags: ['Threads'],
+  security: [{ adminKey: [] }],
+  request: { query: listThreadsQuery },
+  responses: {
+    200: { description: 'Threads', ...jsonContent(listThreadsResponse) },
+    ...errorResponses(400, 401, 404, 429),
+  },
+};
+
+export function listThreadsRoute(deps: AdminDeps): Hono<AdminEnv> {
+  return new Hono<AdminEnv>().get('/v1/admin/threads', validate('query', listThreadsQuery), async (c) => {
+    const query = c.req.valid('query');
+    const organizationId = c.get('admin').organization.id;
+    let siteId: string | undefined;
+    if (query.site !== undefined) {
+      const site = await getOrganizationSite(deps.storage, organizationId, query.site);
+      if (!site) throw new DocentError('not_found', `No site "${query.site}" in this organization`);
+      siteId = site.id;
+    }
+    const threads = await listOrganizationThreads(deps.storage, organizationId, {
+      limit: query.limit,
+      ...(siteId !== undefined ? { siteId } : {}),
+      ...(query.before !== undefined ? { before: new Date(query.before).toISOString() } : {}),
+    });
+    return c.json({
+      threads: threads.map((t) => ({
+        id: t.thread.id,
+        site: t.domain,
+        fp: t.thread.fp,
+        messageCount: t.messageCount,
+        createdAt: t.thread.created_at,
+        updatedAt: t.thread.updated_at,
+      })),
+    });
+  });
+}

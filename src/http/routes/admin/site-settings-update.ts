@@ -1,0 +1,64 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import {
+  getSiteModelSettings,
+  siteModelSettingsSchema,
+  updateSiteModelSettings,
+} from '../../../assistant/providers/site-model-settings.ts';
+import { getOrganizationSite } from '../../../tenancy/sites.ts';
+import type { AdminEnv } from '../../admin-env.ts';
+import { DocentError } from '../../errors.ts';
+import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
+import { validate } from '../../validation.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { domainParamSchema } from './schemas.ts';
+
+export const siteSettingsUpdateBody = siteModelSettingsSchema.describe(
+  'Absent keys are left alone; null goes back to the server default',
+);
+
+export const siteSettingsSchema = z.object({
+  domain: z.string(),
+  model: z
+    .string()
+    .nullable()
+    .describe(
+      '`provider:model` (openai, anthropic, openai-compatible) or `builtin`; null: the server default (DOCENT_MODEL)',
+    ),
+  instructions: z.string().nullable().describe("Added to the model's system prompt"),
+});
+
+export const siteSettingsUpdateOperation: Operation = {
+  method: 'patch',
+  path: '/v1/admin/sites/{domain}/settings',
+  summary: "Change a site's answer model and custom instructions",
+  tags: ['Sites'],
+  security: [{ adminKey: [] }],
+  request: { params: domainParamSchema, body: jsonContent(siteSettingsUpdateBody) },
+  responses: {
+    200: { description: "The site's settings after the change", ...jsonContent(siteSettingsSchema) },
+    ...errorResponses(400, 401, 404, 429),
+  },
+};
+
+/**
+ * Settings of the answer model live apart from `PATCH /v1/admin/sites/{domain}`: they change how answers
+ * are written, not what the site is, and an empty body reads them back.
+ */
+export function siteSettingsUpdateRoute(deps: AdminDeps): Hono<AdminEnv> {
+  return new Hono<AdminEnv>().patch(
+    '/v1/admin/sites/:domain/settings',
+    validate('param', domainParamSchema),
+    validate('json', siteSettingsUpdateBody),
+    async (c) => {
+      const { domain } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const site = await getOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
+      if (!site) throw new DocentError('not_found', `No site "${domain}" in this organization`);
+      await updateSiteModelSettings(deps.storage, site.id, body);
+      const settings = await getSiteModelSettings(deps.storage, site.id);
+      if (!settings) throw new DocentError('not_found', `No site "${domain}" in this organization`);
+      return c.json({ domain, ...settings });
+    },
+  );
+}

@@ -1,0 +1,78 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { DocsDirError, resolveDocsDirUnderRoot } from '../../../tenancy/docs-dir.ts';
+import { IngestionBusyError } from '../../../tenancy/ingestion-runner.ts';
+import { getOrganizationSite, updateSite } from '../../../tenancy/sites.ts';
+import type { AdminEnv } from '../../admin-env.ts';
+import { DocentError } from '../../errors.ts';
+import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
+import { validate } from '../../validation.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { domainParamSchema, MAX_PATH_LENGTH } from './schemas.ts';
+
+export const triggerIngestionBody = z
+  .object({
+    docsDir: z
+      .string()
+      .min(1)
+      .max(MAX_PATH_LENGTH)
+      .optional()
+      .describe("Folder under DOCENT_DOCS_ROOT; left out: the site's stored docs folder"),
+  })
+  .strict();
+
+export const triggeredIngestionSchema = z.object({
+  statusId: z.string(),
+  status: z.literal('queued'),
+  statusUrl: z.string(),
+});
+
+export const triggerIngestionOperation: Operation = {
+  method: 'post',
+  path: '/v1/admin/sites/{domain}/ingestions',
+  summary: 'Re-ingest a site in the background',
+  tags: ['Ingestion'],
+  security: [{ adminKey: [] }],
+  request: { params: domainParamSchema, body: { ...jsonContent(triggerIngestionBody), required: false } },
+  responses: {
+    202: { description: 'Queued; poll the status', ...jsonContent(triggeredIngestionSchema) },
+    ...errorResponses(400, 401, 403, 404, 409, 429),
+  },
+};
+
+export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
+  return new Hono<AdminEnv>().post(
+    '/v1/admin/sites/:domain/ingestions',
+    validate('param', domainParamSchema),
+    validate('json', triggerIngestionBody),
+    async (c) => {
+      const { domain } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const site = await getOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
+      if (!site) throw new DocentError('not_found', `No site "${domain}" in this organization`);
+      let docsDir = site.docs_dir;
+      if (body.docsDir !== undefined) {
+        try {
+          docsDir = await resolveDocsDirUnderRoot(body.docsDir, deps.docsRoot);
+        } catch (error) {
+          if (error instanceof DocsDirError) throw new DocentError('forbidden', error.message);
+          throw error;
+        }
+        await updateSite(deps.storage, site.id, { docs_dir: docsDir });
+      }
+      if (docsDir === null) {
+        throw new DocentError('invalid_request', `Site "${domain}" has no docs folder yet: send docsDir`);
+      }
+      try {
+        const job = await deps.ingestions.start(deps.storage, site.id, docsDir);
+        return c.json(
+          { statusId: job.id, status: 'queued' as const, statusUrl: `/v1/admin/ingestions/${job.id}` },
+          202,
+        );
+      } catch (error) {
+        if (error instanceof IngestionBusyError) throw new DocentError('conflict', error.message);
+        throw error;
+      }
+    },
+  );
+}

@@ -1,0 +1,159 @@
+import type { Context, Handler, MiddlewareHandler } from 'hono';
+import type { TrustProxy } from '../config.ts';
+import type { AppEnv } from '../http/app-env.ts';
+import { DocentError } from '../http/errors.ts';
+import type { Storage } from '../storage/database.ts';
+import { type ApiKey, noteKeyUsed } from '../tenancy/api-keys.ts';
+import { FALLBACK_PLAN, getOrganizationPlan } from '../tenancy/plans.ts';
+import { getSiteByDomain, type Site } from '../tenancy/sites.ts';
+import { clientIp } from './client-ip.ts';
+import { corsResponseHeaders, originAllowed, originForbidden, preflightResponse } from './cors.ts';
+import { chargeCredits, refundCredits } from './credits.ts';
+import { rateLimitHeaders } from './rate-limit-headers.ts';
+import type { RateLimitStore, RateWindow } from './rate-limit-store.ts';
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
+export interface GateDeps {
+  storage: Storage;
+  store: RateLimitStore;
+  trustProxy: TrustProxy;
+}
+
+interface GateState {
+  /** The request's Origin once it is known to be allowed (null: no Origin header). */
+  origin?: string | null;
+  headers: Record<string, string>;
+  charged?: { organizationId: string; requestId: string };
+}
+
+/**
+ * Origin, rate and credit checks of the assistant route, in the order the route calls them:
+ * `admit` after authentication (403 origin, 429), `charge` after body validation (402), `settle`
+ * once the answer stream ends. `wrap` goes in front of the route: it adds CORS and rate-limit headers
+ * to whatever response comes out, and refunds a charged request that ends in an error response.
+ */
+export interface AssistantGate {
+  wrap: MiddlewareHandler<AppEnv>;
+  preflight: Handler<AppEnv>;
+  admit(c: Context<AppEnv>, caller: { key: ApiKey; site: Site }): Promise<void>;
+  charge(c: Context<AppEnv>, caller: { site: Site }): Promise<void>;
+  /** Refunds when the stream failed or was cut off before any answer text went out. */
+  settle(c: Context<AppEnv>, outcome: { text: string; error?: unknown; aborted: boolean }): Promise<void>;
+}
+
+/** Windows of the assistant route; the `{org}` hash tag keeps both on one Redis Cluster slot. */
+export function assistantWindows(
+  organizationId: string,
+  ip: string,
+  limits: { orgRequestsPerHour: number; ipRequestsPerDay: number },
+): RateWindow[] {
+  return [
+    { key: `a:{${organizationId}}:org`, limit: limits.orgRequestsPerHour, windowMs: HOUR_MS },
+    { key: `a:{${organizationId}}:ip:${ip}`, limit: limits.ipRequestsPerDay, windowMs: DAY_MS },
+  ];
+}
+
+export function createAssistantGate(deps: GateDeps): AssistantGate {
+  // Keyed by the context, not `c.req.raw`: the body-limit middleware swaps the raw request for a
+  // wrapped one when a body comes without Content-Length.
+  const states = new WeakMap<Context, GateState>();
+  const stateOf = (c: Context): GateState => {
+    let state = states.get(c);
+    if (!state) {
+      state = { headers: {} };
+      states.set(c, state);
+    }
+    return state;
+  };
+
+  const refund = async (c: Context<AppEnv>, state: GateState): Promise<void> => {
+    const charged = state.charged;
+    if (!charged) return;
+    state.charged = undefined;
+    await refundCredits(deps.storage, charged).catch((error: unknown) =>
+      c.get('logger').error({ err: error, requestId: charged.requestId }, 'refund failed'),
+    );
+  };
+
+  return {
+    wrap: async (c, next) => {
+      const state = stateOf(c);
+      await next();
+      if (state.charged && c.res.status >= 400) await refund(c, state);
+      const origin = c.req.header('Origin');
+      if (origin !== undefined && state.origin === undefined) {
+        // Failed before the origin check (bad key, unknown domain): answer as the preflight did, so
+        // the page can read why.
+        const site = await getSiteByDomain(deps.storage, c.req.param('domain') ?? '').catch(() => undefined);
+        if (originAllowed(site, origin)) state.origin = origin;
+      }
+      const headers = { ...state.headers, ...(state.origin ? corsResponseHeaders(state.origin) : {}) };
+      try {
+        for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+      } catch {
+        // Immutable headers (a fetched Response): copy into a new one.
+        c.res = new Response(c.res.body, c.res);
+        for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+      }
+    },
+
+    preflight: async (c) => {
+      const origin = c.req.header('Origin');
+      if (!origin) throw new DocentError('invalid_request', 'A CORS preflight needs an Origin header');
+      const domain = c.req.param('domain') ?? '';
+      // Unknown domains get the permissive answer: the real request then says 401 or 404, and a
+      // preflight cannot be used to probe which domains exist.
+      const site = await getSiteByDomain(deps.storage, domain);
+      if (!originAllowed(site, origin)) throw originForbidden(origin, domain);
+      return preflightResponse(c, origin);
+    },
+
+    admit: async (c, caller) => {
+      const state = stateOf(c);
+      const origin = c.req.header('Origin');
+      if (origin !== undefined && !originAllowed(caller.site, origin)) {
+        state.origin = null;
+        throw originForbidden(origin, caller.site.domain);
+      }
+      state.origin = origin ?? null;
+      const organizationId = caller.site.organization_id;
+      const plan = (await getOrganizationPlan(deps.storage, organizationId)) ?? FALLBACK_PLAN;
+      const windows = assistantWindows(organizationId, clientIp(c, deps.trustProxy), plan);
+      const decision = await deps.store.hit(windows).catch((error: unknown) => {
+        throw new DocentError('unavailable', 'Rate limiting is unavailable; try again shortly', {
+          cause: error,
+          headers: { 'Retry-After': '5' },
+        });
+      });
+      state.headers = rateLimitHeaders(decision);
+      if (!decision.allowed) {
+        const tight = decision.windows.findIndex((w) => w.remaining === 0);
+        const which =
+          tight === 0
+            ? `${plan.orgRequestsPerHour} requests per hour for this organization`
+            : `${plan.ipRequestsPerDay} requests per day from this IP address`;
+        throw new DocentError('rate_limited', `Rate limit exceeded: ${which}`, { headers: state.headers });
+      }
+      await noteKeyUsed(deps.storage, caller.key).catch((error: unknown) =>
+        c.get('logger').warn({ err: error }, 'recording key use failed'),
+      );
+    },
+
+    charge: async (c, caller) => {
+      const state = stateOf(c);
+      const requestId = c.get('requestId');
+      const organizationId = caller.site.organization_id;
+      await chargeCredits(deps.storage, { organizationId, siteId: caller.site.id, requestId });
+      state.charged = { organizationId, requestId };
+    },
+
+    settle: async (c, outcome) => {
+      const state = stateOf(c);
+      if (outcome.text === '' && (outcome.error !== undefined || outcome.aborted)) await refund(c, state);
+      // Answered: nothing to undo, and the wrapper must not refund either.
+      state.charged = undefined;
+    },
+  };
+}

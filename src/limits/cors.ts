@@ -1,0 +1,48 @@
+import type { Context } from 'hono';
+import { DocentError } from '../http/errors.ts';
+import { type Site, siteAllowedOrigins } from '../tenancy/sites.ts';
+import { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
+
+/** Headers a browser page may read from an assistant answer: thread continuity, tracing, limits. */
+export const EXPOSED_HEADERS = ['X-Thread-Id', 'X-Thread-Key', 'X-Request-Id', ...RATE_LIMIT_HEADERS];
+export const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id'];
+export const ALLOWED_METHODS = ['POST', 'OPTIONS'];
+/** How long (seconds) a browser may cache a preflight answer. */
+export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/**
+ * Whether a browser page at `origin` may call the site. No list means any origin: an assistant key
+ * is public by design, and most sites embed the widget on their own docs only.
+ */
+export function originAllowed(site: Pick<Site, 'allowed_origins'> | undefined, origin: string): boolean {
+  if (!site) return true;
+  const allowed = siteAllowedOrigins(site);
+  return allowed.length === 0 || allowed.includes(origin);
+}
+
+export function originForbidden(origin: string, domain: string): DocentError {
+  return new DocentError(
+    'forbidden',
+    `Origin ${origin} is not allowed to call the assistant of site "${domain}"; add it to the site's allowed origins`,
+  );
+}
+
+/** Headers for an actual (non-preflight) response to an allowed origin. */
+export function corsResponseHeaders(origin: string): Record<string, string> {
+  return {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '),
+    Vary: 'Origin',
+  };
+}
+
+/** The answer to a preflight from an allowed origin. */
+export function preflightResponse(c: Context, origin: string): Response {
+  return c.body(null, 204, {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Methods': ALLOWED_METHODS.join(', '),
+    'Access-Control-Allow-Headers': ALLOWED_REQUEST_HEADERS.join(', '),
+    'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
+    Vary: 'Origin',
+  });
+}

@@ -1,0 +1,38 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export class DocsDirError extends Error {
+  override name = 'DocsDirError';
+}
+
+/**
+ * Where an API caller may point an ingestion: only inside the operator's `DOCENT_DOCS_ROOT`. The
+ * check is on real paths, so `..` segments and symlinks cannot step outside the root. Without a
+ * root, the API cannot name folders at all (the CLI, run by the operator, can).
+ */
+export async function resolveDocsDirUnderRoot(requested: string, docsRoot: string | null): Promise<string> {
+  if (docsRoot === null) {
+    throw new DocsDirError(
+      'This server does not let the API choose docs folders; its operator can set DOCENT_DOCS_ROOT, or set the folder with the CLI',
+    );
+  }
+  let root: string;
+  try {
+    root = await fs.realpath(path.resolve(docsRoot));
+  } catch {
+    throw new DocsDirError('DOCENT_DOCS_ROOT does not exist on the server');
+  }
+  const candidate = path.resolve(root, requested);
+  let real: string;
+  try {
+    real = await fs.realpath(candidate);
+  } catch {
+    throw new DocsDirError(`docsDir "${requested}" does not exist under DOCENT_DOCS_ROOT`);
+  }
+  const relative = path.relative(root, real);
+  if (relative.startsWith('..') || path.isAbsolute(relative)) {
+    throw new DocsDirError(`docsDir "${requested}" is outside DOCENT_DOCS_ROOT`);
+  }
+  if (!(await fs.stat(real)).isDirectory()) throw new DocsDirError(`docsDir "${requested}" is not a folder`);
+  return real;
+}
