@@ -48,10 +48,12 @@ export async function runIngestionJob(
 ): Promise<IngestionResult> {
   await markIngestionStarted(storage, job.id);
   try {
-    const loaded = await loadDocsFolder(
-      job.sourceDir,
-      options.onProgress ? { onProgress: options.onProgress } : {},
-    );
+    const known = await loaderHashes(storage, job.siteId);
+    const loaded = await loadDocsFolder(job.sourceDir, {
+      known,
+      analyze: true,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
     const counts = await applyPages(storage, job.siteId, loaded.pages);
     counts.skipped = loaded.skipped;
     counts.warnings = loaded.warnings.length;
@@ -73,8 +75,19 @@ export async function runIngestionJob(
  * What is stored and compared for incremental ingestion: the loader's content hash (source, snippets,
  * labels, parser version) plus the analyzer version, since stored chunks hold analyzer output.
  */
+const STORED_HASH_PREFIX = `a${ANALYZER_VERSION}:`;
+
 function storedHash(page: ParsedPage): string {
-  return `a${ANALYZER_VERSION}:${page.contentHash}`;
+  return `${STORED_HASH_PREFIX}${page.contentHash}`;
+}
+
+/** The loader's hashes of the pages stored under the current analyzer: the ones it may skip parsing. */
+async function loaderHashes(storage: Storage, siteId: string): Promise<Record<string, string>> {
+  const known: Record<string, string> = {};
+  for (const [path, hash] of await storedHashes(storage.db, siteId)) {
+    if (hash.startsWith(STORED_HASH_PREFIX)) known[path] = hash.slice(STORED_HASH_PREFIX.length);
+  }
+  return known;
 }
 
 interface PreparedPage {
@@ -107,9 +120,11 @@ function preparePage(siteId: string, parsed: ParsedPage, updatedAt: string): Pre
       anchor: chunk.anchor,
       headings: JSON.stringify(chunk.headings),
       text: stripNul(chunk.text),
-      analyzed: JSON.stringify(
-        analyzeChunk({ pageTitle: parsed.title, headings: chunk.headings, text: chunk.text, language }),
-      ),
+      analyzed:
+        chunk.analyzedJson ??
+        JSON.stringify(
+          analyzeChunk({ pageTitle: parsed.title, headings: chunk.headings, text: chunk.text, language }),
+        ),
     })),
   };
 }
@@ -132,7 +147,7 @@ async function applyPages(storage: Storage, siteId: string, pages: ParsedPage[])
   // Analysis is the expensive part; do it before taking any lock, only for pages that look changed.
   const prepared = new Map<string, PreparedPage>();
   for (const page of pages) {
-    if (before.get(page.path) !== storedHash(page))
+    if (!page.reused && before.get(page.path) !== storedHash(page))
       prepared.set(page.path, preparePage(siteId, page, updatedAt));
   }
 
@@ -161,6 +176,11 @@ async function applyPages(storage: Storage, siteId: string, pages: ParsedPage[])
       if (stored === storedHash(page)) {
         counts.unchanged++;
         continue;
+      }
+      if (page.reused) {
+        // Parsing was skipped because the page matched what was stored when loading began; another
+        // ingestion has changed it since, so this run's view of the site is stale.
+        throw new Error(`page ${page.path} changed during this ingestion; run the ingestion again`);
       }
       if (stored === undefined) counts.added++;
       else {

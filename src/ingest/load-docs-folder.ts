@@ -13,6 +13,10 @@ const READ_CONCURRENCY = 16;
 
 export interface LoadDocsFolderOptions {
   onProgress?: LoadProgress;
+  /** Content hashes already stored, by page id: unchanged pages that import nothing are not parsed. */
+  known?: Readonly<Record<string, string>>;
+  /** Run the search analyzer on every chunk while loading (`ParsedChunk.analyzedJson`). */
+  analyze?: boolean;
 }
 
 /**
@@ -78,7 +82,13 @@ export const loadDocsFolder = async (
   }
 
   const pool = createPageLoaderPool(
-    { root, files: docs.files, indexHidden },
+    {
+      root,
+      files: docs.files,
+      indexHidden,
+      analyze: options.analyze ?? false,
+      ...(options.known ? { known: options.known } : {}),
+    },
     workerCountFor(candidates.length),
   );
   let done = 0;

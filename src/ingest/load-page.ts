@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { analyzeChunk } from '../search/analyze.ts';
 import { chunkPage } from './chunk-page.ts';
 import { contentHash } from './content-hash.ts';
 import { treeToBlocks } from './mdx-to-sections.ts';
 import { parseSource } from './parse-markdown.ts';
 import { SnippetStore } from './snippets.ts';
-import type { ParsedPage, Warning } from './types.ts';
+import type { ParsedChunk, ParsedPage, Warning } from './types.ts';
 
 /** A page file chosen for indexing, with the labels the navigation gives it. */
 export interface PageCandidate {
@@ -30,6 +32,13 @@ export interface PageLoaderOptions {
   files: readonly string[];
   /** `seo.indexing: "all"`: keep `hidden: true` pages. */
   indexHidden: boolean;
+  /**
+   * Content hashes the caller already holds, by page id. A page whose hash can be known without
+   * parsing (it imports nothing) and matches is returned as `reused` instead of parsed again.
+   */
+  known?: Readonly<Record<string, string>>;
+  /** Also run the search analyzer on each chunk (`analyzedJson`). */
+  analyze?: boolean;
 }
 
 const isTrue = (value: unknown): boolean => value === true || value === 'true';
@@ -39,6 +48,43 @@ const frontMatterString = (value: unknown): string | null => {
   if (typeof value === 'string') return value.trim() === '' ? null : value.trim();
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return null;
+};
+
+const skipFlags = (fm: Record<string, unknown>, indexHidden: boolean): boolean =>
+  (isTrue(fm.hidden) && !indexHidden) || isTrue(fm.noindex) || isFalse(fm.searchable);
+
+/**
+ * Reads only the front matter block (`---` lines at the very start, as remark-frontmatter delimits it)
+ * so that pages left out on purpose, often the largest ones like changelogs, are not parsed at all.
+ * Anything unusual falls through to the full parse, which reports problems with their lines.
+ */
+const skippedByFrontMatter = (source: string, indexHidden: boolean): boolean => {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?(?:\n|$)/.exec(source);
+  if (!match?.[1]) return false;
+  try {
+    const data: unknown = parseYaml(match[1]);
+    return (
+      typeof data === 'object' && data !== null && skipFlags(data as Record<string, unknown>, indexHidden)
+    );
+  } catch {
+    return false;
+  }
+};
+
+const analyzed = (
+  chunks: ParsedChunk[],
+  title: string,
+  candidate: PageCandidate,
+  analyze: boolean,
+): ParsedChunk[] => {
+  if (!analyze) return chunks;
+  const language = candidate.languages[0] ?? null;
+  return chunks.map((chunk) => ({
+    ...chunk,
+    analyzedJson: JSON.stringify(
+      analyzeChunk({ pageTitle: title, headings: chunk.headings, text: chunk.text, language }),
+    ),
+  }));
 };
 
 const baseName = (id: string): string => id.slice(id.lastIndexOf('/') + 1);
@@ -59,9 +105,37 @@ export const createPageLoader = (
       warnings.push({ file, message: `cannot read file: ${(error as Error).message}` });
       return { page: null, skipped: false, warnings, snippetFiles: [] };
     }
+    // MDX reads ESM only at the start of a line: without such an `import` the content hash depends on
+    // nothing but the page's own source and labels, so an unchanged page is known before the parse.
+    const known = options.known?.[candidate.id];
+    if (known !== undefined && !/^import\b/m.test(source)) {
+      const hash = contentHash({
+        path: candidate.id,
+        source,
+        snippets: [],
+        versions: candidate.versions,
+        languages: candidate.languages,
+      });
+      if (hash === known) {
+        const page: ParsedPage = {
+          path: candidate.id,
+          title: '',
+          description: null,
+          versions: candidate.versions,
+          languages: candidate.languages,
+          contentHash: hash,
+          chunks: [],
+          reused: true,
+        };
+        return { page, skipped: false, warnings, snippetFiles: [] };
+      }
+    }
+    if (skippedByFrontMatter(source, options.indexHidden)) {
+      return { page: null, skipped: true, warnings, snippetFiles: [] };
+    }
     const parsed = parseSource(file, source, (w) => warnings.push(w));
     const fm = parsed.frontMatter;
-    if ((isTrue(fm.hidden) && !options.indexHidden) || isTrue(fm.noindex) || isFalse(fm.searchable)) {
+    if (skipFlags(fm, options.indexHidden)) {
       return { page: null, skipped: true, warnings, snippetFiles: [] };
     }
 
@@ -91,7 +165,7 @@ export const createPageLoader = (
         versions: candidate.versions,
         languages: candidate.languages,
       }),
-      chunks: chunkPage({ title, description, blocks }),
+      chunks: analyzed(chunkPage({ title, description, blocks }), title, candidate, options.analyze ?? false),
     };
     return { page, skipped: false, warnings, snippetFiles: resolved.files };
   };

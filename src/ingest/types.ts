@@ -18,6 +18,11 @@ export interface ParsedChunk {
   headings: string[];
   /** Body text with components reduced to their text; code blocks kept as fenced text. */
   text: string;
+  /**
+   * The search analyzer's output as JSON, when the loader was asked for it: analysing where the page
+   * was parsed spreads that work over the same parallel lanes.
+   */
+  analyzedJson?: string;
 }
 
 export interface ParsedPage {
@@ -34,6 +39,11 @@ export interface ParsedPage {
   /** Stable hash of everything that affects how the page is indexed (source, snippets, labels). */
   contentHash: string;
   chunks: ParsedChunk[];
+  /**
+   * Set when the caller already holds this exact page (same content hash) and parsing was skipped:
+   * `title`, `description` and `chunks` are then empty and must not be stored.
+   */
+  reused?: true;
 }
 
 export interface NavigationSummary {
