@@ -1,4 +1,7 @@
 import { Pool } from 'undici';
+import { percentile } from '../src/search/metrics.ts';
+
+export { percentile };
 
 /**
  * A small closed-loop load generator over undici: `concurrency` clients each send a request, read the
@@ -9,10 +12,12 @@ export interface LoadResult {
   concurrency: number;
   requests: number;
   errors: number;
+  /** Why requests failed: HTTP status or the client error's code, with counts. */
+  failures: Record<string, number>;
   seconds: number;
   rps: number;
-  ttfbMs: { p50: number; p99: number };
-  totalMs: { p50: number; p99: number };
+  ttfbMs: { p50: number; p90: number; p99: number };
+  totalMs: { p50: number; p90: number; p99: number };
 }
 
 export interface LoadOptions {
@@ -25,19 +30,16 @@ export interface LoadOptions {
   durationMs: number;
 }
 
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return (
-    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
-  );
-}
-
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const pool = new Pool(options.origin, { connections: options.concurrency, pipelining: 1 });
   const ttfb: number[] = [];
   const total: number[] = [];
   let errors = 0;
+  const failures: Record<string, number> = {};
+  const fail = (why: string): void => {
+    errors++;
+    failures[why] = (failures[why] ?? 0) + 1;
+  };
   let next = 0;
   const started = performance.now();
   const deadline = started + options.durationMs;
@@ -58,13 +60,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         }
         const end = performance.now();
         if (response.statusCode !== 200) {
-          errors++;
+          fail(`HTTP ${response.statusCode}`);
           continue;
         }
         ttfb.push((first ?? end) - t0);
         total.push(end - t0);
-      } catch {
-        errors++;
+      } catch (error) {
+        fail((error as { code?: string }).code ?? (error instanceof Error ? error.name : 'error'));
       }
     }
   };
@@ -75,9 +77,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     concurrency: options.concurrency,
     requests: total.length,
     errors,
+    failures,
     seconds,
     rps: total.length / seconds,
-    ttfbMs: { p50: percentile(ttfb, 50), p99: percentile(ttfb, 99) },
-    totalMs: { p50: percentile(total, 50), p99: percentile(total, 99) },
+    ttfbMs: { p50: percentile(ttfb, 50), p90: percentile(ttfb, 90), p99: percentile(ttfb, 99) },
+    totalMs: { p50: percentile(total, 50), p90: percentile(total, 90), p99: percentile(total, 99) },
   };
 }

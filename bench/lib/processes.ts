@@ -1,0 +1,115 @@
+/**
+ * Child processes for the benchmarks: servers run in their own Node process (so their CPU and memory
+ * are theirs alone), started with tsx and stopped with SIGTERM; their memory is read from /proc.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import readline from 'node:readline';
+import { repoRoot } from '../../src/testing/paths.ts';
+
+export interface StartedProcess<T> {
+  child: ChildProcess;
+  /** What `ready` found in a stdout line (e.g. the port). */
+  value: T;
+}
+
+/**
+ * Runs `node --import tsx <args…>` from the repository root and resolves once `ready` returns a value
+ * for a line the child printed on stdout. Rejects if the child exits first or `timeoutMs` passes.
+ */
+export function startNodeScript<T>(
+  args: string[],
+  env: Record<string, string>,
+  ready: (line: string) => T | undefined,
+  timeoutMs = 60_000,
+): Promise<StartedProcess<T>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const timer = setTimeout(() => {
+      if (done) return;
+      done = true;
+      child.kill('SIGKILL');
+      reject(new Error(`${args.join(' ')} did not become ready within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      reject(new Error(`${args.join(' ')} exited with ${code} before it was ready`));
+    });
+    // Keep reading stdout for the child's whole life so it never blocks on a full pipe.
+    readline.createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      if (done) return;
+      let value: T | undefined;
+      try {
+        value = ready(line);
+      } catch {
+        value = undefined;
+      }
+      if (value !== undefined) {
+        done = true;
+        clearTimeout(timer);
+        resolve({ child, value });
+      }
+    });
+  });
+}
+
+export function stopProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Resident memory of a process from `/proc/<pid>/status` (Linux): now (VmRSS) and peak (VmHWM), bytes. */
+export function processMemory(pid: number | undefined): { rss: number; peak: number } | null {
+  if (pid === undefined) return null;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string): number =>
+      Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) * 1024;
+    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
+/** Starts `src/main.ts` on a free port with the given database and returns its origin. */
+export async function startDocentServer(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<StartedProcess<string>> {
+  return startNodeScript(
+    ['src/main.ts'],
+    {
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DOCENT_SEED_DEMO: 'false',
+      ...env,
+    },
+    (line) => {
+      const entry = JSON.parse(line) as { msg?: string; port?: number };
+      return entry.msg === 'docent listening' ? `http://127.0.0.1:${entry.port}` : undefined;
+    },
+  );
+}
+
+/** Starts `bench/bare-server.ts` (the bare Hono + ai@4.3.19 stream route) and returns its origin. */
+export async function startBareServer(): Promise<StartedProcess<string>> {
+  return startNodeScript(['bench/bare-server.ts'], {}, (line) =>
+    /^\d+$/.test(line.trim()) ? `http://127.0.0.1:${line.trim()}` : undefined,
+  );
+}
