@@ -5,10 +5,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { callChatApi, type Message } from '@ai-sdk/ui-utils';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BUILTIN_MODEL_CONFIG, type ModelConfig } from '../../config.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
+import { type ChatResult, chatWithAssistant } from '../../testing/chat-client.ts';
 import { startTestServer, type TestServer } from '../../testing/server.ts';
 import { listThreadMessages } from '../threads.ts';
 import { createModelProvider } from './create-model-provider.ts';
@@ -43,14 +43,6 @@ function smallDocs(): string {
   return dir;
 }
 
-interface Asked {
-  message: Message | undefined;
-  finishReason: string | undefined;
-  usage: unknown;
-  headers: Headers | undefined;
-  error: Error | undefined;
-}
-
 function userMessage(text: string) {
   return {
     id: `u_${Math.random().toString(36).slice(2)}`,
@@ -75,45 +67,12 @@ describe('real model providers over loopback servers', () => {
     maxRetries: 2,
   };
 
-  async function ask(domain: string, question: string, body: Record<string, unknown> = {}): Promise<Asked> {
-    const out: Asked = {
-      message: undefined,
-      finishReason: undefined,
-      usage: undefined,
-      headers: undefined,
-      error: undefined,
-    };
-    try {
-      await callChatApi({
-        api: `${server.baseUrl}/v1/assistant/${domain}/message`,
-        body: { fp: 'anonymous', messages: [userMessage(question)], ...body },
-        streamProtocol: 'data',
-        credentials: undefined,
-        headers: { Authorization: `Bearer ${keys[domain]}` },
-        abortController: () => null,
-        restoreMessagesOnFailure: () => {},
-        onResponse: (response) => {
-          out.headers = response.headers;
-        },
-        onUpdate: ({ message }) => {
-          out.message = message;
-        },
-        onFinish: (message, { finishReason, usage }) => {
-          out.message = message;
-          out.finishReason = finishReason;
-          out.usage = usage;
-        },
-        onToolCall: undefined,
-        generateId: () => `gen_${Math.random().toString(36).slice(2)}`,
-        fetch: undefined,
-        lastMessage: undefined,
-        requestType: 'generate',
-      });
-    } catch (error) {
-      out.error = error as Error;
-    }
-    return out;
-  }
+  const ask = (domain: string, question: string, body: Record<string, unknown> = {}): Promise<ChatResult> =>
+    chatWithAssistant({
+      url: `${server.baseUrl}/v1/assistant/${domain}/message`,
+      key: keys[domain] ?? '',
+      body: { fp: 'anonymous', messages: [userMessage(question)], ...body },
+    });
 
   async function storedAnswer(threadId: string | null | undefined) {
     expect(threadId).toBeTruthy();

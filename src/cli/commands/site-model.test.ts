@@ -1,32 +1,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getSiteModelSettings } from '../../assistant/providers/site-model-settings.ts';
 import { createOrganization } from '../../tenancy/organizations.ts';
 import { createSite } from '../../tenancy/sites.ts';
 import { createTestDatabase, type TestDatabase } from '../../testing/databases.ts';
-import { createProgram } from '../program.ts';
+import { runCliInProcess } from '../../testing/run-cli-in-process.ts';
 
 describe('docent sites set-model / set-instructions', () => {
   let db: TestDatabase;
   let siteId: string;
 
-  async function run(...args: string[]): Promise<string> {
-    let out = '';
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      out += String(chunk);
-      return true;
-    });
-    try {
-      await createProgram()
-        .exitOverride()
-        .parseAsync(['node', 'docent', '--database-url', db.url, ...args]);
-    } finally {
-      spy.mockRestore();
-    }
-    return out;
-  }
+  const run = (...args: string[]): Promise<string> => runCliInProcess(db.url, ...args);
 
   beforeAll(async () => {
     db = await createTestDatabase('sqlite');

@@ -1,32 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chargeCredits } from '../../limits/credits.ts';
 import { findActiveKey } from '../../tenancy/api-keys.ts';
 import { createOrganization } from '../../tenancy/organizations.ts';
 import { getOrganizationPlan } from '../../tenancy/plans.ts';
 import { createSite } from '../../tenancy/sites.ts';
 import { createTestDatabase, type TestDatabase } from '../../testing/databases.ts';
+import { runCliInProcess } from '../../testing/run-cli-in-process.ts';
 import { CliError } from '../context.ts';
-import { createProgram } from '../program.ts';
 
 describe('docent keys / sites / usage / orgs / plans', () => {
   let db: TestDatabase;
   let orgId: string;
 
-  async function run(...args: string[]): Promise<string> {
-    let out = '';
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      out += String(chunk);
-      return true;
-    });
-    try {
-      await createProgram()
-        .exitOverride()
-        .parseAsync(['node', 'docent', '--database-url', db.url, ...args]);
-    } finally {
-      spy.mockRestore();
-    }
-    return out;
-  }
+  const run = (...args: string[]): Promise<string> => runCliInProcess(db.url, ...args);
 
   beforeAll(async () => {
     db = await createTestDatabase('sqlite');

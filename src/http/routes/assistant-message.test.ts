@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { callChatApi, type Message } from '@ai-sdk/ui-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinAnswerer } from '../../assistant/builtin-answerer.ts';
 import { listThreadMessages } from '../../assistant/threads.ts';
 import { createApiKey } from '../../tenancy/api-keys.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
+import { type ChatResult, chatWithAssistant } from '../../testing/chat-client.ts';
 import { dialects } from '../../testing/databases.ts';
 import { repoRoot } from '../../testing/paths.ts';
 import { startTestServer, type TestServer } from '../../testing/server.ts';
@@ -40,12 +40,7 @@ function versionedDocs(): string {
   return dir;
 }
 
-type Collected = {
-  message: Message | undefined;
-  finishReason: string | undefined;
-  usage: unknown;
-  headers: Headers | undefined;
-};
+type Collected = ChatResult;
 
 async function chat(
   server: TestServer,
@@ -54,38 +49,7 @@ async function chat(
   domain = 'docs',
   prefix = '',
 ): Promise<Collected> {
-  const out: Collected = {
-    message: undefined,
-    finishReason: undefined,
-    usage: undefined,
-    headers: undefined,
-  };
-  await callChatApi({
-    api: `${server.baseUrl}${prefix}/v1/assistant/${domain}/message`,
-    body,
-    streamProtocol: 'data',
-    credentials: undefined,
-    headers: { Authorization: `Bearer ${key}` },
-    abortController: () => null,
-    restoreMessagesOnFailure: () => {},
-    onResponse: (response) => {
-      out.headers = response.headers;
-    },
-    onUpdate: ({ message }) => {
-      out.message = message;
-    },
-    onFinish: (message, { finishReason, usage }) => {
-      out.message = message;
-      out.finishReason = finishReason;
-      out.usage = usage;
-    },
-    onToolCall: undefined,
-    generateId: () => `gen_${Math.random().toString(36).slice(2)}`,
-    fetch: undefined,
-    lastMessage: undefined,
-    requestType: 'generate',
-  });
-  return out;
+  return chatWithAssistant({ url: `${server.baseUrl}${prefix}/v1/assistant/${domain}/message`, key, body });
 }
 
 function userMessage(text: string, id = `u_${Math.random().toString(36).slice(2)}`) {
