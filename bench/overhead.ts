@@ -105,8 +105,6 @@ async function runBench(): Promise<void> {
     // `--profile <dir>` writes a CPU profile of the Docent process there (read it in Chrome DevTools).
     [
       ...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : []),
-      // As `npm start` runs it (package.json).
-      '--max-semi-space-size=64',
       '--import',
       'tsx',
       'src/main.ts',

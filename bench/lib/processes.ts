@@ -14,7 +14,7 @@ export interface StartedProcess<T> {
 }
 
 /**
- * Runs `node --max-semi-space-size=64 --import tsx <args…>` from the repository root and resolves once `ready` returns a value
+ * Runs `node --import tsx <args…>` from the repository root and resolves once `ready` returns a value
  * for a line the child printed on stdout. Rejects if the child exits first or `timeoutMs` passes.
  */
 export function startNodeScript<T>(
@@ -23,8 +23,8 @@ export function startNodeScript<T>(
   ready: (line: string) => T | undefined,
   timeoutMs = 60_000,
 ): Promise<StartedProcess<T>> {
-  // The same V8 flag `npm start` runs with (package.json), for Docent and the bare route alike.
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', ...args], {
+  // As `npm start` runs (V8 defaults), for Docent and the bare route alike.
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
