@@ -1,20 +1,3 @@
-/**
- * `npm run bench:overhead`: what Docent adds to a real model's time to first token, and whether one
- * process carries many slow streams.
- *
- * Three processes: a loopback OpenAI-compatible provider (this file with `--role provider`), Docent itself
- * (`src/main.ts` with `DOCENT_MODEL=openai-compatible:…` pointed at the provider), and this one as the
- * clients. Time to first token (TTFT) is measured on the same client code both ways: straight to the
- * provider, and through Docent (auth, thread, retrieval, prompt, provider call, stream re-encoding). The
- * difference of the medians is Docent's overhead.
- *
- *   npm run bench:overhead                      TTFT p50/p99 at 1 and 32 concurrent clients
- *   npm run bench:overhead -- --streams 1000    1,000 concurrent slow streams: errors and Docent's peak RSS
- *
- * Options: --delay <ms> (provider's time to first token, default 50), --requests <n> (per concurrency
- * level, default 200), --token-delay <ms> (between tokens in --streams mode, default 100).
- */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { startLoopbackLlm, writeOpenAIStream } from '../src/assistant/providers/testing/loopback-llm.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { bootstrapSite } from '../src/tenancy/bootstrap-site.ts';
+import { startNodeScript } from './lib/processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -77,10 +61,8 @@ async function runBench(): Promise<void> {
   const tokenDelay =
     streams === undefined ? Number(values['token-delay']) : Number(values['token-delay']) || 100;
 
-  const provider = await startChild(
+  const provider = await startNodeScript(
     [
-      '--import',
-      'tsx',
       'bench/overhead.ts',
       '--role',
       'provider',
@@ -101,14 +83,8 @@ async function runBench(): Promise<void> {
   });
   await storage.close();
 
-  const docent = await startChild(
-    // `--profile <dir>` writes a CPU profile of the Docent process there (read it in Chrome DevTools).
-    [
-      ...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : []),
-      '--import',
-      'tsx',
-      'src/main.ts',
-    ],
+  const docent = await startNodeScript(
+    ['src/main.ts'],
     {
       PORT: '0',
       HOST: '127.0.0.1',
@@ -122,6 +98,9 @@ async function runBench(): Promise<void> {
       const entry = JSON.parse(line) as { msg?: string; port?: number };
       return entry.msg === 'docent listening' ? `http://127.0.0.1:${entry.port}` : undefined;
     },
+    60_000,
+    // `--profile <dir>` writes a CPU profile of the Docent process there (read it in Chrome DevTools).
+    values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [],
   );
 
   const direct = (): Promise<number> => directTtft(provider.value);
@@ -290,44 +269,4 @@ function cpuMsOf(pid: number | undefined): number {
 
 function mb(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-}
-
-/** Starts a child and waits until `ready` finds what it needs in a stdout line. */
-function startChild(
-  args: string[],
-  env: Record<string, string>,
-  ready: (line: string) => string | undefined,
-): Promise<{ child: ChildProcess; value: string }> {
-  const child = spawn(process.execPath, args, {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    let done = false;
-    child.on('exit', (code) => {
-      if (!done) reject(new Error(`${args.join(' ')} exited with ${code}`));
-    });
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      let newline = buffer.indexOf('\n');
-      while (newline >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        newline = buffer.indexOf('\n');
-        if (done) continue;
-        let value: string | undefined;
-        try {
-          value = ready(line);
-        } catch {
-          value = undefined;
-        }
-        if (value !== undefined) {
-          done = true;
-          resolve({ child, value });
-        }
-      }
-    });
-  });
 }

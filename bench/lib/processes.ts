@@ -22,9 +22,10 @@ export function startNodeScript<T>(
   env: Record<string, string>,
   ready: (line: string) => T | undefined,
   timeoutMs = 60_000,
+  /** Node flags before the script (e.g. `--cpu-prof`); none by default, as `npm start` runs. */
+  nodeArgs: string[] = [],
 ): Promise<StartedProcess<T>> {
-  // As `npm start` runs (V8 defaults), for Docent and the bare route alike.
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { createApiKey, KeyCreationLimitError } from '../../../tenancy/api-keys.ts';
-import { domainSchema, getOrganizationSite } from '../../../tenancy/sites.ts';
+import { domainSchema } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { requireOrganizationSite } from './require-site.ts';
 import { keyJson, keySchema, MAX_NAME_LENGTH } from './schemas.ts';
 
 export const createKeyBody = z
@@ -56,8 +57,7 @@ export function createKeyRoute(deps: AdminDeps): Hono<AdminEnv> {
     let siteId: string | null = null;
     const domains = new Map<string, string>();
     if (body.site !== undefined) {
-      const site = await getOrganizationSite(deps.storage, organizationId, body.site);
-      if (!site) throw new DocentError('not_found', `No site "${body.site}" in this organization`);
+      const site = await requireOrganizationSite(deps.storage, organizationId, body.site);
       siteId = site.id;
       domains.set(site.id, site.domain);
     }

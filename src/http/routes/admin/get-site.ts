@@ -1,10 +1,9 @@
 import { Hono } from 'hono';
-import { getOrganizationSite } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
-import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { requireOrganizationSite } from './require-site.ts';
 import { domainParamSchema, siteJson, siteSchema } from './schemas.ts';
 
 export const getSiteOperation: Operation = {
@@ -26,8 +25,7 @@ export function getSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
     validate('param', domainParamSchema),
     async (c) => {
       const { domain } = c.req.valid('param');
-      const site = await getOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
-      if (!site) throw new DocentError('not_found', `No site "${domain}" in this organization`);
+      const site = await requireOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
       return c.json(siteJson(site));
     },
   );

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { listApiKeys } from '../../../tenancy/api-keys.ts';
-import { domainSchema, getOrganizationSite, listSites } from '../../../tenancy/sites.ts';
+import { domainSchema, listSites } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
-import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { requireOrganizationSite } from './require-site.ts';
 import { keyJson, keySchema } from './schemas.ts';
 
 export const listKeysQuery = z
@@ -38,8 +38,7 @@ export function listKeysRoute(deps: AdminDeps): Hono<AdminEnv> {
     const organizationId = c.get('admin').organization.id;
     let siteId: string | undefined;
     if (query.site !== undefined) {
-      const site = await getOrganizationSite(deps.storage, organizationId, query.site);
-      if (!site) throw new DocentError('not_found', `No site "${query.site}" in this organization`);
+      const site = await requireOrganizationSite(deps.storage, organizationId, query.site);
       siteId = site.id;
     }
     const keys = await listApiKeys(deps.storage, organizationId, {

@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { listOrganizationThreads, MAX_THREADS_PAGE } from '../../../tenancy/organization-threads.ts';
-import { domainSchema, getOrganizationSite } from '../../../tenancy/sites.ts';
+import { domainSchema } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
-import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { requireOrganizationSite } from './require-site.ts';
 
 export const listThreadsQuery = z
   .object({
@@ -46,8 +46,7 @@ export function listThreadsRoute(deps: AdminDeps): Hono<AdminEnv> {
     const organizationId = c.get('admin').organization.id;
     let siteId: string | undefined;
     if (query.site !== undefined) {
-      const site = await getOrganizationSite(deps.storage, organizationId, query.site);
-      if (!site) throw new DocentError('not_found', `No site "${query.site}" in this organization`);
+      const site = await requireOrganizationSite(deps.storage, organizationId, query.site);
       siteId = site.id;
     }
     const threads = await listOrganizationThreads(deps.storage, organizationId, {

@@ -5,12 +5,12 @@ import {
   siteModelSettingsSchema,
   updateSiteModelSettings,
 } from '../../../assistant/providers/site-model-settings.ts';
-import { getOrganizationSite } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { requireOrganizationSite } from './require-site.ts';
 import { domainParamSchema } from './schemas.ts';
 
 export const siteSettingsUpdateBody = siteModelSettingsSchema.describe(
@@ -53,8 +53,7 @@ export function siteSettingsUpdateRoute(deps: AdminDeps): Hono<AdminEnv> {
     async (c) => {
       const { domain } = c.req.valid('param');
       const body = c.req.valid('json');
-      const site = await getOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
-      if (!site) throw new DocentError('not_found', `No site "${domain}" in this organization`);
+      const site = await requireOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
       await updateSiteModelSettings(deps.storage, site.id, body);
       const settings = await getSiteModelSettings(deps.storage, site.id);
       if (!settings) throw new DocentError('not_found', `No site "${domain}" in this organization`);

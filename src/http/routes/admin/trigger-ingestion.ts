@@ -2,12 +2,13 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { DocsDirError, resolveDocsDirUnderRoot } from '../../../tenancy/docs-dir.ts';
 import { IngestionBusyError } from '../../../tenancy/ingestion-runner.ts';
-import { getOrganizationSite, updateSite } from '../../../tenancy/sites.ts';
+import { updateSite } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { requireOrganizationSite } from './require-site.ts';
 import { domainParamSchema, MAX_PATH_LENGTH } from './schemas.ts';
 
 export const triggerIngestionBody = z
@@ -48,8 +49,7 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
     async (c) => {
       const { domain } = c.req.valid('param');
       const body = c.req.valid('json');
-      const site = await getOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
-      if (!site) throw new DocentError('not_found', `No site "${domain}" in this organization`);
+      const site = await requireOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
       let docsDir = site.docs_dir;
       if (body.docsDir !== undefined) {
         try {

@@ -7,6 +7,7 @@ import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { requireOrganizationSite } from './require-site.ts';
 import { domainParamSchema, MAX_NAME_LENGTH, MAX_PATH_LENGTH, siteJson, siteSchema } from './schemas.ts';
 
 export const updateSiteBody = z
@@ -42,8 +43,7 @@ export function updateSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
       const { domain } = c.req.valid('param');
       const body = c.req.valid('json');
       const organizationId = c.get('admin').organization.id;
-      const site = await getOrganizationSite(deps.storage, organizationId, domain);
-      if (!site) throw new DocentError('not_found', `No site "${domain}" in this organization`);
+      const site = await requireOrganizationSite(deps.storage, organizationId, domain);
       const patch: Partial<Pick<Site, 'name' | 'docs_dir' | 'base_url' | 'allowed_origins'>> = {};
       if (body.name !== undefined) patch.name = body.name;
       if (body.baseUrl !== undefined) patch.base_url = body.baseUrl?.replace(/\/+$/, '') ?? null;
