@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import type { CoreMessage } from 'ai';
-import { createDataStreamResponse, streamText } from 'ai';
+import type { LanguageModelV1Prompt } from '@ai-sdk/provider';
+import { createDataStreamResponse } from 'ai';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authenticateAssistant } from '../../assistant/authenticate.ts';
@@ -156,17 +156,21 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
       };
       if (threadKey) headers['X-Thread-Key'] = threadKey;
 
-      // No SDK retries (`maxRetries: 0`): the providers' fetch retries, and only before any text exists
-      // (providers/resilient-fetch.ts); the SDK's would wrap more than that.
-      const result = streamText({
-        model,
-        messages: modelMessages(body.messages),
-        abortSignal,
-        maxRetries: 0,
-      });
+      // The model's own stream, read directly: the answer is one step with no tools, so `streamText`
+      // would only add prompt re-validation, telemetry spans and stream layers to every token (measured).
+      // Retries live in the providers' fetch, before any text exists (providers/resilient-fetch.ts).
+      const modelStream = async function* () {
+        const { stream } = await model.doStream({
+          inputFormat: 'messages',
+          mode: { type: 'regular' },
+          prompt: modelPrompt(body.messages),
+          abortSignal,
+        });
+        yield* stream;
+      };
       let firstTokenMs: number | undefined;
       const timed = (async function* () {
-        for await (const part of result.fullStream) {
+        for await (const part of modelStream()) {
           if (firstTokenMs === undefined && part.type === 'text-delta')
             firstTokenMs = performance.now() - started;
           yield part;
@@ -249,12 +253,13 @@ function round(ms: number): number {
  * The conversation as the model sees it. Client-sent `system` and `data` messages are dropped: a
  * public key sits in browsers, so the instructions a model follows must come from the server only.
  */
-function modelMessages(messages: Parameters<typeof messageText>[0][]): CoreMessage[] {
-  const out: CoreMessage[] = [];
+function modelPrompt(messages: Parameters<typeof messageText>[0][]): LanguageModelV1Prompt {
+  const out: LanguageModelV1Prompt = [];
   for (const message of messages) {
     const text = messageText(message);
-    if (message.role === 'user') out.push({ role: 'user', content: text });
-    else if (message.role === 'assistant' && text) out.push({ role: 'assistant', content: text });
+    if (message.role === 'user') out.push({ role: 'user', content: [{ type: 'text', text }] });
+    else if (message.role === 'assistant' && text)
+      out.push({ role: 'assistant', content: [{ type: 'text', text }] });
   }
   return out;
 }
