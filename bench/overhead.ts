@@ -170,10 +170,9 @@ async function directTtft(origin: string): Promise<number> {
   return untilFirst(response, started, /"content":"[^"]/);
 }
 
-/** Time until the first `0:` text part through Docent. */
-async function docentTtft(baseUrl: string, key: string, question: string): Promise<number> {
-  const started = performance.now();
-  const response = await fetch(`${baseUrl}/v1/assistant/docs/message`, {
+/** One question to Docent's assistant endpoint, as a reader's client sends it. */
+function askDocent(baseUrl: string, key: string, question: string): Promise<Response> {
+  return fetch(`${baseUrl}/v1/assistant/docs/message`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
     body: JSON.stringify({
@@ -181,6 +180,12 @@ async function docentTtft(baseUrl: string, key: string, question: string): Promi
       messages: [{ id: 'u1', role: 'user', content: question, parts: [{ type: 'text', text: question }] }],
     }),
   });
+}
+
+/** Time until the first `0:` text part through Docent. */
+async function docentTtft(baseUrl: string, key: string, question: string): Promise<number> {
+  const started = performance.now();
+  const response = await askDocent(baseUrl, key, question);
   if (response.status !== 200)
     throw new Error(`Docent answered ${response.status}: ${await response.text()}`);
   return untilFirst(response, started, /(^|\n)0:/);
@@ -204,14 +209,7 @@ async function untilFirst(response: Response, started: number, pattern: RegExp):
 /** One whole answer through Docent: 'ok' when it ended with `d:` and had no `3:`. */
 async function fullStream(baseUrl: string, key: string, question: string): Promise<string> {
   try {
-    const response = await fetch(`${baseUrl}/v1/assistant/docs/message`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
-      body: JSON.stringify({
-        fp: 'anonymous',
-        messages: [{ id: 'u1', role: 'user', content: question, parts: [{ type: 'text', text: question }] }],
-      }),
-    });
+    const response = await askDocent(baseUrl, key, question);
     const text = await response.text();
     if (response.status !== 200) return `HTTP ${response.status}: ${text.slice(0, 200)}`;
     if (/(^|\n)3:/.test(text)) return `error part: ${text.match(/(^|\n)3:(.*)/)?.[2]}`;

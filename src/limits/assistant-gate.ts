@@ -4,7 +4,7 @@ import type { AppEnv } from '../http/app-env.ts';
 import { DocentError } from '../http/errors.ts';
 import type { Storage } from '../storage/database.ts';
 import { type ApiKey, noteKeyUsed } from '../tenancy/api-keys.ts';
-import { FALLBACK_PLAN, getOrganizationPlan } from '../tenancy/plans.ts';
+import { FALLBACK_PLAN, getOrganizationPlan, type Plan } from '../tenancy/plans.ts';
 import { getSiteByDomain, type Site } from '../tenancy/sites.ts';
 import { clientIp } from './client-ip.ts';
 import { corsResponseHeaders, originAllowed, originForbidden, preflightResponse } from './cors.ts';
@@ -26,6 +26,8 @@ interface GateState {
   origin?: string | null;
   headers: Record<string, string>;
   charged?: { organizationId: string; requestId: string };
+  /** Read once by `admit` (rate limits) and reused by `charge` (credits). */
+  plan?: Plan;
 }
 
 /**
@@ -120,6 +122,7 @@ export function createAssistantGate(deps: GateDeps): AssistantGate {
       state.origin = origin ?? null;
       const organizationId = caller.site.organization_id;
       const plan = (await getOrganizationPlan(deps.storage, organizationId)) ?? FALLBACK_PLAN;
+      state.plan = plan;
       const windows = assistantWindows(organizationId, clientIp(c, deps.trustProxy), plan);
       const decision = await deps.store.hit(windows).catch((error: unknown) => {
         throw new DocentError('unavailable', 'Rate limiting is unavailable; try again shortly', {
@@ -145,7 +148,12 @@ export function createAssistantGate(deps: GateDeps): AssistantGate {
       const state = stateOf(c);
       const requestId = c.get('requestId');
       const organizationId = caller.site.organization_id;
-      await chargeCredits(deps.storage, { organizationId, siteId: caller.site.id, requestId });
+      await chargeCredits(deps.storage, {
+        organizationId,
+        siteId: caller.site.id,
+        requestId,
+        ...(state.plan ? { plan: state.plan } : {}),
+      });
       state.charged = { organizationId, requestId };
     },
 

@@ -51,7 +51,14 @@ async function readBalance(db: Kysely<Database>, organizationId: string, period:
  */
 export async function chargeCredits(
   storage: Storage,
-  input: { organizationId: string; siteId: string | null; requestId: string; now?: Date },
+  input: {
+    organizationId: string;
+    siteId: string | null;
+    requestId: string;
+    now?: Date;
+    /** The organization's plan when the caller has just read it (the assistant gate has, for its rate limits). */
+    plan?: Plan;
+  },
 ): Promise<Charge> {
   const now = input.now ?? new Date();
   const period = periodOf(now);
@@ -65,7 +72,8 @@ export async function chargeCredits(
     if (previous) {
       return { requestId: input.requestId, organizationId: input.organizationId, ...numbers(previous) };
     }
-    const plan = (await getOrganizationPlan({ db }, input.organizationId)) ?? FALLBACK_PLAN;
+    // Exactness rests on reading the balance under the lock; the plan is configuration.
+    const plan = input.plan ?? (await getOrganizationPlan({ db }, input.organizationId)) ?? FALLBACK_PLAN;
     const balance = await readBalance(db, input.organizationId, period);
     const used = Number(balance?.used ?? 0);
     const overageUsed = Number(balance?.overage ?? 0);
