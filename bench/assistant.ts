@@ -18,15 +18,19 @@ const seconds = secondsArg >= 0 ? Number(args[secondsArg + 1]) : quick ? 2 : 8;
 const concurrencies = quick ? [1, 16] : [1, 16, 64];
 const setDir = evalSetDir('claude-docs');
 
+const rounds = quick ? 1 : 4;
 const report = await runEndpointBench({
   setDir,
   concurrencies,
   seconds,
+  rounds,
   loopback: !args.includes('--no-loopback'),
 });
 const bare = new Map(report.rows.filter((r) => r.target === 'bare route').map((r) => [r.concurrency, r]));
 console.log('assistant endpoint benchmark');
-console.log(`data: ${setDir} (${report.questions} questions round-robin); ${seconds} s per run; SQLite`);
+console.log(
+  `data: ${setDir} (${report.questions} questions round-robin); ${seconds} s per target and level, in ${rounds} alternating turns; SQLite`,
+);
 console.log(
   `machine: ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
 );

@@ -30,7 +30,41 @@ export interface LoadOptions {
   durationMs: number;
 }
 
+/** What one run measured, before it is summarised (runs of one target can be pooled). */
+export interface LoadSamples {
+  concurrency: number;
+  ttfb: number[];
+  total: number[];
+  errors: number;
+  failures: Record<string, number>;
+  seconds: number;
+}
+
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  return summarizeLoad([await sampleLoad(options)]);
+}
+
+/** Pools several runs of one target (the rounds of an interleaved measurement) into one result. */
+export function summarizeLoad(runs: readonly LoadSamples[]): LoadResult {
+  const ttfb = runs.flatMap((r) => r.ttfb);
+  const total = runs.flatMap((r) => r.total);
+  const failures: Record<string, number> = {};
+  for (const r of runs)
+    for (const [why, n] of Object.entries(r.failures)) failures[why] = (failures[why] ?? 0) + n;
+  const seconds = runs.reduce((sum, r) => sum + r.seconds, 0);
+  return {
+    concurrency: runs[0]?.concurrency ?? 0,
+    requests: total.length,
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    failures,
+    seconds,
+    rps: total.length / seconds,
+    ttfbMs: { p50: percentile(ttfb, 50), p90: percentile(ttfb, 90), p99: percentile(ttfb, 99) },
+    totalMs: { p50: percentile(total, 50), p90: percentile(total, 90), p99: percentile(total, 99) },
+  };
+}
+
+export async function sampleLoad(options: LoadOptions): Promise<LoadSamples> {
   const pool = new Pool(options.origin, { connections: options.concurrency, pipelining: 1 });
   const ttfb: number[] = [];
   const total: number[] = [];
@@ -73,14 +107,5 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   await Promise.all(Array.from({ length: options.concurrency }, client));
   const seconds = (performance.now() - started) / 1000;
   await pool.close();
-  return {
-    concurrency: options.concurrency,
-    requests: total.length,
-    errors,
-    failures,
-    seconds,
-    rps: total.length / seconds,
-    ttfbMs: { p50: percentile(ttfb, 50), p90: percentile(ttfb, 90), p99: percentile(ttfb, 99) },
-    totalMs: { p50: percentile(total, 50), p90: percentile(total, 90), p99: percentile(total, 99) },
-  };
+  return { concurrency: options.concurrency, ttfb, total, errors, failures, seconds };
 }

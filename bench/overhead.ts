@@ -2,9 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { createModelProvider } from '../src/assistant/providers/create-model-provider.ts';
 import { startLoopbackLlm, writeOpenAIStream } from '../src/assistant/providers/testing/loopback-llm.ts';
+import { BUILTIN_MODEL_CONFIG, type ModelConfig } from '../src/config.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { bootstrapSite } from '../src/tenancy/bootstrap-site.ts';
+import type { Site } from '../src/tenancy/sites.ts';
 import { startNodeScript } from './lib/processes.ts';
 
 const { values } = parseArgs({
@@ -126,6 +129,13 @@ async function runBench(): Promise<void> {
             `p99 ${(percentile(v, 99) - percentile(d, 99)).toFixed(1)} ms · Docent CPU ${cpuPerRequest.toFixed(1)} ms/request (${requests} requests each)`,
         );
       }
+      // The floor under Docent's figure: the provider package's own work per answer (request, SSE parsing
+      // and validation of every chunk), measured in this process with the same package, fetch wrapper and
+      // loopback provider, and no Docent around it.
+      const alone = await providerPackageCpu(provider.value, Math.min(requests, 200), 32);
+      console.log(
+        `provider package alone (@ai-sdk/openai-compatible doStream, ${values.tokens} tokens, read to the end, 32 at a time): ${alone.toFixed(2)} ms CPU per answer`,
+      );
     } else {
       const baseline = rssOf(docent.child.pid);
       const started = performance.now();
@@ -157,6 +167,33 @@ async function runBench(): Promise<void> {
     if (values.keep) console.log(`database kept: ${databaseUrl}`);
     else fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** CPU (all threads of this process) per answer of the provider package used directly. */
+async function providerPackageCpu(origin: string, answers: number, concurrency: number): Promise<number> {
+  const config: ModelConfig = {
+    ...BUILTIN_MODEL_CONFIG,
+    default: { provider: 'openai-compatible', model: 'bench-model' },
+    openaiCompatible: { apiKey: null, baseUrl: `${origin}/v1` },
+  };
+  const models = createModelProvider(config);
+  const site = { name: 'Docs', model: null, instructions: null } as unknown as Site;
+  const once = async (): Promise<number> => {
+    const model = models({ site, sources: [], context: [], currentPath: null });
+    const { stream } = await model.doStream({
+      inputFormat: 'messages',
+      mode: { type: 'regular' },
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'How do I install Docent?' }] }],
+    });
+    let parts = 0;
+    for await (const _ of stream) parts++;
+    return parts;
+  };
+  await runConcurrent(20, 4, () => once());
+  const before = process.cpuUsage();
+  await runConcurrent(answers, concurrency, () => once());
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / answers;
 }
 
 /** Time until the first content delta straight from the provider. */

@@ -4,6 +4,7 @@ import type { ModelProvider } from './assistant/model-provider.ts';
 import type { TrustProxy } from './config.ts';
 import type { AppEnv } from './http/app-env.ts';
 import { handleError, handleNotFound } from './http/error-handler.ts';
+import { requestHeader } from './http/node-request.ts';
 import { serverRequestId } from './http/request-id.ts';
 import { adminApi } from './http/routes/admin/admin-api.ts';
 import { assistantMessageRoute } from './http/routes/assistant-message.ts';
@@ -15,6 +16,7 @@ import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import type { SiteSearch } from './search/site-search.ts';
 import type { Storage } from './storage/database.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
+import { DEFAULT_TENANCY_CACHE_MS, TenancyCache } from './tenancy/tenancy-cache.ts';
 
 export interface AppDeps {
   storage: Storage;
@@ -30,16 +32,24 @@ export interface AppDeps {
   docsRoot?: string | null;
   /** Background ingestions started over the admin API. */
   ingestions?: IngestionRunner;
+  /** How long key, site and plan rows are reused by the assistant route (0: not cached). */
+  tenancyCacheMs?: number;
+  /** Searches a real model may run itself through the `search` tool per answer (0: no tool). */
+  searchSteps?: number;
 }
 
 /** Builds the HTTP app. No side effects: no listening, no database set-up, no environment reads. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const store = deps.rateLimitStore ?? new MemoryRateLimitStore();
   const trustProxy = deps.trustProxy ?? false;
+  const ingestions = deps.ingestions ?? new IngestionRunner(deps.logger);
+  const tenancy = new TenancyCache(deps.storage, deps.tenancyCacheMs ?? DEFAULT_TENANCY_CACHE_MS);
+  // A finished ingestion moves the site's index generation, which the cached site row carries.
+  ingestions.onSettled(() => tenancy.clear());
   const app = new Hono<AppEnv>();
   app.use(serverRequestId());
   app.use(async (c, next) => {
-    const clientRequestId = c.req.header('X-Request-Id')?.slice(0, 200);
+    const clientRequestId = requestHeader(c, 'X-Request-Id')?.slice(0, 200);
     c.set(
       'logger',
       deps.logger.child({ requestId: c.get('requestId'), ...(clientRequestId ? { clientRequestId } : {}) }),
@@ -56,7 +66,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     '/',
     assistantMessageRoute({
       ...deps,
-      gate: createAssistantGate({ storage: deps.storage, store, trustProxy }),
+      tenancy,
+      gate: createAssistantGate({ storage: deps.storage, tenancy, store, trustProxy }),
     }),
   );
   app.route(
@@ -66,7 +77,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       store,
       trustProxy,
       docsRoot: deps.docsRoot ?? null,
-      ingestions: deps.ingestions ?? new IngestionRunner(deps.logger),
+      ingestions,
+      tenancy,
     }),
   );
   return app;

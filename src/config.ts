@@ -5,6 +5,7 @@ import {
   ModelSpecError,
   parseModelSpec,
 } from './assistant/providers/model-spec.ts';
+import { DEFAULT_TENANCY_CACHE_MS } from './tenancy/tenancy-cache.ts';
 
 /**
  * The only reader of `process.env`. Everything configurable is named here, validated once at start,
@@ -23,6 +24,9 @@ const booleanFlag = z
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 export const DEFAULT_DATABASE_URL = 'sqlite:.docent/docent.db';
+
+/** Most `search` tool calls a model may make for one answer. */
+export const MAX_SEARCH_STEPS = 5;
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
@@ -47,6 +51,7 @@ const envSchema = z.object({
     .regex(/^(true|false|\d{1,2})$/, 'must be true, false or the number of trusted proxy hops (e.g. 1)')
     .default('false'),
   DOCENT_DOCS_ROOT: z.string().min(1).optional(),
+  DOCENT_TENANCY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(DEFAULT_TENANCY_CACHE_MS),
   DOCENT_TEST_REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   DOCENT_MODEL: z.string().default('builtin'),
   DOCENT_MODEL_BASE_URL: httpUrl.optional(),
@@ -58,6 +63,7 @@ const envSchema = z.object({
   DOCENT_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   DOCENT_MODEL_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   DOCENT_MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  DOCENT_MODEL_SEARCH_STEPS: z.coerce.number().int().min(0).max(MAX_SEARCH_STEPS).default(0),
 });
 
 /** Credentials and address of one provider; null where the environment does not set them. */
@@ -79,6 +85,8 @@ export interface ModelConfig {
   stallTimeoutMs: number;
   /** Retries on 408/409/429/5xx and connection failures, before any of the answer was received. */
   maxRetries: number;
+  /** Searches a real model may run itself through the `search` tool per answer (0: no tool). */
+  searchSteps: number;
 }
 
 /**
@@ -113,6 +121,8 @@ export interface Config {
    * cannot name a folder at all and only re-ingests the folder an operator set with the CLI.
    */
   docsRoot: string | null;
+  /** How long the assistant route reuses key, site and plan rows (tenancy/tenancy-cache.ts). */
+  tenancyCacheMs: number;
   /** Redis that test suites use (with a random key prefix each). */
   testRedisUrl: string;
   /** Language-model providers. Holds API keys: never log this object. */
@@ -146,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL ?? null,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     docsRoot: e.DOCENT_DOCS_ROOT ?? null,
+    tenancyCacheMs: e.DOCENT_TENANCY_CACHE_MS,
     testRedisUrl: e.DOCENT_TEST_REDIS_URL,
     model: {
       default: parseModelSpec(e.DOCENT_MODEL),
@@ -155,6 +166,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       connectTimeoutMs: e.DOCENT_MODEL_TIMEOUT_MS,
       stallTimeoutMs: e.DOCENT_MODEL_STALL_TIMEOUT_MS,
       maxRetries: e.DOCENT_MODEL_MAX_RETRIES,
+      searchSteps: e.DOCENT_MODEL_SEARCH_STEPS,
     },
   };
 }
@@ -192,4 +204,5 @@ export const BUILTIN_MODEL_CONFIG: ModelConfig = Object.freeze({
   connectTimeoutMs: 30_000,
   stallTimeoutMs: 30_000,
   maxRetries: 2,
+  searchSteps: 0,
 });

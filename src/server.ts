@@ -65,6 +65,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     rateLimitStore,
     trustProxy: config.trustProxy,
     docsRoot: config.docsRoot,
+    tenancyCacheMs: config.tenancyCacheMs,
+    searchSteps: config.model.searchSteps,
     ingestions,
     modelProvider: options.modelProvider ?? createModelProvider(config.model, { logger }),
   });

@@ -228,7 +228,8 @@ export function renderMarkdown(report: BenchReport): string {
       `Data: \`${e.setDir}\` (${e.pages} pages) is the site; its ${e.questions} questions are the requests, round-robin, each a ` +
         '`POST /v1/assistant/bench/message` with one user message. Load generator: our own closed-loop client over ' +
         '**undici** (`bench/load.ts`): N clients on a keep-alive pool, each sends a request, reads the response to the ' +
-        `end, sends the next; ${e.secondsPerRun} s per measurement after a ${e.warmupMs} ms warm-up at the same concurrency. ` +
+        `end, sends the next; ${e.secondsPerRun} s per target and level after a ${e.warmupMs} ms warm-up at the same concurrency, ` +
+        `taken in ${e.rounds} turn${e.rounds === 1 ? '' : 's'} with the targets alternating and pooled (so a slow stretch of the machine falls on every target). ` +
         'TTFB is the time to the first body byte (the first stream part), total is the time to the end of the stream. ' +
         'Every server is its own Node process on this machine, sharing its cores with the load generator.',
       '',

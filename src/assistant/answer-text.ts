@@ -89,6 +89,9 @@ export interface AnswerUnit {
   /** Paragraph/list block the unit belongs to; adjacent items of one list share it. */
   block: number;
   terms: string[];
+  /** `terms` as a set, and `dedupeKey(text)`: computed once, since units are cached across requests. */
+  termSet: ReadonlySet<string>;
+  key: string;
 }
 
 const FENCE = /^\s*(```|~~~)/;
@@ -138,6 +141,19 @@ export function termsCached(text: string): readonly string[] {
   return out;
 }
 
+const termSetCache = new Map<string, ReadonlySet<string>>();
+
+/** `termsCached` as a set (membership tests of whole chunks and heading lines). */
+export function termSetCached(text: string): ReadonlySet<string> {
+  let out = termSetCache.get(text);
+  if (out === undefined) {
+    out = new Set(termsCached(text));
+    if (termSetCache.size >= UNIT_CACHE_ENTRIES) termSetCache.clear();
+    termSetCache.set(text, out);
+  }
+  return out;
+}
+
 export function splitUnits(text: string): AnswerUnit[] {
   const units: AnswerUnit[] = [];
   let block = 0;
@@ -145,7 +161,16 @@ export function splitUnits(text: string): AnswerUnit[] {
   const push = (kind: UnitKind, raw: string, unitBlock: number): void => {
     const clean = kind === 'code' ? raw.replace(/\s+$/, '') : raw.replace(/\s+/g, ' ').trim();
     if (clean.length === 0) return;
-    units.push({ kind, text: clean, index: index++, block: unitBlock, terms: terms(clean) });
+    const unitTerms = terms(clean);
+    units.push({
+      kind,
+      text: clean,
+      index: index++,
+      block: unitBlock,
+      terms: unitTerms,
+      termSet: new Set(unitTerms),
+      key: dedupeKey(clean),
+    });
   };
 
   const lines = text.split('\n');

@@ -1,7 +1,7 @@
 import { DocentError } from '../http/errors.ts';
-import type { Storage } from '../storage/database.ts';
-import { type ApiKey, ASSISTANT_KEY_PREFIX, findActiveKey } from '../tenancy/api-keys.ts';
-import { getSiteByDomain, type Site } from '../tenancy/sites.ts';
+import { type ApiKey, ASSISTANT_KEY_PREFIX, hashKey, keyIsActive } from '../tenancy/api-keys.ts';
+import type { Site } from '../tenancy/sites.ts';
+import type { TenancyCache } from '../tenancy/tenancy-cache.ts';
 
 export interface AssistantCaller {
   key: ApiKey;
@@ -16,7 +16,7 @@ const MAX_AUTHORIZATION_CHARS = 256;
  * valid key nobody can probe which domains exist.
  */
 export async function authenticateAssistant(
-  storage: Storage,
+  tenancy: TenancyCache,
   authorization: string | undefined,
   domain: string,
 ): Promise<AssistantCaller> {
@@ -27,16 +27,18 @@ export async function authenticateAssistant(
     });
   }
   const presented = match[1];
-  const key =
+  const hash =
     presented.startsWith(ASSISTANT_KEY_PREFIX) && presented.length <= MAX_AUTHORIZATION_CHARS
-      ? await findActiveKey(storage, presented)
+      ? hashKey(presented)
       : undefined;
+  const row = hash === undefined ? undefined : await tenancy.keyByHash(hash);
+  const key = row !== undefined && hash !== undefined && keyIsActive(row, hash) ? row : undefined;
   if (key?.kind !== 'assistant') {
     throw new DocentError('unauthorized', 'Invalid, revoked or expired assistant API key', {
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });
   }
-  const site = await getSiteByDomain(storage, domain);
+  const site = await tenancy.siteByDomain(domain);
   if (!site) throw new DocentError('not_found', `No documentation site "${domain}"`);
   if (key.site_id !== site.id) {
     throw new DocentError('forbidden', `This assistant key is not valid for site "${domain}"`);

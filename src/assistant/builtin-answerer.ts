@@ -13,14 +13,7 @@ import type {
   LanguageModelV1Prompt,
   LanguageModelV1StreamPart,
 } from '@ai-sdk/provider';
-import {
-  type AnswerUnit,
-  dedupeKey,
-  GENERIC_TERMS,
-  splitUnitsCached,
-  terms,
-  termsCached,
-} from './answer-text.ts';
+import { type AnswerUnit, GENERIC_TERMS, splitUnitsCached, termSetCached, terms } from './answer-text.ts';
 import { citedSourceIds } from './citations.ts';
 
 /** One retrieved chunk, numbered for citation. */
@@ -243,59 +236,80 @@ export function composeAnswer(
   const unitsBySource = sources.map((source) => {
     const units: AnswerUnit[] = [];
     for (const unit of splitUnitsCached(source.text)) {
-      const key = dedupeKey(unit.text);
-      if (seen.has(key)) continue;
-      seen.add(key);
+      if (seen.has(unit.key)) continue;
+      seen.add(unit.key);
       units.push(unit);
     }
     return units;
   });
 
-  // IDF over the units of these sources: a word in every sentence (the product name) says little.
   const allUnits = unitsBySource.flat();
-  const df = new Map<string, number>();
-  for (const unit of allUnits) for (const term of new Set(unit.terms)) df.set(term, (df.get(term) ?? 0) + 1);
-  const n = Math.max(allUnits.length, 1);
-  const idf = (term: string): number => {
-    const d = df.get(term) ?? 0;
-    return Math.log(1 + (n - d + 0.5) / (d + 0.5));
+  // Which of the question's terms a piece of text has, as a bit mask (32 terms per word): unions of
+  // several pieces (a window, a page) are then an OR, and each term's weight is added once, in the
+  // question's order, exactly as summing over a union of term sets would.
+  const queryTerms = [...weights.keys()];
+  const words = Math.max(1, Math.ceil(queryTerms.length / 32));
+  const has = (mask: Uint32Array, t: number): boolean => ((mask[t >>> 5] as number) & (1 << (t & 31))) !== 0;
+  const maskOf = (set: ReadonlySet<string>): Uint32Array => {
+    const mask = new Uint32Array(words);
+    for (let t = 0; t < queryTerms.length; t++) {
+      if (set.has(queryTerms[t] as string)) mask[t >>> 5] = (mask[t >>> 5] as number) | (1 << (t & 31));
+    }
+    return mask;
   };
+  const union = (into: Uint32Array, mask: Uint32Array): void => {
+    for (let w = 0; w < words; w++) into[w] = (into[w] as number) | (mask[w] as number);
+  };
+  const unitMasks = new Map<AnswerUnit, Uint32Array>();
+  for (const unit of allUnits) unitMasks.set(unit, maskOf(unit.termSet));
+
+  // IDF over the units of these sources: a word in every sentence (the product name) says little.
+  const n = Math.max(allUnits.length, 1);
   let totalWeight = 0;
-  const termWeight = new Map<string, number>();
-  for (const [term, w] of weights) {
-    const tw = w * idf(term);
-    termWeight.set(term, tw);
+  const termWeights = queryTerms.map((term, t) => {
+    let d = 0;
+    for (const mask of unitMasks.values()) if (has(mask, t)) d++;
+    const tw = (weights.get(term) ?? 0) * Math.log(1 + (n - d + 0.5) / (d + 0.5));
     totalWeight += tw;
-  }
+    return tw;
+  });
   if (totalWeight === 0) return noCoverage(sources);
-  const coverageOf = (termSet: Set<string>): number => {
+  const coverageOf = (mask: Uint32Array): number => {
     let sum = 0;
-    for (const [term, tw] of termWeight) if (termSet.has(term)) sum += tw;
+    for (let t = 0; t < queryTerms.length; t++) if (has(mask, t)) sum += termWeights[t] as number;
     return sum / totalWeight;
   };
+  const maskOfUnit = (unit: AnswerUnit): Uint32Array => unitMasks.get(unit) ?? maskOf(unit.termSet);
+  const headMasks = sources.map((source) =>
+    maskOf(termSetCached([source.pageTitle, ...source.headings].join(' '))),
+  );
 
   // Pages, not chunks, are what a citation points at: several chunks of one page are judged together.
   const pageCoverage = new Map<string, number>();
   const headingCoverage = new Map<RetrievedSource, number>();
   for (const [rank, source] of sources.entries()) {
-    const heads = new Set(termsCached([source.pageTitle, ...source.headings].join(' ')));
+    const heads = headMasks[rank] ?? new Uint32Array(words);
     headingCoverage.set(source, coverageOf(heads));
-    const pageTerms = new Set([...heads, ...(unitsBySource[rank] ?? []).flatMap((u) => u.terms)]);
-    for (const other of sources) if (other.url === source.url && other !== source) addTerms(pageTerms, other);
-    pageCoverage.set(source.url, Math.max(pageCoverage.get(source.url) ?? 0, coverageOf(pageTerms)));
+    const page = Uint32Array.from(heads);
+    for (const unit of unitsBySource[rank] ?? []) union(page, maskOfUnit(unit));
+    for (const other of sources)
+      if (other.url === source.url && other !== source) union(page, maskOf(termSetCached(other.text)));
+    pageCoverage.set(source.url, Math.max(pageCoverage.get(source.url) ?? 0, coverageOf(page)));
   }
 
   // Best coverage of a small window (a sentence, its neighbours and the chunk's headings): a page that has
   // every word of the question, but scattered, is usually about something else.
   const windowCoverage = new Map<string, number>();
+  const window = new Uint32Array(words);
   for (const [rank, source] of sources.entries()) {
-    const heads = termsCached([source.pageTitle, ...source.headings].join(' '));
+    const heads = headMasks[rank] ?? new Uint32Array(words);
     const units = unitsBySource[rank] ?? [];
     let best = windowCoverage.get(source.url) ?? 0;
     for (let i = 0; i < units.length; i++) {
-      const window = new Set(heads);
+      window.set(heads);
       for (let j = Math.max(0, i - WINDOW); j <= Math.min(units.length - 1, i + WINDOW); j++) {
-        for (const term of units[j]?.terms ?? []) window.add(term);
+        const unit = units[j];
+        if (unit !== undefined) union(window, maskOfUnit(unit));
       }
       best = Math.max(best, coverageOf(window));
     }
@@ -305,7 +319,7 @@ export function composeAnswer(
   const scored: ScoredUnit[] = [];
   for (const [rank, source] of sources.entries()) {
     for (const unit of unitsBySource[rank] ?? []) {
-      const coverage = coverageOf(new Set(unit.terms));
+      const coverage = coverageOf(maskOfUnit(unit));
       if (coverage === 0) continue;
       const length = unit.kind === 'code' ? 30 : unit.terms.length;
       // Long sentences match more words by chance; damp them gently.
@@ -349,10 +363,6 @@ export function composeAnswer(
   const extra = listAndCode(selected, unitsBySource, lead, question);
 
   return render(lead, [...selected.slice(1), ...extra]);
-}
-
-function addTerms(set: Set<string>, source: RetrievedSource): void {
-  for (const term of termsCached(source.text)) set.add(term);
 }
 
 function byScore(a: ScoredUnit, b: ScoredUnit): number {

@@ -5,6 +5,7 @@ import {
   type AnswerStreamPart,
   ASSISTANT_STREAM_HEADERS,
   assistantStreamHeaders,
+  coalescingWriter,
   errorPart,
   finishMessagePart,
   finishStepPart,
@@ -336,5 +337,92 @@ describe('writeAnswerStream', () => {
     expect(outcome.aborted).toBe(true);
     expect(outcome.text).toBe('one ');
     expect(written.at(-1)).toBe('0:"one "\n');
+  });
+});
+
+describe('coalescingWriter', () => {
+  const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  /** What the v4 client reads from the bytes: every part in order, and the answer text. */
+  const readWithClient = async (wire: string) => {
+    const events: string[] = [];
+    let text = '';
+    await processDataStream({
+      stream: bytes(wire, 64),
+      onStartStepPart: (v) => void events.push(`start:${v.messageId}`),
+      onToolCallPart: (v) => void events.push(`call:${v.toolName}`),
+      onToolResultPart: (v) => void events.push(`result:${v.toolCallId}`),
+      onTextPart: (v) => {
+        events.push(`text:${v}`);
+        text += v;
+      },
+      onSourcePart: (v) => void events.push(`source:${v.id}`),
+      onMessageAnnotationsPart: (v) => void events.push(`annotations:${JSON.stringify(v)}`),
+      onFinishStepPart: (v) => void events.push(`finish-step:${v.finishReason}`),
+      onFinishMessagePart: (v) => void events.push(`finish:${v.finishReason}`),
+    });
+    return { events, text };
+  };
+
+  it('sends the parts of one event-loop turn as one chunk, with the same bytes', async () => {
+    const chunks: string[] = [];
+    const out = coalescingWriter({ write: (s) => chunks.push(s) });
+    out.write(startStepPart('msg_1'));
+    out.write(textPart('Hello '));
+    out.write(textPart('world'));
+    expect(chunks).toEqual([]);
+    await turn();
+    expect(chunks).toEqual(['f:{"messageId":"msg_1"}\n0:"Hello "\n0:"world"\n']);
+  });
+
+  it('keeps parts that arrive in different turns apart, so a slow model still streams', async () => {
+    const chunks: string[] = [];
+    const out = coalescingWriter({ write: (s) => chunks.push(s) });
+    out.write(textPart('one '));
+    await turn();
+    out.write(textPart('two'));
+    await turn();
+    expect(chunks).toEqual(['0:"one "\n', '0:"two"\n']);
+  });
+
+  it('writes what is pending at once on flush, and nothing twice', async () => {
+    const chunks: string[] = [];
+    const out = coalescingWriter({ write: (s) => chunks.push(s) });
+    out.write(textPart('a'));
+    out.write(finishMessagePart('stop', usage, 'thr_1'));
+    out.flush();
+    expect(chunks).toEqual([
+      '0:"a"\nd:{"finishReason":"stop","usage":{"promptTokens":120,"completionTokens":34},"threadId":"thr_1"}\n',
+    ]);
+    out.flush();
+    await turn();
+    expect(chunks).toHaveLength(1);
+  });
+
+  it('gives a v4 client the same message as unbatched writes', async () => {
+    const answer = (): AsyncIterable<AnswerStreamPart> =>
+      parts([
+        { type: 'text-delta', textDelta: 'Run the ' },
+        { type: 'text-delta', textDelta: 'installer [1].' },
+        { type: 'finish', finishReason: 'stop', usage },
+      ]);
+    const write = async (batched: boolean) => {
+      const chunks: string[] = [];
+      const stream = createDataStream({
+        execute: async (writer) => {
+          const out = batched ? coalescingWriter(writer) : { write: writer.write, flush: () => {} };
+          await writeAnswerStream(out, answer(), writeOptions);
+          out.flush();
+        },
+      });
+      for await (const chunk of stream) chunks.push(chunk);
+      const message = await readWithClient(chunks.join(''));
+      return { chunks, message };
+    };
+    const plain = await write(false);
+    const batched = await write(true);
+    expect(batched.chunks.join('')).toBe(plain.chunks.join(''));
+    expect(batched.chunks.length).toBeLessThan(plain.chunks.length);
+    expect(batched.message).toEqual(plain.message);
+    expect(batched.message.text).toBe('Run the installer [1].');
   });
 });

@@ -161,6 +161,12 @@ export type AnswerStreamPart =
   | { type: 'text-delta'; textDelta: string }
   | { type: 'finish'; finishReason: FinishReason; usage: TokenUsage }
   | { type: 'error'; error: unknown }
+  /** A model's own call of the `search` tool, and what it returned (`streamText` with tools). */
+  | { type: 'tool-call'; toolCallId: string; toolName: string; args: unknown }
+  | { type: 'tool-result'; toolCallId: string; toolName: string; result: unknown }
+  /** Step boundaries of a multi-step answer: a step that ends in tool calls is followed by another. */
+  | { type: 'step-start' }
+  | { type: 'step-finish'; finishReason: FinishReason; usage: TokenUsage }
   | { type: string };
 
 export interface WriteAnswerOptions {
@@ -178,7 +184,9 @@ export interface WriteAnswerOptions {
    */
   errorMessage?: string | ((error: unknown) => string);
   /** The client went away: stop reading the answer and write nothing more. */
-  abortSignal?: AbortSignal;
+  abortSignal?: { readonly aborted: boolean };
+  /** The pages of a model's own `search` call, from the tool's result (written as its `a:` part). */
+  searchResults?: (result: unknown) => readonly SearchResultItem[];
 }
 
 export interface AnswerOutcome {
@@ -209,6 +217,7 @@ export async function writeAnswerStream(
   writer.write(searchToolResultPart(options.toolCallId, options.results));
 
   let text = '';
+  let stepOpen = true;
   let finishReason: FinishReason = 'unknown';
   let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
   let error: unknown;
@@ -221,6 +230,21 @@ export async function writeAnswerStream(
         if (part.textDelta.length === 0) continue;
         text += part.textDelta;
         writer.write(textPart(part.textDelta));
+      } else if (isPart(part, 'tool-call')) {
+        if (part.toolName === SEARCH_TOOL_NAME)
+          writer.write(searchToolCallPart(part.toolCallId, queryOf(part.args)));
+      } else if (isPart(part, 'tool-result')) {
+        if (part.toolName === SEARCH_TOOL_NAME)
+          writer.write(searchToolResultPart(part.toolCallId, options.searchResults?.(part.result) ?? []));
+      } else if (isPart(part, 'step-finish')) {
+        // The last step's end is written with the message's end below; one that called tools ends here.
+        if (part.finishReason === 'tool-calls') {
+          writer.write(finishStepPart('tool-calls', part.usage));
+          stepOpen = false;
+        }
+      } else if (isPart(part, 'step-start')) {
+        if (!stepOpen) writer.write(startStepPart(options.messageId));
+        stepOpen = true;
       } else if (isPart(part, 'finish')) {
         finishReason = part.finishReason;
         usage = { promptTokens: part.usage.promptTokens, completionTokens: part.usage.completionTokens };
@@ -264,13 +288,49 @@ export async function writeAnswerStream(
   return { text, finishReason, usage, citedIds, aborted: false };
 }
 
+/** A writer whose parts are sent in batches; `flush` sends what is pending now. */
+export interface CoalescingWriter extends Pick<DataStreamWriter, 'write'> {
+  flush(): void;
+}
+
+/**
+ * Joins the parts written within one turn of the event loop into one chunk of the response. Every
+ * chunk costs a pass through the response's stream layers and a socket write, and the bytes on the wire
+ * are the same lines either way. Parts that arrive apart (a model streaming token by token) still go
+ * out apart, one turn later at most. Call `flush` before the stream ends.
+ */
+export function coalescingWriter(writer: Pick<DataStreamWriter, 'write'>): CoalescingWriter {
+  let pending = '';
+  let scheduled: NodeJS.Immediate | undefined;
+  const flush = (): void => {
+    if (scheduled !== undefined) clearImmediate(scheduled);
+    scheduled = undefined;
+    if (pending === '') return;
+    // Several whole `CODE:JSON\n` lines are still a valid chunk of the stream.
+    const chunk = pending as DataStreamString;
+    pending = '';
+    writer.write(chunk);
+  };
+  return {
+    write(part) {
+      pending += part;
+      scheduled ??= setImmediate(flush);
+    },
+    flush,
+  };
+}
+
 function isAbortError(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
 }
 
-function isPart<T extends 'text-delta' | 'finish' | 'error'>(
-  part: AnswerStreamPart,
-  type: T,
-): part is Extract<AnswerStreamPart, { type: T }> {
+function queryOf(args: unknown): string {
+  const query = (args as { query?: unknown } | null)?.query;
+  return typeof query === 'string' ? query : '';
+}
+
+function isPart<
+  T extends 'text-delta' | 'finish' | 'error' | 'tool-call' | 'tool-result' | 'step-start' | 'step-finish',
+>(part: AnswerStreamPart, type: T): part is Extract<AnswerStreamPart, { type: T }> {
   return part.type === type;
 }

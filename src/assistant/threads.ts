@@ -1,7 +1,10 @@
 import crypto from 'node:crypto';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso, randomBase62 } from '../storage/ids.ts';
-import type { ThreadMessageStatus, ThreadsTable } from '../storage/schema.ts';
+import { precompile } from '../storage/precompiled.ts';
+import type { ThreadMessageStatus, ThreadMessagesTable, ThreadsTable } from '../storage/schema.ts';
+import { isUniqueViolation } from '../storage/unique-violation.ts';
+import { type WriteUnit, withWriteUnit } from '../storage/write-unit.ts';
 import { hashKey } from '../tenancy/api-keys.ts';
 
 export type Thread = ThreadsTable;
@@ -19,8 +22,28 @@ export interface NewThread {
   key: string;
 }
 
+const insertThread = precompile<Thread>((db, p) =>
+  db.insertInto('threads').values({
+    id: p('id'),
+    organization_id: p('organization_id'),
+    site_id: p('site_id'),
+    fp: p('fp'),
+    key_hash: p('key_hash'),
+    created_at: p('created_at'),
+    updated_at: p('updated_at'),
+  }),
+);
+
 export async function createThread(
   storage: Storage,
+  input: { organizationId: string; siteId: string; fp: string },
+): Promise<NewThread> {
+  return withWriteUnit(storage, {}, (unit) => createThreadWithin(unit, input));
+}
+
+/** `createThread` inside the caller's unit (the assistant route charges and creates in one). */
+export async function createThreadWithin(
+  unit: WriteUnit,
   input: { organizationId: string; siteId: string; fp: string },
 ): Promise<NewThread> {
   const key = `thk_${randomBase62(32)}`;
@@ -34,7 +57,7 @@ export async function createThread(
     created_at: now,
     updated_at: now,
   };
-  await storage.db.insertInto('threads').values(thread).execute();
+  await unit.run(insertThread, thread);
   return { thread, key };
 }
 
@@ -73,62 +96,87 @@ export interface AppendMessage {
   requestId?: string | null;
 }
 
+type NewMessageRow = Omit<ThreadMessagesTable, 'seq'>;
+
+/** The next sequence number is computed inside the INSERT, so the read and the write are one statement. */
+const insertMessage = precompile<NewMessageRow>((db, p) =>
+  db.insertInto('thread_messages').values({
+    id: p('id'),
+    thread_id: p('thread_id'),
+    seq: (eb) =>
+      eb
+        .selectFrom('thread_messages')
+        .select((sub) => sub(sub.fn.coalesce(sub.fn.max('seq'), sub.lit(-1)), '+', sub.lit(1)).as('next'))
+        .where('thread_id', '=', p('thread_id')),
+    role: p('role'),
+    content: p('content'),
+    status: p('status'),
+    sources: p('sources'),
+    finish_reason: p('finish_reason'),
+    usage: p('usage'),
+    timings: p('timings'),
+    request_id: p('request_id'),
+    created_at: p('created_at'),
+  }),
+);
+
+const touchThread = precompile<{ id: string; updatedAt: string }>((db, p) =>
+  db
+    .updateTable('threads')
+    .set({ updated_at: p('updatedAt') })
+    .where('id', '=', p('id')),
+);
+
 /**
- * Appends with the next sequence number, computed inside the INSERT so the read and the write are one
- * statement; the unique (thread, seq) index turns a race between two appends into a retry.
+ * Appends a message with the next sequence number; the unique (thread, seq) index turns a race
+ * between two appends into a retry.
  */
 export async function appendThreadMessage(
   storage: Storage,
   threadId: string,
   message: AppendMessage,
 ): Promise<string> {
-  const createdAt = nowIso();
   for (let attempt = 0; ; attempt++) {
-    const id = newId('msg');
     try {
-      await storage.db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('thread_messages')
-          .values({
-            id,
-            thread_id: threadId,
-            seq: (eb) =>
-              eb
-                .selectFrom('thread_messages')
-                .select((sub) =>
-                  sub(sub.fn.coalesce(sub.fn.max('seq'), sub.lit(-1)), '+', sub.lit(1)).as('next'),
-                )
-                .where('thread_id', '=', threadId),
-            role: message.role,
-            content: message.content,
-            status: message.status,
-            sources: JSON.stringify(message.sources ?? []),
-            finish_reason: message.finishReason ?? null,
-            usage: message.usage ? JSON.stringify(message.usage) : null,
-            timings: message.timings ? JSON.stringify(message.timings) : null,
-            request_id: message.requestId ?? null,
-            created_at: createdAt,
-          })
-          .execute();
-        await trx.updateTable('threads').set({ updated_at: createdAt }).where('id', '=', threadId).execute();
-      });
-      return id;
+      return await withWriteUnit(storage, {}, (unit) => appendMessageWithin(unit, threadId, message));
     } catch (error) {
       if (attempt >= MAX_APPEND_ATTEMPTS || !isUniqueViolation(error)) throw error;
     }
   }
 }
 
+/**
+ * `appendThreadMessage` inside the caller's unit. `touch: false` leaves the thread's `updated_at` (its
+ * place in listings by recent activity) alone, which spares rewriting two index entries. The caller retries the unit on a unique violation
+ * (`isUniqueViolation`) unless it serialises appends to the thread another way (an organization lock).
+ */
+export async function appendMessageWithin(
+  unit: WriteUnit,
+  threadId: string,
+  message: AppendMessage,
+  options: { touch?: boolean } = {},
+): Promise<string> {
+  const createdAt = nowIso();
+  const id = newId('msg');
+  await unit.run(insertMessage, {
+    id,
+    thread_id: threadId,
+    role: message.role,
+    content: message.content,
+    status: message.status,
+    sources: JSON.stringify(message.sources ?? []),
+    finish_reason: message.finishReason ?? null,
+    usage: message.usage ? JSON.stringify(message.usage) : null,
+    timings: message.timings ? JSON.stringify(message.timings) : null,
+    request_id: message.requestId ?? null,
+    created_at: createdAt,
+  });
+  if (options.touch ?? true) await unit.run(touchThread, { id: threadId, updatedAt: createdAt });
+  return id;
+}
+
 /** Concurrent appends to one thread are rare (one reader, one conversation); a few retries settle them. */
 const MAX_APPEND_ATTEMPTS = 5;
-
-function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  // PostgreSQL unique_violation, SQLite SQLITE_CONSTRAINT_UNIQUE.
-  return (
-    e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint/i.test(e.message ?? '')
-  );
-}
 
 export interface ThreadMessage {
   id: string;

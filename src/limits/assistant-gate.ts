@@ -2,21 +2,29 @@ import type { Context, Handler, MiddlewareHandler } from 'hono';
 import type { TrustProxy } from '../config.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { DocentError } from '../http/errors.ts';
+import { requestHeader } from '../http/node-request.ts';
 import type { Storage } from '../storage/database.ts';
+import { isUniqueViolation } from '../storage/unique-violation.ts';
+import { type WriteUnit, withWriteUnit } from '../storage/write-unit.ts';
 import { type ApiKey, noteKeyUsed } from '../tenancy/api-keys.ts';
-import { FALLBACK_PLAN, getOrganizationPlan, type Plan } from '../tenancy/plans.ts';
-import { getSiteByDomain, type Site } from '../tenancy/sites.ts';
+import { FALLBACK_PLAN, type Plan } from '../tenancy/plans.ts';
+import type { Site } from '../tenancy/sites.ts';
+import type { TenancyCache } from '../tenancy/tenancy-cache.ts';
 import { clientIp } from './client-ip.ts';
 import { corsResponseHeaders, originAllowed, originForbidden, preflightResponse } from './cors.ts';
-import { chargeCredits, refundCredits } from './credits.ts';
+import { chargeWithin, refundCredits, refundWithin } from './credits.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
 import type { RateLimitStore, RateWindow } from './rate-limit-store.ts';
 
 export const HOUR_MS = 3_600_000;
+/** Appends racing on one thread's sequence number are retried this often before giving up. */
+const MAX_SETTLE_ATTEMPTS = 5;
 export const DAY_MS = 86_400_000;
 
 export interface GateDeps {
   storage: Storage;
+  /** Site and plan reads, cached. */
+  tenancy: TenancyCache;
   store: RateLimitStore;
   trustProxy: TrustProxy;
 }
@@ -40,9 +48,20 @@ export interface AssistantGate {
   wrap: MiddlewareHandler<AppEnv>;
   preflight: Handler<AppEnv>;
   admit(c: Context<AppEnv>, caller: { key: ApiKey; site: Site }): Promise<void>;
-  charge(c: Context<AppEnv>, caller: { site: Site }): Promise<void>;
-  /** Refunds when the stream failed or was cut off before any answer text went out. */
-  settle(c: Context<AppEnv>, outcome: { text: string; error?: unknown; aborted: boolean }): Promise<void>;
+  /**
+   * Charges the request and runs `within` in the same write unit (the route creates its thread
+   * there), so both commit or neither does.
+   */
+  charge<T>(c: Context<AppEnv>, caller: { site: Site }, within: (unit: WriteUnit) => Promise<T>): Promise<T>;
+  /**
+   * Refunds when the stream failed or was cut off before any answer text went out, and runs `within`
+   * (the route stores the answer) in the same write unit.
+   */
+  settle(
+    c: Context<AppEnv>,
+    outcome: { text: string; error?: unknown; aborted: boolean },
+    within: (unit: WriteUnit) => Promise<void>,
+  ): Promise<void>;
 }
 
 /** Windows of the assistant route; the `{org}` hash tag keeps both on one Redis Cluster slot. */
@@ -84,11 +103,11 @@ export function createAssistantGate(deps: GateDeps): AssistantGate {
       const state = stateOf(c);
       await next();
       if (state.charged && c.res.status >= 400) await refund(c, state);
-      const origin = c.req.header('Origin');
+      const origin = requestHeader(c, 'Origin');
       if (origin !== undefined && state.origin === undefined) {
         // Failed before the origin check (bad key, unknown domain): answer as the preflight did, so
         // the page can read why.
-        const site = await getSiteByDomain(deps.storage, c.req.param('domain') ?? '').catch(() => undefined);
+        const site = await deps.tenancy.siteByDomain(c.req.param('domain') ?? '').catch(() => undefined);
         if (originAllowed(site, origin)) state.origin = origin;
       }
       const headers = { ...state.headers, ...(state.origin ? corsResponseHeaders(state.origin) : {}) };
@@ -102,26 +121,26 @@ export function createAssistantGate(deps: GateDeps): AssistantGate {
     },
 
     preflight: async (c) => {
-      const origin = c.req.header('Origin');
+      const origin = requestHeader(c, 'Origin');
       if (!origin) throw new DocentError('invalid_request', 'A CORS preflight needs an Origin header');
       const domain = c.req.param('domain') ?? '';
       // Unknown domains get the permissive answer: the real request then says 401 or 404, and a
       // preflight cannot be used to probe which domains exist.
-      const site = await getSiteByDomain(deps.storage, domain);
+      const site = await deps.tenancy.siteByDomain(domain);
       if (!originAllowed(site, origin)) throw originForbidden(origin, domain);
       return preflightResponse(c, origin);
     },
 
     admit: async (c, caller) => {
       const state = stateOf(c);
-      const origin = c.req.header('Origin');
+      const origin = requestHeader(c, 'Origin');
       if (origin !== undefined && !originAllowed(caller.site, origin)) {
         state.origin = null;
         throw originForbidden(origin, caller.site.domain);
       }
       state.origin = origin ?? null;
       const organizationId = caller.site.organization_id;
-      const plan = (await getOrganizationPlan(deps.storage, organizationId)) ?? FALLBACK_PLAN;
+      const plan = (await deps.tenancy.organizationPlan(organizationId)) ?? FALLBACK_PLAN;
       state.plan = plan;
       const windows = assistantWindows(organizationId, clientIp(c, deps.trustProxy), plan);
       const decision = await deps.store.hit(windows).catch((error: unknown) => {
@@ -144,24 +163,54 @@ export function createAssistantGate(deps: GateDeps): AssistantGate {
       );
     },
 
-    charge: async (c, caller) => {
+    charge: async (c, caller, within) => {
       const state = stateOf(c);
       const requestId = c.get('requestId');
       const organizationId = caller.site.organization_id;
-      await chargeCredits(deps.storage, {
-        organizationId,
-        siteId: caller.site.id,
-        requestId,
-        ...(state.plan ? { plan: state.plan } : {}),
-      });
+      const result = await withWriteUnit(
+        deps.storage,
+        { lockOrganizationId: organizationId },
+        async (unit) => {
+          await chargeWithin(unit, {
+            organizationId,
+            siteId: caller.site.id,
+            requestId,
+            fresh: true,
+            ...(state.plan ? { plan: state.plan } : {}),
+          });
+          return within(unit);
+        },
+      );
       state.charged = { organizationId, requestId };
+      return result;
     },
 
-    settle: async (c, outcome) => {
+    settle: async (c, outcome, within) => {
       const state = stateOf(c);
-      if (outcome.text === '' && (outcome.error !== undefined || outcome.aborted)) await refund(c, state);
+      const charged = state.charged;
       // Answered: nothing to undo, and the wrapper must not refund either.
       state.charged = undefined;
+      const refunding =
+        charged !== undefined && outcome.text === '' && (outcome.error !== undefined || outcome.aborted);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await withWriteUnit(
+            deps.storage,
+            refunding ? { lockOrganizationId: charged.organizationId } : {},
+            async (unit) => {
+              if (refunding) await refundWithin(unit, charged);
+              await within(unit);
+            },
+          );
+          return;
+        } catch (error) {
+          // Two answers appended to one thread at once: the loser takes the next sequence number.
+          if (attempt < MAX_SETTLE_ATTEMPTS && isUniqueViolation(error)) continue;
+          c.get('logger').error({ err: error, requestId: c.get('requestId') }, 'storing the answer failed');
+          if (refunding) await refund(c, { ...state, charged });
+          return;
+        }
+      }
     },
   };
 }

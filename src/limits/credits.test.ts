@@ -13,6 +13,15 @@ describe.each(dialects)('credit ledger on %s', (dialect) => {
     await database?.drop();
   });
 
+  it('refuses a second fresh charge of one request id instead of charging twice', async () => {
+    const { storage } = database;
+    const { organization } = await createTenant(storage, { domain: 'fresh', plan: { monthlyCredits: 10 } });
+    const input = { organizationId: organization.id, siteId: null, requestId: 'req_fresh_1', fresh: true };
+    expect(await chargeCredits(storage, input)).toMatchObject({ credits: 1, overage: 0 });
+    await expect(chargeCredits(storage, input)).rejects.toThrow();
+    expect((await getBalance(storage, organization.id)).used).toBe(1);
+  });
+
   it('charges the configured cost once per request id and refunds once', async () => {
     const { storage } = database;
     const { organization } = await createTenant(storage, {

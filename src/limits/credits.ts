@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import { DocentError } from '../http/errors.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId } from '../storage/ids.ts';
-import type { Database } from '../storage/schema.ts';
+import { precompile } from '../storage/precompiled.ts';
+import type { CreditBalancesTable, CreditLedgerTable, Database } from '../storage/schema.ts';
+import { type WriteUnit, withWriteUnit } from '../storage/write-unit.ts';
 import { FALLBACK_PLAN, getOrganizationPlan, type Plan } from '../tenancy/plans.ts';
-import { withOrganizationLock } from './organization-lock.ts';
 
 /** `YYYY-MM` (UTC): credits are included per calendar month. */
 export function periodOf(date: Date): string {
@@ -44,69 +45,130 @@ async function readBalance(db: Kysely<Database>, organizationId: string, period:
     .executeTakeFirst();
 }
 
+const chargeOf = precompile<{ requestId: string }, { credits: number; overage: number }>((db, p) =>
+  db
+    .selectFrom('credit_ledger')
+    .select(['credits', 'overage'])
+    .where('request_id', '=', p('requestId'))
+    .where('kind', '=', 'charge'),
+);
+
+const entriesOf = precompile<
+  { requestId: string; organizationId: string },
+  Pick<CreditLedgerTable, 'kind' | 'credits' | 'overage' | 'period' | 'day' | 'site_id'>
+>((db, p) =>
+  db
+    .selectFrom('credit_ledger')
+    .select(['kind', 'credits', 'overage', 'period', 'day', 'site_id'])
+    .where('request_id', '=', p('requestId'))
+    .where('organization_id', '=', p('organizationId')),
+);
+
+const balanceOf = precompile<{ organizationId: string; period: string }, { used: number; overage: number }>(
+  (db, p) =>
+    db
+      .selectFrom('credit_balances')
+      .select(['used', 'overage'])
+      .where('organization_id', '=', p('organizationId'))
+      .where('period', '=', p('period')),
+);
+
+/** One ledger row; the tests of the statement machinery write with it too. */
+export const insertLedgerEntry = precompile<CreditLedgerTable>((db, p) =>
+  db.insertInto('credit_ledger').values({
+    id: p('id'),
+    organization_id: p('organization_id'),
+    site_id: p('site_id'),
+    request_id: p('request_id'),
+    kind: p('kind'),
+    credits: p('credits'),
+    overage: p('overage'),
+    period: p('period'),
+    day: p('day'),
+    created_at: p('created_at'),
+  }),
+);
+
+/** Safe as read-then-write: every caller holds the organization lock. */
+const upsertBalance = precompile<CreditBalancesTable>((db, p) =>
+  db
+    .insertInto('credit_balances')
+    .values({
+      organization_id: p('organization_id'),
+      period: p('period'),
+      used: p('used'),
+      overage: p('overage'),
+    })
+    .onConflict((oc) =>
+      oc.columns(['organization_id', 'period']).doUpdateSet({ used: p('used'), overage: p('overage') }),
+    ),
+);
+
+export interface ChargeInput {
+  organizationId: string;
+  siteId: string | null;
+  requestId: string;
+  now?: Date;
+  /** The organization's plan when the caller has just read it (the assistant gate has, for its rate limits). */
+  plan?: Plan;
+  /**
+   * The caller made the request id itself for this request (the assistant gate: ids are server-made),
+   * so there is no earlier charge to look up; the ledger's unique (request, kind) index still refuses a
+   * second one.
+   */
+  fresh?: boolean;
+}
+
 /**
  * Charges one request, exactly once: the balance check, the ledger entry and the running total are
  * one transaction under the organization lock. A second call with the same request id returns the
  * first charge. Throws 402 `credits_exhausted` when the plan allows no more.
  */
-export async function chargeCredits(
-  storage: Storage,
-  input: {
-    organizationId: string;
-    siteId: string | null;
-    requestId: string;
-    now?: Date;
-    /** The organization's plan when the caller has just read it (the assistant gate has, for its rate limits). */
-    plan?: Plan;
-  },
-): Promise<Charge> {
+export async function chargeCredits(storage: Storage, input: ChargeInput): Promise<Charge> {
+  return withWriteUnit(storage, { lockOrganizationId: input.organizationId }, (unit) =>
+    chargeWithin(unit, input),
+  );
+}
+
+/**
+ * `chargeCredits` inside a unit the caller opened with `lockOrganizationId` set to this organization,
+ * so other writes (the assistant's thread) commit or roll back with the charge.
+ */
+export async function chargeWithin(unit: WriteUnit, input: ChargeInput): Promise<Charge> {
   const now = input.now ?? new Date();
   const period = periodOf(now);
-  return withOrganizationLock(storage, input.organizationId, async (db) => {
-    const previous = await db
-      .selectFrom('credit_ledger')
-      .select(['credits', 'overage'])
-      .where('request_id', '=', input.requestId)
-      .where('kind', '=', 'charge')
-      .executeTakeFirst();
-    if (previous) {
-      return { requestId: input.requestId, organizationId: input.organizationId, ...numbers(previous) };
-    }
-    // Exactness rests on reading the balance under the lock; the plan is configuration.
-    const plan = input.plan ?? (await getOrganizationPlan({ db }, input.organizationId)) ?? FALLBACK_PLAN;
-    const balance = await readBalance(db, input.organizationId, period);
-    const used = Number(balance?.used ?? 0);
-    const overageUsed = Number(balance?.overage ?? 0);
-    const cost = plan.creditCost;
-    const includedLeft = Math.max(0, plan.monthlyCredits - (used - overageUsed));
-    const overage = Math.max(0, cost - includedLeft);
-    if (overage > 0) refuseOverage(plan, overageUsed, overage, now);
+  const { organizationId, requestId } = input;
+  const previous = input.fresh ? undefined : await unit.get(chargeOf, { requestId });
+  if (previous) return { requestId, organizationId, ...numbers(previous) };
+  // Exactness rests on reading the balance under the lock; the plan is configuration.
+  const plan = input.plan ?? (await getOrganizationPlan(unit, organizationId)) ?? FALLBACK_PLAN;
+  const balance = await unit.get(balanceOf, { organizationId, period });
+  const used = Number(balance?.used ?? 0);
+  const overageUsed = Number(balance?.overage ?? 0);
+  const cost = plan.creditCost;
+  const includedLeft = Math.max(0, plan.monthlyCredits - (used - overageUsed));
+  const overage = Math.max(0, cost - includedLeft);
+  if (overage > 0) refuseOverage(plan, overageUsed, overage, now);
 
-    await db
-      .insertInto('credit_ledger')
-      .values({
-        id: newId('cre'),
-        organization_id: input.organizationId,
-        site_id: input.siteId,
-        request_id: input.requestId,
-        kind: 'charge',
-        credits: cost,
-        overage,
-        period,
-        day: dayOf(now),
-        created_at: now.toISOString(),
-      })
-      .execute();
-    await writeBalance(
-      db,
-      input.organizationId,
-      period,
-      balance !== undefined,
-      used + cost,
-      overageUsed + overage,
-    );
-    return { requestId: input.requestId, organizationId: input.organizationId, credits: cost, overage };
+  await unit.run(insertLedgerEntry, {
+    id: newId('cre'),
+    organization_id: organizationId,
+    site_id: input.siteId,
+    request_id: requestId,
+    kind: 'charge',
+    credits: cost,
+    overage,
+    period,
+    day: dayOf(now),
+    created_at: now.toISOString(),
   });
+  await unit.run(upsertBalance, {
+    organization_id: organizationId,
+    period,
+    used: used + cost,
+    overage: overageUsed + overage,
+  });
+  return { requestId, organizationId, credits: cost, overage };
 }
 
 function refuseOverage(plan: Plan, overageUsed: number, overage: number, now: Date): void {
@@ -125,76 +187,56 @@ function refuseOverage(plan: Plan, overageUsed: number, overage: number, now: Da
   }
 }
 
-async function writeBalance(
-  db: Kysely<Database>,
-  organizationId: string,
-  period: string,
-  exists: boolean,
-  used: number,
-  overage: number,
-): Promise<void> {
-  // Safe as read-then-write: the caller holds the organization lock.
-  if (exists) {
-    await db
-      .updateTable('credit_balances')
-      .set({ used, overage })
-      .where('organization_id', '=', organizationId)
-      .where('period', '=', period)
-      .execute();
-  } else {
-    await db
-      .insertInto('credit_balances')
-      .values({ organization_id: organizationId, period, used, overage })
-      .execute();
-  }
+export interface RefundInput {
+  organizationId: string;
+  requestId: string;
+  now?: Date;
 }
 
 /**
  * Gives back a request's charge (a refund entry keyed by the same request id). Idempotent, and a
  * no-op for a request that was never charged. Returns whether a refund was written now.
  */
-export async function refundCredits(
-  storage: Storage,
-  input: { organizationId: string; requestId: string; now?: Date },
-): Promise<boolean> {
+export async function refundCredits(storage: Storage, input: RefundInput): Promise<boolean> {
+  return withWriteUnit(storage, { lockOrganizationId: input.organizationId }, (unit) =>
+    refundWithin(unit, input),
+  );
+}
+
+/** `refundCredits` inside a unit the caller opened with `lockOrganizationId` set to this organization. */
+export async function refundWithin(unit: WriteUnit, input: RefundInput): Promise<boolean> {
   const now = input.now ?? new Date();
-  return withOrganizationLock(storage, input.organizationId, async (db) => {
-    const entries = await db
-      .selectFrom('credit_ledger')
-      .select(['kind', 'credits', 'overage', 'period', 'day', 'site_id'])
-      .where('request_id', '=', input.requestId)
-      .where('organization_id', '=', input.organizationId)
-      .execute();
-    const charge = entries.find((e) => e.kind === 'charge');
-    if (!charge || entries.some((e) => e.kind === 'refund')) return false;
-    const { credits, overage } = numbers(charge);
-    await db
-      .insertInto('credit_ledger')
-      .values({
-        id: newId('cre'),
-        organization_id: input.organizationId,
-        site_id: charge.site_id,
-        request_id: input.requestId,
-        kind: 'refund',
-        credits: -credits,
-        overage: -overage,
-        // The refund counts against the month and day it was charged on, so daily figures net out.
-        period: charge.period,
-        day: charge.day,
-        created_at: now.toISOString(),
-      })
-      .execute();
-    const balance = await readBalance(db, input.organizationId, charge.period);
-    await writeBalance(
-      db,
-      input.organizationId,
-      charge.period,
-      balance !== undefined,
-      Number(balance?.used ?? 0) - credits,
-      Number(balance?.overage ?? 0) - overage,
-    );
-    return true;
+  const entries = await unit.all(entriesOf, {
+    requestId: input.requestId,
+    organizationId: input.organizationId,
   });
+  const charge = entries.find((e) => e.kind === 'charge');
+  if (!charge || entries.some((e) => e.kind === 'refund')) return false;
+  const { credits, overage } = numbers(charge);
+  await unit.run(insertLedgerEntry, {
+    id: newId('cre'),
+    organization_id: input.organizationId,
+    site_id: charge.site_id,
+    request_id: input.requestId,
+    kind: 'refund',
+    credits: -credits,
+    overage: -overage,
+    // The refund counts against the month and day it was charged on, so daily figures net out.
+    period: charge.period,
+    day: charge.day,
+    created_at: now.toISOString(),
+  });
+  const balance = await unit.get(balanceOf, {
+    organizationId: input.organizationId,
+    period: charge.period,
+  });
+  await unit.run(upsertBalance, {
+    organization_id: input.organizationId,
+    period: charge.period,
+    used: Number(balance?.used ?? 0) - credits,
+    overage: Number(balance?.overage ?? 0) - overage,
+  });
+  return true;
 }
 
 function numbers(row: { credits: number; overage: number }): { credits: number; overage: number } {

@@ -46,8 +46,22 @@ export class SiteSearch {
     private readonly options: SiteSearchOptions = {},
   ) {}
 
-  async search(siteId: string, query: string, options: SearchOptions): Promise<SearchResult[]> {
-    const loaded = await this.indexFor(siteId);
+  /**
+   * `known` is the site row as the caller just read it (the assistant route has it from its cached
+   * tenancy reads): an index at least that new is used without reading the generation again, and
+   * links use its base URL. A newer generation than the cached index loads the site again.
+   */
+  async search(
+    siteId: string,
+    query: string,
+    options: SearchOptions,
+    known?: { index_generation: number; base_url: string | null },
+  ): Promise<SearchResult[]> {
+    const cached = known === undefined ? undefined : this.cache.get(siteId);
+    const loaded =
+      cached !== undefined && known !== undefined && cached.generation >= known.index_generation
+        ? { ...cached, baseUrl: known.base_url }
+        : await this.indexFor(siteId);
     const hits = searchIndex(loaded.index, query, options);
     return hits.map((hit) => {
       const chunk = loaded.chunks[hit.chunkId];

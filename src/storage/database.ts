@@ -16,6 +16,12 @@ export interface Storage {
   dialect: DialectName;
   /** Human-readable target without credentials, for logs. */
   describe: string;
+  /**
+   * SQLite only: the connection under Kysely, for synchronous statements on the request path. Use it
+   * only while holding Kysely's connection (storage/write-unit.ts does), or it can interleave with an
+   * open Kysely transaction.
+   */
+  sqlite?: SQLite.Database;
   close(): Promise<void>;
 }
 
@@ -68,12 +74,12 @@ function openSqlite(file: string): Storage {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(connection) }),
-  });
+  const cached = withStatementCache(connection);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   return {
     db,
     dialect: 'sqlite',
+    sqlite: cached,
     describe: `sqlite:${file}`,
     close: () => db.destroy(),
   };

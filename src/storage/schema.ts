@@ -147,6 +147,7 @@ export interface ThreadsTable {
   /** sha256 of the thread key handed out when the thread was created. */
   key_hash: string;
   created_at: string;
+  /** When the last question was asked (answers follow within seconds and do not move it). */
   updated_at: string;
 }
 

@@ -172,27 +172,35 @@ export async function findActiveKey(
   now = new Date(),
 ): Promise<ApiKey | undefined> {
   const hash = hashKey(presented);
-  const row = await storage.db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('key_hash', '=', hash)
-    .executeTakeFirst();
-  if (!row) return undefined;
+  const row = await findKeyByHash(storage, hash);
+  return row !== undefined && keyIsActive(row, hash, now) ? row : undefined;
+}
+
+/** The key row stored under `hash`, live or not (`keyIsActive` says which). */
+export async function findKeyByHash(storage: Storage, hash: string): Promise<ApiKey | undefined> {
+  return storage.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+}
+
+/** Whether `row` is the key hashed to `hash` and is neither revoked nor expired at `now`. */
+export function keyIsActive(row: ApiKey, hash: string, now = new Date()): boolean {
   const a = Buffer.from(row.key_hash, 'hex');
   const b = Buffer.from(hash, 'hex');
-  if (a.length !== b.length || !crypto.timingSafeEqual(a, b)) return undefined;
-  if (row.revoked_at !== null) return undefined;
-  if (row.expires_at !== null && new Date(row.expires_at) <= now) return undefined;
-  return row;
+  if (a.length !== b.length || !crypto.timingSafeEqual(a, b)) return false;
+  if (row.revoked_at !== null) return false;
+  return row.expires_at === null || new Date(row.expires_at) > now;
 }
 
 export async function touchApiKey(storage: Storage, id: string): Promise<void> {
   await storage.db.updateTable('api_keys').set({ last_used_at: nowIso() }).where('id', '=', id).execute();
 }
 
-/** Records use of a key unless it was recorded within the last `LAST_USED_RESOLUTION_MS`. */
+/**
+ * Records use of a key unless it was recorded within the last `LAST_USED_RESOLUTION_MS`. The row's
+ * `last_used_at` is updated too: a cached row (tenancy/tenancy-cache.ts) then stops further writes.
+ */
 export async function noteKeyUsed(storage: Storage, key: ApiKey, now = Date.now()): Promise<void> {
   if (key.last_used_at !== null && now - new Date(key.last_used_at).getTime() < LAST_USED_RESOLUTION_MS)
     return;
+  key.last_used_at = new Date(now).toISOString();
   await touchApiKey(storage, key.id);
 }

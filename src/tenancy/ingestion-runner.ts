@@ -16,6 +16,7 @@ export class IngestionBusyError extends Error {
  */
 export class IngestionRunner {
   readonly #running = new Map<string, { jobId: string; done: Promise<void> }>();
+  readonly #settled: (() => void)[] = [];
 
   constructor(private readonly logger?: Logger) {}
 
@@ -39,8 +40,16 @@ export class IngestionRunner {
         // The job row records the failure; the log says it too.
         (error: unknown) => this.logger?.warn({ jobId: job.id, err: error }, 'ingestion failed'),
       )
-      .finally(() => this.#running.delete(siteId));
+      .finally(() => {
+        this.#running.delete(siteId);
+        for (const listener of this.#settled) listener();
+      });
     return job;
+  }
+
+  /** Calls `listener` after each ingestion ends, finished or failed (caches of site rows listen). */
+  onSettled(listener: () => void): void {
+    this.#settled.push(listener);
   }
 
   async idle(): Promise<void> {

@@ -13,17 +13,22 @@ export interface TestServer extends RunningServer {
 /** A real HTTP server on a loopback port over a fresh database of the given dialect. */
 export async function startTestServer(
   dialect: DialectName,
-  options: { modelProvider?: ModelProvider } = {},
+  options: { modelProvider?: ModelProvider; searchSteps?: number } = {},
 ): Promise<TestServer> {
   const database = await createTemporaryTestDatabase(dialect);
+  const base = loadConfig({});
   const config = {
-    ...loadConfig({}),
+    ...base,
+    model: { ...base.model, searchSteps: options.searchSteps ?? base.model.searchSteps },
     databaseUrl: database.url,
     port: 0,
     host: '127.0.0.1',
     seedDemo: false,
   };
-  const server = await startServer(config, { logger: pino({ level: 'silent' }), ...options });
+  const server = await startServer(config, {
+    logger: pino({ level: 'silent' }),
+    ...(options.modelProvider ? { modelProvider: options.modelProvider } : {}),
+  });
   return {
     ...server,
     baseUrl: `http://127.0.0.1:${server.port}`,

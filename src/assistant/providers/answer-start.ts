@@ -9,23 +9,35 @@
 type StreamPart = { type: string; textDelta?: string; error?: unknown };
 
 export type AnswerStart<T> =
-  /** Text began or the answer ended normally (possibly empty): `parts` is the whole stream. */
-  | { kind: 'started'; parts: AsyncIterable<T> }
+  /**
+   * Text began (`text`) or the answer ended normally, possibly empty: `parts` is the whole stream.
+   * Returned as soon as the first text arrives, so the caller can time it.
+   */
+  | { kind: 'started'; parts: AsyncIterable<T>; text: boolean }
   /** The model failed before any text. */
   | { kind: 'failed'; error: unknown }
   /** The reader went away before any text. */
   | { kind: 'aborted' };
 
+/**
+ * `stream` is the answer, or a function opening it (a model's `doStream`): a failure to open counts as
+ * failing before any text.
+ */
 export async function awaitAnswerStart<T extends StreamPart>(
-  stream: AsyncIterable<T>,
-  abortSignal?: AbortSignal,
+  stream: AsyncIterable<T> | (() => Promise<AsyncIterable<T>>),
+  abortSignal?: { readonly aborted: boolean },
 ): Promise<AnswerStart<T>> {
-  const iterator = stream[Symbol.asyncIterator]();
+  let iterator: AsyncIterator<T> | undefined;
   const held: T[] = [];
   const failure = async (error: unknown): Promise<AnswerStart<T>> => {
-    await iterator.return?.().catch(() => {});
+    await iterator?.return?.().catch(() => {});
     return abortSignal?.aborted || isAbortError(error) ? { kind: 'aborted' } : { kind: 'failed', error };
   };
+  try {
+    iterator = (typeof stream === 'function' ? await stream() : stream)[Symbol.asyncIterator]();
+  } catch (error) {
+    return failure(error);
+  }
   for (;;) {
     let next: IteratorResult<T>;
     try {
@@ -33,13 +45,13 @@ export async function awaitAnswerStart<T extends StreamPart>(
     } catch (error) {
       return failure(error);
     }
-    if (next.done) return { kind: 'started', parts: replay(held, iterator, true) };
+    if (next.done) return { kind: 'started', parts: replay(held, iterator, true), text: false };
     const part = next.value;
     if (part.type === 'error') return failure(part.error);
     held.push(part);
-    if ((part.type === 'text-delta' && part.textDelta) || part.type === 'finish') {
-      return { kind: 'started', parts: replay(held, iterator, false) };
-    }
+    const text = part.type === 'text-delta' && Boolean(part.textDelta);
+    if (text || part.type === 'finish')
+      return { kind: 'started', parts: replay(held, iterator, false), text };
   }
 }
 

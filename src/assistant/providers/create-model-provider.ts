@@ -95,6 +95,7 @@ export function createModelProvider(
       sources: input.sources,
       context: input.context,
       currentPath: input.currentPath ?? null,
+      searchSteps: config.searchSteps,
     });
     return answerModel(modelFor(spec, spec.provider), system);
   };

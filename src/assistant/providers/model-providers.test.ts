@@ -2,14 +2,12 @@
  * The real provider packages against loopback servers that speak each provider's streaming wire format,
  * through a real Docent HTTP server, read by the AI SDK v4 client (`callChatApi`, what `useChat` runs).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BUILTIN_MODEL_CONFIG, type ModelConfig } from '../../config.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { type ChatResult, chatWithAssistant } from '../../testing/chat-client.ts';
 import { startTestServer, type TestServer } from '../../testing/server.ts';
+import { smallDocs } from '../../testing/small-docs.ts';
 import { listThreadMessages } from '../threads.ts';
 import { createModelProvider } from './create-model-provider.ts';
 import { updateSiteModelSettings } from './site-model-settings.ts';
@@ -22,26 +20,6 @@ import {
   writeAnthropicStream,
   writeOpenAIStream,
 } from './testing/loopback-llm.ts';
-
-function smallDocs(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-providers-'));
-  fs.writeFileSync(
-    path.join(dir, 'docs.json'),
-    JSON.stringify({
-      name: 'Acme',
-      navigation: { groups: [{ group: 'Guides', pages: ['keys', 'billing'] }] },
-    }),
-  );
-  fs.writeFileSync(
-    path.join(dir, 'keys.mdx'),
-    '---\ntitle: Rotate API keys\n---\n\nRotate an API key with the `acme keys rotate` command. The old key stops working after one hour.\n',
-  );
-  fs.writeFileSync(
-    path.join(dir, 'billing.mdx'),
-    '---\ntitle: Billing\n---\n\nInvoices are sent on the first day of each month to the billing email address.\n',
-  );
-  return dir;
-}
 
 function userMessage(text: string) {
   return {
@@ -74,10 +52,20 @@ describe('real model providers over loopback servers', () => {
       body: { fp: 'anonymous', messages: [userMessage(question)], ...body },
     });
 
+  /**
+   * The thread's answer once stored. The v4 client stops reading at a `3:` part, which can reach it a
+   * moment before the server's write of the answer commits, so this waits for the assistant message.
+   */
   async function storedAnswer(threadId: string | null | undefined) {
     expect(threadId).toBeTruthy();
-    const messages = await listThreadMessages(server.storage, threadId ?? '');
-    return messages.at(-1);
+    return vi.waitFor(
+      async () => {
+        const last = (await listThreadMessages(server.storage, threadId ?? '')).at(-1);
+        if (last?.role !== 'assistant') throw new Error('the answer is not stored yet');
+        return last;
+      },
+      { timeout: 2_000, interval: 10 },
+    );
   }
 
   const openaiOk =

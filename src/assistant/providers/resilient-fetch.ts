@@ -92,28 +92,37 @@ function guardStalls(
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let stalled = false;
+  // One timer per stream, re-armed with `refresh` (cheaper than a timer per chunk), and acted on only
+  // while waiting on the provider, so a slow downstream reader never counts as a stall.
+  let waiting = false;
+  const timer = setTimeout(() => {
+    if (!waiting) return;
+    stalled = true;
+    controller.abort(new ProviderStallError(stallTimeoutMs));
+  }, stallTimeoutMs);
+  const finish = (): void => {
+    clearTimeout(timer);
+    release();
+  };
   return new ReadableStream<Uint8Array>({
     async pull(out) {
-      // Armed only while waiting on the provider, so a slow downstream reader never counts as a stall.
-      const timer = setTimeout(() => {
-        stalled = true;
-        controller.abort(new ProviderStallError(stallTimeoutMs));
-      }, stallTimeoutMs);
+      waiting = true;
+      timer.refresh();
       try {
         const { done, value } = await reader.read();
         if (done) {
-          release();
+          finish();
           out.close();
         } else out.enqueue(value);
       } catch (error) {
-        release();
+        finish();
         out.error(stalled ? new ProviderStallError(stallTimeoutMs) : error);
       } finally {
-        clearTimeout(timer);
+        waiting = false;
       }
     },
     async cancel(reason) {
-      release();
+      finish();
       // Cancelling the body alone can leave the socket open until the server finishes: abort the request.
       controller.abort(reason);
       await reader.cancel(reason).catch(() => {});

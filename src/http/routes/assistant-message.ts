@@ -1,11 +1,8 @@
 import crypto from 'node:crypto';
-import type { LanguageModelV1Prompt } from '@ai-sdk/provider';
 import { createDataStreamResponse } from 'ai';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { authenticateAssistant } from '../../assistant/authenticate.ts';
 import { builtinModelProvider, type ModelProvider } from '../../assistant/model-provider.ts';
-import { awaitAnswerStart } from '../../assistant/providers/answer-start.ts';
 import {
   describeProviderError,
   safeProviderErrorMessage,
@@ -13,15 +10,18 @@ import {
 import { assistantRequestSchema, MAX_BODY_BYTES } from '../../assistant/request-schema.ts';
 import { messageText, retrievalQuery } from '../../assistant/retrieval-query.ts';
 import { toRetrievedSources } from '../../assistant/retrieved-sources.ts';
+import { initialSources, resultItems, toolResultItems } from '../../assistant/search-tool.ts';
+import { startAnswer } from '../../assistant/start-answer.ts';
 import {
   assistantStreamHeaders,
-  type CitableSource,
-  type SearchResultItem,
+  coalescingWriter,
   writeAnswerStream,
 } from '../../assistant/stream-protocol.ts';
 import {
+  type AppendMessage,
+  appendMessageWithin,
   appendThreadMessage,
-  createThread,
+  createThreadWithin,
   findThreadForFollowUp,
   type StoredSource,
 } from '../../assistant/threads.ts';
@@ -29,8 +29,11 @@ import { type AssistantGate, createAssistantGate } from '../../limits/assistant-
 import { MemoryRateLimitStore } from '../../limits/memory-rate-limit-store.ts';
 import type { SiteSearch } from '../../search/site-search.ts';
 import type { Storage } from '../../storage/database.ts';
+import { TenancyCache } from '../../tenancy/tenancy-cache.ts';
 import type { AppEnv } from '../app-env.ts';
 import { DocentError } from '../errors.ts';
+import { clientGone, requestHeader } from '../node-request.ts';
+import { readJsonBody } from '../request-body.ts';
 import { zodDetails } from '../validation.ts';
 
 export interface AssistantRouteDeps {
@@ -38,6 +41,10 @@ export interface AssistantRouteDeps {
   search: SiteSearch;
   /** Defaults to the built-in answerer. */
   modelProvider?: ModelProvider;
+  /** Searches a real model may run itself through the `search` tool per answer (default 0: no tool). */
+  searchSteps?: number;
+  /** Key, site and plan reads; an uncached one is made when not given. */
+  tenancy?: TenancyCache;
   /** Origin, rate-limit and credit checks (src/limits); an in-process one when not given. */
   gate?: AssistantGate;
 }
@@ -47,31 +54,30 @@ export const ASSISTANT_PREFIXES = ['', '/discovery'] as const;
 
 export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
   const route = new Hono<AppEnv>();
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      // The rest of the upload is not read, so the connection cannot be reused for another request.
-      throw new DocentError('payload_too_large', `Request body exceeds ${MAX_BODY_BYTES} bytes`, {
-        headers: { Connection: 'close' },
-      });
-    },
-  });
+  const tenancy = deps.tenancy ?? new TenancyCache(deps.storage, 0);
   const gate =
     deps.gate ??
-    createAssistantGate({ storage: deps.storage, store: new MemoryRateLimitStore(), trustProxy: false });
+    createAssistantGate({
+      storage: deps.storage,
+      tenancy,
+      store: new MemoryRateLimitStore(),
+      trustProxy: false,
+    });
   for (const prefix of ASSISTANT_PREFIXES) {
     route.options(`${prefix}/v1/assistant/:domain/message`, gate.preflight);
-    route.post(`${prefix}/v1/assistant/:domain/message`, gate.wrap, limit, async (c) => {
+    route.post(`${prefix}/v1/assistant/:domain/message`, gate.wrap, async (c) => {
       const domain = c.req.param('domain');
-      const caller = await authenticateAssistant(deps.storage, c.req.header('Authorization'), domain);
+      // Listening from the start: a client that leaves during retrieval must still stop the answer.
+      const gone = clientGone(c);
+      const caller = await authenticateAssistant(tenancy, requestHeader(c, 'Authorization'), domain);
       // 403 for a disallowed Origin, then 429: before the body is read, so a limited request costs nothing.
       await gate.admit(c, caller);
 
-      const contentType = c.req.header('Content-Type') ?? '';
+      const contentType = requestHeader(c, 'Content-Type') ?? '';
       if (!/^application\/json\b/i.test(contentType)) {
         throw new DocentError('unsupported_media_type', 'Send the request body as application/json');
       }
-      const raw: unknown = await c.req.json();
+      const raw = await readJsonBody(c, MAX_BODY_BYTES);
       const parsed = assistantRequestSchema.safeParse(raw);
       if (!parsed.success) {
         throw new DocentError('invalid_request', 'Invalid request body', {
@@ -79,14 +85,12 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         });
       }
       const body = parsed.data;
-      // 402 when out of credits; from here an error response refunds the charge (gate.wrap).
-      await gate.charge(c, caller);
       const requestId = c.get('requestId');
       const logger = c.get('logger');
       const started = performance.now();
 
-      let threadId: string;
-      let threadKey: string | undefined;
+      // A follow-up's thread is checked before charging, so a wrong thread id costs nothing.
+      let followUp: string | undefined;
       if (body.threadId) {
         const thread = await findThreadForFollowUp(deps.storage, {
           threadId: body.threadId,
@@ -100,46 +104,49 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
             'No thread with this threadId for this site and fingerprint (or the threadKey does not match)',
           );
         }
-        threadId = thread.id;
-      } else {
-        const created = await createThread(deps.storage, {
-          organizationId: caller.site.organization_id,
-          siteId: caller.site.id,
-          fp: body.fp,
-        });
-        threadId = created.thread.id;
-        threadKey = created.key;
+        followUp = thread.id;
       }
-
       const lastUser = body.messages.at(-1);
-      await appendThreadMessage(deps.storage, threadId, {
+      // 402 when out of credits. The charge, a new thread and the question commit together; from here an
+      // error response refunds the charge (gate.wrap).
+      const question: AppendMessage = {
         role: 'user',
         content: lastUser ? messageText(lastUser) : '',
         status: 'complete',
         requestId,
-      });
+      };
+      const { threadId, threadKey } = await gate.charge(
+        c,
+        caller,
+        async (unit): Promise<{ threadId: string; threadKey?: string }> => {
+          if (followUp !== undefined) {
+            await appendMessageWithin(unit, followUp, question);
+            return { threadId: followUp };
+          }
+          const created = await createThreadWithin(unit, {
+            organizationId: caller.site.organization_id,
+            siteId: caller.site.id,
+            fp: body.fp,
+          });
+          // A new thread's `updated_at` is already now.
+          await appendMessageWithin(unit, created.thread.id, question, { touch: false });
+          return { threadId: created.thread.id, threadKey: created.key };
+        },
+      );
 
       const query = retrievalQuery(body.messages, body.context);
-      const results = await deps.search.search(caller.site.id, query, {
+      const searchOptions = {
         limit: body.retrievalPageSize,
         version: body.filter?.version ?? undefined,
         language: body.filter?.language ?? undefined,
         currentPath: body.currentPath,
-      });
+      };
+      const results = await deps.search.search(caller.site.id, query, searchOptions, caller.site);
       const retrievalMs = performance.now() - started;
       const sources = toRetrievedSources(results);
-      const citable: CitableSource[] = results.map((r, i) => ({
-        id: String(i + 1),
-        url: r.url,
-        title: [r.title, ...r.breadcrumbs.slice(1)].join(' › '),
-      }));
-      const seenUrls = new Set<string>();
-      const toolResults: SearchResultItem[] = [];
-      for (const r of results) {
-        if (seenUrls.has(r.url)) continue;
-        seenUrls.add(r.url);
-        toolResults.push({ path: r.pagePath, url: r.url, title: r.title });
-      }
+      // Every source the answer may cite; a model's own searches (the `search` tool) add to it.
+      const known = initialSources(results);
+      const toolResults = resultItems(known.stored);
 
       const model = (deps.modelProvider ?? builtinModelProvider)({
         site: caller.site,
@@ -147,7 +154,6 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         context: (body.context ?? []).map((item) => ({ type: item.type, value: item.value })),
         currentPath: body.currentPath ?? null,
       });
-      const abortSignal = c.req.raw.signal;
       // A raw Response bypasses headers set on the context, so the request id is repeated here.
       const headers: Record<string, string> = {
         ...assistantStreamHeaders(domain, prefix),
@@ -156,29 +162,17 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
       };
       if (threadKey) headers['X-Thread-Key'] = threadKey;
 
-      // The model's own stream, read directly: the answer is one step with no tools, so `streamText`
-      // would only add prompt re-validation, telemetry spans and stream layers to every token (measured).
-      // Retries live in the providers' fetch, before any text exists (providers/resilient-fetch.ts).
-      const modelStream = async function* () {
-        const { stream } = await model.doStream({
-          inputFormat: 'messages',
-          mode: { type: 'regular' },
-          prompt: modelPrompt(body.messages),
-          abortSignal,
-        });
-        yield* stream;
-      };
-      let firstTokenMs: number | undefined;
-      const timed = (async function* () {
-        for await (const part of modelStream()) {
-          if (firstTokenMs === undefined && part.type === 'text-delta')
-            firstTokenMs = performance.now() - started;
-          yield part;
-        }
-      })();
       // The response is committed once the answer has started, so a model that fails before writing any
       // text gets a clean error response (and the credit back) rather than a 200 stream ending in `3:`.
-      const start = await awaitAnswerStart(timed, abortSignal);
+      const start = await startAnswer({
+        model,
+        messages: body.messages,
+        gone,
+        searchSteps: deps.searchSteps ?? 0,
+        sources: known,
+        search: (q) => deps.search.search(caller.site.id, q, searchOptions, caller.site),
+      });
+      const firstTokenMs = start.kind === 'started' && start.text ? performance.now() - started : undefined;
       if (start.kind !== 'started') {
         const error = start.kind === 'failed' ? start.error : undefined;
         if (error !== undefined)
@@ -205,25 +199,25 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         status: 200,
         headers,
         execute: async (writer) => {
-          const outcome = await writeAnswerStream(writer, start.parts, {
+          const out = coalescingWriter(writer);
+          const outcome = await writeAnswerStream(out, start.parts, {
             messageId: `msg_${crypto.randomUUID()}`,
             toolCallId: `call_${crypto.randomUUID()}`,
             query,
             results: toolResults,
-            sources: citable,
+            sources: known.citable,
+            searchResults: toolResultItems(known),
             threadId,
-            abortSignal,
+            abortSignal: gone,
             errorMessage: (error) => safeProviderErrorMessage(error, requestId),
           });
+          out.flush();
           // Described, not serialised whole: a provider error carries the full prompt in its request body.
           if (outcome.error !== undefined)
             logger.error({ err: describeProviderError(outcome.error), requestId }, 'answer stream failed');
-          await gate.settle(c, outcome);
           const cited = new Set(outcome.citedIds);
-          const stored: StoredSource[] = results
-            .map((r, i) => ({ id: String(i + 1), url: r.url, title: r.title, path: r.pagePath }))
-            .filter((s) => cited.has(s.id));
-          await appendThreadMessage(deps.storage, threadId, {
+          const stored: StoredSource[] = known.stored.filter((s) => cited.has(s.id));
+          const answer: AppendMessage = {
             role: 'assistant',
             content: outcome.text,
             status: outcome.aborted ? 'aborted' : outcome.error !== undefined ? 'error' : 'complete',
@@ -236,7 +230,12 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
               totalMs: round(performance.now() - started),
             },
             requestId,
-          }).catch((error: unknown) => logger.error({ err: error, requestId }, 'storing the answer failed'));
+          };
+          // The answer and any refund commit together; failures are logged there, not thrown into the stream.
+          await gate.settle(c, outcome, async (unit) => {
+            // `updated_at` is the last question's time; the answer follows it within seconds.
+            await appendMessageWithin(unit, threadId, answer, { touch: false });
+          });
         },
         onError: () => 'An error occurred.',
       });
@@ -247,19 +246,4 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
-}
-
-/**
- * The conversation as the model sees it. Client-sent `system` and `data` messages are dropped: a
- * public key sits in browsers, so the instructions a model follows must come from the server only.
- */
-function modelPrompt(messages: Parameters<typeof messageText>[0][]): LanguageModelV1Prompt {
-  const out: LanguageModelV1Prompt = [];
-  for (const message of messages) {
-    const text = messageText(message);
-    if (message.role === 'user') out.push({ role: 'user', content: [{ type: 'text', text }] });
-    else if (message.role === 'assistant' && text)
-      out.push({ role: 'assistant', content: [{ type: 'text', text }] });
-  }
-  return out;
 }

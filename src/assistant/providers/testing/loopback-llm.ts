@@ -55,7 +55,9 @@ export async function startLoopbackLlm(handler: LoopbackHandler): Promise<Loopba
       });
     });
   });
-  server.keepAliveTimeout = 1_000;
+  // Hosted providers keep connections open for reuse. The `Keep-Alive: timeout=N` hint this sends is
+  // what undici plans by, less a safety margin: with 1 s here every request paid a new connection.
+  server.keepAliveTimeout = 10_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -87,6 +89,12 @@ export interface ScriptedStream {
    */
   ending?: 'finish' | 'destroy' | 'end' | 'stall' | 'error';
   usage?: { input: number; output: number };
+  /**
+   * Function calls the model makes after its tokens, the arguments in two pieces as real servers split
+   * them: OpenAI `tool_calls` deltas ending with `finish_reason: "tool_calls"`, Anthropic `tool_use`
+   * blocks with `input_json_delta`s ending with `stop_reason: "tool_use"`.
+   */
+  toolCalls?: readonly { id: string; name: string; arguments: string }[];
 }
 
 /** Writes `status` with a provider-style JSON error body. */
@@ -124,7 +132,22 @@ export async function writeOpenAIStream(
     script,
     () => {
       const usage = script.usage ?? { input: 0, output: 0 };
-      res.write(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+      const calls = script.toolCalls ?? [];
+      for (const [index, call] of calls.entries()) {
+        const half = Math.floor(call.arguments.length / 2);
+        const delta = (fn: Record<string, string>, extra: Record<string, string> = {}) =>
+          chunk([
+            { index: 0, delta: { tool_calls: [{ index, ...extra, function: fn }] }, finish_reason: null },
+          ]);
+        res.write(
+          delta(
+            { name: call.name, arguments: call.arguments.slice(0, half) },
+            { id: call.id, type: 'function' },
+          ),
+        );
+        res.write(delta({ arguments: call.arguments.slice(half) }));
+      }
+      res.write(chunk([{ index: 0, delta: {}, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' }]));
       res.write(
         chunk([], {
           usage: {
@@ -195,10 +218,32 @@ export async function writeAnthropicStream(
     script,
     () => {
       res.write(event('content_block_stop', { type: 'content_block_stop', index: 0 }));
+      const calls = script.toolCalls ?? [];
+      for (const [i, call] of calls.entries()) {
+        const index = i + 1;
+        const half = Math.floor(call.arguments.length / 2);
+        res.write(
+          event('content_block_start', {
+            type: 'content_block_start',
+            index,
+            content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+          }),
+        );
+        for (const partial of [call.arguments.slice(0, half), call.arguments.slice(half)]) {
+          res.write(
+            event('content_block_delta', {
+              type: 'content_block_delta',
+              index,
+              delta: { type: 'input_json_delta', partial_json: partial },
+            }),
+          );
+        }
+        res.write(event('content_block_stop', { type: 'content_block_stop', index }));
+      }
       res.write(
         event('message_delta', {
           type: 'message_delta',
-          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          delta: { stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null },
           usage: { output_tokens: usage.output },
         }),
       );

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { TrustProxy } from '../../../config.ts';
 import type { RateLimitStore } from '../../../limits/rate-limit-store.ts';
+import type { TenancyCache } from '../../../tenancy/tenancy-cache.ts';
 import { adminAuth } from '../../admin-auth.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import type { Operation } from '../../openapi.ts';
@@ -41,10 +42,15 @@ const adminRoutes: [Operation, (deps: AdminDeps) => Hono<AdminEnv>][] = [
 export const adminOperations: Operation[] = adminRoutes.map(([operation]) => operation);
 
 export function adminApi(
-  deps: AdminDeps & { store: RateLimitStore; trustProxy: TrustProxy },
+  deps: AdminDeps & { store: RateLimitStore; trustProxy: TrustProxy; tenancy: TenancyCache },
 ): Hono<AdminEnv> {
   const api = new Hono<AdminEnv>();
   api.use('/v1/admin/*', adminAuth(deps));
+  // Keys, sites and plans changed here take effect at once in this process's assistant route.
+  api.use('/v1/admin/*', async (c, next) => {
+    await next();
+    if (c.req.method !== 'GET' && c.res.status < 400) deps.tenancy.clear();
+  });
   for (const [, route] of adminRoutes) api.route('/', route(deps));
   return api;
 }

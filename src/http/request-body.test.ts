@@ -1,0 +1,152 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppEnv } from './app-env.ts';
+import { handleError } from './error-handler.ts';
+import { type ClientGone, clientGone } from './node-request.ts';
+import { readJsonBody } from './request-body.ts';
+import { serverRequestId } from './request-id.ts';
+
+const LIMIT = 1_000;
+
+function testApp(onGone: (gone: ClientGone, early: AbortSignal | undefined) => void = () => {}) {
+  const app = new Hono<AppEnv>();
+  app.use(serverRequestId());
+  app.use(async (c, next) => {
+    c.set('logger', pino({ level: 'silent' }));
+    await next();
+  });
+  app.onError(handleError);
+  app.post('/echo', async (c) => c.json({ got: await readJsonBody(c, LIMIT) }));
+  app.post('/slow', async (c) => {
+    const gone = clientGone(c);
+    // `?eager` makes the signal at once; otherwise it is made (if ever) after the fact.
+    onGone(gone, c.req.query('eager') === undefined ? undefined : gone.signal);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return c.text('done');
+  });
+  return app;
+}
+
+/** Sends `parts` as a chunked body (no Content-Length) and reads the whole response. */
+function sendChunked(origin: string, path: string, parts: string[]) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
+    (resolve, reject) => {
+      const request = http.request(`${origin}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' },
+      });
+      request.on('response', (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+        );
+      });
+      // The server may answer 413 and close before every part is written.
+      request.on('error', (error) => (error.message.includes('EPIPE') ? undefined : reject(error)));
+      for (const part of parts) request.write(part);
+      request.end();
+    },
+  );
+}
+
+describe('request body on @hono/node-server', () => {
+  const seen: { gone: ClientGone; early: AbortSignal | undefined }[] = [];
+  let server: ReturnType<typeof serve>;
+  let origin: string;
+  beforeAll(async () => {
+    const app = testApp((gone, early) => seen.push({ gone, early }));
+    await new Promise<void>((resolve) => {
+      server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve());
+    });
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('reads a chunked body, and a byte order mark is not part of the JSON', async () => {
+    const ok = await sendChunked(origin, '/echo', ['{"a":', '[1,2', ',"é"]}']);
+    expect(ok).toMatchObject({ status: 200, body: '{"got":{"a":[1,2,"é"]}}' });
+    const bom = await sendChunked(origin, '/echo', ['\uFEFF{"b":true}']);
+    expect(bom).toMatchObject({ status: 200, body: '{"got":{"b":true}}' });
+  });
+
+  it('refuses a chunked body that grows past the limit with 413 and closes the connection', async () => {
+    const parts = Array.from({ length: 20 }, () => `"${'x'.repeat(98)}",`);
+    const response = await sendChunked(origin, '/echo', ['[', ...parts, '0]']);
+    expect(response.status).toBe(413);
+    expect(response.headers.connection).toBe('close');
+    expect(JSON.parse(response.body).error).toMatchObject({ code: 'payload_too_large' });
+  });
+
+  it('refuses malformed JSON with the standard 400', async () => {
+    const response = await sendChunked(origin, '/echo', ['{"a":']);
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body).error).toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('signals when the client goes away, and not when the response completes', async () => {
+    seen.length = 0;
+    const done = await fetch(`${origin}/slow?eager`, { method: 'POST' });
+    expect(await done.text()).toBe('done');
+    expect(seen[0]?.gone.aborted).toBe(false);
+    expect(seen[0]?.early?.aborted).toBe(false);
+
+    for (const path of ['/slow?eager', '/slow']) {
+      const controller = new AbortController();
+      const request = fetch(`${origin}${path}`, { method: 'POST', signal: controller.signal }).catch(
+        () => null,
+      );
+      const index = seen.length;
+      await expect.poll(() => seen.length).toBe(index + 1);
+      controller.abort();
+      await request;
+      const entry = seen[index];
+      await expect.poll(() => entry?.gone.aborted).toBe(true);
+      // A signal made before the client left is aborted with it; one made afterwards starts aborted.
+      if (path.includes('eager')) expect(entry?.early?.aborted).toBe(true);
+      else expect(entry?.gone.signal.aborted).toBe(true);
+    }
+  });
+});
+
+describe('request body without Node bindings (app.request)', () => {
+  const app = testApp();
+  const streamOf = (parts: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const part of parts) controller.enqueue(new TextEncoder().encode(part));
+        controller.close();
+      },
+    });
+
+  it('reads the web stream and enforces the limit on what is actually sent', async () => {
+    const ok = await app.request('/echo', {
+      method: 'POST',
+      body: streamOf(['{"a"', ':1}']),
+      duplex: 'half',
+    } as RequestInit);
+    expect(await ok.json()).toEqual({ got: { a: 1 } });
+    const big = await app.request('/echo', {
+      method: 'POST',
+      body: streamOf(Array.from({ length: 11 }, () => 'x'.repeat(100))),
+      duplex: 'half',
+    } as RequestInit);
+    expect(big.status).toBe(413);
+  });
+
+  it('refuses a declared Content-Length over the limit before reading', async () => {
+    const response = await app.request('/echo', {
+      method: 'POST',
+      headers: { 'Content-Length': String(LIMIT + 1) },
+      body: '{}',
+    });
+    expect(response.status).toBe(413);
+  });
+});
