@@ -1,27 +1,23 @@
-import { ProviderConnectTimeoutError, ProviderStallError } from './provider-errors.ts';
+import { type ProviderTransportOptions, providerTransport } from './provider-transport.ts';
 
 /**
  * The `fetch` every provider client is given. It owns the failure rules that are the same for all
  * providers, at the only layer that sees them all: the HTTP exchange.
  *
- * - Connect timeout: no response headers within `connectTimeoutMs` aborts the attempt.
  * - Retries with backoff on 408/409/429/5xx and on connection failures, and only before a response is
  *   handed to the provider client, so only before any of the answer exists: a stream that fails once
  *   text has started is never replayed (the reader would see the answer twice).
- * - Stall timeout: while the provider client waits for more of the body, silence longer than
- *   `stallTimeoutMs` aborts the request (closing the connection) and errors the body with
- *   `ProviderStallError`. Time the client spends not reading (backpressure) is not counted.
- * - The caller's abort signal (the reader disconnecting) aborts the upstream request at any point.
+ * - The connect and stall timeouts, and the caller's abort signal (the reader disconnecting), are the
+ *   transport's (provider-transport.ts). A timed-out connection is not retried: the provider is down or
+ *   overloaded, and the reader has already waited the whole timeout.
  */
-export interface ResilientFetchOptions {
-  connectTimeoutMs: number;
-  stallTimeoutMs: number;
+export interface ResilientFetchOptions extends ProviderTransportOptions {
   maxRetries: number;
   /** First backoff delay; doubled on each retry, with jitter. */
   retryDelayMs?: number;
   /** Longest wait before a retry. A `Retry-After` beyond it is not waited for: the error is returned. */
   maxRetryDelayMs?: number;
-  /** The underlying fetch (tests pass a spy); the global one by default. */
+  /** The underlying fetch (tests pass a spy); `providerTransport` by default. */
   fetch?: typeof fetch;
 }
 
@@ -29,105 +25,34 @@ const DEFAULT_RETRY_DELAY_MS = 500;
 const DEFAULT_MAX_RETRY_DELAY_MS = 8_000;
 
 export function resilientFetch(options: ResilientFetchOptions): typeof fetch {
-  const baseFetch = options.fetch ?? globalThis.fetch;
+  const baseFetch = options.fetch ?? providerTransport(options);
   const retryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
   const maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
 
   return async (input, init) => {
-    const outer = init?.signal ?? undefined;
+    const signal = init?.signal ?? undefined;
     for (let attempt = 0; ; attempt++) {
-      outer?.throwIfAborted();
-      const controller = new AbortController();
-      const onOuterAbort = (): void => controller.abort(outer?.reason);
-      outer?.addEventListener('abort', onOuterAbort, { once: true });
-      const release = (): void => outer?.removeEventListener('abort', onOuterAbort);
-
-      let timedOut = false;
-      const connectTimer = setTimeout(() => {
-        timedOut = true;
-        controller.abort(new ProviderConnectTimeoutError(options.connectTimeoutMs));
-      }, options.connectTimeoutMs);
-
+      signal?.throwIfAborted();
       let response: Response;
       try {
-        response = await baseFetch(input, { ...init, signal: controller.signal });
+        response = await baseFetch(input, init);
       } catch (error) {
-        release();
-        if (timedOut) throw new ProviderConnectTimeoutError(options.connectTimeoutMs);
-        if (outer?.aborted || !isConnectionFailure(error) || attempt >= options.maxRetries) throw error;
-        await sleep(backoff(attempt, retryDelayMs, maxRetryDelayMs), outer);
+        if (signal?.aborted || !isConnectionFailure(error) || attempt >= options.maxRetries) throw error;
+        await sleep(backoff(attempt, retryDelayMs, maxRetryDelayMs), signal);
         continue;
-      } finally {
-        clearTimeout(connectTimer);
       }
-
       if (isRetryableStatus(response.status) && attempt < options.maxRetries) {
         const delay = retryDelay(response.headers, attempt, retryDelayMs, maxRetryDelayMs);
         if (delay !== undefined) {
           // Discarding the body frees the connection for the retry.
           await response.body?.cancel().catch(() => {});
-          release();
-          await sleep(delay, outer);
+          await sleep(delay, signal);
           continue;
         }
       }
-      if (response.body === null) {
-        release();
-        return response;
-      }
-      return new Response(guardStalls(response.body, controller, options.stallTimeoutMs, release), {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+      return response;
     }
   };
-}
-
-function guardStalls(
-  body: ReadableStream<Uint8Array>,
-  controller: AbortController,
-  stallTimeoutMs: number,
-  release: () => void,
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  let stalled = false;
-  // One timer per stream, re-armed with `refresh` (cheaper than a timer per chunk), and acted on only
-  // while waiting on the provider, so a slow downstream reader never counts as a stall.
-  let waiting = false;
-  const timer = setTimeout(() => {
-    if (!waiting) return;
-    stalled = true;
-    controller.abort(new ProviderStallError(stallTimeoutMs));
-  }, stallTimeoutMs);
-  const finish = (): void => {
-    clearTimeout(timer);
-    release();
-  };
-  return new ReadableStream<Uint8Array>({
-    async pull(out) {
-      waiting = true;
-      timer.refresh();
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          finish();
-          out.close();
-        } else out.enqueue(value);
-      } catch (error) {
-        finish();
-        out.error(stalled ? new ProviderStallError(stallTimeoutMs) : error);
-      } finally {
-        waiting = false;
-      }
-    },
-    async cancel(reason) {
-      finish();
-      // Cancelling the body alone can leave the socket open until the server finishes: abort the request.
-      controller.abort(reason);
-      await reader.cancel(reason).catch(() => {});
-    },
-  });
 }
 
 function isRetryableStatus(status: number): boolean {

@@ -1,0 +1,129 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ProviderConnectTimeoutError, ProviderStallError } from './provider-errors.ts';
+import { providerTransport } from './provider-transport.ts';
+import { type LoopbackServer, sleep, startLoopbackLlm } from './testing/loopback-llm.ts';
+
+const options = { connectTimeoutMs: 300, stallTimeoutMs: 200 };
+
+async function readAll(body: ReadableStream<Uint8Array> | null): Promise<number> {
+  let bytes = 0;
+  for await (const chunk of body ?? []) bytes += chunk.byteLength;
+  return bytes;
+}
+
+describe('providerTransport', () => {
+  let server: LoopbackServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('sends the method, headers and body, and returns status, headers and body like fetch', async () => {
+    server = await startLoopbackLlm((_req, res) => {
+      res.setHeader('Set-Cookie', ['a=1', 'b=2']);
+      res.writeHead(201, { 'Content-Type': 'application/json', 'X-Request-Id': 'r1' });
+      res.end('{"ok":true}');
+    });
+    const response = await providerTransport(options)(`${server.origin}/v1/chat`, {
+      method: 'POST',
+      // The AI SDK leaves unset headers as `undefined` in a plain record.
+      headers: {
+        'Content-Type': 'application/json',
+        Authorization: 'Bearer k',
+        'X-Unset': undefined,
+      } as unknown as Record<string, string>,
+      body: JSON.stringify({ question: 'hi' }),
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('x-request-id')).toBe('r1');
+    expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect(await response.json()).toEqual({ ok: true });
+    const seen = server.requests[0];
+    expect(seen).toMatchObject({ method: 'POST', path: '/v1/chat', body: { question: 'hi' } });
+    expect(seen?.headers.authorization).toBe('Bearer k');
+    expect(seen?.headers['x-unset']).toBeUndefined();
+  });
+
+  it('errors a body that goes silent with ProviderStallError and closes the connection', async () => {
+    server = await startLoopbackLlm((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write('data: {}\n\n');
+    });
+    const response = await providerTransport(options)(server.origin, { method: 'POST', body: '{}' });
+    await expect(readAll(response.body)).rejects.toBeInstanceOf(ProviderStallError);
+    expect(await server.requests[0]?.closed).toEqual({ early: true });
+  });
+
+  it('does not count a slow reader (backpressure) as the provider stalling', async () => {
+    const size = 32 * 1024 * 1024;
+    server = await startLoopbackLlm((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+      res.end(Buffer.alloc(size, 1));
+    });
+    const response = await providerTransport(options)(server.origin, { method: 'POST', body: '{}' });
+    const reader = response.body?.getReader();
+    const first = await reader?.read();
+    // Far longer than the stall timeout (undici's timers may run up to a second late), with megabytes
+    // still to come: undici is paused by the reader, not waiting on the provider.
+    await sleep(options.stallTimeoutMs + 2_000);
+    let bytes = first?.value?.byteLength ?? 0;
+    for (;;) {
+      const next = await reader?.read();
+      if (!next || next.done) break;
+      bytes += next.value.byteLength;
+    }
+    expect(bytes).toBe(size);
+  });
+
+  it('fails with ProviderConnectTimeoutError when no headers come within the connect timeout', async () => {
+    server = await startLoopbackLlm(async (_req, res) => {
+      await sleep(1_000);
+      res.end();
+    });
+    await expect(
+      providerTransport(options)(server.origin, { method: 'POST', body: '{}' }),
+    ).rejects.toBeInstanceOf(ProviderConnectTimeoutError);
+  });
+
+  it('rejects a refused connection the way fetch does', async () => {
+    const closed = await startLoopbackLlm(() => {});
+    const origin = closed.origin;
+    await closed.close();
+    const failure = await providerTransport(options)(origin, { method: 'POST', body: '{}' }).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as TypeError).message).toBe('fetch failed');
+    expect((failure as TypeError).cause).toBeInstanceOf(Error);
+  });
+
+  it("ends the body with the signal's reason and closes the connection when the caller aborts", async () => {
+    server = await startLoopbackLlm((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      const timer = setInterval(() => res.write('data: {}\n\n'), 20);
+      res.on('close', () => clearInterval(timer));
+    });
+    const controller = new AbortController();
+    const response = await providerTransport(options)(server.origin, {
+      method: 'POST',
+      body: '{}',
+      signal: controller.signal,
+    });
+    const reader = response.body?.getReader();
+    await reader?.read();
+    controller.abort();
+    await expect(reader?.read()).rejects.toMatchObject({ name: 'AbortError' });
+    expect(await server.requests[0]?.closed).toEqual({ early: true });
+  });
+
+  it('closes the connection when the reader cancels the body', async () => {
+    server = await startLoopbackLlm((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      const timer = setInterval(() => res.write('data: {}\n\n'), 20);
+      res.on('close', () => clearInterval(timer));
+    });
+    const response = await providerTransport(options)(server.origin, { method: 'POST', body: '{}' });
+    await response.body?.cancel();
+    expect(await server.requests[0]?.closed).toEqual({ early: true });
+  });
+});
