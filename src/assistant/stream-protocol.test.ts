@@ -398,6 +398,37 @@ describe('coalescingWriter', () => {
     expect(chunks).toHaveLength(1);
   });
 
+  it('sends the first words at once, with the retrieval parts before them in the same chunk', async () => {
+    const chunks: string[] = [];
+    const out = coalescingWriter({ write: (s) => chunks.push(s) });
+    let release: () => void = () => {};
+    const rest = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    async function* answer(): AsyncGenerator<AnswerStreamPart> {
+      yield { type: 'text-delta', textDelta: 'Run ' };
+      yield { type: 'text-delta', textDelta: 'it' };
+      await rest;
+      yield { type: 'text-delta', textDelta: ' [1].' };
+      yield { type: 'finish', finishReason: 'stop', usage };
+    }
+    const writing = writeAnswerStream(out, answer(), writeOptions);
+    // Still the same turn of the event loop: no setImmediate has run, and the first words are out.
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]?.startsWith('f:')).toBe(true);
+    expect(chunks[0]?.endsWith('0:"Run "\n')).toBe(true);
+    // Later words are batched again: the next turn sends them.
+    await turn();
+    await turn();
+    expect(chunks).toEqual([expect.any(String), '0:"it"\n']);
+    release();
+    await writing;
+    out.flush();
+    expect(chunks.join('')).toContain('0:" [1]."\n');
+  });
+
   it('gives a v4 client the same message as unbatched writes', async () => {
     const answer = (): AsyncIterable<AnswerStreamPart> =>
       parts([

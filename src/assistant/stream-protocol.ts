@@ -207,7 +207,7 @@ export interface AnswerOutcome {
  * Resolves with what was written so the caller can store the thread message.
  */
 export async function writeAnswerStream(
-  writer: Pick<DataStreamWriter, 'write'>,
+  writer: Pick<DataStreamWriter, 'write'> & { flush?(): void },
   answer: AsyncIterable<AnswerStreamPart>,
   options: WriteAnswerOptions,
 ): Promise<AnswerOutcome> {
@@ -228,8 +228,11 @@ export async function writeAnswerStream(
       if (abortSignal?.aborted) break;
       if (isPart(part, 'text-delta')) {
         if (part.textDelta.length === 0) continue;
+        const first = text === '';
         text += part.textDelta;
         writer.write(textPart(part.textDelta));
+        // The reader is waiting for the first words: they go out now, not after the turn (coalescingWriter).
+        if (first) writer.flush?.();
       } else if (isPart(part, 'tool-call')) {
         if (part.toolName === SEARCH_TOOL_NAME)
           writer.write(searchToolCallPart(part.toolCallId, queryOf(part.args)));
