@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Agent, type Dispatcher, request } from 'undici';
 import { createModelProvider } from '../src/assistant/providers/create-model-provider.ts';
 import { startLoopbackLlm, writeOpenAIStream } from '../src/assistant/providers/testing/loopback-llm.ts';
 import { BUILTIN_MODEL_CONFIG, type ModelConfig } from '../src/config.ts';
@@ -14,9 +15,17 @@ const { values } = parseArgs({
   options: {
     role: { type: 'string', default: 'bench' },
     delay: { type: 'string', default: '50' },
-    'token-delay': { type: 'string', default: '0' },
+    /**
+     * Gap between tokens. 10 ms is 100 tokens/s, the fast end of hosted models (most stream 50-150);
+     * 0 sends them as fast as the provider's timers go (about 1 ms apart), which makes this a
+     * throughput test of the whole machine instead.
+     */
+    'token-delay': { type: 'string', default: '10' },
     tokens: { type: 'string', default: '20' },
+    /** Answers measured per concurrency level (and as many straight from the provider). */
     requests: { type: 'string', default: '200' },
+    /** At 1 client each answer takes its whole streaming time: fewer answers keep the run short. */
+    'requests-1': { type: 'string', default: '100' },
     streams: { type: 'string' },
     /** `builtin` measures Docent without a provider call (what the request path costs by itself). */
     model: { type: 'string', default: 'openai-compatible:bench-model' },
@@ -34,6 +43,12 @@ const QUESTIONS = [
   'How do I ingest my docs folder?',
   'What are the rate limits?',
 ];
+
+/**
+ * The load's HTTP client: undici's `request` on one pool, the same for both targets. It is lighter than
+ * `fetch`, and the load shares the machine's two cores with the provider and Docent.
+ */
+const client = new Agent({ connections: 2_048, keepAliveTimeout: 30_000 });
 
 if (values.role === 'provider') await runProvider();
 else await runBench();
@@ -61,8 +76,9 @@ async function runProvider(): Promise<void> {
 async function runBench(): Promise<void> {
   const delay = Number(values.delay);
   const streams = values.streams === undefined ? undefined : Number(values.streams);
+  // The 1,000-stream run keeps its own slow pace (100 ms apart) unless one is given.
   const tokenDelay =
-    streams === undefined ? Number(values['token-delay']) : Number(values['token-delay']) || 100;
+    streams === undefined || process.argv.includes('--token-delay') ? Number(values['token-delay']) : 100;
 
   const provider = await startNodeScript(
     [
@@ -73,6 +89,8 @@ async function runBench(): Promise<void> {
       String(delay),
       '--token-delay',
       String(tokenDelay),
+      '--tokens',
+      String(values.tokens),
     ],
     {},
     (line) => (JSON.parse(line) as { origin?: string }).origin,
@@ -111,16 +129,25 @@ async function runBench(): Promise<void> {
     docentTtft(docent.value, assistantKey, QUESTIONS[i % QUESTIONS.length] ?? '');
 
   try {
-    console.log(`node ${process.version}, ${os.cpus().length} CPUs, provider first token after ${delay} ms`);
+    const pace =
+      tokenDelay > 0
+        ? `${Math.round(1000 / tokenDelay)} tokens/s (${tokenDelay} ms apart)`
+        : 'with no delay (about 1 ms apart)';
+    console.log(
+      `node ${process.version}, ${os.cpus().length} CPUs; loopback provider (OpenAI SSE): first token after ${delay} ms, ` +
+        `then ${values.tokens} tokens ${pace}; provider, Docent and this client share the machine`,
+    );
     if (streams === undefined) {
-      const requests = Number(values.requests);
       // Warm-up: module loading, JIT, connection pools and the search index cache.
       await runConcurrent(20, 4, () => direct());
-      await runConcurrent(20, 4, (i) => viaDocent(i));
+      await runConcurrent(40, 8, (i) => viaDocent(i));
+      // How long one answer takes the provider: the clients' start times are spread over it.
+      const answerMs = delay + (Number(values.tokens) - 1) * tokenDelay;
       for (const concurrency of [1, 32]) {
-        const d = await runConcurrent(requests, concurrency, () => direct());
+        const requests = Number(concurrency === 1 ? values['requests-1'] : values.requests);
+        const d = await runConcurrent(requests, concurrency, () => direct(), answerMs);
         const cpuBefore = cpuMsOf(docent.child.pid);
-        const v = await runConcurrent(requests, concurrency, (i) => viaDocent(i));
+        const v = await runConcurrent(requests, concurrency, (i) => viaDocent(i), answerMs);
         const cpuPerRequest = (cpuMsOf(docent.child.pid) - cpuBefore) / requests;
         const p = (xs: number[], q: number) => percentile(xs, q).toFixed(1);
         console.log(
@@ -132,7 +159,7 @@ async function runBench(): Promise<void> {
       // The floor under Docent's figure: the provider package's own work per answer (request, SSE parsing
       // and validation of every chunk), measured in this process with the same package, fetch wrapper and
       // loopback provider, and no Docent around it.
-      const alone = await providerPackageCpu(provider.value, Math.min(requests, 200), 32);
+      const alone = await providerPackageCpu(provider.value, Math.min(Number(values.requests), 200), 32);
       console.log(
         `provider package alone (@ai-sdk/openai-compatible doStream, ${values.tokens} tokens, read to the end, 32 at a time): ${alone.toFixed(2)} ms CPU per answer`,
       );
@@ -152,7 +179,7 @@ async function runBench(): Promise<void> {
       const after = rssOf(docent.child.pid);
       const failed = outcomes.filter((o) => o !== 'ok');
       console.log(
-        `${streams} concurrent streams (20 tokens, ${tokenDelay} ms apart): ${streams - failed.length} complete, ` +
+        `${streams} concurrent streams (${values.tokens} tokens, ${tokenDelay} ms apart): ${streams - failed.length} complete, ` +
           `${failed.length} failed in ${((performance.now() - started) / 1000).toFixed(1)} s`,
       );
       if (failed.length > 0) console.log(`failures (first 5): ${failed.slice(0, 5).join(' | ')}`);
@@ -162,6 +189,7 @@ async function runBench(): Promise<void> {
       if (failed.length > 0) process.exitCode = 1;
     }
   } finally {
+    await client.destroy();
     docent.child.kill('SIGTERM');
     provider.child.kill('SIGTERM');
     if (values.keep) console.log(`database kept: ${databaseUrl}`);
@@ -199,23 +227,25 @@ async function providerPackageCpu(origin: string, answers: number, concurrency: 
 /** Time until the first content delta straight from the provider. */
 async function directTtft(origin: string): Promise<number> {
   const started = performance.now();
-  const response = await fetch(`${origin}/v1/chat/completions`, {
+  const response = await request(`${origin}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    dispatcher: client,
   });
-  return untilFirst(response, started, /"content":"[^"]/);
+  return untilFirst(response.body, started, /"content":"[^"]/);
 }
 
 /** One question to Docent's assistant endpoint, as a reader's client sends it. */
-function askDocent(baseUrl: string, key: string, question: string): Promise<Response> {
-  return fetch(`${baseUrl}/v1/assistant/docs/message`, {
+function askDocent(baseUrl: string, key: string, question: string): Promise<Dispatcher.ResponseData> {
+  return request(`${baseUrl}/v1/assistant/docs/message`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
     body: JSON.stringify({
       fp: 'anonymous',
       messages: [{ id: 'u1', role: 'user', content: question, parts: [{ type: 'text', text: question }] }],
     }),
+    dispatcher: client,
   });
 }
 
@@ -223,19 +253,18 @@ function askDocent(baseUrl: string, key: string, question: string): Promise<Resp
 async function docentTtft(baseUrl: string, key: string, question: string): Promise<number> {
   const started = performance.now();
   const response = await askDocent(baseUrl, key, question);
-  if (response.status !== 200)
-    throw new Error(`Docent answered ${response.status}: ${await response.text()}`);
-  return untilFirst(response, started, /(^|\n)0:/);
+  if (response.statusCode !== 200)
+    throw new Error(`Docent answered ${response.statusCode}: ${await response.body.text()}`);
+  return untilFirst(response.body, started, /(^|\n)0:/);
 }
 
 /** Reads until `pattern` shows up, records the time, then drains the rest (the stream must finish cleanly). */
-async function untilFirst(response: Response, started: number, pattern: RegExp): Promise<number> {
-  const decoder = new TextDecoder();
+async function untilFirst(body: AsyncIterable<Buffer>, started: number, pattern: RegExp): Promise<number> {
   let seen = '';
   let at: number | undefined;
-  for await (const chunk of response.body ?? []) {
+  for await (const chunk of body) {
     if (at === undefined) {
-      seen += decoder.decode(chunk as Uint8Array, { stream: true });
+      seen += chunk.toString('utf8');
       if (pattern.test(seen)) at = performance.now() - started;
     }
   }
@@ -247,8 +276,8 @@ async function untilFirst(response: Response, started: number, pattern: RegExp):
 async function fullStream(baseUrl: string, key: string, question: string): Promise<string> {
   try {
     const response = await askDocent(baseUrl, key, question);
-    const text = await response.text();
-    if (response.status !== 200) return `HTTP ${response.status}: ${text.slice(0, 200)}`;
+    const text = await response.body.text();
+    if (response.statusCode !== 200) return `HTTP ${response.statusCode}: ${text.slice(0, 200)}`;
     if (/(^|\n)3:/.test(text)) return `error part: ${text.match(/(^|\n)3:(.*)/)?.[2]}`;
     if (!/(^|\n)d:/.test(text)) return 'no finish part';
     return 'ok';
@@ -257,15 +286,23 @@ async function fullStream(baseUrl: string, key: string, question: string): Promi
   }
 }
 
+/**
+ * `concurrency` clients, each sending its next request when its last one has finished. With `phaseMs`,
+ * client k starts k/concurrency of it late. Every answer here takes the same time, so clients that start
+ * together stay in lockstep and arrive as one burst per answer: the latency would measure the burst
+ * (the 32nd request of a burst waits behind 31 others), not how readers arrive.
+ */
 async function runConcurrent(
   total: number,
   concurrency: number,
   task: (i: number) => Promise<number>,
+  phaseMs = 0,
 ): Promise<number[]> {
   const out: number[] = [];
   let next = 0;
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, k) => {
+      if (phaseMs > 0) await new Promise((resolve) => setTimeout(resolve, (k / concurrency) * phaseMs));
       while (next < total) {
         const i = next++;
         out.push(await task(i));
