@@ -23,7 +23,7 @@ const { values } = parseArgs({
     'token-delay': { type: 'string', default: '10' },
     tokens: { type: 'string', default: '20' },
     /** Answers measured per concurrency level (and as many straight from the provider). */
-    requests: { type: 'string', default: '200' },
+    requests: { type: 'string', default: '600' },
     /** At 1 client each answer takes its whole streaming time: fewer answers keep the run short. */
     'requests-1': { type: 'string', default: '100' },
     streams: { type: 'string' },
