@@ -158,10 +158,14 @@ async function runBench(): Promise<void> {
       }
       // The floor under Docent's figure: the provider package's own work per answer (request, SSE parsing
       // and validation of every chunk), measured in this process with the same package, fetch wrapper and
-      // loopback provider, and no Docent around it.
-      const alone = await providerPackageCpu(provider.value, Math.min(Number(values.requests), 200), 32);
+      // loopback provider, and no Docent around it; and under that, what merely receiving the same bytes
+      // costs, which is how much of the package's figure is its own stream layers.
+      const answers = Math.min(Number(values.requests), 200);
+      const alone = await providerPackageCpu(provider.value, answers, 32);
+      const raw = await rawStreamCpu(provider.value, answers, 32);
       console.log(
-        `provider package alone (@ai-sdk/openai-compatible doStream, ${values.tokens} tokens, read to the end, 32 at a time): ${alone.toFixed(2)} ms CPU per answer`,
+        `provider package alone (@ai-sdk/openai-compatible doStream, ${values.tokens} tokens, read to the end, 32 at a time): ` +
+          `${alone.toFixed(2)} ms CPU per answer; the same stream's bytes read with undici and nothing else: ${raw.toFixed(2)} ms`,
       );
     } else {
       const baseline = rssOf(docent.child.pid);
@@ -217,11 +221,35 @@ async function providerPackageCpu(origin: string, answers: number, concurrency: 
     for await (const _ of stream) parts++;
     return parts;
   };
-  await runConcurrent(20, 4, () => once());
+  return cpuPerTask(answers, concurrency, once);
+}
+
+/** CPU (all threads of this process) per answer of reading the provider's stream bytes, and nothing else. */
+async function rawStreamCpu(origin: string, answers: number, concurrency: number): Promise<number> {
+  const once = async (): Promise<number> => {
+    const response = await request(`${origin}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        model: 'bench-model',
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+      dispatcher: client,
+    });
+    let bytes = 0;
+    for await (const chunk of response.body) bytes += (chunk as Buffer).byteLength;
+    return bytes;
+  };
+  return cpuPerTask(answers, concurrency, once);
+}
+
+async function cpuPerTask(total: number, concurrency: number, task: () => Promise<number>): Promise<number> {
+  await runConcurrent(20, 4, () => task());
   const before = process.cpuUsage();
-  await runConcurrent(answers, concurrency, () => once());
+  await runConcurrent(total, concurrency, () => task());
   const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000 / answers;
+  return (used.user + used.system) / 1000 / total;
 }
 
 /** Time until the first content delta straight from the provider. */
