@@ -77,7 +77,8 @@ describe('providerTransport', () => {
 
   it('fails with ProviderConnectTimeoutError when no headers come within the connect timeout', async () => {
     server = await startLoopbackLlm(async (_req, res) => {
-      await sleep(1_000);
+      // undici's header timer is coarse: a 300 ms timeout fires after about a second.
+      await sleep(5_000);
       res.end();
     });
     await expect(

@@ -23,6 +23,9 @@ const KEEP_ALIVE_MS = 30_000;
  * - other connection failures reject like `fetch` does (`TypeError('fetch failed')` with the cause),
  *   which the AI SDK reports as "Cannot connect to API";
  * - the caller's `signal` aborts the request, before or after the headers, with the signal's reason.
+ *
+ * undici's header and body timers tick every half second, so they fire up to half a second early or
+ * a second late; for timeouts of tens of seconds that is noise, and it keeps a timer per chunk cheap.
  */
 export function providerTransport(options: ProviderTransportOptions): typeof fetch {
   const agent = new Agent({
