@@ -38,12 +38,15 @@ export function providerTransport(options: ProviderTransportOptions): typeof fet
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
     const method = (init?.method ?? 'GET').toUpperCase() as Dispatcher.HttpMethod;
+    // Outside the `try`, and not a `TypeError`: a body this cannot send is a programming error, not a
+    // connection failure to retry.
+    const body = requestBody(init?.body);
     let response: Dispatcher.ResponseData;
     try {
       response = await request(urlOf(input), {
         method,
         headers: headerRecord(init?.headers),
-        body: requestBody(init?.body),
+        body,
         dispatcher: agent,
         ...(signal ? { signal } : {}),
       });
@@ -135,7 +138,5 @@ function requestBody(body: RequestInit['body']): string | Uint8Array | undefined
   if (typeof body === 'string' || body instanceof Uint8Array) return body;
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
   // The provider clients send JSON text; anything else would be a new kind of request to support here.
-  throw new TypeError(
-    `unsupported request body for a model provider: ${Object.prototype.toString.call(body)}`,
-  );
+  throw new Error(`unsupported request body for a model provider: ${Object.prototype.toString.call(body)}`);
 }
