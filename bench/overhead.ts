@@ -227,16 +227,7 @@ async function providerPackageCpu(origin: string, answers: number, concurrency: 
 /** CPU (all threads of this process) per answer of reading the provider's stream bytes, and nothing else. */
 async function rawStreamCpu(origin: string, answers: number, concurrency: number): Promise<number> {
   const once = async (): Promise<number> => {
-    const response = await request(`${origin}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        model: 'bench-model',
-        stream: true,
-        messages: [{ role: 'user', content: 'hi' }],
-      }),
-      dispatcher: client,
-    });
+    const response = await askProvider(origin);
     let bytes = 0;
     for await (const chunk of response.body) bytes += (chunk as Buffer).byteLength;
     return bytes;
@@ -255,13 +246,18 @@ async function cpuPerTask(total: number, concurrency: number, task: () => Promis
 /** Time until the first content delta straight from the provider. */
 async function directTtft(origin: string): Promise<number> {
   const started = performance.now();
-  const response = await request(`${origin}/v1/chat/completions`, {
+  const response = await askProvider(origin);
+  return untilFirst(response.body, started, /"content":"[^"]/);
+}
+
+/** One streamed chat completion straight from the loopback provider. */
+function askProvider(origin: string): Promise<Dispatcher.ResponseData> {
+  return request(`${origin}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
     dispatcher: client,
   });
-  return untilFirst(response.body, started, /"content":"[^"]/);
 }
 
 /** One question to Docent's assistant endpoint, as a reader's client sends it. */

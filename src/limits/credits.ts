@@ -90,7 +90,7 @@ export const insertLedgerEntry = precompile<CreditLedgerTable>((db, p) =>
 );
 
 /** Safe as read-then-write: every caller holds the organization lock. */
-const upsertBalance = precompile<CreditBalancesTable>((db, p) =>
+export const upsertBalance = precompile<CreditBalancesTable>((db, p) =>
   db
     .insertInto('credit_balances')
     .values({

@@ -9,13 +9,13 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { insertLedgerEntry } from '../limits/credits.ts';
+import { insertLedgerEntry, upsertBalance } from '../limits/credits.ts';
 import { createTenant } from '../limits/limits-fixtures.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import type { DialectName } from './database.ts';
 import { newId } from './ids.ts';
 import { bind, executePrecompiled, type ParamsOf, precompile } from './precompiled.ts';
-import type { CreditBalancesTable, CreditLedgerTable, Database } from './schema.ts';
+import type { CreditLedgerTable, Database } from './schema.ts';
 
 /** A Kysely of `dialect` that compiles but never connects: shows what the other dialect's SQL looks like. */
 function compileOnly(dialect: DialectName): Kysely<Database> {
@@ -65,21 +65,6 @@ function ledgerRow(
     created_at: new Date().toISOString(),
   };
 }
-
-const upsertBalance = () =>
-  precompile<CreditBalancesTable>((db, p) =>
-    db
-      .insertInto('credit_balances')
-      .values({
-        organization_id: p('organization_id'),
-        period: p('period'),
-        used: p('used'),
-        overage: p('overage'),
-      })
-      .onConflict((oc) =>
-        oc.columns(['organization_id', 'period']).doUpdateSet({ used: p('used'), overage: p('overage') }),
-      ),
-  );
 
 describe.each(dialects)('precompiled statements on %s', (dialect) => {
   let database: TestDatabase;
@@ -132,7 +117,8 @@ describe.each(dialects)('precompiled statements on %s', (dialect) => {
   it('binds a parameter used twice (ON CONFLICT DO UPDATE SET) to the same value in both places', async () => {
     const { storage } = database;
     const { organization } = await createTenant(storage, { domain: 'twice' });
-    const statement = upsertBalance();
+    // credits.ts's own statement: its ON CONFLICT branch repeats two parameters.
+    const statement = upsertBalance;
     const params = { organization_id: organization.id, period: '2030-01', used: 7, overage: 2 };
     const { sql, values } = bind(statement, storage.db, dialect, params);
     expect(sql).toMatch(/on conflict/i);
