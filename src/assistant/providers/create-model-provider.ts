@@ -4,10 +4,14 @@ import type { ModelConfig, ProviderAccess } from '../../config.ts';
 import { builtinModelProvider, type ModelProvider } from '../model-provider.ts';
 import { answerModel } from './answer-model.ts';
 import { createAnthropicModel } from './anthropic.ts';
+import { anthropicMessagesStreamDecoder } from './anthropic-messages-stream.ts';
+import { directStreamModel } from './direct-stream-model.ts';
 import { formatModelSpec, type ModelProviderName, type ModelSpec, parseModelSpec } from './model-spec.ts';
 import { createOpenAIModel } from './openai.ts';
+import { openAIChatStreamDecoder } from './openai-chat-stream.ts';
 import { createOpenAICompatibleModel } from './openai-compatible.ts';
 import { resilientFetch } from './resilient-fetch.ts';
+import type { PartDecoder } from './stream-decoding.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 
 export interface CreateModelProviderOptions {
@@ -23,16 +27,31 @@ type ModelFactory = (
   fetch: typeof globalThis.fetch,
 ) => LanguageModelV1;
 
-const factories: Record<Exclude<ModelProviderName, 'builtin'>, ModelFactory> = {
+type HostedProvider = Exclude<ModelProviderName, 'builtin'>;
+
+const factories: Record<HostedProvider, ModelFactory> = {
   openai: createOpenAIModel,
   anthropic: createAnthropicModel,
   'openai-compatible': createOpenAICompatibleModel,
 };
 
+/** Docent's decoding of each package's streamed answers (direct-stream-model.ts). */
+const decoders: Record<HostedProvider, (model: LanguageModelV1) => PartDecoder> = {
+  openai: () => openAIChatStreamDecoder({ flavor: 'openai', metadataKey: 'openai' }),
+  anthropic: () => anthropicMessagesStreamDecoder(),
+  // The package keys its metadata by its provider name up to the first dot ('openai-compatible').
+  'openai-compatible': (model) =>
+    openAIChatStreamDecoder({
+      flavor: 'openai-compatible',
+      metadataKey: model.provider.split('.')[0]?.trim() ?? model.provider,
+    }),
+};
+
 /**
  * The one place a model is chosen for a request: the site's own `model` setting when it names a
  * provider this server has credentials for, else the server's `DOCENT_MODEL`; `builtin` is the built-in
- * answerer. Provider clients are stateless apart from their settings, so one per model id is reused.
+ * answerer. One model per model id is reused (each answer still gets its own package client: see
+ * direct-stream-model.ts).
  */
 export function createModelProvider(
   config: ModelConfig,
@@ -47,11 +66,16 @@ export function createModelProvider(
   const models = new Map<string, LanguageModelV1>();
   const reported = new Set<string>();
 
-  const modelFor = (spec: ModelSpec, provider: Exclude<ModelProviderName, 'builtin'>): LanguageModelV1 => {
+  const modelFor = (spec: ModelSpec, provider: HostedProvider): LanguageModelV1 => {
     const key = formatModelSpec(spec);
     let model = models.get(key);
     if (model === undefined) {
-      model = factories[provider](spec.model, providerAccess(config, provider), fetch);
+      const access = providerAccess(config, provider);
+      model = directStreamModel({
+        create: (modelFetch) => factories[provider](spec.model, access, modelFetch),
+        fetch,
+        decoder: decoders[provider],
+      });
       models.set(key, model);
     }
     return model;
@@ -115,10 +139,7 @@ export function isProviderConfigured(config: ModelConfig, provider: ModelProvide
   }
 }
 
-function providerAccess(
-  config: ModelConfig,
-  provider: Exclude<ModelProviderName, 'builtin'>,
-): ProviderAccess {
+function providerAccess(config: ModelConfig, provider: HostedProvider): ProviderAccess {
   if (provider === 'openai') return config.openai;
   if (provider === 'anthropic') return config.anthropic;
   return config.openaiCompatible;

@@ -24,6 +24,9 @@ const KEEP_ALIVE_MS = 30_000;
  *   which the AI SDK reports as "Cannot connect to API";
  * - the caller's `signal` aborts the request, before or after the headers, with the signal's reason.
  *
+ * A successful answer's body is usually not read through the `Response` at all: `takeRawBody` hands it
+ * to Docent's own stream decoding (direct-stream-model.ts).
+ *
  * undici's header and body timers tick every half second, so they fire up to half a second early or
  * a second late; for timeouts of tens of seconds that is noise, and it keeps a timer per chunk cheap.
  */
@@ -63,55 +66,125 @@ export function providerTransport(options: ProviderTransportOptions): typeof fet
     }
     const status = response.statusCode;
     const empty = method === 'HEAD' || status === 204 || status === 205 || status === 304;
-    if (empty) response.body.destroy();
-    return new Response(empty ? null : webBody(response.body, options.stallTimeoutMs, signal), {
-      status,
-      headers,
-    });
+    if (empty) {
+      response.body.destroy();
+      return new Response(null, { status, headers });
+    }
+    const raw = rawBody(response.body, options.stallTimeoutMs, signal);
+    const fetched: Response = new Response(
+      webBody(raw, (): boolean => unread.delete(fetched)),
+      { status, headers },
+    );
+    unread.set(fetched, raw);
+    return fetched;
   };
 }
 
 /**
- * The response body as the web stream `Response` needs, pausing undici while the reader is behind.
- * One layer, like `fetch`'s own body; it also names the failures the answer stream reports.
+ * A transport response's body for a reader that decodes it itself, without web streams
+ * (direct-stream-model.ts). The failures it reports are the ones named above.
  */
-function webBody(
+export interface RawBody {
+  /** Starts the flow: `data` for each chunk, then `end`, or `error` with the named failure. Call once. */
+  read(sink: { data(chunk: Buffer): void; end(): void; error(error: unknown): void }): void;
+  /** Stop delivering chunks until `resume` (the reader is behind): undici stops the stall clock too. */
+  pause(): void;
+  resume(): void;
+  /** Stops reading and closes the connection: the provider stops generating (and billing) the rest. */
+  destroy(): void;
+}
+
+/** Responses of this transport whose body nobody has started to read, with that body. */
+const unread = new WeakMap<Response, RawBody>();
+
+/**
+ * The body of a response of this transport as a `RawBody`, if its web body was never read; the web body
+ * then fails if anyone reads it. Undefined for any other response (a caller falls back to `response.body`).
+ */
+export function takeRawBody(response: Response): RawBody | undefined {
+  const raw = unread.get(response);
+  unread.delete(response);
+  return raw;
+}
+
+function rawBody(
   body: Dispatcher.ResponseData['body'],
   stallTimeoutMs: number,
   signal: AbortSignal | undefined,
-): ReadableStream<Uint8Array> {
+): RawBody {
   let settled = false;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
+  let sink: Parameters<RawBody['read']>[0] | undefined;
+  let failure: unknown;
+  // Listened to from the start: a body can fail (or be destroyed) before anyone reads it, and an
+  // 'error' without a listener would crash the process.
+  body.once('error', (error: Error) => {
+    if (settled) return;
+    settled = true;
+    if (signal?.aborted) failure = signal.reason;
+    else if (error instanceof errors.BodyTimeoutError) failure = new ProviderStallError(stallTimeoutMs);
+    else failure = new TypeError('terminated', { cause: error });
+    sink?.error(failure);
+  });
+  return {
+    read(reader) {
+      sink = reader;
+      if (failure !== undefined) {
+        reader.error(failure);
+        return;
+      }
       body.on('data', (chunk: Buffer) => {
-        if (settled) return;
-        controller.enqueue(chunk);
-        if ((controller.desiredSize ?? 0) <= 0) body.pause();
+        if (!settled) reader.data(chunk);
       });
       body.once('end', () => {
         if (settled) return;
         settled = true;
-        controller.close();
-      });
-      body.once('error', (error: Error) => {
-        if (settled) return;
-        settled = true;
-        if (signal?.aborted) controller.error(signal.reason);
-        else if (error instanceof errors.BodyTimeoutError)
-          controller.error(new ProviderStallError(stallTimeoutMs));
-        else controller.error(new TypeError('terminated', { cause: error }));
+        reader.end();
       });
     },
-    pull() {
-      body.resume();
-    },
-    cancel() {
+    pause: () => body.pause(),
+    resume: () => body.resume(),
+    destroy() {
       settled = true;
-      // Destroying an unfinished body aborts the request and closes its connection: the provider stops
-      // generating (and billing) the rest of the answer.
+      // Destroying an unfinished body aborts the request and closes its connection.
       body.destroy();
     },
-  });
+  };
+}
+
+/**
+ * The body as the web stream `Response` needs, one layer like `fetch`'s own. It starts reading at the
+ * first read only (a high-water mark of 0), so that until then the body can still be taken raw; it pauses
+ * undici while the reader is behind.
+ */
+function webBody(raw: RawBody, claim: () => boolean): ReadableStream<Uint8Array> {
+  let started = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (started) {
+          raw.resume();
+          return;
+        }
+        started = true;
+        if (!claim()) {
+          controller.error(new TypeError('the response body was taken by another reader'));
+          return;
+        }
+        raw.read({
+          data(chunk) {
+            controller.enqueue(chunk);
+            if ((controller.desiredSize ?? 0) <= 0) raw.pause();
+          },
+          end: () => controller.close(),
+          error: (error) => controller.error(error),
+        });
+      },
+      cancel() {
+        raw.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 function urlOf(input: Parameters<typeof fetch>[0]): string {
