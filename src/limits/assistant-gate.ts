@@ -36,6 +36,8 @@ interface GateState {
   charged?: { organizationId: string; requestId: string };
   /** Read once by `admit` (rate limits) and reused by `charge` (credits). */
   plan?: Plan;
+  /** The route wrote the response itself, with `streamHeaders`: `wrap` has nothing left to add. */
+  sent?: boolean;
 }
 
 /**
@@ -47,6 +49,11 @@ interface GateState {
 export interface AssistantGate {
   wrap: MiddlewareHandler<AppEnv>;
   preflight: Handler<AppEnv>;
+  /**
+   * The CORS and rate-limit headers `wrap` would add, for a response the route writes itself before
+   * `wrap` runs (a stream written straight to the socket); `wrap` then leaves the response alone.
+   */
+  streamHeaders(c: Context<AppEnv>): Record<string, string>;
   admit(c: Context<AppEnv>, caller: { key: ApiKey; site: Site }): Promise<void>;
   /**
    * Charges the request and runs `within` in the same write unit (the route creates its thread
@@ -62,6 +69,10 @@ export interface AssistantGate {
     outcome: { text: string; error?: unknown; aborted: boolean },
     within: (unit: WriteUnit) => Promise<void>,
   ): Promise<void>;
+}
+
+function gateHeaders(state: GateState): Record<string, string> {
+  return { ...state.headers, ...(state.origin ? corsResponseHeaders(state.origin) : {}) };
 }
 
 /** Windows of the assistant route; the `{org}` hash tag keeps both on one Redis Cluster slot. */
@@ -102,6 +113,7 @@ export function createAssistantGate(deps: GateDeps): AssistantGate {
     wrap: async (c, next) => {
       const state = stateOf(c);
       await next();
+      if (state.sent) return;
       if (state.charged && c.res.status >= 400) await refund(c, state);
       const origin = requestHeader(c, 'Origin');
       if (origin !== undefined && state.origin === undefined) {
@@ -110,7 +122,7 @@ export function createAssistantGate(deps: GateDeps): AssistantGate {
         const site = await deps.tenancy.siteByDomain(c.req.param('domain') ?? '').catch(() => undefined);
         if (originAllowed(site, origin)) state.origin = origin;
       }
-      const headers = { ...state.headers, ...(state.origin ? corsResponseHeaders(state.origin) : {}) };
+      const headers = gateHeaders(state);
       try {
         for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
       } catch {
@@ -118,6 +130,12 @@ export function createAssistantGate(deps: GateDeps): AssistantGate {
         c.res = new Response(c.res.body, c.res);
         for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
       }
+    },
+
+    streamHeaders: (c) => {
+      const state = stateOf(c);
+      state.sent = true;
+      return gateHeaders(state);
     },
 
     preflight: async (c) => {

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import { createDataStreamResponse } from 'ai';
 import { Hono } from 'hono';
 import { authenticateAssistant } from '../../assistant/authenticate.ts';
 import { builtinModelProvider, type ModelProvider } from '../../assistant/model-provider.ts';
@@ -34,6 +33,7 @@ import type { AppEnv } from '../app-env.ts';
 import { DocentError } from '../errors.ts';
 import { clientGone, requestHeader } from '../node-request.ts';
 import { readJsonBody } from '../request-body.ts';
+import { streamedResponse } from '../streamed-response.ts';
 import { zodDetails } from '../validation.ts';
 
 export interface AssistantRouteDeps {
@@ -195,11 +195,13 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         });
       }
 
-      return createDataStreamResponse({
-        status: 200,
+      // The gate's CORS and rate-limit headers go out with the stream's: it is written before `wrap` runs.
+      Object.assign(headers, gate.streamHeaders(c));
+      return streamedResponse(
+        c,
         headers,
-        execute: async (writer) => {
-          const out = coalescingWriter(writer);
+        async (sink) => {
+          const out = coalescingWriter(sink);
           const outcome = await writeAnswerStream(out, start.parts, {
             messageId: `msg_${crypto.randomUUID()}`,
             toolCallId: `call_${crypto.randomUUID()}`,
@@ -237,8 +239,8 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
             await appendMessageWithin(unit, threadId, answer, { touch: false });
           });
         },
-        onError: () => 'An error occurred.',
-      });
+        (error) => logger.error({ err: error, requestId }, 'answer stream failed unexpectedly'),
+      );
     });
   }
   return route;
