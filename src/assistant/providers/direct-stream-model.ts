@@ -31,14 +31,18 @@ export interface DirectStreamModelOptions {
  * Only a successful response's body is taken raw (`takeRawBody`) and decoded in one pass: undici's
  * chunks → server-sent events → the package's own chunk-to-part logic, mirrored in
  * openai-chat-stream.ts and anthropic-messages-stream.ts (the differential tests hold them to the
- * package's output for the same bytes) → one ReadableStream of parts. The package is given an empty
- * body in its place, which ends its own stream at once.
+ * package's output for the same bytes) → one ReadableStream of parts.
+ *
+ * The package's part ends once the response is known to be good: the `fetch` it was given then throws
+ * `RESPONSE_TAKEN`, which its `doStream` passes on untouched, so it builds no stream stages of its own
+ * that would only be thrown away. What the result then lacks is the package's `warnings` about call
+ * settings it ignores (Docent passes none) and its `rawCall` (the request body is in `request`).
  *
  * The response is matched to its call by the call's abort signal, the one object the package hands
  * from `doStream` to `fetch` unchanged: each call gets a signal of its own, following the caller's.
  */
 export function directStreamModel(options: DirectStreamModelOptions): LanguageModelV1 {
-  const calls = new WeakMap<AbortSignal, { raw?: RawBody }>();
+  const calls = new WeakMap<AbortSignal, TakenResponse>();
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const response = await options.fetch(input, init);
     const call = init?.signal ? calls.get(init.signal) : undefined;
@@ -46,7 +50,9 @@ export function directStreamModel(options: DirectStreamModelOptions): LanguageMo
     const raw = takeRawBody(response);
     if (raw === undefined) return response;
     call.raw = raw;
-    return new Response('', { status: response.status, headers: response.headers });
+    call.headers = response.headers;
+    call.requestBody = typeof init?.body === 'string' ? init.body : undefined;
+    throw RESPONSE_TAKEN;
   };
   const model = options.create(fetch);
   return {
@@ -60,21 +66,41 @@ export function directStreamModel(options: DirectStreamModelOptions): LanguageMo
     doGenerate: (callOptions) => model.doGenerate(callOptions),
     async doStream(callOptions: LanguageModelV1CallOptions) {
       const signal = ownSignal(callOptions.abortSignal);
-      const call: { raw?: RawBody } = {};
+      const call: TakenResponse = {};
       calls.set(signal, call);
-      let result: Awaited<ReturnType<LanguageModelV1['doStream']>>;
       try {
-        result = await model.doStream({ ...callOptions, abortSignal: signal });
+        const result = await model.doStream({ ...callOptions, abortSignal: signal });
+        // Any other fetch: the package decoded the stream itself; the assistant's checks still apply.
+        return { ...result, stream: result.stream.pipeThrough(checkedAnswerStream()) };
+      } catch (error) {
+        if (error !== RESPONSE_TAKEN || call.raw === undefined) throw error;
       } finally {
         calls.delete(signal);
       }
-      if (call.raw === undefined)
-        return { ...result, stream: result.stream.pipeThrough(checkedAnswerStream()) };
-      result.stream.cancel().catch(() => {});
-      return { ...result, stream: decodedStream(call.raw, options.decoder(model)) };
+      const headers: Record<string, string> = {};
+      call.headers?.forEach((value, name) => {
+        headers[name] = value;
+      });
+      return {
+        stream: decodedStream(call.raw, options.decoder(model)),
+        rawCall: { rawPrompt: undefined, rawSettings: {} },
+        rawResponse: { headers },
+        request: call.requestBody === undefined ? {} : { body: call.requestBody },
+        warnings: [],
+      };
     },
   };
 }
+
+/** What the `fetch` of one call kept of a successful response. */
+interface TakenResponse {
+  raw?: RawBody;
+  headers?: Headers;
+  requestBody?: string | undefined;
+}
+
+/** Thrown through the package once Docent has taken the response (see above); never escapes. */
+const RESPONSE_TAKEN: unique symbol = Symbol('docent: response taken by the direct stream');
 
 /** A signal for one call alone that aborts when `caller` does (with its reason). */
 function ownSignal(caller: AbortSignal | undefined): AbortSignal {
