@@ -152,15 +152,19 @@ describe('directStreamModel', () => {
     });
     const { model } = modelOn(server, 'openai-compatible', resilientFetch(transportOptions));
     const questions = Array.from({ length: 24 }, (_, i) => `q${i}`);
-    const answers = await Promise.all(
-      questions.map(async (q) => {
-        let text = '';
-        for await (const part of await streamOf(model, q))
-          if (part.type === 'text-delta') text += part.textDelta;
-        return text;
-      }),
-    );
-    expect(answers).toEqual(questions.map((q) => `answer to ${q}.`));
+    // Each with no signal, then all with one shared signal: calls are told apart either way.
+    const shared = new AbortController().signal;
+    for (const signal of [undefined, shared]) {
+      const answers = await Promise.all(
+        questions.map(async (q) => {
+          let text = '';
+          for await (const part of await streamOf(model, q, signal))
+            if (part.type === 'text-delta') text += part.textDelta;
+          return text;
+        }),
+      );
+      expect(answers).toEqual(questions.map((q) => `answer to ${q}.`));
+    }
   });
 
   it("stops the upstream request when the caller's signal aborts mid-answer", async () => {

@@ -39,7 +39,7 @@ export interface DirectStreamModelOptions {
  * settings it ignores (Docent passes none) and its `rawCall` (the request body is in `request`).
  *
  * The response is matched to its call by the call's abort signal, the one object the package hands
- * from `doStream` to `fetch` unchanged: each call gets a signal of its own, following the caller's.
+ * from `doStream` to `fetch` unchanged; calls that would share one get a signal of their own.
  */
 export function directStreamModel(options: DirectStreamModelOptions): LanguageModelV1 {
   const calls = new WeakMap<AbortSignal, TakenResponse>();
@@ -65,7 +65,10 @@ export function directStreamModel(options: DirectStreamModelOptions): LanguageMo
     ...(model.supportsUrl ? { supportsUrl: model.supportsUrl.bind(model) } : {}),
     doGenerate: (callOptions) => model.doGenerate(callOptions),
     async doStream(callOptions: LanguageModelV1CallOptions) {
-      const signal = ownSignal(callOptions.abortSignal);
+      // The caller's own signal when no other call of this model is using it (the usual case: one per
+      // request); a signal made for this call otherwise.
+      const caller = callOptions.abortSignal;
+      const signal = caller !== undefined && !calls.has(caller) ? caller : ownSignal(caller);
       const call: TakenResponse = {};
       calls.set(signal, call);
       try {
