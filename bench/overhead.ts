@@ -4,6 +4,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, type Dispatcher, request } from 'undici';
 import { createModelProvider } from '../src/assistant/providers/create-model-provider.ts';
+import { createOpenAICompatibleModel } from '../src/assistant/providers/openai-compatible.ts';
+import { resilientFetch } from '../src/assistant/providers/resilient-fetch.ts';
 import { startLoopbackLlm, writeOpenAIStream } from '../src/assistant/providers/testing/loopback-llm.ts';
 import { BUILTIN_MODEL_CONFIG, type ModelConfig } from '../src/config.ts';
 import { openStorage } from '../src/storage/database.ts';
@@ -156,16 +158,18 @@ async function runBench(): Promise<void> {
             `p99 ${(percentile(v, 99) - percentile(d, 99)).toFixed(1)} ms · Docent CPU ${cpuPerRequest.toFixed(1)} ms/request (${requests} requests each)`,
         );
       }
-      // The floor under Docent's figure: the provider package's own work per answer (request, SSE parsing
-      // and validation of every chunk), measured in this process with the same package, fetch wrapper and
-      // loopback provider, and no Docent around it; and under that, what merely receiving the same bytes
-      // costs, which is how much of the package's figure is its own stream layers.
+      // Where the provider path's CPU goes, measured in this process against the same loopback provider
+      // with no Docent server around it: Docent's provider path (the package builds and sends the request,
+      // Docent decodes the stream: direct-stream-model.ts), the same package decoding its own stream
+      // through its web-stream stages (what Docent ran before), and merely receiving the same bytes.
       const answers = Math.min(Number(values.requests), 200);
-      const alone = await providerPackageCpu(provider.value, answers, 32);
+      const docentPath = await providerPathCpu(provider.value, answers, 32, 'docent');
+      const packagePath = await providerPathCpu(provider.value, answers, 32, 'package');
       const raw = await rawStreamCpu(provider.value, answers, 32);
       console.log(
-        `provider package alone (@ai-sdk/openai-compatible doStream, ${values.tokens} tokens, read to the end, 32 at a time): ` +
-          `${alone.toFixed(2)} ms CPU per answer; the same stream's bytes read with undici and nothing else: ${raw.toFixed(2)} ms`,
+        `provider path alone (openai-compatible, ${values.tokens} tokens, read to the end, 32 at a time), CPU per answer: ` +
+          `Docent's (package request, Docent's decoding) ${docentPath.toFixed(2)} ms · the package decoding its own stream ` +
+          `${packagePath.toFixed(2)} ms · the bytes read with undici and nothing else ${raw.toFixed(2)} ms`,
       );
     } else {
       const baseline = rssOf(docent.child.pid);
@@ -201,8 +205,17 @@ async function runBench(): Promise<void> {
   }
 }
 
-/** CPU (all threads of this process) per answer of the provider package used directly. */
-async function providerPackageCpu(origin: string, answers: number, concurrency: number): Promise<number> {
+/**
+ * CPU (all threads of this process) per answer of a streamed answer through the openai-compatible
+ * provider: `docent` is the model the server uses (createModelProvider), `package` the package's model
+ * on the same fetch, decoding its own stream.
+ */
+async function providerPathCpu(
+  origin: string,
+  answers: number,
+  concurrency: number,
+  path: 'docent' | 'package',
+): Promise<number> {
   const config: ModelConfig = {
     ...BUILTIN_MODEL_CONFIG,
     default: { provider: 'openai-compatible', model: 'bench-model' },
@@ -210,8 +223,14 @@ async function providerPackageCpu(origin: string, answers: number, concurrency: 
   };
   const models = createModelProvider(config);
   const site = { name: 'Docs', model: null, instructions: null } as unknown as Site;
+  const packageModel = createOpenAICompatibleModel(
+    'bench-model',
+    config.openaiCompatible,
+    resilientFetch({ connectTimeoutMs: 30_000, stallTimeoutMs: 30_000, maxRetries: 0 }),
+  );
   const once = async (): Promise<number> => {
-    const model = models({ site, sources: [], context: [], currentPath: null });
+    const model =
+      path === 'docent' ? models({ site, sources: [], context: [], currentPath: null }) : packageModel;
     const { stream } = await model.doStream({
       inputFormat: 'messages',
       mode: { type: 'regular' },
