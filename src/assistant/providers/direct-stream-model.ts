@@ -76,7 +76,11 @@ export function directStreamModel(options: DirectStreamModelOptions): LanguageMo
         // Any other fetch: the package decoded the stream itself; the assistant's checks still apply.
         return { ...result, stream: result.stream.pipeThrough(checkedAnswerStream()) };
       } catch (error) {
-        if (error !== RESPONSE_TAKEN || call.raw === undefined) throw error;
+        if (error !== RESPONSE_TAKEN || call.raw === undefined) {
+          // A body taken but the sentinel not back (a package that wrapped it): close the connection.
+          call.raw?.destroy();
+          throw error;
+        }
       } finally {
         calls.delete(signal);
       }
