@@ -1,4 +1,5 @@
 import type { Context, Handler, MiddlewareHandler } from 'hono';
+import { LRUCache } from 'lru-cache';
 import type { TrustProxy } from '../config.ts';
 import type { AppEnv } from '../http/app-env.ts';
 import { DocentError } from '../http/errors.ts';
@@ -17,6 +18,15 @@ import { rateLimitHeaders } from './rate-limit-headers.ts';
 import type { RateLimitStore, RateWindow } from './rate-limit-store.ts';
 
 export const HOUR_MS = 3_600_000;
+/**
+ * Credits an organization must have had left after its last charge on this process before its answer
+ * may start while the charge is still committing (`mayAnswerBeforeCharged`): more than the answers that
+ * can plausibly be starting at once, so a stale figure (other processes charging too) still cannot reach
+ * the end of the credits unnoticed.
+ */
+export const EARLY_ANSWER_HEADROOM = 64;
+/** Organizations whose last known headroom this process keeps. */
+const HEADROOM_ENTRIES = 10_000;
 /** Appends racing on one thread's sequence number are retried this often before giving up. */
 const MAX_SETTLE_ATTEMPTS = 5;
 export const DAY_MS = 86_400_000;
@@ -61,6 +71,13 @@ export interface AssistantGate {
    */
   charge<T>(c: Context<AppEnv>, caller: { site: Site }, within: (unit: WriteUnit) => Promise<T>): Promise<T>;
   /**
+   * Whether the answer may start (the model request go out) before `charge` has committed: when the
+   * charge cannot be refused for credits, because the plan's overage is uncapped or the organization
+   * had at least `EARLY_ANSWER_HEADROOM` credits left after its last charge here. Otherwise a request
+   * the charge would refuse could make the operator pay a model for nothing. Call after `admit`.
+   */
+  mayAnswerBeforeCharged(c: Context<AppEnv>, caller: { site: Site }): boolean;
+  /**
    * Refunds when the stream failed or was cut off before any answer text went out, and runs `within`
    * (the route stores the answer) in the same write unit.
    */
@@ -88,6 +105,8 @@ export function assistantWindows(
 }
 
 export function createAssistantGate(deps: GateDeps): AssistantGate {
+  // Each organization's chargeable credits after its last charge on this process.
+  const headroom = new LRUCache<string, number>({ max: HEADROOM_ENTRIES });
   // Keyed by the context, not `c.req.raw`: the body-limit middleware swaps the raw request for a
   // wrapped one when a body comes without Content-Length.
   const states = new WeakMap<Context, GateState>();
@@ -185,22 +204,35 @@ export function createAssistantGate(deps: GateDeps): AssistantGate {
       const state = stateOf(c);
       const requestId = c.get('requestId');
       const organizationId = caller.site.organization_id;
+      let left: number | undefined;
       const result = await withWriteUnit(
         deps.storage,
         { lockOrganizationId: organizationId },
         async (unit) => {
-          await chargeWithin(unit, {
+          const charge = await chargeWithin(unit, {
             organizationId,
             siteId: caller.site.id,
             requestId,
             fresh: true,
             ...(state.plan ? { plan: state.plan } : {}),
           });
+          left = charge.headroom;
           return within(unit);
         },
-      );
+      ).catch((error: unknown) => {
+        if (error instanceof DocentError && error.code === 'credits_exhausted')
+          headroom.set(organizationId, 0);
+        throw error;
+      });
+      if (left !== undefined) headroom.set(organizationId, left);
       state.charged = { organizationId, requestId };
       return result;
+    },
+
+    mayAnswerBeforeCharged: (c, caller) => {
+      const plan = stateOf(c).plan;
+      if (plan?.overageEnabled && plan.overageCap === null) return true;
+      return (headroom.get(caller.site.organization_id) ?? 0) >= EARLY_ANSWER_HEADROOM;
     },
 
     settle: async (c, outcome, within) => {

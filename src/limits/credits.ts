@@ -25,6 +25,11 @@ export interface Charge {
   organizationId: string;
   credits: number;
   overage: number;
+  /**
+   * Credits the plan still allowed this period after this charge, as read under the lock (`Infinity`
+   * with uncapped overage); absent when the charge was an earlier one returned again.
+   */
+  headroom?: number;
 }
 
 export interface Balance {
@@ -168,7 +173,13 @@ export async function chargeWithin(unit: WriteUnit, input: ChargeInput): Promise
     used: used + cost,
     overage: overageUsed + overage,
   });
-  return { requestId, organizationId, credits: cost, overage };
+  const overageLeft = !plan.overageEnabled
+    ? 0
+    : plan.overageCap === null
+      ? Number.POSITIVE_INFINITY
+      : plan.overageCap - (overageUsed + overage);
+  const headroom = Math.max(0, includedLeft - (cost - overage)) + Math.max(0, overageLeft);
+  return { requestId, organizationId, credits: cost, overage, headroom };
 }
 
 function refuseOverage(plan: Plan, overageUsed: number, overage: number, now: Date): void {

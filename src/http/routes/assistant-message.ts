@@ -31,7 +31,7 @@ import type { Storage } from '../../storage/database.ts';
 import { TenancyCache } from '../../tenancy/tenancy-cache.ts';
 import type { AppEnv } from '../app-env.ts';
 import { DocentError } from '../errors.ts';
-import { clientGone, requestHeader } from '../node-request.ts';
+import { type ClientGone, clientGone, requestHeader } from '../node-request.ts';
 import { readJsonBody } from '../request-body.ts';
 import { streamedResponse } from '../streamed-response.ts';
 import { zodDetails } from '../validation.ts';
@@ -115,7 +115,7 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         status: 'complete',
         requestId,
       };
-      const { threadId, threadKey } = await gate.charge(
+      const charging = gate.charge(
         c,
         caller,
         async (unit): Promise<{ threadId: string; threadKey?: string }> => {
@@ -133,27 +133,65 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
           return { threadId: created.thread.id, threadKey: created.key };
         },
       );
+      // Where the charge cannot be refused for credits (see the gate), the answer starts while it commits:
+      // the commit then overlaps the model's round trip instead of coming before it.
+      let charged: { threadId: string; threadKey?: string } | undefined;
+      if (gate.mayAnswerBeforeCharged(c, caller)) charging.catch(() => {});
+      else charged = await charging;
 
-      const query = retrievalQuery(body.messages, body.context);
-      const searchOptions = {
-        limit: body.retrievalPageSize,
-        version: body.filter?.version ?? undefined,
-        language: body.filter?.language ?? undefined,
-        currentPath: body.currentPath,
+      // Retrieval, the model and the start of its answer; an error here still waits for the charge to
+      // settle, so that the error response refunds it (gate.wrap) rather than racing its commit.
+      const refused = charged === undefined ? new AbortController() : undefined;
+      const prepare = async () => {
+        const query = retrievalQuery(body.messages, body.context);
+        const searchOptions = {
+          limit: body.retrievalPageSize,
+          version: body.filter?.version ?? undefined,
+          language: body.filter?.language ?? undefined,
+          currentPath: body.currentPath,
+        };
+        const results = await deps.search.search(caller.site.id, query, searchOptions, caller.site);
+        const retrievalMs = performance.now() - started;
+        // Every source the answer may cite; a model's own searches (the `search` tool) add to it.
+        const known = initialSources(results);
+        const model = (deps.modelProvider ?? builtinModelProvider)({
+          site: caller.site,
+          sources: toRetrievedSources(results),
+          context: (body.context ?? []).map((item) => ({ type: item.type, value: item.value })),
+          currentPath: body.currentPath ?? null,
+        });
+        // The response is committed once the answer has started, so a model that fails before writing
+        // any text gets a clean error response (and the credit back) rather than a 200 stream ending in `3:`.
+        const starting = startAnswer({
+          model,
+          messages: body.messages,
+          gone: refused ? goneOrRefused(gone, refused) : gone,
+          searchSteps: deps.searchSteps ?? 0,
+          sources: known,
+          search: (q) => deps.search.search(caller.site.id, q, searchOptions, caller.site),
+        });
+        return { query, retrievalMs, known, toolResults: resultItems(known.stored), starting };
       };
-      const results = await deps.search.search(caller.site.id, query, searchOptions, caller.site);
-      const retrievalMs = performance.now() - started;
-      const sources = toRetrievedSources(results);
-      // Every source the answer may cite; a model's own searches (the `search` tool) add to it.
-      const known = initialSources(results);
-      const toolResults = resultItems(known.stored);
-
-      const model = (deps.modelProvider ?? builtinModelProvider)({
-        site: caller.site,
-        sources,
-        context: (body.context ?? []).map((item) => ({ type: item.type, value: item.value })),
-        currentPath: body.currentPath ?? null,
-      });
+      let prepared: Awaited<ReturnType<typeof prepare>>;
+      try {
+        prepared = await prepare();
+      } catch (error) {
+        if (charged === undefined) await charging.catch(() => {});
+        throw error;
+      }
+      const { query, retrievalMs, known, toolResults, starting } = prepared;
+      if (charged === undefined) {
+        try {
+          charged = await charging;
+        } catch (error) {
+          // Refused (or the write failed): the model request stops, and nothing was stored.
+          refused?.abort();
+          const abandoned = await starting;
+          if (abandoned.kind === 'started') await abandoned.parts[Symbol.asyncIterator]().return?.(undefined);
+          throw error;
+        }
+      }
+      const { threadId, threadKey } = charged;
       // A raw Response bypasses headers set on the context, so the request id is repeated here.
       const headers: Record<string, string> = {
         ...assistantStreamHeaders(domain, prefix),
@@ -161,17 +199,7 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         'X-Thread-Id': threadId,
       };
       if (threadKey) headers['X-Thread-Key'] = threadKey;
-
-      // The response is committed once the answer has started, so a model that fails before writing any
-      // text gets a clean error response (and the credit back) rather than a 200 stream ending in `3:`.
-      const start = await startAnswer({
-        model,
-        messages: body.messages,
-        gone,
-        searchSteps: deps.searchSteps ?? 0,
-        sources: known,
-        search: (q) => deps.search.search(caller.site.id, q, searchOptions, caller.site),
-      });
+      const start = await starting;
       const firstTokenMs = start.kind === 'started' && start.text ? performance.now() - started : undefined;
       if (start.kind !== 'started') {
         const error = start.kind === 'failed' ? start.error : undefined;
@@ -244,6 +272,28 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
     });
   }
   return route;
+}
+
+/**
+ * What an answer that starts before its charge has committed listens to: the client leaving, or the
+ * charge being refused (`refused` aborted).
+ */
+function goneOrRefused(gone: ClientGone, refused: AbortController): ClientGone {
+  let linked = false;
+  return {
+    get aborted() {
+      return gone.aborted || refused.signal.aborted;
+    },
+    get signal() {
+      if (!linked) {
+        linked = true;
+        const client = gone.signal;
+        if (client.aborted) refused.abort();
+        else client.addEventListener('abort', () => refused.abort(), { once: true });
+      }
+      return refused.signal;
+    },
+  };
 }
 
 function round(ms: number): number {
