@@ -50,8 +50,8 @@ const decoders: Record<HostedProvider, (model: LanguageModelV1) => PartDecoder> 
 /**
  * The one place a model is chosen for a request: the site's own `model` setting when it names a
  * provider this server has credentials for, else the server's `DOCENT_MODEL`; `builtin` is the built-in
- * answerer. One model per model id is reused (each answer still gets its own package client: see
- * direct-stream-model.ts).
+ * answerer. Provider clients are stateless apart from their settings, so one per model id is reused;
+ * Docent decodes their streamed answers itself (direct-stream-model.ts).
  */
 export function createModelProvider(
   config: ModelConfig,
