@@ -139,8 +139,7 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
       if (gate.mayAnswerBeforeCharged(c, caller)) charging.catch(() => {});
       else charged = await charging;
 
-      // Retrieval, the model and the start of its answer; an error here still waits for the charge to
-      // settle, so that the error response refunds it (gate.wrap) rather than racing its commit.
+      // Retrieval, the model and the start of its answer. Stopped (`refused`) when an early charge fails.
       const refused = charged === undefined ? new AbortController() : undefined;
       const prepare = async () => {
         const query = retrievalQuery(body.messages, body.context);
@@ -172,25 +171,20 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         });
         return { query, retrievalMs, known, toolResults: resultItems(known.stored), starting };
       };
-      let prepared: Awaited<ReturnType<typeof prepare>>;
+      let prepared: Awaited<ReturnType<typeof prepare>> | undefined;
       try {
         prepared = await prepare();
+        charged ??= await charging;
       } catch (error) {
+        // An early charge settles before the error response, so that `wrap` refunds it if it committed;
+        // refused (or its write failed), it leaves nothing stored, and a started answer is stopped.
+        refused?.abort();
         if (charged === undefined) await charging.catch(() => {});
+        const abandoned = await prepared?.starting;
+        if (abandoned?.kind === 'started') await abandoned.parts[Symbol.asyncIterator]().return?.(undefined);
         throw error;
       }
       const { query, retrievalMs, known, toolResults, starting } = prepared;
-      if (charged === undefined) {
-        try {
-          charged = await charging;
-        } catch (error) {
-          // Refused (or the write failed): the model request stops, and nothing was stored.
-          refused?.abort();
-          const abandoned = await starting;
-          if (abandoned.kind === 'started') await abandoned.parts[Symbol.asyncIterator]().return?.(undefined);
-          throw error;
-        }
-      }
       const { threadId, threadKey } = charged;
       // A raw Response bypasses headers set on the context, so the request id is repeated here.
       const headers: Record<string, string> = {
