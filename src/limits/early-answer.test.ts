@@ -5,6 +5,13 @@
 import type { LanguageModelV1 } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinAnswerer } from '../assistant/builtin-answerer.ts';
+import { createModelProvider } from '../assistant/providers/create-model-provider.ts';
+import {
+  type LoopbackServer,
+  startLoopbackLlm,
+  writeOpenAIStream,
+} from '../assistant/providers/testing/loopback-llm.ts';
+import { BUILTIN_MODEL_CONFIG } from '../config.ts';
 import { dialects } from '../testing/databases.ts';
 import { startTestServer, type TestServer } from '../testing/server.ts';
 import { periodOf } from './credits.ts';
@@ -134,3 +141,65 @@ describe.each(dialects)('answers that start before their charge commits, on %s',
     expect(ledgerAtCall).toEqual([]);
   });
 });
+
+describe.each(dialects)('an early charge behind a real provider, on %s', (dialect) => {
+  let server: TestServer;
+  let provider: LoopbackServer;
+  /** Ledger rows of the asking organization when the provider had read each request. */
+  const ledgerAtArrival: number[] = [];
+  let organizationId = '';
+
+  beforeAll(async () => {
+    provider = await startLoopbackLlm(async (req, res) => {
+      // Read synchronously on SQLite, in the same turn the request arrived in: what had committed by then.
+      const raw = server.storage.sqlite;
+      if (raw !== undefined)
+        ledgerAtArrival.push(
+          (
+            raw
+              .prepare('select count(*) as n from credit_ledger where organization_id = ?')
+              .get(organizationId) as { n: number }
+          ).n,
+        );
+      await writeOpenAIStream(res, { tokens: ['Answered [1].'] }, String(req.body.model));
+    });
+    server = await startTestServer(dialect, {
+      modelProvider: createModelProvider({
+        ...BUILTIN_MODEL_CONFIG,
+        default: { provider: 'openai-compatible', model: 'loopback' },
+        openaiCompatible: { apiKey: null, baseUrl: `${provider.origin}/v1` },
+      }),
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await provider?.close();
+  });
+
+  it('sends the model request before the charge commits, and the charge still commits', async () => {
+    const tenant = await createTenant(server.storage, {
+      domain: 'early-provider',
+      plan: { monthlyCredits: 1_000, overageEnabled: false },
+    });
+    organizationId = tenant.organization.id;
+    // The first answer waits for its charge; the second starts early, on the kept-alive connection.
+    for (let i = 0; i < 2; i++) {
+      const answer = await ask(server.baseUrl, 'early-provider', tenant.assistantKey);
+      expect(answer.status).toBe(200);
+      expect(answer.text).toContain('0:"Answered [1]."');
+    }
+    // On SQLite the early charge's commit is queued behind undici's write of the request, so the
+    // provider reads the request before that commit; on PostgreSQL the two race.
+    if (dialect === 'sqlite') expect(ledgerAtArrival).toEqual([1, 1]);
+    expect(await ledgerRows(server, organizationId)).toBe(2);
+  });
+});
+
+async function ledgerRows(server: TestServer, organizationId: string): Promise<number> {
+  const rows = await server.storage.db
+    .selectFrom('credit_ledger')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .execute();
+  return rows.length;
+}

@@ -10,7 +10,7 @@ import { assistantRequestSchema, MAX_BODY_BYTES } from '../../assistant/request-
 import { messageText, retrievalQuery } from '../../assistant/retrieval-query.ts';
 import { toRetrievedSources } from '../../assistant/retrieved-sources.ts';
 import { initialSources, resultItems, toolResultItems } from '../../assistant/search-tool.ts';
-import { startAnswer } from '../../assistant/start-answer.ts';
+import { answersInProcess, startAnswer } from '../../assistant/start-answer.ts';
 import {
   assistantStreamHeaders,
   coalescingWriter,
@@ -107,18 +107,17 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         followUp = thread.id;
       }
       const lastUser = body.messages.at(-1);
-      // 402 when out of credits. The charge, a new thread and the question commit together; from here an
-      // error response refunds the charge (gate.wrap).
+      // 402 when out of credits. The charge, a new thread and the question commit together; once charged,
+      // an error response refunds the charge (gate.wrap).
       const question: AppendMessage = {
         role: 'user',
         content: lastUser ? messageText(lastUser) : '',
         status: 'complete',
         requestId,
       };
-      const charging = gate.charge(
-        c,
-        caller,
-        async (unit): Promise<{ threadId: string; threadKey?: string }> => {
+      type Charged = { threadId: string; threadKey?: string };
+      const charge = (): Promise<Charged> =>
+        gate.charge(c, caller, async (unit): Promise<Charged> => {
           if (followUp !== undefined) {
             await appendMessageWithin(unit, followUp, question);
             return { threadId: followUp };
@@ -131,16 +130,16 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
           // A new thread's `updated_at` is already now.
           await appendMessageWithin(unit, created.thread.id, question, { touch: false });
           return { threadId: created.thread.id, threadKey: created.key };
-        },
-      );
-      // Where the charge cannot be refused for credits (see the gate), the answer starts while it commits:
-      // the commit then overlaps the model's round trip instead of coming before it.
-      let charged: { threadId: string; threadKey?: string } | undefined;
-      if (gate.mayAnswerBeforeCharged(c, caller)) charging.catch(() => {});
-      else charged = await charging;
+        });
+      // Where the charge cannot be refused for credits (see the gate), the answer starts first and the
+      // charge commits during the model's round trip instead of before it.
+      const early = gate.mayAnswerBeforeCharged(c, caller);
+      const chargedFirst = early ? undefined : await charge();
+      // Started by `prepare` when early; known here so that a failure can wait for it.
+      let charging: Promise<Charged> | undefined;
 
       // Retrieval, the model and the start of its answer. Stopped (`refused`) when an early charge fails.
-      const refused = charged === undefined ? new AbortController() : undefined;
+      const refused = early ? new AbortController() : undefined;
       const prepare = async () => {
         const query = retrievalQuery(body.messages, body.context);
         const searchOptions = {
@@ -169,17 +168,28 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
           sources: known,
           search: (q) => deps.search.search(caller.site.id, q, searchOptions, caller.site),
         });
-        return { query, retrievalMs, known, toolResults: resultItems(known.stored), starting };
+        // On SQLite a commit blocks the event loop while it runs, and undici writes a request to a reused
+        // connection from a check-phase callback; queued one check phase later, an early charge's commit
+        // runs after the model request has gone out rather than in front of it.
+        charging =
+          chargedFirst !== undefined
+            ? Promise.resolve(chargedFirst)
+            : answersInProcess(model)
+              ? charge()
+              : afterCheckPhase(charge);
+        charging.catch(() => {});
+        return { query, retrievalMs, known, toolResults: resultItems(known.stored), starting, charging };
       };
       let prepared: Awaited<ReturnType<typeof prepare>> | undefined;
+      let charged: Charged;
       try {
         prepared = await prepare();
-        charged ??= await charging;
+        charged = await prepared.charging;
       } catch (error) {
         // An early charge settles before the error response, so that `wrap` refunds it if it committed;
         // refused (or its write failed), it leaves nothing stored, and a started answer is stopped.
         refused?.abort();
-        if (charged === undefined) await charging.catch(() => {});
+        await charging?.catch(() => {});
         const abandoned = await prepared?.starting;
         if (abandoned?.kind === 'started') await abandoned.parts[Symbol.asyncIterator]().return?.(undefined);
         throw error;
@@ -288,6 +298,11 @@ function goneOrRefused(gone: ClientGone, refused: AbortController): ClientGone {
       return refused.signal;
     },
   };
+}
+
+/** Runs `work` from a check-phase callback: after the callbacks already queued for this check phase. */
+function afterCheckPhase<T>(work: () => Promise<T>): Promise<T> {
+  return new Promise<void>((resolve) => setImmediate(resolve)).then(work);
 }
 
 function round(ms: number): number {
