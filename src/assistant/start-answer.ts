@@ -29,7 +29,7 @@ export interface StartAnswerInput {
  */
 export function startAnswer(input: StartAnswerInput): Promise<AnswerStart<AnswerStreamPart>> {
   const { model, gone } = input;
-  const builtin = answersInProcess(model);
+  const builtin = model instanceof BuiltinAnswerer;
   const steps = builtin ? 0 : input.searchSteps;
   return awaitAnswerStart(async (): Promise<AsyncIterable<AnswerStreamPart>> => {
     const turns = conversation(input.messages);
@@ -63,11 +63,6 @@ export function startAnswer(input: StartAnswerInput): Promise<AnswerStart<Answer
     });
     return stream;
   }, gone);
-}
-
-/** Whether `model` answers in this process (the built-in answerer) rather than over the network. */
-export function answersInProcess(model: LanguageModelV1): boolean {
-  return model instanceof BuiltinAnswerer;
 }
 
 /**

@@ -28,7 +28,7 @@ export interface DirectStreamModelOptions {
  *
  * The package still does everything else: it builds and sends each request, reads every failed
  * response (its `APICallError`s, and the retries before them, are unchanged), and answers `doGenerate`.
- * Only a successful response's body is taken raw (`takeRawBody`) and decoded in one pass: undici's
+ * Only a successful response's body is taken raw (`takeRawBody`) and decoded in one pass: the body's
  * chunks → server-sent events → the package's own chunk-to-part logic, mirrored in
  * openai-chat-stream.ts and anthropic-messages-stream.ts (the differential tests hold them to the
  * package's output for the same bytes) → one ReadableStream of parts.

@@ -233,7 +233,6 @@ describe('real model providers over loopback servers', () => {
     });
 
     it('answers 503 when the provider sends no response headers within the connect timeout', async () => {
-      // Far past the timeout: undici's header timer is coarse (a 400 ms timeout fires after about a second).
       openaiScript = openaiOk(['late'], { headerDelayMs: 5_000 });
       const asked = await ask('acme', 'How do I rotate an API key?');
       expect(asked.error?.message).toContain('The model provider did not respond in time.');

@@ -44,6 +44,34 @@ describe('providerTransport', () => {
     expect(seen?.headers['x-unset']).toBeUndefined();
   });
 
+  it('keeps the connection for the next request once a body has been read', async () => {
+    const ports: number[] = [];
+    server = await startLoopbackLlm((_req, res) => {
+      ports.push(res.socket?.remotePort ?? -1);
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.end('data: {}\n\n');
+    });
+    const transport = providerTransport(options);
+    for (let i = 0; i < 3; i++) {
+      const response = await transport(server.origin, { method: 'POST', body: '{}' });
+      expect(await readAll(response.body)).toBe(10);
+    }
+    expect(ports).toHaveLength(3);
+    expect(new Set(ports).size).toBe(1);
+  });
+
+  it('fails a body cut off mid-stream with a terminated TypeError', async () => {
+    server = await startLoopbackLlm((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write('data: {}\n\n');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const response = await providerTransport(options)(server.origin, { method: 'POST', body: '{}' });
+    const failure = await readAll(response.body).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as TypeError).message).toBe('terminated');
+  });
+
   it('errors a body that goes silent with ProviderStallError and closes the connection', async () => {
     server = await startLoopbackLlm((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });
@@ -63,9 +91,9 @@ describe('providerTransport', () => {
     const response = await providerTransport(options)(server.origin, { method: 'POST', body: '{}' });
     const reader = response.body?.getReader();
     const first = await reader?.read();
-    // Far longer than the stall timeout (undici's timers may run up to a second late), with megabytes
-    // still to come: undici is paused by the reader, not waiting on the provider.
-    await sleep(options.stallTimeoutMs + 2_000);
+    // Several stall timeouts, with megabytes still to come: the connection is paused by the reader, not
+    // waiting on the provider.
+    await sleep(options.stallTimeoutMs * 4);
     let bytes = first?.value?.byteLength ?? 0;
     for (;;) {
       const next = await reader?.read();
@@ -77,7 +105,6 @@ describe('providerTransport', () => {
 
   it('fails with ProviderConnectTimeoutError when no headers come within the connect timeout', async () => {
     server = await startLoopbackLlm(async (_req, res) => {
-      // undici's header timer is coarse: a 300 ms timeout fires after about a second.
       await sleep(5_000);
       res.end();
     });

@@ -1,4 +1,5 @@
-import { Agent, type Dispatcher, errors, request } from 'undici';
+import http from 'node:http';
+import https from 'node:https';
 import { ProviderConnectTimeoutError, ProviderStallError } from './provider-errors.ts';
 
 export interface ProviderTransportOptions {
@@ -12,70 +13,94 @@ export interface ProviderTransportOptions {
 const KEEP_ALIVE_MS = 30_000;
 
 /**
- * The HTTP transport under every provider client: a `fetch` made from undici's `request` and one
- * connection pool. The provider packages only need `fetch`'s surface; a whole WHATWG fetch costs more
- * per answer (request objects, header guards) and its body cannot time out by itself, so a stall timer
- * had to wrap every chunk in one more stream. Here undici's own timers do it:
+ * The HTTP transport under every provider client: a `fetch` made from Node's `http`/`https` clients with
+ * one keep-alive pool each. The provider packages only need `fetch`'s surface; a whole WHATWG fetch costs
+ * more per answer (request objects, header guards) and its body cannot time out by itself.
  *
- * - `connect.timeout` and `headersTimeout` become `ProviderConnectTimeoutError`;
- * - `bodyTimeout` becomes `ProviderStallError`. undici stops that clock while the body is paused, so a
- *   slow reader downstream (backpressure) never counts as the provider stalling;
- * - other connection failures reject like `fetch` does (`TypeError('fetch failed')` with the cause),
- *   which the AI SDK reports as "Cannot connect to API";
- * - the caller's `signal` aborts the request, before or after the headers, with the signal's reason.
+ * Node's client rather than undici's: undici (6.29 and 7.x) waits for the event loop's next check phase
+ * before it writes a request to a kept-alive connection, to see first whether the server sent anything
+ * unasked on it. On a loaded server that wait is everything else the loop has to do first, and it comes
+ * before the model's time to first token: measured at 32 concurrent answers, about 0.7 ms of the median
+ * and a third of the 90th percentile (`npm run bench:overhead`). Node's client writes the request at once;
+ * bytes a server sends on a connection while it sits idle in the pool are read by nobody and dropped, and a
+ * connection the server closes leaves the pool.
+ *
+ * - no response headers within `connectTimeoutMs` of the request (connecting included) is
+ *   `ProviderConnectTimeoutError`;
+ * - silence on a body being read for `stallTimeoutMs` is `ProviderStallError`. The clock stops while the
+ *   body is paused, so a slow reader downstream (backpressure) never counts as the provider stalling;
+ * - other connection failures reject like `fetch` does (`TypeError('fetch failed')` with the cause), which
+ *   the AI SDK reports as "Cannot connect to API"; a body cut short fails with `TypeError('terminated')`;
+ * - the caller's `signal` aborts the request, before or after the headers, with the signal's reason, and
+ *   closes the connection.
  *
  * A successful answer's body is usually not read through the `Response` at all: `takeRawBody` hands it
  * to Docent's own stream decoding (direct-stream-model.ts).
- *
- * undici's header and body timers tick every half second, so they fire up to half a second early or
- * a second late; for timeouts of tens of seconds that is noise, and it keeps a timer per chunk cheap.
  */
 export function providerTransport(options: ProviderTransportOptions): typeof fetch {
-  const agent = new Agent({
-    connect: { timeout: options.connectTimeoutMs },
-    headersTimeout: options.connectTimeoutMs,
-    bodyTimeout: options.stallTimeoutMs,
-    keepAliveTimeout: KEEP_ALIVE_MS,
-  });
+  // `timeout` closes pooled connections idle this long; Node also honours a shorter `Keep-Alive: timeout`.
+  const agents = {
+    'http:': new http.Agent({ keepAlive: true, timeout: KEEP_ALIVE_MS }),
+    'https:': new https.Agent({ keepAlive: true, timeout: KEEP_ALIVE_MS }),
+  };
   return async (input, init) => {
     const signal = init?.signal ?? undefined;
     signal?.throwIfAborted();
-    const method = (init?.method ?? 'GET').toUpperCase() as Dispatcher.HttpMethod;
-    // Outside the `try`, and not a `TypeError`: a body this cannot send is a programming error, not a
-    // connection failure to retry.
+    const method = (init?.method ?? 'GET').toUpperCase();
+    // Outside the connection failures, and not a `TypeError`: a body this cannot send is a programming
+    // error, not a connection failure to retry.
     const body = requestBody(init?.body);
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(urlOf(input), {
+    const url = new URL(urlOf(input));
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TypeError('fetch failed', { cause: new Error(`unsupported protocol ${url.protocol}`) });
+    const client = url.protocol === 'https:' ? https : http;
+    const incoming = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const request = client.request(url, {
         method,
         headers: headerRecord(init?.headers),
-        body,
-        dispatcher: agent,
-        ...(signal ? { signal } : {}),
+        agent: agents[url.protocol as keyof typeof agents],
       });
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (error instanceof errors.HeadersTimeoutError || error instanceof errors.ConnectTimeoutError)
-        throw new ProviderConnectTimeoutError(options.connectTimeoutMs);
-      throw new TypeError('fetch failed', { cause: error });
-    }
+      let settled = false;
+      const settle = (error: unknown, response?: http.IncomingMessage): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (response !== undefined) resolve(response);
+        else {
+          request.destroy();
+          reject(error);
+        }
+      };
+      const timer = setTimeout(
+        () => settle(new ProviderConnectTimeoutError(options.connectTimeoutMs)),
+        options.connectTimeoutMs,
+      );
+      const onAbort = (): void => settle(signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // Stays attached: a connection can still fail after the promise has settled.
+      request.on('error', (error) => settle(new TypeError('fetch failed', { cause: error })));
+      request.once('response', (response) => {
+        if (settled) response.destroy();
+        else settle(undefined, response);
+      });
+      request.end(body);
+    });
     const headers = new Headers();
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-      else if (value !== undefined) headers.set(name, value);
-    }
-    const status = response.statusCode;
+    const raw = incoming.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+    const status = incoming.statusCode ?? 0;
     const empty = method === 'HEAD' || status === 204 || status === 205 || status === 304;
     if (empty) {
-      response.body.destroy();
+      incoming.resume();
       return new Response(null, { status, headers });
     }
-    const raw = rawBody(response.body, options.stallTimeoutMs, signal);
+    const rawBody = bodyOf(incoming, options.stallTimeoutMs, signal);
     const fetched: Response = new Response(
-      webBody(raw, (): boolean => unread.delete(fetched)),
+      webBody(rawBody, (): boolean => unread.delete(fetched)),
       { status, headers },
     );
-    unread.set(fetched, raw);
+    unread.set(fetched, rawBody);
     return fetched;
   };
 }
@@ -87,7 +112,7 @@ export function providerTransport(options: ProviderTransportOptions): typeof fet
 export interface RawBody {
   /** Starts the flow: `data` for each chunk, then `end`, or `error` with the named failure. Call once. */
   read(sink: { data(chunk: Buffer): void; end(): void; error(error: unknown): void }): void;
-  /** Stop delivering chunks until `resume` (the reader is behind): undici stops the stall clock too. */
+  /** Stop delivering chunks until `resume` (the reader is behind): the stall clock stops too. */
   pause(): void;
   resume(): void;
   /** Stops reading and closes the connection: the provider stops generating (and billing) the rest. */
@@ -107,24 +132,41 @@ export function takeRawBody(response: Response): RawBody | undefined {
   return raw;
 }
 
-function rawBody(
-  body: Dispatcher.ResponseData['body'],
+function bodyOf(
+  body: http.IncomingMessage,
   stallTimeoutMs: number,
   signal: AbortSignal | undefined,
 ): RawBody {
   let settled = false;
   let sink: Parameters<RawBody['read']>[0] | undefined;
   let failure: unknown;
-  // Listened to from the start: a body can fail (or be destroyed) before anyone reads it, and an
-  // 'error' without a listener would crash the process.
-  body.once('error', (error: Error) => {
+  let stall: NodeJS.Timeout | undefined;
+  let paused = false;
+  const fail = (error: unknown): void => {
     if (settled) return;
     settled = true;
-    if (signal?.aborted) failure = signal.reason;
-    else if (error instanceof errors.BodyTimeoutError) failure = new ProviderStallError(stallTimeoutMs);
-    else failure = new TypeError('terminated', { cause: error });
-    sink?.error(failure);
+    clearTimeout(stall);
+    signal?.removeEventListener('abort', onAbort);
+    failure = error;
+    sink?.error(error);
+  };
+  const onAbort = (): void => {
+    fail(signal?.reason);
+    body.destroy();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  // Listened to from the start: a body can fail (or be destroyed) before anyone reads it, and an
+  // 'error' without a listener would crash the process.
+  body.once('error', (error: Error) => fail(new TypeError('terminated', { cause: error })));
+  body.once('close', () => {
+    if (!body.complete) fail(new TypeError('terminated'));
   });
+  const onStall = (): void => {
+    // Paused by the reader: the clock starts again when it resumes.
+    if (paused) return;
+    fail(new ProviderStallError(stallTimeoutMs));
+    body.destroy();
+  };
   return {
     read(reader) {
       sink = reader;
@@ -132,20 +174,38 @@ function rawBody(
         reader.error(failure);
         return;
       }
+      stall = setTimeout(onStall, stallTimeoutMs);
       body.on('data', (chunk: Buffer) => {
-        if (!settled) reader.data(chunk);
+        if (settled) return;
+        stall?.refresh();
+        reader.data(chunk);
       });
       body.once('end', () => {
         if (settled) return;
         settled = true;
+        clearTimeout(stall);
+        signal?.removeEventListener('abort', onAbort);
         reader.end();
       });
     },
-    pause: () => body.pause(),
-    resume: () => body.resume(),
+    pause() {
+      paused = true;
+      body.pause();
+    },
+    resume() {
+      if (paused) {
+        paused = false;
+        if (!settled) stall?.refresh();
+      }
+      body.resume();
+    },
     destroy() {
-      settled = true;
-      // Destroying an unfinished body aborts the request and closes its connection.
+      if (!settled) {
+        settled = true;
+        clearTimeout(stall);
+        signal?.removeEventListener('abort', onAbort);
+      }
+      // Destroying an unfinished body closes its connection.
       body.destroy();
     },
   };
@@ -154,7 +214,7 @@ function rawBody(
 /**
  * The body as the web stream `Response` needs, one layer like `fetch`'s own. It starts reading at the
  * first read only (a high-water mark of 0), so that until then the body can still be taken raw; it pauses
- * undici while the reader is behind.
+ * the connection while the reader is behind.
  */
 function webBody(raw: RawBody, claim: () => boolean): ReadableStream<Uint8Array> {
   let started = false;

@@ -10,7 +10,7 @@ import { assistantRequestSchema, MAX_BODY_BYTES } from '../../assistant/request-
 import { messageText, retrievalQuery } from '../../assistant/retrieval-query.ts';
 import { toRetrievedSources } from '../../assistant/retrieved-sources.ts';
 import { initialSources, resultItems, toolResultItems } from '../../assistant/search-tool.ts';
-import { answersInProcess, startAnswer } from '../../assistant/start-answer.ts';
+import { startAnswer } from '../../assistant/start-answer.ts';
 import {
   assistantStreamHeaders,
   coalescingWriter,
@@ -168,15 +168,9 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
           sources: known,
           search: (q) => deps.search.search(caller.site.id, q, searchOptions, caller.site),
         });
-        // On SQLite a commit blocks the event loop while it runs, and undici writes a request to a reused
-        // connection from a check-phase callback; queued one check phase later, an early charge's commit
-        // runs after the model request has gone out rather than in front of it.
-        charging =
-          chargedFirst !== undefined
-            ? Promise.resolve(chargedFirst)
-            : answersInProcess(model)
-              ? charge()
-              : afterCheckPhase(charge);
+        // Started once the model request is on its way: on SQLite a commit blocks the event loop while it
+        // runs, and the request is written later in this turn of the loop, before the commit's turn comes.
+        charging = chargedFirst !== undefined ? Promise.resolve(chargedFirst) : charge();
         charging.catch(() => {});
         return { query, retrievalMs, known, toolResults: resultItems(known.stored), starting, charging };
       };
@@ -298,11 +292,6 @@ function goneOrRefused(gone: ClientGone, refused: AbortController): ClientGone {
       return refused.signal;
     },
   };
-}
-
-/** Runs `work` from a check-phase callback: after the callbacks already queued for this check phase. */
-function afterCheckPhase<T>(work: () => Promise<T>): Promise<T> {
-  return new Promise<void>((resolve) => setImmediate(resolve)).then(work);
 }
 
 function round(ms: number): number {
