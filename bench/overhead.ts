@@ -24,10 +24,15 @@ const { values } = parseArgs({
      */
     'token-delay': { type: 'string', default: '10' },
     tokens: { type: 'string', default: '20' },
-    /** Answers measured per concurrency level (and as many straight from the provider). */
-    requests: { type: 'string', default: '600' },
+    /** Answers measured at 32 clients (and as many straight from the provider), over all rounds. */
+    requests: { type: 'string', default: '1200' },
     /** At 1 client each answer takes its whole streaming time: fewer answers keep the run short. */
-    'requests-1': { type: 'string', default: '100' },
+    'requests-1': { type: 'string', default: '120' },
+    /**
+     * Direct and via-Docent answers alternate in this many blocks each, so that the machine's speed
+     * drifting during the run (it does, on a shared VM) weighs on both sides alike.
+     */
+    rounds: { type: 'string', default: '4' },
     streams: { type: 'string' },
     /** `builtin` measures Docent without a provider call (what the request path costs by itself). */
     model: { type: 'string', default: 'openai-compatible:bench-model' },
@@ -145,24 +150,47 @@ async function runBench(): Promise<void> {
       await runConcurrent(40, 8, (i) => viaDocent(i));
       // How long one answer takes the provider: the clients' start times are spread over it.
       const answerMs = delay + (Number(values.tokens) - 1) * tokenDelay;
+      const rounds = Math.max(1, Number(values.rounds));
       for (const concurrency of [1, 32]) {
         const requests = Number(concurrency === 1 ? values['requests-1'] : values.requests);
-        const d = await runConcurrent(requests, concurrency, () => direct(), answerMs);
-        const cpuBefore = cpuMsOf(docent.child.pid);
-        const v = await runConcurrent(requests, concurrency, (i) => viaDocent(i), answerMs);
-        const cpuPerRequest = (cpuMsOf(docent.child.pid) - cpuBefore) / requests;
+        const block = Math.max(1, Math.round(requests / rounds));
+        const d: number[] = [];
+        const v: number[] = [];
+        const addedPerRound: number[] = [];
+        let docentCpuMs = 0;
+        for (let round = 0; round < rounds; round++) {
+          // Which side goes first alternates too.
+          const sides = round % 2 === 0 ? (['direct', 'docent'] as const) : (['docent', 'direct'] as const);
+          let directP50 = 0;
+          let docentP50 = 0;
+          for (const side of sides) {
+            if (side === 'direct') {
+              const times = await runConcurrent(block, concurrency, () => direct(), answerMs);
+              d.push(...times);
+              directP50 = percentile(times, 50);
+            } else {
+              const cpuBefore = cpuMsOf(docent.child.pid);
+              const times = await runConcurrent(block, concurrency, (i) => viaDocent(i), answerMs);
+              docentCpuMs += cpuMsOf(docent.child.pid) - cpuBefore;
+              v.push(...times);
+              docentP50 = percentile(times, 50);
+            }
+          }
+          addedPerRound.push(docentP50 - directP50);
+        }
         const p = (xs: number[], q: number) => percentile(xs, q).toFixed(1);
         console.log(
           `concurrency ${String(concurrency).padStart(2)}: TTFT direct p50 ${p(d, 50)} ms p99 ${p(d, 99)} ms · ` +
             `via Docent p50 ${p(v, 50)} ms p99 ${p(v, 99)} ms · added p50 ${(percentile(v, 50) - percentile(d, 50)).toFixed(1)} ms ` +
-            `p99 ${(percentile(v, 99) - percentile(d, 99)).toFixed(1)} ms · Docent CPU ${cpuPerRequest.toFixed(1)} ms/request (${requests} requests each)`,
+            `p99 ${(percentile(v, 99) - percentile(d, 99)).toFixed(1)} ms (p50 per round ${addedPerRound.map((x) => x.toFixed(1)).join(', ')}) · ` +
+            `Docent CPU ${(docentCpuMs / v.length).toFixed(1)} ms/request (${v.length} requests each, ${rounds} rounds)`,
         );
       }
       // Where the provider path's CPU goes, measured in this process against the same loopback provider
       // with no Docent server around it: Docent's provider path (the package builds and sends the request,
       // Docent decodes the stream: direct-stream-model.ts), the same package decoding its own stream
       // through its web-stream stages (what Docent ran before), and merely receiving the same bytes.
-      const answers = Math.min(Number(values.requests), 200);
+      const answers = 200;
       const docentPath = await providerPathCpu(provider.value, answers, 32, 'docent');
       const packagePath = await providerPathCpu(provider.value, answers, 32, 'package');
       const raw = await rawStreamCpu(provider.value, answers, 32);
