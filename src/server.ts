@@ -43,7 +43,7 @@ export async function openRateLimitStore(
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config);
-  const storage = await openStorage(config.databaseUrl);
+  const storage = await openStorage(config.databaseUrl, { backgroundCheckpoints: true });
   logger.info({ database: storage.describe }, 'storage ready');
   if (config.seedDemo) await seedDemo(storage, config, logger);
   const search = new SiteSearch(storage, { publicUrl: config.publicUrl });

@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -49,12 +50,19 @@ export interface OpenOptions {
   migrate?: boolean;
   /** PostgreSQL pool size (default 10). */
   poolSize?: number;
+  /**
+   * SQLite files: checkpoint the write-ahead log from a worker thread instead of inside commits
+   * (wal-checkpointer.ts). Default false; a server turns it on, since its commits run on the request path.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 export async function openStorage(url: string, options: OpenOptions = {}): Promise<Storage> {
   const target = parseDatabaseUrl(url);
   const storage =
-    target.dialect === 'sqlite' ? openSqlite(target.file) : openPostgres(target.url, options.poolSize);
+    target.dialect === 'sqlite'
+      ? openSqlite(target.file, options.backgroundCheckpoints ?? false)
+      : openPostgres(target.url, options.poolSize);
   if (options.migrate ?? true) {
     try {
       await migrate(storage);
@@ -66,7 +74,7 @@ export async function openStorage(url: string, options: OpenOptions = {}): Promi
   return storage;
 }
 
-function openSqlite(file: string): Storage {
+function openSqlite(file: string, backgroundCheckpoints: boolean): Storage {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const connection = new SQLite(file);
   // WAL lets readers proceed while an ingestion writes; the busy timeout covers a second process.
@@ -74,6 +82,14 @@ function openSqlite(file: string): Storage {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
+  let checkpointer: WalCheckpointer | undefined;
+  if (backgroundCheckpoints && file !== ':memory:') {
+    connection.pragma('wal_autocheckpoint = 0');
+    // Should the worker fail, commits checkpoint again as SQLite does by default (every 1,000 pages).
+    checkpointer = startWalCheckpointer(path.resolve(file), () => {
+      if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
+    });
+  }
   const cached = withStatementCache(connection);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   return {
@@ -81,7 +97,10 @@ function openSqlite(file: string): Storage {
     dialect: 'sqlite',
     sqlite: cached,
     describe: `sqlite:${file}`,
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
   };
 }
 
