@@ -158,6 +158,10 @@ async function runBench(): Promise<void> {
         const v: number[] = [];
         const addedPerRound: number[] = [];
         let docentCpuMs = 0;
+        // Unmeasured, on both sides: a level's first answers open that many connections (the client's to
+        // Docent and the provider, Docent's to the provider), which steady use at the level does not.
+        await runConcurrent(concurrency * 4, concurrency, () => direct(), answerMs);
+        await runConcurrent(concurrency * 4, concurrency, (i) => viaDocent(i), answerMs);
         for (let round = 0; round < rounds; round++) {
           // Which side goes first alternates too.
           const sides = round % 2 === 0 ? (['direct', 'docent'] as const) : (['docent', 'direct'] as const);
