@@ -1,3 +1,5 @@
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderConnectTimeoutError, ProviderStallError } from './provider-errors.ts';
 import { providerTransport } from './provider-transport.ts';
@@ -154,4 +156,45 @@ describe('providerTransport', () => {
     await response.body?.cancel();
     expect(await server.requests[0]?.closed).toEqual({ early: true });
   });
+
+  it('speaks TLS to https URLs and refuses a certificate it cannot verify', async () => {
+    let requests = 0;
+    const tls = https.createServer({ key: SELF_SIGNED_KEY, cert: SELF_SIGNED_CERT }, (_req, res) => {
+      requests++;
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = tls.address() as AddressInfo;
+      const failure = await providerTransport(options)(`https://127.0.0.1:${port}/v1/chat`, {
+        method: 'POST',
+        body: '{}',
+      }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(TypeError);
+      expect((failure as TypeError).message).toBe('fetch failed');
+      expect(((failure as TypeError).cause as { code?: string }).code).toMatch(/SELF_SIGNED|ALTNAME/);
+      expect(requests).toBe(0);
+    } finally {
+      tls.closeAllConnections();
+      await new Promise((resolve) => tls.close(resolve));
+    }
+  });
 });
+
+/** A self-signed certificate for localhost (EC P-256, made with openssl for this test only). */
+const SELF_SIGNED_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgjjdQApsewwRI+sv+
+ynub7m6b6mIvwle21+bzefT+6qihRANCAARk7HndmA8sNfiPesh6ssu4VIrxB3bC
+4/YsWhIxtS7kGhAVgnvWG5PE8s4zPb4F+sVgxJSz6VFZf/FLVHcr6lrZ
+-----END PRIVATE KEY-----`;
+const SELF_SIGNED_CERT = `-----BEGIN CERTIFICATE-----
+MIIBfjCCASWgAwIBAgIUEnRQ91Ra68d0iO8ytgtVSy7IDvowCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyMzE5NTIxNloYDzIxMjYxMDMw
+MTk1MjE2WjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAARk7HndmA8sNfiPesh6ssu4VIrxB3bC4/YsWhIxtS7kGhAVgnvWG5PE
+8s4zPb4F+sVgxJSz6VFZf/FLVHcr6lrZo1MwUTAdBgNVHQ4EFgQUV6xZE6eKqKvR
+pXpUfw9ogZXVjHAwHwYDVR0jBBgwFoAUV6xZE6eKqKvRpXpUfw9ogZXVjHAwDwYD
+VR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNHADBEAiA7rLaEF4Zawu3N9ktjqEkW
+ab69dA2OOLbhDXZxTLbyzwIgEDQDNGvYXkmp5HtiCGyUNHs2iVGdfr36AdKVMXEo
+tvU=
+-----END CERTIFICATE-----`;
