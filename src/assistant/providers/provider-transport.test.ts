@@ -62,6 +62,31 @@ describe('providerTransport', () => {
     expect(new Set(ports).size).toBe(1);
   });
 
+  it('sends a request again at once when its kept-alive connection turns out to be closed', async () => {
+    const ports: number[] = [];
+    let reset = false;
+    server = await startLoopbackLlm((_req, res) => {
+      const port = res.socket?.remotePort ?? -1;
+      // The second request on the first connection: the connection closes without an answer.
+      if (!reset && ports.includes(port)) {
+        reset = true;
+        res.socket?.destroy();
+        return;
+      }
+      ports.push(port);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{}');
+    });
+    const transport = providerTransport(options);
+    for (let i = 0; i < 2; i++) {
+      const response = await transport(server.origin, { method: 'POST', body: '{}' });
+      expect(await response.json()).toEqual({});
+    }
+    expect(reset).toBe(true);
+    expect(ports).toHaveLength(2);
+    expect(new Set(ports).size).toBe(2);
+  });
+
   it('fails a body cut off mid-stream with a terminated TypeError', async () => {
     server = await startLoopbackLlm((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream' });

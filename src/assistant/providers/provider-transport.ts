@@ -54,38 +54,53 @@ export function providerTransport(options: ProviderTransportOptions): typeof fet
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new TypeError('fetch failed', { cause: new Error(`unsupported protocol ${url.protocol}`) });
     const client = url.protocol === 'https:' ? https : http;
-    const incoming = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const request = client.request(url, {
-        method,
-        headers: headerRecord(init?.headers),
-        agent: agents[url.protocol as keyof typeof agents],
+    const send = (): Promise<http.IncomingMessage> =>
+      new Promise<http.IncomingMessage>((resolve, reject) => {
+        const request = client.request(url, {
+          method,
+          headers: headerRecord(init?.headers),
+          agent: agents[url.protocol as keyof typeof agents],
+        });
+        let settled = false;
+        const settle = (error: unknown, response?: http.IncomingMessage): void => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          if (response !== undefined) resolve(response);
+          else {
+            request.destroy();
+            reject(error);
+          }
+        };
+        const timer = setTimeout(
+          () => settle(new ProviderConnectTimeoutError(options.connectTimeoutMs)),
+          options.connectTimeoutMs,
+        );
+        const onAbort = (): void => settle(signal?.reason);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        // Stays attached: a connection can still fail after the promise has settled.
+        request.on('error', (error) => {
+          // A kept-alive connection that closed as this request was written: most likely the server
+          // closed it as idle a moment before, without reading the request. It goes out again at once
+          // (other connection failures wait for resilient-fetch.ts's backoff). The failed connection has
+          // left the pool, so this ends at the latest on a new connection, failing like any other.
+          if (!settled && request.reusedSocket && isStaleConnection(error) && !signal?.aborted) {
+            settled = true;
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', onAbort);
+            resolve(send());
+            return;
+          }
+          settle(new TypeError('fetch failed', { cause: error }));
+        });
+        request.once('response', (response) => {
+          if (settled) response.destroy();
+          else settle(undefined, response);
+        });
+        request.end(body);
       });
-      let settled = false;
-      const settle = (error: unknown, response?: http.IncomingMessage): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (response !== undefined) resolve(response);
-        else {
-          request.destroy();
-          reject(error);
-        }
-      };
-      const timer = setTimeout(
-        () => settle(new ProviderConnectTimeoutError(options.connectTimeoutMs)),
-        options.connectTimeoutMs,
-      );
-      const onAbort = (): void => settle(signal?.reason);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      // Stays attached: a connection can still fail after the promise has settled.
-      request.on('error', (error) => settle(new TypeError('fetch failed', { cause: error })));
-      request.once('response', (response) => {
-        if (settled) response.destroy();
-        else settle(undefined, response);
-      });
-      request.end(body);
-    });
+    const incoming = await send();
     const headers = new Headers();
     const raw = incoming.rawHeaders;
     for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
@@ -103,6 +118,12 @@ export function providerTransport(options: ProviderTransportOptions): typeof fet
     unread.set(fetched, rawBody);
     return fetched;
   };
+}
+
+/** The errors of writing to a connection the server had already closed. */
+function isStaleConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 /**
