@@ -1,5 +1,5 @@
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderConnectTimeoutError, ProviderStallError } from './provider-errors.ts';
 import { providerTransport } from './provider-transport.ts';
@@ -85,6 +85,36 @@ describe('providerTransport', () => {
     expect(reset).toBe(true);
     expect(ports).toHaveLength(2);
     expect(new Set(ports).size).toBe(2);
+  });
+
+  it('never takes bytes a server sent on an idle kept-alive connection for the next answer', async () => {
+    let requests = 0;
+    const sockets = new Set<net.Socket>();
+    const raw = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', () => {
+        requests++;
+        const body = requests === 1 ? 'first' : 'second';
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        // Unasked: a whole response, sent while the connection sits idle in the pool.
+        if (requests === 1)
+          setTimeout(() => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nSMUGGLED'), 20);
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+      const transport = providerTransport(options);
+      const first = await transport(origin, { method: 'POST', body: '{}' });
+      expect(await first.text()).toBe('first');
+      await sleep(100);
+      const second = await transport(origin, { method: 'POST', body: '{}' });
+      expect(await second.text()).toBe('second');
+      expect(requests).toBe(2);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => raw.close(resolve));
+    }
   });
 
   it('fails a body cut off mid-stream with a terminated TypeError', async () => {
