@@ -56,7 +56,8 @@ export async function startLoopbackLlm(handler: LoopbackHandler): Promise<Loopba
     });
   });
   // Hosted providers keep connections open for reuse. The `Keep-Alive: timeout=N` hint this sends is
-  // what undici plans by, less a safety margin: with 1 s here every request paid a new connection.
+  // what HTTP clients plan by, less a safety margin of a second: with 1 s here every request paid a new
+  // connection.
   server.keepAliveTimeout = 10_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
