@@ -62,22 +62,24 @@ export function providerTransport(options: ProviderTransportOptions): typeof fet
           agent: agents[url.protocol as keyof typeof agents],
         });
         let settled = false;
-        const settle = (error: unknown, response?: http.IncomingMessage): void => {
-          if (settled) return;
+        /** True the first time only: the attempt's timer and abort listener are then gone. */
+        const finish = (): boolean => {
+          if (settled) return false;
           settled = true;
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
-          if (response !== undefined) resolve(response);
-          else {
-            request.destroy();
-            reject(error);
-          }
+          return true;
+        };
+        const fail = (error: unknown): void => {
+          if (!finish()) return;
+          request.destroy();
+          reject(error);
         };
         const timer = setTimeout(
-          () => settle(new ProviderConnectTimeoutError(options.connectTimeoutMs)),
+          () => fail(new ProviderConnectTimeoutError(options.connectTimeoutMs)),
           options.connectTimeoutMs,
         );
-        const onAbort = (): void => settle(signal?.reason);
+        const onAbort = (): void => fail(signal?.reason);
         signal?.addEventListener('abort', onAbort, { once: true });
         // Stays attached: a connection can still fail after the promise has settled.
         request.on('error', (error) => {
@@ -85,18 +87,15 @@ export function providerTransport(options: ProviderTransportOptions): typeof fet
           // closed it as idle a moment before, without reading the request. It goes out again at once
           // (other connection failures wait for resilient-fetch.ts's backoff). The failed connection has
           // left the pool, so this ends at the latest on a new connection, failing like any other.
-          if (!settled && request.reusedSocket && isStaleConnection(error) && !signal?.aborted) {
-            settled = true;
-            clearTimeout(timer);
-            signal?.removeEventListener('abort', onAbort);
-            resolve(send());
+          if (request.reusedSocket && isStaleConnection(error) && !signal?.aborted) {
+            if (finish()) resolve(send());
             return;
           }
-          settle(new TypeError('fetch failed', { cause: error }));
+          fail(new TypeError('fetch failed', { cause: error }));
         });
         request.once('response', (response) => {
-          if (settled) response.destroy();
-          else settle(undefined, response);
+          if (finish()) resolve(response);
+          else response.destroy();
         });
         request.end(body);
       });
@@ -163,11 +162,16 @@ function bodyOf(
   let failure: unknown;
   let stall: NodeJS.Timeout | undefined;
   let paused = false;
-  const fail = (error: unknown): void => {
-    if (settled) return;
+  /** True the first time only: the stall timer and abort listener are then gone. */
+  const finish = (): boolean => {
+    if (settled) return false;
     settled = true;
     clearTimeout(stall);
     signal?.removeEventListener('abort', onAbort);
+    return true;
+  };
+  const fail = (error: unknown): void => {
+    if (!finish()) return;
     failure = error;
     sink?.error(error);
   };
@@ -202,11 +206,7 @@ function bodyOf(
         reader.data(chunk);
       });
       body.once('end', () => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(stall);
-        signal?.removeEventListener('abort', onAbort);
-        reader.end();
+        if (finish()) reader.end();
       });
     },
     pause() {
@@ -221,11 +221,7 @@ function bodyOf(
       body.resume();
     },
     destroy() {
-      if (!settled) {
-        settled = true;
-        clearTimeout(stall);
-        signal?.removeEventListener('abort', onAbort);
-      }
+      finish();
       // Destroying an unfinished body closes its connection.
       body.destroy();
     },

@@ -135,8 +135,6 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
       // charge commits during the model's round trip instead of before it.
       const early = gate.mayAnswerBeforeCharged(c, caller);
       const chargedFirst = early ? undefined : await charge();
-      // Started by `prepare` when early; known here so that a failure can wait for it.
-      let charging: Promise<Charged> | undefined;
 
       // Retrieval, the model and the start of its answer. Stopped (`refused`) when an early charge fails.
       const refused = early ? new AbortController() : undefined;
@@ -168,11 +166,13 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
           sources: known,
           search: (q) => deps.search.search(caller.site.id, q, searchOptions, caller.site),
         });
-        // Started once the model request is on its way: on SQLite a commit blocks the event loop while it
-        // runs, and the request is written later in this turn of the loop, before the commit's turn comes.
-        charging = chargedFirst !== undefined ? Promise.resolve(chargedFirst) : charge();
+        const toolResults = resultItems(known.stored);
+        // Started once the model request is on its way, and last, so that nothing here can fail after it:
+        // on SQLite a commit blocks the event loop while it runs, and the request is written later in this
+        // turn of the loop, before the commit's turn comes.
+        const charging = chargedFirst !== undefined ? Promise.resolve(chargedFirst) : charge();
         charging.catch(() => {});
-        return { query, retrievalMs, known, toolResults: resultItems(known.stored), starting, charging };
+        return { query, retrievalMs, known, toolResults, starting, charging };
       };
       let prepared: Awaited<ReturnType<typeof prepare>> | undefined;
       let charged: Charged;
@@ -183,7 +183,7 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         // An early charge settles before the error response, so that `wrap` refunds it if it committed;
         // refused (or its write failed), it leaves nothing stored, and a started answer is stopped.
         refused?.abort();
-        await charging?.catch(() => {});
+        await prepared?.charging.catch(() => {});
         const abandoned = await prepared?.starting;
         if (abandoned?.kind === 'started') await abandoned.parts[Symbol.asyncIterator]().return?.(undefined);
         throw error;
