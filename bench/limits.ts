@@ -8,12 +8,12 @@
 import crypto from 'node:crypto';
 import { Hono } from 'hono';
 import { pino } from 'pino';
-import { authenticateAssistant } from '../src/assistant/authenticate.ts';
 import { loadConfig } from '../src/config.ts';
 import type { AppEnv } from '../src/http/app-env.ts';
+import { createAssistantAccess } from '../src/http/assistant-access.ts';
 import { handleError } from '../src/http/error-handler.ts';
 import { serverRequestId } from '../src/http/request-id.ts';
-import { createAssistantGate } from '../src/limits/assistant-gate.ts';
+import { createCreditGuard } from '../src/limits/credit-guard.ts';
 import { createTenant } from '../src/limits/limits-fixtures.ts';
 import { MemoryRateLimitStore } from '../src/limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from '../src/limits/rate-limit-store.ts';
@@ -47,8 +47,9 @@ async function measure(
     });
     // The same key/site/plan cache the server uses (default freshness), so the figure is the route's.
     const tenancy = new TenancyCache(storage);
-    const gate = createAssistantGate({ storage, tenancy, store, trustProxy: false });
+    const access = createAssistantAccess({ storage, tenancy, store, trustProxy: false });
     const logger = pino({ level: 'silent' });
+    const credits = createCreditGuard(storage, logger);
     const app = new Hono<AppEnv>();
     app.use(serverRequestId());
     app.use(async (c, next) => {
@@ -56,14 +57,13 @@ async function measure(
       await next();
     });
     app.onError(handleError);
-    app.post('/v1/assistant/:domain/message', gate.wrap, async (c) => {
-      const caller = await authenticateAssistant(
-        tenancy,
-        c.req.header('Authorization'),
-        c.req.param('domain'),
+    app.post('/v1/assistant/:domain/message', access.wrap, async (c) => {
+      const caller = await access.admit(c);
+      const { site, plan } = caller;
+      await credits.charge(
+        { organizationId: site.organization_id, siteId: site.id, requestId: c.get('requestId'), plan },
+        async () => {},
       );
-      await gate.admit(c, caller);
-      await gate.charge(c, caller, async () => {});
       return c.body(null, 200);
     });
     const headers = { Authorization: `Bearer ${tenant.assistantKey}`, Origin: 'https://docs.example.com' };

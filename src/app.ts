@@ -1,8 +1,10 @@
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
-import type { ModelProvider } from './assistant/model-provider.ts';
+import { createAnswerService } from './assistant/answer-question.ts';
+import { builtinModelProvider, type ModelProvider } from './assistant/model-provider.ts';
 import type { TrustProxy } from './config.ts';
 import type { AppEnv } from './http/app-env.ts';
+import { createAssistantAccess } from './http/assistant-access.ts';
 import { handleError, handleNotFound } from './http/error-handler.ts';
 import { requestHeader } from './http/node-request.ts';
 import { serverRequestId } from './http/request-id.ts';
@@ -10,7 +12,7 @@ import { adminApi } from './http/routes/admin/admin-api.ts';
 import { assistantMessageRoute } from './http/routes/assistant-message.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
 import { openApiRoute } from './http/routes/openapi.ts';
-import { createAssistantGate } from './limits/assistant-gate.ts';
+import { createCreditGuard } from './limits/credit-guard.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import type { SiteSearch } from './search/site-search.ts';
@@ -36,6 +38,8 @@ export interface AppDeps {
   tenancyCacheMs?: number;
   /** Searches a real model may run itself through the `search` tool per answer (0: no tool). */
   searchSteps?: number;
+  /** Docent's public address for links to its page view; null/absent: the address a request came to. */
+  publicUrl?: string | null;
 }
 
 /** Builds the HTTP app. No side effects: no listening, no database set-up, no environment reads. */
@@ -46,6 +50,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const tenancy = new TenancyCache(deps.storage, deps.tenancyCacheMs ?? DEFAULT_TENANCY_CACHE_MS);
   // A finished ingestion moves the site's index generation, which the cached site row carries.
   ingestions.onSettled(() => tenancy.clear());
+  const answers = createAnswerService({
+    storage: deps.storage,
+    search: deps.search,
+    credits: createCreditGuard(deps.storage, deps.logger),
+    modelProvider: deps.modelProvider ?? builtinModelProvider,
+    searchSteps: deps.searchSteps ?? 0,
+    publicUrl: deps.publicUrl ?? null,
+  });
+  const access = createAssistantAccess({ storage: deps.storage, tenancy, store, trustProxy });
   const app = new Hono<AppEnv>();
   app.use(serverRequestId());
   app.use(async (c, next) => {
@@ -62,14 +75,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', healthzRoute());
   app.route('/', readyzRoute(deps.storage));
   app.route('/', openApiRoute());
-  app.route(
-    '/',
-    assistantMessageRoute({
-      ...deps,
-      tenancy,
-      gate: createAssistantGate({ storage: deps.storage, tenancy, store, trustProxy }),
-    }),
-  );
+  app.route('/', assistantMessageRoute({ answers, access, trustProxy }));
   app.route(
     '/',
     adminApi({

@@ -46,7 +46,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const storage = await openStorage(config.databaseUrl, { backgroundCheckpoints: true });
   logger.info({ database: storage.describe }, 'storage ready');
   if (config.seedDemo) await seedDemo(storage, config, logger);
-  const search = new SiteSearch(storage, { publicUrl: config.publicUrl });
+  const search = new SiteSearch(storage);
   // The model configuration is logged without its keys.
   logger.info({ model: formatModelSpec(config.model.default) }, 'answer model');
   let rateLimitStore: RateLimitStore;
@@ -67,6 +67,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     docsRoot: config.docsRoot,
     tenancyCacheMs: config.tenancyCacheMs,
     searchSteps: config.model.searchSteps,
+    publicUrl: config.publicUrl,
     ingestions,
     modelProvider: options.modelProvider ?? createModelProvider(config.model, { logger }),
   });

@@ -1,4 +1,4 @@
-import { DocentError } from '../http/errors.ts';
+import { DomainError } from '../errors/domain-error.ts';
 import { type ApiKey, ASSISTANT_KEY_PREFIX, hashKey, keyIsActive } from '../tenancy/api-keys.ts';
 import type { Site } from '../tenancy/sites.ts';
 import type { TenancyCache } from '../tenancy/tenancy-cache.ts';
@@ -22,8 +22,8 @@ export async function authenticateAssistant(
 ): Promise<AssistantCaller> {
   const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
   if (!match?.[1]) {
-    throw new DocentError('unauthorized', 'Missing API key: send "Authorization: Bearer svc_dsc_…"', {
-      headers: { 'WWW-Authenticate': 'Bearer' },
+    throw new DomainError('unauthenticated', 'Missing API key: send "Authorization: Bearer svc_dsc_…"', {
+      reason: 'missing',
     });
   }
   const presented = match[1];
@@ -34,14 +34,14 @@ export async function authenticateAssistant(
   const row = hash === undefined ? undefined : await tenancy.keyByHash(hash);
   const key = row !== undefined && hash !== undefined && keyIsActive(row, hash) ? row : undefined;
   if (key?.kind !== 'assistant') {
-    throw new DocentError('unauthorized', 'Invalid, revoked or expired assistant API key', {
-      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    throw new DomainError('unauthenticated', 'Invalid, revoked or expired assistant API key', {
+      reason: 'invalid',
     });
   }
   const site = await tenancy.siteByDomain(domain);
-  if (!site) throw new DocentError('not_found', `No documentation site "${domain}"`);
+  if (!site) throw new DomainError('not_found', `No documentation site "${domain}"`);
   if (key.site_id !== site.id) {
-    throw new DocentError('forbidden', `This assistant key is not valid for site "${domain}"`);
+    throw new DomainError('forbidden', `This assistant key is not valid for site "${domain}"`);
   }
   return { key, site };
 }

@@ -1,4 +1,5 @@
 import type { ContextItem, RequestMessage } from './request-schema.ts';
+import type { Turn } from './start-answer.ts';
 
 /** Follow-ups shorter than this many words borrow the previous question ("and on Windows?"). */
 const SHORT_FOLLOW_UP_WORDS = 6;
@@ -14,19 +15,40 @@ export function messageText(message: RequestMessage): string {
 }
 
 /**
- * The search query for a request: the last user question, the previous user question when the last
- * one is a short follow-up, and the beginning of any selected text or code the reader sent along.
+ * The search query for a question: the question, the previous question when this one is a short
+ * follow-up, and the beginning of any selected text or code the reader sent along.
  */
+export function questionQuery(
+  question: string,
+  previousQuestion: string | undefined,
+  context: readonly Pick<ContextItem, 'value'>[] = [],
+): string {
+  const parts = [question];
+  const words = question.split(/\s+/).filter(Boolean).length;
+  if (words < SHORT_FOLLOW_UP_WORDS && previousQuestion) parts.unshift(previousQuestion);
+  for (const item of context) parts.push(item.value.slice(0, CONTEXT_QUERY_CHARS));
+  return parts.join('\n').trim();
+}
+
+/** `questionQuery` of a v1 request, whose history is the client's. */
 export function retrievalQuery(
   messages: readonly RequestMessage[],
   context: readonly ContextItem[] = [],
 ): string {
   const userTexts = messages.filter((m) => m.role === 'user').map(messageText);
-  const question = userTexts.at(-1) ?? '';
-  const parts = [question];
-  const words = question.split(/\s+/).filter(Boolean).length;
-  const previous = userTexts.at(-2);
-  if (words < SHORT_FOLLOW_UP_WORDS && previous) parts.unshift(previous);
-  for (const item of context) parts.push(item.value.slice(0, CONTEXT_QUERY_CHARS));
-  return parts.join('\n').trim();
+  return questionQuery(userTexts.at(-1) ?? '', userTexts.at(-2), context);
+}
+
+/**
+ * The conversation as the model sees it. Client-sent `system` and `data` messages are dropped: a
+ * public key sits in browsers, so the instructions a model follows must come from the server only.
+ */
+export function clientTurns(messages: readonly RequestMessage[]): Turn[] {
+  const out: Turn[] = [];
+  for (const message of messages) {
+    const text = messageText(message);
+    if (message.role === 'user') out.push({ role: 'user', text });
+    else if (message.role === 'assistant' && text) out.push({ role: 'assistant', text });
+  }
+  return out;
 }

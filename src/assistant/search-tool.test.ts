@@ -107,7 +107,12 @@ describe('the search tool a real model may call', () => {
     const toolMessage = second.messages.find((m) => m.role === 'tool');
     expect(JSON.parse(String(toolMessage?.content))).toMatchObject({
       sources: [
-        { id: '2', url: '/billing', path: 'billing', text: expect.stringContaining('Invoices are sent') },
+        {
+          id: '2',
+          url: `${server.baseUrl}/sites/acme/pages/billing`,
+          path: 'billing',
+          text: expect.stringContaining('Invoices are sent'),
+        },
       ],
     });
 
@@ -122,17 +127,27 @@ describe('the search tool a real model may call', () => {
     const second_ = invocations[1];
     expect(second_?.state === 'result' ? second_.result : undefined).toEqual({
       type: 'search',
-      results: [{ path: 'billing', url: '/billing', metadata: { title: 'Billing' } }],
+      results: [
+        {
+          path: 'billing',
+          url: `${server.baseUrl}/sites/acme/pages/billing`,
+          metadata: { title: 'Billing' },
+        },
+      ],
     });
     const sources = (asked.message?.parts ?? []).filter((p) => p.type === 'source').map((p) => p.source);
-    expect(sources).toEqual([expect.objectContaining({ id: '2', url: '/billing' })]);
+    expect(sources).toEqual([
+      expect.objectContaining({ id: '2', url: `${server.baseUrl}/sites/acme/pages/billing` }),
+    ]);
 
     const threadId = asked.headers?.get('X-Thread-Id') ?? '';
     const stored = (await listThreadMessages(server.storage, threadId)).at(-1);
     expect(stored).toMatchObject({
       role: 'assistant',
       status: 'complete',
-      sources: [{ id: '2', url: '/billing', path: 'billing', title: 'Billing' }],
+      sources: [
+        { id: '2', url: `${server.baseUrl}/sites/acme/pages/billing`, path: 'billing', title: 'Billing' },
+      ],
     });
   });
 
@@ -222,7 +237,9 @@ describe('the search tool a real model may call', () => {
       .find((c) => c.type === 'tool_result');
     expect(JSON.stringify(result?.content)).toContain('Invoices are sent');
     const sources = (asked.message?.parts ?? []).filter((p) => p.type === 'source').map((p) => p.source);
-    expect(sources).toEqual([expect.objectContaining({ id: '2', url: '/billing' })]);
+    expect(sources).toEqual([
+      expect.objectContaining({ id: '2', url: `${server.baseUrl}/sites/claude/pages/billing` }),
+    ]);
     expect(asked.usage).toMatchObject({ completionTokens: expect.any(Number) });
   });
 });

@@ -1,21 +1,26 @@
 import type { LanguageModelV1, LanguageModelV1Prompt } from '@ai-sdk/provider';
 import { type CoreMessage, streamText } from 'ai';
 import type { SearchResult } from '../search/site-search.ts';
+import type { SourceList } from './answer-sources.ts';
+import { type AnswerStreamPart, SEARCH_TOOL_NAME } from './answer-stream.ts';
 import { BuiltinAnswerer } from './builtin-answerer.ts';
 import { type AnswerStart, awaitAnswerStart } from './providers/answer-start.ts';
-import type { RequestMessage } from './request-schema.ts';
-import { messageText } from './retrieval-query.ts';
-import { type AnswerSources, searchTool } from './search-tool.ts';
-import { type AnswerStreamPart, SEARCH_TOOL_NAME } from './stream-protocol.ts';
+import { searchTool } from './search-tool.ts';
+
+/** One turn of the conversation the model sees; the last is the question. */
+export interface Turn {
+  role: 'user' | 'assistant';
+  text: string;
+}
 
 export interface StartAnswerInput {
   model: LanguageModelV1;
-  messages: readonly RequestMessage[];
+  turns: readonly Turn[];
   /** The client's connection: `aborted` is checked as the answer starts; `signal` goes to a provider. */
   gone: { readonly aborted: boolean; readonly signal: AbortSignal };
   /** Searches the model may run itself (`search` tool); 0, or the built-in answerer, means none. */
   searchSteps: number;
-  sources: AnswerSources;
+  sources: SourceList;
   search: (query: string) => Promise<SearchResult[]>;
 }
 
@@ -32,7 +37,7 @@ export function startAnswer(input: StartAnswerInput): Promise<AnswerStart<Answer
   const builtin = model instanceof BuiltinAnswerer;
   const steps = builtin ? 0 : input.searchSteps;
   return awaitAnswerStart(async (): Promise<AsyncIterable<AnswerStreamPart>> => {
-    const turns = conversation(input.messages);
+    const turns = input.turns;
     if (steps > 0) {
       return streamText({
         model,
@@ -63,18 +68,4 @@ export function startAnswer(input: StartAnswerInput): Promise<AnswerStart<Answer
     });
     return stream;
   }, gone);
-}
-
-/**
- * The conversation as the model sees it. Client-sent `system` and `data` messages are dropped: a
- * public key sits in browsers, so the instructions a model follows must come from the server only.
- */
-function conversation(messages: readonly RequestMessage[]): { role: 'user' | 'assistant'; text: string }[] {
-  const out: { role: 'user' | 'assistant'; text: string }[] = [];
-  for (const message of messages) {
-    const text = messageText(message);
-    if (message.role === 'user') out.push({ role: 'user', text });
-    else if (message.role === 'assistant' && text) out.push({ role: 'assistant', text });
-  }
-  return out;
 }

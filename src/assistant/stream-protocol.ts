@@ -8,36 +8,25 @@
  * `threadId`. `h:` comes after the text because only then is it known which sources were cited (a model
  * answer is not known in advance); the client accepts a source part anywhere in the message.
  */
-import type { LanguageModelV1FinishReason } from '@ai-sdk/provider';
-import { type DataStreamWriter, formatDataStreamPart } from 'ai';
-import { citedSourceIds } from './citations.ts';
+import { formatDataStreamPart } from 'ai';
+import type { CitableSource, SearchResultItem } from './answer-sources.ts';
+import {
+  type AnswerOutcome,
+  type AnswerSink,
+  type AnswerStreamPart,
+  type FinishReason,
+  SEARCH_TOOL_NAME,
+  streamAnswer,
+  type TokenUsage,
+} from './answer-stream.ts';
 
-export type FinishReason = LanguageModelV1FinishReason;
+export type { AnswerOutcome, AnswerStreamPart, FinishReason, TokenUsage };
+export type { CitableSource, SearchResultItem };
+export { coalescingWriter } from './answer-stream.ts';
+export { SEARCH_TOOL_NAME };
 
 /** One encoded line, `CODE:JSON\n` (the SDK declares this type but does not export it). */
 export type DataStreamString = ReturnType<typeof formatDataStreamPart>;
-
-export interface TokenUsage {
-  promptTokens: number;
-  completionTokens: number;
-}
-
-/** One page in the `search` tool result, shaped like the hosted service's v1 stream. */
-export interface SearchResultItem {
-  path: string;
-  url: string;
-  title: string;
-}
-
-/** A source the answer may cite: `id` is the citation number as a string (`'1'` for `[1]`). */
-export interface CitableSource {
-  id: string;
-  url: string;
-  title: string;
-}
-
-/** Name of the tool call that shows the retrieval step in the stream. */
-export const SEARCH_TOOL_NAME = 'search';
 
 /**
  * Default text of a `3:` error part. The v4 SDK masks errors with "An error occurred." by default; the
@@ -156,19 +145,6 @@ export function errorPart(message: string = DEFAULT_STREAM_ERROR_MESSAGE): DataS
   return formatDataStreamPart('error', message);
 }
 
-/** The parts of `streamText(...).fullStream` (or a model's own stream) this writer consumes. */
-export type AnswerStreamPart =
-  | { type: 'text-delta'; textDelta: string }
-  | { type: 'finish'; finishReason: FinishReason; usage: TokenUsage }
-  | { type: 'error'; error: unknown }
-  /** A model's own call of the `search` tool, and what it returned (`streamText` with tools). */
-  | { type: 'tool-call'; toolCallId: string; toolName: string; args: unknown }
-  | { type: 'tool-result'; toolCallId: string; toolName: string; result: unknown }
-  /** Step boundaries of a multi-step answer: a step that ends in tool calls is followed by another. */
-  | { type: 'step-start' }
-  | { type: 'step-finish'; finishReason: FinishReason; usage: TokenUsage }
-  | { type: string };
-
 export interface WriteAnswerOptions {
   messageId: string;
   toolCallId: string;
@@ -189,151 +165,55 @@ export interface WriteAnswerOptions {
   searchResults?: (result: unknown) => readonly SearchResultItem[];
 }
 
-export interface AnswerOutcome {
-  /** The answer text written (partial when aborted or failed). */
-  text: string;
-  finishReason: FinishReason;
-  usage: TokenUsage;
-  /** Ids of the sources cited in `text` and written as `h:` parts. */
-  citedIds: string[];
-  aborted: boolean;
-  /** The error of a failed answer stream (not sent to the client). */
-  error?: unknown;
+/**
+ * The v1 encoding of an answer's events (answer-stream.ts): `f:`, `9:`, `a:`, `0:`…, then `h:` per
+ * cited source, `8:` with the thread id, `e:` and `d:`; `3:` on a failure.
+ */
+export function dataStreamSink(
+  writer: { write(text: string): void; flush?(): void },
+  ids: { messageId: string; threadId: string },
+): AnswerSink {
+  return {
+    start: () => writer.write(startStepPart(ids.messageId)),
+    searchCall: (toolCallId, query) => writer.write(searchToolCallPart(toolCallId, query)),
+    searchResult: (toolCallId, pages) => writer.write(searchToolResultPart(toolCallId, pages)),
+    text: (delta) => writer.write(textPart(delta)),
+    stepEnd: (usage) => writer.write(finishStepPart('tool-calls', usage)),
+    stepStart: () => writer.write(startStepPart(ids.messageId)),
+    finish: (cited, finishReason, usage) => {
+      for (const source of cited) writer.write(sourcePart(source));
+      writer.write(threadAnnotationPart(ids.threadId));
+      writer.write(finishStepPart(finishReason, usage));
+      writer.write(finishMessagePart(finishReason, usage, ids.threadId));
+    },
+    error: (message) => writer.write(errorPart(message)),
+    flush: () => writer.flush?.(),
+  };
 }
 
 /**
- * Writes a whole answer to `writer`: the retrieval parts, then `answer` as `0:` deltas, then the cited
- * sources, the thread annotation and the finish parts. `answer` is typically `streamText(...).fullStream`.
- * Resolves with what was written so the caller can store the thread message.
+ * Writes a whole answer to `writer` in the v1 data stream: the retrieval parts, then `answer` as `0:`
+ * deltas, then the cited sources, the thread annotation and the finish parts. `answer` is typically
+ * `streamText(...).fullStream`. Resolves with what was written so the caller can store the message.
  */
-export async function writeAnswerStream(
-  writer: Pick<DataStreamWriter, 'write'> & { flush?(): void },
+export function writeAnswerStream(
+  writer: { write(text: string): void; flush?(): void },
   answer: AsyncIterable<AnswerStreamPart>,
   options: WriteAnswerOptions,
 ): Promise<AnswerOutcome> {
-  const { abortSignal } = options;
-  writer.write(startStepPart(options.messageId));
-  writer.write(searchToolCallPart(options.toolCallId, options.query));
-  writer.write(searchToolResultPart(options.toolCallId, options.results));
-
-  let text = '';
-  let stepOpen = true;
-  let finishReason: FinishReason = 'unknown';
-  let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-  let error: unknown;
-  let failed = false;
-  let aborted = false;
-  try {
-    for await (const part of answer) {
-      if (abortSignal?.aborted) break;
-      if (isPart(part, 'text-delta')) {
-        if (part.textDelta.length === 0) continue;
-        const first = text === '';
-        text += part.textDelta;
-        writer.write(textPart(part.textDelta));
-        // The reader is waiting for the first words: they go out now, not after the turn (coalescingWriter).
-        if (first) writer.flush?.();
-      } else if (isPart(part, 'tool-call')) {
-        if (part.toolName === SEARCH_TOOL_NAME)
-          writer.write(searchToolCallPart(part.toolCallId, queryOf(part.args)));
-      } else if (isPart(part, 'tool-result')) {
-        if (part.toolName === SEARCH_TOOL_NAME)
-          writer.write(searchToolResultPart(part.toolCallId, options.searchResults?.(part.result) ?? []));
-      } else if (isPart(part, 'step-finish')) {
-        // The last step's end is written with the message's end below; one that called tools ends here.
-        if (part.finishReason === 'tool-calls') {
-          writer.write(finishStepPart('tool-calls', part.usage));
-          stepOpen = false;
-        }
-      } else if (isPart(part, 'step-start')) {
-        if (!stepOpen) writer.write(startStepPart(options.messageId));
-        stepOpen = true;
-      } else if (isPart(part, 'finish')) {
-        finishReason = part.finishReason;
-        usage = { promptTokens: part.usage.promptTokens, completionTokens: part.usage.completionTokens };
-      } else if (isPart(part, 'error')) {
-        // `streamText` reports an abort as an error part; an abort is the client leaving, not a failure.
-        if (abortSignal?.aborted || isAbortError(part.error)) aborted = true;
-        else {
-          failed = true;
-          error = part.error;
-        }
-        break;
-      }
-    }
-  } catch (caught) {
-    // An abort surfaces as a rejected read; only a failure while the client is still there is an error.
-    if (abortSignal?.aborted || isAbortError(caught)) aborted = true;
-    else {
-      failed = true;
-      error = caught;
-    }
-  }
-
-  const known = options.sources.map((s) => s.id);
-  const citedIds = citedSourceIds(text, known);
-  if (aborted || abortSignal?.aborted) {
-    return { text, finishReason: 'unknown', usage, citedIds, aborted: true };
-  }
-  if (failed) {
-    const message = options.errorMessage;
-    writer.write(errorPart(typeof message === 'function' ? message(error) : message));
-    return { text, finishReason: 'error', usage, citedIds, aborted: false, error };
-  }
-  const byId = new Map(options.sources.map((s) => [s.id, s]));
-  for (const id of citedIds) {
-    const source = byId.get(id);
-    if (source !== undefined) writer.write(sourcePart(source));
-  }
-  writer.write(threadAnnotationPart(options.threadId));
-  writer.write(finishStepPart(finishReason, usage));
-  writer.write(finishMessagePart(finishReason, usage, options.threadId));
-  return { text, finishReason, usage, citedIds, aborted: false };
-}
-
-/** A writer whose parts are sent in batches; `flush` sends what is pending now. */
-export interface CoalescingWriter extends Pick<DataStreamWriter, 'write'> {
-  flush(): void;
-}
-
-/**
- * Joins the parts written within one turn of the event loop into one chunk of the response. Every
- * chunk costs a pass through the response's stream layers and a socket write, and the bytes on the wire
- * are the same lines either way. Parts that arrive apart (a model streaming token by token) still go
- * out apart, one turn later at most. Call `flush` before the stream ends.
- */
-export function coalescingWriter(writer: Pick<DataStreamWriter, 'write'>): CoalescingWriter {
-  let pending = '';
-  let scheduled: NodeJS.Immediate | undefined;
-  const flush = (): void => {
-    if (scheduled !== undefined) clearImmediate(scheduled);
-    scheduled = undefined;
-    if (pending === '') return;
-    // Several whole `CODE:JSON\n` lines are still a valid chunk of the stream.
-    const chunk = pending as DataStreamString;
-    pending = '';
-    writer.write(chunk);
-  };
-  return {
-    write(part) {
-      pending += part;
-      scheduled ??= setImmediate(flush);
-    },
-    flush,
-  };
-}
-
-function isAbortError(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
-}
-
-function queryOf(args: unknown): string {
-  const query = (args as { query?: unknown } | null)?.query;
-  return typeof query === 'string' ? query : '';
-}
-
-function isPart<
-  T extends 'text-delta' | 'finish' | 'error' | 'tool-call' | 'tool-result' | 'step-start' | 'step-finish',
->(part: AnswerStreamPart, type: T): part is Extract<AnswerStreamPart, { type: T }> {
-  return part.type === type;
+  const message = options.errorMessage;
+  return streamAnswer(answer, dataStreamSink(writer, options), {
+    toolCallId: options.toolCallId,
+    query: options.query,
+    results: options.results,
+    sources: () => options.sources,
+    errorMessage: (error) =>
+      message === undefined
+        ? DEFAULT_STREAM_ERROR_MESSAGE
+        : typeof message === 'function'
+          ? message(error)
+          : message,
+    ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+    ...(options.searchResults ? { searchResults: options.searchResults } : {}),
+  });
 }

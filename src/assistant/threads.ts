@@ -9,12 +9,9 @@ import { hashKey } from '../tenancy/api-keys.ts';
 
 export type Thread = ThreadsTable;
 
-export interface StoredSource {
-  id: string;
-  url: string;
-  title: string;
-  path: string;
-}
+import type { StoredSource } from './answer-sources.ts';
+
+export type { StoredSource };
 
 export interface NewThread {
   thread: Thread;
@@ -212,4 +209,26 @@ export async function listThreadMessages(storage: Storage, threadId: string): Pr
     requestId: row.request_id,
     createdAt: row.created_at,
   }));
+}
+
+/**
+ * Removes the answers stored after the thread's last question (a regenerated answer replaces them).
+ * Returns the last question's text, or undefined when the thread has none.
+ */
+export async function dropLastAnswerWithin(unit: WriteUnit, threadId: string): Promise<string | undefined> {
+  const question = await unit.db
+    .selectFrom('thread_messages')
+    .select(['seq', 'content'])
+    .where('thread_id', '=', threadId)
+    .where('role', '=', 'user')
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (question === undefined) return undefined;
+  await unit.db
+    .deleteFrom('thread_messages')
+    .where('thread_id', '=', threadId)
+    .where('seq', '>', question.seq)
+    .execute();
+  return question.content;
 }

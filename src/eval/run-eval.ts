@@ -1,6 +1,6 @@
+import { SourceList } from '../assistant/answer-sources.ts';
 import { composeAnswer } from '../assistant/builtin-answerer.ts';
 import { retrievalQuery } from '../assistant/retrieval-query.ts';
-import { toRetrievedSources } from '../assistant/retrieved-sources.ts';
 import { ingestSite } from '../ingest/ingest-site.ts';
 import type { LoadProgress } from '../ingest/types.ts';
 import { readEvalSet } from '../search/eval-set.ts';
@@ -92,7 +92,7 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
           version: q.filter?.version,
           language: q.filter?.language,
         });
-        const answer = composeAnswer(q.question, toRetrievedSources(top));
+        const answer = composeAnswer(q.question, SourceList.of(top).all);
         f1Sum += tokenF1(answer.text.replace(/\[\d+\]/g, ''), q.answer);
         if (answer.covered) answered++;
         const pages = distinctPages(

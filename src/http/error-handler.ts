@@ -1,7 +1,8 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { DomainError } from '../errors/domain-error.ts';
 import type { AppEnv } from './app-env.ts';
-import { DocentError, type ErrorCode, errorBody } from './errors.ts';
+import { DocentError, type ErrorCode, errorBody, fromDomainError } from './errors.ts';
 
 function fromHttpException(error: HTTPException): DocentError {
   const byStatus: Partial<Record<number, ErrorCode>> = {
@@ -27,6 +28,7 @@ function respond(c: Context<AppEnv>, error: DocentError): Response {
 /** The one error handler: every failure becomes `{error: {code, message, details?, requestId}}`. */
 export const handleError: ErrorHandler<AppEnv> = (error, c) => {
   if (error instanceof DocentError) return respond(c, error);
+  if (error instanceof DomainError) return respond(c, fromDomainError(error));
   if (error instanceof HTTPException) return respond(c, fromHttpException(error));
   // Malformed JSON bodies surface from Hono's body parsing as SyntaxError.
   if (error instanceof SyntaxError)

@@ -1,4 +1,5 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { DomainError, DomainErrorKind } from '../errors/domain-error.ts';
 
 /** The closed list of error codes a client can see, and the one table from code to HTTP status. */
 export const errorStatus = {
@@ -60,4 +61,30 @@ export function errorBody(error: DocentError, requestId: string): ErrorBody {
       requestId,
     },
   };
+}
+
+/** The one table from a domain error's kind to the HTTP error code a client sees. */
+const codeOfDomainKind = {
+  invalid_input: 'invalid_request',
+  unauthenticated: 'unauthorized',
+  forbidden: 'forbidden',
+  not_found: 'not_found',
+  thread_not_found: 'thread_not_found',
+  credits_exhausted: 'credits_exhausted',
+  unavailable: 'unavailable',
+} as const satisfies Record<DomainErrorKind, ErrorCode>;
+
+/** A domain error as the HTTP error it is answered with. */
+export function fromDomainError(error: DomainError): DocentError {
+  const headers: Record<string, string> = {};
+  if (error.kind === 'unauthenticated')
+    headers['WWW-Authenticate'] = error.reason === 'invalid' ? 'Bearer error="invalid_token"' : 'Bearer';
+  if (error.thread) {
+    headers['X-Thread-Id'] = error.thread.id;
+    if (error.thread.key) headers['X-Thread-Key'] = error.thread.key;
+  }
+  return new DocentError(codeOfDomainKind[error.kind], error.message, {
+    cause: error,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+  });
 }

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
+import type { ZodType, ZodTypeDef } from 'zod';
 import { DocentError } from './errors.ts';
 import { nodeBindings, requestHeader } from './node-request.ts';
+import { zodDetails } from './validation.ts';
 
 export function payloadTooLarge(maxBytes: number): DocentError {
   // The rest of the upload is not read, so the connection cannot be reused for another request.
@@ -30,6 +32,26 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
 /** Parses the body as JSON; a SyntaxError becomes the standard 400 (http/error-handler.ts). */
 export async function readJsonBody(c: Context, maxBytes: number): Promise<unknown> {
   return JSON.parse(await readBodyText(c, maxBytes));
+}
+
+/**
+ * A JSON body checked against `schema`: 415 unless it is sent as JSON, 413 past `maxBytes`, 400 with
+ * the problems listed when it does not parse or fit.
+ */
+export async function readAssistantBody<T>(
+  c: Context,
+  schema: ZodType<T, ZodTypeDef, unknown>,
+  maxBytes: number,
+): Promise<T> {
+  const contentType = requestHeader(c, 'Content-Type') ?? '';
+  if (!/^application\/json\b/i.test(contentType)) {
+    throw new DocentError('unsupported_media_type', 'Send the request body as application/json');
+  }
+  const parsed = schema.safeParse(await readJsonBody(c, maxBytes));
+  if (!parsed.success) {
+    throw new DocentError('invalid_request', 'Invalid request body', { details: zodDetails(parsed.error) });
+  }
+  return parsed.data;
 }
 
 function readNode(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DocentError } from '../http/errors.ts';
+import { DomainError } from '../errors/domain-error.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { chargeCredits, dailyUsage, getBalance, refundCredits } from './credits.ts';
 import { createTenant } from './limits-fixtures.ts';
@@ -60,9 +60,8 @@ describe.each(dialects)('credit ledger on %s', (dialect) => {
     await charge(off.organization.id, 'off-1');
     await charge(off.organization.id, 'off-2');
     const refused = await charge(off.organization.id, 'off-3').catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(DocentError);
-    expect((refused as DocentError).code).toBe('credits_exhausted');
-    expect((refused as DocentError).status).toBe(402);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).kind).toBe('credits_exhausted');
 
     const on = await createTenant(storage, {
       domain: 'on',

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { DocentError } from '../http/errors.ts';
+import { DomainError } from '../errors/domain-error.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId } from '../storage/ids.ts';
 import { precompile } from '../storage/precompiled.ts';
@@ -185,13 +185,13 @@ export async function chargeWithin(unit: WriteUnit, input: ChargeInput): Promise
 function refuseOverage(plan: Plan, overageUsed: number, overage: number, now: Date): void {
   const resets = nextPeriodStart(now);
   if (!plan.overageEnabled) {
-    throw new DocentError(
+    throw new DomainError(
       'credits_exhausted',
       `This organization has used its ${plan.monthlyCredits} included credits for the month and overage is off; credits renew at ${resets}`,
     );
   }
   if (plan.overageCap !== null && overageUsed + overage > plan.overageCap) {
-    throw new DocentError(
+    throw new DomainError(
       'credits_exhausted',
       `This organization has reached its overage cap of ${plan.overageCap} credits for the month; credits renew at ${resets}`,
     );

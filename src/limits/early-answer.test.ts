@@ -1,6 +1,6 @@
 /**
  * An answer may start before its credit charge has committed when the charge cannot be refused
- * (assistant-gate.ts `mayAnswerBeforeCharged`); when it is refused anyway, the answer stops.
+ * (credit-guard.ts `mayStartBeforeCharged`); when it is refused anyway, the answer stops.
  */
 import type { LanguageModelV1 } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

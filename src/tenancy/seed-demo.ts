@@ -19,7 +19,6 @@ export async function seedDemo(storage: Storage, config: Config, logger: Logger)
     docsDir,
     organizationName: 'Demo',
     siteName: 'Docent',
-    baseUrl: config.publicUrl,
   });
   logger.info({ site: DEMO_DOMAIN, ...result.ingestion.counts }, 'demo site ingested');
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;

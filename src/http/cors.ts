@@ -1,12 +1,17 @@
 import type { Context } from 'hono';
-import { DocentError } from '../http/errors.ts';
+import { RATE_LIMIT_HEADERS } from '../limits/rate-limit-headers.ts';
 import { type Site, siteAllowedOrigins } from '../tenancy/sites.ts';
-import { RATE_LIMIT_HEADERS } from './rate-limit-headers.ts';
+import { DocentError } from './errors.ts';
 
 /** Headers a browser page may read from an assistant answer: thread continuity, tracing, limits. */
 export const EXPOSED_HEADERS = ['X-Thread-Id', 'X-Thread-Key', 'X-Request-Id', ...RATE_LIMIT_HEADERS];
-export const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id'];
-export const ALLOWED_METHODS = ['POST', 'OPTIONS'];
+/**
+ * `User-Agent`: some AI SDK 5 and 6 releases set their own, which makes a browser ask for it in the
+ * preflight (protocol notes).
+ */
+export const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id', 'User-Agent'];
+/** `GET`: resuming a v2 answer stream. */
+export const ALLOWED_METHODS = ['POST', 'GET', 'OPTIONS'];
 /** How long (seconds) a browser may cache a preflight answer. */
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 

@@ -1,11 +1,11 @@
 import { MockLanguageModelV1 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinAnswerer } from '../assistant/builtin-answerer.ts';
+import { getBalance } from '../limits/credits.ts';
+import { ask, askBody, countStatuses, createTenant } from '../limits/limits-fixtures.ts';
 import { dialects } from '../testing/databases.ts';
 import { startTestServer, type TestServer } from '../testing/server.ts';
 import { EXPOSED_HEADERS } from './cors.ts';
-import { getBalance } from './credits.ts';
-import { ask, askBody, countStatuses, createTenant } from './limits-fixtures.ts';
 
 const CONCURRENT_CREDIT_REQUESTS = 200;
 const REMAINING_CREDITS = 50;

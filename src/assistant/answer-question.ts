@@ -1,0 +1,349 @@
+/**
+ * Answering one question, end to end, whatever the wire: the follow-up check, the credit charge, the
+ * retrieval, the model's start, the answer as events for a wire protocol (answer-stream.ts), storing
+ * it, and the refund when no answer went out. The v1 and v2 routes parse a request into an `AskInput`,
+ * call `ask`, and encode what it streams; they hold no policy of their own.
+ */
+import crypto from 'node:crypto';
+import type { Logger } from 'pino';
+import { DomainError } from '../errors/domain-error.ts';
+import type { CreditGuard } from '../limits/credit-guard.ts';
+import type { SearchResult, SiteSearch } from '../search/site-search.ts';
+import type { SearchOptions } from '../search/types.ts';
+import type { Storage } from '../storage/database.ts';
+import type { WriteUnit } from '../storage/write-unit.ts';
+import type { Plan } from '../tenancy/plans.ts';
+import type { Site } from '../tenancy/sites.ts';
+import { citableView, SourceList, searchItems, storedView } from './answer-sources.ts';
+import { type AnswerOutcome, type AnswerSink, streamAnswer } from './answer-stream.ts';
+import type { ModelProvider } from './model-provider.ts';
+import { describeProviderError, safeProviderErrorMessage } from './providers/provider-errors.ts';
+import type { ContextItem } from './request-schema.ts';
+import { questionQuery } from './retrieval-query.ts';
+import { toolResultItems } from './search-tool.ts';
+import { sourceLinker } from './source-links.ts';
+import { startAnswer, type Turn } from './start-answer.ts';
+import {
+  type AppendMessage,
+  appendMessageWithin,
+  createThreadWithin,
+  dropLastAnswerWithin,
+  findThreadForFollowUp,
+  listThreadMessages,
+} from './threads.ts';
+
+/** Stored messages a v2 follow-up gives the model (the latest ones): about 20 questions and answers. */
+export const MAX_STORED_HISTORY_MESSAGES = 40;
+
+/** The reader's connection, as far as an answer cares: gone means stop. */
+export interface ReaderGone {
+  readonly aborted: boolean;
+  /** Made on first use: only a model that does I/O needs a real signal. */
+  readonly signal: AbortSignal;
+}
+
+export interface AnswerServiceDeps {
+  storage: Storage;
+  search: SiteSearch;
+  credits: CreditGuard;
+  modelProvider: ModelProvider;
+  /** Searches a real model may run itself through the `search` tool per answer (0: no tool). */
+  searchSteps: number;
+  /** Docent's public address (`DOCENT_PUBLIC_URL`), for links to its page view; null: the request's. */
+  publicUrl: string | null;
+}
+
+export interface AskInput {
+  site: Site;
+  plan: Plan;
+  requestId: string;
+  fp: string;
+  /** A follow-up: the thread to continue, and its key when the client kept it. */
+  threadId?: string | null | undefined;
+  threadKey?: string | null | undefined;
+  /** The question, as the client sent it. */
+  question: string;
+  /**
+   * v1: the conversation as the client sent it, the question last. Absent (v2): the stored thread is
+   * the conversation and the client's history only supplies the question.
+   */
+  clientTurns?: Turn[];
+  /** Answer the thread's last question again, replacing its stored answer (v2 `regenerate-message`). */
+  regenerate?: boolean;
+  retrieval: {
+    pageSize: number;
+    version?: string | null | undefined;
+    language?: string | null | undefined;
+    currentPath?: string | undefined;
+    context: readonly ContextItem[];
+  };
+  /** This server's origin as the client reached it (`https://docs-ai.example.com`), for source links. */
+  origin: string;
+  gone: ReaderGone;
+  logger: Logger;
+}
+
+/** An answer whose model has started: the thread is known, and `write` streams it to a wire's sink. */
+export interface StartedAnswer {
+  threadId: string;
+  /** Only when the thread was created by this question. */
+  threadKey?: string | undefined;
+  messageId: string;
+  /** Streams the answer into `sink`, then stores it (with a refund when no text went out). Never rejects. */
+  write(sink: AnswerSink): Promise<AnswerOutcome>;
+}
+
+export interface AnswerService {
+  /**
+   * Charges the question, retrieves, and starts the model. Throws a `DomainError` when it cannot answer
+   * (`thread_not_found`, `credits_exhausted`, `unavailable` when the model fails before any text);
+   * nothing stays charged then.
+   */
+  ask(input: AskInput): Promise<StartedAnswer>;
+}
+
+interface Charged {
+  threadId: string;
+  threadKey?: string | undefined;
+  /** The question the stored thread holds (a regenerate answers it again). */
+  question: string;
+}
+
+export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
+  const { storage, credits } = deps;
+
+  return {
+    ask: async (input) => {
+      const started = performance.now();
+      const { site, requestId, logger } = input;
+      const organizationId = site.organization_id;
+      const regenerate = input.regenerate === true && Boolean(input.threadId);
+
+      // A follow-up's thread is checked before charging, so a wrong thread id costs nothing.
+      let followUp: string | undefined;
+      let storedTurns: Turn[] | undefined;
+      if (input.threadId) {
+        const thread = await findThreadForFollowUp(storage, {
+          threadId: input.threadId,
+          siteId: site.id,
+          fp: input.fp,
+          threadKey: input.threadKey,
+        });
+        if (!thread) {
+          throw new DomainError(
+            'thread_not_found',
+            'No thread with this threadId for this site and fingerprint (or the threadKey does not match)',
+          );
+        }
+        followUp = thread.id;
+        if (input.clientTurns === undefined)
+          storedTurns = await storedHistory(storage, thread.id, regenerate);
+      }
+
+      const question: AppendMessage = {
+        role: 'user',
+        content: input.question,
+        status: 'complete',
+        requestId,
+      };
+      // 402 when out of credits. The charge, a new thread and the question commit together.
+      const charge = (): Promise<Charged> =>
+        credits.charge(
+          { organizationId, siteId: site.id, requestId, plan: input.plan },
+          async (unit: WriteUnit): Promise<Charged> => {
+            if (followUp !== undefined) {
+              if (regenerate) {
+                const asked = await dropLastAnswerWithin(unit, followUp);
+                if (asked !== undefined) return { threadId: followUp, question: asked };
+              }
+              await appendMessageWithin(unit, followUp, question);
+              return { threadId: followUp, question: input.question };
+            }
+            const created = await createThreadWithin(unit, { organizationId, siteId: site.id, fp: input.fp });
+            // A new thread's `updated_at` is already now.
+            await appendMessageWithin(unit, created.thread.id, question, { touch: false });
+            return { threadId: created.thread.id, threadKey: created.key, question: input.question };
+          },
+        );
+      // Where the charge cannot be refused for credits, the answer starts first and the charge commits
+      // during the model's round trip instead of before it.
+      const early = credits.mayStartBeforeCharged(organizationId, input.plan);
+      const chargedFirst = early ? undefined : await charge();
+      const chargedRequest = { organizationId, requestId };
+
+      // The conversation the model sees, the question last.
+      const turns: Turn[] = input.clientTurns ?? [
+        ...(storedTurns ?? []),
+        ...(regenerate && storedTurns?.at(-1)?.role === 'user'
+          ? []
+          : [{ role: 'user' as const, text: input.question }]),
+      ];
+      const asked = turns.at(-1)?.text ?? input.question;
+      const previous = turns.slice(0, -1).findLast((t) => t.role === 'user')?.text;
+
+      // Retrieval, the model and the start of its answer. Stopped (`refused`) when an early charge fails.
+      const refused = early ? new AbortController() : undefined;
+      const gone = refused ? goneOrRefused(input.gone, refused) : input.gone;
+      const prepare = async () => {
+        const query = questionQuery(asked, previous, input.retrieval.context);
+        const searchOptions: SearchOptions = {
+          limit: input.retrieval.pageSize,
+          version: input.retrieval.version ?? undefined,
+          language: input.retrieval.language ?? undefined,
+          currentPath: input.retrieval.currentPath,
+        };
+        const search = (q: string): Promise<SearchResult[]> =>
+          deps.search.search(site.id, q, searchOptions, site);
+        const results = await search(query);
+        const retrievalMs = performance.now() - started;
+        // Every source the answer may cite; a model's own searches (the `search` tool) add to it.
+        const sources = SourceList.of(results, sourceLinker(site, deps.publicUrl ?? input.origin));
+        const model = deps.modelProvider({
+          site,
+          sources: sources.all,
+          context: input.retrieval.context.map((item) => ({ type: item.type, value: item.value })),
+          currentPath: input.retrieval.currentPath ?? null,
+        });
+        // The answer is committed to once it has started, so a model that fails before writing any text
+        // gets a clean error response (and the credit back) rather than a stream ending in an error.
+        const starting = startAnswer({ model, turns, gone, searchSteps: deps.searchSteps, sources, search });
+        const results0 = searchItems(sources.all);
+        // Started once the model request is on its way, and last, so that nothing here can fail after it:
+        // on SQLite a commit blocks the event loop while it runs, and the request is written later in this
+        // turn of the loop, before the commit's turn comes.
+        const charging = chargedFirst !== undefined ? Promise.resolve(chargedFirst) : charge();
+        charging.catch(() => {});
+        return { query, retrievalMs, sources, results0, starting, charging };
+      };
+      let prepared: Awaited<ReturnType<typeof prepare>> | undefined;
+      let charged: Charged;
+      try {
+        prepared = await prepare();
+        charged = await prepared.charging;
+      } catch (error) {
+        // An early charge that was refused (or whose write failed) leaves nothing stored; one that
+        // committed, or a charge made first, is given back. A started answer is stopped.
+        refused?.abort();
+        const committed = await (prepared?.charging ?? Promise.resolve(chargedFirst)).then(
+          (c) => c !== undefined,
+          () => false,
+        );
+        if (committed) await credits.refund(chargedRequest);
+        const abandoned = await prepared?.starting;
+        if (abandoned?.kind === 'started') await abandoned.parts[Symbol.asyncIterator]().return?.(undefined);
+        throw error;
+      }
+      const { query, retrievalMs, sources, results0, starting } = prepared;
+      const { threadId, threadKey } = charged;
+      const start = await starting;
+      const firstTokenMs = start.kind === 'started' && start.text ? performance.now() - started : undefined;
+      if (start.kind !== 'started') {
+        const error = start.kind === 'failed' ? start.error : undefined;
+        if (error !== undefined)
+          logger.error(
+            { err: describeProviderError(error), requestId },
+            'answer model failed before answering',
+          );
+        await credits.settle(chargedRequest, true, async (unit) => {
+          await appendMessageWithin(
+            unit,
+            threadId,
+            {
+              role: 'assistant',
+              content: '',
+              status: start.kind === 'failed' ? 'error' : 'aborted',
+              finishReason: start.kind === 'failed' ? 'error' : 'unknown',
+              timings: { retrievalMs: round(retrievalMs), totalMs: round(performance.now() - started) },
+              requestId,
+            },
+            { touch: false },
+          );
+        });
+        throw new DomainError('unavailable', safeProviderErrorMessage(error, requestId), {
+          thread: { id: threadId, key: threadKey },
+        });
+      }
+
+      return {
+        threadId,
+        threadKey,
+        messageId: `msg_${crypto.randomUUID()}`,
+        write: async (sink) => {
+          const outcome = await streamAnswer(start.parts, sink, {
+            toolCallId: `call_${crypto.randomUUID()}`,
+            query,
+            results: results0,
+            sources: () => sources.all.map(citableView),
+            searchResults: toolResultItems(sources),
+            abortSignal: gone,
+            errorMessage: (error) => safeProviderErrorMessage(error, requestId),
+          });
+          // Described, not serialised whole: a provider error carries the full prompt in its request body.
+          if (outcome.error !== undefined)
+            logger.error({ err: describeProviderError(outcome.error), requestId }, 'answer stream failed');
+          const answer: AppendMessage = {
+            role: 'assistant',
+            content: outcome.text,
+            status: outcome.aborted ? 'aborted' : outcome.error !== undefined ? 'error' : 'complete',
+            sources: sources.pick(outcome.citedIds).map(storedView),
+            finishReason: outcome.finishReason,
+            usage: outcome.usage,
+            timings: {
+              retrievalMs: round(retrievalMs),
+              ...(firstTokenMs === undefined ? {} : { firstTokenMs: round(firstTokenMs) }),
+              totalMs: round(performance.now() - started),
+            },
+            requestId,
+          };
+          const refunding = outcome.text === '' && (outcome.error !== undefined || outcome.aborted);
+          // The answer and any refund commit together; failures are logged there, not thrown.
+          await credits.settle(chargedRequest, refunding, async (unit) => {
+            // `updated_at` is the last question's time; the answer follows it within seconds.
+            await appendMessageWithin(unit, threadId, answer, { touch: false });
+          });
+          return outcome;
+        },
+      };
+    },
+  };
+}
+
+/** The stored conversation of a thread, the latest messages; for a regenerate, up to its last question. */
+async function storedHistory(storage: Storage, threadId: string, regenerate: boolean): Promise<Turn[]> {
+  const messages = await listThreadMessages(storage, threadId);
+  let end = messages.length;
+  if (regenerate) {
+    while (end > 0 && messages[end - 1]?.role !== 'user') end--;
+  }
+  const turns: Turn[] = [];
+  for (const m of messages.slice(Math.max(0, end - MAX_STORED_HISTORY_MESSAGES), end)) {
+    if (m.content !== '') turns.push({ role: m.role, text: m.content });
+  }
+  return turns;
+}
+
+/**
+ * What an answer that starts before its charge has committed listens to: the reader leaving, or the
+ * charge being refused (`refused` aborted).
+ */
+function goneOrRefused(gone: ReaderGone, refused: AbortController): ReaderGone {
+  let linked = false;
+  return {
+    get aborted() {
+      return gone.aborted || refused.signal.aborted;
+    },
+    get signal() {
+      if (!linked) {
+        linked = true;
+        const client = gone.signal;
+        if (client.aborted) refused.abort();
+        else client.addEventListener('abort', () => refused.abort(), { once: true });
+      }
+      return refused.signal;
+    },
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

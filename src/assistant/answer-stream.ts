@@ -1,0 +1,208 @@
+/**
+ * One answer as wire-neutral events. `streamAnswer` reads the model's parts and tells an `AnswerSink`
+ * what happened (the retrieval step, text, a model's own searches, the cited sources, the end or an
+ * error); each wire protocol is a sink that encodes those events: the v1 data stream
+ * (`stream-protocol.ts`) and the v2 UI message stream (`ui-message-stream.ts`).
+ */
+import type { LanguageModelV1FinishReason } from '@ai-sdk/provider';
+import type { CitableSource, SearchResultItem } from './answer-sources.ts';
+import { citedSourceIds } from './citations.ts';
+
+export type FinishReason = LanguageModelV1FinishReason;
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** Name of the tool call that shows the retrieval step in the stream. */
+export const SEARCH_TOOL_NAME = 'search';
+
+/** The parts of `streamText(...).fullStream` (or a model's own stream) an answer is read from. */
+export type AnswerStreamPart =
+  | { type: 'text-delta'; textDelta: string }
+  | { type: 'finish'; finishReason: FinishReason; usage: TokenUsage }
+  | { type: 'error'; error: unknown }
+  /** A model's own call of the `search` tool, and what it returned (`streamText` with tools). */
+  | { type: 'tool-call'; toolCallId: string; toolName: string; args: unknown }
+  | { type: 'tool-result'; toolCallId: string; toolName: string; result: unknown }
+  /** Step boundaries of a multi-step answer: a step that ends in tool calls is followed by another. */
+  | { type: 'step-start' }
+  | { type: 'step-finish'; finishReason: FinishReason; usage: TokenUsage }
+  | { type: string };
+
+/** What a wire protocol is told about one answer, in this order: start, search, text…, finish or error. */
+export interface AnswerSink {
+  start(): void;
+  /** A search shown as a completed call of the `search` tool (the retrieval, or a model's own). */
+  searchCall(toolCallId: string, query: string): void;
+  searchResult(toolCallId: string, pages: readonly SearchResultItem[]): void;
+  text(delta: string): void;
+  /** A step that ended in tool calls; `stepStart` opens the next one. */
+  stepEnd(usage: TokenUsage): void;
+  stepStart(): void;
+  /** The answer ended: the sources it cites, in order of first citation. */
+  finish(cited: readonly CitableSource[], finishReason: FinishReason, usage: TokenUsage): void;
+  /** The answer failed after it started; `message` is safe to show. Nothing follows. */
+  error(message: string): void;
+  /** Sends what is buffered now: the reader is waiting for the first words. */
+  flush(): void;
+}
+
+export interface StreamAnswerOptions {
+  toolCallId: string;
+  /** The search query shown as the retrieval's tool call. */
+  query: string;
+  results: readonly SearchResultItem[];
+  /** Sources the answer may cite; looked up when it ends, so sources a model's searches add count. */
+  sources: () => readonly CitableSource[];
+  /** Text of the error event when the answer fails; must be safe to show (the reader sees it). */
+  errorMessage: (error: unknown) => string;
+  /** The reader went away: stop reading the answer and tell the sink nothing more. */
+  abortSignal?: { readonly aborted: boolean };
+  /** The pages of a model's own `search` call, from the tool's result. */
+  searchResults?: (result: unknown) => readonly SearchResultItem[];
+}
+
+export interface AnswerOutcome {
+  /** The answer text sent (partial when aborted or failed). */
+  text: string;
+  finishReason: FinishReason;
+  usage: TokenUsage;
+  /** Ids of the sources cited in `text` (and sent, unless the answer failed or was aborted). */
+  citedIds: string[];
+  aborted: boolean;
+  /** The error of a failed answer stream (not sent to the client). */
+  error?: unknown;
+}
+
+/** Reads `answer` (typically a model's stream) to its end and tells `sink` what to send. */
+export async function streamAnswer(
+  answer: AsyncIterable<AnswerStreamPart>,
+  sink: AnswerSink,
+  options: StreamAnswerOptions,
+): Promise<AnswerOutcome> {
+  const { abortSignal } = options;
+  sink.start();
+  sink.searchCall(options.toolCallId, options.query);
+  sink.searchResult(options.toolCallId, options.results);
+
+  let text = '';
+  let stepOpen = true;
+  let finishReason: FinishReason = 'unknown';
+  let usage: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+  let error: unknown;
+  let failed = false;
+  let aborted = false;
+  try {
+    for await (const part of answer) {
+      if (abortSignal?.aborted) break;
+      if (isPart(part, 'text-delta')) {
+        if (part.textDelta.length === 0) continue;
+        const first = text === '';
+        text += part.textDelta;
+        sink.text(part.textDelta);
+        if (first) sink.flush();
+      } else if (isPart(part, 'tool-call')) {
+        if (part.toolName === SEARCH_TOOL_NAME) sink.searchCall(part.toolCallId, queryOf(part.args));
+      } else if (isPart(part, 'tool-result')) {
+        if (part.toolName === SEARCH_TOOL_NAME)
+          sink.searchResult(part.toolCallId, options.searchResults?.(part.result) ?? []);
+      } else if (isPart(part, 'step-finish')) {
+        // The last step's end goes out with the answer's end; one that called tools ends here.
+        if (part.finishReason === 'tool-calls') {
+          sink.stepEnd(part.usage);
+          stepOpen = false;
+        }
+      } else if (isPart(part, 'step-start')) {
+        if (!stepOpen) sink.stepStart();
+        stepOpen = true;
+      } else if (isPart(part, 'finish')) {
+        finishReason = part.finishReason;
+        usage = { promptTokens: part.usage.promptTokens, completionTokens: part.usage.completionTokens };
+      } else if (isPart(part, 'error')) {
+        // `streamText` reports an abort as an error part; an abort is the reader leaving, not a failure.
+        if (abortSignal?.aborted || isAbortError(part.error)) aborted = true;
+        else {
+          failed = true;
+          error = part.error;
+        }
+        break;
+      }
+    }
+  } catch (caught) {
+    // An abort surfaces as a rejected read; only a failure while the reader is still there is an error.
+    if (abortSignal?.aborted || isAbortError(caught)) aborted = true;
+    else {
+      failed = true;
+      error = caught;
+    }
+  }
+
+  const sources = options.sources();
+  const citedIds = citedSourceIds(
+    text,
+    sources.map((s) => s.id),
+  );
+  if (aborted || abortSignal?.aborted)
+    return { text, finishReason: 'unknown', usage, citedIds, aborted: true };
+  if (failed) {
+    sink.error(options.errorMessage(error));
+    return { text, finishReason: 'error', usage, citedIds, aborted: false, error };
+  }
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  const cited: CitableSource[] = [];
+  for (const id of citedIds) {
+    const source = byId.get(id);
+    if (source !== undefined) cited.push(source);
+  }
+  sink.finish(cited, finishReason, usage);
+  return { text, finishReason, usage, citedIds, aborted: false };
+}
+
+/** A writer whose texts are sent in batches; `flush` sends what is pending now. */
+export interface CoalescingWriter {
+  write(text: string): void;
+  flush(): void;
+}
+
+/**
+ * Joins the texts written within one turn of the event loop into one chunk of the response. Every
+ * chunk costs a pass through the response's stream layers and a socket write, and the bytes on the wire
+ * are the same either way. Texts that arrive apart (a model streaming token by token) still go out
+ * apart, one turn later at most. Call `flush` before the stream ends.
+ */
+export function coalescingWriter(writer: { write(text: string): void }): CoalescingWriter {
+  let pending = '';
+  let scheduled: NodeJS.Immediate | undefined;
+  const flush = (): void => {
+    if (scheduled !== undefined) clearImmediate(scheduled);
+    scheduled = undefined;
+    if (pending === '') return;
+    const chunk = pending;
+    pending = '';
+    writer.write(chunk);
+  };
+  return {
+    write(text) {
+      pending += text;
+      scheduled ??= setImmediate(flush);
+    },
+    flush,
+  };
+}
+
+function isAbortError(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+
+function queryOf(args: unknown): string {
+  const query = (args as { query?: unknown } | null)?.query;
+  return typeof query === 'string' ? query : '';
+}
+
+function isPart<
+  T extends 'text-delta' | 'finish' | 'error' | 'tool-call' | 'tool-result' | 'step-start' | 'step-finish',
+>(part: AnswerStreamPart, type: T): part is Extract<AnswerStreamPart, { type: T }> {
+  return part.type === type;
+}
