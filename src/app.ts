@@ -10,6 +10,7 @@ import { requestHeader } from './http/node-request.ts';
 import { serverRequestId } from './http/request-id.ts';
 import { adminApi } from './http/routes/admin/admin-api.ts';
 import { assistantMessageRoute } from './http/routes/assistant-message.ts';
+import { assistantMessageV2Route } from './http/routes/assistant-message-v2.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
 import { openApiRoute } from './http/routes/openapi.ts';
 import { createCreditGuard } from './limits/credit-guard.ts';
@@ -17,6 +18,8 @@ import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import type { SiteSearch } from './search/site-search.ts';
 import type { Storage } from './storage/database.ts';
+import { MemoryPubSub } from './streams/memory-pub-sub.ts';
+import { createResumableStreams, type ResumableStreams } from './streams/resumable-streams.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
 import { DEFAULT_TENANCY_CACHE_MS, TenancyCache } from './tenancy/tenancy-cache.ts';
 
@@ -40,6 +43,8 @@ export interface AppDeps {
   searchSteps?: number;
   /** Docent's public address for links to its page view; null/absent: the address a request came to. */
   publicUrl?: string | null;
+  /** Where v2 answers are kept for resuming; in this process when not given. */
+  resumableStreams?: ResumableStreams;
 }
 
 /** Builds the HTTP app. No side effects: no listening, no database set-up, no environment reads. */
@@ -76,6 +81,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', readyzRoute(deps.storage));
   app.route('/', openApiRoute());
   app.route('/', assistantMessageRoute({ answers, access, trustProxy }));
+  const streams = deps.resumableStreams ?? createResumableStreams(new MemoryPubSub());
+  app.route('/', assistantMessageV2Route({ answers, access, streams, trustProxy }));
   app.route(
     '/',
     adminApi({

@@ -11,6 +11,9 @@ import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import { RedisRateLimitStore } from './limits/redis-rate-limit-store.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { openStorage, type Storage } from './storage/database.ts';
+import { MemoryPubSub } from './streams/memory-pub-sub.ts';
+import { RedisPubSub } from './streams/redis-pub-sub.ts';
+import { createResumableStreams } from './streams/resumable-streams.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
 import { seedDemo } from './tenancy/seed-demo.ts';
 
@@ -30,6 +33,8 @@ export interface ServerOptions {
   modelProvider?: ModelProvider;
   /** Key prefix in Redis (tests give each run its own). */
   redisKeyPrefix?: string;
+  /** How long a v2 answer outlives a reader who left, waiting to be resumed (tests shorten it). */
+  resumeGraceMs?: number;
 }
 
 /** Redis when `REDIS_URL` is set (several processes share counters), else counters in this process. */
@@ -57,6 +62,19 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     throw error;
   }
   logger.info({ rateLimitStore: rateLimitStore.kind }, 'rate limits ready');
+  // Resumable v2 answers: shared through Redis when there is one, else kept in this process.
+  let redisPubSub: RedisPubSub | undefined;
+  try {
+    redisPubSub = config.redisUrl === null ? undefined : await RedisPubSub.connect(config.redisUrl);
+  } catch (error) {
+    await rateLimitStore.close();
+    await storage.close();
+    throw error;
+  }
+  const resumableStreams = createResumableStreams(redisPubSub ?? new MemoryPubSub(), {
+    keyPrefix: `${options.redisKeyPrefix ?? ''}docent`,
+    ...(options.resumeGraceMs === undefined ? {} : { graceMs: options.resumeGraceMs }),
+  });
   const ingestions = new IngestionRunner(logger);
   const app = createApp({
     storage,
@@ -68,6 +86,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     tenancyCacheMs: config.tenancyCacheMs,
     searchSteps: config.model.searchSteps,
     publicUrl: config.publicUrl,
+    resumableStreams,
     ingestions,
     modelProvider: options.modelProvider ?? createModelProvider(config.model, { logger }),
   });
@@ -87,6 +106,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       });
       await ingestions.idle();
       await rateLimitStore.close();
+      await redisPubSub?.close();
       await storage.close();
     },
   };

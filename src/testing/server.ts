@@ -13,7 +13,14 @@ export interface TestServer extends RunningServer {
 /** A real HTTP server on a loopback port over a fresh database of the given dialect. */
 export async function startTestServer(
   dialect: DialectName,
-  options: { modelProvider?: ModelProvider; searchSteps?: number } = {},
+  options: {
+    modelProvider?: ModelProvider;
+    searchSteps?: number;
+    resumeGraceMs?: number;
+    /** Share rate limits and resumable streams through this Redis (a prefix of its own per server). */
+    redisUrl?: string;
+    redisKeyPrefix?: string;
+  } = {},
 ): Promise<TestServer> {
   const database = await createTemporaryTestDatabase(dialect);
   const base = loadConfig({});
@@ -24,10 +31,13 @@ export async function startTestServer(
     port: 0,
     host: '127.0.0.1',
     seedDemo: false,
+    ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
   };
   const server = await startServer(config, {
     logger: pino({ level: 'silent' }),
     ...(options.modelProvider ? { modelProvider: options.modelProvider } : {}),
+    ...(options.resumeGraceMs === undefined ? {} : { resumeGraceMs: options.resumeGraceMs }),
+    ...(options.redisKeyPrefix === undefined ? {} : { redisKeyPrefix: options.redisKeyPrefix }),
   });
   return {
     ...server,

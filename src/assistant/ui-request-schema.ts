@@ -1,0 +1,112 @@
+/**
+ * Request body of `POST /v2/assistant/{domain}/message`: what AI SDK 5, 6 and 7's `DefaultChatTransport`
+ * sends (`id`, `messages` as UI messages, `trigger`, `messageId`) plus the v1 contract's fields, with
+ * the same limits as v1 (request-schema.ts).
+ *
+ * The history is untrusted: the server's stored thread is the conversation, and the messages only
+ * supply the question (the last user message's text parts). So part kinds are not checked beyond
+ * their `type` (each SDK generation adds kinds: tool approvals, custom parts, reasoning files…), while
+ * text parts, sizes and counts are.
+ */
+import { z } from 'zod';
+import {
+  contextItemSchema,
+  DEFAULT_RETRIEVAL_PAGE_SIZE,
+  filterSchema,
+  MAX_CONTEXT_ITEMS,
+  MAX_CURRENT_PATH_CHARS,
+  MAX_ID_CHARS,
+  MAX_MESSAGE_CHARS,
+  MAX_MESSAGE_PARTS,
+  MAX_MESSAGES,
+  MAX_RETRIEVAL_PAGE_SIZE,
+} from './request-schema.ts';
+
+export { MAX_BODY_BYTES } from './request-schema.ts';
+
+/** Longest part `type` (`tool-<name>`, `data-<name>`): tool and data names are identifiers. */
+export const MAX_PART_TYPE_CHARS = 200;
+
+const idString = z.string().max(MAX_ID_CHARS);
+
+const partSchema = z
+  .object({ type: z.string().min(1).max(MAX_PART_TYPE_CHARS) })
+  .passthrough()
+  .superRefine((part, ctx) => {
+    if (part.type !== 'text') return;
+    const text = (part as { text?: unknown }).text;
+    if (typeof text !== 'string') {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['text'],
+        message: 'a text part needs a string text',
+      });
+    } else if (text.length > MAX_MESSAGE_CHARS) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['text'],
+        message: `at most ${MAX_MESSAGE_CHARS} characters per text part`,
+      });
+    }
+  });
+
+export const uiMessageSchema = z.object({
+  id: idString,
+  role: z.enum(['system', 'user', 'assistant']),
+  metadata: z.unknown().optional(),
+  parts: z.array(partSchema).max(MAX_MESSAGE_PARTS),
+});
+
+export const uiAssistantRequestSchema = z
+  .object({
+    /** The chat id (`useChat`'s `id`): the key a dropped stream is resumed by. */
+    id: idString.min(1).optional(),
+    messages: z
+      .array(uiMessageSchema)
+      .min(1, 'messages must hold at least one message')
+      .max(MAX_MESSAGES, `at most ${MAX_MESSAGES} messages per request`),
+    trigger: z.enum(['submit-message', 'regenerate-message']).default('submit-message'),
+    messageId: idString.optional(),
+    fp: idString.min(1, 'fp must be a non-empty string ("anonymous" for anonymous users)'),
+    threadId: idString.nullish(),
+    threadKey: idString.nullish(),
+    retrievalPageSize: z
+      .number()
+      .int('retrievalPageSize must be an integer')
+      .min(1)
+      .max(MAX_RETRIEVAL_PAGE_SIZE)
+      .default(DEFAULT_RETRIEVAL_PAGE_SIZE),
+    filter: filterSchema.nullish(),
+    context: z.array(contextItemSchema).max(MAX_CONTEXT_ITEMS).optional(),
+    currentPath: z.string().max(MAX_CURRENT_PATH_CHARS).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const lastIndex = body.messages.length - 1;
+    const last = body.messages[lastIndex];
+    if (last !== undefined && last.role !== 'user') {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['messages', lastIndex, 'role'],
+        message: `the last message must be from the user (got "${last.role}")`,
+      });
+    } else if (last !== undefined && uiMessageText(last) === '') {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['messages', lastIndex, 'parts'],
+        message: 'the last message must hold the question as a text part',
+      });
+    }
+  });
+
+export type UiAssistantRequest = z.infer<typeof uiAssistantRequestSchema>;
+export type UiMessage = z.infer<typeof uiMessageSchema>;
+
+/** The text of a UI message: its text parts, joined. */
+export function uiMessageText(message: UiMessage): string {
+  const texts: string[] = [];
+  for (const part of message.parts) {
+    const text = (part as { text?: unknown }).text;
+    if (part.type === 'text' && typeof text === 'string' && text.length > 0) texts.push(text);
+  }
+  return texts.join('\n').trim();
+}
