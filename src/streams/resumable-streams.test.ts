@@ -1,0 +1,106 @@
+import crypto from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.ts';
+import { MemoryPubSub } from './memory-pub-sub.ts';
+import { RedisPubSub } from './redis-pub-sub.ts';
+import { createResumableStreams, type Gone, type PubSub } from './resumable-streams.ts';
+
+/** A reader's connection the test can drop. */
+function connection(): Gone & { drop(): void } {
+  const controller = new AbortController();
+  return {
+    get aborted() {
+      return controller.signal.aborted;
+    },
+    signal: controller.signal,
+    drop: () => controller.abort(),
+  };
+}
+
+async function readAll(stream: ReadableStream<string>): Promise<string> {
+  let out = '';
+  for await (const text of stream as unknown as AsyncIterable<string>) out += text;
+  return out;
+}
+
+const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const opened: RedisPubSub[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((p) => p.close()));
+});
+
+/** Two "processes": each its own pub/sub connections, over one Redis or one process's memory. */
+const backends: [string, () => Promise<[PubSub, PubSub]>][] = [
+  [
+    'one process (memory)',
+    async () => {
+      const shared = new MemoryPubSub();
+      return [shared, shared];
+    },
+  ],
+  [
+    'two processes over Redis',
+    async () => {
+      const url = loadConfig().testRedisUrl;
+      const pair = await Promise.all([RedisPubSub.connect(url), RedisPubSub.connect(url)]);
+      opened.push(...pair);
+      return pair;
+    },
+  ],
+];
+
+describe.each(backends)('resumable answers, %s', (_label, open) => {
+  it('replays an answer in flight from its start, follows it live, and ends with it', async () => {
+    const [a, b] = await open();
+    const keyPrefix = `docent-test:${crypto.randomUUID()}`;
+    const writer = createResumableStreams(a, { keyPrefix, graceMs: 5_000 });
+    const reader = createResumableStreams(b, { keyPrefix, graceMs: 5_000 });
+    const chat = `site:${crypto.randomUUID()}`;
+    const recorded = writer.record(chat, connection());
+    recorded.write('data: one\n\n');
+    recorded.write('data: two\n\n');
+    await tick(50);
+    const resumed = await reader.resume(chat);
+    if (!resumed) throw new Error('nothing to resume');
+    const reading = readAll(resumed);
+    recorded.write('data: three\n\n');
+    await tick(20);
+    recorded.end();
+    expect(await reading).toBe('data: one\n\ndata: two\n\ndata: three\n\n');
+    // Done: nothing in flight any more.
+    await tick(50);
+    expect(await reader.resume(chat)).toBeUndefined();
+    expect(await reader.resume(`site:${crypto.randomUUID()}`)).toBeUndefined();
+  });
+
+  it("stops a left reader's answer after the grace period unless someone resumes it", async () => {
+    const [a, b] = await open();
+    const keyPrefix = `docent-test:${crypto.randomUUID()}`;
+    const writer = createResumableStreams(a, { keyPrefix, graceMs: 150 });
+    const reader = createResumableStreams(b, { keyPrefix, graceMs: 150 });
+
+    const left = connection();
+    const abandoned = writer.record(`site:${crypto.randomUUID()}`, left);
+    await tick(30);
+    left.drop();
+    expect(abandoned.gone.aborted).toBe(false);
+    await tick(300);
+    expect(abandoned.gone.aborted).toBe(true);
+    abandoned.end();
+
+    const chat = `site:${crypto.randomUUID()}`;
+    const reloaded = connection();
+    const resumedLater = writer.record(chat, reloaded);
+    resumedLater.write('data: x\n\n');
+    await tick(30);
+    reloaded.drop();
+    const stream = await reader.resume(chat);
+    if (!stream) throw new Error('nothing to resume');
+    const reading = readAll(stream);
+    await tick(300);
+    expect(resumedLater.gone.aborted).toBe(false);
+    resumedLater.end();
+    expect(await reading).toBe('data: x\n\n');
+  });
+});
