@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { zodDetails } from '../http/validation.ts';
+import { zodDetails } from '../errors/validation-details.ts';
 import {
   assistantRequestSchema,
   DEFAULT_RETRIEVAL_PAGE_SIZE,
@@ -133,6 +133,20 @@ describe('valid requests', () => {
     expect(result.error?.issues).toBeUndefined();
     expect(result.data?.messages).toHaveLength(6);
     expect(result.data?.filter).toEqual({ version: 'v2', language: 'en' });
+  });
+
+  it('a file part of a v4 history (a file the model sent)', () => {
+    const withFile = minimal();
+    withFile.messages.unshift({
+      id: 'm-file',
+      role: 'assistant',
+      content: '',
+      parts: [{ type: 'file', mimeType: 'image/png', data: 'iVBORw0KGgo=' } as never],
+    });
+    expect(assistantRequestSchema.safeParse(withFile).success).toBe(true);
+    const noMime = structuredClone(withFile);
+    (noMime.messages[0]?.parts as unknown[])[0] = { type: 'file', data: 'x' };
+    expect(assistantRequestSchema.safeParse(noMime).success).toBe(false);
   });
 
   it('unknown keys are accepted and stripped', () => {

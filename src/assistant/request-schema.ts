@@ -31,6 +31,8 @@ export const MAX_RETRIEVAL_PAGE_SIZE = 50;
 export const DEFAULT_RETRIEVAL_PAGE_SIZE = 5;
 /** `fp`, `threadId`, `threadKey`, message ids, `filter` values: identifiers, not text. */
 export const MAX_ID_CHARS = 512;
+/** A `file` part's media type (`image/png`). */
+export const MAX_MIME_TYPE_CHARS = 255;
 
 /** Any value that is present: zod's `unknown` would also accept a missing key, the contract says required. */
 const present = z.custom<NonNullable<unknown> | null>((value) => value !== undefined, {
@@ -76,6 +78,9 @@ const messagePartSchema = z.discriminatedUnion('type', [
     }),
   }),
   z.object({ type: z.literal('tool-invocation'), toolInvocation: toolInvocationSchema }),
+  // A file the model sent (`k:` parts of ui-utils 1.2): kept in a real `useChat` history, never read here.
+  // Its `data` (base64 or a URL) is bounded by the body size.
+  z.object({ type: z.literal('file'), mimeType: z.string().max(MAX_MIME_TYPE_CHARS), data: z.string() }),
 ]);
 
 const attachmentSchema = z.object({

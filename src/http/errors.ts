@@ -1,5 +1,6 @@
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { DomainError, DomainErrorKind } from '../errors/domain-error.ts';
+import type { ErrorDetail } from '../errors/validation-details.ts';
 
 /** The closed list of error codes a client can see, and the one table from code to HTTP status. */
 export const errorStatus = {
@@ -20,10 +21,7 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+export type { ErrorDetail };
 
 /** The one error type routes throw; the error handler turns it into the standard JSON body. */
 export class DocentError extends Error {

@@ -1,18 +1,10 @@
 import { zValidator } from '@hono/zod-validator';
 import type { ValidationTargets } from 'hono';
-import type { ZodError, ZodSchema } from 'zod';
-import { DocentError, type ErrorDetail } from './errors.ts';
+import type { ZodSchema } from 'zod';
+import { zodDetails } from '../errors/validation-details.ts';
+import { DocentError } from './errors.ts';
 
-/** Problems listed in one error body: enough to fix a request, bounded for a hostile one. */
-export const MAX_ERROR_DETAILS = 20;
-
-/** `details` of a 400: `{path, message}` per problem; `path` is dotted (`messages.2.role`), '' for the body. */
-export function zodDetails(error: ZodError): ErrorDetail[] {
-  return error.issues.slice(0, MAX_ERROR_DETAILS).map((issue) => ({
-    path: issue.path.join('.'),
-    message: issue.message,
-  }));
-}
+export { MAX_ERROR_DETAILS, zodDetails } from '../errors/validation-details.ts';
 
 /**
  * zValidator with Docent's hook: a failed validation throws the one error type, so the one error

@@ -290,6 +290,25 @@ describe.each(dialects)('POST /v1/assistant/{domain}/message on %s', (dialect) =
     expect(response.text).toContain('\nd:{"finishReason":"stop"');
   });
 
+  it('accepts a v4 history holding a file part, as a real useChat conversation can', async () => {
+    const result = await chat(server, key, {
+      messages: [
+        userMessage('Draw the architecture'),
+        {
+          id: 'a-file',
+          role: 'assistant',
+          content: '',
+          parts: [{ type: 'file', mimeType: 'image/png', data: 'iVBORw0KGgo=' }],
+        },
+        userMessage('How do I check that the database is reachable?'),
+      ],
+      fp: 'anonymous',
+    });
+    expect(result.error).toBeUndefined();
+    expect(result.finishReason).toBe('stop');
+    expect(result.message?.content.length).toBeGreaterThan(20);
+  });
+
   it('uses filters, context and currentPath in retrieval', async () => {
     const v1 = await chat(
       server,
