@@ -111,37 +111,63 @@ export const contextItemSchema = z.object({
   elementId: z.string().max(MAX_ID_CHARS).optional(),
 });
 
-export const assistantRequestSchema = z
-  .object({
-    fp: idString.min(1, 'fp must be a non-empty string ("anonymous" for anonymous users)'),
-    messages: z
-      .array(messageSchema)
-      .min(1, 'messages must hold at least one message')
-      .max(MAX_MESSAGES, `at most ${MAX_MESSAGES} messages per request`),
-    threadId: idString.nullish(),
-    // Not in the contract's table; the hosted service this mirrors sends it back with `threadId`.
-    threadKey: idString.nullish(),
-    retrievalPageSize: z
-      .number()
-      .int('retrievalPageSize must be an integer')
-      .min(1)
-      .max(MAX_RETRIEVAL_PAGE_SIZE)
-      .default(DEFAULT_RETRIEVAL_PAGE_SIZE),
-    filter: filterSchema.nullish(),
-    context: z.array(contextItemSchema).max(MAX_CONTEXT_ITEMS).optional(),
-    currentPath: z.string().max(MAX_CURRENT_PATH_CHARS).optional(),
-  })
-  .superRefine((body, ctx) => {
-    const lastIndex = body.messages.length - 1;
-    const last = body.messages[lastIndex];
-    if (last !== undefined && last.role !== 'user') {
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        path: ['messages', lastIndex, 'role'],
-        message: `the last message must be from the user (got "${last.role}")`,
-      });
-    }
+/** The contract's fields besides `messages`, shared by the v1 and v2 request bodies. */
+export const contractFields = {
+  fp: idString.min(1, 'fp must be a non-empty string ("anonymous" for anonymous users)'),
+  threadId: idString.nullish(),
+  // Not in the contract's table; the hosted service this mirrors sends it back with `threadId`.
+  threadKey: idString.nullish(),
+  retrievalPageSize: z
+    .number()
+    .int('retrievalPageSize must be an integer')
+    .min(1)
+    .max(MAX_RETRIEVAL_PAGE_SIZE)
+    .default(DEFAULT_RETRIEVAL_PAGE_SIZE),
+  filter: filterSchema.nullish(),
+  context: z.array(contextItemSchema).max(MAX_CONTEXT_ITEMS).optional(),
+  currentPath: z.string().max(MAX_CURRENT_PATH_CHARS).optional(),
+};
+
+/** `messages` of 1 to `MAX_MESSAGES` items of `message`. */
+export function messagesField<T extends z.ZodTypeAny>(message: T) {
+  return z
+    .array(message)
+    .min(1, 'messages must hold at least one message')
+    .max(MAX_MESSAGES, `at most ${MAX_MESSAGES} messages per request`);
+}
+
+/** The question is the last message, so it must be the user's. */
+export function lastMessageFromUser(body: { messages: { role: string }[] }, ctx: z.RefinementCtx): boolean {
+  const lastIndex = body.messages.length - 1;
+  const last = body.messages[lastIndex];
+  if (last === undefined || last.role === 'user') return true;
+  ctx.addIssue({
+    code: z.ZodIssueCode.custom,
+    path: ['messages', lastIndex, 'role'],
+    message: `the last message must be from the user (got "${last.role}")`,
   });
+  return false;
+}
+
+export const assistantRequestSchema = z
+  .object({ ...contractFields, messages: messagesField(messageSchema) })
+  .superRefine(lastMessageFromUser);
+
+/** What the answer service needs for retrieval, from either wire's parsed body. */
+export function retrievalOf(body: {
+  retrievalPageSize: number;
+  filter?: { version?: string | undefined; language?: string | undefined } | null | undefined;
+  currentPath?: string | undefined;
+  context?: ContextItem[] | undefined;
+}) {
+  return {
+    pageSize: body.retrievalPageSize,
+    version: body.filter?.version,
+    language: body.filter?.language,
+    currentPath: body.currentPath,
+    context: body.context ?? [],
+  };
+}
 
 export type AssistantRequest = z.infer<typeof assistantRequestSchema>;
 export type AssistantRequestInput = z.input<typeof assistantRequestSchema>;

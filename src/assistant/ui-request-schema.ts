@@ -10,16 +10,12 @@
  */
 import { z } from 'zod';
 import {
-  contextItemSchema,
-  DEFAULT_RETRIEVAL_PAGE_SIZE,
-  filterSchema,
-  MAX_CONTEXT_ITEMS,
-  MAX_CURRENT_PATH_CHARS,
+  contractFields,
+  lastMessageFromUser,
   MAX_ID_CHARS,
   MAX_MESSAGE_CHARS,
   MAX_MESSAGE_PARTS,
-  MAX_MESSAGES,
-  MAX_RETRIEVAL_PAGE_SIZE,
+  messagesField,
 } from './request-schema.ts';
 
 export { MAX_BODY_BYTES } from './request-schema.ts';
@@ -59,40 +55,19 @@ export const uiMessageSchema = z.object({
 
 export const uiAssistantRequestSchema = z
   .object({
+    ...contractFields,
     /** The chat id (`useChat`'s `id`): the key a dropped stream is resumed by. */
     id: idString.min(1).optional(),
-    messages: z
-      .array(uiMessageSchema)
-      .min(1, 'messages must hold at least one message')
-      .max(MAX_MESSAGES, `at most ${MAX_MESSAGES} messages per request`),
+    messages: messagesField(uiMessageSchema),
     trigger: z.enum(['submit-message', 'regenerate-message']).default('submit-message'),
     messageId: idString.optional(),
-    fp: idString.min(1, 'fp must be a non-empty string ("anonymous" for anonymous users)'),
-    threadId: idString.nullish(),
-    threadKey: idString.nullish(),
-    retrievalPageSize: z
-      .number()
-      .int('retrievalPageSize must be an integer')
-      .min(1)
-      .max(MAX_RETRIEVAL_PAGE_SIZE)
-      .default(DEFAULT_RETRIEVAL_PAGE_SIZE),
-    filter: filterSchema.nullish(),
-    context: z.array(contextItemSchema).max(MAX_CONTEXT_ITEMS).optional(),
-    currentPath: z.string().max(MAX_CURRENT_PATH_CHARS).optional(),
   })
   .superRefine((body, ctx) => {
-    const lastIndex = body.messages.length - 1;
-    const last = body.messages[lastIndex];
-    if (last !== undefined && last.role !== 'user') {
+    const last = body.messages.at(-1);
+    if (lastMessageFromUser(body, ctx) && last !== undefined && uiMessageText(last) === '') {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
-        path: ['messages', lastIndex, 'role'],
-        message: `the last message must be from the user (got "${last.role}")`,
-      });
-    } else if (last !== undefined && uiMessageText(last) === '') {
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        path: ['messages', lastIndex, 'parts'],
+        path: ['messages', body.messages.length - 1, 'parts'],
         message: 'the last message must hold the question as a text part',
       });
     }

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AnswerService } from '../../assistant/answer-question.ts';
 import { coalescingWriter } from '../../assistant/answer-stream.ts';
+import { retrievalOf } from '../../assistant/request-schema.ts';
 import { UI_MESSAGE_STREAM_HEADERS, uiMessageStreamSink } from '../../assistant/ui-message-stream.ts';
 import {
   MAX_BODY_BYTES,
@@ -52,13 +53,7 @@ export function assistantMessageV2Route(deps: AssistantV2RouteDeps): Hono<AppEnv
           threadKey: body.threadKey,
           question: last ? uiMessageText(last) : '',
           regenerate: body.trigger === 'regenerate-message',
-          retrieval: {
-            pageSize: body.retrievalPageSize,
-            version: body.filter?.version,
-            language: body.filter?.language,
-            currentPath: body.currentPath,
-            context: body.context ?? [],
-          },
+          retrieval: retrievalOf(body),
           origin: requestOrigin(c, deps.trustProxy),
           gone: recorded?.gone ?? gone,
           logger: c.get('logger'),

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AnswerService } from '../../assistant/answer-question.ts';
 import { coalescingWriter } from '../../assistant/answer-stream.ts';
-import { assistantRequestSchema, MAX_BODY_BYTES } from '../../assistant/request-schema.ts';
+import { assistantRequestSchema, MAX_BODY_BYTES, retrievalOf } from '../../assistant/request-schema.ts';
 import { clientTurns, messageText } from '../../assistant/retrieval-query.ts';
 import { assistantStreamHeaders, dataStreamSink } from '../../assistant/stream-protocol.ts';
 import type { TrustProxy } from '../../config.ts';
@@ -43,13 +43,7 @@ export function assistantMessageRoute(deps: AssistantRouteDeps): Hono<AppEnv> {
         threadKey: body.threadKey,
         question: lastUser ? messageText(lastUser) : '',
         clientTurns: clientTurns(body.messages),
-        retrieval: {
-          pageSize: body.retrievalPageSize,
-          version: body.filter?.version,
-          language: body.filter?.language,
-          currentPath: body.currentPath,
-          context: body.context ?? [],
-        },
+        retrieval: retrievalOf(body),
         origin: requestOrigin(c, deps.trustProxy),
         gone,
         logger: c.get('logger'),
