@@ -24,8 +24,11 @@ export interface LoadOptions {
   origin: string;
   path: string;
   headers: Record<string, string>;
-  /** Request bodies, used round-robin. */
-  bodies: string[];
+  /**
+   * Request bodies, used round-robin; or a function of the request's number in this run, for bodies that
+   * must differ per request (the v2 route's chat id).
+   */
+  bodies: readonly string[] | ((n: number) => string);
   concurrency: number;
   durationMs: number;
 }
@@ -79,7 +82,11 @@ export async function sampleLoad(options: LoadOptions): Promise<LoadSamples> {
   const deadline = started + options.durationMs;
   const client = async () => {
     while (performance.now() < deadline) {
-      const body = options.bodies[next++ % options.bodies.length] ?? '{}';
+      const n = next++;
+      const body =
+        typeof options.bodies === 'function'
+          ? options.bodies(n)
+          : (options.bodies[n % options.bodies.length] ?? '{}');
       const t0 = performance.now();
       try {
         const response = await pool.request({

@@ -1,3 +1,22 @@
+/**
+ * npm run bench:overhead [-- --rounds 4] [--requests 1200] [--requests-1 120] [--streams 1000] [--model builtin]
+ *
+ * The time to first token (TTFT) Docent adds over a model provider. A loopback OpenAI-compatible provider
+ * (this script with `--role provider`, its own process) sends its first token after `--delay` ms and then
+ * `--tokens` more `--token-delay` ms apart; one Docent process (src/main.ts, SQLite, the repository's own
+ * docs/ as the site) is pointed at it. The same provider is then asked three ways, in alternating blocks
+ * at 1 and at 32 concurrent clients (`--rounds` rounds, the order of the three rotating so a drift of the
+ * machine's speed weighs on each alike, after one unmeasured block per side and level):
+ * - direct: a chat completion straight from the provider; first token = first `"content":"…"` delta;
+ * - v1: POST /v1/assistant/docs/message on Docent (AI SDK 4 data stream); first token = first `0:` part;
+ * - v2: POST /v2/assistant/docs/message on the same Docent process (AI SDK 5+ UI message stream over SSE,
+ *   a new chat id per request, so each answer is also recorded for resuming); first token = the first
+ *   `data: {"type":"text-delta"…}` chunk's bytes.
+ * Added TTFT = via-Docent p50 (and p99) − direct p50 (p99), for v1 and v2 against the same direct answers
+ * (target < 5 ms p50 on both wires), with the added p50 of each round and Docent's CPU per request per
+ * wire (from /proc). Then the provider path's CPU per answer with no Docent server around it. With
+ * `--streams N`: N concurrent slow streams through v1, their errors and Docent's peak RSS.
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,6 +75,8 @@ const QUESTIONS = [
  * `fetch`, and the load shares the machine's two cores with the provider and Docent.
  */
 const client = new Agent({ connections: 2_048, keepAliveTimeout: 30_000 });
+/** v2 requests sent so far: each one's chat id, so no request replaces another's recording. */
+let chats = 0;
 
 if (values.role === 'provider') await runProvider();
 else await runBench();
@@ -134,6 +155,8 @@ async function runBench(): Promise<void> {
   const direct = (): Promise<number> => directTtft(provider.value);
   const viaDocent = (i: number): Promise<number> =>
     docentTtft(docent.value, assistantKey, QUESTIONS[i % QUESTIONS.length] ?? '');
+  const viaDocentV2 = (i: number): Promise<number> =>
+    docentV2Ttft(docent.value, assistantKey, QUESTIONS[i % QUESTIONS.length] ?? '');
 
   try {
     const pace =
@@ -148,39 +171,60 @@ async function runBench(): Promise<void> {
       // Warm-up: module loading, JIT, connection pools and the search index cache.
       await runConcurrent(20, 4, () => direct());
       await runConcurrent(40, 8, (i) => viaDocent(i));
+      await runConcurrent(40, 8, (i) => viaDocentV2(i));
       // How long one answer takes the provider: the clients' start times are spread over it.
       const answerMs = delay + (Number(values.tokens) - 1) * tokenDelay;
       const rounds = Math.max(1, Number(values.rounds));
+      /** The sides' order per round: over each two rounds every side's mean position is the middle. */
+      const orders = [
+        ['direct', 'docent', 'v2'],
+        ['v2', 'docent', 'direct'],
+        ['direct', 'v2', 'docent'],
+        ['docent', 'v2', 'direct'],
+      ] as const;
+      const addedP50 = new Map<number, { v1: number; v2: number }>();
       for (const concurrency of [1, 32]) {
         const requests = Number(concurrency === 1 ? values['requests-1'] : values.requests);
         const block = Math.max(1, Math.round(requests / rounds));
         const d: number[] = [];
         const v: number[] = [];
+        const v2: number[] = [];
         const addedPerRound: number[] = [];
+        const addedPerRoundV2: number[] = [];
         let docentCpuMs = 0;
-        // Unmeasured, on both sides: a level's first answers open that many connections (the client's to
+        let docentV2CpuMs = 0;
+        // Unmeasured, on all sides: a level's first answers open that many connections (the client's to
         // Docent and the provider, Docent's to the provider), which steady use at the level does not.
         await runConcurrent(concurrency * 4, concurrency, () => direct(), answerMs);
         await runConcurrent(concurrency * 4, concurrency, (i) => viaDocent(i), answerMs);
+        await runConcurrent(concurrency * 4, concurrency, (i) => viaDocentV2(i), answerMs);
         for (let round = 0; round < rounds; round++) {
-          // Which side goes first alternates too.
-          const sides = round % 2 === 0 ? (['direct', 'docent'] as const) : (['docent', 'direct'] as const);
+          // Which side goes first rotates too.
+          const sides = orders[round % orders.length] ?? orders[0];
           let directP50 = 0;
           let docentP50 = 0;
+          let docentV2P50 = 0;
           for (const side of sides) {
             if (side === 'direct') {
               const times = await runConcurrent(block, concurrency, () => direct(), answerMs);
               d.push(...times);
               directP50 = percentile(times, 50);
-            } else {
+            } else if (side === 'docent') {
               const cpuBefore = cpuMsOf(docent.child.pid);
               const times = await runConcurrent(block, concurrency, (i) => viaDocent(i), answerMs);
               docentCpuMs += cpuMsOf(docent.child.pid) - cpuBefore;
               v.push(...times);
               docentP50 = percentile(times, 50);
+            } else {
+              const cpuBefore = cpuMsOf(docent.child.pid);
+              const times = await runConcurrent(block, concurrency, (i) => viaDocentV2(i), answerMs);
+              docentV2CpuMs += cpuMsOf(docent.child.pid) - cpuBefore;
+              v2.push(...times);
+              docentV2P50 = percentile(times, 50);
             }
           }
           addedPerRound.push(docentP50 - directP50);
+          addedPerRoundV2.push(docentV2P50 - directP50);
         }
         const p = (xs: number[], q: number) => percentile(xs, q).toFixed(1);
         console.log(
@@ -189,7 +233,25 @@ async function runBench(): Promise<void> {
             `p99 ${(percentile(v, 99) - percentile(d, 99)).toFixed(1)} ms (p50 per round ${addedPerRound.map((x) => x.toFixed(1)).join(', ')}) · ` +
             `Docent CPU ${(docentCpuMs / v.length).toFixed(1)} ms/request (${v.length} requests each, ${rounds} rounds)`,
         );
+        // v2 against the same direct answers: the same line, for POST /v2/… on the same Docent process.
+        console.log(
+          `concurrency ${String(concurrency).padStart(2)} v2: ` +
+            `via Docent v2 p50 ${p(v2, 50)} ms p99 ${p(v2, 99)} ms · added p50 ${(percentile(v2, 50) - percentile(d, 50)).toFixed(1)} ms ` +
+            `p99 ${(percentile(v2, 99) - percentile(d, 99)).toFixed(1)} ms (p50 per round ${addedPerRoundV2.map((x) => x.toFixed(1)).join(', ')}) · ` +
+            `Docent CPU ${(docentV2CpuMs / v2.length).toFixed(1)} ms/request (${v2.length} requests, first token = first text-delta chunk)`,
+        );
+        addedP50.set(concurrency, {
+          v1: percentile(v, 50) - percentile(d, 50),
+          v2: percentile(v2, 50) - percentile(d, 50),
+        });
       }
+      console.log(
+        `added TTFT p50, v1 vs v2 (target < 5 ms p50 on both): ${[...addedP50]
+          .map(
+            ([c, a]) => `${c} client${c === 1 ? '' : 's'} v1 ${a.v1.toFixed(1)} ms, v2 ${a.v2.toFixed(1)} ms`,
+          )
+          .join(' · ')}`,
+      );
       // Where the provider path's CPU goes, measured in this process against the same loopback provider
       // with no Docent server around it: Docent's provider path (the package builds and sends the request,
       // Docent decodes the stream: direct-stream-model.ts), the same package decoding its own stream
@@ -322,6 +384,30 @@ function askDocent(baseUrl: string, key: string, question: string): Promise<Disp
     }),
     dispatcher: client,
   });
+}
+
+/** One question to Docent's v2 endpoint, as `DefaultChatTransport` sends it (a new chat id each time). */
+function askDocentV2(baseUrl: string, key: string, question: string): Promise<Dispatcher.ResponseData> {
+  return request(`${baseUrl}/v2/assistant/docs/message`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+    body: JSON.stringify({
+      id: `overhead-${chats++}`,
+      trigger: 'submit-message',
+      fp: 'anonymous',
+      messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: question }] }],
+    }),
+    dispatcher: client,
+  });
+}
+
+/** Time until the first `text-delta` chunk through Docent's v2 endpoint. */
+async function docentV2Ttft(baseUrl: string, key: string, question: string): Promise<number> {
+  const started = performance.now();
+  const response = await askDocentV2(baseUrl, key, question);
+  if (response.statusCode !== 200)
+    throw new Error(`Docent v2 answered ${response.statusCode}: ${await response.body.text()}`);
+  return untilFirst(response.body, started, /(^|\n)data: \{"type":"text-delta"/);
 }
 
 /** Time until the first `0:` text part through Docent. */

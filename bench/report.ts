@@ -3,8 +3,10 @@
  *
  * One benchmark report, measured in one run on this machine: retrieval quality and speed of Docent
  * (SQLite and PostgreSQL) beside MiniSearch, Orama, FlexSearch, Lunr and SQLite FTS5 on every eval set;
- * the assistant endpoint under load beside the bare ai@4.3.19 route; ingestion throughput per corpus
- * (cold, unchanged, one page changed) on both databases; peak RSS serving the largest corpus.
+ * the assistant endpoint under load on both wires, v1 (AI SDK 4 data stream) and v2 (AI SDK 5+ UI message
+ * stream, the same Docent process, the same questions; v2's throughput also as a share of v1's) beside the
+ * bare ai@4.3.19 and ai@5 routes (bench/lib/endpoint.ts); ingestion throughput per corpus (cold,
+ * unchanged, one page changed) on both databases; peak RSS serving the largest corpus.
  * Writes REPORT.md, REPORT.json and SVG charts to bench/ (full) or bench/out/quick/ (--quick).
  */
 import fs from 'node:fs';

@@ -1,8 +1,16 @@
 /**
- * The endpoint under load: POST /v1/assistant/{domain}/message on Docent (the built-in answerer, and a
- * loopback OpenAI-compatible provider when `src/assistant/providers/` is present) next to the bare Hono +
- * ai@4.3.19 stream route (bench/bare-server.ts). Every server is its own process; the load comes from
- * this process through bench/load.ts (undici, closed loop, keep-alive, TTFB = first body byte).
+ * The endpoint under load, both wires of the same answer pipeline on the same Docent process:
+ * - v1, POST /v1/assistant/{domain}/message (AI SDK 4 data stream, `CODE:JSON` lines), and
+ * - v2, POST /v2/assistant/{domain}/message (AI SDK 5+ UI message stream, SSE `data: {json}` chunks
+ *   ending `data: [DONE]`), each request with its own chat id (`bench-v2-<n>`, never reused in a run), so
+ *   every v2 answer is also recorded for resuming, as a `useChat` app's would be;
+ * on Docent with the built-in answerer, and with a loopback OpenAI-compatible provider when
+ * `src/assistant/providers/` is present (one Docent process per model, each serving both wires), next to
+ * the bare routes of bench/bare-server.ts: Hono + ai@4.3.19 `createDataStreamResponse` (v1) and Hono +
+ * ai@5 `createUIMessageStream`/`createUIMessageStreamResponse` (v2), fixed answers of the same shape.
+ * Every server is its own process; the load comes from this process through bench/load.ts (undici,
+ * closed loop, keep-alive, TTFB = first body byte on both wires). The same questions are asked on both
+ * wires, and all targets take turns at each level, so v1 and v2 share the machine's slow stretches alike.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,9 +37,30 @@ export const LOOPBACK_MODULE = 'src/assistant/providers/testing/loopback-llm.ts'
 /** Tokens each loopback completion streams. */
 export const LOOPBACK_TOKENS = 20;
 
+export type Wire = 'v1' | 'v2';
+
 export interface EndpointTarget {
   name: string;
   description: string;
+  /** Which assistant wire the target speaks (absent in reports written before v2: v1). */
+  wire?: Wire;
+  /** The bare row its throughput is compared with: the bare route of the same wire. */
+  bare?: string;
+  /** For a v2 target: the v1 target served by the same process (v2's throughput as a share of it). */
+  v1?: string;
+}
+
+export const BARE_V1 = 'bare route';
+export const BARE_V2 = 'bare v2 route';
+
+/** The bare row a target is compared with (reports written before v2 had only the v1 one). */
+export function bareOf(target: EndpointTarget): string {
+  return target.bare ?? BARE_V1;
+}
+
+/** Each v2 target with its v1 counterpart on the same server (the bare v2 route with the bare v1 one). */
+export function wirePairs(targets: readonly EndpointTarget[]): { v1: string; v2: string }[] {
+  return targets.flatMap((t) => (t.v1 === undefined ? [] : [{ v1: t.v1, v2: t.name }]));
 }
 
 export interface EndpointRow {
@@ -52,6 +81,36 @@ export interface EndpointReport {
   /** Why a loopback-provider target is missing, when it is. */
   loopbackNote: string | null;
   rows: EndpointRow[];
+}
+
+/** v2 against v1 at one level: a v2 target and its v1 counterpart on the same server. */
+export interface WireShare {
+  concurrency: number;
+  v1: string;
+  v2: string;
+  v1Result: LoadResult;
+  v2Result: LoadResult;
+  /** v2 requests/s ÷ v1 requests/s (the issue's bar: ≥ 0.9). */
+  share: number;
+}
+
+/** The issue's bar for v2: at least this share of v1's throughput on the same server. */
+export const V2_SHARE_TARGET = 0.9;
+
+export function wireShares(report: Pick<EndpointReport, 'targets' | 'rows'>): WireShare[] {
+  const out: WireShare[] = [];
+  const concurrencies = [...new Set(report.rows.map((r) => r.concurrency))];
+  for (const concurrency of concurrencies) {
+    const at = (target: string) =>
+      report.rows.find((r) => r.target === target && r.concurrency === concurrency)?.result;
+    for (const pair of wirePairs(report.targets)) {
+      const v1Result = at(pair.v1);
+      const v2Result = at(pair.v2);
+      if (v1Result && v2Result)
+        out.push({ concurrency, ...pair, v1Result, v2Result, share: v2Result.rps / v1Result.rps });
+    }
+  }
+  return out;
 }
 
 export interface EndpointOptions {
@@ -77,17 +136,46 @@ export function assistantBodies(questions: readonly string[]): string[] {
   );
 }
 
+/**
+ * Request bodies for the v2 route, as `DefaultChatTransport` sends them (UI messages have no `content`):
+ * the same questions round-robin (the n-th request of a run asks question n, as on v1), each with a chat
+ * id never used before in this process, so no request replaces another's recording. The JSON is
+ * precomputed around the id, so the load generator only joins three strings per request.
+ */
+export function assistantBodiesV2(questions: readonly string[], prefix = 'bench-v2'): (n: number) => string {
+  const MARK = '\u0000chat-id\u0000';
+  const parts = questions.map((question, i) => {
+    const json = JSON.stringify({
+      id: MARK,
+      trigger: 'submit-message',
+      fp: 'anonymous',
+      retrievalPageSize: 5,
+      messages: [{ id: `m${i}`, role: 'user', parts: [{ type: 'text', text: question }] }],
+    });
+    const at = json.indexOf(JSON.stringify(MARK));
+    return [json.slice(0, at + 1), json.slice(at + JSON.stringify(MARK).length - 1)] as const;
+  });
+  let chat = 0;
+  return (n) => {
+    const [before, after] = parts[n % parts.length] ?? ['{"id":"', '"}'];
+    return `${before}${prefix}-${chat++}${after}`;
+  };
+}
+
 interface LiveTarget extends EndpointTarget {
   process: StartedProcess<string>;
   path: string;
   headers: Record<string, string>;
+  bodies: readonly string[] | ((n: number) => string);
 }
 
 export async function runEndpointBench(options: EndpointOptions): Promise<EndpointReport> {
   const log = options.log ?? (() => {});
   const warmupMs = options.warmupMs ?? 500;
   const set = await readEvalSet(options.setDir);
-  const bodies = assistantBodies(set.questions.map((q) => q.question));
+  const questions = set.questions.map((q) => q.question);
+  const bodies = assistantBodies(questions);
+  const bodiesV2 = assistantBodiesV2(questions);
   const temporary = await createTemporaryDatabase('sqlite');
   const storage = await openStorage(temporary.url);
   let pages = 0;
@@ -134,14 +222,37 @@ export async function runEndpointBench(options: EndpointOptions): Promise<Endpoi
       startBareServer(),
       provider,
     ] as const);
-    targets.push({
-      name: 'docent (built-in answerer)',
-      description:
-        'Docent src/main.ts, SQLite, DOCENT_MODEL=builtin: auth, thread writes, search, extractive answer',
-      process: builtin,
-      path: '/v1/assistant/bench/message',
-      headers: docentHeaders,
-    });
+    // Resumable v2 answers are kept in the process unless REDIS_URL is set (then in Redis, as in production
+    // with several processes): say which one this run measured.
+    const resumeStore = process.env.REDIS_URL
+      ? 'Redis, as REDIS_URL is set'
+      : 'the process, as REDIS_URL is not set';
+    const v2Note = `each request a new chat id, its answer recorded for resuming in ${resumeStore}`;
+    const builtinV1 = 'docent (built-in answerer)';
+    targets.push(
+      {
+        name: builtinV1,
+        description:
+          'Docent src/main.ts, SQLite, DOCENT_MODEL=builtin, POST /v1/assistant/bench/message: auth, thread writes, search, extractive answer',
+        wire: 'v1',
+        bare: BARE_V1,
+        process: builtin,
+        path: '/v1/assistant/bench/message',
+        headers: docentHeaders,
+        bodies,
+      },
+      {
+        name: 'docent v2 (built-in)',
+        description: `the same Docent process as ${builtinV1}, POST /v2/assistant/bench/message (UI message stream over SSE; ${v2Note})`,
+        wire: 'v2',
+        bare: BARE_V2,
+        v1: builtinV1,
+        process: builtin,
+        path: '/v2/assistant/bench/message',
+        headers: docentHeaders,
+        bodies: bodiesV2,
+      },
+    );
     if (loopbackProvider) {
       started.push(loopbackProvider);
       const viaProvider = await startDocentServer(temporary.url, {
@@ -149,21 +260,56 @@ export async function runEndpointBench(options: EndpointOptions): Promise<Endpoi
         DOCENT_MODEL_BASE_URL: `${loopbackProvider.value}/v1`,
       });
       started.push(viaProvider);
-      targets.push({
-        name: 'docent (loopback provider)',
-        description: `Docent with DOCENT_MODEL=openai-compatible pointed at bench/loopback-provider.ts (its own process; ${LOOPBACK_TOKENS} tokens per answer, no artificial delay)`,
-        process: viaProvider,
-        path: '/v1/assistant/bench/message',
-        headers: docentHeaders,
-      });
+      const loopbackV1 = 'docent (loopback provider)';
+      targets.push(
+        {
+          name: loopbackV1,
+          description: `Docent with DOCENT_MODEL=openai-compatible pointed at bench/loopback-provider.ts (its own process; ${LOOPBACK_TOKENS} tokens per answer, no artificial delay), POST /v1/assistant/bench/message`,
+          wire: 'v1',
+          bare: BARE_V1,
+          process: viaProvider,
+          path: '/v1/assistant/bench/message',
+          headers: docentHeaders,
+          bodies,
+        },
+        {
+          name: 'docent v2 (loopback provider)',
+          description: `the same Docent process as ${loopbackV1}, POST /v2/assistant/bench/message (${v2Note})`,
+          wire: 'v2',
+          bare: BARE_V2,
+          v1: loopbackV1,
+          process: viaProvider,
+          path: '/v2/assistant/bench/message',
+          headers: docentHeaders,
+          bodies: bodiesV2,
+        },
+      );
     }
-    targets.push({
-      name: 'bare route',
-      description: 'bench/bare-server.ts: bare Hono + ai@4.3.19 createDataStreamResponse, fixed answer',
-      process: bare,
-      path: '/message',
-      headers: { 'content-type': 'application/json' },
-    });
+    targets.push(
+      {
+        name: BARE_V1,
+        description:
+          'bench/bare-server.ts POST /message: bare Hono + ai@4.3.19 createDataStreamResponse, fixed answer',
+        wire: 'v1',
+        bare: BARE_V1,
+        process: bare,
+        path: '/message',
+        headers: { 'content-type': 'application/json' },
+        bodies,
+      },
+      {
+        name: BARE_V2,
+        description:
+          'bench/bare-server.ts POST /message-v2: bare Hono + ai@5 (ai-v5 alias of ai@5.0.277) createUIMessageStream + createUIMessageStreamResponse, the same fixed answer as UI message chunks',
+        wire: 'v2',
+        bare: BARE_V2,
+        v1: BARE_V1,
+        process: bare,
+        path: '/message-v2',
+        headers: { 'content-type': 'application/json' },
+        bodies: bodiesV2,
+      },
+    );
 
     const rows: EndpointRow[] = [];
     const rounds = Math.max(1, options.rounds ?? 1);
@@ -173,17 +319,18 @@ export async function runEndpointBench(options: EndpointOptions): Promise<Endpoi
           origin: target.process.value,
           path: target.path,
           headers: target.headers,
-          bodies,
+          bodies: target.bodies,
           concurrency,
           durationMs,
         });
       // Warm-up per target and level: JIT, connection pool, the search index cache.
       for (const target of targets) await load(target, warmupMs);
       // The targets take turns, `rounds` times, and each one's rounds are pooled: a slow stretch of a
-      // shared machine then falls on every target instead of on whichever was running.
+      // shared machine then falls on every target instead of on whichever was running. Every other round
+      // goes in reverse order, so that v2 does not always follow v1 on the same process.
       const samples = new Map<string, LoadSamples[]>(targets.map((t) => [t.name, []]));
       for (let round = 0; round < rounds; round++) {
-        for (const target of targets)
+        for (const target of round % 2 === 0 ? targets : [...targets].reverse())
           samples.get(target.name)?.push(await load(target, (options.seconds * 1000) / rounds));
       }
       for (const target of targets) {
@@ -202,7 +349,13 @@ export async function runEndpointBench(options: EndpointOptions): Promise<Endpoi
       warmupMs,
       rounds,
       concurrencies: options.concurrencies,
-      targets: targets.map(({ name, description }) => ({ name, description })),
+      targets: targets.map(({ name, description, wire, bare, v1 }) => ({
+        name,
+        description,
+        wire,
+        bare,
+        ...(v1 === undefined ? {} : { v1 }),
+      })),
       loopbackNote,
       rows,
     };

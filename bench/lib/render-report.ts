@@ -1,8 +1,11 @@
 /**
  * The report model (what REPORT.json holds) and its Markdown rendering. Every statement in the
  * Markdown is computed from the measured figures; nothing here is a hard-coded result.
+ * The endpoint section has a row per target and level, v1 and v2 wires alike (v2 rows: the same
+ * Docent process asked on POST /v2/…, and the bare ai@5 route); each row's "% of bare" is against the
+ * bare route of its own wire, and a v2 row's "% of v1" against its v1 counterpart on the same server.
  */
-import type { EndpointReport } from './endpoint.ts';
+import { BARE_V1, bareOf, type EndpointReport, V2_SHARE_TARGET, wireShares } from './endpoint.ts';
 import type { IngestionMeasurement } from './ingestion.ts';
 import type { CommitInfo, MachineInfo } from './machine.ts';
 import type { MemoryMeasurement } from './memory.ts';
@@ -99,14 +102,26 @@ function summary(report: BenchReport): string[] {
     const top = Math.max(...report.endpoint.concurrencies);
     const at = (target: string) =>
       report.endpoint?.rows.find((r) => r.target === target && r.concurrency === top)?.result;
-    const bare = at('bare route');
-    for (const target of report.endpoint.targets.filter((t) => t.name !== 'bare route')) {
+    const bareNames = new Set(report.endpoint.targets.map(bareOf));
+    for (const target of report.endpoint.targets.filter((t) => !bareNames.has(t.name))) {
       const r = at(target.name);
+      const bareName = bareOf(target);
+      const bare = at(bareName);
       if (r && bare)
         lines.push(
-          `- **Endpoint at ${top} clients**: ${target.name} ${r.rps.toFixed(0)} req/s (${((r.rps / bare.rps) * 100).toFixed(0)} % of the bare route's ${bare.rps.toFixed(0)}), TTFB p99 ${ms(r.ttfbMs.p99)} ms vs ${ms(bare.ttfbMs.p99)} ms.`,
+          `- **Endpoint at ${top} clients**: ${target.name} ${r.rps.toFixed(0)} req/s (${((r.rps / bare.rps) * 100).toFixed(0)} % of the ${bareName}'s ${bare.rps.toFixed(0)}), TTFB p99 ${ms(r.ttfbMs.p99)} ms vs ${ms(bare.ttfbMs.p99)} ms.`,
         );
     }
+    const shares = wireShares(report.endpoint).filter((s) => !bareNames.has(s.v2));
+    if (shares.length > 0)
+      lines.push(
+        `- **v2 throughput as a share of v1** (same server; target ≥ ${V2_SHARE_TARGET * 100} %): ${shares
+          .map(
+            (s) =>
+              `${s.v2} at ${s.concurrency} client${s.concurrency === 1 ? '' : 's'} ${(s.share * 100).toFixed(0)} %`,
+          )
+          .join(', ')}.`,
+      );
   }
   if (report.ingestion) {
     for (const dialect of ['sqlite', 'postgres'] as const) {
@@ -224,29 +239,42 @@ export function renderMarkdown(report: BenchReport): string {
   if (report.endpoint) {
     const e = report.endpoint;
     out.push('## The endpoint under load', '');
+    const hasV2 = e.targets.some((t) => t.wire === 'v2');
     out.push(
       `Data: \`${e.setDir}\` (${e.pages} pages) is the site; its ${e.questions} questions are the requests, round-robin, each a ` +
-        '`POST /v1/assistant/bench/message` with one user message. Load generator: our own closed-loop client over ' +
+        (hasV2
+          ? '`POST /v1/assistant/bench/message` (AI SDK 4 data stream) or, on the v2 rows, `POST /v2/assistant/bench/message` ' +
+            '(AI SDK 5+ UI message stream over SSE, a new chat id per request) with one user message, the same questions on both wires. '
+          : '`POST /v1/assistant/bench/message` with one user message. ') +
+        'Load generator: our own closed-loop client over ' +
         '**undici** (`bench/load.ts`): N clients on a keep-alive pool, each sends a request, reads the response to the ' +
         `end, sends the next; ${e.secondsPerRun} s per target and level after a ${e.warmupMs} ms warm-up at the same concurrency, ` +
         `taken in ${e.rounds} turn${e.rounds === 1 ? '' : 's'} with the targets alternating and pooled (so a slow stretch of the machine falls on every target). ` +
-        'TTFB is the time to the first body byte (the first stream part), total is the time to the end of the stream. ' +
-        'Every server is its own Node process on this machine, sharing its cores with the load generator.',
+        'TTFB is the time to the first body byte (the first stream part or SSE chunk), total is the time to the end of the stream. ' +
+        'Every server is its own Node process on this machine, sharing its cores with the load generator.' +
+        (hasV2
+          ? " **% of bare** is against the bare route of the row's own wire; **% of v1** (v2 rows) is the v2 target's " +
+            `throughput as a share of its v1 counterpart on the same server (target ≥ ${V2_SHARE_TARGET * 100} %; ` +
+            "on the bare v2 route's row, against the bare route: the SDKs' own difference, for reference)."
+          : ''),
       '',
     );
     for (const t of e.targets) out.push(`- **${t.name}**: ${t.description}`);
     if (e.loopbackNote) out.push(`- Note: ${e.loopbackNote}.`);
     out.push('');
-    const bare = new Map(
-      e.rows.filter((r) => r.target === 'bare route').map((r) => [r.concurrency, r.result]),
-    );
+    const rpsOf = new Map(e.rows.map((r) => [`${r.target}@${r.concurrency}`, r.result.rps]));
+    const targetOf = new Map(e.targets.map((t) => [t.name, t]));
+    const pct = (a: number, b: number | undefined): string =>
+      b === undefined ? 'n/a' : `${((a / b) * 100).toFixed(0)} %`;
     out.push(
       table(
         [
           'target',
+          ...(hasV2 ? ['wire'] : []),
           'clients',
           'req/s',
           '% of bare',
+          ...(hasV2 ? ['% of v1'] : []),
           'TTFB p50 ms',
           'TTFB p90 ms',
           'TTFB p99 ms',
@@ -255,23 +283,29 @@ export function renderMarkdown(report: BenchReport): string {
           'requests',
           'errors',
         ],
-        e.rows.map(({ target, concurrency, result: r }) => [
-          target,
-          String(concurrency),
-          r.rps.toFixed(0),
-          `${((r.rps / (bare.get(concurrency)?.rps ?? Number.NaN)) * 100).toFixed(0)} %`,
-          ms(r.ttfbMs.p50),
-          ms(r.ttfbMs.p90),
-          ms(r.ttfbMs.p99),
-          ms(r.totalMs.p50),
-          ms(r.totalMs.p99),
-          String(r.requests),
-          r.errors === 0
-            ? '0'
-            : `${r.errors} (${Object.entries(r.failures)
-                .map(([k, v]) => `${k}: ${v}`)
-                .join(', ')})`,
-        ]),
+        e.rows.map(({ target, concurrency, result: r }) => {
+          const t = targetOf.get(target);
+          const v1 = t?.v1;
+          return [
+            target,
+            ...(hasV2 ? [t?.wire ?? 'v1'] : []),
+            String(concurrency),
+            r.rps.toFixed(0),
+            pct(r.rps, rpsOf.get(`${t ? bareOf(t) : BARE_V1}@${concurrency}`)),
+            ...(hasV2 ? [v1 === undefined ? '' : pct(r.rps, rpsOf.get(`${v1}@${concurrency}`))] : []),
+            ms(r.ttfbMs.p50),
+            ms(r.ttfbMs.p90),
+            ms(r.ttfbMs.p99),
+            ms(r.totalMs.p50),
+            ms(r.totalMs.p99),
+            String(r.requests),
+            r.errors === 0
+              ? '0'
+              : `${r.errors} (${Object.entries(r.failures)
+                  .map(([k, v]) => `${k}: ${v}`)
+                  .join(', ')})`,
+          ];
+        }),
       ),
       '',
     );
