@@ -44,7 +44,16 @@ function failedAnswer(sink: AnswerSink): void {
 
 function encode(answer: (sink: AnswerSink) => void): string {
   let out = '';
-  answer(uiMessageStreamSink({ write: (text) => (out += text) }, ids));
+  answer(
+    uiMessageStreamSink(
+      {
+        write: (text) => {
+          out += text;
+        },
+      },
+      ids,
+    ),
+  );
   return out;
 }
 
