@@ -13,6 +13,7 @@ import { assistantMessageRoute } from './http/routes/assistant-message.ts';
 import { assistantMessageV2Route } from './http/routes/assistant-message-v2.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
 import { openApiRoute } from './http/routes/openapi.ts';
+import { pageViewRoute } from './http/routes/page-view.ts';
 import { createCreditGuard } from './limits/credit-guard.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
@@ -80,6 +81,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', healthzRoute());
   app.route('/', readyzRoute(deps.storage));
   app.route('/', openApiRoute());
+  app.route('/', pageViewRoute({ storage: deps.storage, tenancy }));
   app.route('/', assistantMessageRoute({ answers, access, trustProxy }));
   const streams = deps.resumableStreams ?? createResumableStreams(new MemoryPubSub());
   app.route('/', assistantMessageV2Route({ answers, access, streams, trustProxy }));
