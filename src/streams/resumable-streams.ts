@@ -87,9 +87,10 @@ export function createResumableStreams(
       attachHandlers.set(streamId, graceful.attached);
       pubSub.publisher
         .set(pointer(chat), streamId, { EX: RESUMABLE_TTL_SECONDS })
+        // The package's own copy for a first reader is left unread (Docent writes to that reader itself)
+        // and dropped with the answer: cancelling it would make the package throw and catch an error on
+        // every later chunk (profiled: ~16 µs per built-in answer, more per provider token).
         .then(() => context.createNewResumableStream(streamId, () => copy))
-        // The package's own copy for a first reader is not read: Docent writes to that reader itself.
-        .then((stream) => stream?.cancel())
         .catch(() => {
           // Not resumable then (pub/sub down); the first reader still gets the whole answer.
         });
