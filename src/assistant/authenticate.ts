@@ -4,7 +4,8 @@ import type { Site } from '../tenancy/sites.ts';
 import type { TenancyCache } from '../tenancy/tenancy-cache.ts';
 
 export interface AssistantCaller {
-  key: ApiKey;
+  /** Null for a caller without a key on a route that lets anyone read a public site. */
+  key: ApiKey | null;
   site: Site;
 }
 
@@ -19,7 +20,13 @@ export async function authenticateAssistant(
   tenancy: TenancyCache,
   authorization: string | undefined,
   domain: string,
+  /** A request without any Authorization may read a site marked public (the MCP server, search). */
+  options: { allowPublic?: boolean } = {},
 ): Promise<AssistantCaller> {
+  if (authorization === undefined && options.allowPublic === true) {
+    const site = await tenancy.siteByDomain(domain);
+    if (site?.public === 1) return { key: null, site };
+  }
   const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
   if (!match?.[1]) {
     throw new DomainError('unauthenticated', 'Missing API key: send "Authorization: Bearer svc_dsc_…"', {

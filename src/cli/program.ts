@@ -3,6 +3,7 @@ import { registerEval } from './commands/eval.ts';
 import { registerIngest } from './commands/ingest.ts';
 import { registerInit } from './commands/init.ts';
 import { registerKeys } from './commands/keys.ts';
+import { registerMcp } from './commands/mcp.ts';
 import { registerOrgs } from './commands/orgs.ts';
 import { registerSearch } from './commands/search.ts';
 import { registerServe } from './commands/serve.ts';
@@ -28,6 +29,7 @@ export function createProgram(): Command {
   registerSites(program);
   registerUsage(program);
   registerOrgs(program);
+  registerMcp(program);
   // Last: it adds to the `sites` command if one is registered above.
   registerSiteModel(program);
   return program;

@@ -46,7 +46,8 @@ interface AccessState {
 export interface AssistantAccess {
   wrap: MiddlewareHandler<AppEnv>;
   preflight: Handler<AppEnv>;
-  admit(c: Context<AppEnv>): Promise<AdmittedCaller>;
+  /** `allowPublic`: a request without a key may read a site marked public (rate limits still apply). */
+  admit(c: Context<AppEnv>, options?: { allowPublic?: boolean }): Promise<AdmittedCaller>;
   /**
    * The CORS and rate-limit headers `wrap` would add, for a response the route writes itself before
    * `wrap` runs (a stream written straight to the socket); `wrap` then leaves the response alone.
@@ -122,11 +123,12 @@ export function createAssistantAccess(deps: AccessDeps): AssistantAccess {
       return preflightResponse(c, origin);
     },
 
-    admit: async (c) => {
+    admit: async (c, options) => {
       const caller = await authenticateAssistant(
         deps.tenancy,
         requestHeader(c, 'Authorization'),
         c.req.param('domain') ?? '',
+        options,
       );
       const state = stateOf(c);
       const origin = requestHeader(c, 'Origin');
@@ -153,9 +155,10 @@ export function createAssistantAccess(deps: AccessDeps): AssistantAccess {
             : `${plan.ipRequestsPerDay} requests per day from this IP address`;
         throw new DocentError('rate_limited', `Rate limit exceeded: ${which}`, { headers: state.headers });
       }
-      await noteKeyUsed(deps.storage, caller.key).catch((error: unknown) =>
-        c.get('logger').warn({ err: error }, 'recording key use failed'),
-      );
+      if (caller.key !== null)
+        await noteKeyUsed(deps.storage, caller.key).catch((error: unknown) =>
+          c.get('logger').warn({ err: error }, 'recording key use failed'),
+        );
       return { ...caller, plan };
     },
   };

@@ -27,7 +27,10 @@ const errorDescriptions: Record<number, string> = {
   402: 'Monthly credits used up and overage off or capped',
   403: 'Not allowed (wrong site, origin or folder)',
   404: 'Not found for this organization',
+  406: 'The client must accept `application/json` and `text/event-stream` (MCP; a JSON-RPC error body)',
   409: 'Conflict with the current state',
+  413: 'Request body too large',
+  415: 'Send the body as `application/json`',
   429: 'Rate limited; see `Retry-After` and `RateLimit-*` headers',
   503: 'A dependency (database, Redis) is unavailable',
 };

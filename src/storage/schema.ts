@@ -32,6 +32,8 @@ export interface SitesTable {
   model?: string | null;
   /** The site owner's instructions added to the model's system prompt. */
   instructions?: string | null;
+  /** 1: the site's MCP server answers without a key (its docs are public anyway). */
+  public?: number;
 }
 
 export interface ApiKeysTable {
@@ -107,6 +109,10 @@ export interface PagesTable {
   languages: string;
   content_hash: string;
   updated_at: string;
+  /** Position of the page's first place in the navigation; null when the navigation does not list it. */
+  nav_order?: number | null;
+  /** The navigation group that first lists the page (its `group` name); null outside any group. */
+  nav_group?: string | null;
 }
 
 export interface ChunksTable {

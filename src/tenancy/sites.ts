@@ -97,7 +97,7 @@ export async function getSite(storage: Storage, id: string): Promise<Site | unde
 export async function updateSite(
   storage: Storage,
   id: string,
-  patch: Partial<Pick<Site, 'name' | 'docs_dir' | 'base_url' | 'allowed_origins'>>,
+  patch: Partial<Pick<Site, 'name' | 'docs_dir' | 'base_url' | 'allowed_origins' | 'public'>>,
 ): Promise<void> {
   if (Object.keys(patch).length === 0) return;
   await storage.db.updateTable('sites').set(patch).where('id', '=', id).execute();

@@ -1,10 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { assistantRequestSchema } from '../../assistant/request-schema.ts';
+import { uiAssistantRequestSchema } from '../../assistant/ui-request-schema.ts';
 import { domainSchema } from '../../tenancy/sites.ts';
 import type { AppEnv } from '../app-env.ts';
 import { buildOpenApiDocument, errorResponses, jsonContent, type Operation } from '../openapi.ts';
 import { adminOperations } from './admin/admin-api.ts';
+import { agentApiOperations } from './agent-api-openapi.ts';
 
 export const OPENAPI_VERSION = '1.0.0';
 
@@ -26,11 +28,32 @@ const assistantOperation: Operation = {
   },
 };
 
+const assistantV2Operation: Operation = {
+  method: 'post',
+  path: '/v2/assistant/{domain}/message',
+  summary:
+    'Stream an answer (AI SDK 5, 6 and 7 UI message stream over SSE), as `DefaultChatTransport` sends it. Also served under /discovery.',
+  tags: ['Assistant'],
+  security: [{ assistantKey: [] }],
+  request: { params: z.object({ domain: domainSchema }), body: jsonContent(uiAssistantRequestSchema) },
+  responses: {
+    200: {
+      description:
+        'SSE `data:` chunks ending `data: [DONE]`, `x-vercel-ai-ui-message-stream: v1`. Headers: `X-Thread-Id`, `X-Thread-Key` (new threads), `RateLimit-*`. Resume with `GET /v2/assistant/{domain}/message/{chatId}/stream` (204 when nothing is in flight).',
+      content: { 'text/event-stream': { schema: z.string() } },
+    },
+    ...errorResponses(400, 401, 402, 403, 404, 413, 415, 429),
+  },
+};
+
 /** `GET /openapi.json`, built once from the schemas the routes validate with. */
 export function openApiRoute(): Hono<AppEnv> {
   let document: object | undefined;
   return new Hono<AppEnv>().get('/openapi.json', (c) => {
-    document ??= buildOpenApiDocument([assistantOperation, ...adminOperations], { version: OPENAPI_VERSION });
+    document ??= buildOpenApiDocument(
+      [assistantOperation, assistantV2Operation, ...agentApiOperations, ...adminOperations],
+      { version: OPENAPI_VERSION },
+    );
     return c.json(document);
   });
 }

@@ -3,6 +3,7 @@ import * as initial from './0001-initial.ts';
 import * as threads from './0002-threads.ts';
 import * as tenancyLimits from './0003-tenancy-limits.ts';
 import * as siteModel from './0004-site-model.ts';
+import * as agentAccess from './0005-agent-access.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '0002-threads': threads,
   '0003-tenancy-limits': tenancyLimits,
   '0004-site-model': siteModel,
+  '0005-agent-access': agentAccess,
 };
 
 export const migrationProvider: MigrationProvider = {

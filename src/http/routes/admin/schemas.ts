@@ -19,6 +19,7 @@ export const siteSchema = z.object({
   baseUrl: z.string().nullable(),
   docsDir: z.string().nullable(),
   allowedOrigins: z.array(z.string()),
+  public: z.boolean().describe('Agents may use the MCP server, search, page and context API without a key'),
   indexGeneration: z.number().int(),
   createdAt: z.string(),
 });
@@ -31,6 +32,7 @@ export function siteJson(site: Site): z.infer<typeof siteSchema> {
     baseUrl: site.base_url,
     docsDir: site.docs_dir,
     allowedOrigins: siteAllowedOrigins(site),
+    public: site.public === 1,
     indexGeneration: Number(site.index_generation),
     createdAt: site.created_at,
   };

@@ -18,13 +18,17 @@ export const updateSiteBody = z
     allowedOrigins: allowedOriginsSchema
       .optional()
       .describe('Browser origins allowed to call the assistant; an empty list allows any origin'),
+    public: z
+      .boolean()
+      .optional()
+      .describe("Let agents use the site's MCP server, search, page and context API without a key"),
   })
   .strict();
 
 export const updateSiteOperation: Operation = {
   method: 'patch',
   path: '/v1/admin/sites/{domain}',
-  summary: 'Change a site (name, base URL, docs folder, allowed origins)',
+  summary: 'Change a site (name, base URL, docs folder, allowed origins, public)',
   tags: ['Sites'],
   security: [{ adminKey: [] }],
   request: { params: domainParamSchema, body: jsonContent(updateSiteBody) },
@@ -44,10 +48,11 @@ export function updateSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
       const body = c.req.valid('json');
       const organizationId = c.get('admin').organization.id;
       const site = await requireOrganizationSite(deps.storage, organizationId, domain);
-      const patch: Partial<Pick<Site, 'name' | 'docs_dir' | 'base_url' | 'allowed_origins'>> = {};
+      const patch: Partial<Pick<Site, 'name' | 'docs_dir' | 'base_url' | 'allowed_origins' | 'public'>> = {};
       if (body.name !== undefined) patch.name = body.name;
       if (body.baseUrl !== undefined) patch.base_url = body.baseUrl?.replace(/\/+$/, '') ?? null;
       if (body.allowedOrigins !== undefined) patch.allowed_origins = JSON.stringify(body.allowedOrigins);
+      if (body.public !== undefined) patch.public = body.public ? 1 : 0;
       if (body.docsDir !== undefined) {
         try {
           patch.docs_dir = await resolveDocsDirUnderRoot(body.docsDir, deps.docsRoot);

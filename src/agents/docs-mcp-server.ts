@@ -1,0 +1,179 @@
+/**
+ * The MCP server of one docs site: `search_docs`, `get_page` and `ask_docs`, read-only tools over the
+ * same index and answer service as the HTTP API. Built per connection (stateless HTTP: per request; the
+ * CLI's stdio server: once) by whoever has authenticated the caller; free of any transport.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { DomainError } from '../errors/domain-error.ts';
+import type { SiteSearch } from '../search/site-search.ts';
+import type { Storage } from '../storage/database.ts';
+import type { Site } from '../tenancy/sites.ts';
+import { answerAsText, type CollectedAnswer } from './ask-docs.ts';
+import { MAX_PAGE_PATH_CHARS, readPageMarkdown } from './read-page.ts';
+import {
+  DEFAULT_SEARCH_PAGE_SIZE,
+  MAX_SEARCH_PAGE_SIZE,
+  MAX_SEARCH_QUERY_CHARS,
+  searchDocs,
+} from './search-docs.ts';
+
+/** Longest question `ask_docs` takes (characters), as a message on the assistant routes. */
+export const MAX_ASK_QUESTION_CHARS = 8_000;
+const MAX_LABEL_CHARS = 200;
+
+export interface AskDocsInput {
+  question: string;
+  threadId?: string | undefined;
+  threadKey?: string | undefined;
+}
+
+export interface DocsMcpDeps {
+  site: Site;
+  storage: Storage;
+  search: SiteSearch;
+  /** Where links to Docent's page view point (`DOCENT_PUBLIC_URL`, else the address the caller used). */
+  docentUrl: string;
+  /** Answers a question, charged to the site's organization like an assistant request. */
+  ask(input: AskDocsInput): Promise<CollectedAnswer>;
+  version: string;
+}
+
+const filterShape = {
+  version: z
+    .string()
+    .max(MAX_LABEL_CHARS)
+    .optional()
+    .describe('Only this docs version (as the site names it)'),
+  language: z.string().max(MAX_LABEL_CHARS).optional().describe('Only this language (e.g. "en")'),
+};
+
+const searchOutput = {
+  results: z.array(
+    z.object({
+      title: z.string().describe('Page › heading of the section'),
+      url: z.string().describe('Absolute link to the section'),
+      path: z.string().describe('Page path, for get_page'),
+      content: z.string(),
+      score: z.number().describe('Relevance relative to the best result (1)'),
+    }),
+  ),
+};
+
+const askOutput = {
+  answer: z.string(),
+  sources: z.array(z.object({ id: z.string(), title: z.string(), url: z.string() })),
+  threadId: z.string(),
+  threadKey: z.string().optional(),
+};
+
+export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
+  const { site } = deps;
+  const server = new McpServer(
+    { name: `docent-${site.domain}`, title: `${site.name} docs`, version: deps.version },
+    {
+      instructions: `Search and read the ${site.name} documentation. Use search_docs to find sections, get_page to read a whole page as Markdown, and ask_docs for a cited answer written from the docs.`,
+    },
+  );
+
+  server.registerTool(
+    'search_docs',
+    {
+      title: `Search the ${site.name} docs`,
+      description: `Searches the ${site.name} documentation and returns the best-matching sections with their text, page path and absolute URL. Use it before answering questions about ${site.name}; read a whole page with get_page.`,
+      inputSchema: {
+        query: z.string().min(1).max(MAX_SEARCH_QUERY_CHARS).describe('What to look for, in words'),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_SEARCH_PAGE_SIZE)
+          .optional()
+          .describe(`Sections to return (default ${DEFAULT_SEARCH_PAGE_SIZE})`),
+        ...filterShape,
+      },
+      outputSchema: searchOutput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ query, limit, version, language }) => {
+      const hits = await searchDocs(
+        deps.search,
+        site,
+        { query, pageSize: limit ?? DEFAULT_SEARCH_PAGE_SIZE, filter: { version, language } },
+        deps.docentUrl,
+      );
+      const results = hits.map((hit) => ({
+        title: hit.metadata.breadcrumbs.join(' › '),
+        url: hit.metadata.url,
+        path: hit.path,
+        content: hit.content,
+        score: hit.metadata.score,
+      }));
+      const text =
+        results.length === 0
+          ? `No sections of the ${site.name} docs match "${query}".`
+          : results
+              .map((r, i) => `[${i + 1}] ${r.title}\nURL: ${r.url}\nPath: ${r.path}\n\n${r.content}`)
+              .join('\n\n---\n\n');
+      return { content: [{ type: 'text', text }], structuredContent: { results } };
+    },
+  );
+
+  server.registerTool(
+    'get_page',
+    {
+      title: `Read a ${site.name} docs page`,
+      description:
+        'Returns one documentation page as Markdown, by its path (as search_docs gives it, e.g. "guides/setup").',
+      inputSchema: { path: z.string().min(1).max(MAX_PAGE_PATH_CHARS).describe('The page path') },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ path }): Promise<CallToolResult> => {
+      const page = await readPageMarkdown(deps.storage, site.id, path);
+      if (!page) return toolError(`No page "${path}" in the ${site.name} docs; find pages with search_docs.`);
+      return { content: [{ type: 'text', text: page.content }] };
+    },
+  );
+
+  server.registerTool(
+    'ask_docs',
+    {
+      title: `Ask the ${site.name} docs assistant`,
+      description: `Answers a question about ${site.name} from its documentation, citing sources as [n] with their URLs. Costs one assistant credit of the docs owner; to follow up, pass back threadId and threadKey.`,
+      inputSchema: {
+        question: z.string().min(1).max(MAX_ASK_QUESTION_CHARS),
+        threadId: z.string().max(MAX_LABEL_CHARS).optional().describe('Continue this conversation'),
+        threadKey: z.string().max(MAX_LABEL_CHARS).optional().describe('The key returned with threadId'),
+      },
+      outputSchema: askOutput,
+      // Read-only for the docs; it does write a thread and spend a credit, hence not idempotent.
+      annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    async ({ question, threadId, threadKey }): Promise<CallToolResult> => {
+      try {
+        const answer = await deps.ask({ question, threadId, threadKey });
+        return {
+          content: [{ type: 'text', text: answerAsText(answer) }],
+          structuredContent: {
+            answer: answer.text,
+            sources: answer.sources.map((s) => ({ id: s.id, title: s.title, url: s.url })),
+            threadId: answer.threadId,
+            ...(answer.threadKey === undefined ? {} : { threadKey: answer.threadKey }),
+          },
+          ...(answer.error === undefined ? {} : { isError: true }),
+        };
+      } catch (error) {
+        // What the assistant routes answer with a 4xx/503 is a tool error here, told to the agent.
+        if (error instanceof DomainError) return toolError(error.message);
+        throw error;
+      }
+    },
+  );
+
+  return server;
+}
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}

@@ -1,0 +1,55 @@
+import type { Site } from '../tenancy/sites.ts';
+import { DOCENT_VERSION } from '../version.ts';
+
+/** The schema the card follows: the MCP Server Card extension (SEP-2127). */
+export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
+
+export interface ServerCard {
+  $schema: string;
+  name: string;
+  version: string;
+  title: string;
+  description: string;
+  remotes: {
+    type: 'streamable-http';
+    url: string;
+    headers: { name: string; description: string; isRequired: boolean; isSecret: boolean }[];
+  }[];
+}
+
+/** Where a site's MCP server is: `{docentUrl}/mcp/{domain}`. */
+export function mcpUrl(docentUrl: string, domain: string): string {
+  return `${docentUrl.replace(/\/+$/, '')}/mcp/${encodeURIComponent(domain)}`;
+}
+
+/**
+ * A site's MCP server card: what a discovery tool reads before connecting. Its `name` is the reverse-DNS
+ * form the extension asks for: Docent's host reversed, then the site (`com.example.docs-ai/mydocs`).
+ */
+export function serverCard(site: Pick<Site, 'domain' | 'name' | 'public'>, docentUrl: string): ServerCard {
+  const host = new URL(docentUrl).hostname;
+  return {
+    $schema: SERVER_CARD_SCHEMA,
+    name: `${host.split('.').reverse().join('.')}/${site.domain}`,
+    version: DOCENT_VERSION,
+    title: `${site.name} docs`,
+    description: `Search, read and ask the ${site.name} documentation: tools search_docs, get_page and ask_docs.`,
+    remotes: [
+      {
+        type: 'streamable-http',
+        url: mcpUrl(docentUrl, site.domain),
+        headers:
+          site.public === 1
+            ? []
+            : [
+                {
+                  name: 'Authorization',
+                  description: "Bearer and the site's assistant key (svc_dsc_…)",
+                  isRequired: true,
+                  isSecret: true,
+                },
+              ],
+      },
+    ],
+  };
+}

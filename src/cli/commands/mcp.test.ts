@@ -1,0 +1,111 @@
+import { spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../../storage/database.ts';
+import type { TemporaryDatabase } from '../../storage/temporary-database.ts';
+import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
+import { createTemporaryTestDatabase, dialects } from '../../testing/databases.ts';
+import { repoRoot } from '../../testing/paths.ts';
+import { versionedDocs } from '../../testing/versioned-docs.ts';
+
+describe.each(dialects)('docent mcp --site (stdio) on %s', (dialect) => {
+  let database: TemporaryDatabase;
+  let storage: Storage;
+  let client: Client;
+
+  beforeAll(async () => {
+    database = await createTemporaryTestDatabase(dialect);
+    storage = await openStorage(database.url);
+    await bootstrapSite(storage, { domain: 'versioned', docsDir: versionedDocs() });
+    client = new Client({ name: 'docent-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          '--import',
+          'tsx',
+          'src/cli/main.ts',
+          '--database-url',
+          database.url,
+          'mcp',
+          '--site',
+          'versioned',
+        ],
+        cwd: repoRoot,
+        env: {
+          PATH: process.env.PATH ?? '',
+          LOG_LEVEL: 'warn',
+          DOCENT_PUBLIC_URL: 'https://docs-ai.example.com',
+        },
+        stderr: 'pipe',
+      }),
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+    await storage?.close();
+    await database?.remove();
+  });
+
+  it('lists the tools and calls each one', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['ask_docs', 'get_page', 'search_docs']);
+    const found = (await client.callTool({
+      name: 'search_docs',
+      arguments: { query: 'access token' },
+    })) as unknown as {
+      structuredContent: { results: { path: string; url: string }[] };
+    };
+    expect(found.structuredContent.results[0]?.path).toBe('v2/tokens');
+    expect(found.structuredContent.results[0]?.url).toBe(
+      'https://docs-ai.example.com/sites/versioned/pages/v2/tokens',
+    );
+    const page = (await client.callTool({ name: 'get_page', arguments: { path: 'v2/tokens' } })) as {
+      content: { text: string }[];
+    };
+    expect(page.content[0]?.text).toMatch(/^# Access tokens\n/);
+    const answer = (await client.callTool({
+      name: 'ask_docs',
+      arguments: { question: 'How do I create an access token?' },
+    })) as unknown as { isError?: boolean; structuredContent: { answer: string; sources: unknown[] } };
+    expect(answer.isError).toBeFalsy();
+    expect(answer.structuredContent.answer).toMatch(/acme tokens create/);
+    expect(answer.structuredContent.sources.length).toBeGreaterThan(0);
+  });
+
+  it('exits on its own, with status 0, when the client closes stdin', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', '--database-url', database.url, 'mcp', '--site', 'versioned'],
+      { cwd: repoRoot, env: { PATH: process.env.PATH ?? '' }, stdio: ['pipe', 'pipe', 'ignore'] },
+    );
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const firstLine = new Promise<string>((resolve) => {
+      let buffered = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        const end = buffered.indexOf('\n');
+        if (end >= 0) resolve(buffered.slice(0, end));
+      });
+    });
+    child.stdin.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      })}\n`,
+    );
+    expect(JSON.parse(await firstLine)).toMatchObject({
+      id: 1,
+      result: { serverInfo: { name: 'docent-versioned' } },
+    });
+    child.stdin.end();
+    const timeout = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    expect(await exited).toEqual({ code: 0, signal: null });
+    clearTimeout(timeout);
+  }, 30_000);
+});

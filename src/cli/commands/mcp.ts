@@ -1,0 +1,84 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Command } from 'commander';
+import { destination, pino } from 'pino';
+import { askDocs } from '../../agents/ask-docs.ts';
+import { createDocsMcpServer } from '../../agents/docs-mcp-server.ts';
+import { createAnswerService } from '../../assistant/answer-question.ts';
+import { createModelProvider } from '../../assistant/providers/create-model-provider.ts';
+import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/request-schema.ts';
+import { loadConfig } from '../../config.ts';
+import { createCreditGuard } from '../../limits/credit-guard.ts';
+import { SiteSearch } from '../../search/site-search.ts';
+import { openStorage } from '../../storage/database.ts';
+import { newId } from '../../storage/ids.ts';
+import { FALLBACK_PLAN, getOrganizationPlan } from '../../tenancy/plans.ts';
+import { getSiteByDomain } from '../../tenancy/sites.ts';
+import { DOCENT_VERSION } from '../../version.ts';
+import { CliError, databaseUrlFrom, type GlobalOptions } from '../context.ts';
+
+/** The reader fingerprint of threads the stdio server's `ask_docs` creates. */
+export const STDIO_MCP_FP = 'mcp-stdio';
+
+/**
+ * `docent mcp --site <domain>`: the site's MCP server on stdin/stdout, for an agent on this machine
+ * (its client starts this command). Reads the database directly: no key, no rate limit; `ask_docs`
+ * is still charged to the site's organization. Logs go to stderr, as stdout is the protocol.
+ */
+export function registerMcp(program: Command): void {
+  program
+    .command('mcp')
+    .description("serve a site's MCP server over stdio (search_docs, get_page, ask_docs)")
+    .requiredOption('--site <domain>', 'domain identifier of the site')
+    .action(async (options: { site: string }, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      const config = loadConfig();
+      const logger = pino({ level: config.logLevel }, destination(2));
+      const storage = await openStorage(databaseUrlFrom(globals));
+      const site = await getSiteByDomain(storage, options.site);
+      if (!site) {
+        await storage.close();
+        throw new CliError(`No site "${options.site}"`);
+      }
+      const search = new SiteSearch(storage);
+      const docentUrl = config.publicUrl ?? `http://localhost:${config.port}`;
+      const answers = createAnswerService({
+        storage,
+        search,
+        credits: createCreditGuard(storage, logger),
+        modelProvider: createModelProvider(config.model, { logger }),
+        searchSteps: config.model.searchSteps,
+        publicUrl: docentUrl,
+      });
+      const server = createDocsMcpServer({
+        site,
+        storage,
+        search,
+        docentUrl,
+        version: DOCENT_VERSION,
+        ask: async (input) =>
+          askDocs(answers, {
+            site,
+            plan: (await getOrganizationPlan(storage, site.organization_id)) ?? FALLBACK_PLAN,
+            requestId: newId('req'),
+            fp: STDIO_MCP_FP,
+            threadId: input.threadId,
+            threadKey: input.threadKey,
+            question: input.question,
+            retrieval: retrievalOf({ retrievalPageSize: DEFAULT_RETRIEVAL_PAGE_SIZE }),
+            origin: docentUrl,
+            gone: { aborted: false, signal: new AbortController().signal },
+            logger,
+          }),
+      });
+      const transport = new StdioServerTransport();
+      const closed = new Promise<void>((resolve) => {
+        transport.onclose = resolve;
+      });
+      await server.connect(transport);
+      logger.info({ site: site.domain }, 'MCP server on stdio');
+      // The client ends the session by closing stdin.
+      process.stdin.once('end', () => void server.close());
+      await closed;
+      await storage.close();
+    });
+}

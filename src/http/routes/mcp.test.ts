@@ -1,0 +1,246 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_CARD_SCHEMA } from '../../agents/server-card.ts';
+import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
+import { setOrganizationPlan } from '../../tenancy/organizations.ts';
+import { upsertPlan } from '../../tenancy/plans.ts';
+import { dialects } from '../../testing/databases.ts';
+import { startTestServer, type TestServer } from '../../testing/server.ts';
+import { smallDocs } from '../../testing/small-docs.ts';
+import { versionedDocs } from '../../testing/versioned-docs.ts';
+
+type ToolResult = {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
+  let server: TestServer;
+  let key = '';
+  let otherKey = '';
+  let brokeKey = '';
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer(dialect);
+    key = (await bootstrapSite(server.storage, { domain: 'versioned', docsDir: versionedDocs() }))
+      .assistantKey;
+    otherKey = (await bootstrapSite(server.storage, { domain: 'acme', docsDir: smallDocs() })).assistantKey;
+    const broke = await bootstrapSite(server.storage, { domain: 'broke', docsDir: smallDocs() });
+    brokeKey = broke.assistantKey;
+    await upsertPlan(server.storage, 'no-credits', {
+      name: 'no credits',
+      monthlyCredits: 0,
+      orgRequestsPerHour: 1_000,
+      ipRequestsPerDay: 1_000,
+    });
+    await setOrganizationPlan(server.storage, broke.organization.id, 'no-credits');
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await server?.stop();
+  });
+
+  async function connect(domain: string, bearer: string | null): Promise<Client> {
+    const client = new Client({ name: 'docent-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp/${domain}`), {
+      requestInit: bearer === null ? {} : { headers: { Authorization: `Bearer ${bearer}` } },
+    });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  it('lists three read-only tools with descriptions and input schemas', async () => {
+    const client = await connect('versioned', key);
+    expect(client.getServerVersion()?.name).toBe('docent-versioned');
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['ask_docs', 'get_page', 'search_docs']);
+    for (const tool of tools) {
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+      expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(40);
+      expect(tool.inputSchema.type).toBe('object');
+    }
+    const search = tools.find((t) => t.name === 'search_docs');
+    expect(search?.inputSchema.required).toEqual(['query']);
+  });
+
+  it('search_docs finds sections with absolute links and honours filters', async () => {
+    const client = await connect('versioned', key);
+    const result = (await client.callTool({
+      name: 'search_docs',
+      arguments: { query: 'install the widget', limit: 3 },
+    })) as ToolResult;
+    expect(result.isError).toBeFalsy();
+    const results = result.structuredContent?.results as { url: string; path: string; score: number }[];
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.length).toBeLessThanOrEqual(3);
+    expect(results[0]?.url.startsWith(`${server.baseUrl}/sites/versioned/pages/`)).toBe(true);
+    expect(result.content[0]?.text).toContain(`URL: ${results[0]?.url}`);
+    const v1 = (await client.callTool({
+      name: 'search_docs',
+      arguments: { query: 'install the widget', version: 'v1' },
+    })) as ToolResult;
+    const paths = (v1.structuredContent?.results as { path: string }[]).map((r) => r.path);
+    expect(paths).toContain('v1/setup');
+    expect(paths).not.toContain('v2/setup');
+    const none = (await client.callTool({
+      name: 'search_docs',
+      arguments: { query: 'zebrafish rotation password' },
+    })) as ToolResult;
+    expect((none.structuredContent?.results as { path: string }[]).map((r) => r.path)).not.toContain(
+      'internal/secret',
+    );
+  });
+
+  it('get_page returns the page as Markdown, and a tool error for an unknown page', async () => {
+    const client = await connect('versioned', key);
+    const page = (await client.callTool({
+      name: 'get_page',
+      arguments: { path: '/v2/tokens' },
+    })) as ToolResult;
+    expect(page.isError).toBeFalsy();
+    expect(page.content[0]?.text).toBe(
+      '# Access tokens\n\nCreate an access token with `acme tokens create`. Tokens expire after thirty days.\n',
+    );
+    const missing = (await client.callTool({
+      name: 'get_page',
+      arguments: { path: 'internal/secret' },
+    })) as ToolResult;
+    expect(missing.isError).toBe(true);
+    expect(missing.content[0]?.text).toContain('No page');
+  });
+
+  it('ask_docs answers with cited sources, charges a credit, and follows up in its thread', async () => {
+    const client = await connect('versioned', key);
+    const first = (await client.callTool({
+      name: 'ask_docs',
+      arguments: { question: 'How do I create an access token?' },
+    })) as ToolResult;
+    expect(first.isError).toBeFalsy();
+    const answer = first.structuredContent as {
+      answer: string;
+      sources: { id: string; url: string }[];
+      threadId: string;
+      threadKey?: string;
+    };
+    expect(answer.answer).toMatch(/acme tokens create/);
+    expect(answer.sources.length).toBeGreaterThan(0);
+    expect(first.content[0]?.text).toContain(`[${answer.sources[0]?.id}] `);
+    expect(answer.threadKey).toBeTruthy();
+    const follow = (await client.callTool({
+      name: 'ask_docs',
+      arguments: { question: 'When do they expire?', threadId: answer.threadId, threadKey: answer.threadKey },
+    })) as ToolResult;
+    expect(follow.isError).toBeFalsy();
+    expect((follow.structuredContent as { threadId: string }).threadId).toBe(answer.threadId);
+    const messages = await server.storage.db
+      .selectFrom('thread_messages')
+      .select(['role'])
+      .where('thread_id', '=', answer.threadId)
+      .execute();
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    const charges = await server.storage.db
+      .selectFrom('credit_ledger')
+      .select('kind')
+      .where('kind', '=', 'charge')
+      .execute();
+    expect(charges.length).toBeGreaterThanOrEqual(2);
+    const wrongThread = (await client.callTool({
+      name: 'ask_docs',
+      arguments: { question: 'And then?', threadId: answer.threadId, threadKey: 'wrong' },
+    })) as ToolResult;
+    expect(wrongThread.isError).toBe(true);
+  });
+
+  it('tells an agent when the organization is out of credits, as a tool error', async () => {
+    const client = await connect('broke', brokeKey);
+    const result = (await client.callTool({
+      name: 'ask_docs',
+      arguments: { question: 'Billing?' },
+    })) as ToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toMatch(/credit/i);
+  });
+
+  it('refuses a missing or foreign key before any MCP message, and serves a public site without one', async () => {
+    await expect(connect('versioned', null)).rejects.toThrow();
+    await expect(connect('versioned', otherKey)).rejects.toThrow();
+    const raw = await fetch(`${server.baseUrl}/mcp/versioned`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(raw.status).toBe(401);
+    expect(((await raw.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+    const admin = await fetch(`${server.baseUrl}/mcp/acme`, { method: 'GET' });
+    expect(admin.status).toBe(405);
+    const acme = await server.storage.db
+      .selectFrom('sites')
+      .select('id')
+      .where('domain', '=', 'acme')
+      .executeTakeFirstOrThrow();
+    await server.storage.db.updateTable('sites').set({ public: 1 }).where('id', '=', acme.id).execute();
+    const open = await connect('acme', null);
+    const found = (await open.callTool({
+      name: 'search_docs',
+      arguments: { query: 'rotate keys' },
+    })) as ToolResult;
+    expect((found.structuredContent?.results as { path: string }[])[0]?.path).toBe('keys');
+  });
+
+  it('answers bad MCP bodies with a 4xx, never a 5xx', async () => {
+    const send = (body: string, headers: Record<string, string> = {}) =>
+      fetch(`${server.baseUrl}/mcp/versioned`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${key}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body,
+      });
+    expect((await send('{"jsonrpc":')).status).toBe(400);
+    expect((await send('x'.repeat(70_000))).status).toBe(413);
+    expect(
+      (await send('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { Accept: 'text/html' })).status,
+    ).toBe(406);
+    expect(
+      (await send('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { 'Content-Type': 'text/plain' })).status,
+    ).toBe(415);
+    for (const body of [
+      '[]',
+      '{}',
+      '{"jsonrpc":"2.0"}',
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_page","arguments":{"path":7}}}',
+    ]) {
+      const response = await send(body);
+      expect(response.status, body).toBeLessThan(500);
+    }
+  });
+
+  it('publishes a server card naming the endpoint and its key header', async () => {
+    for (const path of ['/mcp/versioned/server-card', '/sites/versioned/.well-known/mcp/server-card.json']) {
+      const response = await fetch(`${server.baseUrl}${path}`);
+      expect(response.status, path).toBe(200);
+      const card = (await response.json()) as {
+        $schema: string;
+        name: string;
+        remotes: { type: string; url: string; headers: { name: string; isRequired: boolean }[] }[];
+      };
+      expect(card.$schema).toBe(SERVER_CARD_SCHEMA);
+      expect(card.name).toBe('1.0.0.127/versioned');
+      expect(card.remotes).toEqual([
+        expect.objectContaining({
+          type: 'streamable-http',
+          url: `${server.baseUrl}/mcp/versioned`,
+          headers: [expect.objectContaining({ name: 'Authorization', isRequired: true })],
+        }),
+      ]);
+    }
+    expect((await fetch(`${server.baseUrl}/mcp/nowhere/server-card`)).status).toBe(404);
+  });
+});

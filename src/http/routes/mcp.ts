@@ -1,0 +1,101 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Hono } from 'hono';
+import { askDocs } from '../../agents/ask-docs.ts';
+import { createDocsMcpServer } from '../../agents/docs-mcp-server.ts';
+import { serverCard } from '../../agents/server-card.ts';
+import type { AnswerService } from '../../assistant/answer-question.ts';
+import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/request-schema.ts';
+import type { TrustProxy } from '../../config.ts';
+import type { SiteSearch } from '../../search/site-search.ts';
+import type { Storage } from '../../storage/database.ts';
+import type { TenancyCache } from '../../tenancy/tenancy-cache.ts';
+import { DOCENT_VERSION } from '../../version.ts';
+import type { AppEnv } from '../app-env.ts';
+import type { AssistantAccess } from '../assistant-access.ts';
+import { DocentError } from '../errors.ts';
+import { clientGone } from '../node-request.ts';
+import { readJsonBody } from '../request-body.ts';
+import { requestOrigin } from '../request-origin.ts';
+
+/** Largest JSON-RPC message read: tool calls carry a question or a query, not documents. */
+export const MAX_MCP_BODY_BYTES = 64 * 1024;
+/** The reader fingerprint of threads `ask_docs` creates. */
+export const MCP_FP = 'mcp';
+
+export interface McpRouteDeps {
+  storage: Storage;
+  search: SiteSearch;
+  answers: AnswerService;
+  access: AssistantAccess;
+  tenancy: TenancyCache;
+  trustProxy: TrustProxy;
+  publicUrl: string | null;
+}
+
+/**
+ * `POST /mcp/{domain}`: the site's MCP server over Streamable HTTP, stateless (a server per request,
+ * JSON responses), behind the assistant key, CORS and rate limits (a site marked public needs no key).
+ * Its server card at `/mcp/{domain}/server-card`, `/sites/{domain}/.well-known/mcp/server-card.json`,
+ * and `/.well-known/mcp/server-card.json` on a host named like the site.
+ */
+export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
+  const route = new Hono<AppEnv>();
+  const { access } = deps;
+  const docentUrl = (c: Parameters<typeof requestOrigin>[0]) =>
+    deps.publicUrl ?? requestOrigin(c, deps.trustProxy);
+
+  route.options('/mcp/:domain', access.preflight);
+  route.post('/mcp/:domain', access.wrap, async (c) => {
+    const gone = clientGone(c);
+    const caller = await access.admit(c, { allowPublic: true });
+    const message = await readJsonBody(c, MAX_MCP_BODY_BYTES);
+    const origin = docentUrl(c);
+    const server = createDocsMcpServer({
+      site: caller.site,
+      storage: deps.storage,
+      search: deps.search,
+      docentUrl: origin,
+      version: DOCENT_VERSION,
+      ask: (input) =>
+        askDocs(deps.answers, {
+          site: caller.site,
+          plan: caller.plan,
+          requestId: c.get('requestId'),
+          fp: MCP_FP,
+          threadId: input.threadId,
+          threadKey: input.threadKey,
+          question: input.question,
+          retrieval: retrievalOf({ retrievalPageSize: DEFAULT_RETRIEVAL_PAGE_SIZE }),
+          origin,
+          gone,
+          logger: c.get('logger'),
+        }),
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw, { parsedBody: message });
+    } finally {
+      await server.close();
+    }
+  });
+  // Stateless: no session to stream server messages on or to end.
+  route.on(['GET', 'DELETE'], '/mcp/:domain', () => {
+    throw new DocentError('method_not_allowed', 'This MCP server is stateless: send requests with POST', {
+      headers: { Allow: 'POST, OPTIONS' },
+    });
+  });
+
+  const card = async (c: Parameters<typeof requestOrigin>[0], domain: string) => {
+    const site = await deps.tenancy.siteByDomain(domain);
+    if (!site) throw new DocentError('not_found', `No documentation site "${domain}"`);
+    return c.json(serverCard(site, docentUrl(c)), 200, { 'Cache-Control': 'public, max-age=300' });
+  };
+  route.get('/mcp/:domain/server-card', (c) => card(c, c.req.param('domain')));
+  route.get('/sites/:domain/.well-known/mcp/server-card.json', (c) => card(c, c.req.param('domain')));
+  route.get('/.well-known/mcp/server-card.json', (c) => card(c, new URL(c.req.url).hostname));
+  return route;
+}

@@ -1,0 +1,55 @@
+import type { StoredPage } from './stored-page.ts';
+
+/**
+ * A stored page as Markdown, for agents: `# title`, the description as a quote, then each section under
+ * its heading at its depth (H2 for the page's top sections), its text as stored at ingestion (front
+ * matter gone, components reduced to their text, code blocks kept fenced). Chunks of one long section
+ * share their heading, which is written once.
+ */
+export function renderPageMarkdown(page: StoredPage): string {
+  const out: string[] = [`# ${oneLine(page.title)}`];
+  if (page.description) out.push(`> ${oneLine(page.description)}`);
+  let previous: string[] = [];
+  let previousAnchor: string | null = null;
+  for (const [i, section] of page.sections.entries()) {
+    const text = i === 0 ? withoutIntroRepeats(page, section) : section.text.trim();
+    const same =
+      section.anchor === previousAnchor &&
+      section.headings.length === previous.length &&
+      section.headings.every((h, i) => h === previous[i]);
+    if (!same) {
+      // Only the headings that changed are written: a subsection under an unchanged parent.
+      let shared = 0;
+      while (shared < section.headings.length && section.headings[shared] === previous[shared]) shared++;
+      if (shared === section.headings.length && shared > 0) shared--;
+      for (let depth = shared; depth < section.headings.length; depth++) {
+        const heading = section.headings[depth] ?? '';
+        out.push(`${'#'.repeat(Math.min(6, depth + 2))} ${oneLine(heading)}`);
+      }
+    }
+    previous = section.headings;
+    previousAnchor = section.anchor;
+    if (text !== '') out.push(text);
+  }
+  return `${out.join('\n\n')}\n`;
+}
+
+/**
+ * The first section's text without what the page head already shows: ingestion puts the description
+ * (and, on a page without any text, the title) in front of it, so search finds the page by them.
+ */
+function withoutIntroRepeats(page: StoredPage, section: StoredPage['sections'][number]): string {
+  let text = section.text.trim();
+  if (section.anchor !== null || section.headings.length > 0) return text;
+  const strip = (prefix: string | null) => {
+    if (prefix && text.startsWith(prefix)) text = text.slice(prefix.length).trimStart();
+  };
+  if (text === [page.title, page.description].filter(Boolean).join('\n\n')) return '';
+  strip(page.description);
+  return text;
+}
+
+/** A title or heading on one line: a newline in it would end the Markdown heading early. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
