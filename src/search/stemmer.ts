@@ -61,7 +61,8 @@ export const stemmerNameFor = (language: string | null | undefined): string | nu
   if (algorithms.has(lower)) return lower;
   const primary = lower.split(/[-_]/)[0] ?? lower;
   if (UNSTEMMED.has(primary)) return null;
-  return ALGORITHM_BY_LANGUAGE[primary] ?? null;
+  // Own keys only: a label such as `constructor` must not find Object.prototype's.
+  return Object.hasOwn(ALGORITHM_BY_LANGUAGE, primary) ? (ALGORITHM_BY_LANGUAGE[primary] ?? null) : null;
 };
 
 /** Memoised stemmers: Snowball is cheap per call, but words repeat a lot across a site. */

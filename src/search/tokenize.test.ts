@@ -59,6 +59,9 @@ describe('tokenize', () => {
     expect(stemmerNameFor('ar')).toBe('arabic');
     expect(stemmerNameFor('zh-Hans')).toBeNull();
     expect(stemmerNameFor('ko')).toBeNull();
+    // Labels are untrusted (docs.json, request filters): names of Object.prototype's members are none.
+    for (const label of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])
+      expect(stemmerNameFor(label), label).toBeNull();
     expect(stemmerNameFor('xx')).toBeNull();
   });
 });
