@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { ZodType, ZodTypeDef } from 'zod';
 import { DocentError } from './errors.ts';
 import { nodeBindings, requestHeader } from './node-request.ts';
+import { refuseNulCharacters } from './nul-characters.ts';
 import { zodDetails } from './validation.ts';
 
 export function payloadTooLarge(maxBytes: number): DocentError {
@@ -31,7 +32,11 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
 
 /** Parses the body as JSON; a SyntaxError becomes the standard 400 (http/error-handler.ts). */
 export async function readJsonBody(c: Context, maxBytes: number): Promise<unknown> {
-  return JSON.parse(await readBodyText(c, maxBytes));
+  const text = await readBodyText(c, maxBytes);
+  const value: unknown = JSON.parse(text);
+  // JSON text can only hold U+0000 escaped; a body without the escape needs no walk.
+  if (text.includes('\\u0000')) refuseNulCharacters(value);
+  return value;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ValidationTargets } from 'hono';
 import type { ZodSchema } from 'zod';
 import { zodDetails } from '../errors/validation-details.ts';
 import { DocentError } from './errors.ts';
+import { refuseNulCharacters } from './nul-characters.ts';
 
 export { MAX_ERROR_DETAILS, zodDetails } from '../errors/validation-details.ts';
 
@@ -19,5 +20,6 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
       const where = target === 'json' ? 'request body' : target;
       throw new DocentError('invalid_request', `Invalid ${where}`, { details: zodDetails(result.error) });
     }
+    refuseNulCharacters(result.data);
   });
 }

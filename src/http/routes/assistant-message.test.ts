@@ -477,6 +477,14 @@ describe.each(dialects)('POST /v1/assistant/{domain}/message on %s', (dialect) =
         code: 'invalid_request',
         body: { ...valid, context: [{ type: 'image', value: 'x' }] },
       },
+      // PostgreSQL cannot store U+0000 in text: this was a 500 there before bodies were checked for it.
+      { label: 'NUL in fp', status: 400, code: 'invalid_request', body: { ...valid, fp: 'a\u0000b' } },
+      {
+        label: 'NUL in a question',
+        status: 400,
+        code: 'invalid_request',
+        body: { fp: 'a', messages: [userMessage('How do I\u0000 rotate keys?')] },
+      },
       {
         label: 'body too large',
         status: 413,
@@ -504,6 +512,8 @@ describe.each(dialects)('POST /v1/assistant/{domain}/message on %s', (dialect) =
     expect(JSON.parse(detailed.text).error.details).toEqual([
       expect.objectContaining({ path: 'currentPath' }),
     ]);
+    const nul = await post(server, 'docs', { ...valid, threadKey: 'k\u0000' }, { key });
+    expect(JSON.parse(nul.text).error.details).toEqual([expect.objectContaining({ path: 'threadKey' })]);
   });
 
   it('stops generating when the client disconnects, keeps the partial answer, and goes on serving', async () => {

@@ -133,6 +133,10 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     });
     expect(badOrigin.status).toBe(400);
     expect(badOrigin.json.error?.details).toEqual([expect.objectContaining({ path: 'allowedOrigins.0' })]);
+    // A NUL in a name was a 500 on PostgreSQL, which cannot store it in text.
+    const nul = await call('PATCH', '/v1/admin/sites/alpha-docs', a.adminKey, { name: 'Alpha\u0000' });
+    expect(nul.status).toBe(400);
+    expect(nul.json.error?.details).toEqual([expect.objectContaining({ path: 'name' })]);
 
     expect((await call('DELETE', '/v1/admin/sites/alpha-docs', a.adminKey)).status).toBe(204);
     expect((await call('GET', '/v1/admin/sites/alpha-docs', a.adminKey)).status).toBe(404);
