@@ -4,14 +4,25 @@
  * searches through the same SiteSearch the endpoint uses (including its per-query generation check
  * against the database). Queries are derived deterministically from the corpus itself: every k-th
  * chunk's heading (or the first words of its text), so they hit and miss like real ones do.
+ * Then the same queries through the search endpoint, `POST /v1/search/{domain}` (pageSize 5): once
+ * in-process through the Hono app (`app.request`: routing, key, rate limits, validation, search, JSON;
+ * the server's own time, no sockets), and once over loopback HTTP with keep-alive (@hono/node-server,
+ * an undici client in this process: the round trip, client included).
  */
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { serve } from '@hono/node-server';
+import { pino } from 'pino';
+import { Pool } from 'undici';
+import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { ingestSite } from '../src/ingest/ingest-site.ts';
 import { SiteSearch } from '../src/search/site-search.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { createTemporaryDatabase } from '../src/storage/temporary-database.ts';
-import { createOrganization } from '../src/tenancy/organizations.ts';
+import { createApiKey } from '../src/tenancy/api-keys.ts';
+import { createOrganization, setOrganizationPlan } from '../src/tenancy/organizations.ts';
+import { upsertPlan } from '../src/tenancy/plans.ts';
 import { createSite } from '../src/tenancy/sites.ts';
 import { corpusDir } from '../src/testing/paths.ts';
 
@@ -68,6 +79,53 @@ try {
   console.log(`index load (first query): ${loadMs.toFixed(0)} ms`);
   console.log(`p50 ${percentile(timings, 50).toFixed(3)} ms (target < 2 ms)`);
   console.log(`p99 ${percentile(timings, 99).toFixed(3)} ms (target < 10 ms)`);
+
+  // The endpoint: an organization without limits, so the run measures work, not the rate limiter.
+  await upsertPlan(storage, 'bench-unlimited', {
+    name: 'benchmark',
+    monthlyCredits: 1_000_000_000,
+    orgRequestsPerHour: 1_000_000_000,
+    ipRequestsPerDay: 1_000_000_000,
+  });
+  await setOrganizationPlan(storage, org.id, 'bench-unlimited');
+  const { key } = await createApiKey(storage, { organizationId: org.id, siteId: site.id, kind: 'assistant' });
+  const app = createApp({ storage, search, logger: pino({ level: 'silent' }) });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+  const bodies = queries.map((query) => JSON.stringify({ query, pageSize: 5 }));
+  const inProcess = async (body: string) => {
+    const response = await app.request('/v1/search/bench', { method: 'POST', headers, body });
+    if (response.status !== 200) throw new Error(`search endpoint answered ${response.status}`);
+    await response.arrayBuffer();
+  };
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise((resolve) => server.once('listening', resolve));
+  const pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { connections: 1 });
+  const overHttp = async (body: string) => {
+    const response = await pool.request({ method: 'POST', path: '/v1/search/bench', headers, body });
+    if (response.statusCode !== 200) throw new Error(`search endpoint answered ${response.statusCode}`);
+    await response.body.arrayBuffer();
+  };
+  try {
+    for (const [name, send, target] of [
+      ['endpoint in-process (server time)', inProcess, ' (target < 2 ms)'],
+      ['endpoint over loopback HTTP (round trip)', overHttp, ''],
+    ] as const) {
+      for (const body of bodies.slice(0, 200)) await send(body);
+      const times: number[] = [];
+      for (const body of bodies) {
+        const started = performance.now();
+        await send(body);
+        times.push(performance.now() - started);
+      }
+      times.sort((a, b) => a - b);
+      console.log(
+        `${name}: p50 ${percentile(times, 50).toFixed(3)} ms${target}, p99 ${percentile(times, 99).toFixed(3)} ms`,
+      );
+    }
+  } finally {
+    await pool.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
 } finally {
   await storage.close();
   await temporary.remove();

@@ -9,9 +9,12 @@ import { handleError, handleNotFound } from './http/error-handler.ts';
 import { requestHeader } from './http/node-request.ts';
 import { serverRequestId } from './http/request-id.ts';
 import { adminApi } from './http/routes/admin/admin-api.ts';
+import { agentApiRoute } from './http/routes/agent-api.ts';
 import { assistantMessageRoute } from './http/routes/assistant-message.ts';
 import { assistantMessageV2Route } from './http/routes/assistant-message-v2.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
+import { llmsTxtRoute } from './http/routes/llms-txt.ts';
+import { mcpRoute } from './http/routes/mcp.ts';
 import { openApiRoute } from './http/routes/openapi.ts';
 import { pageViewRoute } from './http/routes/page-view.ts';
 import { createCreditGuard } from './limits/credit-guard.ts';
@@ -81,10 +84,20 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', healthzRoute());
   app.route('/', readyzRoute(deps.storage));
   app.route('/', openApiRoute());
-  app.route('/', pageViewRoute({ storage: deps.storage, tenancy }));
+  const publicUrl = deps.publicUrl ?? null;
+  app.route('/', pageViewRoute({ storage: deps.storage, tenancy, publicUrl, trustProxy }));
+  app.route('/', llmsTxtRoute({ storage: deps.storage, tenancy, publicUrl, trustProxy }));
   app.route('/', assistantMessageRoute({ answers, access, trustProxy }));
   const streams = deps.resumableStreams ?? createResumableStreams(new MemoryPubSub());
   app.route('/', assistantMessageV2Route({ answers, access, streams, trustProxy }));
+  app.route(
+    '/',
+    agentApiRoute({ storage: deps.storage, search: deps.search, access, trustProxy, publicUrl }),
+  );
+  app.route(
+    '/',
+    mcpRoute({ storage: deps.storage, search: deps.search, answers, access, tenancy, trustProxy, publicUrl }),
+  );
   app.route(
     '/',
     adminApi({

@@ -31,6 +31,7 @@ function importsOf(file: string): string[] {
 
 /** Folders below the HTTP layer. */
 const BELOW_HTTP = [
+  'agents',
   'assistant',
   'limits',
   'tenancy',
@@ -57,8 +58,9 @@ describe('layering', () => {
     expect(offending).toEqual([]);
   });
 
-  it('the use cases (src/assistant) do not know Hono', () => {
-    const offending = filesUnder(path.join(src, 'assistant')).flatMap((file) =>
+  it('the use cases (src/assistant, src/agents) do not know Hono', () => {
+    const files = ['assistant', 'agents'].flatMap((folder) => filesUnder(path.join(src, folder)));
+    const offending = files.flatMap((file) =>
       importsOf(file)
         .filter((target) => target === 'hono' || target.startsWith('hono/') || target.startsWith('@hono/'))
         .map((target) => `${path.relative(src, file)} → ${target}`),
@@ -66,8 +68,8 @@ describe('layering', () => {
     expect(offending).toEqual([]);
   });
 
-  it('the assistant route files stay short: parse, call the answer service, encode', () => {
-    const routes = ['assistant-message.ts', 'assistant-message-v2.ts'].map((name) =>
+  it('the assistant and agent route files stay short: parse, call the use case, encode', () => {
+    const routes = ['assistant-message.ts', 'assistant-message-v2.ts', 'agent-api.ts', 'mcp.ts'].map((name) =>
       path.join(src, 'http', 'routes', name),
     );
     for (const file of routes) {

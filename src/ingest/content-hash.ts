@@ -6,6 +6,11 @@ import { createHash } from 'node:crypto';
  */
 export const PARSER_VERSION = 'docent-loader-1';
 
+/**
+ * What a page's content hash covers. Not its place in the navigation (order, group): one page added at
+ * the top would change the place of every page after it, and re-index them all; ingest-site.ts updates
+ * the place of unchanged pages in place instead.
+ */
 export interface HashInput {
   path: string;
   source: string;

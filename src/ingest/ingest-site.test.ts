@@ -91,6 +91,49 @@ describe.each(dialects)('ingestSite on %s', (dialect) => {
     expect((await listIngestionJobs(storage, siteId)).length).toBe(3);
   });
 
+  it("stores every page's navigation place and moves unchanged pages without re-indexing them", async () => {
+    const { storage } = database;
+    const org = await createOrganization(storage, { name: 'nav' });
+    const navSite = (await createSite(storage, { organizationId: org.id, domain: `nav-${dialect}` })).id;
+    const navDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-ingest-nav-'));
+    const write = (navigation: unknown) => {
+      fs.writeFileSync(path.join(navDir, 'docs.json'), JSON.stringify({ navigation }));
+      for (const id of ['a', 'b', 'c']) fs.writeFileSync(path.join(navDir, `${id}.mdx`), page(id, id));
+    };
+    const places = async () =>
+      Object.fromEntries(
+        (
+          await storage.db
+            .selectFrom('pages')
+            .select(['path', 'nav_order', 'nav_group'])
+            .where('site_id', '=', navSite)
+            .execute()
+        ).map((row) => [row.path, [row.nav_order, row.nav_group]]),
+      );
+
+    write({
+      groups: [
+        { group: 'One', pages: ['a', 'b'] },
+        { group: 'Two', pages: ['c'] },
+      ],
+    });
+    await ingestSite(storage, navSite, navDir);
+    expect(await places()).toEqual({ a: [0, 'One'], b: [1, 'One'], c: [2, 'Two'] });
+    const generation = await getIndexGeneration(storage, navSite);
+
+    write({ pages: ['c', { group: 'Two', pages: ['b', 'a'] }] });
+    const moved = await ingestSite(storage, navSite, navDir);
+    expect(moved.counts).toMatchObject({ unchanged: 3, added: 0, updated: 0, chunksWritten: 0 });
+    expect(await places()).toEqual({ a: [2, 'Two'], b: [1, 'Two'], c: [0, null] });
+    // Readers of the navigation (llms.txt) cache by generation: a move is a change.
+    expect(await getIndexGeneration(storage, navSite)).toBe((generation ?? 0) + 1);
+
+    const again = await ingestSite(storage, navSite, navDir);
+    expect(again.counts.unchanged).toBe(3);
+    expect(await getIndexGeneration(storage, navSite)).toBe((generation ?? 0) + 1);
+    fs.rmSync(navDir, { recursive: true, force: true });
+  });
+
   it('records a failed job and leaves the stored site untouched', async () => {
     const { storage } = database;
     const before = await storage.db

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { ANALYZER_VERSION, analyzeChunk } from '../search/analyze.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
@@ -23,7 +23,7 @@ export interface IngestionResult {
   warnings: Warning[];
 }
 
-/** Rows per multi-row INSERT: 7 columns × 500 stays far below both dialects' bound-parameter limits. */
+/** Rows per multi-row statement: 10 columns × 500 stays far below both dialects' bound-parameter limits. */
 const INSERT_BATCH = 500;
 
 /**
@@ -84,7 +84,7 @@ function storedHash(page: ParsedPage): string {
 /** The loader's hashes of the pages stored under the current analyzer: the ones it may skip parsing. */
 async function loaderHashes(storage: Storage, siteId: string): Promise<Record<string, string>> {
   const known: Record<string, string> = {};
-  for (const [path, hash] of await storedHashes(storage.db, siteId)) {
+  for (const [path, { hash }] of await storedPages(storage.db, siteId)) {
     if (hash.startsWith(STORED_HASH_PREFIX)) known[path] = hash.slice(STORED_HASH_PREFIX.length);
   }
   return known;
@@ -100,6 +100,11 @@ function stripNul(text: string): string {
   return text.includes('\u0000') ? text.replaceAll('\u0000', '') : text;
 }
 
+/** The group as stored: compared with the stored one, so a NUL in it cannot make it differ forever. */
+function navGroupOf(page: ParsedPage): string | null {
+  return page.navGroup === null ? null : stripNul(page.navGroup);
+}
+
 function preparePage(siteId: string, parsed: ParsedPage, updatedAt: string): PreparedPage {
   const language = parsed.languages[0] ?? null;
   return {
@@ -112,6 +117,8 @@ function preparePage(siteId: string, parsed: ParsedPage, updatedAt: string): Pre
       languages: JSON.stringify(parsed.languages),
       content_hash: storedHash(parsed),
       updated_at: updatedAt,
+      nav_order: parsed.navOrder,
+      nav_group: navGroupOf(parsed),
     },
     chunks: parsed.chunks.map((chunk, ord) => ({
       site_id: siteId,
@@ -129,25 +136,71 @@ function preparePage(siteId: string, parsed: ParsedPage, updatedAt: string): Pre
   };
 }
 
-async function storedHashes(
+interface StoredPageState {
+  hash: string;
+  navOrder: number | null;
+  navGroup: string | null;
+}
+
+async function storedPages(
   db: Storage['db'] | Transaction<Database>,
   siteId: string,
-): Promise<Map<string, string>> {
+): Promise<Map<string, StoredPageState>> {
   const rows = await db
     .selectFrom('pages')
-    .select(['path', 'content_hash'])
+    .select(['path', 'content_hash', 'nav_order', 'nav_group'])
     .where('site_id', '=', siteId)
     .execute();
-  return new Map(rows.map((row) => [row.path, row.content_hash]));
+  return new Map(
+    rows.map((row) => [
+      row.path,
+      { hash: row.content_hash, navOrder: row.nav_order ?? null, navGroup: row.nav_group ?? null },
+    ]),
+  );
+}
+
+/**
+ * Sets the navigation place of pages whose content is unchanged: one UPDATE per batch, a CASE per
+ * column. Casts, because PostgreSQL cannot infer a type for a CASE made only of parameters.
+ */
+async function updateNavigation(
+  trx: Transaction<Database>,
+  siteId: string,
+  pages: ParsedPage[],
+): Promise<void> {
+  for (let i = 0; i < pages.length; i += INSERT_BATCH) {
+    const batch = pages.slice(i, i + INSERT_BATCH);
+    const order = sql.join(
+      batch.map((p) => sql`when ${p.path} then cast(${p.navOrder} as integer)`),
+      sql` `,
+    );
+    const group = sql.join(
+      batch.map((p) => sql`when ${p.path} then cast(${navGroupOf(p)} as text)`),
+      sql` `,
+    );
+    await trx
+      .updateTable('pages')
+      .set({
+        nav_order: sql<number | null>`case path ${order} end`,
+        nav_group: sql<string | null>`case path ${group} end`,
+      })
+      .where('site_id', '=', siteId)
+      .where(
+        'path',
+        'in',
+        batch.map((p) => p.path),
+      )
+      .execute();
+  }
 }
 
 async function applyPages(storage: Storage, siteId: string, pages: ParsedPage[]): Promise<IngestionCounts> {
-  const before = await storedHashes(storage.db, siteId);
+  const before = await storedPages(storage.db, siteId);
   const updatedAt = nowIso();
   // Analysis is the expensive part; do it before taking any lock, only for pages that look changed.
   const prepared = new Map<string, PreparedPage>();
   for (const page of pages) {
-    if (!page.reused && before.get(page.path) !== storedHash(page))
+    if (!page.reused && before.get(page.path)?.hash !== storedHash(page))
       prepared.set(page.path, preparePage(siteId, page, updatedAt));
   }
 
@@ -157,7 +210,7 @@ async function applyPages(storage: Storage, siteId: string, pages: ParsedPage[])
       await trx.selectFrom('sites').select('id').where('id', '=', siteId).forUpdate().execute();
     }
     // Re-read inside the transaction: another ingestion may have committed since the first read.
-    const current = await storedHashes(trx, siteId);
+    const current = await storedPages(trx, siteId);
     const incoming = new Set(pages.map((page) => page.path));
     const counts: IngestionCounts = {
       pages: pages.length,
@@ -171,10 +224,13 @@ async function applyPages(storage: Storage, siteId: string, pages: ParsedPage[])
     };
     const toWrite: PreparedPage[] = [];
     const toDelete: string[] = [];
+    // Same content, new place in the navigation: kept, with its order and group updated in place.
+    const moved: ParsedPage[] = [];
     for (const page of pages) {
       const stored = current.get(page.path);
-      if (stored === storedHash(page)) {
+      if (stored?.hash === storedHash(page)) {
         counts.unchanged++;
+        if (stored.navOrder !== page.navOrder || stored.navGroup !== navGroupOf(page)) moved.push(page);
         continue;
       }
       if (page.reused) {
@@ -195,7 +251,7 @@ async function applyPages(storage: Storage, siteId: string, pages: ParsedPage[])
         toDelete.push(path);
       }
     }
-    if (toWrite.length === 0 && toDelete.length === 0) return counts;
+    if (toWrite.length === 0 && toDelete.length === 0 && moved.length === 0) return counts;
 
     for (let i = 0; i < toDelete.length; i += INSERT_BATCH) {
       const batch = toDelete.slice(i, i + INSERT_BATCH);
@@ -217,6 +273,7 @@ async function applyPages(storage: Storage, siteId: string, pages: ParsedPage[])
         .execute();
     }
     counts.chunksWritten = chunkRows.length;
+    await updateNavigation(trx, siteId, moved);
     await trx
       .updateTable('sites')
       .set((eb) => ({ index_generation: eb('index_generation', '+', 1) }))

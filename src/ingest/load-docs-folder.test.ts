@@ -176,6 +176,69 @@ describe('mint.json', () => {
   });
 });
 
+describe('navigation place', () => {
+  const place = (site: LoadedSite) =>
+    Object.fromEntries(site.pages.map((p) => [p.path, [p.navOrder, p.navGroup]]));
+
+  it('gives each page its first place and the nearest enclosing group there', async () => {
+    const root = fixture({
+      'docs.json': JSON.stringify({
+        navigation: {
+          tabs: [
+            {
+              tab: 'Guides',
+              pages: ['home'],
+              groups: [
+                { group: 'Start', pages: ['intro', { group: 'Deep', pages: ['deep'] }, 'after'] },
+                { group: ' ', pages: ['blank-name'] },
+                { group: 'Again', pages: ['intro', 'last'] },
+              ],
+            },
+            { tab: 'Hidden', hidden: true, groups: [{ group: 'Secret', pages: ['moved'] }] },
+            { tab: 'API', groups: [{ group: 'Reference', pages: ['moved'] }] },
+          ],
+        },
+      }),
+      ...Object.fromEntries(
+        ['home', 'intro', 'deep', 'after', 'blank-name', 'last', 'moved'].map((id) => [`${id}.mdx`, md(id)]),
+      ),
+    });
+    const site = await loadDocsFolder(root);
+    expect(place(site)).toEqual({
+      home: [0, null],
+      intro: [1, 'Start'],
+      deep: [2, 'Deep'],
+      after: [3, 'Start'],
+      // A blank group name is no group: the tab's pages have none.
+      'blank-name': [4, null],
+      last: [6, 'Again'],
+      // First placed in a hidden tab, shown in another: readers find it there.
+      moved: [8, 'Reference'],
+    });
+  });
+
+  it('has no place in a plain Markdown folder', async () => {
+    const root = fixture({ 'a.md': '# A', 'b/c.md': '# C' });
+    const site = await loadDocsFolder(root);
+    expect(place(site)).toEqual({ a: [null, null], 'b/c': [null, null] });
+  });
+
+  it('is not part of the content hash', async () => {
+    const files = { 'a.mdx': md('A'), 'b.mdx': md('B') };
+    const before = await loadDocsFolder(
+      fixture({ ...files, 'docs.json': JSON.stringify({ navigation: { pages: ['a', 'b'] } }) }),
+    );
+    const after = await loadDocsFolder(
+      fixture({
+        ...files,
+        'docs.json': JSON.stringify({ navigation: { groups: [{ group: 'G', pages: ['b', 'a'] }] } }),
+      }),
+    );
+    expect(place(after)).toEqual({ a: [1, 'G'], b: [0, 'G'] });
+    expect(page(after, 'a').contentHash).toBe(page(before, 'a').contentHash);
+  });
+});
+
 describe('plain Markdown folder', () => {
   it('indexes every .md/.mdx except snippets, dot-folders, node_modules and repo housekeeping', async () => {
     const root = fixture({

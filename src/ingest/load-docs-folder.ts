@@ -69,7 +69,14 @@ export const loadDocsFolder = async (
         skipped++;
         continue;
       }
-      candidates.push({ id: nav.id, file, versions: nav.versions, languages: nav.languages });
+      candidates.push({
+        id: nav.id,
+        file,
+        versions: nav.versions,
+        languages: nav.languages,
+        navOrder: nav.order,
+        navGroup: nav.group,
+      });
     }
   } else {
     for (const file of docs.files) {
@@ -77,7 +84,14 @@ export const loadDocsFolder = async (
       if (role === 'housekeeping') skipped++;
       // `guide.md` beside `guide.mdx` is one page id; listDocsFiles already picked the .mdx.
       if (role !== 'page' || docs.byPageId.get(pageIdOf(file)) !== file) continue;
-      candidates.push({ id: pageIdOf(file), file, versions: [], languages: [] });
+      candidates.push({
+        id: pageIdOf(file),
+        file,
+        versions: [],
+        languages: [],
+        navOrder: null,
+        navGroup: null,
+      });
     }
   }
 

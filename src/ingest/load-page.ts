@@ -9,12 +9,14 @@ import { parseSource } from './parse-markdown.ts';
 import { SnippetStore } from './snippets.ts';
 import type { ParsedChunk, ParsedPage, Warning } from './types.ts';
 
-/** A page file chosen for indexing, with the labels the navigation gives it. */
+/** A page file chosen for indexing, with the labels and the place the navigation gives it. */
 export interface PageCandidate {
   id: string;
   file: string;
   versions: string[];
   languages: string[];
+  navOrder: number | null;
+  navGroup: string | null;
 }
 
 export interface PageResult {
@@ -123,6 +125,8 @@ export const createPageLoader = (
           description: null,
           versions: candidate.versions,
           languages: candidate.languages,
+          navOrder: candidate.navOrder,
+          navGroup: candidate.navGroup,
           contentHash: hash,
           chunks: [],
           reused: true,
@@ -158,6 +162,8 @@ export const createPageLoader = (
       description,
       versions: candidate.versions,
       languages: candidate.languages,
+      navOrder: candidate.navOrder,
+      navGroup: candidate.navGroup,
       contentHash: contentHash({
         path: candidate.id,
         source,

@@ -15,6 +15,13 @@ export interface NavPage {
   languages: string[];
   /** Every placement is inside a hidden (and not `searchable: true`) tab/group/…: not indexed. */
   hidden: boolean;
+  /**
+   * Where the page first shows in the navigation (its first visible place, when an earlier one is
+   * hidden): increasing along the navigation, not contiguous. llms.txt lists pages in this order.
+   */
+  order: number;
+  /** `group` of the nearest enclosing group at that place; null outside any group. */
+  group: string | null;
 }
 
 export interface Navigation {
@@ -63,6 +70,8 @@ interface WalkContext {
   version: string | null;
   language: string | null;
   hidden: boolean;
+  /** The nearest enclosing group's name. */
+  group: string | null;
   /** Config files on the current `$ref` chain, to stop cycles. */
   refChain: string[];
   depth: number;
@@ -75,6 +84,8 @@ interface MutablePage {
   versions: Set<string>;
   languages: Set<string>;
   hidden: boolean;
+  order: number;
+  group: string | null;
 }
 
 type ConfigKind = 'docs.json' | 'mint.json';
@@ -152,6 +163,8 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
     warnings.add(() => withLine(ctx.file, raw, message), 'navigation', 'more navigation problems');
   };
 
+  // Counts every placement, so a page's order is where it is placed, however often others repeat.
+  let placements = 0;
   const addPage = (raw: string, ctx: WalkContext): void => {
     const trimmed = raw.trim();
     if (EXTERNAL.test(trimmed)) return;
@@ -174,11 +187,26 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
       warnEntry(ctx, 'empty navigation page entry', raw);
       return;
     }
+    const order = placements++;
     let page = pages.get(id);
     if (!page) {
-      page = { id, raw, configFile: ctx.file, versions: new Set(), languages: new Set(), hidden: ctx.hidden };
+      page = {
+        id,
+        raw,
+        configFile: ctx.file,
+        versions: new Set(),
+        languages: new Set(),
+        hidden: ctx.hidden,
+        order,
+        group: ctx.group,
+      };
       pages.set(id, page);
-    } else if (!ctx.hidden) page.hidden = false;
+    } else if (!ctx.hidden && page.hidden) {
+      // Readers see the page where it is visible, so that place decides its order and group.
+      page.hidden = false;
+      page.order = order;
+      page.group = ctx.group;
+    }
     if (ctx.version !== null) page.versions.add(ctx.version);
     if (ctx.language !== null) page.languages.add(ctx.language);
   };
@@ -253,6 +281,7 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
       next.language = node.language;
       declare(languages, node.language);
     }
+    if (typeof node.group === 'string' && node.group.trim() !== '') next.group = node.group.trim();
     // Mintlify keeps hidden tabs/groups out of search unless they opt back in with `searchable: true`.
     if (node.searchable === true) next.hidden = false;
     else if (node.hidden === true || node.searchable === false) next.hidden = true;
@@ -268,6 +297,7 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
     version: null,
     language: null,
     hidden: false,
+    group: null,
     refChain: [kind],
     depth: 0,
   };
@@ -298,6 +328,8 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
       versions: [...p.versions],
       languages: [...p.languages],
       hidden: p.hidden,
+      order: p.order,
+      group: p.group,
     })),
     lineOf: (file, raw) => lineOfJsonString(texts.get(file) ?? '', raw),
     indexHidden: isRecord(config.seo) && config.seo.indexing === 'all',

@@ -11,7 +11,14 @@ describe('page loader pool', () => {
     const candidates: PageCandidate[] = docs.files
       .filter((file) => !file.startsWith('snippets/'))
       .slice(0, 60)
-      .map((file) => ({ id: file.replace(/\.mdx?$/, ''), file, versions: ['v1'], languages: [] }));
+      .map((file, i) => ({
+        id: file.replace(/\.mdx?$/, ''),
+        file,
+        versions: ['v1'],
+        languages: [],
+        navOrder: i,
+        navGroup: 'G',
+      }));
     const options = { root, files: docs.files, indexHidden: false };
     const local = createPageLoader(options);
     const expected = [];

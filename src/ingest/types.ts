@@ -36,6 +36,13 @@ export interface ParsedPage {
    */
   versions: string[];
   languages: string[];
+  /**
+   * The page's place in the navigation (NavPage.order) and the group listing it there; null when the
+   * navigation does not list the page (a plain Markdown folder) or lists it outside any group. Not part
+   * of the content hash: moving a page in the navigation must not re-index every page after it.
+   */
+  navOrder: number | null;
+  navGroup: string | null;
   /** Stable hash of everything that affects how the page is indexed (source, snippets, labels). */
   contentHash: string;
   chunks: ParsedChunk[];

@@ -154,7 +154,8 @@ describe.each(dialects)('search, page and context APIs on %s', (dialect) => {
       ['/v1/search/versioned', '{"query":', 400],
       ['/v1/search/versioned', { query: 'x'.repeat(MAX_AGENT_BODY_BYTES) }, 413],
       ['/v1/page/versioned', { path: '' }, 400],
-      ['/v1/page/versioned', { path: 'a\u0000b' }, 404],
+      ['/v1/page/versioned', { path: 'a\u0000b' }, 400],
+      ['/v1/search/versioned', { query: 'keys\u0000' }, 400],
       ['/v1/context/versioned', { query: 'x', tokenBudget: MAX_CONTEXT_TOKENS + 1 }, 400],
       ['/v1/context/versioned', { query: 'x', tokenBudget: 0 }, 400],
     ];

@@ -1,0 +1,62 @@
+import { Hono } from 'hono';
+import type { TrustProxy } from '../../config.ts';
+import {
+  generateLlmsFullTxt,
+  generateLlmsTxt,
+  type LlmsSite,
+  type LlmsText,
+  llmsGeneration,
+} from '../../pages/llms-txt.ts';
+import type { Storage } from '../../storage/database.ts';
+import type { TenancyCache } from '../../tenancy/tenancy-cache.ts';
+import type { AppEnv } from '../app-env.ts';
+import { DocentError } from '../errors.ts';
+import { requestOrigin } from '../request-origin.ts';
+import { etagMatches } from './page-view.ts';
+
+/** Bump when the generated text changes shape, so clients holding an old ETag do not keep old text. */
+const FORMAT_VERSION = 1;
+
+const HEADERS = {
+  // text/plain, as llmstxt.org's own files are served: every browser and HTTP client shows it as text.
+  'Content-Type': 'text/plain; charset=utf-8',
+  'Cache-Control': 'public, max-age=60',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+type Generate = (storage: Storage, site: LlmsSite, docentUrl: string) => Promise<LlmsText | undefined>;
+
+const FILES: [name: string, generate: Generate][] = [
+  ['llms.txt', generateLlmsTxt],
+  ['llms-full.txt', generateLlmsFullTxt],
+];
+
+/**
+ * `GET /sites/{domain}/llms.txt` and `/llms-full.txt` (pages/llms-txt.ts): the site's pages for
+ * language models, linking Docent's Markdown mirror of each page. Public, like the page view.
+ */
+export function llmsTxtRoute(deps: {
+  storage: Storage;
+  tenancy: TenancyCache;
+  publicUrl: string | null;
+  trustProxy: TrustProxy;
+}): Hono<AppEnv> {
+  const route = new Hono<AppEnv>();
+  for (const [name, generate] of FILES) {
+    route.get(`/sites/:domain/${name}`, async (c) => {
+      const site = await deps.tenancy.siteByDomain(c.req.param('domain'));
+      // Read now rather than from the cached site row: an ingestion by another process moves it.
+      const current = site ? await llmsGeneration(deps.storage, site.id) : undefined;
+      if (!site || current === undefined) throw new DocentError('not_found', 'No such site');
+      const etagOf = (generation: number) => `"${name}-${site.domain}-${generation}-v${FORMAT_VERSION}"`;
+      if (etagMatches(c.req.header('If-None-Match'), etagOf(current)))
+        return c.body(null, 304, { ETag: etagOf(current), 'Cache-Control': HEADERS['Cache-Control'] });
+      const docentUrl = deps.publicUrl ?? requestOrigin(c, deps.trustProxy);
+      const generated = await generate(deps.storage, site, docentUrl);
+      if (!generated) throw new DocentError('not_found', 'No such site');
+      // The generation the text was read at, which may be newer than `current`, never older.
+      return c.body(generated.text, 200, { ...HEADERS, ETag: etagOf(generated.generation) });
+    });
+  }
+  return route;
+}
