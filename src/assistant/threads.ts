@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
+import { DomainError } from '../errors/domain-error.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso, randomBase62 } from '../storage/ids.ts';
 import { precompile } from '../storage/precompiled.ts';
 import type { ThreadMessageStatus, ThreadMessagesTable, ThreadsTable } from '../storage/schema.ts';
-import { isUniqueViolation } from '../storage/unique-violation.ts';
 import { type WriteUnit, withWriteUnit } from '../storage/write-unit.ts';
 import { hashKey } from '../tenancy/api-keys.ts';
 
@@ -54,7 +55,13 @@ export async function createThreadWithin(
     created_at: now,
     updated_at: now,
   };
-  await unit.run(insertThread, thread);
+  try {
+    await unit.run(insertThread, thread);
+  } catch (error) {
+    // The site was deleted elsewhere while the caller's tenancy cache still held it.
+    if (isForeignKeyViolation(error)) throw new DomainError('not_found', 'No such site', { cause: error });
+    throw error;
+  }
   return { thread, key };
 }
 

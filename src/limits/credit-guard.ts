@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { DomainError } from '../errors/domain-error.ts';
 import type { Storage } from '../storage/database.ts';
-import { isUniqueViolation } from '../storage/unique-violation.ts';
+import { isUniqueViolation } from '../storage/constraint-violations.ts';
 import { type WriteUnit, withWriteUnit } from '../storage/write-unit.ts';
 import type { Plan } from '../tenancy/plans.ts';
 import { chargeWithin, refundCredits, refundWithin } from './credits.ts';
