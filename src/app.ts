@@ -49,6 +49,11 @@ export interface AppDeps {
   publicUrl?: string | null;
   /** Where v2 answers are kept for resuming; in this process when not given. */
   resumableStreams?: ResumableStreams;
+  /**
+   * This server's registered instance (src/recovery/instance-lifecycle.ts), under which answers are
+   * recorded in flight for crash recovery; null/absent: not recorded.
+   */
+  instanceId?: string | null;
 }
 
 /** Builds the HTTP app. No side effects: no listening, no database set-up, no environment reads. */
@@ -66,6 +71,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     modelProvider: deps.modelProvider ?? builtinModelProvider,
     searchSteps: deps.searchSteps ?? 0,
     publicUrl: deps.publicUrl ?? null,
+    instanceId: deps.instanceId ?? null,
   });
   const access = createAssistantAccess({ storage: deps.storage, tenancy, store, trustProxy });
   const app = new Hono<AppEnv>();

@@ -41,6 +41,7 @@ const BELOW_HTTP = [
   'streams',
   'errors',
   'pages',
+  'recovery',
 ];
 
 describe('layering', () => {

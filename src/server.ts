@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import { RedisRateLimitStore } from './limits/redis-rate-limit-store.ts';
+import { startInstanceLifecycle } from './recovery/instance-lifecycle.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { openStorage, type Storage } from './storage/database.ts';
 import { MemoryPubSub } from './streams/memory-pub-sub.ts';
@@ -76,7 +77,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     ...(options.resumeGraceMs === undefined ? {} : { graceMs: options.resumeGraceMs }),
   });
   const ingestions = new IngestionRunner(logger);
+  // Registered before serving, so everything this process charges is recorded under a live instance;
+  // the first recovery (a previous run's crash) is done before the first request.
+  const lifecycle = await startInstanceLifecycle(storage, logger);
   const app = createApp({
+    instanceId: lifecycle.instance.id,
     storage,
     search,
     logger,
@@ -105,6 +110,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         if ('closeIdleConnections' in server) server.closeIdleConnections();
       });
       await ingestions.idle();
+      await lifecycle.stop();
       await rateLimitStore.close();
       await redisPubSub?.close();
       await storage.close();

@@ -11,11 +11,13 @@ import type { CreditGuard } from '../limits/credit-guard.ts';
 import type { SearchResult, SiteSearch } from '../search/site-search.ts';
 import type { SearchOptions } from '../search/types.ts';
 import type { Storage } from '../storage/database.ts';
+import { nowIso } from '../storage/ids.ts';
 import type { WriteUnit } from '../storage/write-unit.ts';
 import type { Plan } from '../tenancy/plans.ts';
 import type { Site } from '../tenancy/sites.ts';
 import { citableView, SourceList, searchItems, storedView } from './answer-sources.ts';
 import { type AnswerOutcome, type AnswerSink, streamAnswer } from './answer-stream.ts';
+import { clearInFlightWithin, markInFlightWithin } from './answers-in-flight.ts';
 import type { ModelProvider } from './model-provider.ts';
 import { describeProviderError, safeProviderErrorMessage } from './providers/provider-errors.ts';
 import type { ContextItem } from './request-schema.ts';
@@ -51,6 +53,12 @@ export interface AnswerServiceDeps {
   searchSteps: number;
   /** Docent's public address (`DOCENT_PUBLIC_URL`), for links to its page view; null: the request's. */
   publicUrl: string | null;
+  /**
+   * The server instance answering (`server_instances.id`): each charged answer is recorded in flight
+   * under it until stored, so a crash leaves nothing charged unanswered. Null where no instance is
+   * registered (in-process tests, benchmarks of the pipeline alone): nothing is recorded.
+   */
+  instanceId: string | null;
 }
 
 export interface AskInput {
@@ -146,23 +154,37 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         status: 'complete',
         requestId,
       };
-      // 402 when out of credits. The charge, a new thread and the question commit together.
+      const askWithin = async (unit: WriteUnit): Promise<Charged> => {
+        if (followUp !== undefined) {
+          if (regenerate) {
+            const asked = await dropLastAnswerWithin(unit, followUp);
+            if (asked !== undefined) return { threadId: followUp, question: asked };
+          }
+          await appendMessageWithin(unit, followUp, question);
+          return { threadId: followUp, question: input.question };
+        }
+        const created = await createThreadWithin(unit, { organizationId, siteId: site.id, fp: input.fp });
+        // A new thread's `updated_at` is already now.
+        await appendMessageWithin(unit, created.thread.id, question, { touch: false });
+        return { threadId: created.thread.id, threadKey: created.key, question: input.question };
+      };
+      // 402 when out of credits. The charge, a new thread, the question and the in-flight record commit
+      // together.
       const charge = (): Promise<Charged> =>
         credits.charge(
           { organizationId, siteId: site.id, requestId, plan: input.plan },
           async (unit: WriteUnit): Promise<Charged> => {
-            if (followUp !== undefined) {
-              if (regenerate) {
-                const asked = await dropLastAnswerWithin(unit, followUp);
-                if (asked !== undefined) return { threadId: followUp, question: asked };
-              }
-              await appendMessageWithin(unit, followUp, question);
-              return { threadId: followUp, question: input.question };
+            const charged = await askWithin(unit);
+            if (deps.instanceId !== null) {
+              await markInFlightWithin(unit, {
+                request_id: requestId,
+                organization_id: organizationId,
+                thread_id: charged.threadId,
+                instance_id: deps.instanceId,
+                created_at: nowIso(),
+              });
             }
-            const created = await createThreadWithin(unit, { organizationId, siteId: site.id, fp: input.fp });
-            // A new thread's `updated_at` is already now.
-            await appendMessageWithin(unit, created.thread.id, question, { touch: false });
-            return { threadId: created.thread.id, threadKey: created.key, question: input.question };
+            return charged;
           },
         );
       // Where the charge cannot be refused for credits, the answer starts first and the charge commits
@@ -228,7 +250,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
           (c) => c !== undefined,
           () => false,
         );
-        if (committed) await credits.refund(chargedRequest);
+        if (committed) await credits.refund(chargedRequest, (unit) => clearInFlightWithin(unit, requestId));
         const abandoned = await prepared?.starting;
         if (abandoned?.kind === 'started') await abandoned.parts[Symbol.asyncIterator]().return?.(undefined);
         throw error;
@@ -245,6 +267,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
             'answer model failed before answering',
           );
         await credits.settle(chargedRequest, true, async (unit) => {
+          await clearInFlightWithin(unit, requestId);
           await appendMessageWithin(
             unit,
             threadId,
@@ -299,6 +322,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
           // The answer and any refund commit together; failures are logged there, not thrown.
           await credits.settle(chargedRequest, refunding, async (unit) => {
             // `updated_at` is the last question's time; the answer follows it within seconds.
+            await clearInFlightWithin(unit, requestId);
             await appendMessageWithin(unit, threadId, answer, { touch: false });
           });
           return outcome;

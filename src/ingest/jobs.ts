@@ -63,6 +63,7 @@ export async function createIngestionJob(
     counts: '{}',
     warnings: '[]',
     error: null,
+    instance_id: null,
   };
   await storage.db.insertInto('ingestion_jobs').values(row).execute();
   return toJob(row);

@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { DomainError } from '../errors/domain-error.ts';
-import type { Storage } from '../storage/database.ts';
 import { isUniqueViolation } from '../storage/constraint-violations.ts';
+import type { Storage } from '../storage/database.ts';
 import { type WriteUnit, withWriteUnit } from '../storage/write-unit.ts';
 import type { Plan } from '../tenancy/plans.ts';
 import { chargeWithin, refundCredits, refundWithin } from './credits.ts';
@@ -48,8 +48,11 @@ export interface CreditGuard {
    * refuse could make the operator pay a model for nothing.
    */
   mayStartBeforeCharged(organizationId: string, plan: Plan): boolean;
-  /** Gives a charge back (idempotent); failures are logged, not thrown. */
-  refund(charged: ChargedRequest): Promise<void>;
+  /**
+   * Gives a charge back (idempotent), with the caller's `within` in the same unit; failures are
+   * logged, not thrown.
+   */
+  refund(charged: ChargedRequest, within?: (unit: WriteUnit) => Promise<void>): Promise<void>;
   /**
    * Stores the answer (`within`) with the refund of `charged` when `refunding`, in one write unit;
    * failures are logged, not thrown, and a refund that could not commit with the answer is retried alone.
@@ -65,8 +68,18 @@ export function createCreditGuard(storage: Storage, logger: Logger): CreditGuard
   // Each organization's chargeable credits after its last charge on this process.
   const headroom = new LRUCache<string, number>({ max: HEADROOM_ENTRIES });
 
-  const refund = async (charged: ChargedRequest): Promise<void> => {
-    await refundCredits(storage, charged).catch((error: unknown) =>
+  const refund = async (
+    charged: ChargedRequest,
+    within?: (unit: WriteUnit) => Promise<void>,
+  ): Promise<void> => {
+    const work =
+      within === undefined
+        ? refundCredits(storage, charged)
+        : withWriteUnit(storage, { lockOrganizationId: charged.organizationId }, async (unit) => {
+            await refundWithin(unit, charged);
+            await within(unit);
+          });
+    await work.catch((error: unknown) =>
       logger.error({ err: error, requestId: charged.requestId }, 'refund failed'),
     );
   };

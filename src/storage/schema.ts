@@ -142,6 +142,27 @@ export interface IngestionJobsTable {
   /** JSON array of warnings `{file, line?, message}`. */
   warnings: string;
   error: string | null;
+  /** The server process running it (`server_instances.id`); null before it starts or from the CLI. */
+  instance_id: string | null;
+}
+
+/** A running server process, alive while it keeps `heartbeat_at` fresh. */
+export interface ServerInstancesTable {
+  id: string;
+  /** Host name and PID namespace: where `pid` can be checked directly. */
+  host: string;
+  pid: number;
+  started_at: string;
+  heartbeat_at: string;
+}
+
+/** A charged answer not yet stored: written with the charge, deleted with the answer or its refund. */
+export interface AnswersInFlightTable {
+  request_id: string;
+  organization_id: string;
+  thread_id: string;
+  instance_id: string;
+  created_at: string;
 }
 
 export interface ThreadsTable {
@@ -190,4 +211,6 @@ export interface Database {
   ingestion_jobs: IngestionJobsTable;
   threads: ThreadsTable;
   thread_messages: ThreadMessagesTable;
+  server_instances: ServerInstancesTable;
+  answers_in_flight: AnswersInFlightTable;
 }

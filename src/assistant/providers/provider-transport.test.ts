@@ -145,12 +145,15 @@ describe('providerTransport', () => {
       res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
       res.end(Buffer.alloc(size, 1));
     });
-    const response = await providerTransport(options)(server.origin, { method: 'POST', body: '{}' });
+    // A longer stall timeout than the other tests: reading 32 MB on a loaded 2-core machine can leave
+    // gaps of a few hundred milliseconds between chunks, which are real stalls at 200 ms.
+    const patient = { ...options, stallTimeoutMs: 1_000 };
+    const response = await providerTransport(patient)(server.origin, { method: 'POST', body: '{}' });
     const reader = response.body?.getReader();
     const first = await reader?.read();
     // Several stall timeouts, with megabytes still to come: the connection is paused by the reader, not
     // waiting on the provider.
-    await sleep(options.stallTimeoutMs * 4);
+    await sleep(patient.stallTimeoutMs * 3);
     let bytes = first?.value?.byteLength ?? 0;
     for (;;) {
       const next = await reader?.read();

@@ -8,6 +8,7 @@ import { createModelProvider } from '../../assistant/providers/create-model-prov
 import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/request-schema.ts';
 import { loadConfig } from '../../config.ts';
 import { createCreditGuard } from '../../limits/credit-guard.ts';
+import { startInstanceLifecycle } from '../../recovery/instance-lifecycle.ts';
 import { SiteSearch } from '../../search/site-search.ts';
 import { openStorage } from '../../storage/database.ts';
 import { newId } from '../../storage/ids.ts';
@@ -41,7 +42,10 @@ export function registerMcp(program: Command): void {
       }
       const search = new SiteSearch(storage);
       const docentUrl = config.publicUrl ?? `http://localhost:${config.port}`;
+      // ask_docs charges credits like the server does, so this process registers as an instance too.
+      const lifecycle = await startInstanceLifecycle(storage, logger);
       const answers = createAnswerService({
+        instanceId: lifecycle.instance.id,
         storage,
         search,
         credits: createCreditGuard(storage, logger),
@@ -79,6 +83,7 @@ export function registerMcp(program: Command): void {
       // The client ends the session by closing stdin.
       process.stdin.once('end', () => void server.close());
       await closed;
+      await lifecycle.stop();
       await storage.close();
     });
 }

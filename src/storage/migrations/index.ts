@@ -4,6 +4,7 @@ import * as threads from './0002-threads.ts';
 import * as tenancyLimits from './0003-tenancy-limits.ts';
 import * as siteModel from './0004-site-model.ts';
 import * as agentAccess from './0005-agent-access.ts';
+import * as crashRecovery from './0006-crash-recovery.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const migrations: Record<string, Migration> = {
   '0003-tenancy-limits': tenancyLimits,
   '0004-site-model': siteModel,
   '0005-agent-access': agentAccess,
+  '0006-crash-recovery': crashRecovery,
 };
 
 export const migrationProvider: MigrationProvider = {

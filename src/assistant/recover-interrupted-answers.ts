@@ -1,0 +1,69 @@
+import { refundWithin } from '../limits/credits.ts';
+import type { Storage } from '../storage/database.ts';
+import { withWriteUnit } from '../storage/write-unit.ts';
+import { appendMessageWithin } from './threads.ts';
+
+export interface RecoveredAnswers {
+  /** Answers found in flight under the dead instances. */
+  answers: number;
+  /** Of those, charges given back (the others had been refunded already). */
+  refunded: number;
+}
+
+/**
+ * Settles the answers that server instances which died (crashed, killed) were still writing: each
+ * was charged with its question stored and no answer. The reader never got a stored answer, so the
+ * credit goes back, and the thread gets an empty `aborted` answer, as when a reader leaves before the
+ * first word, so it reads as question → answer like every other. One unit per answer, each re-checking
+ * its in-flight row under the organization's lock, so two live processes recovering at once settle
+ * each answer once.
+ */
+export async function recoverInterruptedAnswers(
+  storage: Storage,
+  deadInstanceIds: string[],
+): Promise<RecoveredAnswers> {
+  const recovered: RecoveredAnswers = { answers: 0, refunded: 0 };
+  // Also rows whose instance row is gone (an instance that stopped with an answer it could not store):
+  // a live instance is registered before it answers anything.
+  const rows = await storage.db
+    .selectFrom('answers_in_flight')
+    .select(['request_id', 'organization_id', 'thread_id'])
+    .where((eb) =>
+      eb.or([
+        ...(deadInstanceIds.length > 0 ? [eb('instance_id', 'in', deadInstanceIds)] : []),
+        eb('instance_id', 'not in', eb.selectFrom('server_instances').select('id')),
+      ]),
+    )
+    .execute();
+  for (const row of rows) {
+    await withWriteUnit(storage, { lockOrganizationId: row.organization_id }, async (unit) => {
+      const still = await unit.db
+        .deleteFrom('answers_in_flight')
+        .where('request_id', '=', row.request_id)
+        .executeTakeFirst();
+      if (Number(still.numDeletedRows) === 0) return;
+      recovered.answers++;
+      if (await refundWithin(unit, { organizationId: row.organization_id, requestId: row.request_id }))
+        recovered.refunded++;
+      const thread = await unit.db
+        .selectFrom('threads')
+        .select('id')
+        .where('id', '=', row.thread_id)
+        .executeTakeFirst();
+      if (thread === undefined) return;
+      await appendMessageWithin(
+        unit,
+        row.thread_id,
+        {
+          role: 'assistant',
+          content: '',
+          status: 'aborted',
+          finishReason: 'unknown',
+          requestId: row.request_id,
+        },
+        { touch: false },
+      );
+    });
+  }
+  return recovered;
+}

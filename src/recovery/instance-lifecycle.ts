@@ -1,0 +1,86 @@
+import type { Logger } from 'pino';
+import { recoverInterruptedAnswers } from '../assistant/recover-interrupted-answers.ts';
+import type { Storage } from '../storage/database.ts';
+import {
+  deadInstances,
+  HEARTBEAT_INTERVAL_MS,
+  heartbeat,
+  INSTANCE_TIMEOUT_MS,
+  registerInstance,
+  removeInstance,
+  type ServerInstance,
+} from '../storage/server-instances.ts';
+
+/** How often a live instance looks for dead ones and settles what they left. */
+export const RECOVERY_INTERVAL_MS = 30_000;
+
+export interface InstanceLifecycle {
+  instance: ServerInstance;
+  /** Looks for dead instances now and settles their work (also run at start and on a timer). */
+  recover(): Promise<void>;
+  /** Stops the timers and removes this instance's row: call once its answers and ingestions are done. */
+  stop(): Promise<void>;
+}
+
+export interface InstanceLifecycleOptions {
+  heartbeatMs?: number;
+  recoveryMs?: number;
+  /** How old a heartbeat makes an instance on another host dead. */
+  timeoutMs?: number;
+}
+
+/**
+ * Registers this process as a server instance, keeps its heartbeat, and settles the work of instances
+ * that died without cleaning up: at start (a restart after a crash settles the crashed process's
+ * answers at once, since its PID is gone) and every `recoveryMs`. Timers never keep the process alive.
+ */
+export async function startInstanceLifecycle(
+  storage: Storage,
+  logger: Logger,
+  options: InstanceLifecycleOptions = {},
+): Promise<InstanceLifecycle> {
+  const instance = await registerInstance(storage);
+  const timeoutMs = options.timeoutMs ?? INSTANCE_TIMEOUT_MS;
+  let running: Promise<void> | undefined;
+
+  const recoverOnce = async (): Promise<void> => {
+    const dead = await deadInstances(storage, instance, { timeoutMs });
+    const answers = await recoverInterruptedAnswers(storage, dead);
+    if (dead.length === 0 && answers.answers === 0) return;
+    if (dead.length > 0) await storage.db.deleteFrom('server_instances').where('id', 'in', dead).execute();
+    logger.warn(
+      { instances: dead, answers: answers.answers, refunded: answers.refunded },
+      'settled the work of server instances that stopped without finishing it',
+    );
+  };
+  // One recovery at a time in this process; failures are logged and retried on the next tick.
+  const recover = (): Promise<void> => {
+    running ??= recoverOnce()
+      .catch((error: unknown) => logger.error({ err: error }, 'recovering interrupted work failed'))
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+
+  await recover();
+  const beat = setInterval(() => {
+    heartbeat(storage, instance.id).catch((error: unknown) =>
+      logger.error({ err: error }, 'instance heartbeat failed'),
+    );
+  }, options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
+  const sweep = setInterval(() => void recover(), options.recoveryMs ?? RECOVERY_INTERVAL_MS);
+  beat.unref();
+  sweep.unref();
+
+  return {
+    instance,
+    recover,
+    stop: async () => {
+      clearInterval(beat);
+      clearInterval(sweep);
+      await running;
+      await removeInstance(storage, instance.id);
+    },
+  };
+}
