@@ -54,6 +54,12 @@ export interface AppDeps {
    * recorded in flight for crash recovery; null/absent: not recorded.
    */
   instanceId?: string | null;
+  /**
+   * The server's shutdown: `draining` once it has begun (readiness 503, connections closed after each
+   * response), `stopping` aborted when its grace period is over (answers still running end). Absent:
+   * never draining.
+   */
+  shutdown?: { draining(): boolean; stopping: AbortSignal };
 }
 
 /** Builds the HTTP app. No side effects: no listening, no database set-up, no environment reads. */
@@ -72,6 +78,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     searchSteps: deps.searchSteps ?? 0,
     publicUrl: deps.publicUrl ?? null,
     instanceId: deps.instanceId ?? null,
+    ...(deps.shutdown ? { stopping: deps.shutdown.stopping } : {}),
   });
   const access = createAssistantAccess({ storage: deps.storage, tenancy, store, trustProxy });
   const app = new Hono<AppEnv>();
@@ -88,7 +95,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound(handleNotFound);
 
   app.route('/', healthzRoute());
-  app.route('/', readyzRoute(deps.storage));
+  const draining = deps.shutdown?.draining ?? (() => false);
+  // While draining, each response closes its connection, so keep-alive clients reconnect elsewhere.
+  app.use(async (c, next) => {
+    await next();
+    if (draining()) c.header('Connection', 'close');
+  });
+  app.route('/', readyzRoute(deps.storage, draining));
   app.route('/', openApiRoute());
   const publicUrl = deps.publicUrl ?? null;
   app.route('/', pageViewRoute({ storage: deps.storage, tenancy, publicUrl, trustProxy }));

@@ -16,9 +16,13 @@ async function main(): Promise<void> {
   const server = await startServer(config, { logger });
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal: the operator does not want to wait for the grace period.
+      logger.warn({ signal }, 'stopping now');
+      process.exit(1);
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {

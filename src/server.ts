@@ -21,8 +21,18 @@ import { seedDemo } from './tenancy/seed-demo.ts';
 export interface RunningServer {
   port: number;
   storage: Storage;
-  close(): Promise<void>;
+  /**
+   * Shuts down gracefully: readiness turns 503 and no new connection is accepted at once; answers in
+   * progress run on for up to `graceMs` (`DOCENT_SHUTDOWN_GRACE_MS`, default 30 s), then the rest end
+   * as if their readers had left (stored `aborted`) and every connection is closed.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
+
+/** After the grace period, how long ended answers get to store themselves before connections are cut. */
+const SETTLE_AFTER_GRACE_MS = 5_000;
+/** While shutting down, how often connections left idle by a finished response are closed. */
+const IDLE_SWEEP_MS = 100;
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel });
@@ -80,8 +90,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Registered before serving, so everything this process charges is recorded under a live instance;
   // the first recovery (a previous run's crash) is done before the first request.
   const lifecycle = await startInstanceLifecycle(storage, logger);
+  let draining = false;
+  const stopping = new AbortController();
   const app = createApp({
     instanceId: lifecycle.instance.id,
+    shutdown: { draining: () => draining, stopping: stopping.signal },
     storage,
     search,
     logger,
@@ -103,12 +116,25 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   return {
     port,
     storage,
-    close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Idle keep-alive sockets would otherwise hold close() open until they time out.
+    close: async (options = {}) => {
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Idle keep-alive sockets would hold close() open until they time out, and a connection becomes
+      // idle each time an answer on it ends: closed as they come.
+      const closeIdle = () => {
         if ('closeIdleConnections' in server) server.closeIdleConnections();
-      });
+      };
+      closeIdle();
+      const idleSweep = setInterval(closeIdle, IDLE_SWEEP_MS);
+      void closed.finally(() => clearInterval(idleSweep));
+      const graceMs = options.graceMs ?? config.shutdownGraceMs;
+      if (!(await settlesWithin(closed, graceMs))) {
+        logger.warn({ graceMs }, 'shutdown grace period over: ending the answers still running');
+        stopping.abort();
+        if (!(await settlesWithin(closed, SETTLE_AFTER_GRACE_MS)) && 'closeAllConnections' in server)
+          server.closeAllConnections();
+        await closed;
+      }
       await ingestions.idle();
       await lifecycle.stop();
       await rateLimitStore.close();
@@ -116,4 +142,17 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       await storage.close();
     },
   };
+}
+
+/** Whether `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -59,6 +59,12 @@ export interface AnswerServiceDeps {
    * registered (in-process tests, benchmarks of the pipeline alone): nothing is recorded.
    */
   instanceId: string | null;
+  /**
+   * Aborted when the server's shutdown grace period is over: answers still running end as if their
+   * reader had left (stored `aborted`, refunded when no text went out). Absent: answers never stop for
+   * a shutdown.
+   */
+  stopping?: AbortSignal;
 }
 
 export interface AskInput {
@@ -205,7 +211,8 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
 
       // Retrieval, the model and the start of its answer. Stopped (`refused`) when an early charge fails.
       const refused = early ? new AbortController() : undefined;
-      const gone = refused ? goneOrRefused(input.gone, refused) : input.gone;
+      const reader = deps.stopping === undefined ? input.gone : goneOrStopped(input.gone, deps.stopping);
+      const gone = refused ? goneOrRefused(reader, refused) : reader;
       const prepare = async () => {
         const query = questionQuery(asked, previous, input.retrieval.context);
         const searchOptions: SearchOptions = {
@@ -364,6 +371,27 @@ function goneOrRefused(gone: ReaderGone, refused: AbortController): ReaderGone {
         else client.addEventListener('abort', () => refused.abort(), { once: true });
       }
       return refused.signal;
+    },
+  };
+}
+
+/** The reader leaving, or the server's shutdown grace period ending: either ends the answer. */
+function goneOrStopped(gone: ReaderGone, stopping: AbortSignal): ReaderGone {
+  let linked: AbortController | undefined;
+  return {
+    get aborted() {
+      return gone.aborted || stopping.aborted;
+    },
+    get signal() {
+      if (linked === undefined) {
+        const both = new AbortController();
+        linked = both;
+        for (const source of [gone.signal, stopping]) {
+          if (source.aborted) both.abort();
+          else source.addEventListener('abort', () => both.abort(), { once: true });
+        }
+      }
+      return linked.signal;
     },
   };
 }

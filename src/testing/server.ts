@@ -7,6 +7,8 @@ import { createTemporaryTestDatabase } from './databases.ts';
 
 export interface TestServer extends RunningServer {
   baseUrl: string;
+  /** The server's database, for a second handle that outlives the server's own. */
+  databaseUrl: string;
   stop(): Promise<void>;
 }
 
@@ -39,11 +41,19 @@ export async function startTestServer(
     ...(options.resumeGraceMs === undefined ? {} : { resumeGraceMs: options.resumeGraceMs }),
     ...(options.redisKeyPrefix === undefined ? {} : { redisKeyPrefix: options.redisKeyPrefix }),
   });
+  // Closed once, whether a test closes it itself (to test shutdown) or leaves it to `stop`.
+  let closing: Promise<void> | undefined;
+  const close = (closeOptions?: { graceMs?: number }) => {
+    closing ??= server.close(closeOptions);
+    return closing;
+  };
   return {
     ...server,
+    close,
     baseUrl: `http://127.0.0.1:${server.port}`,
+    databaseUrl: database.url,
     stop: async () => {
-      await server.close();
+      await close();
       await database.remove();
     },
   };

@@ -8,9 +8,13 @@ export function healthzRoute(): Hono<AppEnv> {
   return new Hono<AppEnv>().get('/healthz', (c) => c.json({ status: 'ok' }));
 }
 
-/** Readiness: the database answers too. */
-export function readyzRoute(storage: Storage): Hono<AppEnv> {
+/**
+ * Readiness: the database answers, and the server is not shutting down (`draining`), so a load
+ * balancer stops sending it requests as soon as a shutdown begins.
+ */
+export function readyzRoute(storage: Storage, draining: () => boolean): Hono<AppEnv> {
   return new Hono<AppEnv>().get('/readyz', async (c) => {
+    if (draining()) throw new DocentError('unavailable', 'Shutting down');
     try {
       await ping(storage);
     } catch (error) {

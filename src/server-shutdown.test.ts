@@ -1,0 +1,142 @@
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp } from './app.ts';
+import { BuiltinAnswerer } from './assistant/builtin-answerer.ts';
+import { listThreadMessages } from './assistant/threads.ts';
+import { SiteSearch } from './search/site-search.ts';
+import { openStorage } from './storage/database.ts';
+import { bootstrapSite } from './tenancy/bootstrap-site.ts';
+import { createTestDatabase, dialects } from './testing/databases.ts';
+import { repoRoot } from './testing/paths.ts';
+import { startTestServer, type TestServer } from './testing/server.ts';
+
+const bundledDocs = path.join(repoRoot, 'docs');
+
+/** The server's stored messages, read through a handle of its own: the server's closes with it. */
+async function storedAnswer(server: TestServer, threadId: string) {
+  const storage = await openStorage(server.databaseUrl);
+  try {
+    return await listThreadMessages(storage, threadId);
+  } finally {
+    await storage.close();
+  }
+}
+
+function question(text: string) {
+  return {
+    fp: 'anonymous',
+    messages: [{ id: 'u1', role: 'user', content: text, parts: [{ type: 'text', text }] }],
+  };
+}
+
+/** Starts a slow answer and reads it until its first words have arrived. */
+async function startAnswer(server: TestServer, key: string) {
+  const response = await fetch(`${server.baseUrl}/v1/assistant/docs/message`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+    body: JSON.stringify(question('How do I run Docent on PostgreSQL with backups?')),
+  });
+  expect(response.status).toBe(200);
+  const threadId = response.headers.get('X-Thread-Id') ?? '';
+  const reader = response.body?.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!/(^|\n)0:/.test(text)) {
+    const chunk = await reader?.read();
+    if (!chunk || chunk.done) throw new Error(`ended early: ${text}`);
+    text += decoder.decode(chunk.value);
+  }
+  const rest = (async () => {
+    for (;;) {
+      const chunk = await reader?.read();
+      if (!chunk || chunk.done) return text;
+      text += decoder.decode(chunk.value);
+    }
+  })();
+  return { threadId, rest };
+}
+
+describe.each(dialects)('graceful shutdown on %s', (dialect) => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+  });
+
+  const start = async () => {
+    // 300 ms between pieces: an answer takes seconds, long enough to shut down in the middle of one.
+    server = await startTestServer(dialect, {
+      modelProvider: ({ sources, context }) => new BuiltinAnswerer({ sources, context, deltaDelayMs: 300 }),
+    });
+    const { assistantKey } = await bootstrapSite(server.storage, { domain: 'docs', docsDir: bundledDocs });
+    return { server, key: assistantKey };
+  };
+
+  it('stops accepting at once and lets an answer in progress finish within the grace period', async () => {
+    const { server, key } = await start();
+    const answer = await startAnswer(server, key);
+    const closed = server.close({ graceMs: 60_000 });
+    // No new connections once the shutdown has begun.
+    await expect(fetch(`${server.baseUrl}/healthz`)).rejects.toThrow();
+    const text = await answer.rest;
+    expect(text).toMatch(/(^|\n)d:\{"finishReason":"stop"/);
+    await closed;
+    const stored = await storedAnswer(server, answer.threadId);
+    expect(stored.map((m) => [m.role, m.status])).toEqual([
+      ['user', 'complete'],
+      ['assistant', 'complete'],
+    ]);
+  });
+
+  it('ends the answers still running when the grace period is over, storing them aborted', async () => {
+    const { server, key } = await start();
+    const answer = await startAnswer(server, key);
+    await server.close({ graceMs: 100 });
+    // The reader's stream ended, cut short: no finish part.
+    const text = await answer.rest;
+    expect(text).not.toMatch(/(^|\n)d:/);
+    const stored = await storedAnswer(server, answer.threadId);
+    expect(stored.map((m) => [m.role, m.status])).toEqual([
+      ['user', 'complete'],
+      ['assistant', 'aborted'],
+    ]);
+    const words = stored[1]?.content ?? '';
+    expect(words.length).toBeGreaterThan(0);
+    // What the reader saw is what was stored.
+    expect(text).toContain(JSON.stringify(words.slice(0, 10)).slice(1, -1));
+    // Nothing left in flight: the shutdown settled its own answers.
+    const storage = await openStorage(server.databaseUrl);
+    try {
+      expect(await storage.db.selectFrom('answers_in_flight').selectAll().execute()).toEqual([]);
+    } finally {
+      await storage.close();
+    }
+  });
+});
+
+describe('readiness while draining', () => {
+  it('answers 503 and closes each connection after its response', async () => {
+    const database = await createTestDatabase('sqlite');
+    try {
+      let draining = false;
+      const app = createApp({
+        storage: database.storage,
+        search: new SiteSearch(database.storage),
+        logger: pino({ level: 'silent' }),
+        shutdown: { draining: () => draining, stopping: new AbortController().signal },
+      });
+      const before = await app.request('/readyz');
+      expect(before.status).toBe(200);
+      expect(before.headers.get('connection')).toBeNull();
+      draining = true;
+      const during = await app.request('/readyz');
+      expect(during.status).toBe(503);
+      expect(((await during.json()) as { error: { code: string } }).error.code).toBe('unavailable');
+      expect(during.headers.get('connection')).toBe('close');
+      expect((await app.request('/healthz')).status).toBe(200);
+    } finally {
+      await database.drop();
+    }
+  });
+});
