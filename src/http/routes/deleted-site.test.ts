@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { deleteSite } from '../../tenancy/sites.ts';
 import { dialects } from '../../testing/databases.ts';
-import { smallDocs } from '../../testing/small-docs.ts';
 import { startTestServer, type TestServer } from '../../testing/server.ts';
+import { smallDocs } from '../../testing/small-docs.ts';
 
 /**
  * A site deleted by another process (the CLI, another server) stays in this server's tenancy cache for
