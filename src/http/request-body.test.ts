@@ -104,11 +104,12 @@ describe('request body on @hono/node-server', () => {
         () => null,
       );
       const index = seen.length;
-      await expect.poll(() => seen.length).toBe(index + 1);
+      // Waits, not timings: generous, as a loaded machine can take seconds to deliver the close.
+      await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(index + 1);
       controller.abort();
       await request;
       const entry = seen[index];
-      await expect.poll(() => entry?.gone.aborted).toBe(true);
+      await expect.poll(() => entry?.gone.aborted, { timeout: 10_000 }).toBe(true);
       // A signal made before the client left is aborted with it; one made afterwards starts aborted.
       if (path.includes('eager')) expect(entry?.early?.aborted).toBe(true);
       else expect(entry?.gone.signal.aborted).toBe(true);

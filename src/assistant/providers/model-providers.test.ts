@@ -262,7 +262,9 @@ describe('real model providers over loopback servers', () => {
       expect(await openai.requests[0]?.closed).toEqual({ early: true });
       const threadId = response.headers.get('X-Thread-Id');
       // The route stores the cut answer once the stream has wound down.
-      await expect.poll(async () => (await storedAnswer(threadId))?.status).toBe('aborted');
+      await expect
+        .poll(async () => (await storedAnswer(threadId))?.status, { timeout: 10_000 })
+        .toBe('aborted');
     });
   });
 
