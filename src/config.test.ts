@@ -40,6 +40,14 @@ describe('loadConfig', () => {
       expect(String(error)).toMatch(/DATABASE_URL/);
     }
   });
+
+  it('takes only an http(s) public URL: it is put in front of links readers click', () => {
+    for (const url of ['javascript:alert(1)', 'data:text/html,x', 'ftp://docs.example.com']) {
+      expect(() => loadConfig({ DOCENT_PUBLIC_URL: url }), url).toThrow(/DOCENT_PUBLIC_URL/);
+    }
+    expect(loadConfig({ DOCENT_SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs).toBe(0);
+    expect(() => loadConfig({ DOCENT_SHUTDOWN_GRACE_MS: '-1' })).toThrow(/DOCENT_SHUTDOWN_GRACE_MS/);
+  });
 });
 
 describe('loadConfig: models', () => {

@@ -39,7 +39,8 @@ const envSchema = z.object({
     }),
   LOG_LEVEL: z.enum(logLevels).default('info'),
   DOCENT_DOCS_DIR: z.string().min(1).default('docs'),
-  DOCENT_PUBLIC_URL: z.string().url().optional(),
+  // Links readers click: http(s) only, like a site's base URL.
+  DOCENT_PUBLIC_URL: httpUrl.optional(),
   DOCENT_SEED_DEMO: booleanFlag.default('true'),
   DOCENT_TEST_POSTGRES_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
   REDIS_URL: z

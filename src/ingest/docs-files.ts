@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Folders that never hold pages: dependencies, build output, VCS and tool dot-folders. */
@@ -10,18 +10,31 @@ export interface DocsFiles {
   files: string[];
   /** Page id (path without extension) → relative file; `.mdx` wins over `.md` like Mintlify does. */
   byPageId: Map<string, string>;
-  /** Directories that could not be read (relative paths), for warnings. */
+  /** Directories that could not be read or were not followed (relative paths), for warnings. */
   unreadable: string[];
+  /** Why each symlinked folder in `unreadable` was not followed (never naming its target). */
+  refused: Map<string, string>;
 }
+
+export const SYMLINKED_FOLDER_REASON = 'symbolic link to a folder; not followed';
 
 export const pageIdOf = (file: string): string => file.replace(/\.(mdx|md)$/i, '');
 
 export const isPageFile = (name: string): boolean => /\.(mdx|md)$/i.test(name);
 
-/** Lists the docs folder once; the loader answers "does this nav page exist?" from the result. */
+/**
+ * Lists the docs folder once; the loader answers "does this nav page exist?" from the result.
+ *
+ * Symlinked folders are never descended, wherever they point: one leaving the folder would list (and let
+ * the navigation and snippets reach) another tree, and even inside it a few links make cycles or a listing
+ * that doubles at every level. Every other non-folder entry with a page name is listed, symlinks and
+ * special files included: reading goes through contained-file.ts, which refuses what leaves the folder or
+ * is not a regular file with a warning naming the entry.
+ */
 export const listDocsFiles = async (root: string): Promise<DocsFiles> => {
   const files: string[] = [];
   const unreadable: string[] = [];
+  const refused = new Map<string, string>();
   const walk = async (rel: string): Promise<void> => {
     let entries: Dirent[];
     try {
@@ -31,15 +44,32 @@ export const listDocsFiles = async (root: string): Promise<DocsFiles> => {
       return;
     }
     const subdirs: string[] = [];
+    const links: string[] = [];
     for (const entry of entries) {
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
         if (entry.name.startsWith('.') || IGNORED_DIRS.has(entry.name)) continue;
         subdirs.push(childRel);
-      } else if ((entry.isFile() || entry.isSymbolicLink()) && isPageFile(entry.name)) {
+      } else if (isPageFile(entry.name)) {
         files.push(childRel);
+      } else if (entry.isSymbolicLink() && !entry.name.startsWith('.')) {
+        links.push(childRel);
       }
     }
+    // Only to say which links are folders left out; a link to anything else is no page and is ignored.
+    const linkedFolders = await Promise.all(
+      links.map((link) =>
+        stat(path.join(root, link)).then(
+          (info) => info.isDirectory(),
+          () => false,
+        ),
+      ),
+    );
+    links.forEach((link, i) => {
+      if (!linkedFolders[i]) return;
+      unreadable.push(link);
+      refused.set(link, SYMLINKED_FOLDER_REASON);
+    });
     await Promise.all(subdirs.map(walk));
   };
   await walk('');
@@ -50,7 +80,8 @@ export const listDocsFiles = async (root: string): Promise<DocsFiles> => {
     const existing = byPageId.get(id);
     if (!existing || (existing.endsWith('.md') && file.endsWith('.mdx'))) byPageId.set(id, file);
   }
-  return { files, byPageId, unreadable };
+  unreadable.sort(comparePaths);
+  return { files, byPageId, unreadable, refused };
 };
 
 /** Plain code-unit order, so output does not depend on the machine's locale. */

@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { analyzeChunk } from '../search/analyze.ts';
 import { chunkPage } from './chunk-page.ts';
+import { containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { contentHash } from './content-hash.ts';
 import { treeToBlocks } from './mdx-to-sections.ts';
 import { parseSource } from './parse-markdown.ts';
@@ -96,17 +95,17 @@ export const createPageLoader = (
   options: PageLoaderOptions,
 ): ((candidate: PageCandidate) => Promise<PageResult>) => {
   const snippets = new SnippetStore(options.root, new Set(options.files));
+  const folder = containedFolder(options.root);
 
   return async (candidate) => {
     const { file } = candidate;
     const warnings: Warning[] = [];
-    let source: string;
-    try {
-      source = await readFile(path.join(options.root, file), 'utf8');
-    } catch (error) {
-      warnings.push({ file, message: `cannot read file: ${(error as Error).message}` });
+    const read = await folder.readText(file, MAX_PAGE_FILE_BYTES);
+    if (!read.ok) {
+      warnings.push({ file, message: `cannot read file (${read.reason}); skipped` });
       return { page: null, skipped: false, warnings, snippetFiles: [] };
     }
+    const source = read.text;
     // MDX reads ESM only at the start of a line: without such an `import` the content hash depends on
     // nothing but the page's own source and labels, so an unchanged page is known before the parse.
     const known = options.known?.[candidate.id];

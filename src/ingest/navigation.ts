@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { containedFolder, MAX_CONFIG_FILE_BYTES } from './contained-file.ts';
 import { jsonErrorOffset, lineOfJsonString, positionAt } from './json-position.ts';
 import type { NavigationSummary, Warning } from './types.ts';
 import type { WarningSink } from './warnings.ts';
@@ -100,16 +100,22 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  */
 export const readNavigation = async (root: string, warnings: WarningSink): Promise<Navigation | null> => {
   const texts = new Map<string, string>();
+  const folder = containedFolder(root);
+  const refusedConfigs = new Set<string>();
   const readConfigText = async (rel: string): Promise<string | null> => {
     const cached = texts.get(rel);
     if (cached !== undefined) return cached;
-    try {
-      const text = await readFile(path.join(root, rel), 'utf8');
-      texts.set(rel, text);
-      return text;
-    } catch {
+    const read = await folder.readText(rel, MAX_CONFIG_FILE_BYTES);
+    if (!read.ok) {
+      // An absent docs.json is no news; a refused one is, named by its place in the folder only.
+      if (!read.missing && !refusedConfigs.has(rel)) {
+        refusedConfigs.add(rel);
+        warnings.add({ file: rel, message: `cannot read config file (${read.reason}); ignored` }, 'io');
+      }
       return null;
     }
+    texts.set(rel, read.text);
+    return read.text;
   };
 
   let kind: ConfigKind | null = null;

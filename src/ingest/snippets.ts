@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ImportDeclaration, Program } from 'estree';
 import type { Root } from 'mdast';
+import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { type ParsedSource, parseSource } from './parse-markdown.ts';
 import type { Warning } from './types.ts';
 
@@ -72,11 +72,14 @@ const importsOf = (tree: Root): ImportSpec[] => {
  */
 export class SnippetStore {
   private readonly cache = new Map<string, Promise<SnippetLoad>>();
+  private readonly folder: ContainedFolder;
 
   constructor(
-    private readonly root: string,
+    root: string,
     private readonly files: ReadonlySet<string>,
-  ) {}
+  ) {
+    this.folder = containedFolder(root);
+  }
 
   /** Every snippet file any page used; with a config these are fragments, not orphan pages. */
   usedFiles(): string[] {
@@ -122,13 +125,12 @@ export class SnippetStore {
 
   private async read(file: string): Promise<SnippetLoad> {
     const warnings: Warning[] = [];
-    let source: string;
-    try {
-      source = await readFile(path.join(this.root, file), 'utf8');
-    } catch (error) {
-      warnings.push({ file, message: `cannot read snippet: ${(error as Error).message}` });
+    const read = await this.folder.readText(file, MAX_PAGE_FILE_BYTES);
+    if (!read.ok) {
+      warnings.push({ file, message: `cannot read snippet (${read.reason}); not inlined` });
       return { snippet: null, warnings };
     }
+    const { text: source } = read;
     const parsed: ParsedSource = parseSource(file, source, (w) => warnings.push(w));
     const imports = this.scopeFor(parsed.tree, file, warnings);
     return { snippet: { file, source, tree: parsed.tree, imports }, warnings };

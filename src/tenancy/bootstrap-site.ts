@@ -3,7 +3,7 @@ import type { LoadProgress } from '../ingest/types.ts';
 import type { Storage } from '../storage/database.ts';
 import { createApiKey } from './api-keys.ts';
 import { createOrganization, type Organization } from './organizations.ts';
-import { createSite, type Site } from './sites.ts';
+import { createSite, parseBaseUrl, type Site } from './sites.ts';
 
 export interface BootstrapResult {
   organization: Organization;
@@ -24,13 +24,15 @@ export async function bootstrapSite(
     onProgress?: LoadProgress;
   },
 ): Promise<BootstrapResult> {
+  // Before the first write: a bad base URL must not leave an organization without its site behind.
+  const baseUrl = parseBaseUrl(input.baseUrl);
   const organization = await createOrganization(storage, { name: input.organizationName ?? input.domain });
   const site = await createSite(storage, {
     organizationId: organization.id,
     domain: input.domain,
     name: input.siteName ?? input.domain,
     docsDir: input.docsDir,
-    baseUrl: input.baseUrl ?? null,
+    baseUrl,
   });
   const ingestion = await ingestSite(
     storage,

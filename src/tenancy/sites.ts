@@ -41,6 +41,56 @@ export const allowedOriginsSchema = z
   .max(MAX_ALLOWED_ORIGINS)
   .transform((origins) => [...new Set(origins)]);
 
+/** Longest site base URL: an address of a docs site, not a document. */
+export const MAX_BASE_URL_LENGTH = 1024;
+export const BASE_URL_MESSAGE = 'must be an http: or https: URL such as https://docs.example.com';
+
+// Readers get the base URL as the href of every citation, so a `javascript:` or `data:` URL would run in
+// their browser. The stored string is the checked one: URL parsers drop whitespace and control characters
+// (`java\tscript:`), so a string holding any is refused rather than read one way here and another there.
+const isHttpUrl = (value: string): boolean => {
+  if (!/^https?:\/\//i.test(value) || /[\s\p{Cc}]/u.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+};
+
+/** A site's base URL for deep links, stored without trailing slashes. */
+export const baseUrlSchema = z
+  .string()
+  .max(MAX_BASE_URL_LENGTH)
+  .refine(isHttpUrl, { message: BASE_URL_MESSAGE })
+  .transform((value) => value.replace(/\/+$/, ''));
+
+export class InvalidSiteError extends Error {
+  override name = 'InvalidSiteError';
+}
+
+/** Checks a base URL for storage; null and undefined mean none. Throws InvalidSiteError naming `baseUrl`. */
+export function parseBaseUrl(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const parsed = baseUrlSchema.safeParse(value);
+  if (!parsed.success)
+    throw new InvalidSiteError(`baseUrl ${parsed.error.issues[0]?.message ?? BASE_URL_MESSAGE}`);
+  return parsed.data;
+}
+
+function parseAllowedOriginsJson(json: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new InvalidSiteError('allowedOrigins must be a JSON array of origins');
+  }
+  const parsed = allowedOriginsSchema.safeParse(value);
+  if (!parsed.success)
+    throw new InvalidSiteError(`allowedOrigins ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return JSON.stringify(parsed.data);
+}
+
 export function siteAllowedOrigins(site: Pick<Site, 'allowed_origins'>): string[] {
   return JSON.parse(site.allowed_origins) as string[];
 }
@@ -68,7 +118,7 @@ export async function createSite(
     domain,
     name: input.name ?? domain,
     docs_dir: input.docsDir ?? null,
-    base_url: input.baseUrl ?? null,
+    base_url: parseBaseUrl(input.baseUrl),
     index_generation: 0,
     created_at: nowIso(),
     allowed_origins: JSON.stringify(origins),
@@ -100,7 +150,12 @@ export async function updateSite(
   patch: Partial<Pick<Site, 'name' | 'docs_dir' | 'base_url' | 'allowed_origins' | 'public'>>,
 ): Promise<void> {
   if (Object.keys(patch).length === 0) return;
-  await storage.db.updateTable('sites').set(patch).where('id', '=', id).execute();
+  // Every writer (admin API, CLI, tests) goes through here, so the rules hold whoever calls.
+  const checked = { ...patch };
+  if (patch.base_url !== undefined) checked.base_url = parseBaseUrl(patch.base_url);
+  if (patch.allowed_origins !== undefined)
+    checked.allowed_origins = parseAllowedOriginsJson(patch.allowed_origins);
+  await storage.db.updateTable('sites').set(checked).where('id', '=', id).execute();
 }
 
 export async function getIndexGeneration(storage: Storage, siteId: string): Promise<number | undefined> {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { createApiKey } from '../../tenancy/api-keys.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
-import { DomainTakenError, domainSchema, getSiteByDomain } from '../../tenancy/sites.ts';
+import { baseUrlSchema, DomainTakenError, domainSchema, getSiteByDomain } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
 import { progressBar } from '../progress.ts';
 
@@ -23,6 +23,9 @@ export function registerInit(program: Command): void {
         const domain = domainSchema.safeParse(options.site);
         if (!domain.success)
           throw new CliError(`--site: ${domain.error.issues[0]?.message ?? 'invalid domain'}`);
+        const baseUrl = options.baseUrl === undefined ? undefined : baseUrlSchema.safeParse(options.baseUrl);
+        if (baseUrl && !baseUrl.success)
+          throw new CliError(`--base-url: ${baseUrl.error.issues[0]?.message ?? 'invalid URL'}`);
         const docsDir = path.resolve(options.docs ?? loadConfig().docsDir);
         await withStorage(globals, async (storage) => {
           if (await getSiteByDomain(storage, domain.data)) {
@@ -36,7 +39,7 @@ export function registerInit(program: Command): void {
               domain: domain.data,
               docsDir,
               ...(options.name ? { siteName: options.name } : {}),
-              baseUrl: options.baseUrl ?? null,
+              baseUrl: baseUrl?.data ?? null,
               ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
             });
             progress.stop();

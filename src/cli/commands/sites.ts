@@ -7,6 +7,7 @@ import {
   deleteSite,
   domainSchema,
   getSiteByDomain,
+  InvalidSiteError,
   listSites,
   type Site,
   siteAllowedOrigins,
@@ -96,7 +97,8 @@ export function registerSites(program: Command): void {
             if (globals.json) printJson(siteView(site));
             else printSite(site);
           } catch (error) {
-            if (error instanceof DomainTakenError) throw new CliError(error.message);
+            if (error instanceof DomainTakenError || error instanceof InvalidSiteError)
+              throw new CliError(error.message);
             throw error;
           }
         });

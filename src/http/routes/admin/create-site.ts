@@ -1,7 +1,13 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { DocsDirError, resolveDocsDirUnderRoot } from '../../../tenancy/docs-dir.ts';
-import { allowedOriginsSchema, createSite, DomainTakenError, domainSchema } from '../../../tenancy/sites.ts';
+import {
+  allowedOriginsSchema,
+  baseUrlSchema,
+  createSite,
+  DomainTakenError,
+  domainSchema,
+} from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
@@ -13,7 +19,10 @@ export const createSiteBody = z
   .object({
     domain: domainSchema,
     name: z.string().min(1).max(MAX_NAME_LENGTH).optional(),
-    baseUrl: z.string().url().max(MAX_PATH_LENGTH).nullable().optional(),
+    baseUrl: baseUrlSchema
+      .nullable()
+      .optional()
+      .describe("http: or https: address of the docs; citations link there (null: Docent's page view)"),
     docsDir: z.string().min(1).max(MAX_PATH_LENGTH).optional().describe('Folder under DOCENT_DOCS_ROOT'),
     allowedOrigins: allowedOriginsSchema.optional(),
   })
@@ -50,7 +59,7 @@ export function createSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
         organizationId: organization.id,
         domain: body.domain,
         ...(body.name ? { name: body.name } : {}),
-        baseUrl: body.baseUrl?.replace(/\/+$/, '') ?? null,
+        baseUrl: body.baseUrl ?? null,
         docsDir,
         allowedOrigins: body.allowedOrigins ?? [],
       });

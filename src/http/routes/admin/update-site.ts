@@ -1,7 +1,13 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { DocsDirError, resolveDocsDirUnderRoot } from '../../../tenancy/docs-dir.ts';
-import { allowedOriginsSchema, getOrganizationSite, type Site, updateSite } from '../../../tenancy/sites.ts';
+import {
+  allowedOriginsSchema,
+  baseUrlSchema,
+  getOrganizationSite,
+  type Site,
+  updateSite,
+} from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
@@ -13,7 +19,10 @@ import { domainParamSchema, MAX_NAME_LENGTH, MAX_PATH_LENGTH, siteJson, siteSche
 export const updateSiteBody = z
   .object({
     name: z.string().min(1).max(MAX_NAME_LENGTH).optional(),
-    baseUrl: z.string().url().max(MAX_PATH_LENGTH).nullable().optional(),
+    baseUrl: baseUrlSchema
+      .nullable()
+      .optional()
+      .describe("http: or https: address of the docs; citations link there (null: Docent's page view)"),
     docsDir: z.string().min(1).max(MAX_PATH_LENGTH).optional().describe('Folder under DOCENT_DOCS_ROOT'),
     allowedOrigins: allowedOriginsSchema
       .optional()
@@ -50,7 +59,7 @@ export function updateSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
       const site = await requireOrganizationSite(deps.storage, organizationId, domain);
       const patch: Partial<Pick<Site, 'name' | 'docs_dir' | 'base_url' | 'allowed_origins' | 'public'>> = {};
       if (body.name !== undefined) patch.name = body.name;
-      if (body.baseUrl !== undefined) patch.base_url = body.baseUrl?.replace(/\/+$/, '') ?? null;
+      if (body.baseUrl !== undefined) patch.base_url = body.baseUrl;
       if (body.allowedOrigins !== undefined) patch.allowed_origins = JSON.stringify(body.allowedOrigins);
       if (body.public !== undefined) patch.public = body.public ? 1 : 0;
       if (body.docsDir !== undefined) {

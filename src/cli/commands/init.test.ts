@@ -1,0 +1,104 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization } from '../../tenancy/organizations.ts';
+import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
+import { repoRoot } from '../../testing/paths.ts';
+import { runCliInProcess } from '../../testing/run-cli-in-process.ts';
+import { CliError } from '../context.ts';
+
+describe.each(dialects)('docent init --base-url on %s', (dialect) => {
+  let db: TestDatabase;
+  let docs: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(dialect);
+    docs = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-init-'));
+    fs.writeFileSync(path.join(docs, 'index.md'), '# Welcome\n\nTiny docs.\n');
+  });
+  afterAll(async () => {
+    await db?.drop();
+    fs.rmSync(docs, { recursive: true, force: true });
+  });
+
+  it('refuses a base URL that is not http: or https:, creating nothing', async () => {
+    for (const baseUrl of ['javascript:alert(1)', 'data:text/html,x', 'ftp://docs.example.com']) {
+      const attempt = runCliInProcess(db.url, 'init', '--site', 'bad', '--docs', docs, '--base-url', baseUrl);
+      await expect(attempt).rejects.toThrow(CliError);
+      await expect(attempt).rejects.toThrow(/^--base-url: must be an http: or https: URL/);
+    }
+    expect(await db.storage.db.selectFrom('organizations').select('id').execute()).toEqual([]);
+    expect(await db.storage.db.selectFrom('sites').select('id').execute()).toEqual([]);
+  });
+
+  it('refuses it in `sites create` too, with a message and no stack', async () => {
+    const org = await createOrganization(db.storage, { name: 'base-url' });
+    const attempt = runCliInProcess(
+      db.url,
+      'sites',
+      'create',
+      'bad',
+      '--org',
+      org.id,
+      '--base-url',
+      'javascript:alert(1)',
+    );
+    await expect(attempt).rejects.toThrow(CliError);
+    await expect(attempt).rejects.toThrow(/baseUrl/);
+    expect(await db.storage.db.selectFrom('sites').select('id').execute()).toEqual([]);
+    await db.storage.db.deleteFrom('organizations').where('id', '=', org.id).execute();
+  });
+
+  it('stores an https: base URL', async () => {
+    const out = await runCliInProcess(
+      db.url,
+      '--json',
+      'init',
+      '--site',
+      'good',
+      '--docs',
+      docs,
+      '--base-url',
+      'https://docs.example.com/',
+    );
+    expect(JSON.parse(out)).toMatchObject({ site: 'good' });
+    const site = await db.storage.db
+      .selectFrom('sites')
+      .selectAll()
+      .where('domain', '=', 'good')
+      .executeTakeFirst();
+    expect(site?.base_url).toBe('https://docs.example.com');
+  });
+});
+
+describe('docent init --base-url as a process', () => {
+  it('exits 1 with one clear line', { timeout: 120_000 }, async () => {
+    const db = await createTestDatabase('sqlite');
+    try {
+      const cli = path.join(repoRoot, 'src/cli/main.ts');
+      const args = ['--import', 'tsx', cli, '--database-url', db.url, 'init', '--site', 'bad'];
+      const result = await promisify(execFile)(
+        process.execPath,
+        [...args, '--base-url', 'javascript:alert(1)'],
+        {
+          cwd: repoRoot,
+          timeout: 100_000,
+        },
+      ).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code?: number; stderr?: string }) => ({
+          code: error.code ?? 1,
+          stderr: error.stderr ?? '',
+        }),
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^docent: --base-url: must be an http: or https: URL/);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await db.drop();
+    }
+  });
+});

@@ -1,0 +1,121 @@
+import { constants } from 'node:fs';
+import { open, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * The one way ingestion reads a file of a docs folder. Docs folders are untrusted content (a git checkout
+ * can hold any symlink), so a path inside the folder is read only when its real path, every symlink
+ * resolved, is still inside the folder's real path, when it is a regular file (a FIFO would block the
+ * read forever, a device or /proc file never ends), and when it fits a size limit. A symlink that stays
+ * inside the folder is followed: repositories link `README.md` to `index.mdx` and the like.
+ *
+ * A refusal carries a reason that never mentions the target (neither its path nor its bytes): it ends up
+ * in job warnings that any admin of the site reads.
+ */
+
+/** Largest page or snippet file read (about 3× the largest page of the reference corpora, 726 KB). */
+export const MAX_PAGE_FILE_BYTES = 2 * 1024 * 1024;
+/** Largest `docs.json`/`mint.json` or `$ref` file read (crewai's docs.json is 2.3 MB of navigation). */
+export const MAX_CONFIG_FILE_BYTES = 8 * 1024 * 1024;
+
+const READ_CHUNK_BYTES = 64 * 1024;
+// O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer that never comes. O_NOFOLLOW:
+// the path opened is the resolved one, so a symlink in its place now was put there after the check.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+export type ContainedText =
+  | { ok: true; text: string }
+  /** `missing`: nothing is there (an optional file may be absent without a warning); otherwise refused. */
+  | { ok: false; missing: boolean; reason: string };
+
+export interface ContainedFolder {
+  /** Reads `rel` (relative to the root, `/`-separated) as UTF-8, or says why not. Never throws. */
+  readText(rel: string, maxBytes: number): Promise<ContainedText>;
+}
+
+export const REFUSAL = {
+  outsidePath: 'path leads outside the docs folder',
+  outsideLink: 'symbolic link leading outside the docs folder',
+  linkLoop: 'symbolic link loop',
+  notRegular: 'not a regular file',
+  missing: 'file not found',
+  denied: 'permission denied',
+  unreadable: 'cannot be read',
+} as const;
+
+export const tooLargeReason = (maxBytes: number): string => `larger than ${maxBytes} bytes`;
+
+const refused = (reason: string): ContainedText => ({ ok: false, missing: false, reason });
+
+// Error messages name the absolute path, so only the code is turned into a reason.
+const refusalOf = (error: unknown): ContainedText => {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return { ok: false, missing: true, reason: REFUSAL.missing };
+    case 'ELOOP':
+      return refused(REFUSAL.linkLoop);
+    case 'EACCES':
+    case 'EPERM':
+      return refused(REFUSAL.denied);
+    case 'EISDIR':
+      return refused(REFUSAL.notRegular);
+    default:
+      return refused(REFUSAL.unreadable);
+  }
+};
+
+/** True when `real` is `realRoot` or below it (both real, absolute paths). */
+const isInsideRoot = (realRoot: string, real: string): boolean => {
+  const relative = path.relative(realRoot, real);
+  return (
+    relative === '' ||
+    (!relative.startsWith(`..${path.sep}`) && relative !== '..' && !path.isAbsolute(relative))
+  );
+};
+
+/** Reads at most `maxBytes + 1` bytes, so a file that grows (or lies about its size) cannot pass the limit. */
+const readBounded = async (real: string, maxBytes: number): Promise<ContainedText> => {
+  const handle = await open(real, OPEN_FLAGS);
+  try {
+    // The checks before the open looked at the path; this one looks at what was opened.
+    if (!(await handle.stat()).isFile()) return refused(REFUSAL.notRegular);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    while (total <= maxBytes) {
+      const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, maxBytes + 1 - total));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
+      if (bytesRead === 0) break;
+      chunks.push(buffer.subarray(0, bytesRead));
+      total += bytesRead;
+    }
+    if (total > maxBytes) return refused(tooLargeReason(maxBytes));
+    return { ok: true, text: Buffer.concat(chunks, total).toString('utf8') };
+  } finally {
+    await handle.close();
+  }
+};
+
+export const containedFolder = (root: string): ContainedFolder => {
+  let realRoot: Promise<string> | undefined;
+  return {
+    async readText(rel, maxBytes) {
+      try {
+        const normalized = path.posix.normalize(rel.replace(/\\/g, '/'));
+        if (path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../'))
+          return refused(REFUSAL.outsidePath);
+        realRoot ??= realpath(root);
+        const base = await realRoot;
+        const real = await realpath(path.join(base, normalized));
+        if (!isInsideRoot(base, real)) return refused(REFUSAL.outsideLink);
+        // stat before opening, so that devices and FIFOs are not even opened in the usual case.
+        const info = await stat(real);
+        if (!info.isFile()) return refused(REFUSAL.notRegular);
+        if (info.size > maxBytes) return refused(tooLargeReason(maxBytes));
+        return await readBounded(real, maxBytes);
+      } catch (error) {
+        return refusalOf(error);
+      }
+    },
+  };
+};
