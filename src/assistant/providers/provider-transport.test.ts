@@ -145,9 +145,9 @@ describe('providerTransport', () => {
       res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
       res.end(Buffer.alloc(size, 1));
     });
-    // A longer stall timeout than the other tests: reading 32 MB on a loaded 2-core machine can leave
+    // Longer timeouts than the other tests: allocating and reading 32 MB on a loaded 2-core machine can leave
     // gaps of a few hundred milliseconds between chunks, which are real stalls at 200 ms.
-    const patient = { ...options, stallTimeoutMs: 1_000 };
+    const patient = { connectTimeoutMs: 10_000, stallTimeoutMs: 1_000 };
     const response = await providerTransport(patient)(server.origin, { method: 'POST', body: '{}' });
     const reader = response.body?.getReader();
     const first = await reader?.read();
