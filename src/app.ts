@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { routePath } from 'hono/route';
 import type { Logger } from 'pino';
 import { createAnswerService } from './assistant/answer-question.ts';
 import { builtinModelProvider, type ModelProvider } from './assistant/model-provider.ts';
@@ -15,11 +16,13 @@ import { assistantMessageV2Route } from './http/routes/assistant-message-v2.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
 import { llmsTxtRoute } from './http/routes/llms-txt.ts';
 import { mcpRoute } from './http/routes/mcp.ts';
+import { metricsRoute } from './http/routes/metrics.ts';
 import { openApiRoute } from './http/routes/openapi.ts';
 import { pageViewRoute } from './http/routes/page-view.ts';
 import { createCreditGuard } from './limits/credit-guard.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
+import type { Metrics } from './metrics/metrics.ts';
 import type { SiteSearch } from './search/site-search.ts';
 import type { Storage } from './storage/database.ts';
 import { MemoryPubSub } from './streams/memory-pub-sub.ts';
@@ -60,6 +63,9 @@ export interface AppDeps {
    * never draining.
    */
   shutdown?: { draining(): boolean; stopping: AbortSignal };
+  /** Prometheus metrics, served at `/metrics` to `metricsToken`; absent: not collected. */
+  metrics?: Metrics;
+  metricsToken?: string | null;
 }
 
 /** Builds the HTTP app. No side effects: no listening, no database set-up, no environment reads. */
@@ -70,6 +76,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const tenancy = new TenancyCache(deps.storage, deps.tenancyCacheMs ?? DEFAULT_TENANCY_CACHE_MS);
   // A finished ingestion moves the site's index generation, which the cached site row carries.
   ingestions.onSettled(() => tenancy.clear());
+  const metrics = deps.metrics;
+  if (metrics) ingestions.onSettled((outcome) => metrics.ingested(outcome));
   const answers = createAnswerService({
     storage: deps.storage,
     search: deps.search,
@@ -79,6 +87,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     publicUrl: deps.publicUrl ?? null,
     instanceId: deps.instanceId ?? null,
     ...(deps.shutdown ? { stopping: deps.shutdown.stopping } : {}),
+    ...(deps.metrics ? { observe: deps.metrics.answered } : {}),
   });
   const access = createAssistantAccess({ storage: deps.storage, tenancy, store, trustProxy });
   const app = new Hono<AppEnv>();
@@ -91,10 +100,20 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     );
     await next();
   });
+  if (metrics) {
+    app.use(async (c, next) => {
+      const started = performance.now();
+      await next();
+      // The route pattern, not the path: labels stay few whatever clients request.
+      const route = c.res.status === 404 && routePath(c) === '/*' ? '(unmatched)' : routePath(c);
+      metrics.request(c.req.method, route, c.res.status, (performance.now() - started) / 1000);
+    });
+  }
   app.onError(handleError);
   app.notFound(handleNotFound);
 
   app.route('/', healthzRoute());
+  if (metrics && deps.metricsToken) app.route('/', metricsRoute({ metrics, token: deps.metricsToken }));
   const draining = deps.shutdown?.draining ?? (() => false);
   // While draining, each response closes its connection, so keep-alive clients reconnect elsewhere.
   app.use(async (c, next) => {

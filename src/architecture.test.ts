@@ -42,6 +42,7 @@ const BELOW_HTTP = [
   'errors',
   'pages',
   'recovery',
+  'metrics',
 ];
 
 describe('layering', () => {

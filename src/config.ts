@@ -54,6 +54,7 @@ const envSchema = z.object({
   DOCENT_DOCS_ROOT: z.string().min(1).optional(),
   DOCENT_TENANCY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(DEFAULT_TENANCY_CACHE_MS),
   DOCENT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+  DOCENT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   DOCENT_TEST_REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   DOCENT_MODEL: z.string().default('builtin'),
   DOCENT_MODEL_BASE_URL: httpUrl.optional(),
@@ -127,6 +128,8 @@ export interface Config {
   tenancyCacheMs: number;
   /** On SIGTERM, how long answers in progress may run on before they are ended (stored `aborted`). */
   shutdownGraceMs: number;
+  /** Bearer token for `GET /metrics`; null: no metrics endpoint. */
+  metricsToken: string | null;
   /** Redis that test suites use (with a random key prefix each). */
   testRedisUrl: string;
   /** Language-model providers. Holds API keys: never log this object. */
@@ -162,6 +165,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     docsRoot: e.DOCENT_DOCS_ROOT ?? null,
     tenancyCacheMs: e.DOCENT_TENANCY_CACHE_MS,
     shutdownGraceMs: e.DOCENT_SHUTDOWN_GRACE_MS,
+    metricsToken: e.DOCENT_METRICS_TOKEN ?? null,
     testRedisUrl: e.DOCENT_TEST_REDIS_URL,
     model: {
       default: parseModelSpec(e.DOCENT_MODEL),

@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import { RedisRateLimitStore } from './limits/redis-rate-limit-store.ts';
+import { createMetrics } from './metrics/metrics.ts';
 import { startInstanceLifecycle } from './recovery/instance-lifecycle.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { openStorage, type Storage } from './storage/database.ts';
@@ -95,6 +96,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const app = createApp({
     instanceId: lifecycle.instance.id,
     shutdown: { draining: () => draining, stopping: stopping.signal },
+    // Collected only where they can be read.
+    ...(config.metricsToken === null
+      ? {}
+      : { metrics: createMetrics(storage), metricsToken: config.metricsToken }),
     storage,
     search,
     logger,

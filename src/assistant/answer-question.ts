@@ -65,6 +65,21 @@ export interface AnswerServiceDeps {
    * a shutdown.
    */
   stopping?: AbortSignal;
+  /** Told of every answer once it is stored (metrics); absent: nobody listens. */
+  observe?: (event: AnswerEvent) => void;
+}
+
+/** One stored answer, as metrics see it. */
+export interface AnswerEvent {
+  status: 'complete' | 'aborted' | 'error';
+  totalMs: number;
+  /** Absent when no text went out. */
+  firstTokenMs?: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Credits charged for it, and whether they were given back. */
+  credits: number;
+  refunded: boolean;
 }
 
 export interface AskInput {
@@ -289,6 +304,14 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
             { touch: false },
           );
         });
+        deps.observe?.({
+          status: start.kind === 'failed' ? 'error' : 'aborted',
+          totalMs: performance.now() - started,
+          promptTokens: 0,
+          completionTokens: 0,
+          credits: input.plan.creditCost,
+          refunded: true,
+        });
         throw new DomainError('unavailable', safeProviderErrorMessage(error, requestId), {
           thread: { id: threadId, key: threadKey },
         });
@@ -331,6 +354,15 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
             // `updated_at` is the last question's time; the answer follows it within seconds.
             await clearInFlightWithin(unit, requestId);
             await appendMessageWithin(unit, threadId, answer, { touch: false });
+          });
+          deps.observe?.({
+            status: answer.status,
+            totalMs: performance.now() - started,
+            ...(firstTokenMs === undefined ? {} : { firstTokenMs }),
+            promptTokens: outcome.usage.promptTokens,
+            completionTokens: outcome.usage.completionTokens,
+            credits: input.plan.creditCost,
+            refunded: refunding,
           });
           return outcome;
         },

@@ -23,6 +23,8 @@ export interface Storage {
    * open Kysely transaction.
    */
   sqlite?: SQLite.Database;
+  /** PostgreSQL only: the connection pool's state now, for metrics. */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -113,6 +115,7 @@ function openPostgres(url: string, poolSize = 10): Storage {
     db,
     dialect: 'postgres',
     describe: redact(url),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };
 }

@@ -3,6 +3,12 @@ import { runIngestionJob } from '../ingest/ingest-site.ts';
 import { createIngestionJob, type IngestionJob } from '../ingest/jobs.ts';
 import type { Storage } from '../storage/database.ts';
 
+/** How one background ingestion ended, for listeners (caches, metrics). */
+export interface IngestionOutcome {
+  status: 'success' | 'failure';
+  ms: number;
+}
+
 export class IngestionBusyError extends Error {
   override name = 'IngestionBusyError';
   constructor(readonly jobId: string) {
@@ -16,7 +22,7 @@ export class IngestionBusyError extends Error {
  */
 export class IngestionRunner {
   readonly #running = new Map<string, { jobId: string; done: Promise<void> }>();
-  readonly #settled: (() => void)[] = [];
+  readonly #settled: ((outcome: IngestionOutcome) => void)[] = [];
 
   constructor(private readonly logger?: Logger) {}
 
@@ -34,21 +40,27 @@ export class IngestionRunner {
       throw error;
     }
     entry.jobId = job.id;
+    const started = performance.now();
+    let status: IngestionOutcome['status'] = 'failure';
     entry.done = runIngestionJob(storage, job)
       .then(
-        (result) => this.logger?.info({ jobId: job.id, ...result.counts }, 'ingestion finished'),
+        (result) => {
+          status = 'success';
+          this.logger?.info({ jobId: job.id, ...result.counts }, 'ingestion finished');
+        },
         // The job row records the failure; the log says it too.
         (error: unknown) => this.logger?.warn({ jobId: job.id, err: error }, 'ingestion failed'),
       )
       .finally(() => {
         this.#running.delete(siteId);
-        for (const listener of this.#settled) listener();
+        const outcome = { status, ms: performance.now() - started };
+        for (const listener of this.#settled) listener(outcome);
       });
     return job;
   }
 
   /** Calls `listener` after each ingestion ends, finished or failed (caches of site rows listen). */
-  onSettled(listener: () => void): void {
+  onSettled(listener: (outcome: IngestionOutcome) => void): void {
     this.#settled.push(listener);
   }
 
