@@ -87,10 +87,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     keyPrefix: `${options.redisKeyPrefix ?? ''}docent`,
     ...(options.resumeGraceMs === undefined ? {} : { graceMs: options.resumeGraceMs }),
   });
-  const ingestions = new IngestionRunner(logger);
-  // Registered before serving, so everything this process charges is recorded under a live instance;
-  // the first recovery (a previous run's crash) is done before the first request.
+  // Registered before serving, so everything this process charges or ingests is recorded under a live
+  // instance; the first recovery (a previous run's crash) is done before the first request.
   const lifecycle = await startInstanceLifecycle(storage, logger);
+  const ingestions = new IngestionRunner(logger, lifecycle.instance.id);
   let draining = false;
   const stopping = new AbortController();
   const app = createApp({

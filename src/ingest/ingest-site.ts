@@ -15,6 +15,11 @@ import type { LoadProgress, ParsedPage, Warning } from './types.ts';
 
 export interface IngestOptions {
   onProgress?: LoadProgress;
+  /**
+   * The registered process running it (src/recovery/instance-lifecycle.ts), recorded on the job so a
+   * live process marks it failed should this one die; absent: recorded without one.
+   */
+  instanceId?: string;
 }
 
 export interface IngestionResult {
@@ -37,7 +42,7 @@ export async function ingestSite(
   dir: string,
   options: IngestOptions = {},
 ): Promise<IngestionResult> {
-  const job = await createIngestionJob(storage, siteId, dir);
+  const job = await createIngestionJob(storage, siteId, dir, options.instanceId ?? null);
   return runIngestionJob(storage, job, options);
 }
 

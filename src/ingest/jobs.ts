@@ -47,10 +47,12 @@ function toJob(row: IngestionJobsTable): IngestionJob {
   };
 }
 
+/** `instanceId`: the registered process that will run it (null: none, as before instances existed). */
 export async function createIngestionJob(
   storage: Storage,
   siteId: string,
   sourceDir: string,
+  instanceId: string | null,
 ): Promise<IngestionJob> {
   const row: IngestionJobsTable = {
     id: newId('ing'),
@@ -63,7 +65,7 @@ export async function createIngestionJob(
     counts: '{}',
     warnings: '[]',
     error: null,
-    instance_id: null,
+    instance_id: instanceId,
   };
   await storage.db.insertInto('ingestion_jobs').values(row).execute();
   return toJob(row);

@@ -8,11 +8,14 @@ import {
   startLoopbackLlm,
   writeOpenAIStream,
 } from '../assistant/providers/testing/loopback-llm.ts';
+import { getIngestionJob } from '../ingest/jobs.ts';
+import { INTERRUPTED_INGESTION_ERROR } from '../ingest/recover-interrupted-ingestions.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import type { TemporaryDatabase } from '../storage/temporary-database.ts';
+import { createApiKey } from '../tenancy/api-keys.ts';
 import { bootstrapSite } from '../tenancy/bootstrap-site.ts';
 import { createTemporaryTestDatabase, dialects } from '../testing/databases.ts';
-import { repoRoot } from '../testing/paths.ts';
+import { corpusDir, repoRoot } from '../testing/paths.ts';
 import { smallDocs } from '../testing/small-docs.ts';
 
 /** Answers completed before the crash, and answers streaming when the server is killed. */
@@ -65,21 +68,27 @@ function question(text: string) {
 }
 
 /**
- * `kill -9` while answers stream, then a restart: the database is intact, every charge has its answer
- * or its refund, every thread reads question → answer, and nothing is left in flight.
+ * `kill -9` while answers stream and an ingestion runs, then a restart: the database is intact, every
+ * charge has its answer or its refund, every thread reads question → answer, nothing is left in
+ * flight, and the ingestion is failed with the site unchanged.
  */
 describe.each(dialects)('a server killed mid-answer and restarted, on %s', (dialect) => {
   let database: TemporaryDatabase;
   let storage: Storage;
   let llm: LoopbackServer;
   let key: string;
+  let adminKey: string;
   let env: Record<string, string>;
   const processes: ChildProcess[] = [];
 
   beforeAll(async () => {
     database = await createTemporaryTestDatabase(dialect);
     storage = await openStorage(database.url);
-    key = (await bootstrapSite(storage, { domain: 'crash', docsDir: smallDocs() })).assistantKey;
+    const boot = await bootstrapSite(storage, { domain: 'crash', docsDir: smallDocs() });
+    key = boot.assistantKey;
+    adminKey = (
+      await createApiKey(storage, { organizationId: boot.site.organization_id, siteId: null, kind: 'admin' })
+    ).key;
     // Questions about installing are answered at once; the others stream for a minute, so they are
     // mid-answer when the server is killed.
     llm = await startLoopbackLlm((request, res) =>
@@ -95,6 +104,8 @@ describe.each(dialects)('a server killed mid-answer and restarted, on %s', (dial
       DOCENT_MODEL: 'openai:gpt-test',
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: `${llm.origin}/v1`,
+      // The admin API may ingest the shared corpora: a big one is still running when the server is killed.
+      DOCENT_DOCS_ROOT: path.dirname(corpusDir('mintlify-docs')),
     };
   });
   afterAll(async () => {
@@ -105,7 +116,7 @@ describe.each(dialects)('a server killed mid-answer and restarted, on %s', (dial
     await database?.remove();
   });
 
-  it('refunds the interrupted answers, closes their threads, and keeps the ledger and database whole', async () => {
+  it('refunds the interrupted answers, fails the ingestion, and keeps the ledger and database whole', async () => {
     const first = await startProcess(env);
     processes.push(first.child);
     const ask = (port: number, text: string) =>
@@ -136,6 +147,19 @@ describe.each(dialects)('a server killed mid-answer and restarted, on %s', (dial
         return reader;
       }),
     );
+    // An ingestion of a 1,000-page site, killed while it runs.
+    const pagesBefore = await storage.db.selectFrom('pages').select('path').execute();
+    const ingestion = await fetch(`http://127.0.0.1:${first.port}/v1/admin/sites/crash/ingestions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${adminKey}` },
+      body: JSON.stringify({ docsDir: 'mintlify-docs' }),
+    });
+    expect(ingestion.status).toBe(202);
+    const jobId = ((await ingestion.json()) as { statusId: string }).statusId;
+    await expect
+      .poll(async () => (await getIngestionJob(storage, jobId))?.status, { timeout: 30_000 })
+      .toBe('in_progress');
+
     first.child.kill('SIGKILL');
     await first.exited;
     await Promise.all(streaming.map((reader) => reader?.cancel().catch(() => {})));
@@ -187,6 +211,13 @@ describe.each(dialects)('a server killed mid-answer and restarted, on %s', (dial
     for (const m of messages) threads.set(m.thread_id, [...(threads.get(m.thread_id) ?? []), m.role]);
     expect(threads.size).toBe(COMPLETED + INTERRUPTED);
     for (const roles of threads.values()) expect(roles).toEqual(['user', 'assistant']);
+
+    // The ingestion is failed with a reason, and the site still serves what it had.
+    expect(await getIngestionJob(storage, jobId)).toMatchObject({
+      status: 'failure',
+      error: INTERRUPTED_INGESTION_ERROR,
+    });
+    expect(await storage.db.selectFrom('pages').select('path').execute()).toEqual(pagesBefore);
 
     // And the restarted server answers.
     const after = await ask(second.port, 'How do I install it, after the restart?');

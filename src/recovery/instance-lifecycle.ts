@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { recoverInterruptedAnswers } from '../assistant/recover-interrupted-answers.ts';
+import { recoverInterruptedIngestions } from '../ingest/recover-interrupted-ingestions.ts';
 import type { Storage } from '../storage/database.ts';
 import {
   deadInstances,
@@ -31,7 +32,7 @@ export interface InstanceLifecycleOptions {
 
 /**
  * Registers this process as a server instance, keeps its heartbeat, and settles the work of instances
- * that died without cleaning up: at start (a restart after a crash settles the crashed process's
+ * that died without cleaning up (their answers refunded, their ingestion jobs marked failed): at start (a restart after a crash settles the crashed process's
  * answers at once, since its PID is gone) and every `recoveryMs`. Timers never keep the process alive.
  */
 export async function startInstanceLifecycle(
@@ -46,10 +47,11 @@ export async function startInstanceLifecycle(
   const recoverOnce = async (): Promise<void> => {
     const dead = await deadInstances(storage, instance, { timeoutMs });
     const answers = await recoverInterruptedAnswers(storage, dead);
-    if (dead.length === 0 && answers.answers === 0) return;
+    const ingestions = await recoverInterruptedIngestions(storage, dead);
+    if (dead.length === 0 && answers.answers === 0 && ingestions === 0) return;
     if (dead.length > 0) await storage.db.deleteFrom('server_instances').where('id', 'in', dead).execute();
     logger.warn(
-      { instances: dead, answers: answers.answers, refunded: answers.refunded },
+      { instances: dead, answers: answers.answers, refunded: answers.refunded, ingestions },
       'settled the work of server instances that stopped without finishing it',
     );
   };

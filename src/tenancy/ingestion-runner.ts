@@ -24,7 +24,11 @@ export class IngestionRunner {
   readonly #running = new Map<string, { jobId: string; done: Promise<void> }>();
   readonly #settled: ((outcome: IngestionOutcome) => void)[] = [];
 
-  constructor(private readonly logger?: Logger) {}
+  /** `instanceId`: this server's registered instance, recorded on each job it runs (crash recovery). */
+  constructor(
+    private readonly logger?: Logger,
+    private readonly instanceId: string | null = null,
+  ) {}
 
   async start(storage: Storage, siteId: string, docsDir: string): Promise<IngestionJob> {
     const current = this.#running.get(siteId);
@@ -34,7 +38,7 @@ export class IngestionRunner {
     this.#running.set(siteId, entry);
     let job: IngestionJob;
     try {
-      job = await createIngestionJob(storage, siteId, docsDir);
+      job = await createIngestionJob(storage, siteId, docsDir, this.instanceId);
     } catch (error) {
       this.#running.delete(siteId);
       throw error;

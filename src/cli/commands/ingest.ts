@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { destination, pino } from 'pino';
 import { ingestSite } from '../../ingest/ingest-site.ts';
+import { startInstanceLifecycle } from '../../recovery/instance-lifecycle.ts';
 import { getSiteByDomain, updateSite } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
 import { progressBar } from '../progress.ts';
@@ -22,14 +24,17 @@ export function registerIngest(program: Command): void {
         const site = await getSiteByDomain(storage, options.site);
         if (!site)
           throw new CliError(`No site "${options.site}"; create it with "init --site ${options.site}"`);
+        // Registered like a server, so a run killed midway leaves a job a live process marks failed.
+        const lifecycle = await startInstanceLifecycle(storage, pino({ level: 'warn' }, destination(2)));
         const progress = progressBar('Ingesting', !globals.json);
         const started = performance.now();
-        const result = await ingestSite(
-          storage,
-          site.id,
-          docsDir,
-          progress.onProgress ? { onProgress: progress.onProgress } : {},
-        ).finally(() => progress.stop());
+        const result = await ingestSite(storage, site.id, docsDir, {
+          instanceId: lifecycle.instance.id,
+          ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+        }).finally(async () => {
+          progress.stop();
+          await lifecycle.stop();
+        });
         await updateSite(storage, site.id, { docs_dir: docsDir });
         const seconds = (performance.now() - started) / 1000;
         if (globals.json) {
