@@ -79,6 +79,19 @@ export async function markIngestionStarted(storage: Storage, id: string): Promis
     .execute();
 }
 
+/** Longest failure message stored: enough for any error worth reading, bounded for the job row. */
+export const MAX_JOB_ERROR_LENGTH = 4000;
+
+/**
+ * A failed job always says why, in a form both databases store: an error without a message would read
+ * as no error, and PostgreSQL refuses text holding U+0000, which would leave the job in_progress.
+ */
+export function jobErrorMessage(error: string | undefined): string {
+  const text = (error ?? '').replaceAll('\u0000', '').trim();
+  if (text === '') return 'ingestion failed without an error message';
+  return text.length > MAX_JOB_ERROR_LENGTH ? `${text.slice(0, MAX_JOB_ERROR_LENGTH)}…` : text;
+}
+
 export async function finishIngestionJob(
   storage: Storage,
   id: string,
@@ -96,7 +109,7 @@ export async function finishIngestionJob(
       finished_at: nowIso(),
       counts: JSON.stringify(outcome.counts ?? {}),
       warnings: JSON.stringify(outcome.warnings),
-      error: outcome.error ?? null,
+      error: outcome.status === 'failure' ? jobErrorMessage(outcome.error) : null,
     })
     .where('id', '=', id)
     .execute();

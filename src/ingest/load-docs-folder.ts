@@ -4,7 +4,12 @@ import { isPlainFolderPage, listDocsFiles, pageIdOf } from './docs-files.ts';
 import type { PageCandidate, PageResult } from './load-page.ts';
 import { mapLimit } from './map-limit.ts';
 import { readNavigation } from './navigation.ts';
-import { createPageLoaderPool, workerCountFor } from './page-loader-pool.ts';
+import {
+  createPageLoaderPool,
+  type PageLoaderPoolOptions,
+  PageWorkersUnavailableError,
+  workerCountFor,
+} from './page-loader-pool.ts';
 import type { LoadedSite, LoadProgress, NavigationSummary, ParsedPage } from './types.ts';
 import { WarningSink } from './warnings.ts';
 
@@ -17,13 +22,16 @@ export interface LoadDocsFolderOptions {
   known?: Readonly<Record<string, string>>;
   /** Run the search analyzer on every chunk while loading (`ParsedChunk.analyzedJson`). */
   analyze?: boolean;
+  /** Per-page time and memory limits of the parsing workers (tests shrink them). */
+  limits?: Omit<PageLoaderPoolOptions, 'workers'>;
 }
 
 /**
  * Loads a documentation folder into pages and chunks. Pure: reads files, never writes. A folder with
  * `docs.json` (or `mint.json`) is indexed as its navigation says; without one (or with an unusable one),
- * every Markdown file is a page. Bad files become warnings, never exceptions; only a missing root throws,
- * because an empty result would make the caller delete every stored page.
+ * every Markdown file is a page. Bad files become warnings, never exceptions; only a missing root and
+ * page workers that cannot run at all (PageWorkersUnavailableError) throw, because an empty result would
+ * make the caller delete every stored page.
  */
 export const loadDocsFolder = async (
   dir: string,
@@ -103,7 +111,7 @@ export const loadDocsFolder = async (
       analyze: options.analyze ?? false,
       ...(options.known ? { known: options.known } : {}),
     },
-    workerCountFor(candidates.length),
+    { ...options.limits, workers: workerCountFor(candidates.length) },
   );
   let done = 0;
   options.onProgress?.(0, candidates.length);
@@ -111,6 +119,8 @@ export const loadDocsFolder = async (
     try {
       return await pool.load(candidate);
     } catch (error) {
+      // Without workers nothing can be parsed: failing keeps the stored pages, an empty result would not.
+      if (error instanceof PageWorkersUnavailableError) throw error;
       // A parser bug on one odd file must not lose the other thousand pages.
       return {
         page: null,

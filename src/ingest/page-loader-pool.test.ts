@@ -2,10 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { corpusDir } from '../testing/paths.ts';
 import { listDocsFiles } from './docs-files.ts';
 import { createPageLoader, type PageCandidate } from './load-page.ts';
-import { createPageLoaderPool, PARALLEL_MIN_PAGES, workerCountFor } from './page-loader-pool.ts';
+import {
+  createPageLoaderPool,
+  MAX_PAGE_WORKERS,
+  PARALLEL_MIN_PAGES,
+  workerCountFor,
+} from './page-loader-pool.ts';
 
 describe('page loader pool', () => {
-  it('gives exactly what the single-threaded loader gives, in order', async () => {
+  it('gives exactly what the loader gives on one thread, in order, parsing only in workers', async () => {
     const root = corpusDir('unstructured-docs');
     const docs = await listDocsFiles(root);
     const candidates: PageCandidate[] = docs.files
@@ -24,21 +29,21 @@ describe('page loader pool', () => {
     const expected = [];
     for (const candidate of candidates) expected.push(await local(candidate));
 
-    const pool = createPageLoaderPool(options, 2);
+    const pool = createPageLoaderPool(options, { workers: 2 });
     try {
       const actual = await Promise.all(candidates.map((candidate) => pool.load(candidate)));
       expect(actual).toEqual(expected);
       expect(actual.filter((r) => r.page !== null).length).toBeGreaterThan(40);
-      const stats = pool.stats();
-      expect(stats.workers).toBeGreaterThan(0);
-      expect(stats.local + stats.workers).toBe(candidates.length);
+      expect(pool.stats()).toEqual({ loaded: candidates.length, failed: 0, replacedWorkers: 0 });
     } finally {
       await pool.close();
     }
   });
 
-  it('uses workers only for sites large enough to pay for them', () => {
-    expect(workerCountFor(PARALLEL_MIN_PAGES - 1)).toBe(0);
-    expect(workerCountFor(PARALLEL_MIN_PAGES)).toBeLessThanOrEqual(4);
+  it('gives small sites one worker and large ones one per core', () => {
+    expect(workerCountFor(0)).toBe(1);
+    expect(workerCountFor(PARALLEL_MIN_PAGES - 1)).toBe(1);
+    expect(workerCountFor(PARALLEL_MIN_PAGES)).toBeGreaterThanOrEqual(1);
+    expect(workerCountFor(PARALLEL_MIN_PAGES)).toBeLessThanOrEqual(MAX_PAGE_WORKERS);
   });
 });

@@ -1,128 +1,392 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import {
-  createPageLoader,
-  type PageCandidate,
-  type PageLoaderOptions,
-  type PageResult,
-} from './load-page.ts';
+import type { PageCandidate, PageLoaderOptions, PageResult } from './load-page.ts';
 import type { PageWorkerRequest, PageWorkerResponse } from './page-worker.ts';
+import type { Warning } from './types.ts';
 
 /**
- * Parsing MDX is CPU-bound (micromark does well under 1 MB/s), so large sites are parsed on every core:
- * the main thread is one lane and each worker thread another. Small sites stay on the main thread,
- * where starting a worker would cost more than it saves.
+ * Pages are parsed in worker threads only, never on the main thread: a docs folder is untrusted input,
+ * and one page of nested lists, emphasis runs or a wide table can take seconds, overflow the stack or
+ * run a heap out of memory. In a worker that costs the worker (replaced) and the page (skipped with a
+ * warning), while the main thread keeps answering. Large sites get one worker per core.
  */
 export const PARALLEL_MIN_PAGES = 150;
 export const MAX_PAGE_WORKERS = 4;
-/** Pages queued at one worker: keeps it busy while the main thread is parsing and not reading messages. */
-const WORKER_QUEUE_DEPTH = 8;
-/** Young generation of a page worker (V8 sizes it as about three semi-spaces). */
-const WORKER_YOUNG_GENERATION_MB = 192;
+/** Longest one page may take to load (read, parse, chunk, analyze); its worker is then terminated. */
+export const MAX_PAGE_PARSE_MS = 10_000;
+/**
+ * Old-generation heap of a page worker: a page that needs more is skipped instead of the process dying.
+ * Not lower: below 2 GB V8 grows the heap less eagerly, and the parser then ran several times as many full
+ * collections and took about 1.5 times as long on mintlify-docs.
+ */
+export const PAGE_WORKER_MAX_OLD_GENERATION_MB = 2048;
+/**
+ * Starting a worker costs one to two seconds (it loads tsx and the parser), more than a small site takes
+ * to parse, so one worker is kept warm between ingestions for this long. It never keeps the process alive.
+ */
+export const PAGE_WORKER_IDLE_MS = 30_000;
+/** Workers kept warm at most: enough for back-to-back ingestions, without holding idle heaps (≈50 MB each). */
+const WARM_PAGE_WORKERS = 1;
+/** Pages posted ahead to one worker: it starts the next as soon as one is done, and stays balanced. */
+const WORKER_QUEUE_DEPTH = 4;
+/**
+ * Young generation of a page worker (V8 sizes it as about three semi-spaces). The parser allocates
+ * heavily and briefly, so it is somewhat above V8's default; but far below the heap cap, because a worker that
+ * runs out of memory ends cleanly only when what a scavenge may promote still fits (nodejs/node#47224:
+ * with a young generation close to the cap the whole process aborts instead).
+ */
+const WORKER_YOUNG_GENERATION_MB = 64;
+/** A page running when its worker dies this often is the cause, not a bystander. */
+const WORKER_DEATHS_TO_BLAME_PAGE = 2;
+/** Worker exits with no page to blame (a worker that cannot start) before the ingestion fails. */
+const MAX_UNEXPLAINED_WORKER_EXITS = 3;
+
+export interface PageLoaderPoolOptions {
+  /** Worker threads to parse with; at least one is always used. */
+  workers: number;
+  /** Per-page time budget (tests pass a small one). */
+  maxPageParseMs?: number;
+  /** Per-worker heap cap (tests pass a small one); workers with a non-default cap are never kept warm. */
+  maxOldGenerationSizeMb?: number;
+}
 
 export interface PageLoaderPool {
+  /**
+   * Loads one page in a worker. A page that throws, overruns its budget or exhausts its worker resolves
+   * as skipped with a warning; the promise rejects only with PageWorkersUnavailableError.
+   */
   load(candidate: PageCandidate): Promise<PageResult>;
-  /** Pages finished on the main thread and by workers (for tests and benchmarks). */
-  stats(): { local: number; workers: number };
+  /** Pages loaded by workers, pages given up on, and workers replaced (for tests and benchmarks). */
+  stats(): { loaded: number; failed: number; replacedWorkers: number };
   close(): Promise<void>;
 }
 
+/** No worker could be started or kept running: the ingestion fails rather than index nothing. */
+export class PageWorkersUnavailableError extends Error {
+  override name = 'PageWorkersUnavailableError';
+}
+
 export function workerCountFor(pages: number): number {
-  if (pages < PARALLEL_MIN_PAGES) return 0;
-  return Math.max(0, Math.min(MAX_PAGE_WORKERS, os.availableParallelism() - 1));
+  if (pages < PARALLEL_MIN_PAGES) return 1;
+  // The main thread no longer parses, so every core can be a parsing lane.
+  return Math.max(1, Math.min(MAX_PAGE_WORKERS, os.availableParallelism()));
+}
+
+interface Task {
+  id: number;
+  candidate: PageCandidate;
+  resolve: (result: PageResult) => void;
+  reject: (error: Error) => void;
+  /** Workers that died while running this page. */
+  deaths: number;
 }
 
 interface Lane {
   worker: Worker;
-  inFlight: Map<number, { candidate: PageCandidate; resolve: (r: PageResult) => void }>;
+  /** Posted to the worker and not yet answered, in the order the worker runs them. */
+  posted: Map<number, Task>;
+  /** The page the worker said it started, with the timer of its budget. */
+  running: { task: Task; timer: NodeJS.Timeout } | null;
+  /** False once the worker is being replaced or the pool closes: it gets no more pages. */
   alive: boolean;
+  /** Exits of this lane's workers since it last finished a page, with no page to blame. */
+  unexplainedExits: number;
+  /** The error the worker reported before exiting (out of memory, an uncaught throw). */
+  lastError: Error | null;
+  /** Removes this pool's listeners, when the worker is kept warm for another pool. */
+  detach: () => void;
 }
 
-export function createPageLoaderPool(options: PageLoaderOptions, workers: number): PageLoaderPool {
-  const loadHere = createPageLoader(options);
-  const counts = { local: 0, workers: 0 };
+const defaultLimits = (options: PageLoaderPoolOptions): boolean =>
+  (options.maxOldGenerationSizeMb ?? PAGE_WORKER_MAX_OLD_GENERATION_MB) === PAGE_WORKER_MAX_OLD_GENERATION_MB;
+
+function spawnPageWorker(maxOldGenerationSizeMb: number): Worker {
+  return new Worker(new URL('./page-worker-boot.mjs', import.meta.url), {
+    // Start clean: the boot file registers the TypeScript loader itself, whatever the host runs.
+    execArgv: [],
+    resourceLimits: {
+      // Kept a quarter of the cap at most, so that the small caps of tests end workers cleanly too.
+      maxYoungGenerationSizeMb: Math.max(
+        1,
+        Math.min(WORKER_YOUNG_GENERATION_MB, Math.floor(maxOldGenerationSizeMb / 4)),
+      ),
+      maxOldGenerationSizeMb,
+    },
+  });
+}
+
+/** Idle, started workers with the default limits, waiting for the next ingestion in this process. */
+const warm: { worker: Worker; timer: NodeJS.Timeout; detach: () => void }[] = [];
+
+const ignoreError = (): void => {};
+
+/**
+ * Listeners are removed one by one, never with removeAllListeners(): Node's own listeners on a Worker
+ * start and stop its message port, and without them a reused worker would never deliver a message.
+ */
+interface WorkerListeners {
+  message?: (message: PageWorkerResponse) => void;
+  error: (error: Error) => void;
+  exit: () => void;
+}
+
+function listen(worker: Worker, listeners: WorkerListeners): () => void {
+  const { message, error, exit } = listeners;
+  if (message) worker.on('message', message);
+  worker.on('error', error);
+  worker.on('exit', exit);
+  return () => {
+    if (message) worker.off('message', message);
+    worker.off('error', error);
+    worker.off('exit', exit);
+  };
+}
+
+function takeWarmWorker(): Worker | null {
+  const entry = warm.pop();
+  if (!entry) return null;
+  clearTimeout(entry.timer);
+  entry.detach();
+  return entry.worker;
+}
+
+/** Keeps a healthy idle worker (listened to by no pool) for the next ingestion. */
+function keepWarm(worker: Worker): void {
+  worker.postMessage({ kind: 'reset' } satisfies PageWorkerRequest);
+  const drop = (): void => {
+    const at = warm.indexOf(entry);
+    if (at >= 0) warm.splice(at, 1);
+    clearTimeout(entry.timer);
+  };
+  const entry = {
+    worker,
+    timer: setTimeout(() => {
+      drop();
+      worker.terminate().catch(ignoreError);
+    }, PAGE_WORKER_IDLE_MS),
+    // An idle worker that dies is simply forgotten; an 'error' without a listener would crash the process.
+    detach: listen(worker, { error: ignoreError, exit: drop }),
+  };
+  entry.timer.unref();
+  worker.unref();
+  warm.push(entry);
+}
+
+/** Ends the warm workers now (a server shutting down; they would not keep the process alive anyway). */
+export async function closeIdlePageWorkers(): Promise<void> {
+  const entries = warm.splice(0);
+  await Promise.all(
+    entries.map((entry) => {
+      clearTimeout(entry.timer);
+      return entry.worker.terminate().catch(ignoreError);
+    }),
+  );
+}
+
+const skippedPage = (candidate: PageCandidate, reason: string): PageResult => ({
+  page: null,
+  skipped: false,
+  warnings: [{ file: candidate.file, message: `${reason}; page skipped` } satisfies Warning],
+  snippetFiles: [],
+});
+
+export function createPageLoaderPool(
+  loaderOptions: PageLoaderOptions,
+  poolOptions: PageLoaderPoolOptions,
+): PageLoaderPool {
+  const budgetMs = poolOptions.maxPageParseMs ?? MAX_PAGE_PARSE_MS;
+  const memoryMb = poolOptions.maxOldGenerationSizeMb ?? PAGE_WORKER_MAX_OLD_GENERATION_MB;
+  const reusable = defaultLimits(poolOptions);
+  const wanted = Math.max(1, poolOptions.workers);
+  const counts = { loaded: 0, failed: 0, replacedWorkers: 0 };
   const lanes: Lane[] = [];
-  const queue: { candidate: PageCandidate; resolve: (r: PageResult) => void }[] = [];
-  let localBusy = false;
+  const queue: Task[] = [];
   let nextId = 0;
+  let closed = false;
+  let unavailable: PageWorkersUnavailableError | null = null;
 
-  const runLocal = (candidate: PageCandidate): Promise<PageResult> => {
-    counts.local++;
-    return loadHere(candidate);
+  const skip = (task: Task, reason: string): void => {
+    counts.failed++;
+    task.resolve(skippedPage(task.candidate, reason));
   };
 
-  // Workers are topped up first; the main thread takes one page at a time, because while it parses it
-  // cannot hand the workers more. With no workers (small sites) it simply works through the queue.
-  const pump = (): void => {
+  const giveUp = (error: PageWorkersUnavailableError): void => {
+    unavailable = error;
     for (const lane of lanes) {
-      while (lane.alive && lane.inFlight.size < WORKER_QUEUE_DEPTH && queue.length > 0) {
-        const item = queue.shift();
-        if (!item) break;
-        const id = nextId++;
-        lane.inFlight.set(id, item);
-        lane.worker.postMessage({ id, candidate: item.candidate } satisfies PageWorkerRequest);
-      }
+      for (const task of lane.posted.values()) task.reject(error);
+      lane.posted.clear();
+      retire(lane);
     }
-    if (!localBusy && queue.length > 0) {
-      const item = queue.shift();
-      if (!item) return;
-      localBusy = true;
-      runLocal(item.candidate)
-        .then(item.resolve)
-        .finally(() => {
-          localBusy = false;
-          pump();
-        });
+    for (const task of queue.splice(0)) task.reject(error);
+  };
+
+  const fill = (lane: Lane): void => {
+    while (lane.posted.size < WORKER_QUEUE_DEPTH) {
+      const task = queue.shift();
+      if (!task) return;
+      lane.posted.set(task.id, task);
+      lane.worker.postMessage({
+        kind: 'load',
+        id: task.id,
+        candidate: task.candidate,
+      } satisfies PageWorkerRequest);
     }
   };
 
-  for (let i = 0; i < workers; i++) {
-    const worker = new Worker(new URL('./page-worker-boot.mjs', import.meta.url), {
-      workerData: options,
-      // Start clean: the boot file registers the TypeScript loader itself, whatever the host runs.
-      execArgv: [],
-      // The parser allocates heavily and briefly; a larger young generation spends far less time in GC.
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
-    });
-    const lane: Lane = { worker, inFlight: new Map(), alive: true };
-    worker.unref();
-    worker.on('message', (message: PageWorkerResponse) => {
-      const pending = lane.inFlight.get(message.id);
-      if (!pending) return;
-      lane.inFlight.delete(message.id);
-      if ('result' in message) {
-        counts.workers++;
-        pending.resolve(message.result);
-        pump();
-      } else {
-        // The worker could not load it (it reports why as a message): the main thread tries itself.
-        runLocal(pending.candidate).then(pending.resolve);
+  // Workers start when there is work for them, not before: a folder without pages starts none, a
+  // worker ended on the last page is not replaced, and a warm worker is used before a new one starts.
+  const pump = (): void => {
+    for (const lane of lanes) if (lane.alive) fill(lane);
+    if (closed || unavailable) return;
+    for (const [at, lane] of lanes.entries()) {
+      if (lane.alive || queue.length === 0) continue;
+      counts.replacedWorkers++;
+      const fresh = open(spawnPageWorker(memoryMb), lane.unexplainedExits);
+      lanes[at] = fresh;
+      fill(fresh);
+    }
+    while (queue.length > 0 && lanes.length < wanted) {
+      const lane = open((reusable ? takeWarmWorker() : null) ?? spawnPageWorker(memoryMb));
+      lanes.push(lane);
+      fill(lane);
+    }
+  };
+
+  const stopTimer = (lane: Lane): void => {
+    if (lane.running) clearTimeout(lane.running.timer);
+    lane.running = null;
+  };
+
+  /** Takes a lane out of service and ends its worker; its exit is then expected, not a death. */
+  const retire = (lane: Lane): void => {
+    if (!lane.alive) return;
+    lane.alive = false;
+    stopTimer(lane);
+    lane.worker.terminate().catch(ignoreError);
+  };
+
+  /** Hands the pages of a worker that died or was ended back to the queue, the one it ran first. */
+  const requeue = (lane: Lane): void => {
+    queue.unshift(...lane.posted.values());
+    lane.posted.clear();
+    pump();
+  };
+
+  const onMessage = (lane: Lane, message: PageWorkerResponse): void => {
+    if (!lane.alive || message.kind === 'ready') return;
+    const task = lane.posted.get(message.id);
+    if (!task) return;
+    if (message.kind === 'started') {
+      stopTimer(lane);
+      lane.running = {
+        task,
+        timer: setTimeout(() => {
+          // Only this page was running in the worker since it started: it is the one over budget.
+          lane.posted.delete(task.id);
+          skip(task, `parsing took longer than ${budgetMs} ms`);
+          retire(lane);
+          requeue(lane);
+        }, budgetMs),
+      };
+      return;
+    }
+    stopTimer(lane);
+    lane.posted.delete(task.id);
+    lane.unexplainedExits = 0;
+    if (message.kind === 'result') {
+      counts.loaded++;
+      task.resolve(message.result);
+    } else {
+      const detail = message.errorMessage
+        ? `${message.errorName}: ${message.errorMessage}`
+        : message.errorName;
+      skip(task, `failed to load page (${detail})`);
+    }
+    pump();
+  };
+
+  const onExit = (lane: Lane): void => {
+    if (!lane.alive) return;
+    const running = lane.running?.task;
+    lane.alive = false;
+    stopTimer(lane);
+    const error = lane.lastError;
+    const outOfMemory = (error as { code?: string } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+    if (running) {
+      running.deaths++;
+      if (running.deaths >= WORKER_DEATHS_TO_BLAME_PAGE) {
+        lane.posted.delete(running.id);
+        const reason = outOfMemory
+          ? `parsing exhausted the page worker's memory (${memoryMb} MB)`
+          : `the page worker exited while parsing it (${error?.name ?? 'no error'}), twice`;
+        skip(running, reason);
       }
-    });
-    const fail = () => {
-      if (!lane.alive) return;
-      lane.alive = false;
-      // A worker that cannot start or dies hands its pages back: slower, never lost.
-      queue.unshift(...lane.inFlight.values());
-      lane.inFlight.clear();
-      pump();
+      // Otherwise it goes first to the new worker with the others: a worker may also die of what
+      // earlier pages left behind, so only a second death on the same page convicts it.
+    } else if (++lane.unexplainedExits >= MAX_UNEXPLAINED_WORKER_EXITS) {
+      const why = error ? `${error.name}: ${error.message}` : 'exited';
+      giveUp(new PageWorkersUnavailableError(`page workers could not start or keep running (${why})`));
+      return;
+    }
+    requeue(lane);
+  };
+
+  function open(worker: Worker, unexplainedExits = 0): Lane {
+    const lane: Lane = {
+      worker,
+      posted: new Map(),
+      running: null,
+      alive: true,
+      unexplainedExits,
+      lastError: null,
+      detach: () => {},
     };
-    worker.on('error', fail);
-    worker.on('exit', fail);
-    lanes.push(lane);
+    // Held while the ingestion waits on it: the caller's pending promises alone keep no process alive.
+    worker.ref();
+    lane.detach = listen(worker, {
+      message: (message: PageWorkerResponse) => onMessage(lane, message),
+      error: (error: Error) => {
+        lane.lastError = error;
+      },
+      exit: () => onExit(lane),
+    });
+    worker.postMessage({ kind: 'configure', options: loaderOptions } satisfies PageWorkerRequest);
+    return lane;
   }
 
   return {
     load(candidate) {
-      return new Promise<PageResult>((resolve) => {
-        queue.push({ candidate, resolve });
+      return new Promise<PageResult>((resolve, reject) => {
+        if (unavailable) return reject(unavailable);
+        if (closed) return reject(new Error('page loader pool is closed'));
+        queue.push({ id: nextId++, candidate, resolve, reject, deaths: 0 });
         pump();
       });
     },
     stats: () => ({ ...counts }),
     async close() {
-      for (const lane of lanes) lane.alive = false;
-      await Promise.all(lanes.map((lane) => lane.worker.terminate()));
+      if (closed) return;
+      closed = true;
+      const error = new Error('page loader pool is closed');
+      for (const task of queue.splice(0)) task.reject(error);
+      const ending: Promise<unknown>[] = [];
+      for (const lane of lanes) {
+        for (const task of lane.posted.values()) task.reject(error);
+        const idle = lane.alive && lane.posted.size === 0;
+        lane.posted.clear();
+        if (idle && reusable && warm.length < WARM_PAGE_WORKERS) {
+          lane.detach();
+          keepWarm(lane.worker);
+          lane.alive = false;
+          continue;
+        }
+        if (lane.alive) {
+          lane.alive = false;
+          stopTimer(lane);
+          ending.push(lane.worker.terminate().catch(ignoreError));
+        }
+      }
+      await Promise.all(ending);
     },
   };
 }

@@ -1,23 +1,82 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import { createPageLoader, type PageLoaderOptions } from './load-page.ts';
+import { parentPort } from 'node:worker_threads';
+import {
+  createPageLoader,
+  type PageCandidate,
+  type PageLoaderOptions,
+  type PageResult,
+} from './load-page.ts';
 
-/** Messages between the pool and a page worker. */
-export type PageWorkerRequest = { id: number; candidate: import('./load-page.ts').PageCandidate };
+/**
+ * Messages between the pool and a page worker. One worker outlives an ingestion (it is kept warm for
+ * the next one), so the loader options come as a message per ingestion, not as `workerData`.
+ */
+export type PageWorkerRequest =
+  | { kind: 'configure'; options: PageLoaderOptions }
+  | { kind: 'load'; id: number; candidate: PageCandidate }
+  /** Drops the ingestion's loader (its snippet cache and known hashes) while the worker waits idle. */
+  | { kind: 'reset' };
+
 export type PageWorkerResponse =
-  | { id: number; result: import('./load-page.ts').PageResult }
-  | { id: number; error: string };
+  | { kind: 'ready' }
+  /** Sent just before the worker starts on a page: the pool's time budget for it runs from here. */
+  | { kind: 'started'; id: number }
+  | { kind: 'result'; id: number; result: PageResult }
+  /** The page threw. Only the error's class and V8's own message travel: never text of the page. */
+  | { kind: 'failed'; id: number; errorName: string; errorMessage: string | null };
+
+/** Messages V8 itself raises when a page exhausts a resource; none of them can quote the page. */
+const RESOURCE_ERRORS =
+  /^(Maximum call stack size exceeded|Invalid string length|Invalid array length|Array buffer allocation failed)$/;
+
+const describeError = (error: unknown): { errorName: string; errorMessage: string | null } => {
+  if (!(error instanceof Error)) return { errorName: typeof error, errorMessage: null };
+  return {
+    errorName: error.name,
+    errorMessage: RESOURCE_ERRORS.test(error.message) ? error.message : null,
+  };
+};
 
 if (parentPort) {
   const port = parentPort;
-  const load = createPageLoader(workerData as PageLoaderOptions);
+  let load: ((candidate: PageCandidate) => Promise<PageResult>) | null = null;
+  const queue: { id: number; candidate: PageCandidate }[] = [];
+  let busy = false;
+
+  // One page at a time, in the order they were sent: the pool then knows which page is running when
+  // the budget runs out or the worker dies, so only that page is blamed.
+  const drain = async (): Promise<void> => {
+    if (busy) return;
+    busy = true;
+    try {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const { id, candidate } = next;
+        port.postMessage({ kind: 'started', id } satisfies PageWorkerResponse);
+        try {
+          if (!load) throw new Error('page worker used before it was configured');
+          const result = await load(candidate);
+          port.postMessage({ kind: 'result', id, result } satisfies PageWorkerResponse);
+        } catch (error) {
+          port.postMessage({ kind: 'failed', id, ...describeError(error) } satisfies PageWorkerResponse);
+        }
+      }
+    } finally {
+      busy = false;
+    }
+  };
+
   port.on('message', (request: PageWorkerRequest) => {
-    load(request.candidate).then(
-      (result) => port.postMessage({ id: request.id, result } satisfies PageWorkerResponse),
-      (error: unknown) =>
-        port.postMessage({
-          id: request.id,
-          error: (error as Error).message ?? String(error),
-        } satisfies PageWorkerResponse),
-    );
+    if (request.kind === 'configure') {
+      // Page ids are the docs' own file names: `constructor` must not find Object.prototype's.
+      const known = request.options.known
+        ? Object.assign(Object.create(null) as Record<string, string>, request.options.known)
+        : undefined;
+      load = createPageLoader({ ...request.options, ...(known ? { known } : {}) });
+    } else if (request.kind === 'reset') {
+      load = null;
+    } else {
+      queue.push({ id: request.id, candidate: request.candidate });
+      void drain();
+    }
   });
+  port.postMessage({ kind: 'ready' } satisfies PageWorkerResponse);
 }
