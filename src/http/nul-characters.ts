@@ -1,14 +1,41 @@
 import { DocentError } from './errors.ts';
 
-/** Where in a parsed JSON value a string (or key) holds U+0000, as a dotted path; undefined if nowhere. */
-export function nulCharacterPath(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || '(body)' : undefined;
+/** Longest path an error names: a body nested thousands deep would otherwise get a path as long as itself. */
+const MAX_PATH_CHARS = 200;
+
+function dotted(keys: string[]): string {
+  const path = keys.join('.');
+  return path.length > MAX_PATH_CHARS ? `${path.slice(0, MAX_PATH_CHARS)}…` : path;
+}
+
+/**
+ * Where in a parsed JSON value a string (or key) holds U+0000, as a dotted path; undefined if nowhere.
+ * Walked with a stack of its own, not by recursion: JSON.parse takes a body nested hundreds of thousands
+ * deep, and a recursive walk ran out of call stack on one (a RangeError, answered 500).
+ */
+export function nulCharacterPath(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? '(body)' : undefined;
   if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const at = path === '' ? key : `${path}.${key}`;
-    if (key.includes('\u0000')) return at;
-    const found = nulCharacterPath(child, at);
-    if (found !== undefined) return found;
+  // Depth first in document order, as the recursive walk went: the first NUL found is the one named.
+  const frames: { entries: [string, unknown][]; next: number }[] = [
+    { entries: Object.entries(value), next: 0 },
+  ];
+  const keys: string[] = [];
+  for (let frame = frames.at(-1); frame !== undefined; frame = frames.at(-1)) {
+    const entry = frame.entries[frame.next++];
+    if (entry === undefined) {
+      frames.pop();
+      keys.pop();
+      continue;
+    }
+    const [key, child] = entry;
+    if (key.includes('\u0000') || (typeof child === 'string' && child.includes('\u0000'))) {
+      return dotted([...keys, key]);
+    }
+    if (child !== null && typeof child === 'object') {
+      frames.push({ entries: Object.entries(child), next: 0 });
+      keys.push(key);
+    }
   }
   return undefined;
 }
