@@ -115,7 +115,9 @@ export const htmlToText = (html: string): string =>
       if (entity.startsWith('#x') || entity.startsWith('#X'))
         return safeCodePoint(Number.parseInt(entity.slice(2), 16), whole);
       if (entity.startsWith('#')) return safeCodePoint(Number.parseInt(entity.slice(1), 10), whole);
-      return ENTITIES[entity.toLowerCase()] ?? whole;
+      // Own keys only: `&constructor;` must not find Object.prototype's.
+      const name = entity.toLowerCase();
+      return Object.hasOwn(ENTITIES, name) ? (ENTITIES[name] ?? whole) : whole;
     });
 
 const safeCodePoint = (code: number, fallback: string): string =>

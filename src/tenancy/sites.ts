@@ -137,6 +137,9 @@ export async function createSite(
 }
 
 export async function getSiteByDomain(storage: Storage, domain: string): Promise<Site | undefined> {
+  // No site has a domain the schema refuses, and one from a URL may hold what PostgreSQL cannot take
+  // as text (`%00`): not looked up at all.
+  if (!domainSchema.safeParse(domain).success) return undefined;
   return storage.db.selectFrom('sites').selectAll().where('domain', '=', domain).executeTakeFirst();
 }
 
