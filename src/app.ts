@@ -105,7 +105,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       const started = performance.now();
       await next();
       // The route pattern, not the path: labels stay few whatever clients request.
-      const route = c.res.status === 404 && routePath(c) === '/*' ? '(unmatched)' : routePath(c);
+      const matched = routePath(c);
+      const route = c.res.status === 404 && matched === '/*' ? '(unmatched)' : matched;
       metrics.request(c.req.method, route, c.res.status, (performance.now() - started) / 1000);
     });
   }

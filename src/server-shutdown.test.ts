@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from './app.ts';
 import { BuiltinAnswerer } from './assistant/builtin-answerer.ts';
 import { listThreadMessages } from './assistant/threads.ts';
+import { askBody } from './limits/limits-fixtures.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { openStorage } from './storage/database.ts';
 import { bootstrapSite } from './tenancy/bootstrap-site.ts';
@@ -23,19 +24,12 @@ async function storedAnswer(server: TestServer, threadId: string) {
   }
 }
 
-function question(text: string) {
-  return {
-    fp: 'anonymous',
-    messages: [{ id: 'u1', role: 'user', content: text, parts: [{ type: 'text', text }] }],
-  };
-}
-
 /** Starts a slow answer and reads it until its first words have arrived. */
 async function startAnswer(server: TestServer, key: string) {
   const response = await fetch(`${server.baseUrl}/v1/assistant/docs/message`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
-    body: JSON.stringify(question('How do I run Docent on PostgreSQL with backups?')),
+    body: JSON.stringify(askBody('How do I run Docent on PostgreSQL with backups?')),
   });
   expect(response.status).toBe(200);
   const threadId = response.headers.get('X-Thread-Id') ?? '';

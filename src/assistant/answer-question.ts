@@ -226,8 +226,8 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
 
       // Retrieval, the model and the start of its answer. Stopped (`refused`) when an early charge fails.
       const refused = early ? new AbortController() : undefined;
-      const reader = deps.stopping === undefined ? input.gone : goneOrStopped(input.gone, deps.stopping);
-      const gone = refused ? goneOrRefused(reader, refused) : reader;
+      const reader = deps.stopping === undefined ? input.gone : goneOr(input.gone, deps.stopping);
+      const gone = refused ? goneOr(reader, refused.signal) : reader;
       const prepare = async () => {
         const query = questionQuery(asked, previous, input.retrieval.context);
         const searchOptions: SearchOptions = {
@@ -386,39 +386,20 @@ async function storedHistory(storage: Storage, threadId: string, regenerate: boo
 }
 
 /**
- * What an answer that starts before its charge has committed listens to: the reader leaving, or the
- * charge being refused (`refused` aborted).
+ * The reader leaving, or `also` aborting (the early charge refused, the shutdown's grace period over):
+ * either ends the answer. The combined signal is made on first use, as only a model doing I/O needs one.
  */
-function goneOrRefused(gone: ReaderGone, refused: AbortController): ReaderGone {
-  let linked = false;
-  return {
-    get aborted() {
-      return gone.aborted || refused.signal.aborted;
-    },
-    get signal() {
-      if (!linked) {
-        linked = true;
-        const client = gone.signal;
-        if (client.aborted) refused.abort();
-        else client.addEventListener('abort', () => refused.abort(), { once: true });
-      }
-      return refused.signal;
-    },
-  };
-}
-
-/** The reader leaving, or the server's shutdown grace period ending: either ends the answer. */
-function goneOrStopped(gone: ReaderGone, stopping: AbortSignal): ReaderGone {
+function goneOr(gone: ReaderGone, also: AbortSignal): ReaderGone {
   let linked: AbortController | undefined;
   return {
     get aborted() {
-      return gone.aborted || stopping.aborted;
+      return gone.aborted || also.aborted;
     },
     get signal() {
       if (linked === undefined) {
         const both = new AbortController();
         linked = both;
-        for (const source of [gone.signal, stopping]) {
+        for (const source of [gone.signal, also]) {
           if (source.aborted) both.abort();
           else source.addEventListener('abort', () => both.abort(), { once: true });
         }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Storage } from '../storage/database.ts';
+import { readSnapshot, type Storage } from '../storage/database.ts';
 import type { Database } from '../storage/schema.ts';
 import { renderPageMarkdown } from './page-markdown.ts';
 import { readStoredPages } from './stored-page.ts';
@@ -46,16 +46,6 @@ interface ListedPage {
   navGroup: string | null;
 }
 
-/** The site's index generation now (undefined: no such site): what an ETag is checked against. */
-export async function llmsGeneration(storage: Storage, siteId: string): Promise<number | undefined> {
-  const row = await storage.db
-    .selectFrom('sites')
-    .select('index_generation')
-    .where('id', '=', siteId)
-    .executeTakeFirst();
-  return row?.index_generation;
-}
-
 /** `{docentUrl}/sites/{domain}/llms.txt`. */
 export function llmsTxtUrl(docentUrl: string, domain: string): string {
   return `${siteBase(docentUrl, domain)}/llms.txt`;
@@ -82,7 +72,8 @@ export async function generateLlmsTxt(
   docentUrl: string,
   options: LlmsOptions = {},
 ): Promise<LlmsText | undefined> {
-  return snapshot(storage, async (db) => {
+  // Generation, page list and pages from one snapshot, so the text is one ingestion's, never a mix.
+  return readSnapshot(storage, async (db) => {
     const generation = await generationIn(db, site.id);
     if (generation === undefined) return undefined;
     const pages = await listPages(db, site.id);
@@ -113,7 +104,8 @@ export async function generateLlmsFullTxt(
   docentUrl: string,
   options: LlmsOptions = {},
 ): Promise<LlmsText | undefined> {
-  return snapshot(storage, async (db) => {
+  // Generation, page list and pages from one snapshot, so the text is one ingestion's, never a mix.
+  return readSnapshot(storage, async (db) => {
     const generation = await generationIn(db, site.id);
     if (generation === undefined) return undefined;
     const pages = await listPages(db, site.id);
@@ -216,12 +208,6 @@ async function generationIn(db: Kysely<Database>, siteId: string): Promise<numbe
     .where('id', '=', siteId)
     .executeTakeFirst();
   return row?.index_generation;
-}
-
-/** Generation, page list and pages from one snapshot, so the text is one ingestion's, never a mix. */
-function snapshot<T>(storage: Storage, read: (db: Kysely<Database>) => Promise<T>): Promise<T> {
-  const run = storage.db.transaction();
-  return (storage.dialect === 'postgres' ? run.setIsolationLevel('repeatable read') : run).execute(read);
 }
 
 function siteBase(docentUrl: string, domain: string): string {

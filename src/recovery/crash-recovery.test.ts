@@ -10,6 +10,7 @@ import {
 } from '../assistant/providers/testing/loopback-llm.ts';
 import { getIngestionJob } from '../ingest/jobs.ts';
 import { INTERRUPTED_INGESTION_ERROR } from '../ingest/recover-interrupted-ingestions.ts';
+import { askBody } from '../limits/limits-fixtures.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import type { TemporaryDatabase } from '../storage/temporary-database.ts';
 import { createApiKey } from '../tenancy/api-keys.ts';
@@ -58,13 +59,6 @@ async function startProcess(env: Record<string, string>): Promise<Spawned> {
     void exited.then((code) => reject(new Error(`server exited with ${code}: ${lines.join('\n')}`)));
   });
   return { child, port, exited };
-}
-
-function question(text: string) {
-  return {
-    fp: 'anonymous',
-    messages: [{ id: `u_${text.length}`, role: 'user', content: text, parts: [{ type: 'text', text }] }],
-  };
 }
 
 /**
@@ -123,7 +117,7 @@ describe.each(dialects)('a server killed mid-answer and restarted, on %s', (dial
       fetch(`http://127.0.0.1:${port}/v1/assistant/crash/message`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
-        body: JSON.stringify(question(text)),
+        body: JSON.stringify(askBody(text)),
       });
 
     for (let i = 0; i < COMPLETED; i++) {

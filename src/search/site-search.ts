@@ -1,4 +1,4 @@
-import type { Storage } from '../storage/database.ts';
+import { readSnapshot, type Storage } from '../storage/database.ts';
 import { buildSearchIndex, type SearchIndex, searchIndex } from './search-index.ts';
 import type { IndexableChunk, SearchOptions } from './types.ts';
 
@@ -107,9 +107,7 @@ export class SiteSearch {
   private async load(siteId: string): Promise<LoadedIndex> {
     // Generation, pages and chunks must come from one snapshot, or the cache could pair a new
     // generation number with a half-read old site.
-    const run = this.storage.db.transaction();
-    const tx = this.storage.dialect === 'postgres' ? run.setIsolationLevel('repeatable read') : run;
-    const loaded = await tx.execute(async (trx) => {
+    const loaded = await readSnapshot(this.storage, async (trx) => {
       const site = await trx
         .selectFrom('sites')
         .select(['index_generation', 'base_url'])

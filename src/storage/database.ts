@@ -150,6 +150,15 @@ function withStatementCache(connection: SQLite.Database): SQLite.Database {
   });
 }
 
+/**
+ * Runs `read` in one transaction that sees one committed state of the database throughout (SQLite's
+ * transactions always do; PostgreSQL needs `repeatable read`), for reads that must not mix two writes.
+ */
+export function readSnapshot<T>(storage: Storage, read: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  const run = storage.db.transaction();
+  return (storage.dialect === 'postgres' ? run.setIsolationLevel('repeatable read') : run).execute(read);
+}
+
 export async function migrate(storage: Storage): Promise<void> {
   const migrator = new Migrator({ db: storage.db, provider: migrationProvider });
   const { error } = await migrator.migrateToLatest();

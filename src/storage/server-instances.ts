@@ -24,7 +24,7 @@ function hostIdentity(): string {
     namespace = fs.readlinkSync('/proc/self/ns/pid');
   } catch {
     // Not Linux: the host name alone; a dead process is then found by its heartbeat only.
-    return `${os.hostname()}`;
+    return os.hostname();
   }
   return `${os.hostname()}/${namespace}`;
 }

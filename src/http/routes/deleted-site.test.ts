@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askBody } from '../../limits/limits-fixtures.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { deleteSite } from '../../tenancy/sites.ts';
 import { dialects } from '../../testing/databases.ts';
@@ -19,17 +20,13 @@ describe.each(dialects)('a site deleted behind the cache on %s', (dialect) => {
     await server?.stop();
   });
 
-  const v1 = (text: string) => ({
-    fp: 'anonymous',
-    messages: [{ id: 'u1', role: 'user', content: text, parts: [{ type: 'text', text }] }],
-  });
   const v2 = (text: string) => ({
     fp: 'anonymous',
     messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text }] }],
   });
 
   it.each([
-    ['/v1/assistant/{domain}/message', v1('How do I install it?')],
+    ['/v1/assistant/{domain}/message', askBody('How do I install it?')],
     ['/v2/assistant/{domain}/message', v2('How do I install it?')],
     ['/v1/search/{domain}', { query: 'install' }],
     ['/v1/context/{domain}', { query: 'install' }],

@@ -1,13 +1,8 @@
 import { Hono } from 'hono';
 import type { TrustProxy } from '../../config.ts';
-import {
-  generateLlmsFullTxt,
-  generateLlmsTxt,
-  type LlmsSite,
-  type LlmsText,
-  llmsGeneration,
-} from '../../pages/llms-txt.ts';
+import { generateLlmsFullTxt, generateLlmsTxt, type LlmsSite, type LlmsText } from '../../pages/llms-txt.ts';
 import type { Storage } from '../../storage/database.ts';
+import { getIndexGeneration } from '../../tenancy/sites.ts';
 import type { TenancyCache } from '../../tenancy/tenancy-cache.ts';
 import type { AppEnv } from '../app-env.ts';
 import { DocentError } from '../errors.ts';
@@ -46,7 +41,7 @@ export function llmsTxtRoute(deps: {
     route.get(`/sites/:domain/${name}`, async (c) => {
       const site = await deps.tenancy.siteByDomain(c.req.param('domain'));
       // Read now rather than from the cached site row: an ingestion by another process moves it.
-      const current = site ? await llmsGeneration(deps.storage, site.id) : undefined;
+      const current = site ? await getIndexGeneration(deps.storage, site.id) : undefined;
       if (!site || current === undefined) throw new DocentError('not_found', 'No such site');
       const etagOf = (generation: number) => `"${name}-${site.domain}-${generation}-v${FORMAT_VERSION}"`;
       if (etagMatches(c.req.header('If-None-Match'), etagOf(current)))
