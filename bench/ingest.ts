@@ -5,8 +5,8 @@
  * second for each (bench/lib/ingestion.ts; `npm run bench` runs it on every corpus).
  */
 import os from 'node:os';
-import { loadConfig } from '../src/config.ts';
 import { corpusDir } from '../src/testing/paths.ts';
+import { readTestServiceSettings } from '../src/testing/test-services.ts';
 import { measureIngestion } from './lib/ingestion.ts';
 
 const args = process.argv.slice(2);
@@ -16,7 +16,7 @@ const TARGET_SECONDS = 10;
 
 const { runs, changedPage } = await measureIngestion(dir, {
   dialect,
-  serverUrl: loadConfig().testPostgresUrl,
+  serverUrl: readTestServiceSettings().postgresUrl,
 });
 console.log(`ingest benchmark: ${dir}`);
 console.log(`database: ${dialect}; machine: ${os.cpus().length} cores, Node ${process.version}`);

@@ -8,7 +8,6 @@
 import crypto from 'node:crypto';
 import { Hono } from 'hono';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.ts';
 import type { AppEnv } from '../src/http/app-env.ts';
 import { createAssistantAccess } from '../src/http/assistant-access.ts';
 import { handleError } from '../src/http/error-handler.ts';
@@ -21,11 +20,11 @@ import { RedisRateLimitStore } from '../src/limits/redis-rate-limit-store.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { createTemporaryDatabase } from '../src/storage/temporary-database.ts';
 import { TenancyCache } from '../src/tenancy/tenancy-cache.ts';
+import { readTestServiceSettings } from '../src/testing/test-services.ts';
 
 const args = process.argv.slice(2);
 const requests = Number(args[args.indexOf('--requests') + 1] ?? 0) || 2000;
 const WARMUP = 100;
-const config = loadConfig();
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
@@ -36,7 +35,7 @@ async function measure(
   dialect: 'sqlite' | 'postgres',
   openStore: () => Promise<RateLimitStore>,
 ) {
-  const temporary = await createTemporaryDatabase(dialect, config.testPostgresUrl);
+  const temporary = await createTemporaryDatabase(dialect, readTestServiceSettings().postgresUrl);
   const storage = await openStorage(temporary.url);
   const store = await openStore();
   try {
@@ -100,7 +99,7 @@ console.log(
 );
 await measure('SQLite + in-process store', 'sqlite', async () => new MemoryRateLimitStore());
 await measure('PostgreSQL + Redis store', 'postgres', () =>
-  RedisRateLimitStore.connect(config.redisUrl ?? config.testRedisUrl, {
+  RedisRateLimitStore.connect(readTestServiceSettings().redisUrl, {
     keyPrefix: `docent-bench:${crypto.randomBytes(4).toString('hex')}:`,
   }),
 );

@@ -11,13 +11,13 @@
 import os from 'node:os';
 import { pino } from 'pino';
 import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { generateLlmsFullTxt, generateLlmsTxt, type LlmsText } from '../src/pages/llms-txt.ts';
 import { SiteSearch } from '../src/search/site-search.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { createTemporaryDatabase } from '../src/storage/temporary-database.ts';
 import { bootstrapSite } from '../src/tenancy/bootstrap-site.ts';
 import { corpusDir } from '../src/testing/paths.ts';
+import { readTestServiceSettings } from '../src/testing/test-services.ts';
 
 const args = process.argv.slice(2);
 const dialect = args.includes('--postgres') ? 'postgres' : 'sqlite';
@@ -31,7 +31,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
-const temporary = await createTemporaryDatabase(dialect, loadConfig().testPostgresUrl);
+const temporary = await createTemporaryDatabase(dialect, readTestServiceSettings().postgresUrl);
 const storage = await openStorage(temporary.url);
 try {
   const ingestStarted = performance.now();

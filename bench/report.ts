@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { corpusDir, evalSetDir, repoRoot, sharedDir } from '../src/testing/paths.ts';
+import { readTestServiceSettings } from '../src/testing/test-services.ts';
 import { latencyChartSpec, qualityChartSpec, renderSvg } from './lib/charts.ts';
 import { runEndpointBench } from './lib/endpoint.ts';
 import { type IngestionMeasurement, type KeptSite, measureIngestion } from './lib/ingestion.ts';
@@ -41,10 +42,7 @@ const outDir = path.resolve(
 const only = new Set((values.only?.split(',') ?? SECTIONS) as Section[]);
 for (const s of only)
   if (!SECTIONS.includes(s)) throw new Error(`unknown section "${s}"; use ${SECTIONS.join(', ')}`);
-const postgresUrl =
-  values['postgres-url'] ??
-  process.env.DOCENT_TEST_POSTGRES_URL ??
-  'postgres://postgres@127.0.0.1:5432/postgres';
+const postgresUrl = values['postgres-url'] ?? readTestServiceSettings().postgresUrl;
 
 /** What each mode measures: quick keeps every kind of measurement, on less data for less time. */
 const plan = quick

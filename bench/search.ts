@@ -15,7 +15,6 @@ import { serve } from '@hono/node-server';
 import { pino } from 'pino';
 import { Pool } from 'undici';
 import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { ingestSite } from '../src/ingest/ingest-site.ts';
 import { SiteSearch } from '../src/search/site-search.ts';
 import { openStorage } from '../src/storage/database.ts';
@@ -25,6 +24,7 @@ import { createOrganization, setOrganizationPlan } from '../src/tenancy/organiza
 import { upsertPlan } from '../src/tenancy/plans.ts';
 import { createSite } from '../src/tenancy/sites.ts';
 import { corpusDir } from '../src/testing/paths.ts';
+import { readTestServiceSettings } from '../src/testing/test-services.ts';
 
 const args = process.argv.slice(2);
 const dialect = args.includes('--postgres') ? 'postgres' : 'sqlite';
@@ -37,7 +37,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
-const temporary = await createTemporaryDatabase(dialect, loadConfig().testPostgresUrl);
+const temporary = await createTemporaryDatabase(dialect, readTestServiceSettings().postgresUrl);
 const storage = await openStorage(temporary.url);
 try {
   const org = await createOrganization(storage, { name: 'bench' });

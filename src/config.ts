@@ -42,7 +42,6 @@ const envSchema = z.object({
   // Links readers click: http(s) only, like a site's base URL.
   DOCENT_PUBLIC_URL: httpUrl.optional(),
   DOCENT_SEED_DEMO: booleanFlag.default('true'),
-  DOCENT_TEST_POSTGRES_URL: z.string().default('postgres://postgres@127.0.0.1:5432/postgres'),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
@@ -55,7 +54,6 @@ const envSchema = z.object({
   DOCENT_TENANCY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(DEFAULT_TENANCY_CACHE_MS),
   DOCENT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   DOCENT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
-  DOCENT_TEST_REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   DOCENT_MODEL: z.string().default('builtin'),
   DOCENT_MODEL_BASE_URL: httpUrl.optional(),
   DOCENT_MODEL_API_KEY: z.string().optional(),
@@ -114,8 +112,6 @@ export interface Config {
   docsDir: string;
   publicUrl: string | null;
   seedDemo: boolean;
-  /** Server that test suites create throwaway PostgreSQL databases on. */
-  testPostgresUrl: string;
   /** Shared rate-limit store for several processes; null keeps counters in the process. */
   redisUrl: string | null;
   trustProxy: TrustProxy;
@@ -130,8 +126,6 @@ export interface Config {
   shutdownGraceMs: number;
   /** Bearer token for `GET /metrics`; null: no metrics endpoint. */
   metricsToken: string | null;
-  /** Redis that test suites use (with a random key prefix each). */
-  testRedisUrl: string;
   /** Language-model providers. Holds API keys: never log this object. */
   model: ModelConfig;
 }
@@ -159,14 +153,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     docsDir: e.DOCENT_DOCS_DIR,
     publicUrl: e.DOCENT_PUBLIC_URL?.replace(/\/+$/, '') ?? null,
     seedDemo: e.DOCENT_SEED_DEMO,
-    testPostgresUrl: e.DOCENT_TEST_POSTGRES_URL,
     redisUrl: e.REDIS_URL ?? null,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     docsRoot: e.DOCENT_DOCS_ROOT ?? null,
     tenancyCacheMs: e.DOCENT_TENANCY_CACHE_MS,
     shutdownGraceMs: e.DOCENT_SHUTDOWN_GRACE_MS,
     metricsToken: e.DOCENT_METRICS_TOKEN ?? null,
-    testRedisUrl: e.DOCENT_TEST_REDIS_URL,
     model: {
       default: parseModelSpec(e.DOCENT_MODEL),
       openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL ?? null },

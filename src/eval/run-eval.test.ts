@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../config.ts';
 import { evalSetDir } from '../testing/paths.ts';
+import { testPostgresUrl } from '../testing/services.ts';
 import { tokenF1 } from './answer-metrics.ts';
 import { type EvalReport, runEval } from './run-eval.ts';
 
@@ -18,7 +18,7 @@ describe.each(Object.keys(plainBm25))('retrieval quality on %s', (set) => {
     if (!floor) throw new Error(set);
     const sqlite = await runEval(evalSetDir(set), { database: { dialect: 'sqlite' } });
     const postgres = await runEval(evalSetDir(set), {
-      database: { dialect: 'postgres', serverUrl: loadConfig().testPostgresUrl },
+      database: { dialect: 'postgres', serverUrl: testPostgresUrl() },
     });
     for (const report of [sqlite, postgres]) {
       expect(report['hit@5']).toBeGreaterThan(floor.hit5);

@@ -1,6 +1,6 @@
-import { loadConfig } from '../config.ts';
 import { type DialectName, openStorage, type Storage } from '../storage/database.ts';
 import { createTemporaryDatabase, type TemporaryDatabase } from '../storage/temporary-database.ts';
+import { testPostgresUrl } from './services.ts';
 
 export const dialects: DialectName[] = ['sqlite', 'postgres'];
 
@@ -12,8 +12,8 @@ export interface TestDatabase {
 }
 
 /**
- * A fresh, migrated database of the given dialect. PostgreSQL tests always run: when the server is
- * not there the test fails loudly instead of being skipped.
+ * A fresh, migrated database of the given dialect. PostgreSQL tests always run: with no server
+ * configured the global setup starts one (test-services.ts).
  */
 export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
   const temporary = await createTemporaryTestDatabase(dialect);
@@ -30,5 +30,5 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
 
 /** An empty (not migrated) database, for tests that start servers or CLIs on it. */
 export function createTemporaryTestDatabase(dialect: DialectName): Promise<TemporaryDatabase> {
-  return createTemporaryDatabase(dialect, loadConfig().testPostgresUrl);
+  return createTemporaryDatabase(dialect, testPostgresUrl());
 }

