@@ -3,7 +3,7 @@
  *
  * The time to first token (TTFT) Docent adds over a model provider. A loopback OpenAI-compatible provider
  * (this script with `--role provider`, its own process) sends its first token after `--delay` ms and then
- * `--tokens` more `--token-delay` ms apart; one Docent process (src/main.ts, SQLite, the repository's own
+ * `--tokens` more `--token-delay` ms apart; one Docent process (the build, as `npm start` runs it; SQLite, the repository's own
  * docs/ as the site) is pointed at it. The same provider is then asked three ways, in alternating blocks
  * at 1 and at 32 concurrent clients (`--rounds` rounds, the order of the three rotating so a drift of the
  * machine's speed weighs on each alike, after one unmeasured block per side and level):
@@ -30,7 +30,7 @@ import { BUILTIN_MODEL_CONFIG, type ModelConfig } from '../src/config.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { bootstrapSite } from '../src/tenancy/bootstrap-site.ts';
 import type { Site } from '../src/tenancy/sites.ts';
-import { startNodeScript } from './lib/processes.ts';
+import { ensureBuild, startNodeScript } from './lib/processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -132,8 +132,9 @@ async function runBench(): Promise<void> {
   });
   await storage.close();
 
+  ensureBuild();
   const docent = await startNodeScript(
-    ['src/main.ts'],
+    ['scripts/start.mjs'],
     {
       PORT: '0',
       HOST: '127.0.0.1',

@@ -19,7 +19,7 @@ import { runEndpointBench } from './lib/endpoint.ts';
 import { type IngestionMeasurement, type KeptSite, measureIngestion } from './lib/ingestion.ts';
 import { commitInfo, machineInfo } from './lib/machine.ts';
 import { measurePeakRss } from './lib/memory.ts';
-import { type BenchReport, renderMarkdown } from './lib/render-report.ts';
+import { type BenchReport, memoryBarLine, renderMarkdown } from './lib/render-report.ts';
 import { runRetrievalComparison } from './lib/retrieval.ts';
 import { SEARCH_ENGINES } from './lib/search-engines.ts';
 
@@ -165,9 +165,11 @@ try {
 
   const largest = kept as { corpus: string; pages: number; site: KeptSite } | null;
   if (only.has('memory') && largest) {
-    report.memory = await timed('memory', () =>
+    const memory = await timed('memory', () =>
       measurePeakRss({ corpus: largest.corpus, site: largest.site, ...plan.memory }),
     );
+    report.memory = memory;
+    log(`  ${memory.corpus}, ${memory.concurrency} clients: ${memoryBarLine(memory).replaceAll('**', '')}`);
   }
 } finally {
   await (kept as { site: KeptSite } | null)?.site.temporary.remove();

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,9 +7,22 @@ import type { TemporaryDatabase } from './storage/temporary-database.ts';
 import { createTemporaryTestDatabase } from './testing/databases.ts';
 import { repoRoot } from './testing/paths.ts';
 
+/** Relative imports in the build that still name a `.ts` file: each would need a TypeScript loader. */
+function typeScriptImports(dir: string): string[] {
+  const found: string[] = [];
+  for (const item of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!item.isFile() || !item.name.endsWith('.js')) continue;
+    const file = path.join(item.parentPath, item.name);
+    const text = fs.readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/(?:from|import\()\s*['"](\.{1,2}\/[^'"]+\.ts)['"]/g))
+      found.push(`${path.relative(dir, file)}: ${match[1]}`);
+  }
+  return found;
+}
+
 /**
- * `npm start` as a new user runs it: an empty database, the bundled docs, and the printed curl call
- * must work as printed.
+ * `npm start` as a new user runs it: a checkout with no build (it builds first), an empty database,
+ * the bundled docs, and the printed curl call must work as printed.
  */
 describe('npm start on an empty database', () => {
   let child: ChildProcess | undefined;
@@ -22,12 +36,18 @@ describe('npm start on an empty database', () => {
     await database?.remove();
   });
 
-  it('seeds the demo site, prints a key and a working request, and shuts down on SIGTERM', async () => {
+  it('builds, seeds the demo site, prints a key and a working request, and shuts down on SIGTERM', async () => {
     database = await createTemporaryTestDatabase('sqlite');
-    child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
+    // As on a fresh checkout: no finished build, so start builds dist/ first.
+    fs.rmSync(path.join(repoRoot, 'dist', '.built'), { force: true });
+    child = spawn(process.execPath, [path.join(repoRoot, 'scripts/start.mjs')], {
       cwd: repoRoot,
       env: { ...process.env, DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
     });
     const lines: string[] = [];
     const port = await new Promise<number>((resolve, reject) => {
@@ -40,8 +60,14 @@ describe('npm start on an empty database', () => {
           // Not a log line: the human-readable banner.
         }
       });
-      child?.once('exit', (code) => reject(new Error(`exited with ${code}: ${lines.join('\n')}`)));
+      child?.once('exit', (code) => reject(new Error(`exited with ${code}: ${lines.join('\n')}\n${stderr}`)));
     });
+    expect(stderr).toContain('docent: building dist/ first (no build yet): npm run build');
+    // The compiled server: no TypeScript left to load, and the demo's pages were parsed by the compiled
+    // page worker (the TypeScript boot file is not in dist/).
+    expect(fs.existsSync(path.join(repoRoot, 'dist', 'main.js'))).toBe(true);
+    expect(fs.existsSync(path.join(repoRoot, 'dist', 'ingest', 'page-worker.js'))).toBe(true);
+    expect(typeScriptImports(path.join(repoRoot, 'dist'))).toEqual([]);
     const output = lines.join('\n');
     expect(output).toMatch(/Demo site "demo" created from .+docs \(\d+ pages\)/);
     const key = output.match(/svc_dsc_[A-Za-z0-9]+/)?.[0];

@@ -18,10 +18,9 @@ import { readEvalSet } from '../../src/search/eval-set.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import { createTemporaryDatabase } from '../../src/storage/temporary-database.ts';
 import { bootstrapSite } from '../../src/tenancy/bootstrap-site.ts';
-import { setOrganizationPlan } from '../../src/tenancy/organizations.ts';
-import { upsertPlan } from '../../src/tenancy/plans.ts';
 import { repoRoot } from '../../src/testing/paths.ts';
 import { type LoadResult, type LoadSamples, sampleLoad, summarizeLoad } from '../load.ts';
+import { putOnUnlimitedPlan } from './bench-plan.ts';
 import {
   type StartedProcess,
   startBareServer,
@@ -29,9 +28,6 @@ import {
   startNodeScript,
   stopProcess,
 } from './processes.ts';
-
-/** The plan the benchmark organization is put on: limits far above what a run sends. */
-const BENCH_PLAN = 'bench-unlimited';
 
 export const LOOPBACK_MODULE = 'src/assistant/providers/testing/loopback-llm.ts';
 /** Tokens each loopback completion streams. */
@@ -182,15 +178,7 @@ export async function runEndpointBench(options: EndpointOptions): Promise<Endpoi
   let assistantKey: string;
   try {
     const boot = await bootstrapSite(storage, { domain: 'bench', docsDir: set.docsDir });
-    // The default plan's 10,000 requests per hour (and per IP per day) are less than one run sends:
-    // the benchmark measures the work of answering, so its organization is on a plan without limits.
-    await upsertPlan(storage, BENCH_PLAN, {
-      name: 'benchmark',
-      monthlyCredits: 1_000_000_000,
-      orgRequestsPerHour: 1_000_000_000,
-      ipRequestsPerDay: 1_000_000_000,
-    });
-    await setOrganizationPlan(storage, boot.organization.id, BENCH_PLAN);
+    await putOnUnlimitedPlan(storage, boot.organization.id);
     assistantKey = boot.assistantKey;
     pages = boot.ingestion.counts.pages;
   } finally {
@@ -233,7 +221,7 @@ export async function runEndpointBench(options: EndpointOptions): Promise<Endpoi
       {
         name: builtinV1,
         description:
-          'Docent src/main.ts, SQLite, DOCENT_MODEL=builtin, POST /v1/assistant/bench/message: auth, thread writes, search, extractive answer',
+          'Docent (the build: dist/main.js), SQLite, DOCENT_MODEL=builtin, POST /v1/assistant/bench/message: auth, thread writes, search, extractive answer',
         wire: 'v1',
         bare: BARE_V1,
         process: builtin,

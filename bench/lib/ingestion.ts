@@ -12,6 +12,7 @@ import { createTemporaryDatabase, type TemporaryDatabase } from '../../src/stora
 import { createApiKey } from '../../src/tenancy/api-keys.ts';
 import { createOrganization } from '../../src/tenancy/organizations.ts';
 import { createSite } from '../../src/tenancy/sites.ts';
+import { putOnUnlimitedPlan } from './bench-plan.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -83,6 +84,7 @@ export async function measureIngestion(
     }
     const measurement = { corpus: path.basename(corpusDir), dialect: options.dialect, runs, changedPage };
     if (!options.keep) return measurement;
+    await putOnUnlimitedPlan(storage, org.id);
     const { key } = await createApiKey(storage, {
       organizationId: org.id,
       siteId: site.id,

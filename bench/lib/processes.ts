@@ -1,8 +1,9 @@
 /**
  * Child processes for the benchmarks: servers run in their own Node process (so their CPU and memory
- * are theirs alone), started with tsx and stopped with SIGTERM; their memory is read from /proc.
+ * are theirs alone), started as `npm start` starts them and stopped with SIGTERM; their memory is read
+ * from /proc.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { repoRoot } from '../../src/testing/paths.ts';
@@ -14,8 +15,9 @@ export interface StartedProcess<T> {
 }
 
 /**
- * Runs `node --import tsx <args…>` from the repository root and resolves once `ready` returns a value
- * for a line the child printed on stdout. Rejects if the child exits first or `timeoutMs` passes.
+ * Runs `node <args…>` from the repository root (with `--import tsx` when the script is TypeScript) and
+ * resolves once `ready` returns a value for a line the child printed on stdout. Rejects if the child
+ * exits first or `timeoutMs` passes.
  */
 export function startNodeScript<T>(
   args: string[],
@@ -25,7 +27,8 @@ export function startNodeScript<T>(
   /** Node flags before the script (e.g. `--cpu-prof`); none by default, as `npm start` runs. */
   nodeArgs: string[] = [],
 ): Promise<StartedProcess<T>> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...args], {
+  const loader = args[0]?.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -87,13 +90,28 @@ export function processMemory(pid: number | undefined): { rss: number; peak: num
   }
 }
 
-/** Starts `src/main.ts` on a free port with the given database and returns its origin. */
+let built = false;
+
+/** Builds dist/ when it is missing or older than the sources, once per benchmark process. */
+export function ensureBuild(): void {
+  if (built) return;
+  const result = spawnSync(process.execPath, ['scripts/start.mjs', '--build-only'], {
+    cwd: repoRoot,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) throw new Error(`npm run build failed (exit ${result.status})`);
+  built = true;
+}
+
+/** Starts the compiled server (`npm start`) on a free port with the given database; returns its origin. */
 export async function startDocentServer(
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<StartedProcess<string>> {
+  ensureBuild();
   return startNodeScript(
-    ['src/main.ts'],
+    // What `npm start` runs: the compiled server, built first when the build is missing or stale.
+    ['scripts/start.mjs'],
     {
       DATABASE_URL: databaseUrl,
       PORT: '0',

@@ -358,7 +358,7 @@ export function renderMarkdown(report: BenchReport): string {
     out.push('## Memory under load', '');
     out.push(
       `Data: the largest corpus ingested above, **${mem.corpus}** (${mem.pages} pages, ${mem.chunks} chunks, SQLite), served by ` +
-        `one Docent process (\`src/main.ts\`, built-in answerer) while ${mem.concurrency} undici clients send assistant requests ` +
+        `one Docent process (the production build, \`dist/main.js\` as \`npm start\` runs it; built-in answerer) while ${mem.concurrency} undici clients send assistant requests ` +
         `for ${mem.seconds} s (the ${mem.queries} page titles of the corpus as questions, round-robin, after a warm-up). ` +
         "Resident memory is read from the server's `/proc/<pid>/status`: VmRSS sampled every 100 ms, VmHWM (the kernel's " +
         'peak) at the end.',
@@ -381,10 +381,12 @@ export function renderMarkdown(report: BenchReport): string {
             mib(mem.peakRssBytes),
             mem.load.rps.toFixed(0),
             `${ms(mem.load.ttfbMs.p50)} / ${ms(mem.load.ttfbMs.p99)}`,
-            String(mem.load.errors),
+            errorsWithReasons(mem.load),
           ],
         ],
       ),
+      '',
+      memoryBarLine(mem),
       '',
     );
   }
@@ -403,4 +405,24 @@ export function renderMarkdown(report: BenchReport): string {
     '',
   );
   return out.join('\n');
+}
+
+/** Issue #14's bar: the production build serving the largest corpus at 32 clients peaks under 300 MB. */
+export const MEMORY_BAR_BYTES = 300_000_000;
+
+export function memoryBarLine(mem: MemoryMeasurement): string {
+  const verdict =
+    mem.concurrency !== 32
+      ? `not judged: this run used ${mem.concurrency} clients (the bar is for 32)`
+      : mem.load.errors > 0
+        ? 'not judged: requests failed during the run'
+        : mem.peakRssBytes < MEMORY_BAR_BYTES
+          ? '**met**'
+          : '**not met**';
+  return `Bar: peak RSS under 300 MB (${mib(MEMORY_BAR_BYTES)}) at 32 clients; measured ${mib(mem.peakRssBytes)}: ${verdict}.`;
+}
+
+function errorsWithReasons(load: { errors: number; failures: Record<string, number> }): string {
+  const reasons = Object.entries(load.failures).map(([why, n]) => `${n} ${why}`);
+  return reasons.length === 0 ? String(load.errors) : `${load.errors} (${reasons.join(', ')})`;
 }

@@ -100,9 +100,17 @@ interface Lane {
 const defaultLimits = (options: PageLoaderPoolOptions): boolean =>
   (options.maxOldGenerationSizeMb ?? PAGE_WORKER_MAX_OLD_GENERATION_MB) === PAGE_WORKER_MAX_OLD_GENERATION_MB;
 
+/**
+ * The build (`npm run build`, dist/) runs the compiled worker as it is; from the TypeScript sources
+ * (tests, `npm run docent`) a boot file registers the TypeScript loader in the worker first.
+ */
+const PAGE_WORKER_URL = import.meta.url.endsWith('.js')
+  ? new URL('./page-worker.js', import.meta.url)
+  : new URL('./page-worker-boot.mjs', import.meta.url);
+
 function spawnPageWorker(maxOldGenerationSizeMb: number): Worker {
-  return new Worker(new URL('./page-worker-boot.mjs', import.meta.url), {
-    // Start clean: the boot file registers the TypeScript loader itself, whatever the host runs.
+  return new Worker(PAGE_WORKER_URL, {
+    // Start clean: whatever flags the host runs with, a worker needs none of them.
     execArgv: [],
     resourceLimits: {
       // Kept a quarter of the cap at most, so that the small caps of tests end workers cleanly too.
