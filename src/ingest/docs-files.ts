@@ -1,6 +1,13 @@
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  DocsFolderLimitError,
+  MAX_DOCS_FOLDER_DEPTH,
+  MAX_DOCS_FOLDER_ENTRIES,
+  MAX_DOCS_PAGE_FILES,
+  MAX_DOCS_TOTAL_BYTES,
+} from './ingest-limits.ts';
 
 /** Folders that never hold pages: dependencies, build output, VCS and tool dot-folders. */
 const IGNORED_DIRS = new Set(['node_modules']);
@@ -17,6 +24,9 @@ export interface DocsFiles {
 }
 
 export const SYMLINKED_FOLDER_REASON = 'symbolic link to a folder; not followed';
+export const TOO_DEEP_REASON = `nested deeper than ${MAX_DOCS_FOLDER_DEPTH} folders; not read`;
+
+const STAT_BATCH = 256;
 
 export const pageIdOf = (file: string): string => file.replace(/\.(mdx|md)$/i, '');
 
@@ -31,11 +41,21 @@ export const isPageFile = (name: string): boolean => /\.(mdx|md)$/i.test(name);
  * special files included: reading goes through contained-file.ts, which refuses what leaves the folder or
  * is not a regular file with a warning naming the entry.
  */
-export const listDocsFiles = async (root: string): Promise<DocsFiles> => {
+export const listDocsFiles = async (
+  root: string,
+  /** MAX_DOCS_FOLDER_ENTRIES; smaller only in tests, where two hundred thousand files take minutes. */
+  maxEntries = MAX_DOCS_FOLDER_ENTRIES,
+): Promise<DocsFiles> => {
   const files: string[] = [];
   const unreadable: string[] = [];
   const refused = new Map<string, string>();
-  const walk = async (rel: string): Promise<void> => {
+  let visited = 0;
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    if (depth > MAX_DOCS_FOLDER_DEPTH) {
+      unreadable.push(rel);
+      refused.set(rel, TOO_DEEP_REASON);
+      return;
+    }
     let entries: Dirent[];
     try {
       entries = await readdir(path.join(root, rel), { withFileTypes: true });
@@ -43,6 +63,11 @@ export const listDocsFiles = async (root: string): Promise<DocsFiles> => {
       unreadable.push(rel || '.');
       return;
     }
+    visited += entries.length;
+    if (visited > maxEntries)
+      throw new DocsFolderLimitError(
+        `docs folder has more than ${maxEntries} entries (MAX_DOCS_FOLDER_ENTRIES); nothing ingested`,
+      );
     const subdirs: string[] = [];
     const links: string[] = [];
     for (const entry of entries) {
@@ -56,6 +81,10 @@ export const listDocsFiles = async (root: string): Promise<DocsFiles> => {
         links.push(childRel);
       }
     }
+    if (files.length > MAX_DOCS_PAGE_FILES)
+      throw new DocsFolderLimitError(
+        `docs folder has more than ${MAX_DOCS_PAGE_FILES} .md/.mdx files (MAX_DOCS_PAGE_FILES); nothing ingested`,
+      );
     // Only to say which links are folders left out; a link to anything else is no page and is ignored.
     const linkedFolders = await Promise.all(
       links.map((link) =>
@@ -70,9 +99,10 @@ export const listDocsFiles = async (root: string): Promise<DocsFiles> => {
       unreadable.push(link);
       refused.set(link, SYMLINKED_FOLDER_REASON);
     });
-    await Promise.all(subdirs.map(walk));
+    await Promise.all(subdirs.map((subdir) => walk(subdir, depth + 1)));
   };
-  await walk('');
+  await walk('', 0);
+  await checkTotalBytes(root, files);
   files.sort(comparePaths);
   const byPageId = new Map<string, string>();
   for (const file of files) {
@@ -82,6 +112,29 @@ export const listDocsFiles = async (root: string): Promise<DocsFiles> => {
   }
   unreadable.sort(comparePaths);
   return { files, byPageId, unreadable, refused };
+};
+
+/**
+ * Sizes from lstat: a link counts as the link itself, since reading one is refused unless it stays in
+ * the folder, and then at most MAX_PAGE_FILE_BYTES is read of it.
+ */
+const checkTotalBytes = async (root: string, files: readonly string[]): Promise<void> => {
+  let total = 0;
+  for (let i = 0; i < files.length; i += STAT_BATCH) {
+    const sizes = await Promise.all(
+      files.slice(i, i + STAT_BATCH).map((file) =>
+        lstat(path.join(root, file)).then(
+          (info) => (info.isFile() ? info.size : 0),
+          () => 0,
+        ),
+      ),
+    );
+    for (const size of sizes) total += size;
+    if (total > MAX_DOCS_TOTAL_BYTES)
+      throw new DocsFolderLimitError(
+        `docs folder's .md/.mdx files hold more than ${MAX_DOCS_TOTAL_BYTES} bytes (MAX_DOCS_TOTAL_BYTES); nothing ingested`,
+      );
+  }
 };
 
 /** Plain code-unit order, so output does not depend on the machine's locale. */

@@ -43,7 +43,10 @@ export const loadDocsFolder = async (
 
   const sink = new WarningSink();
   const docs = await listDocsFiles(root);
-  for (const rel of docs.unreadable) sink.add({ file: rel, message: 'cannot read directory; skipped' }, 'io');
+  for (const rel of docs.unreadable) {
+    const reason = docs.refused.get(rel);
+    sink.add({ file: rel, message: reason ?? 'cannot read directory; skipped' }, 'io');
+  }
 
   const navigation = await readNavigation(root, sink);
   const summary: NavigationSummary = navigation?.summary ?? {

@@ -3,7 +3,9 @@ import { analyzeChunk } from '../search/analyze.ts';
 import { chunkPage } from './chunk-page.ts';
 import { containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { contentHash } from './content-hash.ts';
+import { MAX_PAGE_CHUNKS } from './ingest-limits.ts';
 import { treeToBlocks } from './mdx-to-sections.ts';
+import { parseCostProblem } from './parse-cost.ts';
 import { parseSource } from './parse-markdown.ts';
 import { SnippetStore } from './snippets.ts';
 import type { ParsedChunk, ParsedPage, Warning } from './types.ts';
@@ -136,6 +138,11 @@ export const createPageLoader = (
     if (skippedByFrontMatter(source, options.indexHidden)) {
       return { page: null, skipped: true, warnings, snippetFiles: [] };
     }
+    const tooCostly = parseCostProblem(source);
+    if (tooCostly !== null) {
+      warnings.push({ file, message: `${tooCostly}; skipped` });
+      return { page: null, skipped: false, warnings, snippetFiles: [] };
+    }
     const parsed = parseSource(file, source, (w) => warnings.push(w));
     const fm = parsed.frontMatter;
     if (skipFlags(fm, options.indexHidden)) {
@@ -146,15 +153,25 @@ export const createPageLoader = (
     warnings.push(...resolved.warnings);
     const blocks = treeToBlocks(parsed.tree, {
       snippets: resolved,
+      pageChars: source.length,
       onCycle: (chain) => {
         const at = chain[chain.length - 2] ?? file;
         warnings.push({ file: at, message: `snippet import cycle ${chain.join(' → ')}; not inlined again` });
       },
+      onLimit: (message) => warnings.push({ file, message }),
     });
     const firstH1 = blocks.find((b) => b.kind === 'heading' && b.depth === 1)?.text ?? null;
     const title =
       frontMatterString(fm.title) ?? frontMatterString(fm.sidebarTitle) ?? firstH1 ?? baseName(candidate.id);
     const description = frontMatterString(fm.description);
+    let chunks = chunkPage({ title, description, blocks });
+    if (chunks.length > MAX_PAGE_CHUNKS) {
+      warnings.push({
+        file,
+        message: `page makes ${chunks.length} chunks; only the first ${MAX_PAGE_CHUNKS} are indexed (MAX_PAGE_CHUNKS)`,
+      });
+      chunks = chunks.slice(0, MAX_PAGE_CHUNKS);
+    }
     const page: ParsedPage = {
       path: candidate.id,
       title,
@@ -170,7 +187,7 @@ export const createPageLoader = (
         versions: candidate.versions,
         languages: candidate.languages,
       }),
-      chunks: analyzed(chunkPage({ title, description, blocks }), title, candidate, options.analyze ?? false),
+      chunks: analyzed(chunks, title, candidate, options.analyze ?? false),
     };
     return { page, skipped: false, warnings, snippetFiles: resolved.files };
   };

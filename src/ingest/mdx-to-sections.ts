@@ -5,15 +5,20 @@ import type {
   MdxJsxFlowElement,
   MdxJsxTextElement,
 } from 'mdast-util-mdx';
-import type { ImportScope, ResolvedSnippets } from './snippets.ts';
+import { MAX_PAGE_EXPANDED_CHARS, MAX_SNIPPET_DEPTH } from './ingest-limits.ts';
+import type { ImportScope, LoadedSnippet, ResolvedSnippets } from './snippets.ts';
 
 /** A page flattened into what chunking needs: headings and text blocks, in reading order. */
 export type Block = { kind: 'heading'; depth: number; text: string } | { kind: 'text'; text: string };
 
 export interface RenderOptions {
   snippets: ResolvedSnippets;
+  /** Length of the page's own source: snippet inclusions add to it up to MAX_PAGE_EXPANDED_CHARS. */
+  pageChars: number;
   /** Called once per snippet import cycle that was cut. */
   onCycle(chain: string[]): void;
+  /** Called once per page for each snippet limit reached (ingest-limits.ts), with what was left out. */
+  onLimit(message: string): void;
 }
 
 /** Elements whose content is never reader-visible text. */
@@ -139,8 +144,39 @@ const collapse = (text: string): string =>
 class Renderer {
   private readonly stack: string[] = [];
   private readonly blocks: Block[] = [];
+  private expanded: number;
+  private readonly limitsReached = new Set<'depth' | 'expansion'>();
 
-  constructor(private readonly options: RenderOptions) {}
+  constructor(private readonly options: RenderOptions) {
+    this.expanded = options.pageChars;
+  }
+
+  /** Whether `snippet` may be inlined here; says once per page and limit why not. */
+  private withinLimits(snippet: LoadedSnippet): boolean {
+    if (this.stack.length >= MAX_SNIPPET_DEPTH) {
+      this.reach(
+        'depth',
+        `snippets nested deeper than ${MAX_SNIPPET_DEPTH} (MAX_SNIPPET_DEPTH); ${snippet.file} and any deeper not inlined`,
+      );
+      return false;
+    }
+    if (this.expanded + snippet.source.length > MAX_PAGE_EXPANDED_CHARS) {
+      this.reach(
+        'expansion',
+        `page expands past ${MAX_PAGE_EXPANDED_CHARS} characters with its snippets (MAX_PAGE_EXPANDED_CHARS); ` +
+          `${snippet.file} and later snippets not inlined`,
+      );
+      return false;
+    }
+    this.expanded += snippet.source.length;
+    return true;
+  }
+
+  private reach(limit: 'depth' | 'expansion', message: string): void {
+    if (this.limitsReached.has(limit)) return;
+    this.limitsReached.add(limit);
+    this.options.onLimit(message);
+  }
 
   render(tree: Root): Block[] {
     this.flow(tree.children, this.options.snippets.scope);
@@ -268,6 +304,7 @@ class Renderer {
       this.options.onCycle([...this.stack, snippet.file]);
       return '';
     }
+    if (!this.withinLimits(snippet)) return '';
     this.stack.push(snippet.file);
     try {
       if (mode === 'flow') {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ImportDeclaration, Program } from 'estree';
 import type { Root } from 'mdast';
 import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
+import { parseCostProblem } from './parse-cost.ts';
 import { type ParsedSource, parseSource } from './parse-markdown.ts';
 import type { Warning } from './types.ts';
 
@@ -131,6 +132,11 @@ export class SnippetStore {
       return { snippet: null, warnings };
     }
     const { text: source } = read;
+    const tooCostly = parseCostProblem(source);
+    if (tooCostly !== null) {
+      warnings.push({ file, message: `${tooCostly}; not inlined` });
+      return { snippet: null, warnings };
+    }
     const parsed: ParsedSource = parseSource(file, source, (w) => warnings.push(w));
     const imports = this.scopeFor(parsed.tree, file, warnings);
     return { snippet: { file, source, tree: parsed.tree, imports }, warnings };

@@ -15,7 +15,26 @@ const fine = (title: string): string => `---\ntitle: ${title}\n---\n\nA fine pag
  * stopped the server: the first two threw inside the page loader (an unhandled rejection ending the
  * process, the job left in_progress), the emphasis runs held the main thread for a minute.
  */
-const hostileFolders: Record<string, { bad: string | null; files: Record<string, string> }> = {
+const fanOut = (): Record<string, string> => {
+  // 25 snippets of 2 KB, each including the next ten times: 10^24 inclusions without a limit.
+  const files: Record<string, string> = {
+    'index.md': fine('Fan-out'),
+    'fan.mdx': `import S0 from '/snippets/s0.mdx';\n\n# Fan\n\n<S0 />\n`,
+  };
+  for (let i = 0; i < 25; i++) {
+    const next = i < 24 ? `import Next from '/snippets/s${i + 1}.mdx';\n\n${'<Next />\n\n'.repeat(10)}` : '';
+    files[`snippets/s${i}.mdx`] = `${next}${'Widgets need gadgets. '.repeat(90)}\n`;
+  }
+  return files;
+};
+
+/** 2 MB (under the page size limit): one header row of 500,000 one-letter cells, gigabytes to parse. */
+const wideTable = `|${'a|'.repeat(500_000)}\n|${'-|'.repeat(500_000)}\n`;
+
+const hostileFolders: Record<
+  string,
+  { bad: string | null; files: Record<string, string>; warnings?: RegExp[] }
+> = {
   'nested-lists': {
     bad: 'deep.md',
     files: { 'index.md': fine('Lists'), 'deep.md': `${'- '.repeat(5000)}item\n` },
@@ -27,6 +46,19 @@ const hostileFolders: Record<string, { bad: string | null; files: Record<string,
   'emphasis-runs': {
     bad: 'emphasis.md',
     files: { 'index.md': fine('Emphasis'), 'emphasis.md': `${'*a_ '.repeat(20_000)}\n` },
+  },
+  'snippet-fan-out': {
+    bad: 'fan.mdx',
+    files: fanOut(),
+    warnings: [
+      /^snippets nested deeper than 8 \(MAX_SNIPPET_DEPTH\); snippets\/s8\.mdx and any deeper not inlined$/,
+      /^page expands past \d+ characters with its snippets \(MAX_PAGE_EXPANDED_CHARS\); snippets\/s\d+\.mdx and later snippets not inlined$/,
+    ],
+  },
+  'wide-table': {
+    bad: 'wide.md',
+    files: { 'index.md': fine('Tables'), 'wide.md': wideTable },
+    warnings: [/^more than \d+ markup characters \(MAX_PAGE_MARKUP_CHARS\); skipped$/],
   },
   'prototype-labels': {
     bad: null,
@@ -50,7 +82,7 @@ const hostileFolders: Record<string, { bad: string | null; files: Record<string,
 };
 
 /** Text of the hostile pages that a warning must never quote. */
-const pageContent = ['- - -', '<Note>', '*a_'];
+const pageContent = ['- - -', '<Note>', '*a_', 'Widgets need gadgets', 'a|a|'];
 
 interface JobJson {
   status: string;
@@ -75,8 +107,10 @@ describe.each(dialects)('hostile docs folders through the admin API on %s', (dia
     docsRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-hostile-root-'));
     for (const [name, { files }] of Object.entries(hostileFolders)) {
       fs.mkdirSync(path.join(docsRoot, name));
-      for (const [file, text] of Object.entries(files))
+      for (const [file, text] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(docsRoot, name, file)), { recursive: true });
         fs.writeFileSync(path.join(docsRoot, name, file), text);
+      }
     }
     const database = await createTemporaryTestDatabase(dialect);
     removeDatabase = () => database.remove();
@@ -138,7 +172,7 @@ describe.each(dialects)('hostile docs folders through the admin API on %s', (dia
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
 
-    for (const [name, { bad }] of Object.entries(hostileFolders)) {
+    for (const [name, { bad, warnings }] of Object.entries(hostileFolders)) {
       const job = jobs.get(name) as JobJson;
       expect(job.status, `${name}: ${job.error}`).toBe('success');
       const pages = await server.storage.db
@@ -164,7 +198,11 @@ describe.each(dialects)('hostile docs folders through the admin API on %s', (dia
       // skipped with a warning naming it; which one depends on the machine's speed against the budget.
       const badId = bad.replace(/\.mdx?$/, '');
       const warned = job.warnings.filter((w) => w.file === bad);
-      if (paths.includes(badId)) expect(warned, name).toEqual([]);
+      if (warnings)
+        expect(warned, name).toEqual(
+          warnings.map((message) => ({ file: bad, message: expect.stringMatching(message) })),
+        );
+      else if (paths.includes(badId)) expect(warned, name).toEqual([]);
       else expect(warned, name).toEqual([{ file: bad, message: expect.stringMatching(/; page skipped$/) }]);
     }
 

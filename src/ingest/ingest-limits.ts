@@ -1,0 +1,48 @@
+/**
+ * What one docs folder may cost to ingest. Docs repositories are untrusted content: each limit below
+ * turns an input that would cost unbounded time or memory into a warning (the page or entry is left
+ * out) or, for the folder as a whole, a failed ingestion that names the limit, while the site keeps
+ * serving its last good version. Per-file read limits are in contained-file.ts, per-page parse limits
+ * (time, worker memory) in page-loader-pool.ts.
+ */
+
+/** Directory entries the listing may visit (files, folders, links): a folder past it fails. */
+export const MAX_DOCS_FOLDER_ENTRIES = 200_000;
+/** Folder nesting below the docs root; deeper folders are skipped with a warning. */
+export const MAX_DOCS_FOLDER_DEPTH = 32;
+/** `.md`/`.mdx` files in one docs folder: a folder with more fails. */
+export const MAX_DOCS_PAGE_FILES = 20_000;
+/** Bytes of all `.md`/`.mdx` files together: a folder with more fails. */
+export const MAX_DOCS_TOTAL_BYTES = 256 * 1024 * 1024;
+
+/** Snippets inlined inside snippets inlined inside a page: deeper ones are not inlined. */
+export const MAX_SNIPPET_DEPTH = 8;
+/**
+ * Source characters one page may expand to with every snippet it inlines (each inclusion counted again):
+ * snippets importing each other several times fan out exponentially. Past it, no further snippet is
+ * inlined into that page.
+ */
+export const MAX_PAGE_EXPANDED_CHARS = 4 * 1024 * 1024;
+/** Chunks indexed for one page; the rest of a longer page is not indexed. */
+export const MAX_PAGE_CHUNKS = 2_000;
+/**
+ * Table cells in one page, counted before parsing: a GFM table costs the parser a few kilobytes per
+ * cell, so a 2 MB page of one-character cells would need gigabytes. A page with more is skipped.
+ */
+export const MAX_TABLE_CELLS = 25_000;
+
+/**
+ * The parser builds a tree of about a kilobyte per construct, so a 2 MB page of one-character
+ * constructs needs gigabytes. Before a page or snippet is parsed, its constructs are estimated from
+ * its source; one over a limit is skipped. The largest pages of the corpora we test on have under
+ * 4,000 non-blank lines and 35,000 markup characters.
+ */
+/** Non-blank lines of one page or snippet. */
+export const MAX_PAGE_LINES = 20_000;
+/** Characters that open Markdown or MDX constructs (`* _ \` [ < | #`) in one page or snippet. */
+export const MAX_PAGE_MARKUP_CHARS = 100_000;
+
+/** A docs folder over one of the folder-wide limits above; the ingestion fails with this message. */
+export class DocsFolderLimitError extends Error {
+  override name = 'DocsFolderLimitError';
+}
