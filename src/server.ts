@@ -8,13 +8,12 @@ import { formatModelSpec } from './assistant/providers/model-spec.ts';
 import type { Config } from './config.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
-import { RedisRateLimitStore } from './limits/redis-rate-limit-store.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startInstanceLifecycle } from './recovery/instance-lifecycle.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { openStorage, type Storage } from './storage/database.ts';
 import { MemoryPubSub } from './streams/memory-pub-sub.ts';
-import { RedisPubSub } from './streams/redis-pub-sub.ts';
+import type { RedisPubSub } from './streams/redis-pub-sub.ts';
 import { createResumableStreams } from './streams/resumable-streams.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
 import { seedDemo } from './tenancy/seed-demo.ts';
@@ -49,12 +48,16 @@ export interface ServerOptions {
   resumeGraceMs?: number;
 }
 
-/** Redis when `REDIS_URL` is set (several processes share counters), else counters in this process. */
+/**
+ * Redis when `REDIS_URL` is set (several processes share counters), else counters in this process.
+ * The Redis client (about 10 MB of memory) is loaded only when there is a Redis.
+ */
 export async function openRateLimitStore(
   config: Pick<Config, 'redisUrl'>,
   keyPrefix?: string,
 ): Promise<RateLimitStore> {
   if (config.redisUrl === null) return new MemoryRateLimitStore();
+  const { RedisRateLimitStore } = await import('./limits/redis-rate-limit-store.ts');
   return RedisRateLimitStore.connect(config.redisUrl, keyPrefix === undefined ? {} : { keyPrefix });
 }
 
@@ -77,7 +80,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Resumable v2 answers: shared through Redis when there is one, else kept in this process.
   let redisPubSub: RedisPubSub | undefined;
   try {
-    redisPubSub = config.redisUrl === null ? undefined : await RedisPubSub.connect(config.redisUrl);
+    redisPubSub =
+      config.redisUrl === null
+        ? undefined
+        : await (await import('./streams/redis-pub-sub.ts')).RedisPubSub.connect(config.redisUrl);
   } catch (error) {
     await rateLimitStore.close();
     await storage.close();

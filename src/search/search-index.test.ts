@@ -133,6 +133,12 @@ describe('searchIndex ranking', () => {
     );
   });
 
+  it("reads storage's JSON text of an analysis like the analysis itself", () => {
+    const stored = buildSearchIndex(corpus.map((c) => ({ ...c, analyzed: JSON.stringify(c.analyzed) })));
+    for (const query of ['rate limits 429', 'instal streeming', 'webhook events'])
+      expect(searchIndex(stored, query, { limit: 10 })).toEqual(searchIndex(index, query, { limit: 10 }));
+  });
+
   it('does not leak scores between queries (scratch arrays are reset)', () => {
     const first = searchIndex(index, 'rate limits', { limit: 10 });
     searchIndex(index, 'streaming events install', { limit: 10 });

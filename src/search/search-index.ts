@@ -120,16 +120,31 @@ export interface SearchIndex {
 
 const lowerLabels = (labels: readonly string[]): string[] => labels.map((l) => l.trim().toLowerCase());
 
-/** Stored analysis, or a fresh one if storage holds none (or an older analyzer version's). */
-const analysisOf = (chunk: IndexableChunk): AnalyzedChunk =>
-  isAnalyzedChunk(chunk.analyzed)
-    ? chunk.analyzed
+const parsedAnalysis = (stored: unknown): unknown => {
+  if (typeof stored !== 'string') return stored;
+  try {
+    return JSON.parse(stored);
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Stored analysis (parsed here when it is storage's JSON text, one chunk at a time, so a big site's
+ * analyses are never all parsed at once), or a fresh one if storage holds none (or an older analyzer
+ * version's).
+ */
+const analysisOf = (chunk: IndexableChunk): AnalyzedChunk => {
+  const stored = parsedAnalysis(chunk.analyzed);
+  return isAnalyzedChunk(stored)
+    ? stored
     : analyzeChunk({
         pageTitle: chunk.pageTitle,
         headings: chunk.headings,
         text: chunk.text,
         language: chunk.languages[0] ?? null,
       });
+};
 
 /** Growable typed arrays: postings are collected without one JS object (or Map) per chunk. */
 class GrowableU32 {
@@ -222,16 +237,15 @@ export const buildSearchIndex = (
 
   // Pass 1: term ids and raw (term, field, tf) runs per chunk, plus field lengths for the averages.
   const rawOffsets = new Uint32Array(chunks.length + 1);
-  const analyses = chunks.map(analysisOf);
-  let entries = 0;
-  for (const a of analyses) entries += a.t[0].length + a.h[0].length + a.b[0].length + a.p[0].length;
-  const rawTerms = new GrowableU32(entries);
-  const rawTfs = new GrowableF32(entries);
-  const rawFields = new GrowableU32(entries);
+  // Sized from a typical chunk's term and pair count; the arrays grow if the site needs more.
+  const estimate = chunks.length * 128;
+  const rawTerms = new GrowableU32(estimate);
+  const rawTfs = new GrowableF32(estimate);
+  const rawFields = new GrowableU32(estimate);
   const lengths = new Float32Array(chunks.length * FIELD_COUNT);
   const sums = new Float64Array(FIELD_COUNT);
   chunks.forEach((chunk, c) => {
-    const a = analyses[c] ?? analysisOf(chunk);
+    const a = analysisOf(chunk);
     stemmers.add(a.s);
     const fieldLengths = [a.l[0], a.l[1], a.l[2], a.l[0] + a.l[1] + a.l[2]];
     const fieldTerms = [a.t, a.h, a.b];
@@ -285,9 +299,9 @@ export const buildSearchIndex = (
   // covering more of the query. A dense accumulator over term ids avoids a Map per chunk.
   const averages = Array.from(sums, (s) => s / Math.max(1, chunks.length) || 1);
   const acc = new Float32Array(termList.length);
-  const docTerms = new GrowableU32(entries);
-  const docDocs = new GrowableU32(entries);
-  const docWeights = new GrowableF32(entries);
+  const docTerms = new GrowableU32(rawTerms.size);
+  const docDocs = new GrowableU32(rawTerms.size);
+  const docWeights = new GrowableF32(rawTerms.size);
   const df = new Uint32Array(termList.length);
   const scale = new Float32Array(FIELD_COUNT);
   const seen: number[] = [];

@@ -150,13 +150,14 @@ export class SiteSearch {
         text: row.text,
         versions: page.versions,
         languages: page.languages,
-        analyzed: JSON.parse(row.analyzed),
+        // Storage's JSON text: the index build parses it one chunk at a time.
+        analyzed: row.analyzed,
       });
       anchors.push(row.anchor);
     }
     const index = buildSearchIndex(chunks);
-    // The stored analysis is the index's input only; kept, it would be most of a big site's memory
-    // (crewai-docs: 58 of the 87 MB of heap its loaded index takes).
+    // The stored analysis is the index's input only; kept, parsed, it was most of a big site's memory
+    // (crewai-docs: 58 of the 87 MB of heap its loaded index took).
     for (const chunk of chunks) chunk.analyzed = null;
     const entry: LoadedIndex = {
       generation: loaded.site.index_generation,

@@ -14,7 +14,7 @@ export interface IndexableChunk {
   text: string;
   versions: string[];
   languages: string[];
-  /** Output of `analyzeChunk`, stored as JSON by storage. */
+  /** Output of `analyzeChunk`, or its JSON text as storage keeps it. */
   analyzed: unknown;
 }
 

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
@@ -64,7 +63,7 @@ export async function openStorage(url: string, options: OpenOptions = {}): Promi
   const storage =
     target.dialect === 'sqlite'
       ? openSqlite(target.file, options.backgroundCheckpoints ?? false)
-      : openPostgres(target.url, options.poolSize);
+      : await openPostgres(target.url, options.poolSize);
   if (options.migrate ?? true) {
     try {
       await migrate(storage);
@@ -106,7 +105,9 @@ function openSqlite(file: string, backgroundCheckpoints: boolean): Storage {
   };
 }
 
-function openPostgres(url: string, poolSize = 10): Storage {
+/** The PostgreSQL driver is loaded only for a PostgreSQL URL: a SQLite server never holds it. */
+async function openPostgres(url: string, poolSize = 10): Promise<Storage> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle client losing its connection emits 'error' on the pool; without a listener that kills the process.
   pool.on('error', () => {});

@@ -1,7 +1,5 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono } from 'hono';
 import { askDocs } from '../../agents/ask-docs.ts';
-import { createDocsMcpServer } from '../../agents/docs-mcp-server.ts';
 import { serverCard } from '../../agents/server-card.ts';
 import type { AnswerService } from '../../assistant/answer-question.ts';
 import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/request-schema.ts';
@@ -21,6 +19,24 @@ import { requestOrigin } from '../request-origin.ts';
 export const MAX_MCP_BODY_BYTES = 64 * 1024;
 /** The reader fingerprint of threads `ask_docs` creates. */
 export const MCP_FP = 'mcp';
+
+/**
+ * The MCP SDK is about 14 MB of a process's memory: loaded with the first MCP request, so a server no
+ * agent talks to never holds it.
+ */
+let mcpModules:
+  | Promise<
+      [
+        typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+        typeof import('../../agents/docs-mcp-server.ts'),
+      ]
+    >
+  | undefined;
+const loadMcpModules = () =>
+  (mcpModules ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('../../agents/docs-mcp-server.ts'),
+  ]));
 
 export interface McpRouteDeps {
   storage: Storage;
@@ -50,6 +66,7 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
     const caller = await access.admit(c, { allowPublic: true });
     const message = await readJsonBody(c, MAX_MCP_BODY_BYTES);
     const origin = docentUrl(c);
+    const [{ WebStandardStreamableHTTPServerTransport }, { createDocsMcpServer }] = await loadMcpModules();
     const server = createDocsMcpServer({
       site: caller.site,
       storage: deps.storage,
