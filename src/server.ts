@@ -6,6 +6,7 @@ import type { ModelProvider } from './assistant/model-provider.ts';
 import { createModelProvider } from './assistant/providers/create-model-provider.ts';
 import { formatModelSpec } from './assistant/providers/model-spec.ts';
 import type { Config } from './config.ts';
+import { closeIdlePageWorkers } from './ingest/page-loader-pool.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -147,6 +148,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await closed;
       }
       await ingestions.idle();
+      // Warm page workers never keep a process alive, but a server that embeds Docent lives on.
+      await closeIdlePageWorkers();
       await lifecycle.stop();
       await rateLimitStore.close();
       await redisPubSub?.close();

@@ -134,6 +134,26 @@ describe.each(dialects)('ingestSite on %s', (dialect) => {
     fs.rmSync(navDir, { recursive: true, force: true });
   });
 
+  it('re-ingests pages named __proto__ and constructor as unchanged', async () => {
+    const { storage } = database;
+    const org = await createOrganization(storage, { name: 'protos' });
+    const protoSite = (await createSite(storage, { organizationId: org.id, domain: 'protos' })).id;
+    const protoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-ingest-protos-'));
+    try {
+      // A computed key: `{ __proto__: … }` would set the prototype, not a page.
+      writeSite(protoDir, {
+        ['__proto__']: page('Proto', 'prototypes'),
+        constructor: page('Ctor', 'builders'),
+      });
+      const first = await ingestSite(storage, protoSite, protoDir);
+      expect(first.counts).toMatchObject({ pages: 2, added: 2 });
+      const again = await ingestSite(storage, protoSite, protoDir);
+      expect(again.counts).toMatchObject({ pages: 2, added: 0, updated: 0, unchanged: 2 });
+    } finally {
+      fs.rmSync(protoDir, { recursive: true, force: true });
+    }
+  });
+
   it('records a failed job and leaves the stored site untouched', async () => {
     const { storage } = database;
     const before = await storage.db

@@ -88,7 +88,8 @@ function storedHash(page: ParsedPage): string {
 
 /** The loader's hashes of the pages stored under the current analyzer: the ones it may skip parsing. */
 async function loaderHashes(storage: Storage, siteId: string): Promise<Record<string, string>> {
-  const known: Record<string, string> = {};
+  // No prototype: page paths such as `__proto__` or `constructor` are keys like any other.
+  const known: Record<string, string> = Object.create(null);
   for (const [path, { hash }] of await storedPages(storage.db, siteId)) {
     if (hash.startsWith(STORED_HASH_PREFIX)) known[path] = hash.slice(STORED_HASH_PREFIX.length);
   }

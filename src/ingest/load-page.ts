@@ -110,7 +110,11 @@ export const createPageLoader = (
     const source = read.text;
     // MDX reads ESM only at the start of a line: without such an `import` the content hash depends on
     // nothing but the page's own source and labels, so an unchanged page is known before the parse.
-    const known = options.known?.[candidate.id];
+    // Own keys only: a page named `constructor` must not find Object's.
+    const known =
+      options.known !== undefined && Object.hasOwn(options.known, candidate.id)
+        ? options.known[candidate.id]
+        : undefined;
     if (known !== undefined && !/^import\b/m.test(source)) {
       const hash = contentHash({
         path: candidate.id,
