@@ -1,4 +1,4 @@
-import { pageUrl, type SearchResult } from '../search/site-search.ts';
+import { linkableBaseUrl, pageUrl, type SearchResult } from '../search/site-search.ts';
 import type { Site } from '../tenancy/sites.ts';
 
 /** Where Docent serves a site's pages itself (http/routes/page-view.ts), under its own address. */
@@ -15,6 +15,6 @@ export function sourceLinker(
   site: Pick<Site, 'domain' | 'base_url'>,
   docentUrl: string,
 ): (result: Pick<SearchResult, 'pagePath' | 'anchor'>) => string {
-  const base = site.base_url ?? pageViewBase(docentUrl, site.domain);
+  const base = linkableBaseUrl(site.base_url) ?? pageViewBase(docentUrl, site.domain);
   return (result) => pageUrl(base, result.pagePath, result.anchor);
 }

@@ -6,7 +6,6 @@ import { MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { listDocsFiles } from './docs-files.ts';
 import {
   MAX_DOCS_FOLDER_DEPTH,
-  MAX_DOCS_FOLDER_ENTRIES,
   MAX_DOCS_PAGE_FILES,
   MAX_DOCS_TOTAL_BYTES,
   MAX_PAGE_CHUNKS,

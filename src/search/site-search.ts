@@ -69,7 +69,11 @@ export class SiteSearch {
       const anchor = loaded.anchors[hit.chunkId] ?? null;
       return {
         pagePath: chunk.pagePath,
-        url: pageUrl(loaded.baseUrl ?? this.options.publicUrl ?? null, chunk.pagePath, anchor),
+        url: pageUrl(
+          linkableBaseUrl(loaded.baseUrl) ?? this.options.publicUrl ?? null,
+          chunk.pagePath,
+          anchor,
+        ),
         title: chunk.pageTitle,
         breadcrumbs: [chunk.pageTitle, ...chunk.headings],
         anchor,
@@ -171,8 +175,17 @@ export class SiteSearch {
   }
 }
 
+/**
+ * A base URL fit for readers' links: http(s) only. New base URLs are refused otherwise
+ * (tenancy/sites.ts), but a database written before that check may still hold a `javascript:` one.
+ */
+export function linkableBaseUrl(baseUrl: string | null): string | null {
+  return baseUrl !== null && /^https?:\/\//i.test(baseUrl) ? baseUrl : null;
+}
+
 export function pageUrl(baseUrl: string | null, pagePath: string, anchor: string | null): string {
   const path = `/${pagePath.replace(/^\/+/, '')}`;
   const hash = anchor ? `#${anchor}` : '';
-  return `${baseUrl ? baseUrl.replace(/\/+$/, '') : ''}${path}${hash}`;
+  const base = linkableBaseUrl(baseUrl);
+  return `${base ? base.replace(/\/+$/, '') : ''}${path}${hash}`;
 }

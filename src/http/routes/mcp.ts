@@ -32,11 +32,13 @@ let mcpModules:
       ]
     >
   | undefined;
-const loadMcpModules = () =>
-  (mcpModules ??= Promise.all([
+const loadMcpModules = () => {
+  mcpModules ??= Promise.all([
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
     import('../../agents/docs-mcp-server.ts'),
-  ]));
+  ]);
+  return mcpModules;
+};
 
 export interface McpRouteDeps {
   storage: Storage;
