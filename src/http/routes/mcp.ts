@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { askDocs } from '../../agents/ask-docs.ts';
+import { loadMcpServer } from '../../agents/load-mcp-server.ts';
 import { serverCard } from '../../agents/server-card.ts';
 import type { AnswerService } from '../../assistant/answer-question.ts';
 import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/request-schema.ts';
@@ -19,26 +20,6 @@ import { requestOrigin } from '../request-origin.ts';
 export const MAX_MCP_BODY_BYTES = 64 * 1024;
 /** The reader fingerprint of threads `ask_docs` creates. */
 export const MCP_FP = 'mcp';
-
-/**
- * The MCP SDK is about 14 MB of a process's memory: loaded with the first MCP request, so a server no
- * agent talks to never holds it.
- */
-let mcpModules:
-  | Promise<
-      [
-        typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-        typeof import('../../agents/docs-mcp-server.ts'),
-      ]
-    >
-  | undefined;
-const loadMcpModules = () => {
-  mcpModules ??= Promise.all([
-    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-    import('../../agents/docs-mcp-server.ts'),
-  ]);
-  return mcpModules;
-};
 
 export interface McpRouteDeps {
   storage: Storage;
@@ -68,7 +49,7 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
     const caller = await access.admit(c, { allowPublic: true });
     const message = await readJsonBody(c, MAX_MCP_BODY_BYTES);
     const origin = docentUrl(c);
-    const [{ WebStandardStreamableHTTPServerTransport }, { createDocsMcpServer }] = await loadMcpModules();
+    const { WebStandardStreamableHTTPServerTransport, createDocsMcpServer } = await loadMcpServer();
     const server = createDocsMcpServer({
       site: caller.site,
       storage: deps.storage,

@@ -1,0 +1,24 @@
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { createDocsMcpServer } from './docs-mcp-server.ts';
+
+export interface McpServerModules {
+  WebStandardStreamableHTTPServerTransport: typeof WebStandardStreamableHTTPServerTransport;
+  createDocsMcpServer: typeof createDocsMcpServer;
+}
+
+let loading: Promise<McpServerModules> | undefined;
+
+/**
+ * The MCP SDK is about 14 MB of a process's memory: loaded with the first MCP request, so a server no
+ * agent talks to never holds it.
+ */
+export function loadMcpServer(): Promise<McpServerModules> {
+  loading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('./docs-mcp-server.ts'),
+  ]).then(([transport, server]) => ({
+    WebStandardStreamableHTTPServerTransport: transport.WebStandardStreamableHTTPServerTransport,
+    createDocsMcpServer: server.createDocsMcpServer,
+  }));
+  return loading;
+}
