@@ -3,6 +3,7 @@ import { routePath } from 'hono/route';
 import type { Logger } from 'pino';
 import { createAnswerService } from './assistant/answer-question.ts';
 import { builtinModelProvider, type ModelProvider } from './assistant/model-provider.ts';
+import type { RunningAnswers } from './assistant/running-answers.ts';
 import type { TrustProxy } from './config.ts';
 import type { AppEnv } from './http/app-env.ts';
 import { createAssistantAccess } from './http/assistant-access.ts';
@@ -59,10 +60,10 @@ export interface AppDeps {
   instanceId?: string | null;
   /**
    * The server's shutdown: `draining` once it has begun (readiness 503, connections closed after each
-   * response), `stopping` aborted when its grace period is over (answers still running end). Absent:
-   * never draining.
+   * response), `stopping` aborted when its grace period is over (answers still running end), `running`
+   * the answers it waits for, those whose readers left included. Absent: never draining.
    */
-  shutdown?: { draining(): boolean; stopping: AbortSignal };
+  shutdown?: { draining(): boolean; stopping: AbortSignal; running?: RunningAnswers };
   /** Prometheus metrics, served at `/metrics` to `metricsToken`; absent: not collected. */
   metrics?: Metrics;
   metricsToken?: string | null;
@@ -87,6 +88,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     publicUrl: deps.publicUrl ?? null,
     instanceId: deps.instanceId ?? null,
     ...(deps.shutdown ? { stopping: deps.shutdown.stopping } : {}),
+    ...(deps.shutdown?.running ? { running: deps.shutdown.running } : {}),
     ...(deps.metrics ? { observe: deps.metrics.answered } : {}),
   });
   const access = createAssistantAccess({ storage: deps.storage, tenancy, store, trustProxy });

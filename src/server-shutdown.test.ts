@@ -107,6 +107,52 @@ describe.each(dialects)('graceful shutdown on %s', (dialect) => {
       await storage.close();
     }
   });
+
+  it('waits for a v2 answer its reader left (kept for resuming), and stores it aborted after the grace period', async () => {
+    const { server, key } = await start();
+    const leaving = new AbortController();
+    const response = await fetch(`${server.baseUrl}/v2/assistant/docs/message`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+      body: JSON.stringify({
+        id: 'chat-shutdown',
+        fp: 'anonymous',
+        messages: [
+          {
+            id: 'u1',
+            role: 'user',
+            parts: [{ type: 'text', text: 'How do I run Docent on PostgreSQL with backups?' }],
+          },
+        ],
+      }),
+      signal: leaving.signal,
+    });
+    expect(response.status).toBe(200);
+    const threadId = response.headers.get('X-Thread-Id') ?? '';
+    const reader = response.body?.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('"type":"text-delta"')) {
+      const chunk = await reader?.read();
+      if (!chunk || chunk.done) throw new Error(`ended early: ${text}`);
+      text += decoder.decode(chunk.value);
+    }
+    // The reader leaves; the answer goes on in the background so that a reload can resume it.
+    leaving.abort();
+    await reader?.cancel().catch(() => {});
+    await server.close({ graceMs: 300 });
+    const stored = await storedAnswer(server, threadId);
+    expect(stored.map((m) => [m.role, m.status])).toEqual([
+      ['user', 'complete'],
+      ['assistant', 'aborted'],
+    ]);
+    const storage = await openStorage(server.databaseUrl);
+    try {
+      expect(await storage.db.selectFrom('answers_in_flight').selectAll().execute()).toEqual([]);
+    } finally {
+      await storage.close();
+    }
+  });
 });
 
 describe('readiness while draining', () => {

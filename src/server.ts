@@ -5,6 +5,7 @@ import { createApp } from './app.ts';
 import type { ModelProvider } from './assistant/model-provider.ts';
 import { createModelProvider } from './assistant/providers/create-model-provider.ts';
 import { formatModelSpec } from './assistant/providers/model-spec.ts';
+import { RunningAnswers } from './assistant/running-answers.ts';
 import type { Config } from './config.ts';
 import { closeIdlePageWorkers } from './ingest/page-loader-pool.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
@@ -100,9 +101,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const ingestions = new IngestionRunner(logger, lifecycle.instance.id);
   let draining = false;
   const stopping = new AbortController();
+  const running = new RunningAnswers();
   const app = createApp({
     instanceId: lifecycle.instance.id,
-    shutdown: { draining: () => draining, stopping: stopping.signal },
+    shutdown: { draining: () => draining, stopping: stopping.signal, running },
     // Collected only where they can be read.
     ...(config.metricsToken === null
       ? {}
@@ -140,12 +142,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       const idleSweep = setInterval(closeIdle, IDLE_SWEEP_MS);
       void closed.finally(() => clearInterval(idleSweep));
       const graceMs = options.graceMs ?? config.shutdownGraceMs;
-      if (!(await settlesWithin(closed, graceMs))) {
+      // Connections, and answers whose readers left (a v2 answer goes on for resuming).
+      const finished = Promise.all([closed, running.settled()]).then(() => {});
+      if (!(await settlesWithin(finished, graceMs))) {
         logger.warn({ graceMs }, 'shutdown grace period over: ending the answers still running');
         stopping.abort();
-        if (!(await settlesWithin(closed, SETTLE_AFTER_GRACE_MS)) && 'closeAllConnections' in server)
+        if (!(await settlesWithin(finished, SETTLE_AFTER_GRACE_MS)) && 'closeAllConnections' in server)
           server.closeAllConnections();
         await closed;
+        await settlesWithin(running.settled(), SETTLE_AFTER_GRACE_MS);
       }
       await ingestions.idle();
       // Warm page workers never keep a process alive, but a server that embeds Docent lives on.

@@ -22,6 +22,7 @@ import type { ModelProvider } from './model-provider.ts';
 import { describeProviderError, safeProviderErrorMessage } from './providers/provider-errors.ts';
 import type { ContextItem } from './request-schema.ts';
 import { questionQuery } from './retrieval-query.ts';
+import type { RunningAnswers } from './running-answers.ts';
 import { toolResultItems } from './search-tool.ts';
 import { sourceLinker } from './source-links.ts';
 import { startAnswer, type Turn } from './start-answer.ts';
@@ -65,6 +66,8 @@ export interface AnswerServiceDeps {
    * a shutdown.
    */
   stopping?: AbortSignal;
+  /** Where each answer is tracked until it is stored, for a shutdown to wait on; absent: untracked. */
+  running?: RunningAnswers;
   /** Told of every answer once it is stored (metrics); absent: nobody listens. */
   observe?: (event: AnswerEvent) => void;
 }
@@ -140,6 +143,7 @@ interface Charged {
 
 export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
   const { storage, credits } = deps;
+  const track = <T>(answer: Promise<T>): Promise<T> => deps.running?.track(answer) ?? answer;
 
   return {
     ask: async (input) => {
@@ -321,51 +325,57 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         threadId,
         threadKey,
         messageId: `msg_${crypto.randomUUID()}`,
-        write: async (sink) => {
-          const outcome = await streamAnswer(start.parts, sink, {
-            toolCallId: `call_${crypto.randomUUID()}`,
-            query,
-            results: results0,
-            sources: () => sources.all.map(citableView),
-            searchResults: toolResultItems(sources),
-            abortSignal: gone,
-            errorMessage: (error) => safeProviderErrorMessage(error, requestId),
-          });
-          // Described, not serialised whole: a provider error carries the full prompt in its request body.
-          if (outcome.error !== undefined)
-            logger.error({ err: describeProviderError(outcome.error), requestId }, 'answer stream failed');
-          const answer: AppendMessage = {
-            role: 'assistant',
-            content: outcome.text,
-            status: outcome.aborted ? 'aborted' : outcome.error !== undefined ? 'error' : 'complete',
-            sources: sources.pick(outcome.citedIds).map(storedView),
-            finishReason: outcome.finishReason,
-            usage: outcome.usage,
-            timings: {
-              retrievalMs: round(retrievalMs),
-              ...(firstTokenMs === undefined ? {} : { firstTokenMs: round(firstTokenMs) }),
-              totalMs: round(performance.now() - started),
-            },
-            requestId,
-          };
-          const refunding = outcome.text === '' && (outcome.error !== undefined || outcome.aborted);
-          // The answer and any refund commit together; failures are logged there, not thrown.
-          await credits.settle(chargedRequest, refunding, async (unit) => {
-            // `updated_at` is the last question's time; the answer follows it within seconds.
-            await clearInFlightWithin(unit, requestId);
-            await appendMessageWithin(unit, threadId, answer, { touch: false });
-          });
-          deps.observe?.({
-            status: answer.status,
-            totalMs: performance.now() - started,
-            ...(firstTokenMs === undefined ? {} : { firstTokenMs }),
-            promptTokens: outcome.usage.promptTokens,
-            completionTokens: outcome.usage.completionTokens,
-            credits: input.plan.creditCost,
-            refunded: refunding,
-          });
-          return outcome;
-        },
+        write: (sink) =>
+          track(
+            (async () => {
+              const outcome = await streamAnswer(start.parts, sink, {
+                toolCallId: `call_${crypto.randomUUID()}`,
+                query,
+                results: results0,
+                sources: () => sources.all.map(citableView),
+                searchResults: toolResultItems(sources),
+                abortSignal: gone,
+                errorMessage: (error) => safeProviderErrorMessage(error, requestId),
+              });
+              // Described, not serialised whole: a provider error carries the full prompt in its request body.
+              if (outcome.error !== undefined)
+                logger.error(
+                  { err: describeProviderError(outcome.error), requestId },
+                  'answer stream failed',
+                );
+              const answer: AppendMessage = {
+                role: 'assistant',
+                content: outcome.text,
+                status: outcome.aborted ? 'aborted' : outcome.error !== undefined ? 'error' : 'complete',
+                sources: sources.pick(outcome.citedIds).map(storedView),
+                finishReason: outcome.finishReason,
+                usage: outcome.usage,
+                timings: {
+                  retrievalMs: round(retrievalMs),
+                  ...(firstTokenMs === undefined ? {} : { firstTokenMs: round(firstTokenMs) }),
+                  totalMs: round(performance.now() - started),
+                },
+                requestId,
+              };
+              const refunding = outcome.text === '' && (outcome.error !== undefined || outcome.aborted);
+              // The answer and any refund commit together; failures are logged there, not thrown.
+              await credits.settle(chargedRequest, refunding, async (unit) => {
+                // `updated_at` is the last question's time; the answer follows it within seconds.
+                await clearInFlightWithin(unit, requestId);
+                await appendMessageWithin(unit, threadId, answer, { touch: false });
+              });
+              deps.observe?.({
+                status: answer.status,
+                totalMs: performance.now() - started,
+                ...(firstTokenMs === undefined ? {} : { firstTokenMs }),
+                promptTokens: outcome.usage.promptTokens,
+                completionTokens: outcome.usage.completionTokens,
+                credits: input.plan.creditCost,
+                refunded: refunding,
+              });
+              return outcome;
+            })(),
+          ),
       };
     },
   };
