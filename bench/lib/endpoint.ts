@@ -173,6 +173,7 @@ export async function runEndpointBench(options: EndpointOptions): Promise<Endpoi
   const bodies = assistantBodies(questions);
   const bodiesV2 = assistantBodiesV2(questions);
   const temporary = await createTemporaryDatabase('sqlite');
+  const copies: { remove(): Promise<void> }[] = [];
   const storage = await openStorage(temporary.url);
   let pages = 0;
   let assistantKey: string;
@@ -243,7 +244,10 @@ export async function runEndpointBench(options: EndpointOptions): Promise<Endpoi
     );
     if (loopbackProvider) {
       started.push(loopbackProvider);
-      const viaProvider = await startDocentServer(temporary.url, {
+      // Its own copy of the database: two processes writing one SQLite file wait on each other's locks,
+      // and a provider target's answers still ending after its turn would slow the next target's commits.
+      const viaProviderUrl = await copySqliteDatabase(temporary.url, copies);
+      const viaProvider = await startDocentServer(viaProviderUrl, {
         DOCENT_MODEL: 'openai-compatible:bench-model',
         DOCENT_MODEL_BASE_URL: `${loopbackProvider.value}/v1`,
       });
@@ -350,6 +354,7 @@ export async function runEndpointBench(options: EndpointOptions): Promise<Endpoi
   } finally {
     await Promise.all(started.map((p) => stopProcess(p.child)));
     await temporary.remove();
+    for (const copy of copies) await copy.remove();
   }
 }
 
@@ -365,4 +370,15 @@ async function startAll<T extends readonly (Promise<StartedProcess<unknown>> | n
   return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as {
     [K in keyof T]: Awaited<T[K]>;
   };
+}
+
+/** A copy of a closed SQLite database in a new temporary database; its URL. */
+async function copySqliteDatabase(url: string, copies: { remove(): Promise<void> }[]): Promise<string> {
+  const copy = await createTemporaryDatabase('sqlite');
+  copies.push(copy);
+  const from = url.replace(/^sqlite:/, '');
+  const to = copy.url.replace(/^sqlite:/, '');
+  for (const suffix of ['', '-wal', '-shm'])
+    if (fs.existsSync(`${from}${suffix}`)) fs.copyFileSync(`${from}${suffix}`, `${to}${suffix}`);
+  return copy.url;
 }
