@@ -204,6 +204,8 @@ describe.each(dialects)('ingesting a hostile docs folder on %s', (dialect) => {
         .execute();
       expectContained(JSON.stringify({ pages, chunks, job }));
       expectWarned(job?.warnings ?? [], fixture.refused);
+      // A refused `$ref` file is said once, with its reason, not also "not found".
+      expect((job?.warnings ?? []).filter((w) => /^\$ref file .* not found$/.test(w.message))).toEqual([]);
       expect(pages.map((p) => p.path).sort()).toEqual([...fixture.indexed].sort());
       expect(chunks.map((c) => c.text).join('\n')).toContain('pineapples');
       expect(chunks.map((c) => c.text).join('\n')).toContain('mangoes');

@@ -234,7 +234,8 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
     }
     const source = await readConfigText(target);
     if (source === null) {
-      warnEntry(ctx, `$ref file "${ref}" not found`, ref);
+      // A refused file has had its warning, with the reason.
+      if (!refusedConfigs.has(target)) warnEntry(ctx, `$ref file "${ref}" not found`, ref);
       return null;
     }
     const result = parseJson(target, source);
