@@ -58,7 +58,15 @@ export class IngestionRunner {
       .finally(() => {
         this.#running.delete(siteId);
         const outcome = { status, ms: performance.now() - started };
-        for (const listener of this.#settled) listener(outcome);
+        // One listener failing must neither skip the others (the site cache) nor reject `done`, which
+        // nobody awaits but a shutdown: an unhandled rejection would end the process.
+        for (const listener of this.#settled) {
+          try {
+            listener(outcome);
+          } catch (error) {
+            this.logger?.error({ jobId: job.id, err: error }, 'ingestion listener failed');
+          }
+        }
       });
     return job;
   }
