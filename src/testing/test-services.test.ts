@@ -37,19 +37,22 @@ describe('test services on a machine without PostgreSQL or Redis', () => {
   });
 
   // Where no redis-server is installed the run's first lines already say the Redis tests are skipped;
-  // CI has one, so this never goes unrun there.
-  it.skipIf(!hasRedisServer)('starts redis-server from the PATH when there is one', async () => {
-    const settings = { ...readTestServiceSettings(), ...nothing, ci: true };
-    const started = await ensureTestRedis(settings);
-    try {
-      expect(started.summary).toMatch(/none at redis:\/\/127\.0\.0\.1:1 .*; started .*redis-server at/);
-      const client = new Redis(started.url ?? '');
-      expect(await client.ping()).toBe('PONG');
-      client.disconnect();
-    } finally {
-      await started.stop();
-    }
-  });
+  // with CI set it runs, and fails without one, like every Redis test.
+  it.skipIf(!hasRedisServer && !readTestServiceSettings().ci)(
+    'starts redis-server from the PATH when there is one',
+    async () => {
+      const settings = { ...readTestServiceSettings(), ...nothing, ci: true };
+      const started = await ensureTestRedis(settings);
+      try {
+        expect(started.summary).toMatch(/none at redis:\/\/127\.0\.0\.1:1 .*; started .*redis-server at/);
+        const client = new Redis(started.url ?? '');
+        expect(await client.ping()).toBe('PONG');
+        client.disconnect();
+      } finally {
+        await started.stop();
+      }
+    },
+  );
 
   it('skips Redis with one line saying why, but never when CI is set', async () => {
     const settings = { ...readTestServiceSettings(), ...nothing, searchPath: '/nonexistent' };
