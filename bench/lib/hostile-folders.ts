@@ -11,6 +11,7 @@ import {
   MAX_PAGE_MARKUP_CHARS,
   MAX_TABLE_CELLS,
 } from '../../src/ingest/ingest-limits.ts';
+import { snippetChain } from '../../src/testing/snippet-chain.ts';
 
 export interface HostileFolder {
   name: string;
@@ -28,19 +29,15 @@ const writeAll = (dir: string, files: Record<string, string>): void => {
   }
 };
 
-const snippetChain = (count: number, includesOfNext: number, size: number): Record<string, string> => {
-  const files: Record<string, string> = {
-    'page.mdx': `import S0 from '/snippets/s0.mdx';\n\n# Page\n\n<S0 />\n`,
-  };
-  for (let i = 0; i < count; i++) {
-    const next =
-      i < count - 1
-        ? `import Next from '/snippets/s${i + 1}.mdx';\n\n${'<Next />\n\n'.repeat(includesOfNext)}`
-        : '';
-    files[`snippets/s${i}.mdx`] = `${next}${'Widgets need gadgets. '.repeat(Math.ceil(size / 22))}\n`;
-  }
-  return files;
-};
+/** A page starting a chain of `count` snippets of about `size` characters each. */
+const snippetPage = (count: number, includesOfNext: number, size: number): Record<string, string> => ({
+  'page.mdx': `import S0 from '/snippets/s0.mdx';\n\n# Page\n\n<S0 />\n`,
+  ...snippetChain({
+    count,
+    includesOfNext,
+    body: () => `${'Widgets need gadgets. '.repeat(Math.ceil(size / 22))}\n`,
+  }),
+});
 
 const tableOf = (columns: number, rows: number): string =>
   [
@@ -60,13 +57,13 @@ export const HOSTILE_FOLDERS: HostileFolder[] = [
     name: 'snippet fan-out',
     what: '25 snippets of 2 KB, each including the next 10 times',
     before: '2 min 52 s, 4.27 GB, 252,000 chunks (the issue: 25 files including each other)',
-    write: (dir) => writeAll(dir, snippetChain(25, 10, 2_000)),
+    write: (dir) => writeAll(dir, snippetPage(25, 10, 2_000)),
   },
   {
     name: 'snippet chain',
     what: '40 snippets, each including the next once',
     before: 'inlined 40 deep',
-    write: (dir) => writeAll(dir, snippetChain(40, 1, 200)),
+    write: (dir) => writeAll(dir, snippetPage(40, 1, 200)),
   },
   {
     name: 'wide table',

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { snippetChain } from '../testing/snippet-chain.ts';
 import { MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { listDocsFiles } from './docs-files.ts';
 import {
@@ -47,14 +48,10 @@ const prose = (name: string): string =>
 describe('snippet limits', () => {
   it('cuts a fan-out of snippets that include each other (25 files of 2 KB) at the expansion limit', async () => {
     // Each snippet includes the next one ten times: 10^24 inclusions without a limit.
-    const files: Record<string, string> = {
+    const files = {
       'page.mdx': `---\ntitle: Fan\n---\n\nimport S0 from '/snippets/s0.mdx';\n\n<S0 />\n`,
+      ...snippetChain({ count: 25, includesOfNext: 10, body: (i) => `${prose(`s${i}`)}\n` }),
     };
-    for (let i = 0; i < 25; i++) {
-      const next =
-        i < 24 ? `import Next from '/snippets/s${i + 1}.mdx';\n\n${'<Next />\n\n'.repeat(10)}` : '';
-      files[`snippets/s${i}.mdx`] = `${next}${prose(`s${i}`)}\n`;
-    }
     const site = await loadDocsFolder(fixture(files));
     const page = site.pages.find((p) => p.path === 'page');
     const chars = page?.chunks.reduce((sum, c) => sum + c.text.length, 0) ?? 0;
@@ -70,13 +67,10 @@ describe('snippet limits', () => {
   });
 
   it(`inlines snippets ${MAX_SNIPPET_DEPTH} deep and no deeper`, async () => {
-    const files: Record<string, string> = {
+    const files = {
       'page.mdx': `---\ntitle: Deep\n---\n\nimport S1 from '/snippets/s1.mdx';\n\n<S1 />\n`,
+      ...snippetChain({ first: 1, count: 12, includesOfNext: 1, body: (i) => `Marker-${i}-end.\n` }),
     };
-    for (let i = 1; i <= 12; i++) {
-      const next = i < 12 ? `import Next from '/snippets/s${i + 1}.mdx';\n\n<Next />\n\n` : '';
-      files[`snippets/s${i}.mdx`] = `${next}Marker-${i}-end.\n`;
-    }
     const site = await loadDocsFolder(fixture(files));
     const text = textOf(site, 'page');
     for (let i = 1; i <= MAX_SNIPPET_DEPTH; i++) expect(text).toContain(`Marker-${i}-end`);

@@ -186,6 +186,5 @@ export function linkableBaseUrl(baseUrl: string | null): string | null {
 export function pageUrl(baseUrl: string | null, pagePath: string, anchor: string | null): string {
   const path = `/${pagePath.replace(/^\/+/, '')}`;
   const hash = anchor ? `#${anchor}` : '';
-  const base = linkableBaseUrl(baseUrl);
-  return `${base ? base.replace(/\/+$/, '') : ''}${path}${hash}`;
+  return `${baseUrl ? baseUrl.replace(/\/+$/, '') : ''}${path}${hash}`;
 }

@@ -1,14 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { testPostgresUrl } from './services.ts';
-import { ensureTestPostgres, ensureTestRedis, readTestServiceSettings } from './test-services.ts';
+import { ensureTestPostgres, ensureTestRedis, findOnPath, readTestServiceSettings } from './test-services.ts';
 
-const hasRedisServer = (process.env.PATH ?? '')
-  .split(path.delimiter)
-  .some((dir) => dir !== '' && fs.existsSync(path.join(dir, 'redis-server')));
+const hasRedisServer = findOnPath('redis-server', readTestServiceSettings().searchPath) !== null;
 
 // Closed ports: nothing listens on port 1 of loopback.
 const nothing = {

@@ -179,7 +179,8 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-function findOnPath(command: string, searchPath: string): string | null {
+/** The executable `command` in `searchPath` (a `PATH` value), or null. */
+export function findOnPath(command: string, searchPath: string): string | null {
   for (const dir of searchPath.split(path.delimiter)) {
     if (dir === '') continue;
     const candidate = path.join(dir, command);

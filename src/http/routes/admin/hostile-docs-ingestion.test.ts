@@ -7,6 +7,7 @@ import { loadConfig } from '../../../config.ts';
 import { ask, askBody, createTenant, type Tenant } from '../../../limits/limits-fixtures.ts';
 import { type RunningServer, startServer } from '../../../server.ts';
 import { createTemporaryTestDatabase, dialects } from '../../../testing/databases.ts';
+import { snippetChain } from '../../../testing/snippet-chain.ts';
 
 const fine = (title: string): string => `---\ntitle: ${title}\n---\n\nA fine page about widgets.\n`;
 
@@ -15,18 +16,12 @@ const fine = (title: string): string => `---\ntitle: ${title}\n---\n\nA fine pag
  * stopped the server: the first two threw inside the page loader (an unhandled rejection ending the
  * process, the job left in_progress), the emphasis runs held the main thread for a minute.
  */
-const fanOut = (): Record<string, string> => {
-  // 25 snippets of 2 KB, each including the next ten times: 10^24 inclusions without a limit.
-  const files: Record<string, string> = {
-    'index.md': fine('Fan-out'),
-    'fan.mdx': `import S0 from '/snippets/s0.mdx';\n\n# Fan\n\n<S0 />\n`,
-  };
-  for (let i = 0; i < 25; i++) {
-    const next = i < 24 ? `import Next from '/snippets/s${i + 1}.mdx';\n\n${'<Next />\n\n'.repeat(10)}` : '';
-    files[`snippets/s${i}.mdx`] = `${next}${'Widgets need gadgets. '.repeat(90)}\n`;
-  }
-  return files;
-};
+// 25 snippets of 2 KB, each including the next ten times: 10^24 inclusions without a limit.
+const fanOut = (): Record<string, string> => ({
+  'index.md': fine('Fan-out'),
+  'fan.mdx': `import S0 from '/snippets/s0.mdx';\n\n# Fan\n\n<S0 />\n`,
+  ...snippetChain({ count: 25, includesOfNext: 10, body: () => `${'Widgets need gadgets. '.repeat(90)}\n` }),
+});
 
 /** 2 MB (under the page size limit): one header row of 500,000 one-letter cells, gigabytes to parse. */
 const wideTable = `|${'a|'.repeat(500_000)}\n|${'-|'.repeat(500_000)}\n`;
