@@ -10,7 +10,9 @@ RUN apt-get update \
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
+COPY widget ./widget
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim

@@ -43,6 +43,7 @@ const BELOW_HTTP = [
   'pages',
   'recovery',
   'metrics',
+  'widget-assets',
 ];
 
 describe('layering', () => {
@@ -71,9 +72,13 @@ describe('layering', () => {
   });
 
   it('the assistant and agent route files stay short: parse, call the use case, encode', () => {
-    const routes = ['assistant-message.ts', 'assistant-message-v2.ts', 'agent-api.ts', 'mcp.ts'].map((name) =>
-      path.join(src, 'http', 'routes', name),
-    );
+    const routes = [
+      'assistant-message.ts',
+      'assistant-message-v2.ts',
+      'assistant-feedback.ts',
+      'agent-api.ts',
+      'mcp.ts',
+    ].map((name) => path.join(src, 'http', 'routes', name));
     for (const file of routes) {
       const lines = fs.readFileSync(file, 'utf8').split('\n').length;
       expect(lines, path.basename(file)).toBeLessThanOrEqual(120);

@@ -42,6 +42,7 @@ const envSchema = z.object({
   // Links readers click: http(s) only, like a site's base URL.
   DOCENT_PUBLIC_URL: httpUrl.optional(),
   DOCENT_SEED_DEMO: booleanFlag.default('true'),
+  DOCENT_DEMO_PAGE: booleanFlag.default('true'),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
@@ -112,6 +113,11 @@ export interface Config {
   docsDir: string;
   publicUrl: string | null;
   seedDemo: boolean;
+  /**
+   * Serve the demo site's docs with the widget at `/` (when a site `demo` exists). Each start makes a
+   * new key for it and revokes the last, so turn it off where several processes share a database.
+   */
+  demoPage: boolean;
   /** Shared rate-limit store for several processes; null keeps counters in the process. */
   redisUrl: string | null;
   trustProxy: TrustProxy;
@@ -153,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     docsDir: e.DOCENT_DOCS_DIR,
     publicUrl: e.DOCENT_PUBLIC_URL?.replace(/\/+$/, '') ?? null,
     seedDemo: e.DOCENT_SEED_DEMO,
+    demoPage: e.DOCENT_DEMO_PAGE,
     redisUrl: e.REDIS_URL ?? null,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     docsRoot: e.DOCENT_DOCS_ROOT ?? null,

@@ -17,8 +17,10 @@ import { openStorage, type Storage } from './storage/database.ts';
 import { MemoryPubSub } from './streams/memory-pub-sub.ts';
 import type { RedisPubSub } from './streams/redis-pub-sub.ts';
 import { createResumableStreams } from './streams/resumable-streams.ts';
+import { mintDemoPageKey } from './tenancy/demo-page-key.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
-import { seedDemo } from './tenancy/seed-demo.ts';
+import { DEMO_DOMAIN, seedDemo } from './tenancy/seed-demo.ts';
+import { defaultWidgetFile, loadWidgetAsset } from './widget-assets/widget-asset.ts';
 
 export interface RunningServer {
   port: number;
@@ -48,6 +50,8 @@ export interface ServerOptions {
   redisKeyPrefix?: string;
   /** How long a v2 answer outlives a reader who left, waiting to be resumed (tests shorten it). */
   resumeGraceMs?: number;
+  /** The built widget script; `dist/widget/widget.js` when not given (tests build their own). */
+  widgetFile?: string;
 }
 
 /**
@@ -68,6 +72,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const storage = await openStorage(config.databaseUrl, { backgroundCheckpoints: true });
   logger.info({ database: storage.describe }, 'storage ready');
   if (config.seedDemo) await seedDemo(storage, config, logger);
+  const widget = loadWidgetAsset(options.widgetFile ?? defaultWidgetFile());
+  if (!widget) logger.warn('the widget is not built (npm run build): /widget.js and the demo page are off');
+  const demoKey = config.demoPage && widget ? await mintDemoPageKey(storage, DEMO_DOMAIN) : undefined;
   const search = new SiteSearch(storage);
   // The model configuration is logged without its keys.
   logger.info({ model: formatModelSpec(config.model.default) }, 'answer model');
@@ -120,6 +127,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     publicUrl: config.publicUrl,
     resumableStreams,
     ingestions,
+    widget,
+    demoPage: demoKey === undefined ? null : { domain: DEMO_DOMAIN, key: demoKey },
     modelProvider: options.modelProvider ?? createModelProvider(config.model, { logger }),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
@@ -127,6 +136,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   });
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, host: config.host }, 'docent listening');
+  if (demoKey !== undefined) {
+    const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+    process.stdout.write(`Demo page: open http://${host}:${port}/ and ask the assistant (Ctrl+I or ⌘I).\n`);
+  }
   return {
     port,
     storage,

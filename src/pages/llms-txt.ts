@@ -2,7 +2,10 @@ import type { Kysely } from 'kysely';
 import { readSnapshot, type Storage } from '../storage/database.ts';
 import type { Database } from '../storage/schema.ts';
 import { renderPageMarkdown } from './page-markdown.ts';
+import { type ListedPage, listPages, sectionsOf } from './site-navigation.ts';
 import { readStoredPages } from './stored-page.ts';
+
+export { OTHER_PAGES } from './site-navigation.ts';
 
 /** Largest llms-full.txt: pages are added while they fit, then a closing line says it was cut. */
 export const MAX_LLMS_FULL_BYTES = 20 * 1024 * 1024;
@@ -14,8 +17,6 @@ const CUT_NOTICE_BYTES = 256;
 const MAX_HEADER_CHARS = 500;
 /** Pages whose Markdown is read per query for llms-full.txt. */
 const PAGE_BATCH = 100;
-/** Section of the pages the navigation does not put in a group; `Pages` when no page has a group. */
-export const OTHER_PAGES = 'Other pages';
 
 export interface LlmsSite {
   id: string;
@@ -36,14 +37,6 @@ export interface LlmsText {
 export interface LlmsOptions {
   /** Byte limit of the whole text (tests pass small ones). */
   maxBytes?: number;
-}
-
-interface ListedPage {
-  path: string;
-  title: string;
-  description: string | null;
-  navOrder: number | null;
-  navGroup: string | null;
 }
 
 /** `{docentUrl}/sites/{domain}/llms.txt`. */
@@ -132,29 +125,6 @@ export async function generateLlmsFullTxt(
   });
 }
 
-/** The pages grouped as llms.txt lists them: groups in navigation order, then the rest. */
-function sectionsOf(pages: ListedPage[]): { name: string; pages: ListedPage[] }[] {
-  // Code-unit order, not the database's collation, so both dialects list pages alike.
-  const byPath = (a: ListedPage, b: ListedPage) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-  const listed = pages.filter((p) => p.navOrder !== null);
-  listed.sort((a, b) => (a.navOrder ?? 0) - (b.navOrder ?? 0) || byPath(a, b));
-  const unlisted = pages.filter((p) => p.navOrder === null).sort(byPath);
-  // One section per group name: versions and languages often repeat a group's name, and agents
-  // expect each H2 once.
-  const sections = new Map<string, ListedPage[]>();
-  const rest: ListedPage[] = [];
-  for (const page of listed) {
-    if (page.navGroup === null) rest.push(page);
-    else sections.set(page.navGroup, [...(sections.get(page.navGroup) ?? []), page]);
-  }
-  rest.push(...unlisted);
-  if (rest.length > 0) {
-    const name = sections.size === 0 ? 'Pages' : OTHER_PAGES;
-    sections.set(name, [...(sections.get(name) ?? []), ...rest]);
-  }
-  return [...sections].map(([name, list]) => ({ name, pages: list }));
-}
-
 /**
  * `# name` and the `> ` summary: the home page's description (the navigation's first page, or
  * `index`/`README` in a plain folder), else a line saying what the file is. Both shortened, so the
@@ -184,21 +154,6 @@ function finish(out: BoundedText, generation: number, pages: number, total: numb
     out.force(`\nThis file was cut at its ${limit}-byte limit: ${pages} of ${total} pages ${verb}.\n`);
   }
   return { text: out.toString(), generation, pages, total, cut };
-}
-
-async function listPages(db: Kysely<Database>, siteId: string): Promise<ListedPage[]> {
-  const rows = await db
-    .selectFrom('pages')
-    .select(['path', 'title', 'description', 'nav_order', 'nav_group'])
-    .where('site_id', '=', siteId)
-    .execute();
-  return rows.map((row) => ({
-    path: row.path,
-    title: row.title,
-    description: row.description,
-    navOrder: row.nav_order ?? null,
-    navGroup: row.nav_group ?? null,
-  }));
 }
 
 async function generationIn(db: Kysely<Database>, siteId: string): Promise<number | undefined> {

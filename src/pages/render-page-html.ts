@@ -1,3 +1,4 @@
+import type { ListedPage } from './site-navigation.ts';
 import type { StoredPage } from './stored-page.ts';
 
 const ESCAPES: Record<string, string> = {
@@ -17,12 +18,33 @@ const STYLE = `body{font:16px/1.6 system-ui,sans-serif;max-width:46rem;margin:2r
 pre{white-space:pre-wrap;font:inherit;margin:0 0 1rem}h2,h3,h4{margin-top:2rem}
 @media (prefers-color-scheme:dark){body{color:#e5e7eb;background:#111827}}`;
 
+/** The demo site's frame around a page: its navigation and the reader's widget. */
+export interface PageChrome {
+  siteName: string;
+  sections: { name: string; pages: Pick<ListedPage, 'path' | 'title'>[] }[];
+  /** Where the site's pages are served, ending in `/`: `/sites/demo/pages/`. */
+  pagesBase: string;
+  widget: { src: string; domain: string; key: string };
+}
+
+const CHROME_STYLE = `body{max-width:none;margin:0;padding:0}
+.top{display:flex;align-items:center;gap:1rem;padding:.8rem 1.5rem;border-bottom:1px solid #e5e7eb}
+.top strong{font-size:1.1rem}.top span{color:#4b5563;font-size:.9rem}
+.layout{display:flex;align-items:flex-start}
+nav{flex:0 0 15rem;padding:1rem 1.5rem;font-size:.92rem;position:sticky;top:0;max-height:100vh;overflow:auto}
+nav h2{font-size:.75rem;text-transform:uppercase;letter-spacing:.05em;color:#4b5563;margin:1.2rem 0 .4rem}
+nav ul{list-style:none;margin:0;padding:0}nav li{margin:.25rem 0}nav a{color:inherit;text-decoration:none}
+nav a[aria-current=page]{color:#2557d6;font-weight:600}
+main{flex:1;min-width:0;max-width:46rem;padding:0 1.5rem 6rem}
+@media (max-width:760px){.layout{display:block}nav{position:static;max-height:none;border-bottom:1px solid #e5e7eb}}
+@media (prefers-color-scheme:dark){.top,nav{border-color:#374151}.top span,nav h2{color:#9ca3af}nav a[aria-current=page]{color:#7aa2ff}}`;
+
 /**
  * A readable page of the stored text: the title, the description, and each section under its heading,
  * whose `id` is the stored anchor so a citation's `#anchor` lands. The text is shown as written
  * (escaped), never interpreted as HTML.
  */
-export function renderPageHtml(page: StoredPage): string {
+export function renderPageHtml(page: StoredPage, chrome?: PageChrome): string {
   const body: string[] = [`<h1>${escapeHtml(page.title)}</h1>`];
   if (page.description) body.push(`<p>${escapeHtml(page.description)}</p>`);
   let heading = '';
@@ -37,5 +59,25 @@ export function renderPageHtml(page: StoredPage): string {
     heading = key;
     body.push(`<pre>${escapeHtml(section.text)}</pre>`);
   }
-  return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(page.title)}</title><style>${STYLE}</style></head><body>${body.join('\n')}</body></html>`;
+  const head = `<meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(page.title)}</title>`;
+  if (!chrome)
+    return `<!doctype html><html><head>${head}<style>${STYLE}</style></head><body>${body.join('\n')}</body></html>`;
+  return `<!doctype html><html lang="en"><head>${head}<style>${STYLE}\n${CHROME_STYLE}</style></head><body>${frame(page, chrome, body.join('\n'))}</body></html>`;
+}
+
+function frame(page: StoredPage, chrome: PageChrome, content: string): string {
+  const nav = chrome.sections
+    .map((section) => {
+      const links = section.pages.map((listed) => {
+        const current = listed.path === page.path ? ' aria-current="page"' : '';
+        const href = escapeHtml(chrome.pagesBase + listed.path.split('/').map(encodeURIComponent).join('/'));
+        return `<li><a href="${href}"${current}>${escapeHtml(listed.title)}</a></li>`;
+      });
+      return `<h2>${escapeHtml(section.name)}</h2><ul>${links.join('')}</ul>`;
+    })
+    .join('');
+  const { src, domain, key } = chrome.widget;
+  const widget = `<script src="${escapeHtml(src)}" data-domain="${escapeHtml(domain)}" data-key="${escapeHtml(key)}" data-path-prefix="${escapeHtml(chrome.pagesBase)}" defer></script>`;
+  return `<header class="top"><strong>${escapeHtml(chrome.siteName)}</strong><span>Docent demo: ask the assistant about these docs (Ctrl+I or ⌘I)</span></header>
+<div class="layout"><nav aria-label="Docs">${nav}</nav><main>${content}</main></div>${widget}`;
 }

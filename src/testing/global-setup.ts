@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureTestPostgres, ensureTestRedis, readTestServiceSettings } from './test-services.ts';
+import { buildTestWidget } from './test-widget.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -7,6 +10,8 @@ declare module 'vitest' {
     postgresUrl: string;
     /** Redis for the Redis-backed suites; null when none could be had (never in CI). */
     redisUrl: string | null;
+    /** The widget script built from this checkout's sources for this run. */
+    widgetFile: string;
   }
 }
 
@@ -28,7 +33,10 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   console.log(`[test services] ${redis.summary}`);
   project.provide('postgresUrl', postgres.url ?? settings.postgresUrl);
   project.provide('redisUrl', redis.url);
+  const widgetFile = buildTestWidget();
+  project.provide('widgetFile', widgetFile);
   return async () => {
     await Promise.all([postgres.stop(), redis.stop()]);
+    fs.rmSync(path.dirname(widgetFile), { recursive: true, force: true });
   };
 }

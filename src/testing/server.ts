@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { inject } from 'vitest';
 import type { ModelProvider } from '../assistant/model-provider.ts';
 import { loadConfig } from '../config.ts';
 import { type RunningServer, startServer } from '../server.ts';
@@ -22,6 +23,8 @@ export async function startTestServer(
     /** Share rate limits and resumable streams through this Redis (a prefix of its own per server). */
     redisUrl?: string;
     redisKeyPrefix?: string;
+    /** Seed the demo site from the bundled docs, as a first `npm start` does (its demo page on). */
+    seedDemo?: boolean;
   } = {},
 ): Promise<TestServer> {
   const database = await createTemporaryTestDatabase(dialect);
@@ -32,11 +35,12 @@ export async function startTestServer(
     databaseUrl: database.url,
     port: 0,
     host: '127.0.0.1',
-    seedDemo: false,
+    seedDemo: options.seedDemo ?? false,
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
   };
   const server = await startServer(config, {
     logger: pino({ level: 'silent' }),
+    widgetFile: inject('widgetFile'),
     ...(options.modelProvider ? { modelProvider: options.modelProvider } : {}),
     ...(options.resumeGraceMs === undefined ? {} : { resumeGraceMs: options.resumeGraceMs }),
     ...(options.redisKeyPrefix === undefined ? {} : { redisKeyPrefix: options.redisKeyPrefix }),

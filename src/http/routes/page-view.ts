@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { TrustProxy } from '../../config.ts';
+import { type DemoPage, demoChrome } from '../../pages/demo-page.ts';
 import { llmsTxtUrl } from '../../pages/llms-txt.ts';
 import { renderPageMarkdown } from '../../pages/page-markdown.ts';
 import { renderPageHtml } from '../../pages/render-page-html.ts';
@@ -23,6 +24,13 @@ const HTML_HEADERS = {
   'Content-Security-Policy':
     "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'",
 };
+/** The demo site's pages run the widget: its script and its calls to this server. */
+const DEMO_HTML_HEADERS = {
+  ...HTML_HEADERS,
+  'Cache-Control': 'no-cache',
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'",
+};
 const MARKDOWN_HEADERS = {
   ...COMMON,
   'Content-Type': 'text/markdown; charset=utf-8',
@@ -40,6 +48,8 @@ export function pageViewRoute(deps: {
   tenancy: TenancyCache;
   publicUrl: string | null;
   trustProxy: TrustProxy;
+  /** The demo page, when the server runs one. */
+  demo: DemoPage | null;
 }): Hono<AppEnv> {
   const route = new Hono<AppEnv>();
   route.get('/sites/:domain/pages/:path{.+}', async (c) => {
@@ -51,6 +61,10 @@ export function pageViewRoute(deps: {
     const { page, suffix } = found;
     const markdown = suffix || prefersMarkdown(c.req.header('Accept'));
     const docentUrl = deps.publicUrl ?? requestOrigin(c, deps.trustProxy);
+    if (!markdown && deps.demo?.domain === site.domain) {
+      const html = renderPageHtml(page, await demoChrome(deps.storage, site, deps.demo));
+      return c.body(html, 200, { ...DEMO_HTML_HEADERS, Vary: 'Accept' });
+    }
     // Each representation its own tag: a cache revalidating one must not be told it holds the other.
     const etag = markdown ? `"${page.contentHash}.md"` : `"${page.contentHash}"`;
     const headers: Record<string, string> = {

@@ -1,0 +1,21 @@
+import { Hono } from 'hono';
+import { type DemoPage, demoHomePath, demoPagesBase } from '../../pages/demo-page.ts';
+import type { Storage } from '../../storage/database.ts';
+import type { TenancyCache } from '../../tenancy/tenancy-cache.ts';
+import type { AppEnv } from '../app-env.ts';
+import { DocentError } from '../errors.ts';
+
+/** `GET /`: the demo site's first page, with the widget (src/pages/demo-page.ts); 404 without a demo. */
+export function demoHomeRoute(deps: {
+  storage: Storage;
+  tenancy: TenancyCache;
+  demo: DemoPage | null;
+}): Hono<AppEnv> {
+  return new Hono<AppEnv>().get('/', async (c) => {
+    const site = deps.demo ? await deps.tenancy.siteByDomain(deps.demo.domain) : undefined;
+    const path = site ? await demoHomePath(deps.storage, site.id) : undefined;
+    if (!deps.demo || path === undefined) throw new DocentError('not_found', 'No demo page on this server');
+    const target = demoPagesBase(deps.demo.domain) + path.split('/').map(encodeURIComponent).join('/');
+    return c.redirect(target, 302);
+  });
+}

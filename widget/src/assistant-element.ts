@@ -1,0 +1,798 @@
+import {
+  AssistantFailure,
+  ask,
+  type ClientOptions,
+  resume,
+  type SiteConfig,
+  type StreamEvent,
+  sendFeedback,
+  siteConfig,
+} from './chat-client.ts';
+import { focusables, h, ICONS, icon } from './dom.ts';
+import { describeFailure } from './failures.ts';
+import { currentPagePath, type PageOptions, pageFilter, readSelection } from './page-context.ts';
+import { renderMarkdown, safeHref } from './render-markdown.ts';
+import {
+  type ChatMessage,
+  type ChatState,
+  clearChat,
+  loadChat,
+  newChat,
+  randomId,
+  saveChat,
+} from './session-store.ts';
+import { STYLES } from './styles.ts';
+
+export interface WidgetOptions extends PageOptions {
+  domain: string;
+  key: string;
+  /** Docent's address; the origin `widget.js` was loaded from when not given. */
+  server: string;
+  /** The reader's fingerprint: `anonymous`, or the site's own user id. */
+  fp?: string;
+  /** The panel's title; "Ask <site name>" when not given. */
+  title?: string;
+  theme?: 'auto' | 'light' | 'dark';
+  /** Questions shown on an empty panel instead of the site's configured ones. */
+  starterQuestions?: string[];
+  /** The "Ask about this" button on selected text and code (default on). */
+  askAboutSelection?: boolean;
+}
+
+export type WidgetEvent = 'answer' | 'feedback' | 'error' | 'open' | 'close';
+type Listener = (detail: unknown) => void;
+
+interface Panel {
+  root: HTMLElement;
+  title: HTMLElement;
+  log: HTMLElement;
+  status: HTMLElement;
+  form: HTMLFormElement;
+  input: HTMLTextAreaElement;
+  send: HTMLButtonElement;
+  chip: HTMLElement;
+}
+
+/** Questions asked through `?assistant=` or `ask()` are cut to the API's per-message limit. */
+const MAX_QUESTION_CHARS = 4_000;
+
+/**
+ * `<docent-assistant>`: the launcher, the panel and the conversation, in a shadow root so the host page's
+ * CSS and the widget's never meet. The panel is built on first open, so the launcher paints at once.
+ */
+export class DocentAssistant extends HTMLElement {
+  #options: WidgetOptions | undefined;
+  readonly #shadow: ShadowRoot;
+  readonly #launcher: HTMLButtonElement;
+  readonly #selectionButton: HTMLButtonElement;
+  #panel: Panel | undefined;
+  #state: ChatState = newChat();
+  #config: Promise<SiteConfig | undefined> | undefined;
+  #controller: AbortController | undefined;
+  #context: { type: 'code' | 'textSelection'; value: string } | undefined;
+  #pending: { type: 'code' | 'textSelection'; value: string } | undefined;
+  #returnFocus: Element | null = null;
+  /** Set by `update()` in a single-page app; `location.pathname` otherwise. */
+  #currentPath: string | undefined;
+  #renderQueued = false;
+  readonly #listeners = new Map<WidgetEvent, Set<Listener>>();
+  readonly #cleanup: (() => void)[] = [];
+
+  constructor() {
+    super();
+    this.#shadow = this.attachShadow({ mode: 'open' });
+    const style = document.createElement('style');
+    style.textContent = STYLES;
+    const shortcut = /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘I' : 'Ctrl I';
+    this.#launcher = h(
+      'button',
+      {
+        type: 'button',
+        class: 'launcher',
+        part: 'launcher',
+        'aria-haspopup': 'dialog',
+        'aria-expanded': 'false',
+        'aria-keyshortcuts': 'Control+I Meta+I',
+      },
+      icon(ICONS.spark),
+      h('span', {}, 'Ask AI'),
+      h('kbd', { 'aria-hidden': 'true' }, shortcut),
+    );
+    this.#launcher.addEventListener('click', () => this.open());
+    this.#selectionButton = h(
+      'button',
+      { type: 'button', class: 'ask-selection', hidden: true },
+      'Ask about this',
+    );
+    // Keeps the selection: a mousedown on the button would otherwise clear it first.
+    this.#selectionButton.addEventListener('mousedown', (event) => event.preventDefault());
+    this.#selectionButton.addEventListener('click', () => this.#askAboutSelection());
+    this.#shadow.append(style, this.#launcher, this.#selectionButton);
+  }
+
+  configure(options: WidgetOptions): void {
+    this.#options = options;
+    if (options.theme && options.theme !== 'auto') this.dataset.theme = options.theme;
+    else delete this.dataset.theme;
+    this.#state = loadChat(options.domain);
+  }
+
+  connectedCallback(): void {
+    const options = this.#required();
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.metaKey || event.ctrlKey) && !event.altKey && event.key.toLowerCase() === 'i') {
+        event.preventDefault();
+        if (this.isOpen) this.close();
+        else this.open();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    this.#cleanup.push(() => document.removeEventListener('keydown', onKey));
+    if (options.askAboutSelection !== false) {
+      const onSelect = () => setTimeout(() => this.#showSelectionButton(), 0);
+      const onScroll = () => {
+        this.#selectionButton.hidden = true;
+      };
+      document.addEventListener('mouseup', onSelect);
+      document.addEventListener('keyup', onSelect);
+      window.addEventListener('scroll', onScroll, { passive: true });
+      this.#cleanup.push(() => {
+        document.removeEventListener('mouseup', onSelect);
+        document.removeEventListener('keyup', onSelect);
+        window.removeEventListener('scroll', onScroll);
+      });
+    }
+    const last = this.#state.messages.at(-1);
+    if (last?.role === 'assistant' && last.status === 'streaming') void this.#resume(last);
+    const question = new URLSearchParams(location.search).get('assistant');
+    if (question?.trim()) {
+      const url = new URL(location.href);
+      url.searchParams.delete('assistant');
+      // Taken out of the address so a reload does not ask it again.
+      history.replaceState(history.state, '', url);
+      this.ask(question);
+    }
+  }
+
+  disconnectedCallback(): void {
+    for (const undo of this.#cleanup.splice(0)) undo();
+    this.#controller?.abort();
+  }
+
+  get isOpen(): boolean {
+    return this.#panel !== undefined && !this.#panel.root.hidden;
+  }
+
+  open(): void {
+    const panel = this.#ensurePanel();
+    if (this.isOpen) return;
+    this.#returnFocus = deepActiveElement();
+    panel.root.hidden = false;
+    this.#launcher.hidden = true;
+    this.#launcher.setAttribute('aria-expanded', 'true');
+    this.#selectionButton.hidden = true;
+    this.#render();
+    panel.input.focus();
+    this.#emit('open', {});
+  }
+
+  close(): void {
+    if (!this.#panel || !this.isOpen) return;
+    this.#panel.root.hidden = true;
+    this.#launcher.hidden = false;
+    this.#launcher.setAttribute('aria-expanded', 'false');
+    const back = this.#returnFocus;
+    this.#returnFocus = null;
+    if (back instanceof HTMLElement && back.isConnected) back.focus();
+    else this.#launcher.focus();
+    this.#emit('close', {});
+  }
+
+  /** Opens the panel and asks `question` (with the pending "Ask about this" context, if any). */
+  ask(question: string): void {
+    const text = question.trim().slice(0, MAX_QUESTION_CHARS);
+    this.open();
+    if (text) void this.#send(text);
+  }
+
+  /** Page awareness a single-page app changes as the reader moves. */
+  update(patch: { currentPath?: string; filter?: { version?: string; language?: string } }): void {
+    const options = this.#required();
+    if (patch.filter?.version !== undefined) options.version = patch.filter.version;
+    if (patch.filter?.language !== undefined) options.language = patch.filter.language;
+    if (patch.currentPath !== undefined) this.#currentPath = patch.currentPath;
+  }
+
+  /** "New chat": forgets the thread (stops an answer in progress). */
+  reset(): void {
+    this.#controller?.abort();
+    clearChat(this.#required().domain);
+    this.#state = newChat();
+    this.#context = undefined;
+    this.#render();
+    this.#panel?.input.focus();
+  }
+
+  on(event: WidgetEvent, listener: Listener): () => void {
+    let set = this.#listeners.get(event);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(event, set);
+    }
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  #emit(event: WidgetEvent, detail: unknown): void {
+    for (const listener of this.#listeners.get(event) ?? []) {
+      try {
+        listener(detail);
+      } catch (error) {
+        console.error('docent: a listener failed', error);
+      }
+    }
+    this.dispatchEvent(new CustomEvent(`docent:${event}`, { detail, bubbles: true, composed: true }));
+  }
+
+  #required(): WidgetOptions {
+    if (!this.#options) throw new Error('docent: the widget needs configure() before use');
+    return this.#options;
+  }
+
+  #client(): ClientOptions {
+    const { server, domain, key } = this.#required();
+    return { server, domain, key };
+  }
+
+  #ensurePanel(): Panel {
+    if (this.#panel) return this.#panel;
+    const title = h('h2', { id: 'docent-title' }, this.#required().title ?? 'Ask the docs');
+    const log = h('div', {
+      class: 'log',
+      role: 'log',
+      'aria-live': 'polite',
+      'aria-relevant': 'additions',
+      'aria-label': 'Conversation',
+      tabindex: '0',
+    });
+    const status = h('div', { class: 'vh', role: 'status' });
+    const input = h('textarea', {
+      id: 'docent-question',
+      rows: '1',
+      placeholder: 'Ask a question…',
+      autocomplete: 'off',
+      maxlength: String(MAX_QUESTION_CHARS),
+    });
+    const send = h('button', { type: 'submit', class: 'send' }, 'Send');
+    const chipText = h('span', {});
+    const chipClear = h(
+      'button',
+      { type: 'button', class: 'icon', 'aria-label': 'Remove the selection' },
+      '×',
+    );
+    const chip = h('div', { class: 'chip', hidden: true }, chipText, chipClear);
+    const form = h(
+      'form',
+      {},
+      chip,
+      h('label', { class: 'vh', for: 'docent-question' }, 'Your question'),
+      h('div', { class: 'row' }, input, send),
+    );
+    const newChatButton = h('button', { type: 'button', class: 'ghost' }, 'New chat');
+    const closeButton = h(
+      'button',
+      { type: 'button', class: 'icon', 'aria-label': 'Close the assistant' },
+      '×',
+    );
+    const root = h(
+      'div',
+      {
+        class: 'panel',
+        role: 'dialog',
+        'aria-modal': 'true',
+        'aria-labelledby': 'docent-title',
+        hidden: true,
+      },
+      h('header', {}, title, newChatButton, closeButton),
+      log,
+      status,
+      form,
+      h(
+        'p',
+        { class: 'note' },
+        'Answers are written from the docs by AI and can be wrong. Check the sources.',
+      ),
+    );
+    this.#shadow.append(root);
+    this.#panel = { root, title, log, status, form, input, send, chip };
+
+    closeButton.addEventListener('click', () => this.close());
+    newChatButton.addEventListener('click', () => this.reset());
+    chipClear.addEventListener('click', () => {
+      this.#context = undefined;
+      this.#renderChip();
+      input.focus();
+    });
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      if (this.#controller) {
+        this.#controller.abort();
+        return;
+      }
+      const question = input.value.trim();
+      if (!question) return;
+      input.value = '';
+      void this.#send(question);
+    });
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    input.addEventListener('input', () => {
+      input.style.height = 'auto';
+      input.style.height = `${Math.min(input.scrollHeight, 140)}px`;
+    });
+    root.addEventListener('keydown', (event) => this.#panelKey(event));
+    log.addEventListener('click', (event) => this.#logClick(event));
+    this.#config ??= siteConfig(this.#client()).catch(() => undefined);
+    void this.#config.then((config) => {
+      if (config && this.#options?.title === undefined) title.textContent = `Ask ${config.name}`;
+      this.#render();
+    });
+    return this.#panel;
+  }
+
+  #panelKey(event: KeyboardEvent): void {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      this.close();
+      return;
+    }
+    if (event.key !== 'Tab' || !this.#panel) return;
+    const items = focusables(this.#panel.root);
+    const first = items[0];
+    const last = items.at(-1);
+    if (!first || !last) return;
+    const active = this.#shadow.activeElement;
+    if (event.shiftKey && (active === first || !this.#panel.root.contains(active))) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && (active === last || !this.#panel.root.contains(active))) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+
+  #logClick(event: Event): void {
+    const target = event.target instanceof Element ? event.target.closest('button') : null;
+    if (!target) return;
+    if (target.classList.contains('copy')) {
+      const code = target.parentElement?.querySelector('pre')?.textContent ?? '';
+      void navigator.clipboard?.writeText(code).then(
+        () => {
+          target.textContent = 'Copied';
+          setTimeout(() => {
+            target.textContent = 'Copy';
+          }, 1500);
+        },
+        () => {
+          target.textContent = 'Copy failed';
+        },
+      );
+    }
+  }
+
+  #showSelectionButton(): void {
+    const selected = readSelection(this);
+    const button = this.#selectionButton;
+    if (!selected || this.isOpen) {
+      button.hidden = true;
+      this.#pending = undefined;
+      return;
+    }
+    this.#pending = { type: selected.type, value: selected.value };
+    button.hidden = false;
+    const top = Math.min(window.innerHeight - 40, selected.rect.bottom + 8);
+    const left = Math.min(window.innerWidth - 130, Math.max(8, selected.rect.left));
+    button.style.top = `${Math.max(8, top)}px`;
+    button.style.left = `${left}px`;
+  }
+
+  #askAboutSelection(): void {
+    if (!this.#pending) return;
+    this.#context = this.#pending;
+    this.#pending = undefined;
+    this.#selectionButton.hidden = true;
+    this.open();
+    this.#renderChip();
+    this.#panel?.input.focus();
+  }
+
+  #renderChip(): void {
+    if (!this.#panel) return;
+    const chip = this.#panel.chip;
+    const context = this.#context;
+    chip.hidden = context === undefined;
+    const label = chip.querySelector('span');
+    if (label && context)
+      label.textContent = `About ${context.type === 'code' ? 'this code' : 'this text'}: ${context.value}`;
+  }
+
+  async #send(question: string, retryOf?: ChatMessage): Promise<void> {
+    if (this.#controller) return;
+    const options = this.#required();
+    const state = this.#state;
+    // A retry after the server stored the failed answer regenerates it; otherwise the question goes again.
+    const regenerate =
+      retryOf !== undefined && !retryOf.id.startsWith('pending_') && state.threadId !== undefined;
+    const context = retryOf ? undefined : this.#context;
+    this.#context = undefined;
+    if (retryOf) state.messages.splice(state.messages.indexOf(retryOf), 1);
+    if (!regenerate && !retryOf) {
+      state.messages.push({
+        id: `u_${randomId()}`,
+        role: 'user',
+        text: question,
+        sources: [],
+        status: 'done',
+        ...(context ? { about: context.value } : {}),
+      });
+    }
+    const answer: ChatMessage = {
+      id: `pending_${randomId()}`,
+      role: 'assistant',
+      text: '',
+      sources: [],
+      status: 'streaming',
+    };
+    state.messages.push(answer);
+    const controller = new AbortController();
+    this.#controller = controller;
+    this.#announce('Answering…');
+    this.#render();
+    const path = this.#currentPath ?? currentPagePath(options);
+    try {
+      await ask(
+        this.#client(),
+        {
+          chatId: state.chatId,
+          fp: options.fp ?? 'anonymous',
+          question,
+          ...(state.threadId ? { threadId: state.threadId } : {}),
+          ...(state.threadKey ? { threadKey: state.threadKey } : {}),
+          regenerate,
+          currentPath: path,
+          filter: pageFilter(options),
+          ...(context ? { context: [{ ...context, path }] } : {}),
+        },
+        (event) => this.#onEvent(answer, event),
+        controller.signal,
+      );
+      if (answer.status === 'streaming') answer.status = 'done';
+    } catch (error) {
+      this.#failed(answer, error, controller.signal.aborted);
+    } finally {
+      this.#controller = undefined;
+    }
+    this.#finished(answer, question);
+  }
+
+  async #resume(answer: ChatMessage): Promise<void> {
+    const controller = new AbortController();
+    this.#controller = controller;
+    try {
+      const found = await resume(
+        this.#client(),
+        this.#state.chatId,
+        (event) => this.#onEvent(answer, event),
+        controller.signal,
+      );
+      if (!found) answer.status = answer.text ? 'stopped' : 'error';
+      if (!found && !answer.text)
+        answer.failure = {
+          title: 'The answer was interrupted.',
+          detail: 'Ask again to get it.',
+          retry: true,
+        };
+      else if (answer.status === 'streaming') answer.status = 'done';
+    } catch (error) {
+      this.#failed(answer, error, controller.signal.aborted);
+    } finally {
+      this.#controller = undefined;
+    }
+    const question = this.#questionBefore(answer);
+    this.#finished(answer, question ?? '');
+  }
+
+  #failed(answer: ChatMessage, error: unknown, stopped: boolean): void {
+    if (stopped) {
+      answer.status = 'stopped';
+      return;
+    }
+    answer.status = 'error';
+    answer.failure = describeFailure(error);
+    if (error instanceof AssistantFailure && error.kind === 'thread_not_found') {
+      delete this.#state.threadId;
+      delete this.#state.threadKey;
+    }
+    this.#emit('error', {
+      kind: error instanceof AssistantFailure ? error.kind : 'unknown',
+      message: error instanceof Error ? error.message : String(error),
+      requestId: error instanceof AssistantFailure ? error.requestId : undefined,
+    });
+  }
+
+  #finished(answer: ChatMessage, question: string): void {
+    saveChat(this.#required().domain, this.#state);
+    this.#render();
+    if (answer.status === 'done') {
+      this.#announce('Answer ready.');
+      this.#emit('answer', {
+        question,
+        text: answer.text,
+        sources: answer.sources,
+        messageId: answer.id,
+        threadId: this.#state.threadId,
+      });
+    } else if (answer.status === 'stopped') this.#announce('Answer stopped.');
+    else if (answer.failure) this.#announce(`${answer.failure.title} ${answer.failure.detail}`);
+  }
+
+  #onEvent(answer: ChatMessage, event: StreamEvent): void {
+    switch (event.type) {
+      case 'start':
+        // A resumed stream replays from its start: what was shown is replaced, not appended to.
+        answer.text = '';
+        answer.sources = [];
+        if (event.messageId) answer.id = event.messageId;
+        if (event.threadId) this.#state.threadId = event.threadId;
+        if (event.threadKey) this.#state.threadKey = event.threadKey;
+        saveChat(this.#required().domain, this.#state);
+        break;
+      case 'text':
+        answer.text += event.delta;
+        break;
+      case 'source':
+        if (!answer.sources.some((s) => s.id === event.source.id)) answer.sources.push(event.source);
+        break;
+      case 'error':
+        answer.status = 'error';
+        answer.failure = { title: 'The answer stopped early.', detail: event.message, retry: true };
+        break;
+      case 'finish':
+        break;
+    }
+    this.#queueRender();
+  }
+
+  #questionBefore(answer: ChatMessage): string | undefined {
+    const index = this.#state.messages.indexOf(answer);
+    for (let i = index - 1; i >= 0; i--) {
+      const message = this.#state.messages[i];
+      if (message?.role === 'user') return message.text;
+    }
+    return undefined;
+  }
+
+  #announce(text: string): void {
+    if (this.#panel) this.#panel.status.textContent = text;
+  }
+
+  #queueRender(): void {
+    if (this.#renderQueued) return;
+    this.#renderQueued = true;
+    requestAnimationFrame(() => {
+      this.#renderQueued = false;
+      saveChat(this.#required().domain, this.#state);
+      this.#render();
+    });
+  }
+
+  #render(): void {
+    const panel = this.#panel;
+    if (!panel || panel.root.hidden) return;
+    const streaming = this.#controller !== undefined;
+    panel.send.textContent = streaming ? 'Stop' : 'Send';
+    panel.send.classList.toggle('stop', streaming);
+    panel.send.setAttribute('aria-label', streaming ? 'Stop the answer' : 'Send the question');
+    panel.log.setAttribute('aria-busy', String(streaming));
+    this.#renderChip();
+    const messages = this.#state.messages;
+    if (messages.length === 0) {
+      panel.log.replaceChildren(this.#emptyState());
+      return;
+    }
+    const atBottom = panel.log.scrollHeight - panel.log.scrollTop - panel.log.clientHeight < 40;
+    const focusedKey = (this.#shadow.activeElement as HTMLElement | null)?.dataset?.key;
+    const existing = new Map<string, HTMLElement>();
+    for (const child of panel.log.children) {
+      if (child instanceof HTMLElement && child.dataset.id) existing.set(child.dataset.id, child);
+    }
+    const nodes = messages.map((message, index) => {
+      const signature = `${message.status}|${message.text.length}|${message.sources.length}|${message.feedback?.rating ?? ''}|${message.feedback?.comment ?? ''}|${index === messages.length - 1}`;
+      const old = existing.get(message.id);
+      if (old && old.dataset.signature === signature) return old;
+      const node = this.#messageNode(message, index === messages.length - 1);
+      node.dataset.id = message.id;
+      node.dataset.signature = signature;
+      return node;
+    });
+    panel.log.replaceChildren(...nodes);
+    if (focusedKey) panel.log.querySelector<HTMLElement>(`[data-key="${focusedKey}"]`)?.focus();
+    if (atBottom || streaming) panel.log.scrollTop = panel.log.scrollHeight;
+  }
+
+  #emptyState(): HTMLElement {
+    const starters = this.#options?.starterQuestions;
+    const list = h('ul', { class: 'starters' });
+    const fill = (questions: string[]) => {
+      list.replaceChildren(
+        ...questions.map((question) => {
+          const button = h('button', { type: 'button' }, question);
+          button.addEventListener('click', () => void this.#send(question));
+          return h('li', {}, button);
+        }),
+      );
+    };
+    if (starters) fill(starters);
+    else void this.#config?.then((config) => fill(config?.starterQuestions ?? []));
+    return h(
+      'div',
+      { class: 'empty' },
+      h('p', {}, 'Ask anything about these docs. Answers cite their sources.'),
+      list,
+    );
+  }
+
+  #messageNode(message: ChatMessage, last: boolean): HTMLElement {
+    if (message.role === 'user') {
+      return h(
+        'div',
+        { class: 'msg user' },
+        message.about ? h('span', { class: 'about' }, `About: ${truncate(message.about, 120)}`) : undefined,
+        message.text,
+      );
+    }
+    const body = h('div', { class: 'body' });
+    if (message.text) renderMarkdown(body, message.text, message.sources);
+    else if (message.status === 'streaming') body.append(h('p', { class: 'typing' }, 'Searching the docs…'));
+    const node = h('div', { class: 'msg answer' }, body);
+    if (message.sources.length > 0 && message.status !== 'streaming') {
+      const items = message.sources.map((source) =>
+        h(
+          'li',
+          {},
+          h('a', { href: safeUrl(source.url), target: '_blank', rel: 'noopener noreferrer' }, source.title),
+        ),
+      );
+      node.append(h('div', { class: 'sources' }, h('h3', {}, 'Sources'), h('ol', {}, ...items)));
+    }
+    if (message.status === 'stopped') node.append(h('p', { class: 'typing' }, 'Stopped.'));
+    if (message.failure) node.append(this.#failureNode(message, last));
+    if (message.status === 'done' && !message.id.startsWith('pending_'))
+      node.append(this.#feedbackNode(message));
+    return node;
+  }
+
+  #failureNode(message: ChatMessage, last: boolean): HTMLElement {
+    const failure = message.failure;
+    const box = h(
+      'div',
+      { class: 'failure', role: 'alert' },
+      h('strong', {}, failure?.title ?? ''),
+      ` ${failure?.detail ?? ''}`,
+    );
+    if (failure?.retry && last) {
+      const retry = h(
+        'button',
+        { type: 'button', class: 'ghost', 'data-key': `retry:${message.id}` },
+        'Try again',
+      );
+      retry.addEventListener('click', () => {
+        const question = this.#questionBefore(message);
+        if (question) void this.#send(question, message);
+      });
+      box.append(retry);
+    }
+    return box;
+  }
+
+  #feedbackNode(message: ChatMessage): HTMLElement {
+    const rating = message.feedback?.rating;
+    const vote = (value: 'up' | 'down', label: string) => {
+      const button = h(
+        'button',
+        {
+          type: 'button',
+          'aria-pressed': String(rating === value),
+          'aria-label': label,
+          'data-key': `${value}:${message.id}`,
+        },
+        icon(value === 'up' ? ICONS.up : ICONS.down, 15),
+      );
+      button.addEventListener('click', () => void this.#vote(message, value, message.feedback?.comment));
+      return button;
+    };
+    const actions = h(
+      'div',
+      { class: 'actions' },
+      h('span', {}, 'Was this helpful?'),
+      vote('up', 'Helpful'),
+      vote('down', 'Not helpful'),
+    );
+    if (!rating) return actions;
+    const wrap = h('div', {}, actions);
+    if (message.feedback?.comment !== undefined) {
+      wrap.append(h('p', { class: 'typing' }, 'Thanks for the feedback.'));
+      return wrap;
+    }
+    const input = h('input', {
+      type: 'text',
+      'aria-label': 'Tell us more (optional)',
+      placeholder: 'Tell us more (optional)',
+      maxlength: '2000',
+    });
+    const send = h('button', { type: 'submit', class: 'ghost' }, 'Send');
+    const form = h('form', { class: 'comment' }, input, send);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.#vote(message, rating, input.value.trim());
+    });
+    wrap.append(form);
+    return wrap;
+  }
+
+  async #vote(message: ChatMessage, rating: 'up' | 'down', comment: string | undefined): Promise<void> {
+    const options = this.#required();
+    const state = this.#state;
+    if (!state.threadId) return;
+    const previous = message.feedback;
+    message.feedback = { rating, ...(comment !== undefined ? { comment } : {}) };
+    this.#render();
+    try {
+      await sendFeedback(this.#client(), {
+        fp: options.fp ?? 'anonymous',
+        threadId: state.threadId,
+        ...(state.threadKey ? { threadKey: state.threadKey } : {}),
+        messageId: message.id,
+        rating,
+        ...(comment ? { comment } : {}),
+      });
+      saveChat(options.domain, state);
+      this.#announce('Thanks for the feedback.');
+      this.#emit('feedback', {
+        messageId: message.id,
+        threadId: state.threadId,
+        rating,
+        comment: comment || undefined,
+      });
+    } catch (error) {
+      if (previous) message.feedback = previous;
+      else delete message.feedback;
+      this.#render();
+      this.#announce(`${describeFailure(error).title} The feedback was not sent.`);
+      this.#emit('error', {
+        kind: error instanceof AssistantFailure ? error.kind : 'unknown',
+        message: String(error),
+      });
+    }
+  }
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function safeUrl(url: string): string {
+  return safeHref(url) ? url : '#';
+}
+
+/** The focused element, looking inside shadow roots (the host page may have its own components). */
+function deepActiveElement(): Element | null {
+  let active = document.activeElement;
+  while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+  return active;
+}

@@ -1,0 +1,83 @@
+import { DocentAssistant, type WidgetEvent, type WidgetOptions } from './assistant-element.ts';
+
+/**
+ * `widget.js`: `<script src=".../widget.js" data-domain="…" data-key="svc_dsc_…" defer>` puts the
+ * assistant on the page; `window.Docent` is the API for pages that want control.
+ */
+performance.mark('docent:script-start');
+
+const TAG = 'docent-assistant';
+if (!customElements.get(TAG)) customElements.define(TAG, DocentAssistant);
+
+const script = document.currentScript as HTMLScriptElement | null;
+const scriptOrigin = script?.src ? new URL(script.src, location.href).origin : location.origin;
+
+export type InitOptions = Omit<WidgetOptions, 'server'> & { server?: string };
+
+let current: DocentAssistant | undefined;
+
+function init(options: InitOptions): DocentAssistant {
+  if (!options.domain || !options.key) throw new Error('Docent.init needs a domain and a key');
+  destroy();
+  const element = document.createElement(TAG) as DocentAssistant;
+  element.configure({ ...options, server: (options.server ?? scriptOrigin).replace(/\/+$/, '') });
+  document.body.append(element);
+  current = element;
+  requestAnimationFrame(() => performance.mark('docent:launcher-painted'));
+  return element;
+}
+
+function destroy(): void {
+  current?.remove();
+  current = undefined;
+}
+
+function need(): DocentAssistant {
+  if (!current) throw new Error('Docent is not initialised: call Docent.init({domain, key}) first');
+  return current;
+}
+
+function optionsFromScript(element: HTMLScriptElement): InitOptions | undefined {
+  const data = element.dataset;
+  if (!data.domain || !data.key) return undefined;
+  const theme = data.theme === 'light' || data.theme === 'dark' ? data.theme : 'auto';
+  return {
+    domain: data.domain,
+    key: data.key,
+    theme,
+    ...(data.server ? { server: data.server } : {}),
+    ...(data.fp ? { fp: data.fp } : {}),
+    ...(data.title ? { title: data.title } : {}),
+    ...(data.pathPrefix ? { pathPrefix: data.pathPrefix } : {}),
+    ...(data.version ? { version: data.version } : {}),
+    ...(data.language ? { language: data.language } : {}),
+    ...(data.askAboutSelection === 'false' ? { askAboutSelection: false } : {}),
+  };
+}
+
+const api = {
+  init,
+  destroy,
+  open: () => need().open(),
+  close: () => need().close(),
+  ask: (question: string) => need().ask(question),
+  update: (patch: Parameters<DocentAssistant['update']>[0]) => need().update(patch),
+  reset: () => need().reset(),
+  on: (event: WidgetEvent, listener: (detail: unknown) => void) => need().on(event, listener),
+  get element(): DocentAssistant | undefined {
+    return current;
+  },
+};
+
+declare global {
+  interface Window {
+    Docent: typeof api;
+  }
+}
+window.Docent = api;
+
+const fromScript = script ? optionsFromScript(script) : undefined;
+if (fromScript) {
+  if (document.body) init(fromScript);
+  else document.addEventListener('DOMContentLoaded', () => init(fromScript), { once: true });
+}

@@ -1,0 +1,136 @@
+import DOMPurify from 'dompurify';
+import { Marked } from 'marked';
+import type { Source } from './chat-client.ts';
+
+/**
+ * Answers are Markdown written by a model from docs that may be hostile, so the rendered HTML is held
+ * to a short list of tags: no script, no styles, no images or frames (nothing loads from elsewhere), and
+ * links only to http(s) or within the page. Raw HTML in the Markdown is shown as text, not parsed.
+ */
+const ALLOWED_TAGS = [
+  'p',
+  'br',
+  'hr',
+  'strong',
+  'em',
+  'del',
+  'code',
+  'pre',
+  'blockquote',
+  'a',
+  'ul',
+  'ol',
+  'li',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'input',
+];
+const ALLOWED_ATTR = ['href', 'title', 'class', 'align', 'start', 'type', 'checked', 'disabled'];
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    // Raw HTML from the model or the docs is shown as written.
+    html: ({ text }) => escapeHtml(text),
+    // An image would load from anywhere: shown as a link to it instead.
+    image: ({ href, text }) => `<a href="${escapeHtml(href)}">${escapeHtml(text || href)}</a>`,
+  },
+});
+
+const purify = DOMPurify();
+purify.addHook('uponSanitizeAttribute', (node, data) => {
+  if (data.attrName === 'href' && !safeHref(data.attrValue)) data.keepAttr = false;
+  if (node.nodeName === 'INPUT' && data.attrName === 'type' && data.attrValue !== 'checkbox')
+    data.keepAttr = false;
+});
+purify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.nodeName === 'A' && node.getAttribute('href')?.match(/^https?:/i)) {
+    node.setAttribute('target', '_blank');
+    node.setAttribute('rel', 'noopener noreferrer nofollow');
+  }
+});
+
+/** http(s), a path on the same site, or an anchor: nothing that runs or loads another scheme. */
+export function safeHref(href: string): boolean {
+  const trimmed = href.trim();
+  if (/^https?:\/\//i.test(trimmed)) return true;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed)) return false;
+  return !trimmed.startsWith('//');
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Markdown to sanitized DOM nodes in `target`, with `[n]` citations linked to their sources. */
+export function renderMarkdown(target: HTMLElement, markdown: string, sources: Source[]): void {
+  const html = marked.parse(markdown) as string;
+  const fragment = purify.sanitize(html, {
+    ALLOWED_TAGS,
+    ALLOWED_ATTR,
+    ALLOW_DATA_ATTR: false,
+    RETURN_DOM_FRAGMENT: true,
+  });
+  linkCitations(fragment, sources);
+  addCopyButtons(fragment);
+  target.replaceChildren(fragment);
+}
+
+/** `[2]` in the text (not in code or a link) becomes a link to source 2, when the answer has one. */
+function linkCitations(root: DocumentFragment, sources: Source[]): void {
+  if (sources.length === 0) return;
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const nodes: Text[] = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!(node.parentElement?.closest('code, pre, a') ?? null)) nodes.push(node as Text);
+  }
+  for (const node of nodes) {
+    const text = node.data;
+    const pattern = /\[(\d{1,3})\]/g;
+    let last = 0;
+    const parts: Node[] = [];
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      const source = byId.get(match[1] ?? '');
+      if (!source || !safeHref(source.url)) continue;
+      parts.push(document.createTextNode(text.slice(last, match.index)));
+      const link = document.createElement('a');
+      link.className = 'cite';
+      link.href = source.url;
+      link.textContent = match[1] ?? '';
+      link.title = source.title;
+      link.setAttribute('aria-label', `Source ${match[1]}: ${source.title}`);
+      parts.push(link);
+      last = match.index + match[0].length;
+    }
+    if (parts.length === 0) continue;
+    parts.push(document.createTextNode(text.slice(last)));
+    node.replaceWith(...parts);
+  }
+}
+
+function addCopyButtons(root: DocumentFragment): void {
+  for (const pre of root.querySelectorAll('pre')) {
+    const wrapper = document.createElement('div');
+    wrapper.className = 'code';
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'copy';
+    button.textContent = 'Copy';
+    button.setAttribute('aria-label', 'Copy code');
+    pre.replaceWith(wrapper);
+    wrapper.append(pre, button);
+  }
+}

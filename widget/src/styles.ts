@@ -1,0 +1,87 @@
+/**
+ * The widget's CSS, inside its shadow root. Every inherited property is set on the widget's own
+ * elements, so a host page's fonts and colours reach nothing; the custom properties on `:host` are the
+ * theming surface (a host page overrides them on the `docent-assistant` element).
+ */
+export const STYLES = `
+:host{all:initial;position:fixed;z-index:2147483000;
+--docent-accent:#2557d6;--docent-accent-fg:#fff;--docent-bg:#fff;--docent-fg:#111827;--docent-muted:#4b5563;
+--docent-border:#d8dce3;--docent-surface:#f4f6f9;--docent-code-bg:#f3f4f6;--docent-danger:#b42318;
+--docent-font:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;--docent-mono:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
+--docent-radius:14px;--docent-shadow:0 12px 40px rgba(15,23,42,.22)}
+:host([data-theme=dark]){--docent-accent:#7aa2ff;--docent-accent-fg:#0b1020;--docent-bg:#151a23;--docent-fg:#e8ebf1;
+--docent-muted:#a9b1c0;--docent-border:#323a48;--docent-surface:#1d2430;--docent-code-bg:#0e131b;--docent-danger:#ff8a80}
+@media (prefers-color-scheme:dark){:host(:not([data-theme=light])){--docent-accent:#7aa2ff;--docent-accent-fg:#0b1020;
+--docent-bg:#151a23;--docent-fg:#e8ebf1;--docent-muted:#a9b1c0;--docent-border:#323a48;--docent-surface:#1d2430;
+--docent-code-bg:#0e131b;--docent-danger:#ff8a80}}
+*,*::before,*::after{box-sizing:border-box}
+[hidden]{display:none!important}
+button,textarea,input{font:inherit;color:inherit;letter-spacing:normal;text-transform:none}
+button{cursor:pointer}
+:focus-visible{outline:2px solid var(--docent-accent);outline-offset:2px}
+.vh{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+.launcher{position:fixed;right:20px;bottom:20px;display:flex;align-items:center;gap:8px;padding:11px 16px;border:0;
+border-radius:999px;background:var(--docent-accent);color:var(--docent-accent-fg);font:600 15px/1.2 var(--docent-font);
+box-shadow:var(--docent-shadow)}
+.launcher svg{width:18px;height:18px}
+.launcher kbd{font:500 12px var(--docent-font);opacity:.8;border:1px solid currentColor;border-radius:5px;padding:1px 5px}
+.panel{position:fixed;right:20px;bottom:20px;width:min(440px,calc(100vw - 40px));height:min(680px,calc(100vh - 40px));
+display:flex;flex-direction:column;background:var(--docent-bg);color:var(--docent-fg);font:15px/1.55 var(--docent-font);
+text-align:left;border:1px solid var(--docent-border);border-radius:var(--docent-radius);box-shadow:var(--docent-shadow);overflow:hidden}
+@media (max-width:640px){.panel{inset:0;width:100%;height:100%;border-radius:0;border:0}}
+header{display:flex;align-items:center;gap:8px;padding:12px 14px;border-bottom:1px solid var(--docent-border)}
+header h2{flex:1;margin:0;font:600 16px/1.3 var(--docent-font);color:var(--docent-fg)}
+.ghost{border:1px solid var(--docent-border);background:transparent;border-radius:8px;padding:5px 10px;font-size:13px;color:var(--docent-fg)}
+.icon{border:0;background:transparent;border-radius:8px;width:32px;height:32px;font-size:20px;line-height:1;color:var(--docent-fg)}
+.ghost:hover,.icon:hover{background:var(--docent-surface)}
+.log{flex:1;overflow-y:auto;padding:14px;display:flex;flex-direction:column;gap:14px}
+.empty{margin:auto 0;color:var(--docent-muted)}
+.empty p{margin:0 0 10px}
+.starters{display:flex;flex-direction:column;gap:8px;margin:0;padding:0;list-style:none}
+.starters button{width:100%;text-align:left;border:1px solid var(--docent-border);background:var(--docent-surface);
+border-radius:10px;padding:9px 12px;color:var(--docent-fg)}
+.starters button:hover{border-color:var(--docent-accent)}
+.msg{max-width:100%;overflow-wrap:anywhere}
+.user{align-self:flex-end;max-width:85%;background:var(--docent-accent);color:var(--docent-accent-fg);border-radius:14px 14px 4px 14px;padding:8px 12px;white-space:pre-wrap}
+.user .about{display:block;font-size:12px;opacity:.85;margin-bottom:4px}
+.answer{color:var(--docent-fg)}
+.answer .body>:first-child{margin-top:0}
+.answer .body>:last-child{margin-bottom:0}
+.answer p,.answer ul,.answer ol,.answer blockquote,.answer table,.answer .code{margin:0 0 10px}
+.answer ul,.answer ol{padding-left:22px}
+.answer h1,.answer h2,.answer h3,.answer h4{font-size:15px;margin:12px 0 6px}
+.answer a{color:var(--docent-accent)}
+.answer code{font:13px/1.5 var(--docent-mono);background:var(--docent-code-bg);border-radius:5px;padding:1px 4px}
+.answer .code{position:relative}
+.answer pre{margin:0;background:var(--docent-code-bg);border:1px solid var(--docent-border);border-radius:8px;padding:10px 12px;overflow-x:auto}
+.answer pre code{background:none;padding:0;white-space:pre}
+.answer .copy{position:absolute;top:6px;right:6px;font-size:12px;padding:2px 8px;border-radius:6px;border:1px solid var(--docent-border);background:var(--docent-bg);color:var(--docent-fg)}
+.answer table{border-collapse:collapse;display:block;overflow-x:auto;font-size:14px}
+.answer th,.answer td{border:1px solid var(--docent-border);padding:4px 8px}
+.answer blockquote{border-left:3px solid var(--docent-border);padding-left:10px;color:var(--docent-muted)}
+.answer a.cite{display:inline-block;min-width:18px;padding:0 4px;margin:0 1px;font-size:11px;line-height:17px;text-align:center;
+text-decoration:none;border-radius:9px;background:var(--docent-surface);border:1px solid var(--docent-border);vertical-align:1px}
+.typing{color:var(--docent-muted);font-size:14px}
+.sources{margin:10px 0 0;padding:8px 10px;border-radius:10px;background:var(--docent-surface);font-size:13px}
+.sources h3{margin:0 0 4px;font:600 12px var(--docent-font);text-transform:uppercase;letter-spacing:.04em;color:var(--docent-muted)}
+.sources ol{margin:0;padding-left:20px}
+.sources a{color:var(--docent-accent)}
+.actions{display:flex;align-items:center;gap:6px;margin-top:8px;font-size:13px;color:var(--docent-muted)}
+.actions button{border:1px solid var(--docent-border);background:transparent;border-radius:8px;padding:3px 8px;color:var(--docent-fg)}
+.actions button[aria-pressed=true]{background:var(--docent-accent);color:var(--docent-accent-fg);border-color:var(--docent-accent)}
+.comment{display:flex;gap:6px;margin-top:6px}
+.comment input{flex:1;min-width:0;border:1px solid var(--docent-border);border-radius:8px;padding:5px 8px;background:var(--docent-bg);color:var(--docent-fg)}
+.failure{border:1px solid var(--docent-danger);color:var(--docent-fg);border-radius:10px;padding:8px 10px;font-size:14px}
+.failure strong{color:var(--docent-danger)}
+.failure button{margin-left:6px}
+.note{margin:0;padding:0 14px 8px;font-size:12px;color:var(--docent-muted)}
+form{display:flex;flex-direction:column;gap:6px;padding:10px 14px;border-top:1px solid var(--docent-border)}
+.chip{display:flex;align-items:center;gap:6px;font-size:12px;color:var(--docent-muted);background:var(--docent-surface);border-radius:8px;padding:4px 8px}
+.chip span{flex:1;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.row{display:flex;gap:8px;align-items:flex-end}
+textarea{flex:1;resize:none;min-height:40px;max-height:140px;border:1px solid var(--docent-border);border-radius:10px;padding:9px 11px;background:var(--docent-bg);color:var(--docent-fg);line-height:1.4}
+.send{border:0;border-radius:10px;padding:9px 14px;background:var(--docent-accent);color:var(--docent-accent-fg);font-weight:600}
+.send.stop{background:var(--docent-surface);color:var(--docent-fg);border:1px solid var(--docent-border)}
+.ask-selection{position:fixed;border:0;border-radius:8px;padding:5px 10px;background:var(--docent-accent);color:var(--docent-accent-fg);
+font:600 13px/1.2 var(--docent-font);box-shadow:var(--docent-shadow)}
+`;
