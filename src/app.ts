@@ -12,6 +12,7 @@ import { requestHeader } from './http/node-request.ts';
 import { serverRequestId } from './http/request-id.ts';
 import { adminApi } from './http/routes/admin/admin-api.ts';
 import { agentApiRoute } from './http/routes/agent-api.ts';
+import { assistantConfigRoute, assistantFeedbackRoute } from './http/routes/assistant-feedback.ts';
 import { assistantMessageRoute } from './http/routes/assistant-message.ts';
 import { assistantMessageV2Route } from './http/routes/assistant-message-v2.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
@@ -131,6 +132,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', assistantMessageRoute({ answers, access, trustProxy }));
   const streams = deps.resumableStreams ?? createResumableStreams(new MemoryPubSub());
   app.route('/', assistantMessageV2Route({ answers, access, streams, trustProxy }));
+  app.route('/', assistantFeedbackRoute({ storage: deps.storage, access }));
+  app.route('/', assistantConfigRoute({ access }));
   app.route(
     '/',
     agentApiRoute({ storage: deps.storage, search: deps.search, access, trustProxy, publicUrl }),

@@ -11,7 +11,7 @@ import type { CreditGuard } from '../limits/credit-guard.ts';
 import type { SearchResult, SiteSearch } from '../search/site-search.ts';
 import type { SearchOptions } from '../search/types.ts';
 import type { Storage } from '../storage/database.ts';
-import { nowIso } from '../storage/ids.ts';
+import { newId, nowIso } from '../storage/ids.ts';
 import type { WriteUnit } from '../storage/write-unit.ts';
 import type { Plan } from '../tenancy/plans.ts';
 import type { Site } from '../tenancy/sites.ts';
@@ -151,6 +151,9 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       const { site, requestId, logger } = input;
       const organizationId = site.organization_id;
       const regenerate = input.regenerate === true && Boolean(input.threadId);
+      // Streamed to the client first thing and stored as the answer's id whatever its end (complete,
+      // aborted, failed, or settled by crash recovery), so the client can refer to it (feedback).
+      const messageId = newId('msg');
 
       // A follow-up's thread is checked before charging, so a wrong thread id costs nothing.
       let followUp: string | undefined;
@@ -207,6 +210,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
                 thread_id: charged.threadId,
                 instance_id: deps.instanceId,
                 created_at: nowIso(),
+                message_id: messageId,
               });
             }
             return charged;
@@ -298,6 +302,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
             unit,
             threadId,
             {
+              id: messageId,
               role: 'assistant',
               content: '',
               status: start.kind === 'failed' ? 'error' : 'aborted',
@@ -324,7 +329,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       return {
         threadId,
         threadKey,
-        messageId: `msg_${crypto.randomUUID()}`,
+        messageId,
         write: (sink) =>
           track(
             (async () => {
@@ -344,6 +349,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
                   'answer stream failed',
                 );
               const answer: AppendMessage = {
+                id: messageId,
                 role: 'assistant',
                 content: outcome.text,
                 status: outcome.aborted ? 'aborted' : outcome.error !== undefined ? 'error' : 'complete',

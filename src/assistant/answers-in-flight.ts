@@ -15,6 +15,7 @@ const insertInFlight = precompile<AnswersInFlightTable>((db, p) =>
     thread_id: p('thread_id'),
     instance_id: p('instance_id'),
     created_at: p('created_at'),
+    message_id: p('message_id'),
   }),
 );
 

@@ -27,7 +27,7 @@ export async function recoverInterruptedAnswers(
   // a live instance is registered before it answers anything.
   const rows = await storage.db
     .selectFrom('answers_in_flight')
-    .select(['request_id', 'organization_id', 'thread_id'])
+    .select(['request_id', 'organization_id', 'thread_id', 'message_id'])
     .where((eb) =>
       eb.or([
         ...(deadInstanceIds.length > 0 ? [eb('instance_id', 'in', deadInstanceIds)] : []),
@@ -55,6 +55,8 @@ export async function recoverInterruptedAnswers(
         unit,
         row.thread_id,
         {
+          // The id its reader was streamed, when the row has one (rows from before migration 0007 do not).
+          ...(row.message_id ? { id: row.message_id } : {}),
           role: 'assistant',
           content: '',
           status: 'aborted',

@@ -90,6 +90,8 @@ export async function findThreadForFollowUp(
 }
 
 export interface AppendMessage {
+  /** The message's id when the client already has one (an answer's streamed `messageId`); else a new one. */
+  id?: string;
   role: 'user' | 'assistant';
   content: string;
   status: ThreadMessageStatus;
@@ -161,7 +163,7 @@ export async function appendMessageWithin(
   options: { touch?: boolean } = {},
 ): Promise<string> {
   const createdAt = nowIso();
-  const id = newId('msg');
+  const id = message.id ?? newId('msg');
   await unit.run(insertMessage, {
     id,
     thread_id: threadId,

@@ -46,8 +46,14 @@ interface AccessState {
 export interface AssistantAccess {
   wrap: MiddlewareHandler<AppEnv>;
   preflight: Handler<AppEnv>;
-  /** `allowPublic`: a request without a key may read a site marked public (rate limits still apply). */
-  admit(c: Context<AppEnv>, options?: { allowPublic?: boolean }): Promise<AdmittedCaller>;
+  /**
+   * `allowPublic`: a request without a key may read a site marked public (rate limits still apply).
+   * `windows`: which rate-limit windows the request counts against (default `answers`).
+   */
+  admit(
+    c: Context<AppEnv>,
+    options?: { allowPublic?: boolean; windows?: WindowFamily },
+  ): Promise<AdmittedCaller>;
   /**
    * The CORS and rate-limit headers `wrap` would add, for a response the route writes itself before
    * `wrap` runs (a stream written straight to the socket); `wrap` then leaves the response alone.
@@ -55,15 +61,26 @@ export interface AssistantAccess {
   responseHeaders(c: Context<AppEnv>): Record<string, string>;
 }
 
+/**
+ * Families of rate-limit windows, each with the plan's limits but its own counters: `answers` for the
+ * assistant and agent routes, `widget` for the widget's small calls around answers (feedback, its
+ * config), so a reader who votes or opens the panel never uses up the organization's answers.
+ */
+export type WindowFamily = 'answers' | 'widget';
+
+const WINDOW_KEY_PREFIX = { answers: 'a', widget: 'w' } as const satisfies Record<WindowFamily, string>;
+
 /** Windows of the assistant routes; the `{org}` hash tag keeps both on one Redis Cluster slot. */
 export function assistantWindows(
   organizationId: string,
   ip: string,
   limits: { orgRequestsPerHour: number; ipRequestsPerDay: number },
+  family: WindowFamily = 'answers',
 ): RateWindow[] {
+  const prefix = WINDOW_KEY_PREFIX[family];
   return [
-    { key: `a:{${organizationId}}:org`, limit: limits.orgRequestsPerHour, windowMs: HOUR_MS },
-    { key: `a:{${organizationId}}:ip:${ip}`, limit: limits.ipRequestsPerDay, windowMs: DAY_MS },
+    { key: `${prefix}:{${organizationId}}:org`, limit: limits.orgRequestsPerHour, windowMs: HOUR_MS },
+    { key: `${prefix}:{${organizationId}}:ip:${ip}`, limit: limits.ipRequestsPerDay, windowMs: DAY_MS },
   ];
 }
 
@@ -139,7 +156,7 @@ export function createAssistantAccess(deps: AccessDeps): AssistantAccess {
       state.origin = origin ?? null;
       const organizationId = caller.site.organization_id;
       const plan = (await deps.tenancy.organizationPlan(organizationId)) ?? FALLBACK_PLAN;
-      const windows = assistantWindows(organizationId, clientIp(c, deps.trustProxy), plan);
+      const windows = assistantWindows(organizationId, clientIp(c, deps.trustProxy), plan, options?.windows);
       const decision = await deps.store.hit(windows).catch((error: unknown) => {
         throw new DocentError('unavailable', 'Rate limiting is unavailable; try again shortly', {
           cause: error,

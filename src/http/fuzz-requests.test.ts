@@ -1,6 +1,6 @@
 /**
  * Fuzzing the HTTP API (fast-check) against a real server on each database: generated bodies for the
- * v1 and v2 assistant endpoints, search/page/context, the MCP endpoint and the admin API. Valid bodies,
+ * v1 and v2 assistant endpoints, answer feedback, search/page/context, the MCP endpoint and the admin API. Valid bodies,
  * valid bodies with mutated fields, hostile values in place of the body, and raw non-JSON bytes.
  *
  * The only property: every response is a success (a stream read to its regular end) or a 4xx with the
@@ -47,6 +47,8 @@ interface Fixture {
   adminKey: string;
   threadId: string;
   threadKey: string;
+  /** The fixture thread's answer, so generated votes sometimes name one that exists. */
+  messageId: string;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -214,6 +216,30 @@ const v2Body = (f: () => Fixture) =>
     { requiredKeys: ['fp', 'messages'] },
   );
 
+const feedbackBody = (f: () => Fixture) =>
+  fc.record(
+    {
+      fp: fc.oneof(fc.constant('anonymous'), ident),
+      threadId: fc.oneof(
+        fc.constant(null).map(() => f().threadId),
+        ident,
+      ),
+      threadKey: fc.option(
+        fc.oneof(
+          fc.constant(null).map(() => f().threadKey),
+          ident,
+        ),
+      ),
+      messageId: fc.oneof(
+        fc.constant(null).map(() => f().messageId),
+        ident,
+      ),
+      rating: fc.constantFrom('up', 'down'),
+      comment: fc.option(fc.oneof(question, hostileString)),
+    },
+    { requiredKeys: ['fp', 'threadId', 'messageId', 'rating'] },
+  );
+
 const searchBody = fc.record(
   {
     query: question,
@@ -334,6 +360,10 @@ const settingsBody = fc.record(
       hostileString,
     ),
     instructions: fc.oneof(fc.constant(null), question, fc.constant('   ')),
+    starterQuestions: fc.oneof(
+      fc.constant(null),
+      fc.array(fc.oneof(question, hostileString, fc.constant('   ')), { maxLength: 8 }),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -546,6 +576,7 @@ async function fuzz(
 const RUNS = {
   v1Message: 300,
   v2Message: 300,
+  feedback: 150,
   search: 200,
   page: 120,
   context: 150,
@@ -597,14 +628,16 @@ describe.each(dialects)('fuzzed request bodies on %s', (dialect) => {
         messages: [{ id: 'm1', role: 'user', content: 'How do I rotate keys?', parts: [] }],
       }),
     });
-    await asked.text();
+    const streamed = await asked.text();
     expect(asked.status).toBe(200);
+    const start = JSON.parse(streamed.split('\n')[0]?.replace(/^f:/, '') ?? '{}') as { messageId?: string };
     fixture = {
       server,
       assistantKey,
       adminKey: admin.key,
       threadId: asked.headers.get('X-Thread-Id') ?? '',
       threadKey: asked.headers.get('X-Thread-Key') ?? '',
+      messageId: start.messageId ?? '',
     };
   });
 
@@ -648,6 +681,23 @@ describe.each(dialects)('fuzzed request bodies on %s', (dialect) => {
           v2Body(f),
         ),
         RUNS.v2Message,
+      ),
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
+    'POST /v2/assistant/{domain}/feedback',
+    () =>
+      fuzz(
+        f,
+        'json',
+        fuzzRequests(
+          'POST',
+          pathWith((d) => `/v2/assistant/${d}/feedback`, SITE),
+          assistant(),
+          feedbackBody(f),
+        ),
+        RUNS.feedback,
       ),
     PROPERTY_TIMEOUT_MS,
   );
@@ -804,8 +854,13 @@ describe.each(dialects)('fuzzed request bodies on %s', (dialect) => {
       `${'['.repeat(5_000)}"\\u0000"${']'.repeat(5_000)}`,
       `${'{"a":'.repeat(2_000)}"\\u0000"${'}'.repeat(2_000)}`,
     ];
-    for (const route of ['/v1/assistant', '/v2/assistant', '/v1/search', '/v1/page', '/v1/context', '/mcp']) {
-      const path = route.endsWith('assistant') ? `${route}/${SITE}/message` : `${route}/${SITE}`;
+    const paths = [
+      `/v1/assistant/${SITE}/message`,
+      `/v2/assistant/${SITE}/message`,
+      `/v2/assistant/${SITE}/feedback`,
+      ...['/v1/search', '/v1/page', '/v1/context', '/mcp'].map((route) => `${route}/${SITE}`),
+    ];
+    for (const path of paths) {
       for (const body of bodies) {
         const response = await fetch(`${server.baseUrl}${path}`, {
           method: 'POST',

@@ -34,6 +34,8 @@ export interface SitesTable {
   instructions?: string | null;
   /** 1: the site's MCP server answers without a key (its docs are public anyway). */
   public?: number;
+  /** Added by migration 0007: JSON array of questions the widget offers on an empty panel; null: none. */
+  starter_questions?: string | null;
 }
 
 export interface ApiKeysTable {
@@ -163,6 +165,8 @@ export interface AnswersInFlightTable {
   thread_id: string;
   instance_id: string;
   created_at: string;
+  /** The answer's streamed message id, stored as its id (migration 0007; null on older rows). */
+  message_id: string | null;
 }
 
 export interface ThreadsTable {
@@ -199,6 +203,26 @@ export interface ThreadMessagesTable {
   created_at: string;
 }
 
+export type FeedbackRating = 'up' | 'down';
+
+/** A reader's vote on an answer: one per (answer, fingerprint); voting again replaces it. */
+export interface MessageFeedbackTable {
+  message_id: string;
+  fp: string;
+  /** The answer's thread, site and organization, copied for listings without a join. */
+  thread_id: string;
+  site_id: string;
+  organization_id: string;
+  rating: FeedbackRating;
+  /** The reader's words, trimmed; null when none. */
+  comment: string | null;
+  created_at: string;
+  /** When the vote last changed. */
+  updated_at: string;
+  /** When the site's owner dealt with it; a changed vote clears it. */
+  resolved_at: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   sites: SitesTable;
@@ -213,4 +237,5 @@ export interface Database {
   thread_messages: ThreadMessagesTable;
   server_instances: ServerInstancesTable;
   answers_in_flight: AnswersInFlightTable;
+  message_feedback: MessageFeedbackTable;
 }

@@ -8,7 +8,7 @@ import { createSite } from '../../tenancy/sites.ts';
 import { createTestDatabase, type TestDatabase } from '../../testing/databases.ts';
 import { runCliInProcess } from '../../testing/run-cli-in-process.ts';
 
-describe('docent sites set-model / set-instructions', () => {
+describe('docent sites set-model / set-instructions / set-starter-questions', () => {
   let db: TestDatabase;
   let siteId: string;
 
@@ -29,9 +29,14 @@ describe('docent sites set-model / set-instructions', () => {
       domain: 'acme',
       model: 'openai-compatible:llama3.1:8b',
       instructions: null,
+      starterQuestions: null,
     });
     await run('sites', 'set-model', 'acme', 'default');
-    expect(await getSiteModelSettings(db.storage, siteId)).toEqual({ model: null, instructions: null });
+    expect(await getSiteModelSettings(db.storage, siteId)).toEqual({
+      model: null,
+      instructions: null,
+      starterQuestions: null,
+    });
   });
 
   it('rejects a bad model with the reason, changing nothing', async () => {
@@ -51,5 +56,28 @@ describe('docent sites set-model / set-instructions', () => {
     await expect(run('sites', 'set-instructions', 'acme', 'x', '--clear')).rejects.toThrow(/exactly one/);
     await run('sites', 'set-instructions', 'acme', '--clear');
     expect((await getSiteModelSettings(db.storage, siteId))?.instructions).toBeNull();
+  });
+
+  it('sets starter questions from repeated options, refuses bad ones, and clears them', async () => {
+    const out = await run(
+      '--json',
+      'sites',
+      'set-starter-questions',
+      'acme',
+      '--starter-question',
+      ' How do I rotate keys? ',
+      '--starter-question',
+      'When are invoices sent?',
+    );
+    expect(JSON.parse(out)).toMatchObject({
+      starterQuestions: ['How do I rotate keys?', 'When are invoices sent?'],
+    });
+    await expect(
+      run('sites', 'set-starter-questions', 'acme', '--starter-question', 'x'.repeat(201)),
+    ).rejects.toThrow(/Invalid starter questions: must be at most 200 characters/);
+    await expect(run('sites', 'set-starter-questions', 'acme')).rejects.toThrow(/exactly one/);
+    expect((await getSiteModelSettings(db.storage, siteId))?.starterQuestions).toHaveLength(2);
+    await run('sites', 'set-starter-questions', 'acme', '--clear');
+    expect((await getSiteModelSettings(db.storage, siteId))?.starterQuestions).toBeNull();
   });
 });

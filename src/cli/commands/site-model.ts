@@ -3,15 +3,17 @@ import type { Command } from 'commander';
 import type { ZodError } from 'zod';
 import {
   getSiteModelSettings,
+  type SiteModelSettingsPatch,
   siteInstructionsSchema,
   siteModelSchema,
+  starterQuestionsSchema,
   updateSiteModelSettings,
 } from '../../assistant/providers/site-model-settings.ts';
 import { getSiteByDomain } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
 
 /**
- * `docent sites set-model` and `docent sites set-instructions`. They join the `sites` command when
+ * `docent sites set-model`, `set-instructions` and `set-starter-questions`. They join the `sites` command when
  * another module has registered it already (register this one after it), and create it otherwise.
  */
 export function registerSiteModel(program: Command): void {
@@ -59,13 +61,32 @@ export function registerSiteModel(program: Command): void {
         await change(command, domain, { instructions: value });
       },
     );
+
+  sites
+    .command('set-starter-questions')
+    .description('set the questions the widget offers on an empty panel (replacing the earlier ones)')
+    .argument('<domain>', 'domain identifier of the site')
+    .option(
+      '--starter-question <text>',
+      'a question; repeat the option for each, in the order to show them',
+      (value: string, earlier: string[]) => [...earlier, value],
+      [] as string[],
+    )
+    .option('--clear', 'remove the starter questions')
+    .action(
+      async (domain: string, options: { starterQuestion: string[]; clear?: boolean }, command: Command) => {
+        const given = options.starterQuestion.length > 0;
+        if (given === (options.clear === true))
+          throw new CliError('Give --starter-question <text> (repeatable) or --clear (exactly one)');
+        const value = options.clear
+          ? null
+          : parsed(starterQuestionsSchema.safeParse(options.starterQuestion), 'starter questions');
+        await change(command, domain, { starterQuestions: value });
+      },
+    );
 }
 
-async function change(
-  command: Command,
-  domain: string,
-  patch: { model?: string | null; instructions?: string | null },
-): Promise<void> {
+async function change(command: Command, domain: string, patch: SiteModelSettingsPatch): Promise<void> {
   const globals = command.optsWithGlobals<GlobalOptions>();
   await withStorage(globals, async (storage) => {
     const site = await getSiteByDomain(storage, domain);
@@ -76,8 +97,10 @@ async function change(
     else {
       process.stdout.write(`Site "${domain}": model ${settings?.model ?? 'default (DOCENT_MODEL)'}, `);
       process.stdout.write(
-        `${settings?.instructions ? `${settings.instructions.length} characters of instructions` : 'no instructions'}\n`,
+        `${settings?.instructions ? `${settings.instructions.length} characters of instructions` : 'no instructions'}, `,
       );
+      const starters = settings?.starterQuestions?.length ?? 0;
+      process.stdout.write(`${starters} starter question${starters === 1 ? '' : 's'}\n`);
     }
   });
 }

@@ -7,6 +7,7 @@ import type { AppEnv } from '../app-env.ts';
 import { buildOpenApiDocument, errorResponses, jsonContent, type Operation } from '../openapi.ts';
 import { adminOperations } from './admin/admin-api.ts';
 import { agentApiOperations } from './agent-api-openapi.ts';
+import { widgetApiOperations } from './assistant-feedback-openapi.ts';
 
 export const OPENAPI_VERSION = '1.0.0';
 
@@ -51,7 +52,13 @@ export function openApiRoute(): Hono<AppEnv> {
   let document: object | undefined;
   return new Hono<AppEnv>().get('/openapi.json', (c) => {
     document ??= buildOpenApiDocument(
-      [assistantOperation, assistantV2Operation, ...agentApiOperations, ...adminOperations],
+      [
+        assistantOperation,
+        assistantV2Operation,
+        ...widgetApiOperations,
+        ...agentApiOperations,
+        ...adminOperations,
+      ],
       { version: OPENAPI_VERSION },
     );
     return c.json(document);

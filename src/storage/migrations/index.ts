@@ -5,6 +5,7 @@ import * as tenancyLimits from './0003-tenancy-limits.ts';
 import * as siteModel from './0004-site-model.ts';
 import * as agentAccess from './0005-agent-access.ts';
 import * as crashRecovery from './0006-crash-recovery.ts';
+import * as widget from './0007-widget.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '0004-site-model': siteModel,
   '0005-agent-access': agentAccess,
   '0006-crash-recovery': crashRecovery,
+  '0007-widget': widget,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -402,6 +402,8 @@ describe.each(dialects)('admin API on %s', (dialect) => {
         '/v1/admin/threads/{id}',
         '/v1/admin/usage',
         '/v1/assistant/{domain}/message',
+        '/v2/assistant/{domain}/feedback',
+        '/v2/assistant/{domain}/config',
       ]),
     );
     expect(Object.keys(document.paths['/v1/admin/sites/{domain}'] ?? {})).toEqual(
@@ -419,5 +421,13 @@ describe.each(dialects)('admin API on %s', (dialect) => {
       'application/json'
     ]?.schema as { required: string[] };
     expect(assistant.required).toEqual(expect.arrayContaining(['fp', 'messages']));
+    const feedback =
+      document.paths['/v2/assistant/{domain}/feedback']?.post?.requestBody?.content['application/json']
+        ?.schema;
+    expect(feedback).toMatchObject({
+      required: ['fp', 'threadId', 'messageId', 'rating'],
+      additionalProperties: false,
+      properties: { rating: { enum: ['up', 'down'] } },
+    });
   });
 });

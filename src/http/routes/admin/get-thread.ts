@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { FEEDBACK_RATINGS, listThreadFeedback } from '../../../assistant/feedback.ts';
 import { listThreadMessages } from '../../../assistant/threads.ts';
 import { getOrganizationThread } from '../../../tenancy/organization-threads.ts';
 import type { AdminEnv } from '../../admin-env.ts';
@@ -28,6 +29,19 @@ export const transcriptSchema = z.object({
       timings: z.record(z.number()).nullable(),
       requestId: z.string().nullable(),
       createdAt: z.string(),
+      feedback: z
+        .array(
+          z.object({
+            fp: z.string(),
+            rating: z.enum(FEEDBACK_RATINGS),
+            comment: z.string().nullable(),
+            createdAt: z.string(),
+            updatedAt: z.string(),
+            resolvedAt: z.string().nullable(),
+          }),
+        )
+        .optional()
+        .describe("Assistant messages only: readers' votes on the answer, oldest first (empty when none)"),
     }),
   ),
 });
@@ -50,14 +64,19 @@ export function getThreadRoute(deps: AdminDeps): Hono<AdminEnv> {
     const { id } = c.req.valid('param');
     const found = await getOrganizationThread(deps.storage, c.get('admin').organization.id, id);
     if (!found) throw new DocentError('not_found', `No thread "${id}" in this organization`);
-    const messages = await listThreadMessages(deps.storage, found.thread.id);
+    const [messages, feedback] = await Promise.all([
+      listThreadMessages(deps.storage, found.thread.id),
+      listThreadFeedback(deps.storage, found.thread.id),
+    ]);
     return c.json({
       id: found.thread.id,
       site: found.domain,
       fp: found.thread.fp,
       createdAt: found.thread.created_at,
       updatedAt: found.thread.updated_at,
-      messages,
+      messages: messages.map((m) =>
+        m.role === 'assistant' ? { ...m, feedback: feedback.get(m.id) ?? [] } : m,
+      ),
     });
   });
 }

@@ -48,6 +48,7 @@ describe('PATCH /v1/admin/sites/{domain}/settings', () => {
       domain: 'acme',
       model: 'anthropic:claude-3-5-haiku-latest',
       instructions: 'Be brief.',
+      starterQuestions: null,
     });
     expect(await getSiteByDomain(server.storage, 'acme')).toMatchObject({
       model: 'anthropic:claude-3-5-haiku-latest',
@@ -56,7 +57,12 @@ describe('PATCH /v1/admin/sites/{domain}/settings', () => {
     const read = await patch({});
     expect(await read.json()).toMatchObject({ model: 'anthropic:claude-3-5-haiku-latest' });
     const cleared = await patch({ model: null });
-    expect(await cleared.json()).toEqual({ domain: 'acme', model: null, instructions: 'Be brief.' });
+    expect(await cleared.json()).toEqual({
+      domain: 'acme',
+      model: null,
+      instructions: 'Be brief.',
+      starterQuestions: null,
+    });
   });
 
   it('answers 400 naming the field for a bad model or unknown keys, never a 5xx', async () => {

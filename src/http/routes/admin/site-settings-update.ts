@@ -26,12 +26,18 @@ export const siteSettingsSchema = z.object({
       '`provider:model` (openai, anthropic, openai-compatible) or `builtin`; null: the server default (DOCENT_MODEL)',
     ),
   instructions: z.string().nullable().describe("Added to the model's system prompt"),
+  starterQuestions: z
+    .array(z.string())
+    .nullable()
+    .describe(
+      'Questions the widget offers on an empty panel (`GET /v2/assistant/{domain}/config`); null: none',
+    ),
 });
 
 export const siteSettingsUpdateOperation: Operation = {
   method: 'patch',
   path: '/v1/admin/sites/{domain}/settings',
-  summary: "Change a site's answer model and custom instructions",
+  summary: "Change a site's answer model, custom instructions and starter questions",
   tags: ['Sites'],
   security: [{ adminKey: [] }],
   request: { params: domainParamSchema, body: jsonContent(siteSettingsUpdateBody) },
@@ -42,7 +48,7 @@ export const siteSettingsUpdateOperation: Operation = {
 };
 
 /**
- * Settings of the answer model live apart from `PATCH /v1/admin/sites/{domain}`: they change how answers
+ * Settings of the answer model (and the widget's starter questions) live apart from `PATCH /v1/admin/sites/{domain}`: they change how answers
  * are written, not what the site is, and an empty body reads them back.
  */
 export function siteSettingsUpdateRoute(deps: AdminDeps): Hono<AdminEnv> {
