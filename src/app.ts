@@ -15,12 +15,14 @@ import { agentApiRoute } from './http/routes/agent-api.ts';
 import { assistantConfigRoute, assistantFeedbackRoute } from './http/routes/assistant-feedback.ts';
 import { assistantMessageRoute } from './http/routes/assistant-message.ts';
 import { assistantMessageV2Route } from './http/routes/assistant-message-v2.ts';
+import { demoHomeRoute } from './http/routes/demo-home.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
 import { llmsTxtRoute } from './http/routes/llms-txt.ts';
 import { mcpRoute } from './http/routes/mcp.ts';
 import { metricsRoute } from './http/routes/metrics.ts';
 import { openApiRoute } from './http/routes/openapi.ts';
 import { pageViewRoute } from './http/routes/page-view.ts';
+import { widgetScriptRoute } from './http/routes/widget-script.ts';
 import { createCreditGuard } from './limits/credit-guard.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
@@ -31,6 +33,7 @@ import { MemoryPubSub } from './streams/memory-pub-sub.ts';
 import { createResumableStreams, type ResumableStreams } from './streams/resumable-streams.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
 import { DEFAULT_TENANCY_CACHE_MS, TenancyCache } from './tenancy/tenancy-cache.ts';
+import type { WidgetAsset } from './widget-assets/widget-asset.ts';
 
 export interface AppDeps {
   storage: Storage;
@@ -68,6 +71,10 @@ export interface AppDeps {
   /** Prometheus metrics, served at `/metrics` to `metricsToken`; absent: not collected. */
   metrics?: Metrics;
   metricsToken?: string | null;
+  /** The reader's widget script (`/widget.js`); absent: not built, `/widget.js` answers 503. */
+  widget?: WidgetAsset | null;
+  /** The demo site and a key for its pages' widget (`/`); absent: no demo page. */
+  demoPage?: { domain: string; key: string } | null;
 }
 
 /** Builds the HTTP app. No side effects: no listening, no database set-up, no environment reads. */
@@ -127,7 +134,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', readyzRoute(deps.storage, draining));
   app.route('/', openApiRoute());
   const publicUrl = deps.publicUrl ?? null;
-  app.route('/', pageViewRoute({ storage: deps.storage, tenancy, publicUrl, trustProxy }));
+  const widget = deps.widget ?? null;
+  app.route('/', widgetScriptRoute(widget));
+  const demo = deps.demoPage && widget ? { ...deps.demoPage, widgetSrc: `/widget/${widget.hash}.js` } : null;
+  app.route('/', demoHomeRoute({ storage: deps.storage, tenancy, demo }));
+  app.route('/', pageViewRoute({ storage: deps.storage, tenancy, publicUrl, trustProxy, demo }));
   app.route('/', llmsTxtRoute({ storage: deps.storage, tenancy, publicUrl, trustProxy }));
   app.route('/', assistantMessageRoute({ answers, access, trustProxy }));
   const streams = deps.resumableStreams ?? createResumableStreams(new MemoryPubSub());

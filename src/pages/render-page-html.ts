@@ -15,7 +15,7 @@ export function escapeHtml(text: string): string {
 }
 
 const STYLE = `body{font:16px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2937;background:#fff}
-pre{white-space:pre-wrap;font:inherit;margin:0 0 1rem}h2,h3,h4{margin-top:2rem}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit;margin:0 0 1rem}h2,h3,h4{margin-top:2rem}
 @media (prefers-color-scheme:dark){body{color:#e5e7eb;background:#111827}}`;
 
 /** The demo site's frame around a page: its navigation and the reader's widget. */
@@ -28,7 +28,7 @@ export interface PageChrome {
 }
 
 const CHROME_STYLE = `body{max-width:none;margin:0;padding:0}
-.top{display:flex;align-items:center;gap:1rem;padding:.8rem 1.5rem;border-bottom:1px solid #e5e7eb}
+.top{display:flex;flex-wrap:wrap;align-items:center;gap:.3rem 1rem;padding:.8rem 1.5rem;border-bottom:1px solid #e5e7eb}
 .top strong{font-size:1.1rem}.top span{color:#4b5563;font-size:.9rem}
 .layout{display:flex;align-items:flex-start}
 nav{flex:0 0 15rem;padding:1rem 1.5rem;font-size:.92rem;position:sticky;top:0;max-height:100vh;overflow:auto}

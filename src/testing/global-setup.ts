@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { ensureTestPostgres, ensureTestRedis, readTestServiceSettings } from './test-services.ts';
+import {
+  ensureTestPostgres,
+  ensureTestRedis,
+  findTestChromium,
+  readTestServiceSettings,
+} from './test-services.ts';
 import { buildTestWidget } from './test-widget.ts';
 
 declare module 'vitest' {
@@ -12,6 +17,8 @@ declare module 'vitest' {
     redisUrl: string | null;
     /** The widget script built from this checkout's sources for this run. */
     widgetFile: string;
+    /** The Chromium the browser tests drive; null: none here, and those tests are skipped. */
+    chromiumPath: string | null;
   }
 }
 
@@ -21,6 +28,7 @@ declare module 'vitest' {
  */
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
   const settings = readTestServiceSettings();
+  const chromium = findTestChromium(settings);
   const postgres = await ensureTestPostgres(settings);
   let redis: Awaited<ReturnType<typeof ensureTestRedis>>;
   try {
@@ -31,6 +39,8 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   }
   console.log(`[test services] ${postgres.summary}`);
   console.log(`[test services] ${redis.summary}`);
+  console.log(`[test services] ${chromium.summary}`);
+  project.provide('chromiumPath', chromium.path);
   project.provide('postgresUrl', postgres.url ?? settings.postgresUrl);
   project.provide('redisUrl', redis.url);
   const widgetFile = buildTestWidget();

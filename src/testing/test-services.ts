@@ -17,8 +17,10 @@ export interface TestServiceSettings {
   redisUrl: string;
   /** `CI`: a CI run must not skip the Redis tests. */
   ci: boolean;
-  /** `PATH`: where to look for `redis-server`. */
+  /** `PATH`: where to look for `redis-server` and Chromium. */
   searchPath: string;
+  /** `DOCENT_TEST_CHROMIUM`: the browser the widget's tests drive; else `chromium` from the PATH. */
+  chromium: string | null;
 }
 
 export function readTestServiceSettings(env: NodeJS.ProcessEnv = process.env): TestServiceSettings {
@@ -27,6 +29,7 @@ export function readTestServiceSettings(env: NodeJS.ProcessEnv = process.env): T
     redisUrl: env.DOCENT_TEST_REDIS_URL || 'redis://127.0.0.1:6379',
     ci: Boolean(env.CI) && env.CI !== 'false' && env.CI !== '0',
     searchPath: env.PATH ?? '',
+    chromium: env.DOCENT_TEST_CHROMIUM || null,
   };
 }
 
@@ -221,4 +224,22 @@ function redact(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** Browsers the widget's tests can drive, in the order looked for on the PATH (Debian's first). */
+const CHROMIUM_COMMANDS = ['chromium', 'chromium-browser', 'google-chrome'];
+
+/**
+ * The Chromium the browser tests drive (never a downloaded one), and the line saying so. Without one
+ * they are skipped, except in CI, where that fails the run: `.ci/run` installs Debian's package.
+ */
+export function findTestChromium(settings: TestServiceSettings): { path: string | null; summary: string } {
+  const found =
+    settings.chromium ??
+    CHROMIUM_COMMANDS.map((command) => findOnPath(command, settings.searchPath)).find((p) => p !== null) ??
+    null;
+  if (found !== null) return { path: found, summary: `browser tests: Chromium at ${found}` };
+  const why = `no Chromium on the PATH (${CHROMIUM_COMMANDS.join(', ')}) and DOCENT_TEST_CHROMIUM unset`;
+  if (settings.ci) throw new Error(`${why}; CI must run the browser tests (apt-get install chromium)`);
+  return { path: null, summary: `browser tests: skipped, ${why}` };
 }

@@ -11,7 +11,7 @@ import {
 import { focusables, h, ICONS, icon } from './dom.ts';
 import { describeFailure } from './failures.ts';
 import { currentPagePath, type PageOptions, pageFilter, readSelection } from './page-context.ts';
-import { renderMarkdown, safeHref } from './render-markdown.ts';
+import { openElsewhere, renderMarkdown, safeHref } from './render-markdown.ts';
 import {
   type ChatMessage,
   type ChatState,
@@ -661,13 +661,11 @@ export class DocentAssistant extends HTMLElement {
     else if (message.status === 'streaming') body.append(h('p', { class: 'typing' }, 'Searching the docs…'));
     const node = h('div', { class: 'msg answer' }, body);
     if (message.sources.length > 0 && message.status !== 'streaming') {
-      const items = message.sources.map((source) =>
-        h(
-          'li',
-          {},
-          h('a', { href: safeUrl(source.url), target: '_blank', rel: 'noopener noreferrer' }, source.title),
-        ),
-      );
+      const items = message.sources.map((source) => {
+        const link = h('a', { href: safeUrl(source.url) }, source.title);
+        openElsewhere(link);
+        return h('li', {}, link);
+      });
       node.append(h('div', { class: 'sources' }, h('h3', {}, 'Sources'), h('ol', {}, ...items)));
     }
     if (message.status === 'stopped') node.append(h('p', { class: 'typing' }, 'Stopped.'));

@@ -56,11 +56,16 @@ purify.addHook('uponSanitizeAttribute', (node, data) => {
     data.keepAttr = false;
 });
 purify.addHook('afterSanitizeAttributes', (node) => {
-  if (node.nodeName === 'A' && node.getAttribute('href')?.match(/^https?:/i)) {
-    node.setAttribute('target', '_blank');
-    node.setAttribute('rel', 'noopener noreferrer nofollow');
-  }
+  if (node instanceof HTMLAnchorElement) openElsewhere(node);
 });
+
+/** A link to another site opens in a new tab; one within the docs stays in this one (and the chat with it). */
+export function openElsewhere(link: HTMLAnchorElement): void {
+  const href = link.getAttribute('href');
+  if (!href || !/^https?:/i.test(href) || new URL(href, location.href).origin === location.origin) return;
+  link.target = '_blank';
+  link.rel = 'noopener noreferrer nofollow';
+}
 
 /** http(s), a path on the same site, or an anchor: nothing that runs or loads another scheme. */
 export function safeHref(href: string): boolean {
@@ -112,6 +117,7 @@ function linkCitations(root: DocumentFragment, sources: Source[]): void {
       link.textContent = match[1] ?? '';
       link.title = source.title;
       link.setAttribute('aria-label', `Source ${match[1]}: ${source.title}`);
+      openElsewhere(link);
       parts.push(link);
       last = match.index + match[0].length;
     }

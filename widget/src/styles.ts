@@ -15,6 +15,8 @@ export const STYLES = `
 --docent-bg:#151a23;--docent-fg:#e8ebf1;--docent-muted:#a9b1c0;--docent-border:#323a48;--docent-surface:#1d2430;
 --docent-code-bg:#0e131b;--docent-danger:#ff8a80}}
 *,*::before,*::after{box-sizing:border-box}
+.launcher,.panel,.ask-selection{letter-spacing:normal;word-spacing:normal;text-transform:none;text-indent:0;text-shadow:none;
+font-style:normal;font-variant:normal;white-space:normal;visibility:visible;direction:ltr;cursor:auto;text-decoration:none}
 [hidden]{display:none!important}
 button,textarea,input{font:inherit;color:inherit;letter-spacing:normal;text-transform:none}
 button{cursor:pointer}

@@ -1,0 +1,656 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { simulateReadableStream } from 'ai';
+import { MockLanguageModelV1 } from 'ai/test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BuiltinAnswerer } from '../../src/assistant/builtin-answerer.ts';
+import { createTenant } from '../../src/limits/limits-fixtures.ts';
+import { createApiKey } from '../../src/tenancy/api-keys.ts';
+import { bootstrapSite } from '../../src/tenancy/bootstrap-site.ts';
+import { getSiteByDomain } from '../../src/tenancy/sites.ts';
+import {
+  type HostPages,
+  hostPage,
+  launchChromium,
+  startHostPages,
+  testChromiumPath,
+} from '../../src/testing/browser.ts';
+import { dialects } from '../../src/testing/databases.ts';
+import { repoRoot } from '../../src/testing/paths.ts';
+import { startTestServer, type TestServer } from '../../src/testing/server.ts';
+import { smallDocs } from '../../src/testing/small-docs.ts';
+
+/**
+ * The widget in a real Chromium (Debian's, driven by playwright-core) against a real Docent server:
+ * what a reader does on the demo page and on a docs site of another origin that embeds `widget.js`.
+ */
+
+const chromiumPath = testChromiumPath();
+const bundledDocs = path.join(repoRoot, 'docs');
+const screenshots = path.join(repoRoot, 'docs', 'images');
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** A model's answer with every way Markdown could run script or load something, and some harmless HTML. */
+const HOSTILE_MARKDOWN = `Here is how to ingest [1].
+
+<script>window.__pwned = 'script'</script>
+<img src="http://evil.example/x.png" onerror="window.__pwned = 'img'">
+[click me](javascript:window.__pwned='link') and [data](data:text/html,hello) and [proto](//evil.example/p)
+![tracker](http://evil.example/track.png)
+<iframe src="http://evil.example/frame"></iframe>
+<a href="javascript:window.__pwned='raw-link'">raw link</a>
+<style>body { display: none }</style>
+<svg onload="window.__pwned = 'svg'"></svg>
+<form action="http://evil.example/"><input name="q"></form>
+\`<b>inline code</b>\`
+
+| a | b |
+|---|---|
+| <img src=x onerror="window.__pwned = 'table'"> | 2 |
+
+\`\`\`html
+<script>window.__pwned = 'code'</script>
+\`\`\`
+`;
+
+/** Docs with raw HTML in them, ingested as a docs folder would be. */
+function rawHtmlDocs(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-raw-html-'));
+  fs.writeFileSync(
+    path.join(dir, 'frobnicator.md'),
+    '# Frobnicator setup\n\n<img src="http://evil.example/x.png" onerror="window.__pwned = \'docs\'">\n\nSetting up the frobnicator requires the frob key from the settings page.\n\n<script>window.__pwned = \'docs-script\'</script>\n',
+  );
+  return dir;
+}
+
+/** Slow enough to stop or reload halfway: a delta every 250 ms. */
+const SLOW_DELTA_MS = 250;
+
+interface Stored {
+  chatId: string;
+  threadId?: string;
+  messages: { id: string; role: string; text: string; status: string }[];
+}
+
+async function storedChat(page: Page, domain: string): Promise<Stored | null> {
+  // Strings, not functions: the tests are type-checked for Node, without the DOM's types.
+  const raw = (await page.evaluate(`sessionStorage.getItem(${JSON.stringify(`docent:${domain}`)})`)) as
+    | string
+    | null;
+  return raw ? (JSON.parse(raw) as Stored) : null;
+}
+
+/** What the tests read of an admin transcript (`GET /v1/admin/threads/{id}`). */
+interface Transcript {
+  messages: {
+    id: string;
+    role: string;
+    content: string;
+    feedback?: { rating: string; comment: string | null }[];
+  }[];
+}
+
+async function adminGet(server: TestServer, adminKey: string, url: string): Promise<Transcript> {
+  const response = await fetch(`${server.baseUrl}${url}`, {
+    headers: { Authorization: `Bearer ${adminKey}` },
+  });
+  expect(response.status, url).toBe(200);
+  return (await response.json()) as Transcript;
+}
+
+async function adminKeyFor(server: TestServer, domain: string): Promise<string> {
+  const site = await getSiteByDomain(server.storage, domain);
+  if (!site) throw new Error(`no site ${domain}`);
+  const created = await createApiKey(server.storage, {
+    organizationId: site.organization_id,
+    siteId: null,
+    kind: 'admin',
+  });
+  return created.key;
+}
+
+/** Asks through the panel (opened with the shortcut) and waits for the answer to finish. */
+async function askInPanel(page: Page, question: string): Promise<void> {
+  const input = page.getByRole('textbox', { name: 'Your question' });
+  if (!(await input.isVisible())) await page.keyboard.press('Control+i');
+  await input.fill(question);
+  await input.press('Enter');
+  await waitForAnswer(page);
+}
+
+async function waitForAnswer(page: Page): Promise<void> {
+  await expect
+    .poll(() => page.locator('docent-assistant .log').getAttribute('aria-busy'), { timeout: 30_000 })
+    .toBe('false');
+}
+
+function lastAnswer(page: Page) {
+  return page.locator('docent-assistant .answer').last();
+}
+
+describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchChromium(chromiumPath ?? '');
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  describe.each(dialects)('a reader on the demo page, on %s', (dialect) => {
+    let server: TestServer;
+    let context: BrowserContext;
+    let adminKey = '';
+
+    beforeAll(async () => {
+      // The demo seeded as a first `npm start` seeds it; the `slow` site streams a delta every 250 ms.
+      server = await startTestServer(dialect, {
+        seedDemo: true,
+        modelProvider: ({ site, sources, context: items }) =>
+          new BuiltinAnswerer({
+            sources,
+            context: items,
+            deltaDelayMs: site.domain === 'slow' ? SLOW_DELTA_MS : 0,
+          }),
+      });
+      adminKey = await adminKeyFor(server, 'demo');
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it('opens with Ctrl+I, streams a cited answer, and a citation opens the cited section', async () => {
+      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      const response = await page.goto(`${server.baseUrl}/`);
+      expect(response?.status()).toBe(200);
+      expect(page.url()).toMatch(/\/sites\/demo\/pages\/index$/);
+      await expect.poll(() => page.locator('docent-assistant .launcher').isVisible()).toBe(true);
+
+      await page.keyboard.press('Control+i');
+      const dialog = page.getByRole('dialog', { name: 'Ask Docent' });
+      await expect.poll(() => dialog.isVisible()).toBe(true);
+      // Focus moves into the panel, on the question box.
+      expect(
+        await page.evaluate(`document.querySelector('docent-assistant').shadowRoot.activeElement?.id`),
+      ).toBe('docent-question');
+      await askInPanel(page, 'How do I ingest my docs?');
+      const answer = lastAnswer(page);
+      expect((await answer.locator('.body').innerText()).length).toBeGreaterThan(20);
+      const cite = answer.locator('a.cite').first();
+      expect(await cite.count()).toBe(1);
+      expect(await answer.locator('.sources li').count()).toBeGreaterThan(0);
+
+      const href = (await cite.getAttribute('href')) ?? '';
+      expect(href).toMatch(/\/sites\/demo\/pages\/.+#.+/);
+      await cite.click();
+      await page.waitForURL(href);
+      const anchor = decodeURIComponent(new URL(href).hash.slice(1));
+      expect(await page.evaluate(`document.getElementById(${JSON.stringify(anchor)}) !== null`)).toBe(true);
+      // The conversation came along to the cited page.
+      await page.keyboard.press('Control+i');
+      await expect.poll(() => page.locator('docent-assistant .answer').count()).toBe(1);
+      expect(await page.locator('docent-assistant .user').innerText()).toBe('How do I ingest my docs?');
+      await context.close();
+    });
+
+    it('keeps a follow-up in the thread and stores the reader’s feedback, changeable', async () => {
+      context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${server.baseUrl}/`);
+      await askInPanel(page, 'How do I ingest my docs?');
+      await askInPanel(page, 'And how do I check an ingestion job?');
+      const stored = await storedChat(page, 'demo');
+      expect(stored?.threadId).toMatch(/^thr_/);
+      const thread = await adminGet(server, adminKey, `/v1/admin/threads/${stored?.threadId}`);
+      expect(thread.messages.map((m: { role: string }) => m.role)).toEqual([
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+      ]);
+      const answerId = thread.messages[3]?.id;
+      expect(stored?.messages.at(-1)?.id).toBe(answerId);
+
+      const answer = lastAnswer(page);
+      await answer.getByRole('button', { name: 'Not helpful' }).click();
+      await answer
+        .getByRole('textbox', { name: 'Tell us more (optional)' })
+        .fill('It did not name the command.');
+      await answer.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(() => answer.getByText('Thanks for the feedback.').isVisible()).toBe(true);
+      const voted = await adminGet(server, adminKey, `/v1/admin/threads/${stored?.threadId}`);
+      expect(voted.messages[3]?.feedback).toEqual([
+        expect.objectContaining({ rating: 'down', comment: 'It did not name the command.' }),
+      ]);
+      expect(voted.messages[1]?.feedback).toEqual([]);
+
+      await answer.getByRole('button', { name: 'Helpful', exact: true }).click();
+      await expect
+        .poll(
+          async () =>
+            (await adminGet(server, adminKey, `/v1/admin/threads/${stored?.threadId}`)).messages[3]?.feedback,
+        )
+        .toEqual([expect.objectContaining({ rating: 'up' })]);
+      await context.close();
+    });
+
+    it('has no serious accessibility violation (axe-core), fits a phone, follows dark mode', async () => {
+      const shots: [string, Parameters<Browser['newContext']>[0]][] = [
+        ['widget-light.png', { viewport: { width: 1280, height: 800 }, colorScheme: 'light' }],
+        ['widget-dark.png', { viewport: { width: 1280, height: 800 }, colorScheme: 'dark' }],
+        [
+          'widget-mobile.png',
+          { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, colorScheme: 'light' },
+        ],
+      ];
+      for (const [file, options] of shots) {
+        context = await browser.newContext(options);
+        const page = await context.newPage();
+        await page.goto(`${server.baseUrl}/`);
+        await page.locator('docent-assistant .launcher').click();
+        await askInPanel(page, 'How do I ingest my docs?');
+        const panel = await page.locator('docent-assistant .panel').boundingBox();
+        if (options?.isMobile) expect(panel).toEqual({ x: 0, y: 0, width: 390, height: 844 });
+        else expect(panel?.width).toBeLessThanOrEqual(440);
+        const background = await page.evaluate(
+          `getComputedStyle(document.querySelector('docent-assistant').shadowRoot.querySelector('.panel')).backgroundColor`,
+        );
+        expect(background).toBe(options?.colorScheme === 'dark' ? 'rgb(21, 26, 35)' : 'rgb(255, 255, 255)');
+        // Evaluated, not added as a script tag: the demo page's CSP refuses inline scripts, rightly.
+        await page.evaluate(axeSource);
+        const violations = (await page.evaluate(
+          `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`,
+        )) as { id: string; impact: string; nodes: string[] }[];
+        expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+        // Written for the README: what a reader sees.
+        fs.mkdirSync(screenshots, { recursive: true });
+        await page.screenshot({ path: path.join(screenshots, file) });
+        // Escape closes the panel and gives focus back to the launcher that opened it.
+        await page.keyboard.press('Escape');
+        expect(await page.locator('docent-assistant .panel').isVisible()).toBe(false);
+        expect(
+          await page.evaluate(
+            `document.querySelector('docent-assistant').shadowRoot.activeElement?.className`,
+          ),
+        ).toBe('launcher');
+        await context.close();
+      }
+    });
+
+    it('resumes an answer still streaming after a reload, and stops one on request', async () => {
+      const slowKey = (await bootstrapSite(server.storage, { domain: `slow`, docsDir: bundledDocs }))
+        .assistantKey;
+      const host = await startHostPages();
+      try {
+        host.set('/guide', hostPage({ docentUrl: server.baseUrl, domain: 'slow', key: slowKey }));
+        context = await browser.newContext();
+        const page = await context.newPage();
+        await page.goto(`${host.origin}/guide`);
+        await page.keyboard.press('Control+i');
+        const input = page.getByRole('textbox', { name: 'Your question' });
+        await input.fill('How do I check that the database is reachable?');
+        await input.press('Enter');
+        const body = lastAnswer(page).locator('.body');
+        // Streamed: the text grows while the answer is still being written.
+        await expect
+          .poll(async () => (await body.innerText()).length, { timeout: 20_000 })
+          .toBeGreaterThan(5);
+        const early = (await body.innerText()).length;
+        await expect
+          .poll(async () => (await body.innerText()).length, { timeout: 20_000 })
+          .toBeGreaterThan(early);
+        expect(await page.locator('docent-assistant .log').getAttribute('aria-busy')).toBe('true');
+
+        await page.reload();
+        await page.keyboard.press('Control+i');
+        await waitForAnswer(page);
+        const stored = await storedChat(page, 'slow');
+        const last = stored?.messages.at(-1);
+        expect(last?.status).toBe('done');
+        const adminKeySlow = await adminKeyFor(server, 'slow');
+        const thread = await adminGet(server, adminKeySlow, `/v1/admin/threads/${stored?.threadId}`);
+        // The reload resumed the one answer: not asked again, and the whole text arrived.
+        expect(thread.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
+        expect(last?.text).toBe(thread.messages[1]?.content);
+
+        await input.fill('And how do I stop the server?');
+        await input.press('Enter');
+        await expect
+          .poll(async () => (await lastAnswer(page).locator('.body').innerText()).length)
+          .toBeGreaterThan(5);
+        await page.getByRole('button', { name: 'Stop the answer' }).click();
+        await expect.poll(() => lastAnswer(page).getByText('Stopped.').isVisible()).toBe(true);
+        expect(await page.getByRole('button', { name: 'Send the question' }).isVisible()).toBe(true);
+        await context.close();
+      } finally {
+        await host.close();
+      }
+    });
+  });
+
+  describe('on a docs site of another origin (SQLite)', () => {
+    let server: TestServer;
+    let host: HostPages;
+    let docsKey = '';
+    let hostileKey = '';
+    let rawHtmlKey = '';
+    let adminKey = '';
+
+    beforeAll(async () => {
+      // `hostile`: a model that writes every trick in the book; `rawhtml`: docs with raw HTML in them.
+      server = await startTestServer('sqlite', {
+        modelProvider: ({ site, sources, context: items }) =>
+          site.domain === 'hostile'
+            ? new MockLanguageModelV1({
+                doStream: async () => ({
+                  stream: simulateReadableStream({
+                    chunks: [
+                      ...(HOSTILE_MARKDOWN.match(/[\s\S]{1,40}/g) ?? []).map((textDelta) => ({
+                        type: 'text-delta' as const,
+                        textDelta,
+                      })),
+                      {
+                        type: 'finish' as const,
+                        finishReason: 'stop' as const,
+                        usage: { promptTokens: 1, completionTokens: 1 },
+                      },
+                    ],
+                  }),
+                  rawCall: { rawPrompt: null, rawSettings: {} },
+                }),
+              })
+            : new BuiltinAnswerer({ sources, context: items }),
+      });
+      const docs = await bootstrapSite(server.storage, {
+        domain: 'docs',
+        docsDir: bundledDocs,
+        siteName: 'Acme Docs',
+      });
+      docsKey = docs.assistantKey;
+      hostileKey = (await bootstrapSite(server.storage, { domain: 'hostile', docsDir: bundledDocs }))
+        .assistantKey;
+      rawHtmlKey = (await bootstrapSite(server.storage, { domain: 'rawhtml', docsDir: rawHtmlDocs() }))
+        .assistantKey;
+      adminKey = await adminKeyFor(server, 'docs');
+      host = await startHostPages();
+    });
+    afterAll(async () => {
+      await host?.close();
+      await server?.stop();
+    });
+
+    async function open(pagePath: string, html: string, options: Parameters<Browser['newContext']>[0] = {}) {
+      host.set(pagePath, html);
+      const context = await browser.newContext(options);
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      const foreign: string[] = [];
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.hostname !== '127.0.0.1') foreign.push(request.url());
+      });
+      await page.goto(`${host.origin}${pagePath}`);
+      await expect.poll(() => page.locator('docent-assistant .launcher').isVisible()).toBe(true);
+      return { context, page, errors, foreign };
+    }
+
+    it('never runs or loads what a model or the docs write', async () => {
+      const { context, page, errors, foreign } = await open(
+        '/hostile',
+        hostPage({ docentUrl: server.baseUrl, domain: 'hostile', key: hostileKey }),
+      );
+      await askInPanel(page, 'How do I ingest my docs?');
+      const body = lastAnswer(page).locator('.body');
+      const text = await body.innerText();
+      // Raw HTML is shown as the text it is.
+      expect(text).toContain('<script>window.__pwned');
+      expect(text).toContain('<b>inline code</b>');
+      const found = await page.evaluate(`(() => {
+        const root = document.querySelector('docent-assistant').shadowRoot.querySelector('.answer .body');
+        const all = [...root.querySelectorAll('*')];
+        return {
+          pwned: window.__pwned ?? null,
+          tags: [...new Set(all.map((e) => e.tagName.toLowerCase()))].sort(),
+          handlers: all.flatMap((e) => [...e.attributes].filter((a) => a.name.startsWith('on')).map((a) => a.name)),
+          styles: all.filter((e) => e.hasAttribute('style')).length,
+          hrefs: [...root.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+        };
+      })()`);
+      expect(found).toMatchObject({ pwned: null, handlers: [], styles: 0 });
+      const { tags, hrefs } = found as { tags: string[]; hrefs: (string | null)[] };
+      for (const tag of [
+        'script',
+        'img',
+        'iframe',
+        'style',
+        'svg',
+        'object',
+        'embed',
+        'form',
+        'link',
+        'meta',
+      ])
+        expect(tags).not.toContain(tag);
+      for (const href of hrefs)
+        expect(href === null || /^(https?:|\/[^/]|#)/.test(href), String(href)).toBe(true);
+      // The answer on the docs page and the raw-HTML docs, asked through the built-in answerer, too.
+      host.set('/raw', hostPage({ docentUrl: server.baseUrl, domain: 'rawhtml', key: rawHtmlKey }));
+      await page.goto(`${host.origin}/raw`);
+      await askInPanel(page, 'How do I set up the frobnicator?');
+      expect(await lastAnswer(page).locator('.body').innerText()).toContain('frob key');
+      const cite = await lastAnswer(page).locator('a.cite').first().getAttribute('href');
+      await page.goto(cite ?? '');
+      expect(await page.evaluate('window.__pwned ?? null')).toBeNull();
+      await page.waitForTimeout(200);
+      expect(foreign).toEqual([]);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+
+    it('keeps the host page’s CSS out, and its own CSS in', async () => {
+      const head = `<style>
+        * { font-family: "Comic Sans MS", cursive !important; color: rgb(255, 0, 0) !important; line-height: 5 !important; letter-spacing: 3px !important; }
+        button { padding: 40px !important; background: rgb(255, 255, 0) !important; text-transform: uppercase !important; }
+        div, p, h2, form { margin: 50px !important; display: inline !important; }
+      </style>`;
+      const body = '<p>Docs text.</p><button class="host-button">Host button</button>';
+      const buttonStyle = `JSON.stringify([...getComputedStyle(document.querySelector('.host-button'))].map((p) => p + ':' + getComputedStyle(document.querySelector('.host-button')).getPropertyValue(p)))`;
+      // The same page without the widget, for comparison.
+      host.set(
+        '/plain',
+        hostPage({ docentUrl: server.baseUrl, domain: 'docs', key: docsKey, head, body }).replace(
+          /<script[\s\S]*<\/script>/,
+          '',
+        ),
+      );
+      const plain = await browser.newPage();
+      await plain.goto(`${host.origin}/plain`);
+      const hostButtonBefore = await plain.evaluate(buttonStyle);
+      await plain.close();
+
+      const { context, page } = await open(
+        '/css',
+        hostPage({ docentUrl: server.baseUrl, domain: 'docs', key: docsKey, head, body }),
+      );
+      await askInPanel(page, 'How do I ingest my docs?');
+      const styles = (await page.evaluate(`(() => {
+        const root = document.querySelector('docent-assistant').shadowRoot;
+        const pick = (selector) => {
+          const s = getComputedStyle(root.querySelector(selector));
+          return { font: s.fontFamily, color: s.color, lineHeight: s.lineHeight, spacing: s.letterSpacing, padding: s.paddingTop, display: s.display, margin: s.marginTop, transform: s.textTransform };
+        };
+        return { panel: pick('.panel'), send: pick('.send'), answer: pick('.answer .body p'), header: pick('header') };
+      })()`)) as Record<string, Record<string, string>>;
+      for (const [part, style] of Object.entries(styles)) {
+        expect(style.font, part).not.toMatch(/Comic/);
+        expect(style.color, part).not.toBe('rgb(255, 0, 0)');
+        expect(style.spacing, part).toBe('normal');
+        expect(style.margin === '50px', part).toBe(false);
+      }
+      expect(styles.panel?.display).toBe('flex');
+      expect(styles.send?.padding).toBe('9px');
+      expect(styles.send?.transform).toBe('none');
+      // …and the widget's CSS changed nothing of the host's.
+      const hostButtonAfter = await page.evaluate(buttonStyle);
+      expect(hostButtonAfter).toBe(hostButtonBefore);
+      await context.close();
+    });
+
+    it('says every failure in words: rate limit, credits, server down', async () => {
+      const limited = await createTenant(server.storage, {
+        domain: 'limited',
+        plan: { orgRequestsPerHour: 1 },
+      });
+      const broke = await createTenant(server.storage, {
+        domain: 'broke',
+        plan: { monthlyCredits: 0, overageEnabled: false },
+      });
+      const { context, page } = await open(
+        '/limited',
+        hostPage({ docentUrl: server.baseUrl, domain: 'limited', key: limited.assistantKey }),
+      );
+      await askInPanel(page, 'First question?');
+      await askInPanel(page, 'Second question?');
+      const rateLimited = await lastAnswer(page).locator('.failure').innerText();
+      expect(rateLimited).toMatch(
+        /Too many questions right now\. Please try again in (\d+ minutes|an hour)\./,
+      );
+      expect(rateLimited).not.toContain('{');
+
+      host.set('/broke', hostPage({ docentUrl: server.baseUrl, domain: 'broke', key: broke.assistantKey }));
+      await page.goto(`${host.origin}/broke`);
+      await askInPanel(page, 'Any question?');
+      expect(await lastAnswer(page).locator('.failure').innerText()).toContain('used all of its answers');
+      expect(await lastAnswer(page).getByRole('button', { name: 'Try again' }).count()).toBe(0);
+
+      // A server that goes away after the page loaded.
+      const gone = await startTestServer('sqlite');
+      const goneKey = (await bootstrapSite(gone.storage, { domain: 'gone', docsDir: smallDocs() }))
+        .assistantKey;
+      host.set('/gone', hostPage({ docentUrl: gone.baseUrl, domain: 'gone', key: goneKey }));
+      await page.goto(`${host.origin}/gone`);
+      await gone.stop();
+      await askInPanel(page, 'Is anyone there?');
+      const down = await lastAnswer(page).locator('.failure').innerText();
+      expect(down).toContain('The assistant cannot be reached.');
+      expect(await lastAnswer(page).getByRole('button', { name: 'Try again' }).count()).toBe(1);
+      await context.close();
+    });
+
+    it('asks about selected code, asks from ?assistant=, and shows the site’s starter questions', async () => {
+      const patched = await fetch(`${server.baseUrl}/v1/admin/sites/docs/settings`, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          starterQuestions: ['How do I ingest my docs?', 'Which databases can I use?'],
+        }),
+      });
+      expect(patched.status).toBe(200);
+      const body =
+        '<p>Run this:</p><pre><code id="snippet">npm run docent -- ingest --site acme</code></pre>';
+      const { context, page } = await open(
+        '/ask',
+        hostPage({
+          docentUrl: server.baseUrl,
+          domain: 'docs',
+          key: docsKey,
+          body,
+          attributes: { 'data-version': 'v2' },
+        }),
+      );
+      await page.keyboard.press('Control+i');
+      const starters = page.locator('docent-assistant .starters button');
+      await expect
+        .poll(() => starters.allInnerTexts())
+        .toEqual(['How do I ingest my docs?', 'Which databases can I use?']);
+      expect(await page.getByRole('heading', { name: 'Ask Acme Docs' }).isVisible()).toBe(true);
+      await page.keyboard.press('Escape');
+
+      const sent: unknown[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/v2/assistant/docs/message')) sent.push(request.postDataJSON());
+      });
+      await page.evaluate(`(() => {
+        const range = document.createRange();
+        range.selectNodeContents(document.getElementById('snippet'));
+        const selection = document.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+        document.dispatchEvent(new MouseEvent('mouseup', { bubbles: true }));
+      })()`);
+      await page.getByRole('button', { name: 'Ask about this' }).click();
+      expect(await page.locator('docent-assistant .chip').innerText()).toContain('About this code');
+      await askInPanel(page, 'What does this do?');
+      expect(sent.at(-1)).toMatchObject({
+        currentPath: 'ask',
+        filter: { version: 'v2', language: 'en' },
+        context: [{ type: 'code', value: 'npm run docent -- ingest --site acme', path: 'ask' }],
+      });
+      expect(await page.locator('docent-assistant .user').last().innerText()).toContain(
+        'About: npm run docent',
+      );
+
+      await page.getByRole('button', { name: 'New chat' }).click();
+      await starters.first().click();
+      await waitForAnswer(page);
+      expect(sent.at(-1)).toMatchObject({ messages: [{ parts: [{ text: 'How do I ingest my docs?' }] }] });
+      expect(sent.at(-1)).not.toHaveProperty('threadId');
+
+      await page.goto(`${host.origin}/ask?assistant=${encodeURIComponent('Which databases can I use?')}`);
+      await waitForAnswer(page);
+      expect(await page.locator('docent-assistant .user').last().innerText()).toBe(
+        'Which databases can I use?',
+      );
+      expect(new URL(page.url()).search).toBe('');
+      await context.close();
+    });
+
+    it('gives pages a JavaScript API: init, ask, events, update, reset, destroy', async () => {
+      const html = `<!doctype html><html lang="de"><head><meta charset="utf-8"><title>API</title></head><body><h1>Docs</h1>
+        <script src="${server.baseUrl}/widget.js" defer></script></body></html>`;
+      const { context, page } = await open(
+        '/api-page',
+        html
+          .replace(
+            'defer></script>',
+            'defer></script><script>window.addEventListener("load", () => { window.events = []; Docent.init({ domain: "docs", key: "KEY", fp: "reader-7", theme: "dark" }); Docent.on("answer", (d) => events.push(["answer", d])); Docent.on("open", () => events.push(["open"])); });</script>',
+          )
+          .replace('KEY', docsKey),
+      ).catch(async () => {
+        throw new Error('the page did not load');
+      });
+      void context;
+      const sent: { currentPath?: string; fp?: string }[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/v2/assistant/docs/message')) sent.push(request.postDataJSON());
+      });
+      await page.evaluate(
+        `Docent.update({ currentPath: 'guides/cli' }); Docent.ask('How do I ingest my docs?')`,
+      );
+      await waitForAnswer(page);
+      const events = (await page.evaluate('window.events')) as [
+        string,
+        { text?: string; sources?: unknown[] }?,
+      ][];
+      expect(events.map(([name]) => name)).toEqual(['open', 'answer']);
+      expect(events[1]?.[1]?.text?.length).toBeGreaterThan(20);
+      expect(sent[0]).toMatchObject({
+        currentPath: 'guides/cli',
+        fp: 'reader-7',
+        filter: { language: 'de' },
+      });
+      expect(await page.locator('docent-assistant').getAttribute('data-theme')).toBe('dark');
+      await page.evaluate('Docent.reset()');
+      expect(await page.locator('docent-assistant .answer').count()).toBe(0);
+      await page.evaluate('Docent.close(); Docent.destroy()');
+      expect(await page.locator('docent-assistant').count()).toBe(0);
+      await context.close();
+    });
+  });
+});
