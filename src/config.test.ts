@@ -12,6 +12,7 @@ describe('loadConfig', () => {
     });
     expect(config.publicUrl).toBeNull();
     expect(config.seedDemo).toBe(true);
+    expect(config.demoPage).toBe(true);
   });
 
   it('reads and normalises values', () => {
@@ -20,12 +21,14 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://localhost/docent',
       DOCENT_PUBLIC_URL: 'https://docs.example.com/',
       DOCENT_SEED_DEMO: 'false',
+      DOCENT_DEMO_PAGE: '0',
       LOG_LEVEL: '',
     });
     expect(config.port).toBe(8080);
     expect(config.databaseUrl).toBe('postgres://localhost/docent');
     expect(config.publicUrl).toBe('https://docs.example.com');
     expect(config.seedDemo).toBe(false);
+    expect(config.demoPage).toBe(false);
     expect(config.logLevel).toBe('info');
   });
 

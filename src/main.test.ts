@@ -87,6 +87,34 @@ describe('npm start on an empty database', () => {
     expect(stream).toMatch(/\n0:"/);
     expect(stream).toMatch(/\nd:\{"finishReason":"stop"/);
 
+    // The second line a newcomer follows: the demo page, with the widget from the build, signed with a
+    // key that answers.
+    expect(lines).toContain(
+      `Demo page: open http://127.0.0.1:${port}/ and ask the assistant (Ctrl+I or ⌘I).`,
+    );
+    expect(fs.existsSync(path.join(repoRoot, 'dist', 'widget', 'widget.js'))).toBe(true);
+    const home = await fetch(`http://127.0.0.1:${port}/`, { redirect: 'manual' });
+    expect(home.status).toBe(302);
+    const page = await fetch(new URL(home.headers.get('Location') ?? '', `http://127.0.0.1:${port}`));
+    const html = await page.text();
+    const tag = html.match(
+      /<script src="(\/widget\/[0-9a-f]{16}\.js)" data-domain="demo" data-key="(svc_dsc_\w+)"/,
+    );
+    expect(tag).not.toBeNull();
+    const script = await fetch(`http://127.0.0.1:${port}${tag?.[1]}`);
+    expect(script.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8');
+    expect((await script.text()).length).toBeGreaterThan(10_000);
+    const widgetAnswer = await fetch(`http://127.0.0.1:${port}/v2/assistant/demo/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${tag?.[2]}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'anonymous',
+        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'How do I ingest my docs?' }] }],
+      }),
+    });
+    expect(widgetAnswer.status).toBe(200);
+    expect(await widgetAnswer.text()).toContain('"type":"source-url"');
+
     const exited = new Promise<number | null>((resolve) => child?.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -2,7 +2,13 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { testPostgresUrl } from './services.ts';
-import { ensureTestPostgres, ensureTestRedis, findOnPath, readTestServiceSettings } from './test-services.ts';
+import {
+  ensureTestPostgres,
+  ensureTestRedis,
+  findOnPath,
+  findTestChromium,
+  readTestServiceSettings,
+} from './test-services.ts';
 
 const hasRedisServer = findOnPath('redis-server', readTestServiceSettings().searchPath) !== null;
 
@@ -69,5 +75,20 @@ describe('test services on a machine without PostgreSQL or Redis', () => {
     const postgres = await ensureTestPostgres({ ...readTestServiceSettings(), postgresUrl });
     expect(postgres.url).toBe(postgresUrl);
     expect(postgres.summary).toMatch(/^PostgreSQL: postgres:\/\/[^ ]+$/);
+  });
+
+  it('finds the Chromium the browser tests drive, skips without one, and refuses to in CI', () => {
+    const settings = { ...readTestServiceSettings(), chromium: null };
+    expect(findTestChromium({ ...settings, chromium: '/opt/chrome' })).toEqual({
+      path: '/opt/chrome',
+      summary: 'browser tests: Chromium at /opt/chrome',
+    });
+    const none = { ...settings, searchPath: '/nonexistent' };
+    expect(findTestChromium({ ...none, ci: false })).toEqual({
+      path: null,
+      summary:
+        'browser tests: skipped, no Chromium on the PATH (chromium, chromium-browser, google-chrome) and DOCENT_TEST_CHROMIUM unset',
+    });
+    expect(() => findTestChromium({ ...none, ci: true })).toThrow(/CI must run the browser tests/);
   });
 });

@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createApp } from '../../app.ts';
+import { SiteSearch } from '../../search/site-search.ts';
+import { listApiKeys } from '../../tenancy/api-keys.ts';
+import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
+import { DEMO_PAGE_KEY_NAME, mintDemoPageKey } from '../../tenancy/demo-page-key.ts';
+import { createTestDatabase, type TestDatabase } from '../../testing/databases.ts';
+import { smallDocs } from '../../testing/small-docs.ts';
+import { loadWidgetAsset, WidgetAsset } from '../../widget-assets/widget-asset.ts';
+
+describe('the widget script and the demo page', () => {
+  let database: TestDatabase;
+  const widget = new WidgetAsset(fs.readFileSync(inject('widgetFile')));
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  const appWith = (deps: {
+    widget?: WidgetAsset | null;
+    demoPage?: { domain: string; key: string } | null;
+  }) =>
+    createApp({
+      storage: database.storage,
+      search: new SiteSearch(database.storage),
+      logger: pino({ level: 'silent' }),
+      ...deps,
+    });
+
+  it('serves /widget.js compressed, revalidated by content hash, and /widget/<hash>.js forever', async () => {
+    const app = appWith({ widget });
+    const plain = await app.request('/widget.js');
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8');
+    expect(plain.headers.get('Cache-Control')).toBe('public, max-age=300, stale-while-revalidate=86400');
+    expect(plain.headers.get('ETag')).toBe(`W/"${widget.hash}"`);
+    expect(plain.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(Buffer.from(await plain.arrayBuffer()).equals(widget.body)).toBe(true);
+
+    const gzip = await app.request('/widget.js', { headers: { 'Accept-Encoding': 'gzip, deflate' } });
+    expect(gzip.headers.get('Content-Encoding')).toBe('gzip');
+    expect(gunzipSync(Buffer.from(await gzip.arrayBuffer())).equals(widget.body)).toBe(true);
+    const brotli = await app.request('/widget.js', { headers: { 'Accept-Encoding': 'gzip, br' } });
+    expect(brotli.headers.get('Content-Encoding')).toBe('br');
+    expect(brotliDecompressSync(Buffer.from(await brotli.arrayBuffer())).equals(widget.body)).toBe(true);
+
+    const revalidated = await app.request('/widget.js', {
+      headers: { 'If-None-Match': `W/"${widget.hash}"` },
+    });
+    expect(revalidated.status).toBe(304);
+    const changed = await app.request('/widget.js', { headers: { 'If-None-Match': 'W/"0000000000000000"' } });
+    expect(changed.status).toBe(200);
+
+    const versioned = await app.request(`/widget/${widget.hash}.js`);
+    expect(versioned.status).toBe(200);
+    expect(versioned.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable');
+    const other = await app.request('/widget/0123456789abcdef.js');
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
+  it('says how to build the widget when there is none, and has no demo page without one', async () => {
+    expect(loadWidgetAsset('/nonexistent/widget.js')).toBeNull();
+    const app = appWith({ widget: null, demoPage: { domain: 'demo', key: 'svc_dsc_x' } });
+    const response = await app.request('/widget.js');
+    expect(response.status).toBe(503);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(
+      'npm run build',
+    );
+    expect((await app.request('/')).status).toBe(404);
+  });
+
+  it('makes one live demo page key per start, and frames only the demo site’s pages', async () => {
+    expect(await mintDemoPageKey(database.storage, 'demo')).toBeUndefined();
+    const demo = await bootstrapSite(database.storage, { domain: 'demo', docsDir: smallDocs() });
+    const other = await bootstrapSite(database.storage, { domain: 'other', docsDir: smallDocs() });
+    const first = await mintDemoPageKey(database.storage, 'demo');
+    const second = await mintDemoPageKey(database.storage, 'demo');
+    const keys = await listApiKeys(database.storage, demo.organization.id, { kind: 'assistant' });
+    const named = keys.filter((k) => k.name === DEMO_PAGE_KEY_NAME);
+    expect(named).toHaveLength(2);
+    const live = named.filter((k) => k.revoked_at === null);
+    expect(live.map((k) => k.last_four)).toEqual([second?.slice(-4)]);
+    expect(first).not.toBe(second);
+    // The key printed at the first start still works: only demo page keys rotate.
+    expect(keys.find((k) => k.name !== DEMO_PAGE_KEY_NAME)?.revoked_at).toBeNull();
+
+    const app = appWith({ widget, demoPage: { domain: 'demo', key: second ?? '' } });
+    const home = await app.request('/');
+    expect(home.status).toBe(302);
+    expect(home.headers.get('Location')).toBe('/sites/demo/pages/keys');
+    const page = await app.request('/sites/demo/pages/keys');
+    const html = await page.text();
+    expect(html).toContain(`<script src="/widget/${widget.hash}.js" data-domain="demo" data-key="${second}"`);
+    expect(html).toContain('<a href="/sites/demo/pages/billing">Billing</a>');
+    expect(page.headers.get('Content-Security-Policy')).toContain("script-src 'self'; connect-src 'self'");
+    const plain = await (await app.request('/sites/other/pages/keys')).text();
+    expect(plain).not.toContain('<script');
+    expect(plain).not.toContain(other.assistantKey);
+  });
+});
