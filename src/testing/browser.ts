@@ -1,12 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
-import { inject } from 'vitest';
-
-/** The Chromium this run drives (the global setup found it), or null: browser suites skip. */
-export function testChromiumPath(): string | null {
-  return inject('chromiumPath');
-}
 
 /**
  * Debian's Chromium, headless, with the flags this sandbox needs: no sandbox as root, and none of the
@@ -30,25 +24,28 @@ export async function launchChromium(executablePath: string): Promise<Browser> {
 export interface HostPages {
   /** The host site's origin: another origin than Docent's, as a docs site embedding the widget is. */
   origin: string;
-  /** Serves `html` at `path` (with `?…` ignored) until replaced. */
-  set(path: string, html: string): void;
+  /** Serves `body` (HTML unless another type is given) at `path`, `?…` ignored, until replaced. */
+  set(path: string, body: string | Buffer, contentType?: string): void;
   close(): Promise<void>;
 }
 
 /** A docs site of our own making on a loopback port, for pages that embed the widget. */
 export async function startHostPages(): Promise<HostPages> {
-  const pages = new Map<string, string>();
+  const pages = new Map<string, { body: string | Buffer; type: string }>();
   const server = http.createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://host').pathname;
-    const html = pages.get(path);
-    response.writeHead(html === undefined ? 404 : 200, { 'Content-Type': 'text/html; charset=utf-8' });
-    response.end(html ?? 'not found');
+    const page = pages.get(path);
+    response.writeHead(page === undefined ? 404 : 200, {
+      'Content-Type': page?.type ?? 'text/plain',
+      'Cache-Control': 'no-store',
+    });
+    response.end(page?.body ?? 'not found');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
-    set: (path, html) => void pages.set(path, html),
+    set: (path, body, type = 'text/html; charset=utf-8') => void pages.set(path, { body, type }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

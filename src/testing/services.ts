@@ -9,3 +9,8 @@ export function testPostgresUrl(): string {
 export function testRedisUrl(): string | null {
   return inject('redisUrl');
 }
+
+/** The Chromium the browser suites drive (the global setup found it), or null: they skip. */
+export function testChromiumPath(): string | null {
+  return inject('chromiumPath');
+}

@@ -11,16 +11,11 @@ import { createTenant } from '../../src/limits/limits-fixtures.ts';
 import { createApiKey } from '../../src/tenancy/api-keys.ts';
 import { bootstrapSite } from '../../src/tenancy/bootstrap-site.ts';
 import { getSiteByDomain } from '../../src/tenancy/sites.ts';
-import {
-  type HostPages,
-  hostPage,
-  launchChromium,
-  startHostPages,
-  testChromiumPath,
-} from '../../src/testing/browser.ts';
+import { type HostPages, hostPage, launchChromium, startHostPages } from '../../src/testing/browser.ts';
 import { dialects } from '../../src/testing/databases.ts';
 import { repoRoot } from '../../src/testing/paths.ts';
 import { startTestServer, type TestServer } from '../../src/testing/server.ts';
+import { testChromiumPath } from '../../src/testing/services.ts';
 import { smallDocs } from '../../src/testing/small-docs.ts';
 
 /**
