@@ -33,7 +33,7 @@ import { MemoryPubSub } from './streams/memory-pub-sub.ts';
 import { createResumableStreams, type ResumableStreams } from './streams/resumable-streams.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
 import { DEFAULT_TENANCY_CACHE_MS, TenancyCache } from './tenancy/tenancy-cache.ts';
-import type { WidgetAsset } from './widget-assets/widget-asset.ts';
+import type { WidgetAssets } from './widget-assets/widget-asset.ts';
 
 export interface AppDeps {
   storage: Storage;
@@ -71,8 +71,8 @@ export interface AppDeps {
   /** Prometheus metrics, served at `/metrics` to `metricsToken`; absent: not collected. */
   metrics?: Metrics;
   metricsToken?: string | null;
-  /** The reader's widget script (`/widget.js`); absent: not built, `/widget.js` answers 503. */
-  widget?: WidgetAsset | null;
+  /** The reader's widget scripts (`/widget.js`); absent: not built, `/widget.js` answers 503. */
+  widget?: WidgetAssets | null;
   /** The demo site and a key for its pages' widget (`/`); absent: no demo page. */
   demoPage?: { domain: string; key: string } | null;
 }
@@ -136,7 +136,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const publicUrl = deps.publicUrl ?? null;
   const widget = deps.widget ?? null;
   app.route('/', widgetScriptRoute(widget));
-  const demo = deps.demoPage && widget ? { ...deps.demoPage, widgetSrc: `/widget/${widget.hash}.js` } : null;
+  const demo =
+    deps.demoPage && widget ? { ...deps.demoPage, widgetSrc: `/widget/${widget.launcher.hash}.js` } : null;
   app.route('/', demoHomeRoute({ storage: deps.storage, tenancy, demo }));
   app.route('/', pageViewRoute({ storage: deps.storage, tenancy, publicUrl, trustProxy, demo }));
   app.route('/', llmsTxtRoute({ storage: deps.storage, tenancy, publicUrl, trustProxy }));

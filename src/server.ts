@@ -20,7 +20,7 @@ import { createResumableStreams } from './streams/resumable-streams.ts';
 import { mintDemoPageKey } from './tenancy/demo-page-key.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
 import { DEMO_DOMAIN, seedDemo } from './tenancy/seed-demo.ts';
-import { defaultWidgetFile, loadWidgetAsset } from './widget-assets/widget-asset.ts';
+import { defaultWidgetDir, loadWidgetAssets } from './widget-assets/widget-asset.ts';
 
 export interface RunningServer {
   port: number;
@@ -50,8 +50,8 @@ export interface ServerOptions {
   redisKeyPrefix?: string;
   /** How long a v2 answer outlives a reader who left, waiting to be resumed (tests shorten it). */
   resumeGraceMs?: number;
-  /** The built widget script; `dist/widget/widget.js` when not given (tests build their own). */
-  widgetFile?: string;
+  /** The built widget's folder; `dist/widget/` when not given (tests build their own). */
+  widgetDir?: string;
 }
 
 /**
@@ -72,7 +72,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const storage = await openStorage(config.databaseUrl, { backgroundCheckpoints: true });
   logger.info({ database: storage.describe }, 'storage ready');
   if (config.seedDemo) await seedDemo(storage, config, logger);
-  const widget = loadWidgetAsset(options.widgetFile ?? defaultWidgetFile());
+  const widget = loadWidgetAssets(options.widgetDir ?? defaultWidgetDir());
   if (!widget) logger.warn('the widget is not built (npm run build): /widget.js and the demo page are off');
   const demoKey = config.demoPage && widget ? await mintDemoPageKey(storage, DEMO_DOMAIN) : undefined;
   const search = new SiteSearch(storage);

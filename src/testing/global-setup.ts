@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import {
   ensureTestPostgres,
@@ -15,8 +14,8 @@ declare module 'vitest' {
     postgresUrl: string;
     /** Redis for the Redis-backed suites; null when none could be had (never in CI). */
     redisUrl: string | null;
-    /** The widget script built from this checkout's sources for this run. */
-    widgetFile: string;
+    /** The widget built from this checkout's sources for this run (its folder). */
+    widgetDir: string;
     /** The Chromium the browser tests drive; null: none here, and those tests are skipped. */
     chromiumPath: string | null;
   }
@@ -43,10 +42,10 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   project.provide('chromiumPath', chromium.path);
   project.provide('postgresUrl', postgres.url ?? settings.postgresUrl);
   project.provide('redisUrl', redis.url);
-  const widgetFile = buildTestWidget();
-  project.provide('widgetFile', widgetFile);
+  const widgetDir = buildTestWidget();
+  project.provide('widgetDir', widgetDir);
   return async () => {
     await Promise.all([postgres.stop(), redis.stop()]);
-    fs.rmSync(path.dirname(widgetFile), { recursive: true, force: true });
+    fs.rmSync(widgetDir, { recursive: true, force: true });
   };
 }

@@ -40,7 +40,7 @@ export async function startTestServer(
   };
   const server = await startServer(config, {
     logger: pino({ level: 'silent' }),
-    widgetFile: inject('widgetFile'),
+    widgetDir: inject('widgetDir'),
     ...(options.modelProvider ? { modelProvider: options.modelProvider } : {}),
     ...(options.resumeGraceMs === undefined ? {} : { resumeGraceMs: options.resumeGraceMs }),
     ...(options.redisKeyPrefix === undefined ? {} : { redisKeyPrefix: options.redisKeyPrefix }),

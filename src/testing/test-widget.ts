@@ -6,12 +6,12 @@ import { repoRoot } from './paths.ts';
 
 /**
  * Builds the widget from the sources under test into a folder of its own, so test servers never serve a
- * stale `dist/` (nor race a `npm run build` that a test starts). Returns the script's path.
+ * stale `dist/` (nor race a `npm run build` that a test starts). Returns the folder.
  */
 export function buildTestWidget(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-widget-'));
   execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'build-widget.mjs'), dir], {
     stdio: 'pipe',
   });
-  return path.join(dir, 'widget.js');
+  return dir;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 
@@ -29,17 +30,32 @@ export class WidgetAsset {
   }
 }
 
-/** Where `npm run build` writes the widget; the same from `src/` and from `dist/` (both one level down). */
-export function defaultWidgetFile(): string {
-  return fileURLToPath(new URL('../../dist/widget/widget.js', import.meta.url));
+/** The launcher (`widget.js`) and the scripts it loads (`panel-<hash>.js`), by file name. */
+export interface WidgetAssets {
+  launcher: WidgetAsset;
+  files: ReadonlyMap<string, WidgetAsset>;
 }
 
+/** Where `npm run build` writes the widget; the same from `src/` and from `dist/` (both one level down). */
+export function defaultWidgetDir(): string {
+  return fileURLToPath(new URL('../../dist/widget/', import.meta.url));
+}
+
+/** Files the launcher loads, as `scripts/build-widget.mjs` names them. */
+const LOADED_FILE = /^panel-[0-9a-f]{16}\.js$/;
+
 /** The built widget, or null when there is none (the server then says how to build it). */
-export function loadWidgetAsset(file: string): WidgetAsset | null {
+export function loadWidgetAssets(dir: string): WidgetAssets | null {
+  let names: string[];
   try {
-    return new WidgetAsset(fs.readFileSync(file));
+    names = fs.readdirSync(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+  if (!names.includes('widget.js')) return null;
+  const files = new Map<string, WidgetAsset>();
+  for (const name of names.filter((n) => LOADED_FILE.test(n)))
+    files.set(name, new WidgetAsset(fs.readFileSync(path.join(dir, name))));
+  return { launcher: new WidgetAsset(fs.readFileSync(path.join(dir, 'widget.js'))), files };
 }

@@ -1,16 +1,24 @@
-import { DocentAssistant, type WidgetEvent, type WidgetOptions } from './assistant-element.ts';
+import { DocentAssistant } from './launcher.ts';
+import type { WidgetEvent, WidgetOptions } from './panel-contract.ts';
 
 /**
  * `widget.js`: `<script src=".../widget.js" data-domain="…" data-key="svc_dsc_…" defer>` puts the
- * assistant on the page; `window.Docent` is the API for pages that want control.
+ * assistant on the page; `window.Docent` is the API for pages that want control. This script is the
+ * launcher only; it loads the panel (`widget/panel-<hash>.js`, named at build time) from beside itself.
  */
-performance.mark('docent:script-start');
+declare const __DOCENT_PANEL_FILE__: string;
 
 const TAG = 'docent-assistant';
 if (!customElements.get(TAG)) customElements.define(TAG, DocentAssistant);
 
 const script = document.currentScript as HTMLScriptElement | null;
-const scriptOrigin = script?.src ? new URL(script.src, location.href).origin : location.origin;
+/**
+ * Where Docent is: the script's address without `widget.js` (or `widget/<hash>.js`), so a Docent behind
+ * a path prefix works too.
+ */
+const scriptBase = script?.src
+  ? new URL(script.src, location.href).href.replace(/(widget\.js|widget\/[0-9a-f]{16}\.js)([?#].*)?$/, '')
+  : `${location.origin}/`;
 
 export type InitOptions = Omit<WidgetOptions, 'server'> & { server?: string };
 
@@ -20,7 +28,8 @@ function init(options: InitOptions): DocentAssistant {
   if (!options.domain || !options.key) throw new Error('Docent.init needs a domain and a key');
   destroy();
   const element = document.createElement(TAG) as DocentAssistant;
-  element.configure({ ...options, server: (options.server ?? scriptOrigin).replace(/\/+$/, '') });
+  const server = (options.server ?? scriptBase).replace(/\/+$/, '');
+  element.configure({ ...options, server }, `${scriptBase}widget/${__DOCENT_PANEL_FILE__}`);
   document.body.append(element);
   current = element;
   // The frame that paints the launcher: what `npm run bench:widget` measures from the script's arrival.

@@ -530,6 +530,8 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
         .assistantKey;
       host.set('/gone', hostPage({ docentUrl: gone.baseUrl, domain: 'gone', key: goneKey }));
       await page.goto(`${host.origin}/gone`);
+      // The panel loads while the page is idle; then the server goes.
+      await page.waitForFunction(`Boolean(globalThis[Symbol.for('docent.widget.panel')])`);
       await gone.stop();
       await askInPanel(page, 'Is anyone there?');
       const down = await lastAnswer(page).locator('.failure').innerText();

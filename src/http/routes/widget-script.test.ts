@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -9,11 +8,14 @@ import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { DEMO_PAGE_KEY_NAME, mintDemoPageKey } from '../../tenancy/demo-page-key.ts';
 import { createTestDatabase, type TestDatabase } from '../../testing/databases.ts';
 import { smallDocs } from '../../testing/small-docs.ts';
-import { loadWidgetAsset, WidgetAsset } from '../../widget-assets/widget-asset.ts';
+import { loadWidgetAssets, type WidgetAssets } from '../../widget-assets/widget-asset.ts';
 
 describe('the widget script and the demo page', () => {
   let database: TestDatabase;
-  const widget = new WidgetAsset(fs.readFileSync(inject('widgetFile')));
+  const assets = loadWidgetAssets(inject('widgetDir'));
+  if (!assets) throw new Error('the test run built no widget');
+  const widget = assets.launcher;
+  const [panelFile, panel] = [...assets.files][0] ?? [];
 
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
@@ -23,7 +25,7 @@ describe('the widget script and the demo page', () => {
   });
 
   const appWith = (deps: {
-    widget?: WidgetAsset | null;
+    widget?: WidgetAssets | null;
     demoPage?: { domain: string; key: string } | null;
   }) =>
     createApp({
@@ -34,7 +36,7 @@ describe('the widget script and the demo page', () => {
     });
 
   it('serves /widget.js compressed, revalidated by content hash, and /widget/<hash>.js forever', async () => {
-    const app = appWith({ widget });
+    const app = appWith({ widget: assets });
     const plain = await app.request('/widget.js');
     expect(plain.status).toBe(200);
     expect(plain.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8');
@@ -60,13 +62,19 @@ describe('the widget script and the demo page', () => {
     const versioned = await app.request(`/widget/${widget.hash}.js`);
     expect(versioned.status).toBe(200);
     expect(versioned.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable');
+    expect(panelFile).toMatch(/^panel-[0-9a-f]{16}\.js$/);
+    const panelResponse = await app.request(`/widget/${panelFile}`);
+    expect(panelResponse.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable');
+    expect(Buffer.from(await panelResponse.arrayBuffer()).equals(panel?.body ?? Buffer.alloc(0))).toBe(true);
+    // The launcher names the panel it loads.
+    expect(widget.body.toString()).toContain(panelFile);
     const other = await app.request('/widget/0123456789abcdef.js');
     expect(other.status).toBe(404);
     expect(((await other.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 
   it('says how to build the widget when there is none, and has no demo page without one', async () => {
-    expect(loadWidgetAsset('/nonexistent/widget.js')).toBeNull();
+    expect(loadWidgetAssets('/nonexistent')).toBeNull();
     const app = appWith({ widget: null, demoPage: { domain: 'demo', key: 'svc_dsc_x' } });
     const response = await app.request('/widget.js');
     expect(response.status).toBe(503);
@@ -91,7 +99,7 @@ describe('the widget script and the demo page', () => {
     // The key printed at the first start still works: only demo page keys rotate.
     expect(keys.find((k) => k.name !== DEMO_PAGE_KEY_NAME)?.revoked_at).toBeNull();
 
-    const app = appWith({ widget, demoPage: { domain: 'demo', key: second ?? '' } });
+    const app = appWith({ widget: assets, demoPage: { domain: 'demo', key: second ?? '' } });
     const home = await app.request('/');
     expect(home.status).toBe(302);
     expect(home.headers.get('Location')).toBe('/sites/demo/pages/keys');

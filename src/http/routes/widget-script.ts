@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { WidgetAsset } from '../../widget-assets/widget-asset.ts';
+import type { WidgetAsset, WidgetAssets } from '../../widget-assets/widget-asset.ts';
 import type { AppEnv } from '../app-env.ts';
 import { DocentError } from '../errors.ts';
 import { requestHeader } from '../node-request.ts';
@@ -7,23 +7,27 @@ import { etagMatches } from './page-view.ts';
 
 /** `/widget.js` may change with a deploy: browsers reuse it for 5 minutes, then revalidate by ETag. */
 const STABLE_CACHE = 'public, max-age=300, stale-while-revalidate=86400';
-/** `/widget/<hash>.js` never changes. */
+/** `/widget/<hash>.js` and the panel's `/widget/panel-<hash>.js` never change. */
 const VERSIONED_CACHE = 'public, max-age=31536000, immutable';
 
 /**
- * The reader's widget: `GET /widget.js`, the address docs pages embed, and `GET /widget/<hash>.js`, the
- * same bytes under a content-addressed name for pages that pin a version. Any page may load it.
+ * The reader's widget: `GET /widget.js`, the launcher docs pages embed; `GET /widget/<hash>.js`, the same
+ * bytes under a content-addressed name for pages that pin a version; and `GET /widget/panel-<hash>.js`,
+ * the panel the launcher loads. Any page may load them.
  */
-export function widgetScriptRoute(asset: WidgetAsset | null): Hono<AppEnv> {
+export function widgetScriptRoute(assets: WidgetAssets | null): Hono<AppEnv> {
   const route = new Hono<AppEnv>();
-  route.get('/widget.js', (c) => serve(asset, STABLE_CACHE, (header) => requestHeader(c, header)));
+  route.get('/widget.js', (c) => serve(assets?.launcher ?? null, STABLE_CACHE, (h) => requestHeader(c, h)));
   route.get('/widget/:file', (c) => {
-    if (asset && c.req.param('file') !== `${asset.hash}.js`)
+    const file = c.req.param('file');
+    const asset =
+      assets && (file === `${assets.launcher.hash}.js` ? assets.launcher : assets.files.get(file));
+    if (assets && !asset)
       throw new DocentError(
         'not_found',
-        `No widget version ${c.req.param('file')}; this server has ${asset.hash}`,
+        `No widget file ${file}; this server has ${assets.launcher.hash}.js`,
       );
-    return serve(asset, VERSIONED_CACHE, (header) => requestHeader(c, header));
+    return serve(asset ?? null, VERSIONED_CACHE, (h) => requestHeader(c, h));
   });
   return route;
 }

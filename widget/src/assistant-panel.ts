@@ -10,7 +10,8 @@ import {
 } from './chat-client.ts';
 import { focusables, h, ICONS, icon } from './dom.ts';
 import { describeFailure } from './failures.ts';
-import { currentPagePath, type PageOptions, pageFilter, readSelection } from './page-context.ts';
+import { currentPagePath, pageFilter } from './page-context.ts';
+import type { AskContext, PanelController, PanelHost } from './panel-contract.ts';
 import { openElsewhere, renderMarkdown, safeHref } from './render-markdown.ts';
 import {
   type ChatMessage,
@@ -21,26 +22,7 @@ import {
   randomId,
   saveChat,
 } from './session-store.ts';
-import { STYLES } from './styles.ts';
-
-export interface WidgetOptions extends PageOptions {
-  domain: string;
-  key: string;
-  /** Docent's address; the origin `widget.js` was loaded from when not given. */
-  server: string;
-  /** The reader's fingerprint: `anonymous`, or the site's own user id. */
-  fp?: string;
-  /** The panel's title; "Ask <site name>" when not given. */
-  title?: string;
-  theme?: 'auto' | 'light' | 'dark';
-  /** Questions shown on an empty panel instead of the site's configured ones. */
-  starterQuestions?: string[];
-  /** The "Ask about this" button on selected text and code (default on). */
-  askAboutSelection?: boolean;
-}
-
-export type WidgetEvent = 'answer' | 'feedback' | 'error' | 'open' | 'close';
-type Listener = (detail: unknown) => void;
+import { PANEL_STYLES } from './styles.ts';
 
 interface Panel {
   root: HTMLElement;
@@ -53,200 +35,93 @@ interface Panel {
   chip: HTMLElement;
 }
 
-/** Questions asked through `?assistant=` or `ask()` are cut to the API's per-message limit. */
-const MAX_QUESTION_CHARS = 4_000;
+/** Questions asked through `?assistant=` or `ask()` are cut to this many characters. */
+export const MAX_QUESTION_CHARS = 4_000;
 
 /**
- * `<docent-assistant>`: the launcher, the panel and the conversation, in a shadow root so the host page's
- * CSS and the widget's never meet. The panel is built on first open, so the launcher paints at once.
+ * The panel and the conversation, in the launcher's shadow root: asks, streams and renders answers,
+ * keeps the conversation in `sessionStorage`, resumes an answer a reload interrupted, and takes feedback.
  */
-export class DocentAssistant extends HTMLElement {
-  #options: WidgetOptions | undefined;
-  readonly #shadow: ShadowRoot;
-  readonly #launcher: HTMLButtonElement;
-  readonly #selectionButton: HTMLButtonElement;
+export class AssistantPanel implements PanelController {
+  readonly #host: PanelHost;
+  readonly #style: HTMLStyleElement;
   #panel: Panel | undefined;
-  #state: ChatState = newChat();
+  #state: ChatState;
   #config: Promise<SiteConfig | undefined> | undefined;
   #controller: AbortController | undefined;
-  #context: { type: 'code' | 'textSelection'; value: string } | undefined;
-  #pending: { type: 'code' | 'textSelection'; value: string } | undefined;
+  #context: AskContext | undefined;
   #returnFocus: Element | null = null;
-  /** Set by `update()` in a single-page app; `location.pathname` otherwise. */
-  #currentPath: string | undefined;
   #renderQueued = false;
-  readonly #listeners = new Map<WidgetEvent, Set<Listener>>();
-  readonly #cleanup: (() => void)[] = [];
 
-  constructor() {
-    super();
-    this.#shadow = this.attachShadow({ mode: 'open' });
-    const style = document.createElement('style');
-    style.textContent = STYLES;
-    const shortcut = /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘I' : 'Ctrl I';
-    this.#launcher = h(
-      'button',
-      {
-        type: 'button',
-        class: 'launcher',
-        part: 'launcher',
-        'aria-haspopup': 'dialog',
-        'aria-expanded': 'false',
-        'aria-keyshortcuts': 'Control+I Meta+I',
-      },
-      icon(ICONS.spark),
-      h('span', {}, 'Ask AI'),
-      h('kbd', { 'aria-hidden': 'true' }, shortcut),
-    );
-    this.#launcher.addEventListener('click', () => this.open());
-    this.#selectionButton = h(
-      'button',
-      { type: 'button', class: 'ask-selection', hidden: true },
-      'Ask about this',
-    );
-    // Keeps the selection: a mousedown on the button would otherwise clear it first.
-    this.#selectionButton.addEventListener('mousedown', (event) => event.preventDefault());
-    this.#selectionButton.addEventListener('click', () => this.#askAboutSelection());
-    this.#shadow.append(style, this.#launcher, this.#selectionButton);
-  }
-
-  configure(options: WidgetOptions): void {
-    this.#options = options;
-    if (options.theme && options.theme !== 'auto') this.dataset.theme = options.theme;
-    else delete this.dataset.theme;
-    this.#state = loadChat(options.domain);
-  }
-
-  connectedCallback(): void {
-    const options = this.#required();
-    const onKey = (event: KeyboardEvent) => {
-      if ((event.metaKey || event.ctrlKey) && !event.altKey && event.key.toLowerCase() === 'i') {
-        event.preventDefault();
-        if (this.isOpen) this.close();
-        else this.open();
-      }
-    };
-    document.addEventListener('keydown', onKey);
-    this.#cleanup.push(() => document.removeEventListener('keydown', onKey));
-    if (options.askAboutSelection !== false) {
-      const onSelect = () => setTimeout(() => this.#showSelectionButton(), 0);
-      const onScroll = () => {
-        this.#selectionButton.hidden = true;
-      };
-      document.addEventListener('mouseup', onSelect);
-      document.addEventListener('keyup', onSelect);
-      window.addEventListener('scroll', onScroll, { passive: true });
-      this.#cleanup.push(() => {
-        document.removeEventListener('mouseup', onSelect);
-        document.removeEventListener('keyup', onSelect);
-        window.removeEventListener('scroll', onScroll);
-      });
-    }
+  constructor(host: PanelHost) {
+    this.#host = host;
+    this.#style = h('style', {}, PANEL_STYLES);
+    host.shadow.append(this.#style);
+    this.#state = loadChat(host.options.domain);
+    this.#ensurePanel();
     const last = this.#state.messages.at(-1);
     if (last?.role === 'assistant' && last.status === 'streaming') void this.#resume(last);
-    const question = new URLSearchParams(location.search).get('assistant');
-    if (question?.trim()) {
-      const url = new URL(location.href);
-      url.searchParams.delete('assistant');
-      // Taken out of the address so a reload does not ask it again.
-      history.replaceState(history.state, '', url);
-      this.ask(question);
-    }
-  }
-
-  disconnectedCallback(): void {
-    for (const undo of this.#cleanup.splice(0)) undo();
-    this.#controller?.abort();
   }
 
   get isOpen(): boolean {
     return this.#panel !== undefined && !this.#panel.root.hidden;
   }
 
-  open(): void {
+  open(context?: AskContext): void {
     const panel = this.#ensurePanel();
-    if (this.isOpen) return;
-    this.#returnFocus = deepActiveElement();
-    panel.root.hidden = false;
-    this.#launcher.hidden = true;
-    this.#launcher.setAttribute('aria-expanded', 'true');
-    this.#selectionButton.hidden = true;
+    if (context) this.#context = context;
+    if (!this.isOpen) {
+      this.#returnFocus = deepActiveElement();
+      panel.root.hidden = false;
+      this.#host.launcher.hidden = true;
+      this.#host.launcher.setAttribute('aria-expanded', 'true');
+      this.#host.emit('open', {});
+    }
     this.#render();
     panel.input.focus();
-    this.#emit('open', {});
   }
 
   close(): void {
     if (!this.#panel || !this.isOpen) return;
     this.#panel.root.hidden = true;
-    this.#launcher.hidden = false;
-    this.#launcher.setAttribute('aria-expanded', 'false');
+    this.#host.launcher.hidden = false;
+    this.#host.launcher.setAttribute('aria-expanded', 'false');
     const back = this.#returnFocus;
     this.#returnFocus = null;
     if (back instanceof HTMLElement && back.isConnected) back.focus();
-    else this.#launcher.focus();
-    this.#emit('close', {});
+    else this.#host.launcher.focus();
+    this.#host.emit('close', {});
   }
 
-  /** Opens the panel and asks `question` (with the pending "Ask about this" context, if any). */
   ask(question: string): void {
     const text = question.trim().slice(0, MAX_QUESTION_CHARS);
     this.open();
     if (text) void this.#send(text);
   }
 
-  /** Page awareness a single-page app changes as the reader moves. */
-  update(patch: { currentPath?: string; filter?: { version?: string; language?: string } }): void {
-    const options = this.#required();
-    if (patch.filter?.version !== undefined) options.version = patch.filter.version;
-    if (patch.filter?.language !== undefined) options.language = patch.filter.language;
-    if (patch.currentPath !== undefined) this.#currentPath = patch.currentPath;
-  }
-
-  /** "New chat": forgets the thread (stops an answer in progress). */
   reset(): void {
     this.#controller?.abort();
-    clearChat(this.#required().domain);
+    clearChat(this.#host.options.domain);
     this.#state = newChat();
     this.#context = undefined;
     this.#render();
     this.#panel?.input.focus();
   }
 
-  on(event: WidgetEvent, listener: Listener): () => void {
-    let set = this.#listeners.get(event);
-    if (!set) {
-      set = new Set();
-      this.#listeners.set(event, set);
-    }
-    set.add(listener);
-    return () => set.delete(listener);
-  }
-
-  #emit(event: WidgetEvent, detail: unknown): void {
-    for (const listener of this.#listeners.get(event) ?? []) {
-      try {
-        listener(detail);
-      } catch (error) {
-        console.error('docent: a listener failed', error);
-      }
-    }
-    this.dispatchEvent(new CustomEvent(`docent:${event}`, { detail, bubbles: true, composed: true }));
-  }
-
-  #required(): WidgetOptions {
-    if (!this.#options) throw new Error('docent: the widget needs configure() before use');
-    return this.#options;
+  destroy(): void {
+    this.#controller?.abort();
+    this.#panel?.root.remove();
+    this.#style.remove();
   }
 
   #client(): ClientOptions {
-    const { server, domain, key } = this.#required();
+    const { server, domain, key } = this.#host.options;
     return { server, domain, key };
   }
 
   #ensurePanel(): Panel {
     if (this.#panel) return this.#panel;
-    const title = h('h2', { id: 'docent-title' }, this.#required().title ?? 'Ask the docs');
+    const title = h('h2', { id: 'docent-title' }, this.#host.options.title ?? 'Ask the docs');
     const log = h('div', {
       class: 'log',
       role: 'log',
@@ -303,7 +178,7 @@ export class DocentAssistant extends HTMLElement {
         'Answers are written from the docs by AI and can be wrong. Check the sources.',
       ),
     );
-    this.#shadow.append(root);
+    this.#host.shadow.append(root);
     this.#panel = { root, title, log, status, form, input, send, chip };
 
     closeButton.addEventListener('click', () => this.close());
@@ -338,7 +213,7 @@ export class DocentAssistant extends HTMLElement {
     log.addEventListener('click', (event) => this.#logClick(event));
     this.#config ??= siteConfig(this.#client()).catch(() => undefined);
     void this.#config.then((config) => {
-      if (config && this.#options?.title === undefined) title.textContent = `Ask ${config.name}`;
+      if (config && this.#host.options.title === undefined) title.textContent = `Ask ${config.name}`;
       this.#render();
     });
     return this.#panel;
@@ -356,7 +231,7 @@ export class DocentAssistant extends HTMLElement {
     const first = items[0];
     const last = items.at(-1);
     if (!first || !last) return;
-    const active = this.#shadow.activeElement;
+    const active = this.#host.shadow.activeElement;
     if (event.shiftKey && (active === first || !this.#panel.root.contains(active))) {
       event.preventDefault();
       last.focus();
@@ -385,32 +260,6 @@ export class DocentAssistant extends HTMLElement {
     }
   }
 
-  #showSelectionButton(): void {
-    const selected = readSelection(this);
-    const button = this.#selectionButton;
-    if (!selected || this.isOpen) {
-      button.hidden = true;
-      this.#pending = undefined;
-      return;
-    }
-    this.#pending = { type: selected.type, value: selected.value };
-    button.hidden = false;
-    const top = Math.min(window.innerHeight - 40, selected.rect.bottom + 8);
-    const left = Math.min(window.innerWidth - 130, Math.max(8, selected.rect.left));
-    button.style.top = `${Math.max(8, top)}px`;
-    button.style.left = `${left}px`;
-  }
-
-  #askAboutSelection(): void {
-    if (!this.#pending) return;
-    this.#context = this.#pending;
-    this.#pending = undefined;
-    this.#selectionButton.hidden = true;
-    this.open();
-    this.#renderChip();
-    this.#panel?.input.focus();
-  }
-
   #renderChip(): void {
     if (!this.#panel) return;
     const chip = this.#panel.chip;
@@ -423,7 +272,7 @@ export class DocentAssistant extends HTMLElement {
 
   async #send(question: string, retryOf?: ChatMessage): Promise<void> {
     if (this.#controller) return;
-    const options = this.#required();
+    const options = this.#host.options;
     const state = this.#state;
     // A retry after the server stored the failed answer regenerates it; otherwise the question goes again.
     const regenerate =
@@ -453,7 +302,7 @@ export class DocentAssistant extends HTMLElement {
     this.#controller = controller;
     this.#announce('Answering…');
     this.#render();
-    const path = this.#currentPath ?? currentPagePath(options);
+    const path = options.currentPath ?? currentPagePath(options);
     try {
       await ask(
         this.#client(),
@@ -518,7 +367,7 @@ export class DocentAssistant extends HTMLElement {
       delete this.#state.threadId;
       delete this.#state.threadKey;
     }
-    this.#emit('error', {
+    this.#host.emit('error', {
       kind: error instanceof AssistantFailure ? error.kind : 'unknown',
       message: error instanceof Error ? error.message : String(error),
       requestId: error instanceof AssistantFailure ? error.requestId : undefined,
@@ -526,11 +375,11 @@ export class DocentAssistant extends HTMLElement {
   }
 
   #finished(answer: ChatMessage, question: string): void {
-    saveChat(this.#required().domain, this.#state);
+    saveChat(this.#host.options.domain, this.#state);
     this.#render();
     if (answer.status === 'done') {
       this.#announce('Answer ready.');
-      this.#emit('answer', {
+      this.#host.emit('answer', {
         question,
         text: answer.text,
         sources: answer.sources,
@@ -550,7 +399,7 @@ export class DocentAssistant extends HTMLElement {
         if (event.messageId) answer.id = event.messageId;
         if (event.threadId) this.#state.threadId = event.threadId;
         if (event.threadKey) this.#state.threadKey = event.threadKey;
-        saveChat(this.#required().domain, this.#state);
+        saveChat(this.#host.options.domain, this.#state);
         break;
       case 'text':
         answer.text += event.delta;
@@ -586,7 +435,7 @@ export class DocentAssistant extends HTMLElement {
     this.#renderQueued = true;
     requestAnimationFrame(() => {
       this.#renderQueued = false;
-      saveChat(this.#required().domain, this.#state);
+      saveChat(this.#host.options.domain, this.#state);
       this.#render();
     });
   }
@@ -606,7 +455,7 @@ export class DocentAssistant extends HTMLElement {
       return;
     }
     const atBottom = panel.log.scrollHeight - panel.log.scrollTop - panel.log.clientHeight < 40;
-    const focusedKey = (this.#shadow.activeElement as HTMLElement | null)?.dataset?.key;
+    const focusedKey = (this.#host.shadow.activeElement as HTMLElement | null)?.dataset?.key;
     const existing = new Map<string, HTMLElement>();
     for (const child of panel.log.children) {
       if (child instanceof HTMLElement && child.dataset.id) existing.set(child.dataset.id, child);
@@ -626,7 +475,7 @@ export class DocentAssistant extends HTMLElement {
   }
 
   #emptyState(): HTMLElement {
-    const starters = this.#options?.starterQuestions;
+    const starters = this.#host.options.starterQuestions;
     const list = h('ul', { class: 'starters' });
     const fill = (questions: string[]) => {
       list.replaceChildren(
@@ -744,7 +593,7 @@ export class DocentAssistant extends HTMLElement {
   }
 
   async #vote(message: ChatMessage, rating: 'up' | 'down', comment: string | undefined): Promise<void> {
-    const options = this.#required();
+    const options = this.#host.options;
     const state = this.#state;
     if (!state.threadId) return;
     const previous = message.feedback;
@@ -761,7 +610,7 @@ export class DocentAssistant extends HTMLElement {
       });
       saveChat(options.domain, state);
       this.#announce('Thanks for the feedback.');
-      this.#emit('feedback', {
+      this.#host.emit('feedback', {
         messageId: message.id,
         threadId: state.threadId,
         rating,
@@ -772,7 +621,7 @@ export class DocentAssistant extends HTMLElement {
       else delete message.feedback;
       this.#render();
       this.#announce(`${describeFailure(error).title} The feedback was not sent.`);
-      this.#emit('error', {
+      this.#host.emit('error', {
         kind: error instanceof AssistantFailure ? error.kind : 'unknown',
         message: String(error),
       });

@@ -1,0 +1,279 @@
+import { h, ICONS, icon } from './dom.ts';
+import { LAUNCHER_STYLES } from './launcher-styles.ts';
+import { readSelection } from './page-context.ts';
+import {
+  type AskContext,
+  type MountPanel,
+  PANEL_REGISTRY,
+  type PanelController,
+  type WidgetEvent,
+  type WidgetOptions,
+} from './panel-contract.ts';
+import { clearChat, loadChat } from './session-store.ts';
+
+type Listener = (detail: unknown) => void;
+
+/** After the launcher paints, the panel loads when the page is idle, or at the latest after this long. */
+const PANEL_PRELOAD_MS = 2_000;
+
+/**
+ * `<docent-assistant>`: the launcher button, in a shadow root so the host page's CSS and the widget's
+ * never meet. It paints at once; the panel (panel.ts, a second script) loads while the page is idle, or
+ * when the reader first opens it, and renders into the same shadow root.
+ */
+export class DocentAssistant extends HTMLElement {
+  #options: WidgetOptions | undefined;
+  /** Address of the panel script. */
+  #panelSrc = '';
+  readonly #shadow: ShadowRoot;
+  readonly #launcher: HTMLButtonElement;
+  readonly #selectionButton: HTMLButtonElement;
+  #panel: PanelController | undefined;
+  #loading: Promise<PanelController> | undefined;
+  #selected: AskContext | undefined;
+  readonly #listeners = new Map<WidgetEvent, Set<Listener>>();
+  readonly #cleanup: (() => void)[] = [];
+
+  constructor() {
+    super();
+    this.#shadow = this.attachShadow({ mode: 'open' });
+    const shortcut = /Mac|iPhone|iPad/.test(navigator.platform) ? '⌘I' : 'Ctrl I';
+    this.#launcher = h(
+      'button',
+      {
+        type: 'button',
+        class: 'launcher',
+        part: 'launcher',
+        'aria-haspopup': 'dialog',
+        'aria-expanded': 'false',
+        'aria-keyshortcuts': 'Control+I Meta+I',
+      },
+      icon(ICONS.spark),
+      h('span', {}, 'Ask AI'),
+      h('kbd', { 'aria-hidden': 'true' }, shortcut),
+    );
+    this.#launcher.addEventListener('click', () => this.open());
+    this.#launcher.addEventListener('pointerenter', () => void this.#load().catch(() => {}), { once: true });
+    this.#selectionButton = h(
+      'button',
+      { type: 'button', class: 'ask-selection', hidden: true },
+      'Ask about this',
+    );
+    // Keeps the selection: a mousedown on the button would otherwise clear it first.
+    this.#selectionButton.addEventListener('mousedown', (event) => event.preventDefault());
+    this.#selectionButton.addEventListener('click', () => {
+      const context = this.#selected;
+      this.#selectionButton.hidden = true;
+      if (context) this.#withPanel((panel) => panel.open(context));
+    });
+    this.#shadow.append(h('style', {}, LAUNCHER_STYLES), this.#launcher, this.#selectionButton);
+  }
+
+  configure(options: WidgetOptions, panelSrc: string): void {
+    this.#options = options;
+    this.#panelSrc = panelSrc;
+    if (options.theme && options.theme !== 'auto') this.dataset.theme = options.theme;
+    else delete this.dataset.theme;
+  }
+
+  connectedCallback(): void {
+    const options = this.#required();
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.metaKey || event.ctrlKey) && !event.altKey && event.key.toLowerCase() === 'i') {
+        event.preventDefault();
+        if (this.isOpen) this.close();
+        else this.open();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    this.#cleanup.push(() => document.removeEventListener('keydown', onKey));
+    if (options.askAboutSelection !== false) {
+      const onSelect = () => setTimeout(() => this.#showSelectionButton(), 0);
+      const onScroll = () => {
+        this.#selectionButton.hidden = true;
+      };
+      document.addEventListener('mouseup', onSelect);
+      document.addEventListener('keyup', onSelect);
+      window.addEventListener('scroll', onScroll, { passive: true });
+      this.#cleanup.push(() => {
+        document.removeEventListener('mouseup', onSelect);
+        document.removeEventListener('keyup', onSelect);
+        window.removeEventListener('scroll', onScroll);
+      });
+    }
+    const question = new URLSearchParams(location.search).get('assistant');
+    if (question?.trim()) {
+      const url = new URL(location.href);
+      url.searchParams.delete('assistant');
+      // Taken out of the address so a reload does not ask it again.
+      history.replaceState(history.state, '', url);
+      this.ask(question);
+    } else if (answerInFlight(options.domain)) {
+      // A reload in the middle of an answer: the panel picks it up where it is.
+      void this.#load().catch(() => {});
+    } else {
+      const preload = () => void this.#load().catch(() => {});
+      const timer = setTimeout(() => {
+        if ('requestIdleCallback' in window) requestIdleCallback(preload, { timeout: PANEL_PRELOAD_MS });
+        else preload();
+      }, 0);
+      this.#cleanup.push(() => clearTimeout(timer));
+    }
+  }
+
+  disconnectedCallback(): void {
+    for (const undo of this.#cleanup.splice(0)) undo();
+    this.#panel?.destroy();
+    this.#panel = undefined;
+  }
+
+  get isOpen(): boolean {
+    return this.#panel?.isOpen ?? false;
+  }
+
+  open(): void {
+    this.#selectionButton.hidden = true;
+    this.#withPanel((panel) => panel.open());
+  }
+
+  close(): void {
+    this.#panel?.close();
+  }
+
+  /** Opens the panel and asks `question`. */
+  ask(question: string): void {
+    this.#withPanel((panel) => panel.ask(question));
+  }
+
+  /** Page awareness a single-page app changes as the reader moves. */
+  update(patch: { currentPath?: string; filter?: { version?: string; language?: string } }): void {
+    const options = this.#required();
+    if (patch.filter?.version !== undefined) options.version = patch.filter.version;
+    if (patch.filter?.language !== undefined) options.language = patch.filter.language;
+    if (patch.currentPath !== undefined) options.currentPath = patch.currentPath;
+  }
+
+  /** "New chat": forgets the thread (stops an answer in progress). */
+  reset(): void {
+    if (this.#panel) this.#panel.reset();
+    else clearChat(this.#required().domain);
+  }
+
+  on(event: WidgetEvent, listener: Listener): () => void {
+    let set = this.#listeners.get(event);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(event, set);
+    }
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  #emit(event: WidgetEvent, detail: unknown): void {
+    for (const listener of this.#listeners.get(event) ?? []) {
+      try {
+        listener(detail);
+      } catch (error) {
+        console.error('docent: a listener failed', error);
+      }
+    }
+    this.dispatchEvent(new CustomEvent(`docent:${event}`, { detail, bubbles: true, composed: true }));
+  }
+
+  #required(): WidgetOptions {
+    if (!this.#options) throw new Error('docent: the widget needs configure() before use');
+    return this.#options;
+  }
+
+  #withPanel(use: (panel: PanelController) => void): void {
+    if (this.#panel) {
+      use(this.#panel);
+      return;
+    }
+    this.#launcher.setAttribute('aria-busy', 'true');
+    this.#load().then(use, (error: unknown) => {
+      this.#launcher.removeAttribute('aria-busy');
+      this.#launcher.title = 'The assistant could not be loaded. Try again in a moment.';
+      this.#emit('error', { kind: 'unreachable', message: String(error) });
+    });
+  }
+
+  /** Loads the panel script once (again after a failure) and mounts the panel. */
+  #load(): Promise<PanelController> {
+    this.#loading ??= loadPanelScript(this.#panelSrc).then(
+      (mount) => {
+        if (!this.#panel) {
+          this.#panel = mount({
+            shadow: this.#shadow,
+            options: this.#required(),
+            launcher: this.#launcher,
+            emit: (event, detail) => this.#emit(event, detail),
+          });
+        }
+        this.#launcher.removeAttribute('aria-busy');
+        this.#launcher.removeAttribute('title');
+        return this.#panel;
+      },
+      (error: unknown) => {
+        this.#loading = undefined;
+        throw error;
+      },
+    );
+    return this.#loading;
+  }
+
+  #showSelectionButton(): void {
+    const selected = readSelection(this);
+    const button = this.#selectionButton;
+    if (!selected || this.isOpen) {
+      button.hidden = true;
+      this.#selected = undefined;
+      return;
+    }
+    this.#selected = { type: selected.type, value: selected.value };
+    button.hidden = false;
+    const top = Math.min(window.innerHeight - 40, selected.rect.bottom + 8);
+    const left = Math.min(window.innerWidth - 130, Math.max(8, selected.rect.left));
+    button.style.top = `${Math.max(8, top)}px`;
+    button.style.left = `${left}px`;
+  }
+}
+
+function registered(): MountPanel | undefined {
+  return (globalThis as unknown as Record<symbol, MountPanel | undefined>)[PANEL_REGISTRY];
+}
+
+let loadingScript: Promise<MountPanel> | undefined;
+
+/** Read while `widget.js` runs, the only time `currentScript` names it. */
+const LAUNCHER_NONCE = (document.currentScript as HTMLScriptElement | null)?.nonce || undefined;
+
+/** Adds the panel script to the page once; its nonce is the launcher's, for pages with a nonce CSP. */
+function loadPanelScript(src: string): Promise<MountPanel> {
+  const ready = registered();
+  if (ready) return Promise.resolve(ready);
+  loadingScript ??= new Promise<MountPanel>((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = src;
+    script.async = true;
+    if (LAUNCHER_NONCE) script.nonce = LAUNCHER_NONCE;
+    script.onload = () => {
+      const mount = registered();
+      if (mount) resolve(mount);
+      else reject(new Error(`${src} did not register the panel`));
+    };
+    script.onerror = () => {
+      script.remove();
+      loadingScript = undefined;
+      reject(new Error(`the assistant's panel (${src}) could not be loaded`));
+    };
+    document.head.append(script);
+  });
+  return loadingScript;
+}
+
+/** Whether the stored conversation ends in an answer that was still streaming. */
+function answerInFlight(domain: string): boolean {
+  const last = loadChat(domain).messages.at(-1);
+  return last?.role === 'assistant' && last.status === 'streaming';
+}

@@ -1,0 +1,56 @@
+import type { PageOptions } from './page-context.ts';
+
+/**
+ * What the launcher (`widget.js`, loaded by every docs page) and the panel (loaded when the launcher has
+ * painted, or at the first open) agree on. The launcher stays small so it paints at once; everything
+ * that reads and renders answers lives in the panel.
+ */
+
+export interface WidgetOptions extends PageOptions {
+  domain: string;
+  key: string;
+  /** Docent's address; where `widget.js` was loaded from when not given. */
+  server: string;
+  /** The reader's fingerprint: `anonymous`, or the site's own user id. */
+  fp?: string;
+  /** The panel's title; "Ask <site name>" when not given. */
+  title?: string;
+  theme?: 'auto' | 'light' | 'dark';
+  /** Questions shown on an empty panel instead of the site's configured ones. */
+  starterQuestions?: string[];
+  /** The "Ask about this" button on selected text and code (default on). */
+  askAboutSelection?: boolean;
+  /** Set by `update()` in a single-page app; `location.pathname` otherwise. */
+  currentPath?: string;
+}
+
+export type WidgetEvent = 'answer' | 'feedback' | 'error' | 'open' | 'close';
+
+export interface AskContext {
+  type: 'code' | 'textSelection';
+  value: string;
+}
+
+export interface PanelHost {
+  shadow: ShadowRoot;
+  /** Shared with the launcher: `update()` changes it in place. */
+  options: WidgetOptions;
+  launcher: HTMLButtonElement;
+  emit(event: WidgetEvent, detail: unknown): void;
+}
+
+export interface PanelController {
+  readonly isOpen: boolean;
+  /** Opens the panel; with `context`, the next question is asked about it. */
+  open(context?: AskContext): void;
+  close(): void;
+  ask(question: string): void;
+  /** "New chat": forgets the thread and stops an answer in progress. */
+  reset(): void;
+  destroy(): void;
+}
+
+export type MountPanel = (host: PanelHost) => PanelController;
+
+/** Where the panel script leaves its `mount` for the launcher to pick up. */
+export const PANEL_REGISTRY = Symbol.for('docent.widget.panel');
