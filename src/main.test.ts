@@ -103,7 +103,10 @@ describe('npm start on an empty database', () => {
     expect(tag).not.toBeNull();
     const script = await fetch(`http://127.0.0.1:${port}${tag?.[1]}`);
     expect(script.headers.get('Content-Type')).toBe('text/javascript; charset=utf-8');
-    expect((await script.text()).length).toBeGreaterThan(10_000);
+    // The launcher names the panel it loads, served beside it.
+    const panel = (await script.text()).match(/panel-[0-9a-f]{16}\.js/)?.[0];
+    expect(panel).toBeDefined();
+    expect((await fetch(`http://127.0.0.1:${port}/widget/${panel}`)).status).toBe(200);
     const widgetAnswer = await fetch(`http://127.0.0.1:${port}/v2/assistant/demo/message`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${tag?.[2]}`, 'Content-Type': 'application/json' },

@@ -18,6 +18,9 @@ const countCost = (source: string): { lines: number; markup: number } => {
   return { lines: blank ? lines : lines + 1, markup };
 };
 
+/** Characters that start Markdown or MDX syntax in `source`: what a parse's worst case grows with. */
+export const markupCharacters = (source: string): number => countCost(source).markup;
+
 /**
  * Why parsing `source` would cost more than a page may (ingest-limits.ts), or null: counted in one pass
  * over the text, before the parser builds anything.

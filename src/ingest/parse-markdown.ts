@@ -14,7 +14,7 @@ import type { Warning } from './types.ts';
  * `~~struck~~`, `[ ]` or `[^1]` reads the same as plain text. Tables change structure, so they stay.
  * (micromark-extension-gfm-table and mdast-util-gfm-table are the packages remark-gfm itself uses.)
  */
-function remarkGfmTables(this: Processor): void {
+export function remarkGfmTables(this: Processor): void {
   const data = this.data();
   data.micromarkExtensions ??= [];
   data.micromarkExtensions.push(gfmTable());

@@ -1,3 +1,4 @@
+import { sectionHtml } from './section-html.ts';
 import type { ListedPage } from './site-navigation.ts';
 import type { StoredPage } from './stored-page.ts';
 
@@ -15,8 +16,10 @@ export function escapeHtml(text: string): string {
 }
 
 const STYLE = `body{font:16px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2937;background:#fff}
-pre{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit;margin:0 0 1rem}h2,h3,h4{margin-top:2rem}
-@media (prefers-color-scheme:dark){body{color:#e5e7eb;background:#111827}}`;
+pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0 0 1rem;padding:.6rem .8rem;background:#f3f4f6;border-radius:6px;font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}
+code{font:.9em ui-monospace,SFMono-Regular,Menlo,monospace}pre code{font:inherit}
+table{border-collapse:collapse;display:block;overflow-x:auto}th,td{border:1px solid #d1d5db;padding:.3rem .6rem}h2,h3,h4{margin-top:2rem}
+@media (prefers-color-scheme:dark){body{color:#e5e7eb;background:#111827}pre{background:#1f2937}th,td{border-color:#374151}a{color:#93c5fd}}`;
 
 /** The demo site's frame around a page: its navigation and the reader's widget. */
 export interface PageChrome {
@@ -41,12 +44,19 @@ main{flex:1;min-width:0;max-width:46rem;padding:0 1.5rem 6rem}
 
 /**
  * A readable page of the stored text: the title, the description, and each section under its heading,
- * whose `id` is the stored anchor so a citation's `#anchor` lands. The text is shown as written
- * (escaped), never interpreted as HTML.
+ * whose `id` is the stored anchor so a citation's `#anchor` lands. Section text renders as Markdown
+ * (section-html.ts: raw HTML shown as text, sanitized, bounded), or escaped as written when too long.
  */
-export function renderPageHtml(page: StoredPage, chrome?: PageChrome): string {
+export function renderPageHtml(
+  page: StoredPage,
+  options: { pagesBase: string; chrome?: PageChrome },
+): string {
+  const { pagesBase, chrome } = options;
   const body: string[] = [`<h1>${escapeHtml(page.title)}</h1>`];
-  if (page.description) body.push(`<p>${escapeHtml(page.description)}</p>`);
+  // Often the page's first paragraph says the same: then it is shown once.
+  const first = page.sections[0]?.text.trimStart() ?? '';
+  if (page.description && !first.startsWith(page.description.trim()))
+    body.push(`<p>${escapeHtml(page.description)}</p>`);
   let heading = '';
   for (const section of page.sections) {
     const key = `${section.anchor ?? ''}\u0000${section.headings.join('\u0000')}`;
@@ -57,7 +67,7 @@ export function renderPageHtml(page: StoredPage, chrome?: PageChrome): string {
       body.push(`<h${level}${id}>${escapeHtml(title)}</h${level}>`);
     }
     heading = key;
-    body.push(`<pre>${escapeHtml(section.text)}</pre>`);
+    body.push(sectionHtml(section.text, pagesBase) ?? `<pre>${escapeHtml(section.text)}</pre>`);
   }
   const head = `<meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(page.title)}</title>`;
   if (!chrome)

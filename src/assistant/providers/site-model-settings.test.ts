@@ -14,17 +14,25 @@ describe.each(dialects)('site model settings on %s', (dialect) => {
     try {
       const org = await createOrganization(db.storage, { name: 'Acme' });
       const site = await createSite(db.storage, { organizationId: org.id, domain: 'acme' });
-      expect(await getSiteModelSettings(db.storage, site.id)).toEqual({ model: null, instructions: null });
+      expect(await getSiteModelSettings(db.storage, site.id)).toEqual({
+        model: null,
+        instructions: null,
+        starterQuestions: null,
+      });
 
       await updateSiteModelSettings(db.storage, site.id, {
         model: 'anthropic:claude-test',
         instructions: 'Be brief.',
+        starterQuestions: ['How do I start?'],
       });
       await updateSiteModelSettings(db.storage, site.id, { model: null });
       expect(await getSiteModelSettings(db.storage, site.id)).toEqual({
         model: null,
         instructions: 'Be brief.',
+        starterQuestions: ['How do I start?'],
       });
+      await updateSiteModelSettings(db.storage, site.id, { starterQuestions: null });
+      expect((await getSiteModelSettings(db.storage, site.id))?.starterQuestions).toBeNull();
       // The site row the assistant route loads carries them.
       expect(await getSiteByDomain(db.storage, 'acme')).toMatchObject({
         model: null,

@@ -62,7 +62,8 @@ export function pageViewRoute(deps: {
     const markdown = suffix || prefersMarkdown(c.req.header('Accept'));
     const docentUrl = deps.publicUrl ?? requestOrigin(c, deps.trustProxy);
     if (!markdown && deps.demo?.domain === site.domain) {
-      const html = renderPageHtml(page, await demoChrome(deps.storage, site, deps.demo));
+      const chrome = await demoChrome(deps.storage, site, deps.demo);
+      const html = renderPageHtml(page, { pagesBase: chrome.pagesBase, chrome });
       return c.body(html, 200, { ...DEMO_HTML_HEADERS, Vary: 'Accept' });
     }
     // Each representation its own tag: a cache revalidating one must not be told it holds the other.
@@ -74,7 +75,8 @@ export function pageViewRoute(deps: {
       ...(suffix ? {} : { Vary: 'Accept' }),
     };
     if (etagMatches(c.req.header('If-None-Match'), etag)) return c.body(null, 304, headers);
-    const body = markdown ? renderPageMarkdown(page) : renderPageHtml(page);
+    const pagesBase = `${docentUrl}/sites/${encodeURIComponent(site.domain)}/pages/`;
+    const body = markdown ? renderPageMarkdown(page) : renderPageHtml(page, { pagesBase });
     return c.body(body, 200, { ...(markdown ? MARKDOWN_HEADERS : HTML_HEADERS), ...headers });
   });
   return route;
