@@ -14,7 +14,7 @@ import { createMetrics } from './metrics/metrics.ts';
 import { startInstanceLifecycle } from './recovery/instance-lifecycle.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { openStorage, type Storage } from './storage/database.ts';
-import { MemoryPubSub } from './streams/memory-pub-sub.ts';
+import { createInProcessResumableStreams } from './streams/in-process-resumable-streams.ts';
 import type { RedisPubSub } from './streams/redis-pub-sub.ts';
 import { createResumableStreams } from './streams/resumable-streams.ts';
 import { mintDemoPageKey } from './tenancy/demo-page-key.ts';
@@ -98,10 +98,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await storage.close();
     throw error;
   }
-  const resumableStreams = createResumableStreams(redisPubSub ?? new MemoryPubSub(), {
-    keyPrefix: `${options.redisKeyPrefix ?? ''}docent`,
-    ...(options.resumeGraceMs === undefined ? {} : { graceMs: options.resumeGraceMs }),
-  });
+  // Several processes share answers in flight through Redis (the `resumable-stream` package); one
+  // process keeps them itself.
+  const graceMs = options.resumeGraceMs === undefined ? {} : { graceMs: options.resumeGraceMs };
+  const resumableStreams = redisPubSub
+    ? createResumableStreams(redisPubSub, { keyPrefix: `${options.redisKeyPrefix ?? ''}docent`, ...graceMs })
+    : createInProcessResumableStreams(graceMs);
   // Registered before serving, so everything this process charges or ingests is recorded under a live
   // instance; the first recovery (a previous run's crash) is done before the first request.
   const lifecycle = await startInstanceLifecycle(storage, logger);

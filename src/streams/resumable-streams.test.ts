@@ -1,9 +1,15 @@
 import crypto from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from '../testing/services.ts';
+import { createInProcessResumableStreams } from './in-process-resumable-streams.ts';
 import { MemoryPubSub } from './memory-pub-sub.ts';
 import { RedisPubSub } from './redis-pub-sub.ts';
-import { createResumableStreams, type Gone, type PubSub } from './resumable-streams.ts';
+import {
+  createResumableStreams,
+  type Gone,
+  type PubSub,
+  type ResumableStreams,
+} from './resumable-streams.ts';
 
 /** A reader's connection the test can drop. */
 function connection(): Gone & { drop(): void } {
@@ -32,35 +38,54 @@ afterAll(async () => {
 
 const redisUrl = testRedisUrl();
 
+/** The writing and the resuming side, each as a process would build it. */
+type Sides = (graceMs: number) => Promise<[ResumableStreams, ResumableStreams]>;
+
+const overPubSub =
+  (open: () => Promise<[PubSub, PubSub]>): Sides =>
+  async (graceMs) => {
+    const [a, b] = await open();
+    const keyPrefix = `docent-test:${crypto.randomUUID()}`;
+    return [
+      createResumableStreams(a, { keyPrefix, graceMs }),
+      createResumableStreams(b, { keyPrefix, graceMs }),
+    ];
+  };
+
 /**
- * Two "processes": each its own pub/sub connections, over one Redis or one process's memory. Redis is
- * left out only off CI with no Redis to be had; the test run's first lines say so.
+ * One process keeping answers itself (what a server without Redis runs); the package over one process's
+ * memory; and two "processes", each its own pub/sub connections, over one Redis. Redis is left out only
+ * off CI with no Redis to be had; the test run's first lines say so.
  */
-const backends: [string, () => Promise<[PubSub, PubSub]>][] = [
+const backends: [string, Sides][] = [
   [
-    'one process (memory)',
-    async () => {
+    'one process (in-process recorder)',
+    async (graceMs) => {
+      const streams = createInProcessResumableStreams({ graceMs });
+      return [streams, streams];
+    },
+  ],
+  [
+    'the package in one process (memory pub/sub)',
+    overPubSub(async () => {
       const shared = new MemoryPubSub();
       return [shared, shared];
-    },
+    }),
   ],
 ];
 if (redisUrl !== null)
   backends.push([
     'two processes over Redis',
-    async () => {
+    overPubSub(async () => {
       const pair = await Promise.all([RedisPubSub.connect(redisUrl), RedisPubSub.connect(redisUrl)]);
       opened.push(...pair);
       return pair;
-    },
+    }),
   ]);
 
 describe.each(backends)('resumable answers, %s', (_label, open) => {
   it('replays an answer in flight from its start, follows it live, and ends with it', async () => {
-    const [a, b] = await open();
-    const keyPrefix = `docent-test:${crypto.randomUUID()}`;
-    const writer = createResumableStreams(a, { keyPrefix, graceMs: 5_000 });
-    const reader = createResumableStreams(b, { keyPrefix, graceMs: 5_000 });
+    const [writer, reader] = await open(5_000);
     const chat = `site:${crypto.randomUUID()}`;
     const recorded = writer.record(chat, connection());
     recorded.write('data: one\n\n');
@@ -80,10 +105,7 @@ describe.each(backends)('resumable answers, %s', (_label, open) => {
   });
 
   it("stops a left reader's answer after the grace period unless someone resumes it", async () => {
-    const [a, b] = await open();
-    const keyPrefix = `docent-test:${crypto.randomUUID()}`;
-    const writer = createResumableStreams(a, { keyPrefix, graceMs: 150 });
-    const reader = createResumableStreams(b, { keyPrefix, graceMs: 150 });
+    const [writer, reader] = await open(150);
 
     const left = connection();
     const abandoned = writer.record(`site:${crypto.randomUUID()}`, left);
@@ -107,5 +129,22 @@ describe.each(backends)('resumable answers, %s', (_label, open) => {
     expect(resumedLater.gone.aborted).toBe(false);
     resumedLater.end();
     expect(await reading).toBe('data: x\n\n');
+  });
+
+  it("resumes a chat's newest answer, which an older one ending does not end", async () => {
+    const [writer, reader] = await open(5_000);
+    const chat = `site:${crypto.randomUUID()}`;
+    const first = writer.record(chat, connection());
+    first.write('data: old\n\n');
+    const second = writer.record(chat, connection());
+    second.write('data: new\n\n');
+    first.end();
+    await tick(50);
+    const resumed = await reader.resume(chat);
+    if (!resumed) throw new Error('nothing to resume');
+    const reading = readAll(resumed);
+    await tick(20);
+    second.end();
+    expect(await reading).toBe('data: new\n\n');
   });
 });

@@ -118,7 +118,10 @@ export function createResumableStreams(
 }
 
 /** `gone` that turns true `graceMs` after the reader left, unless `attached` was called first. */
-function graceAfterLeaving(gone: Gone, graceMs: number): { gone: Gone; attached(): void; release(): void } {
+export function graceAfterLeaving(
+  gone: Gone,
+  graceMs = DEFAULT_RESUME_GRACE_MS,
+): { gone: Gone; attached(): void; release(): void } {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let attached = false;
