@@ -335,31 +335,39 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
     let hostileKey = '';
     let rawHtmlKey = '';
     let adminKey = '';
+    /** Answers of the `flaky` site that fail before any text (the model is down), then it recovers. */
+    let flakyFailures = 0;
 
     beforeAll(async () => {
       // `hostile`: a model that writes every trick in the book; `rawhtml`: docs with raw HTML in them.
       server = await startTestServer('sqlite', {
         modelProvider: ({ site, sources, context: items }) =>
-          site.domain === 'hostile'
+          site.domain === 'flaky' && flakyFailures-- > 0
             ? new MockLanguageModelV1({
-                doStream: async () => ({
-                  stream: simulateReadableStream({
-                    chunks: [
-                      ...(HOSTILE_MARKDOWN.match(/[\s\S]{1,40}/g) ?? []).map((textDelta) => ({
-                        type: 'text-delta' as const,
-                        textDelta,
-                      })),
-                      {
-                        type: 'finish' as const,
-                        finishReason: 'stop' as const,
-                        usage: { promptTokens: 1, completionTokens: 1 },
-                      },
-                    ],
-                  }),
-                  rawCall: { rawPrompt: null, rawSettings: {} },
-                }),
+                doStream: async () => {
+                  throw new Error('model is down');
+                },
               })
-            : new BuiltinAnswerer({ sources, context: items }),
+            : site.domain === 'hostile'
+              ? new MockLanguageModelV1({
+                  doStream: async () => ({
+                    stream: simulateReadableStream({
+                      chunks: [
+                        ...(HOSTILE_MARKDOWN.match(/[\s\S]{1,40}/g) ?? []).map((textDelta) => ({
+                          type: 'text-delta' as const,
+                          textDelta,
+                        })),
+                        {
+                          type: 'finish' as const,
+                          finishReason: 'stop' as const,
+                          usage: { promptTokens: 1, completionTokens: 1 },
+                        },
+                      ],
+                    }),
+                    rawCall: { rawPrompt: null, rawSettings: {} },
+                  }),
+                })
+              : new BuiltinAnswerer({ sources, context: items }),
       });
       const docs = await bootstrapSite(server.storage, {
         domain: 'docs',
@@ -399,6 +407,7 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       const { context, page, errors, foreign } = await open(
         '/hostile',
         hostPage({ docentUrl: server.baseUrl, domain: 'hostile', key: hostileKey }),
+        { permissions: ['clipboard-read', 'clipboard-write'] },
       );
       await askInPanel(page, 'How do I ingest my docs?');
       const body = lastAnswer(page).locator('.body');
@@ -418,6 +427,12 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
         };
       })()`);
       expect(found).toMatchObject({ pwned: null, handlers: [], styles: 0 });
+      // The code block's Copy button puts its text on the clipboard, as text.
+      await lastAnswer(page).getByRole('button', { name: 'Copy code' }).click();
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(
+        "<script>window.__pwned = 'code'</script>\n",
+      );
+      expect(await page.evaluate('window.__pwned ?? null')).toBeNull();
       const { tags, hrefs } = found as { tags: string[]; hrefs: (string | null)[] };
       for (const tag of [
         'script',
@@ -537,6 +552,41 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       const down = await lastAnswer(page).locator('.failure').innerText();
       expect(down).toContain('The assistant cannot be reached.');
       expect(await lastAnswer(page).getByRole('button', { name: 'Try again' }).count()).toBe(1);
+      await context.close();
+    });
+
+    it('explains a server error with its reference and offline in words, and Try again recovers', async () => {
+      const flaky = await bootstrapSite(server.storage, { domain: 'flaky', docsDir: smallDocs() });
+      const { context, page } = await open(
+        '/flaky',
+        hostPage({ docentUrl: server.baseUrl, domain: 'flaky', key: flaky.assistantKey }),
+      );
+      flakyFailures = 1;
+      await askInPanel(page, 'How do I rotate an API key?');
+      const failure = await lastAnswer(page).locator('.failure').innerText();
+      expect(failure).toMatch(/Something went wrong on our side\. Please try again \(reference req_\w+\)\./);
+      await lastAnswer(page).getByRole('button', { name: 'Try again' }).click();
+      await waitForAnswer(page);
+      expect(await lastAnswer(page).locator('.failure').count()).toBe(0);
+      expect(await lastAnswer(page).locator('.body').innerText()).toContain('acme keys rotate');
+      expect(await page.locator('docent-assistant .user').count()).toBe(1);
+
+      // Tab stays in the open panel: from the last control it wraps to the first.
+      const focusedClass = () =>
+        page.evaluate(`document.querySelector('docent-assistant').shadowRoot.activeElement?.className ?? ''`);
+      await page.getByRole('button', { name: 'Send the question' }).focus();
+      await page.keyboard.press('Tab');
+      expect(await focusedClass()).toBe('ghost');
+      await page.keyboard.press('Shift+Tab');
+      expect(await focusedClass()).toBe('send');
+
+      await context.setOffline(true);
+      await askInPanel(page, 'And when does the old key stop working?');
+      expect(await lastAnswer(page).locator('.failure').innerText()).toContain('You are offline.');
+      await context.setOffline(false);
+      await lastAnswer(page).getByRole('button', { name: 'Try again' }).click();
+      await waitForAnswer(page);
+      expect(await lastAnswer(page).locator('.body').innerText()).toContain('one hour');
       await context.close();
     });
 
