@@ -1,6 +1,7 @@
-// Builds the reader's widget (widget/src) into `dist/widget/`, or the folder given as the first argument:
-// `widget.js`, the launcher every docs page loads, and `panel-<hash>.js`, the panel it loads afterwards
-// (its name, a hash of its content, is built into the launcher). Fails when either is over its budget.
+// Builds the browser code into `dist/widget/`, or the folder given as the first argument: the reader's
+// widget (widget/src) as `widget.js`, the launcher every docs page loads, and `panel-<hash>.js`, the panel
+// it loads afterwards (its name, a hash of its content, is built into the launcher); and the owner's
+// console script (console-ui/src) as `console-<hash>.js`. Fails when the widget is over its budget.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +17,8 @@ export const LAUNCHER_GZIP_BUDGET_BYTES = 8 * 1024;
 
 async function bundle(entry, define = {}) {
   const result = await build({
-    entryPoints: [path.join(root, 'widget', 'src', entry)],
+    entryPoints: [path.join(root, entry)],
+    loader: { '.css': 'text' },
     bundle: true,
     minify: true,
     format: 'iife',
@@ -35,9 +37,9 @@ function writeAtomically(file, contents) {
 }
 
 export async function buildWidget(outDir = path.join(root, 'dist', 'widget')) {
-  const panel = await bundle('panel.ts');
+  const panel = await bundle('widget/src/panel.ts');
   const panelFile = `panel-${createHash('sha256').update(panel).digest('hex').slice(0, 16)}.js`;
-  const launcher = await bundle('main.ts', { __DOCENT_PANEL_FILE__: JSON.stringify(panelFile) });
+  const launcher = await bundle('widget/src/main.ts', { __DOCENT_PANEL_FILE__: JSON.stringify(panelFile) });
   const launcherGzip = gzipSync(launcher, { level: 9 }).length;
   const panelGzip = gzipSync(panel, { level: 9 }).length;
   if (launcherGzip > LAUNCHER_GZIP_BUDGET_BYTES)
@@ -52,8 +54,12 @@ export async function buildWidget(outDir = path.join(root, 'dist', 'widget')) {
   fs.mkdirSync(outDir, { recursive: true });
   writeAtomically(path.join(outDir, panelFile), panel);
   writeAtomically(path.join(outDir, 'widget.js'), launcher);
+  const consoleScript = await bundle('console-ui/src/main.ts');
+  const consoleFile = `console-${createHash('sha256').update(consoleScript).digest('hex').slice(0, 16)}.js`;
+  writeAtomically(path.join(outDir, consoleFile), consoleScript);
   return {
     dir: outDir,
+    console: { file: consoleFile, bytes: consoleScript.length },
     launcher: { bytes: launcher.length, gzipBytes: launcherGzip },
     panel: { file: panelFile, bytes: panel.length, gzipBytes: panelGzip },
   };
@@ -64,6 +70,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
   process.stderr.write(
     `widget: ${path.relative(root, out.dir) || '.'}/widget.js ${kb(out.launcher.bytes)} (${kb(out.launcher.gzipBytes)} gzipped), ` +
-      `${out.panel.file} ${kb(out.panel.bytes)} (${kb(out.panel.gzipBytes)} gzipped)\n`,
+      `${out.panel.file} ${kb(out.panel.bytes)} (${kb(out.panel.gzipBytes)} gzipped), ${out.console.file} ${kb(out.console.bytes)}\n`,
   );
 }

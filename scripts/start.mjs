@@ -24,7 +24,9 @@ function stale() {
   if (!fs.existsSync(entry) || !fs.existsSync(stamp)) return 'no build yet';
   // An image or a package without sources runs what it was given.
   if (!fs.existsSync(path.join(root, 'src'))) return null;
-  const sources = ['src', 'widget'].map((dir) => path.join(root, dir)).filter((dir) => fs.existsSync(dir));
+  const sources = ['src', 'widget', 'console-ui']
+    .map((dir) => path.join(root, dir))
+    .filter((dir) => fs.existsSync(dir));
   const newest = Math.max(...sources.map(newestSource));
   return newest > fs.statSync(stamp).mtimeMs ? 'sources changed since' : null;
 }

@@ -15,6 +15,7 @@ import { agentApiRoute } from './http/routes/agent-api.ts';
 import { assistantConfigRoute, assistantFeedbackRoute } from './http/routes/assistant-feedback.ts';
 import { assistantMessageRoute } from './http/routes/assistant-message.ts';
 import { assistantMessageV2Route } from './http/routes/assistant-message-v2.ts';
+import { consoleRoutes } from './http/routes/console/console-routes.ts';
 import { demoHomeRoute } from './http/routes/demo-home.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
 import { llmsTxtRoute } from './http/routes/llms-txt.ts';
@@ -153,6 +154,19 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route(
     '/',
     mcpRoute({ storage: deps.storage, search: deps.search, answers, access, tenancy, trustProxy, publicUrl }),
+  );
+  app.route(
+    '/',
+    consoleRoutes({
+      storage: deps.storage,
+      search: deps.search,
+      store,
+      trustProxy,
+      publicUrl,
+      ingestions,
+      tenancy,
+      assets: widget,
+    }),
   );
   app.route(
     '/',

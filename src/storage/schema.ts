@@ -223,6 +223,17 @@ export interface MessageFeedbackTable {
   resolved_at: string | null;
 }
 
+export interface ConsoleSessionsTable {
+  /** SHA-256 of the session secret the cookie holds. */
+  id_hash: string;
+  organization_id: string;
+  /** The admin key signed in with: revoking it ends the session. */
+  key_id: string;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   sites: SitesTable;
@@ -238,4 +249,5 @@ export interface Database {
   server_instances: ServerInstancesTable;
   answers_in_flight: AnswersInFlightTable;
   message_feedback: MessageFeedbackTable;
+  console_sessions: ConsoleSessionsTable;
 }

@@ -23,6 +23,8 @@ export class IngestionBusyError extends Error {
 export class IngestionRunner {
   readonly #running = new Map<string, { jobId: string; done: Promise<void> }>();
   readonly #settled: ((outcome: IngestionOutcome) => void)[] = [];
+  /** Files read so far of each job running here, for a live progress display. */
+  readonly #progress = new Map<string, { done: number; total: number }>();
 
   /** `instanceId`: this server's registered instance, recorded on each job it runs (crash recovery). */
   constructor(
@@ -46,7 +48,9 @@ export class IngestionRunner {
     entry.jobId = job.id;
     const started = performance.now();
     let status: IngestionOutcome['status'] = 'failure';
-    entry.done = runIngestionJob(storage, job)
+    entry.done = runIngestionJob(storage, job, {
+      onProgress: (done, total) => this.#progress.set(job.id, { done, total }),
+    })
       .then(
         (result) => {
           status = 'success';
@@ -57,6 +61,7 @@ export class IngestionRunner {
       )
       .finally(() => {
         this.#running.delete(siteId);
+        this.#progress.delete(job.id);
         const outcome = { status, ms: performance.now() - started };
         // One listener failing must neither skip the others (the site cache) nor reject `done`, which
         // nobody awaits but a shutdown: an unhandled rejection would end the process.
@@ -69,6 +74,11 @@ export class IngestionRunner {
         }
       });
     return job;
+  }
+
+  /** Files read so far of a job running in this process; undefined for any other job. */
+  progress(jobId: string): { done: number; total: number } | undefined {
+    return this.#progress.get(jobId);
   }
 
   /** Calls `listener` after each ingestion ends, finished or failed (caches of site rows listen). */

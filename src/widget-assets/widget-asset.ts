@@ -30,7 +30,7 @@ export class WidgetAsset {
   }
 }
 
-/** The launcher (`widget.js`) and the scripts it loads (`panel-<hash>.js`), by file name. */
+/** The launcher (`widget.js`) and the other built scripts (`panel-<hash>.js`, `console-<hash>.js`), by file name. */
 export interface WidgetAssets {
   launcher: WidgetAsset;
   files: ReadonlyMap<string, WidgetAsset>;
@@ -41,8 +41,8 @@ export function defaultWidgetDir(): string {
   return fileURLToPath(new URL('../../dist/widget/', import.meta.url));
 }
 
-/** Files the launcher loads, as `scripts/build-widget.mjs` names them. */
-const LOADED_FILE = /^panel-[0-9a-f]{16}\.js$/;
+/** Files beside the launcher, as `scripts/build-widget.mjs` names them: its panel, the console's script. */
+const LOADED_FILE = /^(panel|console)-[0-9a-f]{16}\.js$/;
 
 /** The built widget, or null when there is none (the server then says how to build it). */
 export function loadWidgetAssets(dir: string): WidgetAssets | null {

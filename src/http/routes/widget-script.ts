@@ -32,7 +32,8 @@ export function widgetScriptRoute(assets: WidgetAssets | null): Hono<AppEnv> {
   return route;
 }
 
-function serve(
+/** One built script, compressed as the browser asks, revalidated by its hash. */
+export function serve(
   asset: WidgetAsset | null,
   cacheControl: string,
   header: (name: string) => string | undefined,

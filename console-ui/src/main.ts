@@ -1,0 +1,71 @@
+import uPlot from 'uplot';
+import uPlotCss from 'uplot/dist/uPlot.min.css';
+
+/**
+ * The console's only script (served by Docent, no CDN): draws the charts whose data the page carries,
+ * and follows a running ingestion until it ends. Every page works without it; it adds the pictures and
+ * the live progress.
+ */
+
+interface ChartData {
+  title: string;
+  x: number[];
+  series: { label: string; values: number[] }[];
+}
+
+const COLORS = ['#1d4ed8', '#dc2626', '#059669', '#d97706'];
+
+function drawCharts(): void {
+  const style = document.createElement('style');
+  style.textContent = uPlotCss;
+  document.head.append(style);
+  for (const figure of document.querySelectorAll<HTMLElement>('[data-chart]')) {
+    const json = figure.querySelector('script[type="application/json"]')?.textContent;
+    if (!json) continue;
+    const data = JSON.parse(json) as ChartData;
+    const width = Math.max(320, figure.clientWidth - 16);
+    new uPlot(
+      {
+        width,
+        height: 220,
+        series: [{}, ...data.series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2 }))],
+        axes: [{}, { size: 50 }],
+      },
+      [data.x, ...data.series.map((s) => s.values)],
+      figure,
+    );
+  }
+}
+
+/** A running ingestion's card polls its status each second and reloads the page when it ends. */
+function followJob(): void {
+  const card = document.querySelector<HTMLElement>('[data-job-status]');
+  const url = card?.dataset.jobStatus;
+  if (!card || !url) return;
+  const field = (name: string) => card.querySelector<HTMLElement>(`[data-job-field="${name}"]`);
+  const poll = async (): Promise<void> => {
+    try {
+      const response = await fetch(url, { headers: { Accept: 'application/json' } });
+      if (!response.ok) return;
+      const job = (await response.json()) as {
+        status: string;
+        progress: { done: number; total: number } | null;
+      };
+      const status = field('status');
+      if (status) status.textContent = job.status.replace('_', ' ');
+      const progress = field('progress');
+      if (progress && job.progress) progress.textContent = `${job.progress.done} of ${job.progress.total} files read`;
+      if (job.status !== 'queued' && job.status !== 'in_progress') {
+        location.reload();
+        return;
+      }
+    } catch {
+      // The server is restarting: try again on the next tick.
+    }
+    setTimeout(poll, 1_000);
+  };
+  setTimeout(poll, 500);
+}
+
+drawCharts();
+followJob();

@@ -1,0 +1,60 @@
+import { Hono } from 'hono';
+import type { TrustProxy } from '../../../config.ts';
+import type { RateLimitStore } from '../../../limits/rate-limit-store.ts';
+import type { SiteSearch } from '../../../search/site-search.ts';
+import type { Storage } from '../../../storage/database.ts';
+import type { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
+import type { TenancyCache } from '../../../tenancy/tenancy-cache.ts';
+import type { WidgetAssets } from '../../../widget-assets/widget-asset.ts';
+import type { AppEnv } from '../../app-env.ts';
+import { DocentError } from '../../errors.ts';
+import { requestHeader } from '../../node-request.ts';
+import { serve } from '../widget-script.ts';
+import type { ConsoleEnv } from './console-env.ts';
+import { requireSession } from './console-guard.ts';
+import { keysScreen } from './keys-screen.tsx';
+import { signInRoutes } from './sign-in.tsx';
+import { sitesScreen } from './sites-screen.tsx';
+import { usageScreen } from './usage-screen.tsx';
+
+export interface ConsoleDeps {
+  storage: Storage;
+  search: SiteSearch;
+  store: RateLimitStore;
+  trustProxy: TrustProxy;
+  publicUrl: string | null;
+  ingestions: IngestionRunner;
+  /** Key, site and plan rows the assistant routes reuse: a change here must not wait for their expiry. */
+  tenancy: TenancyCache;
+  assets: WidgetAssets | null;
+}
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** The owner's console at `/console`: sign-in, then one screen per concern, each over its use cases. */
+export function consoleRoutes(deps: ConsoleDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const consoleFile = [...(deps.assets?.files.keys() ?? [])].find((name) => name.startsWith('console-'));
+  const scriptSrc = consoleFile ? `/console/assets/${consoleFile}` : null;
+  app.get('/console/assets/:file', (c) => {
+    const asset = c.req.param('file') === consoleFile ? deps.assets?.files.get(consoleFile) : undefined;
+    if (!asset) throw new DocentError('not_found', 'No such console asset');
+    return serve(asset, IMMUTABLE, (name) => requestHeader(c, name));
+  });
+  app.route('/', signInRoutes(deps));
+
+  const screens = new Hono<ConsoleEnv>();
+  const guard = requireSession(deps);
+  screens.use('/console', guard);
+  screens.use('/console/*', guard);
+  screens.use('/console/*', async (c, next) => {
+    await next();
+    if (c.req.method === 'POST' && c.res.status < 400) deps.tenancy.clear();
+  });
+  screens.get('/console', (c) => c.redirect('/console/sites', 303));
+  screens.route('/', sitesScreen({ storage: deps.storage, ingestions: deps.ingestions, scriptSrc }));
+  screens.route('/', keysScreen({ storage: deps.storage, scriptSrc }));
+  screens.route('/', usageScreen({ storage: deps.storage, scriptSrc }));
+  app.route('/', screens as unknown as Hono<AppEnv>);
+  return app;
+}

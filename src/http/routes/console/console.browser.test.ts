@@ -1,0 +1,230 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenant } from '../../../limits/limits-fixtures.ts';
+import { createApiKey } from '../../../tenancy/api-keys.ts';
+import { bootstrapSite } from '../../../tenancy/bootstrap-site.ts';
+import { launchChromium } from '../../../testing/browser.ts';
+import { repoRoot } from '../../../testing/paths.ts';
+import { startTestServer, type TestServer } from '../../../testing/server.ts';
+import { testChromiumPath } from '../../../testing/services.ts';
+
+/**
+ * The owner's console in Debian's Chromium against a real server: signing in and out, keys, sites,
+ * a re-ingest with its progress and warnings, and what another organization or another site cannot do.
+ */
+
+const chromiumPath = testChromiumPath();
+const screenshots = path.join(repoRoot, 'docs', 'images');
+
+/** A docs folder whose navigation names a page that is not there: one warning per ingestion. */
+function docsWithWarning(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-console-docs-'));
+  fs.writeFileSync(
+    path.join(dir, 'docs.json'),
+    JSON.stringify({
+      name: 'Acme',
+      navigation: { groups: [{ group: 'Guides', pages: ['keys', 'missing-page'] }] },
+    }),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'keys.mdx'),
+    '---\ntitle: Rotate keys\n---\n\nRotate keys with `acme keys rotate`.\n',
+  );
+  return dir;
+}
+
+async function signIn(page: Page, server: TestServer, key: string): Promise<void> {
+  await page.goto(`${server.baseUrl}/console`);
+  expect(new URL(page.url()).pathname).toBe('/console/login');
+  await page.getByLabel('Admin key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/console\/(?!login)/);
+}
+
+describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
+  let browser: Browser;
+  let server: TestServer;
+  let context: BrowserContext;
+  let adminKey = '';
+  let otherAdminKey = '';
+  let assistantKey = '';
+
+  beforeAll(async () => {
+    browser = await launchChromium(chromiumPath ?? '');
+    server = await startTestServer('sqlite');
+    const acme = await bootstrapSite(server.storage, {
+      domain: 'acme',
+      docsDir: docsWithWarning(),
+      siteName: 'Acme Docs',
+    });
+    assistantKey = acme.assistantKey;
+    adminKey = (
+      await createApiKey(server.storage, {
+        organizationId: acme.organization.id,
+        siteId: null,
+        kind: 'admin',
+      })
+    ).key;
+    otherAdminKey = (await createTenant(server.storage, { domain: 'globex' })).adminKey;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('signs in with an admin key only, in an HttpOnly SameSite=Strict cookie, and signs out', async () => {
+    context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.baseUrl}/console/login`);
+    for (const wrong of ['svc_not-a-key', assistantKey]) {
+      await page.getByLabel('Admin key').fill(wrong);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      expect(await page.getByRole('alert').innerText()).toContain('not a live admin key');
+    }
+    expect(await context.cookies()).toEqual([]);
+
+    await signIn(page, server, adminKey);
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({
+      name: 'docent_console',
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/console',
+    });
+    expect(cookie?.value).not.toContain(adminKey);
+    // The key is nowhere in the browser: not in storage, not in the page.
+    expect(
+      await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)'),
+    ).not.toContain('svc_');
+    expect(await page.content()).not.toContain(adminKey);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/console\/login$/);
+    expect(await context.cookies()).toEqual([]);
+    // The old session is gone on the server too.
+    const replay = await fetch(`${server.baseUrl}/console/sites`, {
+      headers: { Cookie: `docent_console=${cookie?.value}` },
+      redirect: 'manual',
+    });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get('Location')).toBe('/console/login');
+    await context.close();
+  });
+
+  it('refuses a form without the CSRF token or from another origin', async () => {
+    context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, server, adminKey);
+    const cookie = (await context.cookies())[0]?.value ?? '';
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`${server.baseUrl}/console/keys`, {
+        method: 'POST',
+        headers: {
+          Cookie: `docent_console=${cookie}`,
+          'Content-Type': 'application/x-www-form-urlencoded',
+          ...headers,
+        },
+        body,
+        redirect: 'manual',
+      });
+    const noToken = await post({ Origin: server.baseUrl }, 'kind=admin');
+    expect(noToken.status).toBe(403);
+    expect(((await noToken.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    const csrf = (await page.locator('input[name=_csrf]').first().getAttribute('value')) ?? '';
+    const crossSite = await post({ Origin: 'https://evil.example' }, `kind=admin&_csrf=${csrf}`);
+    expect(crossSite.status).toBe(403);
+    const noOrigin = await post({}, `kind=admin&_csrf=${csrf}`);
+    expect(noOrigin.status).toBe(403);
+    // A sign-in form posted from another site is refused too (login CSRF).
+    const foreignSignIn = await fetch(`${server.baseUrl}/console/login`, {
+      method: 'POST',
+      headers: { Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `key=${adminKey}`,
+    });
+    expect(foreignSignIn.status).toBe(403);
+    await context.close();
+  });
+
+  it('creates a key shown once, revokes it, and shows only this organization’s keys and sites', async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    await signIn(page, server, adminKey);
+    await page.goto(`${server.baseUrl}/console/keys`);
+    await page.getByLabel('Name').fill('docs widget');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const created = (await page.getByTestId('new-key').innerText()).trim();
+    expect(created).toMatch(/^svc_dsc_\w{32}$/);
+    const works = await fetch(`${server.baseUrl}/v2/assistant/acme/config`, {
+      headers: { Authorization: `Bearer ${created}` },
+    });
+    expect(works.status).toBe(200);
+    await page.screenshot({ path: path.join(screenshots, 'console-keys.png'), fullPage: true });
+    // Shown once: a reload of the list does not have it.
+    await page.goto(`${server.baseUrl}/console/keys`);
+    expect(await page.content()).not.toContain(created);
+    await page.getByRole('button', { name: `Revoke svc_dsc_…${created.slice(-4)}` }).click();
+    await page.waitForURL(/\/console\/keys$/);
+    const revoked = await fetch(`${server.baseUrl}/v2/assistant/acme/config`, {
+      headers: { Authorization: `Bearer ${created}` },
+    });
+    expect(revoked.status).toBe(401);
+
+    const html = await page.content();
+    expect(html).not.toContain('globex');
+    await page.goto(`${server.baseUrl}/console/sites/globex`);
+    expect(await page.content()).toContain('not_found');
+    await context.close();
+  });
+
+  it('edits a site’s settings and re-ingests it with live progress and its warnings', async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, server, adminKey);
+    await page.goto(`${server.baseUrl}/console/sites`);
+    await page.getByRole('link', { name: 'acme' }).click();
+    await page.getByLabel(/Starter questions/).fill('How do I rotate keys?\nWhere are invoices sent?');
+    await page.getByLabel(/Allowed origins/).fill('https://docs.acme.example');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.waitForURL(/saved=1/);
+    expect(await page.getByText('Settings saved.').isVisible()).toBe(true);
+    const config = await fetch(`${server.baseUrl}/v2/assistant/acme/config`, {
+      headers: { Authorization: `Bearer ${assistantKey}` },
+    });
+    expect(((await config.json()) as { starterQuestions: string[] }).starterQuestions).toEqual([
+      'How do I rotate keys?',
+      'Where are invoices sent?',
+    ]);
+    // A bad value is explained, not stored.
+    await page.getByLabel(/Allowed origins/).fill('not an origin');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    expect(await page.getByRole('alert').innerText()).toContain('allowedOrigins');
+
+    await page.goto(`${server.baseUrl}/console/sites/acme`);
+    await page.getByRole('button', { name: 'Re-ingest now' }).click();
+    await page.waitForURL(/\/console\/sites\/acme\/jobs\//);
+    await expect
+      .poll(async () => (await page.locator('[data-job-field=status]').innerText()).trim(), {
+        timeout: 30_000,
+      })
+      .toBe('success');
+    expect(await page.locator('table').innerText()).toContain('missing-page');
+    await page.screenshot({ path: path.join(screenshots, 'console-ingestion.png'), fullPage: true });
+    await context.close();
+  });
+
+  it('keeps another organization’s admin key to its own console', async () => {
+    context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, server, otherAdminKey);
+    await page.goto(`${server.baseUrl}/console/sites`);
+    const text = await page.locator('main').innerText();
+    expect(text).toContain('globex');
+    expect(text).not.toContain('acme');
+    await page.goto(`${server.baseUrl}/console/keys`);
+    expect(await page.locator('main').innerText()).not.toContain('acme');
+    await context.close();
+  });
+});

@@ -1,0 +1,155 @@
+import { type Context, Hono } from 'hono';
+import type { Storage } from '../../../storage/database.ts';
+import {
+  createApiKey,
+  getApiKey,
+  KeyCreationLimitError,
+  keySummary,
+  listApiKeys,
+  revokeApiKey,
+} from '../../../tenancy/api-keys.ts';
+import { getOrganizationSite, listSites } from '../../../tenancy/sites.ts';
+import { DocentError } from '../../errors.ts';
+import type { ConsoleEnv } from './console-env.ts';
+import { Csrf, Layout } from './layout.tsx';
+
+/** Longest key name the form takes. */
+const MAX_KEY_NAME_CHARS = 100;
+
+/** Keys: create (the secret shown once), list, revoke. */
+export function keysScreen(deps: { storage: Storage; scriptSrc: string | null }): Hono<ConsoleEnv> {
+  const route = new Hono<ConsoleEnv>();
+
+  const page = async (c: Context<ConsoleEnv>, notice: { secret?: string; error?: string } = {}) => {
+    const session = c.get('session');
+    const [keys, sites] = await Promise.all([
+      listApiKeys(deps.storage, session.organization.id),
+      listSites(deps.storage, session.organization.id),
+    ]);
+    const domainOf = new Map(sites.map((s) => [s.id, s.domain]));
+    return c.html(
+      <Layout title="Keys" session={session} active="keys" scriptSrc={deps.scriptSrc}>
+        {notice.secret ? (
+          <div class="notice" role="status">
+            <strong>Copy this key now: it is shown only once.</strong>
+            <div class="secret" data-testid="new-key">
+              {notice.secret}
+            </div>
+          </div>
+        ) : null}
+        {notice.error ? (
+          <div class="notice" role="alert" style="background:#fee2e2;border-color:#fca5a5">
+            {notice.error}
+          </div>
+        ) : null}
+        <h2>Create a key</h2>
+        <form method="post" action="/console/keys" class="row">
+          <Csrf session={session} />
+          <label>
+            Kind{' '}
+            <select name="kind">
+              <option value="assistant">assistant (svc_dsc_…, for the widget and readers)</option>
+              <option value="admin">admin (svc_…, for the admin API and this console)</option>
+            </select>
+          </label>
+          <label>
+            Site{' '}
+            <select name="site">
+              {sites.map((s) => (
+                <option value={s.domain}>{s.domain}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Name <input name="name" maxlength={MAX_KEY_NAME_CHARS} placeholder="docs widget" />
+          </label>
+          <button class="primary" type="submit">
+            Create key
+          </button>
+        </form>
+        <h2>Keys</h2>
+        <table>
+          <thead>
+            <tr>
+              <th>Key</th>
+              <th>Kind</th>
+              <th>Site</th>
+              <th>Name</th>
+              <th>Created</th>
+              <th>Last used</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map(keySummary).map((key) => (
+              <tr>
+                <td>
+                  <code>{key.display}</code>
+                </td>
+                <td>{key.kind}</td>
+                <td>{key.siteId ? (domainOf.get(key.siteId) ?? '') : ''}</td>
+                <td>{key.name ?? ''}</td>
+                <td>{key.createdAt.slice(0, 10)}</td>
+                <td>{key.lastUsedAt?.slice(0, 16).replace('T', ' ') ?? 'never'}</td>
+                <td>
+                  {key.revokedAt ? (
+                    <span class="badge bad">revoked {key.revokedAt.slice(0, 10)}</span>
+                  ) : key.id === session.key.id ? (
+                    <span class="muted">this session's key</span>
+                  ) : (
+                    <form method="post" action={`/console/keys/${key.id}/revoke`}>
+                      <Csrf session={session} />
+                      <button class="danger" type="submit" aria-label={`Revoke ${key.display}`}>
+                        Revoke
+                      </button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Layout>,
+      notice.error ? 400 : notice.secret ? 201 : 200,
+    );
+  };
+
+  route.get('/console/keys', (c) => page(c));
+
+  route.post('/console/keys', async (c) => {
+    const session = c.get('session');
+    const form = await c.req.parseBody();
+    const kind = form.kind === 'admin' ? 'admin' : 'assistant';
+    const name =
+      typeof form.name === 'string' && form.name.trim() !== ''
+        ? form.name.trim().slice(0, MAX_KEY_NAME_CHARS)
+        : undefined;
+    let siteId: string | null = null;
+    if (kind === 'assistant') {
+      const site = await getOrganizationSite(deps.storage, session.organization.id, String(form.site ?? ''));
+      if (!site) return page(c, { error: 'Choose a site of this organization for an assistant key.' });
+      siteId = site.id;
+    }
+    try {
+      const created = await createApiKey(deps.storage, {
+        organizationId: session.organization.id,
+        siteId,
+        kind,
+        ...(name ? { name } : {}),
+      });
+      return page(c, { secret: created.key });
+    } catch (error) {
+      if (error instanceof KeyCreationLimitError) return page(c, { error: error.message });
+      throw error;
+    }
+  });
+
+  route.post('/console/keys/:id/revoke', async (c) => {
+    const session = c.get('session');
+    const key = await getApiKey(deps.storage, session.organization.id, c.req.param('id'));
+    if (!key) throw new DocentError('not_found', 'No such key in this organization');
+    await revokeApiKey(deps.storage, session.organization.id, key.id);
+    return c.redirect('/console/keys', 303);
+  });
+  return route;
+}

@@ -1,0 +1,354 @@
+import { type Context, Hono } from 'hono';
+import type { Child } from 'hono/jsx';
+import {
+  getSiteModelSettings,
+  siteModelSettingsSchema,
+  updateSiteModelSettings,
+} from '../../../assistant/providers/site-model-settings.ts';
+import { getIngestionJob, type IngestionJob, listIngestionJobs } from '../../../ingest/jobs.ts';
+import type { Storage } from '../../../storage/database.ts';
+import { IngestionBusyError, type IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
+import {
+  getOrganizationSite,
+  listSites,
+  type Site,
+  siteAllowedOrigins,
+  updateSite,
+} from '../../../tenancy/sites.ts';
+import { DocentError } from '../../errors.ts';
+import { updateSiteBody } from '../admin/update-site.ts';
+import type { ConsoleEnv } from './console-env.ts';
+import { Csrf, Layout } from './layout.tsx';
+
+export interface SitesDeps {
+  storage: Storage;
+  ingestions: IngestionRunner;
+  scriptSrc: string | null;
+}
+
+/** Ingestion jobs listed per site, newest first. */
+const JOBS_SHOWN = 10;
+/** Warnings shown per job on its page (the admin API has them all). */
+const WARNINGS_SHOWN = 200;
+
+const lines = (value: unknown): string[] =>
+  typeof value === 'string'
+    ? value
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '')
+    : [];
+
+function JobStatus(props: { job: IngestionJob }) {
+  const cls = props.job.status === 'success' ? 'ok' : props.job.status === 'failure' ? 'bad' : 'warn';
+  return <span class={`badge ${cls}`}>{props.job.status.replace('_', ' ')}</span>;
+}
+
+function SiteSettingsForm(props: {
+  site: Site;
+  settings: { model: string | null; instructions: string | null; starterQuestions: string[] | null };
+  csrf: Child;
+  errors: string[];
+}) {
+  const { site, settings } = props;
+  return (
+    <form
+      method="post"
+      action={`/console/sites/${site.domain}/settings`}
+      class="stack"
+      style="max-width:42rem"
+    >
+      {props.csrf}
+      {props.errors.length > 0 ? (
+        <div class="notice" role="alert" style="background:#fee2e2;border-color:#fca5a5">
+          {props.errors.map((e) => (
+            <div>{e}</div>
+          ))}
+        </div>
+      ) : null}
+      <label>
+        Name
+        <br />
+        <input name="name" value={site.name} required maxlength={200} style="width:100%" />
+      </label>
+      <label>
+        Base URL (citations link there; empty: Docent's page view)
+        <br />
+        <input
+          name="baseUrl"
+          value={site.base_url ?? ''}
+          style="width:100%"
+          placeholder="https://docs.example.com"
+        />
+      </label>
+      <label>
+        Allowed origins, one per line (empty: any)
+        <br />
+        <textarea name="allowedOrigins" rows={3} style="width:100%">
+          {siteAllowedOrigins(site).join('\n')}
+        </textarea>
+      </label>
+      <label>
+        Model (provider:model; empty: the server's default)
+        <br />
+        <input
+          name="model"
+          value={settings.model ?? ''}
+          style="width:100%"
+          placeholder="openai:gpt-4o-mini"
+        />
+      </label>
+      <label>
+        Instructions added to the model's prompt
+        <br />
+        <textarea name="instructions" rows={3} style="width:100%">
+          {settings.instructions ?? ''}
+        </textarea>
+      </label>
+      <label>
+        Starter questions, one per line (at most 6)
+        <br />
+        <textarea name="starterQuestions" rows={4} style="width:100%">
+          {(settings.starterQuestions ?? []).join('\n')}
+        </textarea>
+      </label>
+      <button class="primary" type="submit">
+        Save settings
+      </button>
+    </form>
+  );
+}
+
+/** Sites: their settings, ingestion jobs with warnings, and "re-ingest now" with live progress. */
+export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
+  const route = new Hono<ConsoleEnv>();
+
+  const siteOr404 = async (organizationId: string, domain: string): Promise<Site> => {
+    const site = await getOrganizationSite(deps.storage, organizationId, domain);
+    if (!site) throw new DocentError('not_found', `No site "${domain}" in this organization`);
+    return site;
+  };
+
+  const detail = async (c: Context<ConsoleEnv>, site: Site, errors: string[]) => {
+    const session = c.get('session');
+    const [settings, jobs] = await Promise.all([
+      getSiteModelSettings(deps.storage, site.id),
+      listIngestionJobs(deps.storage, site.id, JOBS_SHOWN),
+    ]);
+    return c.html(
+      <Layout title={`Site ${site.domain}`} session={session} active="sites" scriptSrc={deps.scriptSrc}>
+        {c.req.query('saved') ? <div class="notice">Settings saved.</div> : null}
+        <h2>Settings</h2>
+        <SiteSettingsForm
+          site={site}
+          settings={settings ?? { model: null, instructions: null, starterQuestions: null }}
+          csrf={<Csrf session={session} />}
+          errors={errors}
+        />
+        <h2>Ingestion</h2>
+        <p class="muted">Docs folder: {site.docs_dir ?? 'none set (use the CLI or the admin API)'}</p>
+        <form method="post" action={`/console/sites/${site.domain}/ingestions`}>
+          <Csrf session={session} />
+          <button class="primary" type="submit" disabled={site.docs_dir === null}>
+            Re-ingest now
+          </button>
+        </form>
+        <table style="margin-top:.8rem">
+          <thead>
+            <tr>
+              <th>Started</th>
+              <th>Status</th>
+              <th>Pages</th>
+              <th>Warnings</th>
+            </tr>
+          </thead>
+          <tbody>
+            {jobs.map((job) => (
+              <tr>
+                <td>
+                  <a href={`/console/sites/${site.domain}/jobs/${job.id}`}>
+                    {job.createdAt.replace('T', ' ').slice(0, 19)}
+                  </a>
+                </td>
+                <td>
+                  <JobStatus job={job} />
+                </td>
+                <td>
+                  {job.counts
+                    ? `${job.counts.pages} (+${job.counts.added} ~${job.counts.updated} −${job.counts.removed})`
+                    : ''}
+                </td>
+                <td>{job.warnings.length}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Layout>,
+      errors.length > 0 ? 400 : 200,
+    );
+  };
+
+  route.get('/console/sites', async (c) => {
+    const session = c.get('session');
+    const sites = await listSites(deps.storage, session.organization.id);
+    return c.html(
+      <Layout title="Sites" session={session} active="sites" scriptSrc={deps.scriptSrc}>
+        <table>
+          <thead>
+            <tr>
+              <th>Domain</th>
+              <th>Name</th>
+              <th>Base URL</th>
+              <th>Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sites.map((site) => (
+              <tr>
+                <td>
+                  <a href={`/console/sites/${site.domain}`}>{site.domain}</a>
+                </td>
+                <td>{site.name}</td>
+                <td>{site.base_url ?? <span class="muted">page view</span>}</td>
+                <td>{site.created_at.slice(0, 10)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Layout>,
+    );
+  });
+
+  route.get('/console/sites/:domain', async (c) =>
+    detail(c, await siteOr404(c.get('session').organization.id, c.req.param('domain')), []),
+  );
+
+  route.post('/console/sites/:domain/settings', async (c) => {
+    const site = await siteOr404(c.get('session').organization.id, c.req.param('domain'));
+    const form = await c.req.parseBody();
+    const text = (key: string) => (typeof form[key] === 'string' ? (form[key] as string).trim() : '');
+    const siteFields = updateSiteBody.safeParse({
+      name: text('name'),
+      baseUrl: text('baseUrl') === '' ? null : text('baseUrl'),
+      allowedOrigins: lines(form.allowedOrigins),
+    });
+    const modelFields = siteModelSettingsSchema.safeParse({
+      model: text('model') === '' ? null : text('model'),
+      instructions: text('instructions') === '' ? null : text('instructions'),
+      starterQuestions: lines(form.starterQuestions).length === 0 ? null : lines(form.starterQuestions),
+    });
+    const errors = [siteFields, modelFields].flatMap((result) =>
+      result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || 'form'}: ${i.message}`),
+    );
+    if (!siteFields.success || !modelFields.success) return detail(c, site, errors);
+    const fields = siteFields.data;
+    await updateSite(deps.storage, site.id, {
+      ...(fields.name !== undefined ? { name: fields.name } : {}),
+      ...(fields.baseUrl !== undefined ? { base_url: fields.baseUrl } : {}),
+      ...(fields.allowedOrigins !== undefined
+        ? { allowed_origins: JSON.stringify(fields.allowedOrigins) }
+        : {}),
+    });
+    await updateSiteModelSettings(deps.storage, site.id, modelFields.data);
+    return c.redirect(`/console/sites/${site.domain}?saved=1`, 303);
+  });
+
+  route.post('/console/sites/:domain/ingestions', async (c) => {
+    const site = await siteOr404(c.get('session').organization.id, c.req.param('domain'));
+    if (site.docs_dir === null)
+      throw new DocentError('invalid_request', `Site "${site.domain}" has no docs folder`);
+    try {
+      const job = await deps.ingestions.start(deps.storage, site.id, site.docs_dir);
+      return c.redirect(`/console/sites/${site.domain}/jobs/${job.id}`, 303);
+    } catch (error) {
+      if (error instanceof IngestionBusyError)
+        return c.redirect(`/console/sites/${site.domain}/jobs/${error.jobId}`, 303);
+      throw error;
+    }
+  });
+
+  const jobOf = async (organizationId: string, domain: string, id: string) => {
+    const site = await siteOr404(organizationId, domain);
+    const job = await getIngestionJob(deps.storage, id);
+    if (!job || job.siteId !== site.id) throw new DocentError('not_found', `No ingestion ${id} of this site`);
+    return { site, job, progress: deps.ingestions.progress(job.id) ?? null };
+  };
+
+  route.get('/console/sites/:domain/jobs/:id{[^/]+\\.json}', async (c) => {
+    const id = c.req.param('id').replace(/\.json$/, '');
+    const { job, progress } = await jobOf(c.get('session').organization.id, c.req.param('domain'), id);
+    return c.json({
+      status: job.status,
+      progress,
+      counts: job.counts,
+      warnings: job.warnings.length,
+      error: job.error,
+    });
+  });
+
+  route.get('/console/sites/:domain/jobs/:id', async (c) => {
+    const session = c.get('session');
+    const { site, job, progress } = await jobOf(
+      session.organization.id,
+      c.req.param('domain'),
+      c.req.param('id'),
+    );
+    const running = job.status === 'queued' || job.status === 'in_progress';
+    return c.html(
+      <Layout
+        title={`Ingestion of ${site.domain}`}
+        session={session}
+        active="sites"
+        scriptSrc={deps.scriptSrc}
+      >
+        <p>
+          <a href={`/console/sites/${site.domain}`}>← {site.domain}</a>
+        </p>
+        <div
+          class="card"
+          data-job-status={running ? `/console/sites/${site.domain}/jobs/${job.id}.json` : undefined}
+          aria-live="polite"
+        >
+          <div class="label">Status</div>
+          <div class="value" data-job-field="status">
+            {job.status.replace('_', ' ')}
+          </div>
+          <div data-job-field="progress">
+            {progress
+              ? `${progress.done} of ${progress.total} files read`
+              : running
+                ? 'waiting to start'
+                : ''}
+          </div>
+          <div data-job-field="counts">
+            {job.counts
+              ? `${job.counts.pages} pages: ${job.counts.added} added, ${job.counts.updated} updated, ${job.counts.removed} removed, ${job.counts.unchanged} unchanged`
+              : ''}
+          </div>
+          {job.error ? <div class="badge bad">{job.error}</div> : null}
+        </div>
+        <h2>Warnings ({job.warnings.length})</h2>
+        {running ? <p class="muted">Shown when the ingestion ends; this page reloads itself then.</p> : null}
+        <table>
+          <thead>
+            <tr>
+              <th>File</th>
+              <th>Line</th>
+              <th>Warning</th>
+            </tr>
+          </thead>
+          <tbody>
+            {job.warnings.slice(0, WARNINGS_SHOWN).map((w) => (
+              <tr>
+                <td>{w.file}</td>
+                <td>{w.line ?? ''}</td>
+                <td>{w.message}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Layout>,
+    );
+  });
+  return route;
+}
