@@ -1,4 +1,5 @@
 declare module '*.css' {
   const text: string;
+  // biome-ignore lint/style/noDefaultExport: esbuild's text loader gives a CSS file as its default export
   export default text;
 }

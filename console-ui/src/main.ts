@@ -28,7 +28,10 @@ function drawCharts(): void {
       {
         width,
         height: 220,
-        series: [{}, ...data.series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2 }))],
+        series: [
+          {},
+          ...data.series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2 })),
+        ],
         axes: [{}, { size: 50 }],
       },
       [data.x, ...data.series.map((s) => s.values)],
@@ -54,7 +57,8 @@ function followJob(): void {
       const status = field('status');
       if (status) status.textContent = job.status.replace('_', ' ');
       const progress = field('progress');
-      if (progress && job.progress) progress.textContent = `${job.progress.done} of ${job.progress.total} files read`;
+      if (progress && job.progress)
+        progress.textContent = `${job.progress.done} of ${job.progress.total} files read`;
       if (job.status !== 'queued' && job.status !== 'in_progress') {
         location.reload();
         return;

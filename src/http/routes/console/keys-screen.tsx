@@ -30,7 +30,7 @@ export function keysScreen(deps: { storage: Storage; scriptSrc: string | null })
     return c.html(
       <Layout title="Keys" session={session} active="keys" scriptSrc={deps.scriptSrc}>
         {notice.secret ? (
-          <div class="notice" role="status">
+          <div class="notice" aria-live="polite">
             <strong>Copy this key now: it is shown only once.</strong>
             <div class="secret" data-testid="new-key">
               {notice.secret}
