@@ -15,7 +15,7 @@ describe('the widget script and the demo page', () => {
   const assets = loadWidgetAssets(inject('widgetDir'));
   if (!assets) throw new Error('the test run built no widget');
   const widget = assets.launcher;
-  const [panelFile, panel] = [...assets.files][0] ?? [];
+  const [panelFile, panel] = [...assets.files].find(([name]) => name.startsWith('panel-')) ?? [];
 
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
