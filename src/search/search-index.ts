@@ -635,6 +635,69 @@ const expand = (index: SearchIndex, qterms: Map<number, number>, top: Ranked): M
   return expanded;
 };
 
+/** One distinct word of the query for `coverage`: the term ids it may match and how much it weighs. */
+interface CoverageTerm {
+  ids: number[];
+  weight: number;
+}
+
+/**
+ * The query's words as `coverage` weighs them, per stemmer the query is analyzed with. A word the
+ * site never uses (and no typo of one) weighs as much as a word in no chunk can, the most of all: a
+ * question about something the docs never mention is exactly what weak retrieval should catch.
+ */
+const coverageTerms = (index: SearchIndex, query: string, language: string | undefined): CoverageTerm[][] => {
+  const stemmers = language !== undefined ? [stemmerNameFor(language)] : index.stemmers;
+  const n = index.chunkIds.length;
+  const unseenIdf = Math.log(1 + (n + 0.5) / 0.5);
+  const { idf } = index.postings;
+  return (stemmers.length > 0 ? stemmers : ['english']).map((stemmer) =>
+    analyzeQueryWith(query, stemmer).terms.map(({ term }): CoverageTerm => {
+      const id = index.terms.get(term);
+      if (id !== undefined) return { ids: [id], weight: idf[id] ?? 0 };
+      const matches = index.params.fuzzy && term.length >= 5 ? fuzzyMatches(index, term) : [];
+      if (matches.length === 0) return { ids: [], weight: unseenIdf };
+      let weight = 0;
+      for (const t of matches) weight = Math.max(weight, idf[t] ?? 0);
+      return { ids: matches, weight };
+    }),
+  );
+};
+
+/** Whether chunk `c` has term `t`: postings are in chunk order, so a binary search. */
+const chunkHasTerm = (index: SearchIndex, t: number, c: number): boolean => {
+  const { offsets, docs } = index.postings;
+  let lo = offsets[t] ?? 0;
+  let hi = (offsets[t + 1] ?? 0) - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const d = docs[mid] ?? 0;
+    if (d === c) return true;
+    if (d < c) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+};
+
+/**
+ * Share (0–1) of the query's IDF weight whose words chunk `c` has in its page title, headings or text,
+ * for the best-scoring of the query's analyses. Unlike `score`, which is relative to the query's best
+ * result, this is absolute: it says how much of the question the chunk speaks to at all.
+ */
+const coverageOf = (index: SearchIndex, analyses: readonly CoverageTerm[][], c: number): number => {
+  let best = 0;
+  for (const terms of analyses) {
+    let total = 0;
+    let found = 0;
+    for (const term of terms) {
+      total += term.weight;
+      if (term.ids.some((t) => chunkHasTerm(index, t, c))) found += term.weight;
+    }
+    if (total > 0) best = Math.max(best, found / total);
+  }
+  return best;
+};
+
 /**
  * Ranks chunks for a query: BM25F (with phrase pairs) over chunks blended with their page's evidence,
  * filtered by version/language, nudged towards the reader's current page; best `limit` chunks first.
@@ -661,6 +724,7 @@ export const searchIndex = (index: SearchIndex, query: string, options: SearchOp
   }
   const ranked = rank(index, qterms, limit, pass);
 
+  const analyses = coverageTerms(index, query, options.language);
   const hits: SearchHit[] = [];
   for (let i = 0; i < ranked.size; i++) {
     const c = ranked.docs[i] ?? 0;
@@ -668,6 +732,7 @@ export const searchIndex = (index: SearchIndex, query: string, options: SearchOp
       chunkId: index.chunkIds[c] ?? 0,
       pagePath: index.pagePaths[index.chunkPage[c] ?? 0] ?? '',
       score: ranked.scores[i] ?? 0,
+      coverage: coverageOf(index, analyses, c),
     });
   }
   // Ties broken by chunk id so results are deterministic across storage dialects.

@@ -14,6 +14,8 @@ export interface SearchResult {
   anchor: string | null;
   text: string;
   score: number;
+  /** See `SearchHit.coverage`: how much of the query this chunk speaks to, 0–1. */
+  coverage: number;
   versions: string[];
   languages: string[];
 }
@@ -79,6 +81,7 @@ export class SiteSearch {
         anchor,
         text: chunk.text,
         score: hit.score,
+        coverage: hit.coverage,
         versions: chunk.versions,
         languages: chunk.languages,
       };

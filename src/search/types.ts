@@ -31,4 +31,9 @@ export interface SearchHit {
   chunkId: number;
   pagePath: string;
   score: number;
+  /**
+   * Share (0–1) of the query's IDF-weighted words found in the chunk (page title, headings, text): an
+   * absolute measure of how much of the question the chunk speaks to, where `score` is relative.
+   */
+  coverage: number;
 }
