@@ -33,6 +33,7 @@ function importsOf(file: string): string[] {
 const BELOW_HTTP = [
   'agents',
   'assistant',
+  'analytics',
   'limits',
   'tenancy',
   'search',
@@ -61,8 +62,10 @@ describe('layering', () => {
     expect(offending).toEqual([]);
   });
 
-  it('the use cases (src/assistant, src/agents) do not know Hono', () => {
-    const files = ['assistant', 'agents'].flatMap((folder) => filesUnder(path.join(src, folder)));
+  it('the use cases (src/assistant, src/agents, src/analytics) do not know Hono', () => {
+    const files = ['assistant', 'agents', 'analytics'].flatMap((folder) =>
+      filesUnder(path.join(src, folder)),
+    );
     const offending = files.flatMap((file) =>
       importsOf(file)
         .filter((target) => target === 'hono' || target.startsWith('hono/') || target.startsWith('@hono/'))

@@ -6,6 +6,7 @@
  */
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
+import { type QuestionGrouper, questionGrouperFor } from '../analytics/question-grouper.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import type { CreditGuard } from '../limits/credit-guard.ts';
 import type { SearchResult, SiteSearch } from '../search/site-search.ts';
@@ -17,6 +18,7 @@ import type { Plan } from '../tenancy/plans.ts';
 import type { Site } from '../tenancy/sites.ts';
 import { citableView, SourceList, searchItems, storedView } from './answer-sources.ts';
 import { type AnswerOutcome, type AnswerSink, streamAnswer } from './answer-stream.ts';
+import { isAnswered, retrievalStrength } from './answered.ts';
 import { clearInFlightWithin, markInFlightWithin } from './answers-in-flight.ts';
 import type { ModelProvider } from './model-provider.ts';
 import { describeProviderError, safeProviderErrorMessage } from './providers/provider-errors.ts';
@@ -70,6 +72,8 @@ export interface AnswerServiceDeps {
   running?: RunningAnswers;
   /** Told of every answer once it is stored (metrics); absent: nobody listens. */
   observe?: (event: AnswerEvent) => void;
+  /** Puts each new question in its group for the owner's console; absent: the storage handle's own. */
+  grouper?: QuestionGrouper;
 }
 
 /** One stored answer, as metrics see it. */
@@ -143,6 +147,7 @@ interface Charged {
 
 export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
   const { storage, credits } = deps;
+  const grouper = deps.grouper ?? questionGrouperFor(storage);
   const track = <T>(answer: Promise<T>): Promise<T> => deps.running?.track(answer) ?? answer;
 
   return {
@@ -181,19 +186,38 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         content: input.question,
         status: 'complete',
         requestId,
+        currentPath: input.retrieval.currentPath ?? null,
+        filterVersion: input.retrieval.version ?? null,
+        filterLanguage: input.retrieval.language ?? null,
       };
+      // The site's question groups are in memory after its first question (a read only then); a
+      // failure to read them must not cost the reader an answer, only this question's group.
+      await grouper
+        .prepare(site.id)
+        ?.catch((error: unknown) =>
+          logger.warn({ err: error, requestId }, 'question groups could not be read'),
+        );
+      const grouped = async (unit: WriteUnit): Promise<AppendMessage> => ({
+        ...question,
+        questionGroupId: await grouper.assignWithin(unit, {
+          organizationId,
+          siteId: site.id,
+          question: input.question,
+          language: input.retrieval.language,
+        }),
+      });
       const askWithin = async (unit: WriteUnit): Promise<Charged> => {
         if (followUp !== undefined) {
           if (regenerate) {
             const asked = await dropLastAnswerWithin(unit, followUp);
             if (asked !== undefined) return { threadId: followUp, question: asked };
           }
-          await appendMessageWithin(unit, followUp, question);
+          await appendMessageWithin(unit, followUp, await grouped(unit));
           return { threadId: followUp, question: input.question };
         }
         const created = await createThreadWithin(unit, { organizationId, siteId: site.id, fp: input.fp });
         // A new thread's `updated_at` is already now.
-        await appendMessageWithin(unit, created.thread.id, question, { touch: false });
+        await appendMessageWithin(unit, created.thread.id, await grouped(unit), { touch: false });
         return { threadId: created.thread.id, threadKey: created.key, question: input.question };
       };
       // 402 when out of credits. The charge, a new thread, the question and the in-flight record commit
@@ -248,6 +272,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
           deps.search.search(site.id, q, searchOptions, site);
         const results = await search(query);
         const retrievalMs = performance.now() - started;
+        const strength = retrievalStrength(results);
         // Every source the answer may cite; a model's own searches (the `search` tool) add to it.
         const sources = SourceList.of(results, sourceLinker(site, deps.publicUrl ?? input.origin));
         const model = deps.modelProvider({
@@ -265,7 +290,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         // turn of the loop, before the commit's turn comes.
         const charging = chargedFirst !== undefined ? Promise.resolve(chargedFirst) : charge();
         charging.catch(() => {});
-        return { query, retrievalMs, sources, results0, starting, charging };
+        return { query, retrievalMs, strength, sources, results0, starting, charging };
       };
       let prepared: Awaited<ReturnType<typeof prepare>> | undefined;
       let charged: Charged;
@@ -285,7 +310,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         if (abandoned?.kind === 'started') await abandoned.parts[Symbol.asyncIterator]().return?.(undefined);
         throw error;
       }
-      const { query, retrievalMs, sources, results0, starting } = prepared;
+      const { query, retrievalMs, strength, sources, results0, starting } = prepared;
       const { threadId, threadKey } = charged;
       const start = await starting;
       const firstTokenMs = start.kind === 'started' && start.text ? performance.now() - started : undefined;
@@ -309,6 +334,8 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
               finishReason: start.kind === 'failed' ? 'error' : 'unknown',
               timings: { retrievalMs: round(retrievalMs), totalMs: round(performance.now() - started) },
               requestId,
+              answered: false,
+              retrievalScore: strength,
             },
             { touch: false },
           );
@@ -348,11 +375,12 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
                   { err: describeProviderError(outcome.error), requestId },
                   'answer stream failed',
                 );
+              const status = outcome.aborted ? 'aborted' : outcome.error !== undefined ? 'error' : 'complete';
               const answer: AppendMessage = {
                 id: messageId,
                 role: 'assistant',
                 content: outcome.text,
-                status: outcome.aborted ? 'aborted' : outcome.error !== undefined ? 'error' : 'complete',
+                status,
                 sources: sources.pick(outcome.citedIds).map(storedView),
                 finishReason: outcome.finishReason,
                 usage: outcome.usage,
@@ -362,6 +390,8 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
                   totalMs: round(performance.now() - started),
                 },
                 requestId,
+                answered: isAnswered({ status, text: outcome.text, retrievalStrength: strength }),
+                retrievalScore: strength,
               };
               const refunding = outcome.text === '' && (outcome.error !== undefined || outcome.aborted);
               // The answer and any refund commit together; failures are logged there, not thrown.

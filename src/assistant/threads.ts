@@ -100,9 +100,17 @@ export interface AppendMessage {
   usage?: { promptTokens: number; completionTokens: number } | null;
   timings?: Record<string, number> | null;
   requestId?: string | null;
+  /** A question: the page the reader was on, the filters it was asked with, and its group. */
+  currentPath?: string | null;
+  filterVersion?: string | null;
+  filterLanguage?: string | null;
+  questionGroupId?: string | null;
+  /** An answer: whether it answered (src/assistant/answered.ts) and its retrieval strength. */
+  answered?: boolean | null;
+  retrievalScore?: number | null;
 }
 
-type NewMessageRow = Omit<ThreadMessagesTable, 'seq'>;
+type NewMessageRow = Required<Omit<ThreadMessagesTable, 'seq'>>;
 
 /** The next sequence number is computed inside the INSERT, so the read and the write are one statement. */
 const insertMessage = precompile<NewMessageRow>((db, p) =>
@@ -123,6 +131,12 @@ const insertMessage = precompile<NewMessageRow>((db, p) =>
     timings: p('timings'),
     request_id: p('request_id'),
     created_at: p('created_at'),
+    current_path: p('current_path'),
+    filter_version: p('filter_version'),
+    filter_language: p('filter_language'),
+    question_group_id: p('question_group_id'),
+    answered: p('answered'),
+    retrieval_score: p('retrieval_score'),
   }),
 );
 
@@ -176,6 +190,12 @@ export async function appendMessageWithin(
     timings: message.timings ? JSON.stringify(message.timings) : null,
     request_id: message.requestId ?? null,
     created_at: createdAt,
+    current_path: message.currentPath ?? null,
+    filter_version: message.filterVersion ?? null,
+    filter_language: message.filterLanguage ?? null,
+    question_group_id: message.questionGroupId ?? null,
+    answered: message.answered === undefined || message.answered === null ? null : message.answered ? 1 : 0,
+    retrieval_score: message.retrievalScore ?? null,
   });
   if (options.touch ?? true) await unit.run(touchThread, { id: threadId, updatedAt: createdAt });
   return id;
@@ -196,6 +216,13 @@ export interface ThreadMessage {
   timings: Record<string, number> | null;
   requestId: string | null;
   createdAt: string;
+  /** Questions: the page the reader was on and the filters asked with (null when not sent or older). */
+  currentPath: string | null;
+  version: string | null;
+  language: string | null;
+  /** Answers: whether it answered, and its retrieval strength (null: stored before these were kept). */
+  answered: boolean | null;
+  retrievalScore: number | null;
 }
 
 export async function listThreadMessages(storage: Storage, threadId: string): Promise<ThreadMessage[]> {
@@ -217,6 +244,12 @@ export async function listThreadMessages(storage: Storage, threadId: string): Pr
     timings: row.timings ? JSON.parse(row.timings) : null,
     requestId: row.request_id,
     createdAt: row.created_at,
+    currentPath: row.current_path ?? null,
+    version: row.filter_version ?? null,
+    language: row.filter_language ?? null,
+    answered: row.answered === null || row.answered === undefined ? null : Number(row.answered) === 1,
+    retrievalScore:
+      row.retrieval_score === null || row.retrieval_score === undefined ? null : Number(row.retrieval_score),
   }));
 }
 

@@ -8,6 +8,8 @@ export interface OrganizationsTable {
   name: string;
   plan: string;
   created_at: string;
+  /** Added by migration 0008: threads idle longer than this many days are deleted; null keeps them. */
+  retention_days?: number | null;
 }
 
 export interface SitesTable {
@@ -201,6 +203,35 @@ export interface ThreadMessagesTable {
   timings: string | null;
   request_id: string | null;
   created_at: string;
+  /*
+   * Added by migration 0008, null on older rows. A question carries where and how it was asked and its
+   * group; an answer whether it answered and how strong its retrieval was.
+   */
+  /** Question: the page the reader was on (`currentPath` as sent). */
+  current_path?: string | null;
+  /** Question: the `filter.version` and `filter.language` it was asked with. */
+  filter_version?: string | null;
+  filter_language?: string | null;
+  /** Question: its `question_groups` row. */
+  question_group_id?: string | null;
+  /** Answer: 1 answered, 0 not (see src/assistant/answered.ts); null: stored before the rule existed. */
+  answered?: number | null;
+  /** Answer: the retrieval strength it was judged with (0–1); null when unknown. */
+  retrieval_score?: number | null;
+}
+
+/** Questions that mean the same thing, per site (src/analytics/question-grouping.ts). */
+export interface QuestionGroupsTable {
+  id: string;
+  organization_id: string;
+  site_id: string;
+  /** The group's first question, as asked. */
+  label: string;
+  /** JSON of the group's terms and how many of its questions have each (see question-grouping.ts). */
+  signature: string;
+  created_at: string;
+  /** When a question last joined it. */
+  last_seen_at: string;
 }
 
 export type FeedbackRating = 'up' | 'down';
@@ -249,5 +280,6 @@ export interface Database {
   server_instances: ServerInstancesTable;
   answers_in_flight: AnswersInFlightTable;
   message_feedback: MessageFeedbackTable;
+  question_groups: QuestionGroupsTable;
   console_sessions: ConsoleSessionsTable;
 }

@@ -6,6 +6,7 @@ import * as siteModel from './0004-site-model.ts';
 import * as agentAccess from './0005-agent-access.ts';
 import * as crashRecovery from './0006-crash-recovery.ts';
 import * as widget from './0007-widget.ts';
+import * as analytics from './0008-analytics.ts';
 import * as consoleSessions from './0009-console-sessions.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0005-agent-access': agentAccess,
   '0006-crash-recovery': crashRecovery,
   '0007-widget': widget,
+  '0008-analytics': analytics,
   '0009-console-sessions': consoleSessions,
 };
 

@@ -29,6 +29,14 @@ export const transcriptSchema = z.object({
       timings: z.record(z.number()).nullable(),
       requestId: z.string().nullable(),
       createdAt: z.string(),
+      currentPath: z.string().nullable().describe('Questions: the page the reader was on (`currentPath`)'),
+      version: z.string().nullable().describe('Questions: the `filter.version` asked with'),
+      language: z.string().nullable().describe('Questions: the `filter.language` asked with'),
+      answered: z
+        .boolean()
+        .nullable()
+        .describe('Answers: whether it answered the question (null: stored before this was recorded)'),
+      retrievalScore: z.number().nullable().describe("Answers: the retrieval's strength, 0–1"),
       feedback: z
         .array(
           z.object({

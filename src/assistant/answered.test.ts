@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { declines, isAnswered, MIN_RETRIEVAL_STRENGTH, retrievalStrength } from './answered.ts';
+import { NO_COVERAGE_MESSAGE } from './builtin-answerer.ts';
+
+const strong = MIN_RETRIEVAL_STRENGTH + 0.1;
+const weak = MIN_RETRIEVAL_STRENGTH - 0.1;
+
+describe('the answered rule', () => {
+  it('answers: a complete, non-empty answer that does not decline, on strong retrieval', () => {
+    expect(
+      isAnswered({ status: 'complete', text: 'Run `docent ingest` [1].', retrievalStrength: strong }),
+    ).toBe(true);
+  });
+
+  it('does not: empty, failed or stopped answers', () => {
+    expect(isAnswered({ status: 'complete', text: '  ', retrievalStrength: strong })).toBe(false);
+    expect(isAnswered({ status: 'error', text: 'Run', retrievalStrength: strong })).toBe(false);
+    expect(isAnswered({ status: 'aborted', text: 'Run `docent', retrievalStrength: strong })).toBe(false);
+  });
+
+  it("does not: the built-in answerer's no-coverage answer, and a model saying the docs do not cover it", () => {
+    const builtin = `${NO_COVERAGE_MESSAGE}\n\nThe closest pages I found are:\n- [CLI](https://x/cli)`;
+    expect(isAnswered({ status: 'complete', text: builtin, retrievalStrength: strong })).toBe(false);
+    expect(declines("The documentation doesn't cover single sign-on.")).toBe(true);
+    expect(declines('Sorry, I could not find anything about SSO in the docs.')).toBe(true);
+    expect(declines('The excerpts do not mention Kubernetes.')).toBe(true);
+    expect(declines('Use `docent keys create` [1]. The docs also cover revoking keys.')).toBe(false);
+    // Only the opening counts: a long answer that mentions a limit of the docs at its end still answered.
+    expect(
+      declines(`${'Run the ingest command with the folder. '.repeat(8)}The docs do not cover Windows.`),
+    ).toBe(false);
+  });
+
+  it('does not: an answer written from weak retrieval', () => {
+    expect(isAnswered({ status: 'complete', text: 'Probably set X [1].', retrievalStrength: weak })).toBe(
+      false,
+    );
+  });
+
+  it('takes the strongest retrieved chunk as the retrieval strength (0 with none)', () => {
+    expect(retrievalStrength([])).toBe(0);
+    expect(retrievalStrength([{ coverage: 0.2 }, { coverage: 0.8 }, { coverage: 0.5 }])).toBe(0.8);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * Whether an answer answered its question, decided once when the answer is stored and kept on it
+ * (`thread_messages.answered`), so the owner's console counts and lists unanswered questions without
+ * judging old text again. Cheap by design: it runs on the request path, on what the answer already has.
+ */
+import type { ThreadMessageStatus } from '../storage/schema.ts';
+import { NO_COVERAGE_MESSAGE } from './builtin-answerer.ts';
+
+/**
+ * Retrieval counts as weak below this strength: the best of the retrieved chunks has less than this
+ * share of the question's IDF-weighted words (`SearchResult.coverage`). Calibrated with
+ * `npm run bench:retrieval-strength` on the two eval sets (see the README): at 0.45, 5 % of the
+ * questions each set's docs answer fall below it, and 61 % (Samsung TV questions asked of the Claude
+ * docs) and 99 % (the other way round) of questions the docs do not cover.
+ */
+export const MIN_RETRIEVAL_STRENGTH = 0.45;
+
+/** Characters at the start of an answer where a model says the docs do not cover the question. */
+const DECLINE_WINDOW_CHARS = 200;
+
+/**
+ * How a model says it could not answer: the built-in answerer's fixed sentence, and what the system
+ * prompt tells a real model to say ("say plainly that the documentation doesn't cover it").
+ */
+const DECLINES =
+  /couldn['’]t find|could not find|(?:documentation|docs|excerpts) (?:doesn['’]t|does not|don['’]t|do not) (?:cover|mention|say|include|contain|answer)/i;
+
+/** The retrieval's strength: the best coverage among the chunks the answer was given (0 when none). */
+export function retrievalStrength(results: readonly { coverage: number }[]): number {
+  let best = 0;
+  for (const result of results) if (result.coverage > best) best = result.coverage;
+  return Math.round(best * 1000) / 1000;
+}
+
+/** Whether the answer's opening says the docs do not cover the question. */
+export function declines(text: string): boolean {
+  if (text.startsWith(NO_COVERAGE_MESSAGE)) return true;
+  return DECLINES.test(text.slice(0, DECLINE_WINDOW_CHARS));
+}
+
+/**
+ * Answered: a complete, non-empty answer that does not decline, given retrieval at least
+ * `MIN_RETRIEVAL_STRENGTH` strong. Anything else (empty, failed, stopped, declined, or written from weak
+ * retrieval, when a model is most likely to guess or pad) is an unanswered question for the owner.
+ */
+export function isAnswered(answer: {
+  status: ThreadMessageStatus;
+  text: string;
+  retrievalStrength: number;
+}): boolean {
+  return (
+    answer.status === 'complete' &&
+    answer.text.trim() !== '' &&
+    !declines(answer.text) &&
+    answer.retrievalStrength >= MIN_RETRIEVAL_STRENGTH
+  );
+}
