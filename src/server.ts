@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type Logger, pino } from 'pino';
+import { startRetentionJob } from './analytics/retention.ts';
 import { createApp } from './app.ts';
 import type { ModelProvider } from './assistant/model-provider.ts';
 import { createModelProvider } from './assistant/providers/create-model-provider.ts';
@@ -108,6 +109,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // instance; the first recovery (a previous run's crash) is done before the first request.
   const lifecycle = await startInstanceLifecycle(storage, logger);
   const ingestions = new IngestionRunner(logger, lifecycle.instance.id);
+  const retention = startRetentionJob(storage, logger);
   let draining = false;
   const stopping = new AbortController();
   const running = new RunningAnswers();
@@ -168,6 +170,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await settlesWithin(running.settled(), SETTLE_AFTER_GRACE_MS);
       }
       await ingestions.idle();
+      retention.stop();
       // Warm page workers never keep a process alive, but a server that embeds Docent lives on.
       await closeIdlePageWorkers();
       await lifecycle.stop();

@@ -1,11 +1,34 @@
 import { Hono } from 'hono';
 import type { TrustProxy } from '../../../config.ts';
 import type { RateLimitStore } from '../../../limits/rate-limit-store.ts';
+import { SiteSearch } from '../../../search/site-search.ts';
 import type { TenancyCache } from '../../../tenancy/tenancy-cache.ts';
 import { adminAuth } from '../../admin-auth.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import type { Operation } from '../../openapi.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import {
+  analyticsConversationsOperation,
+  analyticsConversationsRoute,
+  deleteThreadOperation,
+  deleteThreadRoute,
+} from './analytics-conversations.ts';
+import { exportRoutes } from './analytics-export.ts';
+import {
+  analyticsFeedbackOperation,
+  analyticsFeedbackRoute,
+  resolveFeedbackOperation,
+  resolveFeedbackRoute,
+} from './analytics-feedback.ts';
+import { gapsOperation, gapsRoute, topQuestionsOperation, topQuestionsRoute } from './analytics-groups.ts';
+import { analyticsOverviewOperation, analyticsOverviewRoute } from './analytics-overview.ts';
+import { analyticsPagesOperation, analyticsPagesRoute } from './analytics-pages.ts';
+import {
+  getRetentionOperation,
+  getRetentionRoute,
+  putRetentionOperation,
+  putRetentionRoute,
+} from './analytics-retention.ts';
 import { createKeyOperation, createKeyRoute } from './create-key.ts';
 import { createSiteOperation, createSiteRoute } from './create-site.ts';
 import { deleteSiteOperation, deleteSiteRoute } from './delete-site.ts';
@@ -37,6 +60,17 @@ const adminRoutes: [Operation, (deps: AdminDeps) => Hono<AdminEnv>][] = [
   [getUsageOperation, getUsageRoute],
   [listThreadsOperation, listThreadsRoute],
   [getThreadOperation, getThreadRoute],
+  [deleteThreadOperation, deleteThreadRoute],
+  [analyticsOverviewOperation, analyticsOverviewRoute],
+  [analyticsConversationsOperation, analyticsConversationsRoute],
+  [gapsOperation, gapsRoute],
+  [topQuestionsOperation, topQuestionsRoute],
+  [analyticsPagesOperation, analyticsPagesRoute],
+  [analyticsFeedbackOperation, analyticsFeedbackRoute],
+  [resolveFeedbackOperation, resolveFeedbackRoute],
+  ...exportRoutes,
+  [getRetentionOperation, getRetentionRoute],
+  [putRetentionOperation, putRetentionRoute],
 ];
 
 export const adminOperations: Operation[] = adminRoutes.map(([operation]) => operation);
@@ -51,6 +85,9 @@ export function adminApi(
     await next();
     if (c.req.method !== 'GET' && c.res.status < 400) deps.tenancy.clear();
   });
-  for (const [, route] of adminRoutes) api.route('/', route(deps));
+  // The analytics routes search sites (a question group's closest pages): with the server's search when
+  // given, else one of their own.
+  const routeDeps: AdminDeps = { ...deps, search: deps.search ?? new SiteSearch(deps.storage) };
+  for (const [, route] of adminRoutes) api.route('/', route(routeDeps));
   return api;
 }

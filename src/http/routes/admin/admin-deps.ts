@@ -1,3 +1,4 @@
+import type { SiteSearch } from '../../../search/site-search.ts';
 import type { Storage } from '../../../storage/database.ts';
 import type { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
 
@@ -6,4 +7,6 @@ export interface AdminDeps {
   /** See `resolveDocsDirUnderRoot`; null: the API cannot name docs folders. */
   docsRoot: string | null;
   ingestions: IngestionRunner;
+  /** The server's site search (a question group's closest pages); `adminApi` makes its own when absent. */
+  search?: SiteSearch;
 }

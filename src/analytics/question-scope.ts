@@ -1,0 +1,186 @@
+/**
+ * The SQL every analytics query shares: the questions an `AnalyticsFilter` selects, each beside its
+ * answer (the thread's next message), in one organization. Written with Kysely's `sql` tag rather than
+ * its typed builder: the queries join a table to itself and aggregate, which the typed builder spells
+ * at length, while `sql` still binds every value as a parameter on both dialects.
+ *
+ * Aliases: `q` the question, `a` its answer (null while it is being written), `t` the thread.
+ */
+import crypto from 'node:crypto';
+import { type RawBuilder, sql } from 'kysely';
+import { DomainError } from '../errors/domain-error.ts';
+import type { DialectName, Storage } from '../storage/database.ts';
+import type { AnalyticsFilter } from './analytics-filter.ts';
+
+/**
+ * 1 when the answer answered, else 0. Answers stored before the rule existed (null) count as answered
+ * unless empty; a question without an answer yet counts as not answered.
+ */
+export const ANSWERED = sql<number>`(case when a.id is null then 0 when a.answered is not null then a.answered when a.content = '' then 0 else 1 end)`;
+
+/** The same for an answer row aliased `m` (a thread's answers, without their questions). */
+export const MESSAGE_ANSWERED = sql<number>`(case when m.answered is not null then m.answered when m.content = '' then 0 else 1 end)`;
+
+/**
+ * `left join` of the votes on each answer (`fb.up`, `fb.down` by `fb.message_id`), summed once per
+ * organization: a subquery per answer costs more.
+ */
+export function votesByAnswer(organizationId: string, on: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`left join (
+      select message_id,
+        sum(case when rating = 'up' then 1 else 0 end) as up,
+        sum(case when rating = 'down' then 1 else 0 end) as down
+      from message_feedback where organization_id = ${organizationId} group by message_id
+    ) fb on fb.message_id = ${on}`;
+}
+
+/** The site ids the filter's `site` names in this organization: all when absent, none when it is not theirs. */
+export async function siteIdsOf(
+  storage: Storage,
+  organizationId: string,
+  filter: Pick<AnalyticsFilter, 'site'>,
+): Promise<string[]> {
+  let query = storage.db.selectFrom('sites').select('id').where('organization_id', '=', organizationId);
+  if (filter.site !== undefined) query = query.where('domain', '=', filter.site);
+  return (await query.orderBy('id').execute()).map((row) => row.id);
+}
+
+/** `column in (…)`; an empty list is false (SQL has no empty `in ()`). */
+export function inList(column: RawBuilder<unknown>, values: readonly string[]): RawBuilder<unknown> {
+  if (values.length === 0) return sql`1 = 0`;
+  return sql`${column} in (${sql.join(values.map((v) => sql`${v}`))})`;
+}
+
+/**
+ * `from … where …` of the questions the filter selects, with `a` joined. `siteIds` from `siteIdsOf`.
+ * `joins` are added before the `where` (a query's own aggregates).
+ */
+export function questionsFrom(
+  organizationId: string,
+  siteIds: readonly string[] | null,
+  filter: AnalyticsFilter,
+  joins: RawBuilder<unknown> = sql``,
+): RawBuilder<unknown> {
+  return sql`from thread_messages q
+    join threads t on t.id = q.thread_id
+    left join thread_messages a on a.thread_id = q.thread_id and a.seq = q.seq + 1 and a.role = 'assistant'
+    ${joins}
+    where q.role = 'user' and t.organization_id = ${organizationId}
+      and t.updated_at >= ${activeSince(filter.from)}
+      and q.created_at >= ${filter.from} and q.created_at < ${filter.to}
+      ${siteIds === null ? sql`` : sql`and ${inList(sql`t.site_id`, siteIds)}`}
+      ${questionConditions(filter)}`;
+}
+
+/**
+ * Slack of `activeSince`: a new thread's `updated_at` is written a moment before its first question's
+ * `created_at` (two clock reads in one transaction).
+ */
+const THREAD_CLOCK_SLACK_MS = 60_000;
+
+/**
+ * A thread with a question asked at or after `from` was last active at or after it too (`updated_at` is
+ * its last question's time), give or take `THREAD_CLOCK_SLACK_MS`. Redundant as a condition, but it lets
+ * both databases start from the threads index (organization, updated_at) and read only recent threads.
+ */
+function activeSince(from: string): string {
+  return new Date(Date.parse(from) - THREAD_CLOCK_SLACK_MS).toISOString();
+}
+
+/** The filter's conditions on a question `q` and its answer `a` (the range and site aside), each `and …`. */
+export function questionConditions(filter: AnalyticsFilter): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [];
+  if (filter.page !== undefined) parts.push(sql`and q.current_path = ${filter.page}`);
+  if (filter.version !== undefined) parts.push(sql`and q.filter_version = ${filter.version}`);
+  if (filter.language !== undefined) parts.push(sql`and q.filter_language = ${filter.language}`);
+  if (filter.q !== undefined)
+    parts.push(sql`and lower(q.content) like ${`%${escapeLike(filter.q.toLowerCase())}%`} escape '\\'`);
+  if (filter.answered !== undefined)
+    parts.push(sql`and ${ANSWERED} = ${filter.answered === 'answered' ? 1 : 0}`);
+  if (filter.feedback !== undefined) {
+    const rating =
+      filter.feedback === 'up' || filter.feedback === 'down' ? sql`and f.rating = ${filter.feedback}` : sql``;
+    const voted = sql`exists (select 1 from message_feedback f where f.message_id = a.id ${rating})`;
+    parts.push(filter.feedback === 'none' ? sql`and not ${voted}` : sql`and ${voted}`);
+  }
+  return sql.join(parts, sql` `);
+}
+
+/** Whether the filter says anything about the questions themselves (beyond range and site). */
+export function filtersQuestions(filter: AnalyticsFilter): boolean {
+  return (
+    filter.page !== undefined ||
+    filter.version !== undefined ||
+    filter.language !== undefined ||
+    filter.q !== undefined ||
+    filter.answered !== undefined ||
+    filter.feedback !== undefined
+  );
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** A number a JSON text column holds at `key` (`timings.firstTokenMs`), null when absent. */
+export function jsonNumber(
+  dialect: DialectName,
+  column: RawBuilder<unknown>,
+  key: string,
+): RawBuilder<number | null> {
+  return dialect === 'postgres'
+    ? sql<number | null>`((${column})::json ->> ${sql.lit(key)})::float8`
+    : sql<number | null>`json_extract(${column}, ${sql.lit(`$.${key}`)})`;
+}
+
+/** Counts and sums come back as strings from PostgreSQL (bigint, numeric). */
+export function num(value: unknown): number {
+  const n = Number(value ?? 0);
+  return Number.isFinite(n) ? n : 0;
+}
+
+/** What the console shows instead of a reader's fingerprint: stable, short, not reversible at a glance. */
+export function fpHash(fp: string): string {
+  return crypto.createHash('sha256').update(fp).digest('hex').slice(0, FP_HASH_CHARS);
+}
+
+/** Hex characters of `fpHash`: 48 bits, enough to tell a site's readers apart. */
+export const FP_HASH_CHARS = 12;
+
+/** Cursor characters accepted: a sort key of a timestamp and a few ids, base64url. */
+export const MAX_CURSOR_CHARS = 512;
+
+/** An opaque page cursor: the last item's sort key, base64url JSON. */
+export function encodeCursor(key: readonly (string | number)[]): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/** The sort key a cursor holds, checked against the kinds it must have; `invalid_input` otherwise. */
+export function decodeCursor<const K extends readonly ('string' | 'number')[]>(
+  cursor: string,
+  kinds: K,
+): { [I in keyof K]: K[I] extends 'number' ? number : string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    value = undefined;
+  }
+  if (
+    !Array.isArray(value) ||
+    value.length !== kinds.length ||
+    value.some((item, i) => typeof item !== kinds[i] || (typeof item === 'number' && !Number.isFinite(item)))
+  ) {
+    throw new DomainError('invalid_input', 'The cursor is not one this listing gave out');
+  }
+  return value as { [I in keyof K]: K[I] extends 'number' ? number : string };
+}
+
+/** Whether a cursor decodes at all (for the query schemas, which answer 400 before any use case runs). */
+export function isCursor(cursor: string): boolean {
+  try {
+    return Array.isArray(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
+import { type SeededAnalytics, seedAnalytics } from '../testing/seed-analytics.ts';
+import {
+  deleteExpiredThreads,
+  getRetentionDays,
+  RETENTION_BATCH,
+  setRetentionDays,
+  startRetentionJob,
+} from './retention.ts';
+
+const DAY_MS = 86_400_000;
+
+describe.each(dialects)('retention on %s', (dialect) => {
+  let database: TestDatabase;
+  let seeded: SeededAnalytics;
+  const now = new Date('2025-06-30T12:00:00.000Z');
+
+  const threadsOf = async (organizationId: string) =>
+    database.storage.db
+      .selectFrom('threads')
+      .select(['id', 'updated_at'])
+      .where('organization_id', '=', organizationId)
+      .execute();
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    // More threads than one batch, so the deletion takes several.
+    seeded = await seedAnalytics(database.storage, {
+      organizations: 2,
+      threadsPerOrganization: RETENTION_BATCH + 300,
+      now,
+      days: 40,
+    });
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('validates and stores the setting per organization', async () => {
+    const [a, b] = seeded.organizations;
+    if (!a || !b) throw new Error('not seeded');
+    const { storage } = database;
+    expect(await getRetentionDays(storage, a.organization.id)).toBeNull();
+    for (const days of [0, -1, 3651, 1.5, Number.NaN])
+      await expect(setRetentionDays(storage, a.organization.id, days)).rejects.toMatchObject({
+        kind: 'invalid_input',
+      });
+    await expect(setRetentionDays(storage, 'org_nope', 10)).rejects.toMatchObject({ kind: 'not_found' });
+    await setRetentionDays(storage, a.organization.id, 3650);
+    expect(await getRetentionDays(storage, a.organization.id)).toBe(3650);
+    await setRetentionDays(storage, a.organization.id, null);
+    expect(await getRetentionDays(storage, a.organization.id)).toBeNull();
+    expect(await getRetentionDays(storage, b.organization.id)).toBeNull();
+  });
+
+  it('deletes the threads idle past the retention, with their messages, votes and emptied groups', async () => {
+    const [a, b] = seeded.organizations;
+    if (!a || !b) throw new Error('not seeded');
+    const { storage } = database;
+    const cutoff = new Date(now.getTime() - 10 * DAY_MS).toISOString();
+    const before = await threadsOf(a.organization.id);
+    const expired = before.filter((t) => t.updated_at < cutoff).map((t) => t.id);
+    expect(expired.length).toBeGreaterThan(RETENTION_BATCH);
+    const bBefore = (await threadsOf(b.organization.id)).length;
+
+    await setRetentionDays(storage, a.organization.id, 10);
+    expect(await deleteExpiredThreads(storage, now)).toBe(expired.length);
+
+    const after = await threadsOf(a.organization.id);
+    expect(after.length).toBe(before.length - expired.length);
+    expect(after.every((t) => t.updated_at >= cutoff)).toBe(true);
+    expect((await threadsOf(b.organization.id)).length).toBe(bBefore);
+    const orphans = await storage.db
+      .selectFrom('thread_messages')
+      .select('id')
+      .where('thread_id', 'in', expired.slice(0, 100))
+      .execute();
+    expect(orphans).toEqual([]);
+    const votes = await storage.db
+      .selectFrom('message_feedback')
+      .select('message_id')
+      .where('thread_id', 'in', expired.slice(0, 100))
+      .execute();
+    expect(votes).toEqual([]);
+    // Every group left has a question still stored, and is labelled by one of them.
+    const groups = await storage.db
+      .selectFrom('question_groups')
+      .select(['id', 'label'])
+      .where('organization_id', '=', a.organization.id)
+      .execute();
+    for (const group of groups) {
+      const questions = await storage.db
+        .selectFrom('thread_messages')
+        .select('content')
+        .where('question_group_id', '=', group.id)
+        .execute();
+      expect(questions.length, group.id).toBeGreaterThan(0);
+      expect(questions.map((q) => q.content)).toContain(group.label);
+    }
+    // Nothing left to do.
+    expect(await deleteExpiredThreads(storage, now)).toBe(0);
+  });
+
+  it('runs as a background job until stopped', async () => {
+    const runs: unknown[] = [];
+    const logger = {
+      info: (...args: unknown[]) => runs.push(args),
+      error: (...args: unknown[]) => runs.push(args),
+    };
+    const [, b] = seeded.organizations;
+    if (!b) throw new Error('not seeded');
+    // B's oldest threads are years past a one-day retention as the job's clock (real time) sees them.
+    await setRetentionDays(database.storage, b.organization.id, 1);
+    const job = startRetentionJob(database.storage, logger, { intervalMs: 50, firstRunDelayMs: 0 });
+    for (let i = 0; i < 100 && runs.length === 0; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    job.stop();
+    expect(runs[0]).toEqual([{ deleted: expect.any(Number) }, 'retention: expired conversations deleted']);
+    expect(await threadsOf(b.organization.id)).toEqual([]);
+  });
+});

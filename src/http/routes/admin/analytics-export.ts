@@ -1,0 +1,81 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { type ExportFormat, exportConversations, exportFeedback } from '../../../analytics/export.ts';
+import type { AdminEnv } from '../../admin-env.ts';
+import { errorResponses, type Operation } from '../../openapi.ts';
+import { validate } from '../../validation.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { checkFilterSite, filterQuery, filterQueryDoc } from './analytics-schemas.ts';
+
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  jsonl: 'application/jsonl; charset=utf-8',
+};
+
+const exports = (['conversations', 'feedback'] as const).flatMap((what) =>
+  (['csv', 'jsonl'] as const).map((format) => ({
+    what,
+    format,
+    path: `/v1/admin/analytics/export/${what}.${format}`,
+  })),
+);
+
+type Export = (typeof exports)[number];
+
+const operationOf = (e: Export): Operation => ({
+  method: 'get',
+  path: e.path,
+  summary:
+    e.what === 'conversations'
+      ? `Export the conversations the filter selects, one message per ${e.format === 'csv' ? 'row' : 'line'}`
+      : `Export the votes the filter selects, one per ${e.format === 'csv' ? 'row' : 'line'}`,
+  description:
+    "Streamed as it is read, as an attachment. CSV cells a spreadsheet would run as a formula start with `'`.",
+  tags: ['Analytics'],
+  security: [{ adminKey: [] }],
+  request: { query: filterQueryDoc },
+  responses: {
+    200: { description: 'The export', content: { [CONTENT_TYPES[e.format]]: { schema: z.string() } } },
+    ...errorResponses(400, 401, 404, 429),
+  },
+});
+
+/** A pull-based stream over the export: the next batch is read only when the client has taken the last. */
+function streamOf(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
+const routeOf =
+  (e: Export) =>
+  (deps: AdminDeps): Hono<AdminEnv> =>
+    new Hono<AdminEnv>().get(e.path, validate('query', filterQuery), async (c) => {
+      const { filter } = c.req.valid('query');
+      const organizationId = c.get('admin').organization.id;
+      await checkFilterSite(deps.storage, organizationId, filter);
+      const read = e.what === 'conversations' ? exportConversations : exportFeedback;
+      const name = `${e.what}-${filter.from.slice(0, 10)}-${filter.to.slice(0, 10)}.${e.format}`;
+      return new Response(streamOf(read(deps.storage, organizationId, filter, e.format)), {
+        headers: {
+          'Content-Type': CONTENT_TYPES[e.format],
+          'Content-Disposition': `attachment; filename="${name}"`,
+          'Cache-Control': 'no-store',
+          'X-Request-Id': c.get('requestId'),
+        },
+      });
+    });
+
+export const exportRoutes: [Operation, (deps: AdminDeps) => Hono<AdminEnv>][] = exports.map((e) => [
+  operationOf(e),
+  routeOf(e),
+]);
