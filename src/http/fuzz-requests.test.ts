@@ -381,10 +381,10 @@ const ingestionBody = fc.record({ docsDir: siteFields.docsDir }, { requiredKeys:
 // ---------------------------------------------------------------------------------------------------
 // Requests and the property
 
-type ResponseKind = 'v1-stream' | 'v2-stream' | 'json' | 'mcp';
+type ResponseKind = 'v1-stream' | 'v2-stream' | 'json' | 'mcp' | 'export';
 
 interface FuzzRequest {
-  method: 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
   path: string;
   headers: Record<string, string>;
   body: FuzzBody;
@@ -515,6 +515,8 @@ function violation(kind: ResponseKind, status: number, text: string): string | u
     case 'mcp':
       if (status === 202 && text === '') return undefined;
       return parseJson(text).ok ? undefined : `${status} with a body that is not JSON`;
+    case 'export':
+      return undefined;
   }
 }
 
@@ -531,7 +533,7 @@ async function expectAcceptable(baseUrl: string, kind: ResponseKind, request: Fu
     const response = await undiciRequest(`${baseUrl}${request.path}`, {
       method: request.method,
       headers: request.headers,
-      body: request.body.payload,
+      ...(request.method === 'GET' ? {} : { body: request.body.payload }),
       reset: true,
       signal,
     });
@@ -586,7 +588,77 @@ const RUNS = {
   adminSettings: 80,
   adminCreateKey: 80,
   adminIngestion: 60,
+  adminAnalyticsQuery: 200,
+  adminResolveFeedback: 60,
+  adminRetention: 40,
 } as const;
+
+/** The analytics routes that take the filter in their query string. */
+const ANALYTICS_ROUTES = [
+  'overview',
+  'conversations',
+  'gaps',
+  'questions',
+  'pages',
+  'feedback',
+  'export/conversations.csv',
+  'export/feedback.jsonl',
+].map((route) => `/v1/admin/analytics/${route}`);
+
+/** Percent-encodes every UTF-8 byte (a lone surrogate becomes U+FFFD, as a browser would send it). */
+const percentEncoded = (text: string): string =>
+  [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
+
+/**
+ * One query parameter's value, already encoded: a valid one, a hostile string, or escapes no decoder
+ * takes (a lone `%`, invalid UTF-8, NUL).
+ */
+const queryValue = (valid: fc.Arbitrary<string>) =>
+  fc.oneof(
+    { weight: 3, arbitrary: valid.map(encodeURIComponent) },
+    { weight: 1, arbitrary: hostileString.map(percentEncoded) },
+    { weight: 1, arbitrary: fc.string().map(percentEncoded) },
+    { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%FF', '%ED%A0%80', '%C0%80', '%00', 'a%00b') },
+  );
+
+/** Query strings of the analytics filter: valid values, hostile ones, repeated and unknown parameters. */
+const analyticsQuery: fc.Arbitrary<string> = fc
+  .record(
+    {
+      site: queryValue(fc.constantFrom(SITE, ADMIN_SITE, 'nope')),
+      period: queryValue(fc.constantFrom('24h', '7d', '30d', '1y')),
+      from: queryValue(fc.date({ noInvalidDate: true }).map((d) => d.toISOString())),
+      to: queryValue(fc.date({ noInvalidDate: true }).map((d) => d.toISOString())),
+      answered: queryValue(fc.constantFrom('answered', 'unanswered')),
+      feedback: queryValue(fc.constantFrom('up', 'down', 'none', 'any')),
+      page: queryValue(fc.constantFrom('/keys', 'billing')),
+      version: queryValue(fc.constantFrom('v1', 'v2')),
+      language: queryValue(fc.constantFrom('en', 'fr')),
+      q: queryValue(fc.constantFrom('key', '%', '_', '\\', "'")),
+      cursor: queryValue(
+        fc.constantFrom('W10', 'WyJhIiwiYiJd', Buffer.from('[1e400,"x",-1]').toString('base64url')),
+      ),
+      limit: queryValue(fc.constantFrom('1', '50', '0', '-1', '1e3', '101')),
+      resolved: queryValue(fc.constantFrom('true', 'false')),
+      constructor: fc.string().map(percentEncoded),
+    },
+    { requiredKeys: [] },
+  )
+  .chain((params) =>
+    fc.boolean().map((repeat) =>
+      Object.entries(params)
+        .flatMap(([key, value]) =>
+          repeat
+            ? [
+                [key, value],
+                [key, value],
+              ]
+            : [[key, value]],
+        )
+        .map(([key, value]) => `${key}=${value}`)
+        .join('&'),
+    ),
+  );
 
 beforeAll(() => {
   console.info(`fuzz seed ${fuzzSeed} (FUZZ_SEED=${fuzzSeed} replays this run)`);
@@ -841,6 +913,69 @@ describe.each(dialects)('fuzzed request bodies on %s', (dialect) => {
           ingestionBody,
         ),
         RUNS.adminIngestion,
+      ),
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
+    'GET /v1/admin/analytics/* (query strings)',
+    async () => {
+      const { baseUrl } = f().server;
+      const requests = fc.record({
+        method: fc.constant('GET' as const),
+        path: fc
+          .tuple(fc.constantFrom(...ANALYTICS_ROUTES), analyticsQuery)
+          .map(([route, query]) => `${route}?${query}`),
+        headers: admin(),
+        body: fc.constant(new FuzzBody('', 'none')),
+      });
+      await fc.assert(
+        fc.asyncProperty(
+          requests,
+          withShrinkBudget((request: FuzzRequest) =>
+            expectAcceptable(baseUrl, request.path.includes('/export/') ? 'export' : 'json', request),
+          ),
+        ),
+        fuzzParameters(RUNS.adminAnalyticsQuery),
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
+    'POST /v1/admin/analytics/feedback/resolve',
+    () =>
+      fuzz(
+        f,
+        'json',
+        fuzzRequests(
+          'POST',
+          fc.constant('/v1/admin/analytics/feedback/resolve'),
+          admin(),
+          fc.record({
+            messageId: fc.oneof(fc.constant(f().messageId), fc.string()),
+            fpHash: fc.oneof(fc.stringMatching(/^[0-9a-f]{12}$/), fc.string()),
+            resolved: fc.boolean(),
+          }),
+        ),
+        RUNS.adminResolveFeedback,
+      ),
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
+    'PUT /v1/admin/organization/retention',
+    () =>
+      fuzz(
+        f,
+        'json',
+        fuzzRequests(
+          'PUT',
+          fc.constant('/v1/admin/organization/retention'),
+          admin(),
+          fc.record({ days: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 3650 })) }),
+        ),
+        RUNS.adminRetention,
       ),
     PROPERTY_TIMEOUT_MS,
   );
