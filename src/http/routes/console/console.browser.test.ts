@@ -41,7 +41,7 @@ async function signIn(page: Page, server: TestServer, key: string): Promise<void
   expect(new URL(page.url()).pathname).toBe('/console/login');
   await page.getByLabel('Admin key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/console\/(?!login)/);
+  await page.waitForURL((url) => url.pathname !== '/console/login');
 }
 
 describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
@@ -225,6 +225,143 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     expect(text).not.toContain('acme');
     await page.goto(`${server.baseUrl}/console/keys`);
     expect(await page.locator('main').innerText()).not.toContain('acme');
+    await context.close();
+  });
+
+  it('shows what readers asked: overview, conversations, a thread, gaps, top questions and pages', async () => {
+    const questions = ['How do I rotate keys?', 'how to rotate an api key', 'What is the weather on Mars?'];
+    let threadId = '';
+    for (const question of questions) {
+      const response = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          fp: 'reader-1',
+          currentPath: 'keys',
+          messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: question }] }],
+        }),
+      });
+      expect(response.status).toBe(200);
+      threadId = (await response.text()).match(/"threadId":"(thr_\w+)"/)?.[1] ?? threadId;
+    }
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signIn(page, server, adminKey);
+    await page.goto(`${server.baseUrl}/console`);
+    const cards = await page.locator('.cards').innerText();
+    expect(cards).toMatch(/Questions\s+3/);
+    await page.locator('[data-chart] canvas').first().waitFor();
+    await page.screenshot({ path: path.join(screenshots, 'console-overview.png'), fullPage: true });
+
+    await page.getByRole('link', { name: 'Conversations' }).click();
+    expect(await page.locator('tbody tr').count()).toBe(3);
+    await page.getByLabel('Search questions').fill('mars');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    await page.screenshot({ path: path.join(screenshots, 'console-conversations.png'), fullPage: true });
+    await page.goto(`${server.baseUrl}/console/conversations/${threadId}`);
+    expect(await page.locator('main').innerText()).toContain('What is the weather on Mars?');
+
+    await page.goto(`${server.baseUrl}/console/questions`);
+    expect(await page.locator('main').innerText()).toContain('rotate');
+    await page.screenshot({ path: path.join(screenshots, 'console-questions.png'), fullPage: true });
+    await page.goto(`${server.baseUrl}/console/gaps`);
+    await page.screenshot({ path: path.join(screenshots, 'console-gaps.png'), fullPage: true });
+    await page.goto(`${server.baseUrl}/console/pages`);
+    expect(await page.locator('main').innerText()).toContain('Rotate keys');
+
+    // Another organization sees none of it.
+    const other = await browser.newContext();
+    const otherPage = await other.newPage();
+    await signIn(otherPage, server, otherAdminKey);
+    await otherPage.goto(`${server.baseUrl}/console/conversations`);
+    expect(await otherPage.locator('tbody tr').count()).toBe(0);
+    await otherPage.goto(`${server.baseUrl}/console/conversations/${threadId}`);
+    expect(await otherPage.content()).toContain('not_found');
+    await other.close();
+    await context.close();
+  });
+
+  it('resolves feedback, exports conversations and feedback, keeps a retention setting, deletes a thread', async () => {
+    const asked = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-9',
+        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Where is the keys page?' }] }],
+      }),
+    });
+    const stream = await asked.text();
+    const threadId = stream.match(/"threadId":"(thr_\w+)"/)?.[1] ?? '';
+    const threadKey = stream.match(/"threadKey":"(thk_\w+)"/)?.[1] ?? '';
+    const messageId = stream.match(/"messageId":"(msg_\w+)"/)?.[1] ?? '';
+    const voted = await fetch(`${server.baseUrl}/v2/assistant/acme/feedback`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-9',
+        threadId,
+        threadKey,
+        messageId,
+        rating: 'down',
+        comment: 'Too vague.',
+      }),
+    });
+    expect(voted.status).toBe(200);
+
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const page = await context.newPage();
+    await signIn(page, server, adminKey);
+    await page.goto(`${server.baseUrl}/console/feedback`);
+    const item = page.locator('.card', { hasText: 'Too vague.' });
+    expect(await item.innerText()).toContain('Where is the keys page?');
+    await page.screenshot({ path: path.join(screenshots, 'console-feedback.png'), fullPage: true });
+    await item.getByRole('button', { name: 'Mark resolved' }).click();
+    await page.waitForURL(/\/console\/feedback/);
+    expect(await page.locator('.card', { hasText: 'Too vague.' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Resolved' }).click();
+    expect(
+      await page.locator('.card', { hasText: 'Too vague.' }).getByRole('button', { name: 'Reopen' }).count(),
+    ).toBe(1);
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'CSV' }).click();
+    const file = await (await download).path();
+    expect(fs.readFileSync(file, 'utf8')).toContain('Too vague.');
+    await page.goto(`${server.baseUrl}/console/conversations`);
+    const cookie = (await context.cookies())[0]?.value ?? '';
+    const jsonl = await fetch(`${server.baseUrl}/console/export/conversations.jsonl?period=7d`, {
+      headers: { Cookie: `docent_console=${cookie}` },
+    });
+    expect(jsonl.headers.get('Content-Disposition')).toBe(
+      'attachment; filename="docent-conversations.jsonl"',
+    );
+    const lines = (await jsonl.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.some((line) => JSON.stringify(line).includes('Where is the keys page?'))).toBe(true);
+    // Another organization's export holds none of it.
+    const otherPage = await (await browser.newContext()).newPage();
+    await signIn(otherPage, server, otherAdminKey);
+    const otherCookie = (await otherPage.context().cookies())[0]?.value ?? '';
+    const otherExport = await fetch(`${server.baseUrl}/console/export/conversations.jsonl?period=7d`, {
+      headers: { Cookie: `docent_console=${otherCookie}` },
+    });
+    expect(await otherExport.text()).toBe('');
+    await otherPage.context().close();
+
+    await page.goto(`${server.baseUrl}/console/usage`);
+    await page.getByLabel(/Delete conversations idle/).fill('30');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/saved=1/);
+    expect(await page.locator('main').innerText()).toContain('Now: 30 days.');
+
+    await page.goto(`${server.baseUrl}/console/conversations/${threadId}`);
+    await page.getByRole('button', { name: 'Delete this conversation' }).click();
+    await page.waitForURL(/\/console\/conversations$/);
+    const gone = await page.goto(`${server.baseUrl}/console/conversations/${threadId}`);
+    expect(gone?.status()).toBe(404);
     await context.close();
   });
 });

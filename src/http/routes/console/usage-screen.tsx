@@ -1,23 +1,44 @@
 import { Hono } from 'hono';
+import {
+  getRetentionDays,
+  MAX_RETENTION_DAYS,
+  MIN_RETENTION_DAYS,
+  setRetentionDays,
+} from '../../../analytics/retention.ts';
 import { dailyUsage, dayOf, getBalance } from '../../../limits/credits.ts';
 import type { Storage } from '../../../storage/database.ts';
 import { FALLBACK_PLAN, getOrganizationPlan } from '../../../tenancy/plans.ts';
+import { DocentError } from '../../errors.ts';
 import { Chart } from './chart.tsx';
 import type { ConsoleEnv } from './console-env.ts';
-import { Layout } from './layout.tsx';
+import { Csrf, Layout } from './layout.tsx';
 
 /** Plan and usage: the plan's limits, this month's credits, and answered requests per day. */
 export function usageScreen(deps: { storage: Storage; scriptSrc: string | null }): Hono<ConsoleEnv> {
-  return new Hono<ConsoleEnv>().get('/console/usage', async (c) => {
+  const route = new Hono<ConsoleEnv>();
+  route.post('/console/organization/retention', async (c) => {
+    const form = await c.req.parseBody();
+    const text = typeof form.days === 'string' ? form.days.trim() : '';
+    const days = text === '' ? null : Number(text);
+    if (days !== null && (!Number.isInteger(days) || days < MIN_RETENTION_DAYS || days > MAX_RETENTION_DAYS))
+      throw new DocentError(
+        'invalid_request',
+        `Keep conversations ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS} days, or leave it empty to keep them`,
+      );
+    await setRetentionDays(deps.storage, c.get('session').organization.id, days);
+    return c.redirect('/console/usage?saved=1', 303);
+  });
+  route.get('/console/usage', async (c) => {
     const session = c.get('session');
     const organizationId = session.organization.id;
     const now = new Date();
     const to = dayOf(now);
     const from = `${to.slice(0, 7)}-01`;
-    const [plan, balance, days] = await Promise.all([
+    const [plan, balance, days, retention] = await Promise.all([
       getOrganizationPlan(deps.storage, organizationId),
       getBalance(deps.storage, organizationId, now),
       dailyUsage(deps.storage, organizationId, { from, to }),
+      getRetentionDays(deps.storage, organizationId),
     ]);
     const p = plan ?? FALLBACK_PLAN;
     return c.html(
@@ -54,7 +75,32 @@ export function usageScreen(deps: { storage: Storage; scriptSrc: string | null }
             { label: 'Credits', values: days.map((d) => d.credits) },
           ]}
         />
-        <table style="margin-top:1rem">
+        <h2>Conversation retention</h2>
+        {c.req.query('saved') ? <div class="notice">Retention saved.</div> : null}
+        <form method="post" action="/console/organization/retention" class="row">
+          <Csrf session={session} />
+          <label>
+            Delete conversations idle for more than{' '}
+            <input
+              name="days"
+              type="number"
+              min={MIN_RETENTION_DAYS}
+              max={MAX_RETENTION_DAYS}
+              value={retention === null ? '' : String(retention)}
+              placeholder="keep"
+              style="width:6rem"
+            />{' '}
+            days
+          </label>
+          <button class="secondary" type="submit">
+            Save
+          </button>
+          <span class="muted">
+            {retention === null ? 'Now: kept until deleted.' : `Now: ${retention} days.`} Checked every hour.
+          </span>
+        </form>
+        <h2>Per day</h2>
+        <table>
           <thead>
             <tr>
               <th>Day</th>
@@ -77,4 +123,5 @@ export function usageScreen(deps: { storage: Storage; scriptSrc: string | null }
       </Layout>,
     );
   });
+  return route;
 }

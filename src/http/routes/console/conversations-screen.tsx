@@ -1,0 +1,159 @@
+import { Hono } from 'hono';
+import { deleteConversation, listConversations } from '../../../analytics/conversations.ts';
+import { listThreadFeedback } from '../../../assistant/feedback.ts';
+import { listThreadMessages } from '../../../assistant/threads.ts';
+import type { Storage } from '../../../storage/database.ts';
+import { getOrganizationThread } from '../../../tenancy/organization-threads.ts';
+import { listSites } from '../../../tenancy/sites.ts';
+import { DocentError } from '../../errors.ts';
+import { FilterBar, filterFromQuery, withQuery } from './analytics-filter-bar.tsx';
+import type { ConsoleEnv } from './console-env.ts';
+import { Csrf, Layout } from './layout.tsx';
+
+/** Conversations per page of the list. */
+const CONVERSATIONS_PER_PAGE = 50;
+
+/** Conversations: the filtered list with exports, and each thread in full (sources, timings, feedback). */
+export function conversationsScreen(deps: { storage: Storage; scriptSrc: string | null }): Hono<ConsoleEnv> {
+  const route = new Hono<ConsoleEnv>();
+
+  route.get('/console/conversations', async (c) => {
+    const session = c.get('session');
+    const { filter, query, error } = filterFromQuery(c);
+    const cursor = c.req.query('cursor');
+    const [sites, list] = await Promise.all([
+      listSites(deps.storage, session.organization.id),
+      listConversations(deps.storage, session.organization.id, filter, {
+        limit: CONVERSATIONS_PER_PAGE,
+        ...(cursor ? { cursor } : {}),
+      }),
+    ]);
+    return c.html(
+      <Layout title="Conversations" session={session} active="conversations" scriptSrc={deps.scriptSrc}>
+        <FilterBar
+          action="/console/conversations"
+          query={query}
+          sites={sites}
+          error={error}
+          fields={['answered', 'feedback', 'page', 'version', 'language', 'q']}
+        />
+        <p class="row">
+          Export these conversations:
+          <a href={withQuery('/console/export/conversations.csv', query, {})}>CSV</a>
+          <a href={withQuery('/console/export/conversations.jsonl', query, {})}>JSONL</a>
+        </p>
+        <table>
+          <thead>
+            <tr>
+              <th>Last active</th>
+              <th>Site</th>
+              <th>First question</th>
+              <th>Messages</th>
+              <th>Couldn't answer</th>
+              <th>Feedback</th>
+              <th>Page</th>
+              <th>Reader</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.items.map((t) => (
+              <tr>
+                <td>{t.updatedAt.slice(0, 16).replace('T', ' ')}</td>
+                <td>{t.site}</td>
+                <td>
+                  <a href={`/console/conversations/${t.threadId}`}>{t.firstQuestion.slice(0, 140)}</a>
+                </td>
+                <td>{t.messageCount}</td>
+                <td>{t.unanswered > 0 ? <span class="badge bad">{t.unanswered}</span> : ''}</td>
+                <td>
+                  {t.feedbackUp > 0 ? <span class="badge ok">{t.feedbackUp} helpful</span> : null}{' '}
+                  {t.feedbackDown > 0 ? <span class="badge bad">{t.feedbackDown} not</span> : null}
+                </td>
+                <td>{t.page ?? ''}</td>
+                <td>
+                  <code>{t.fpHash}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {list.items.length === 0 ? <p class="muted">No conversations match.</p> : null}
+        {list.nextCursor ? (
+          <p>
+            <a href={withQuery('/console/conversations', query, { cursor: list.nextCursor })}>
+              Older conversations →
+            </a>
+          </p>
+        ) : null}
+      </Layout>,
+    );
+  });
+
+  route.get('/console/conversations/:id', async (c) => {
+    const session = c.get('session');
+    const found = await getOrganizationThread(deps.storage, session.organization.id, c.req.param('id'));
+    if (!found) throw new DocentError('not_found', 'No such conversation in this organization');
+    const [messages, feedback] = await Promise.all([
+      listThreadMessages(deps.storage, found.thread.id),
+      listThreadFeedback(deps.storage, found.thread.id),
+    ]);
+    return c.html(
+      <Layout title="Conversation" session={session} active="conversations" scriptSrc={deps.scriptSrc}>
+        <p class="muted">
+          Site {found.domain} · started {found.thread.created_at.slice(0, 16).replace('T', ' ')} ·{' '}
+          {messages.length} messages
+        </p>
+        {messages.map((m) => (
+          <div class={`msg ${m.role}`}>
+            <div class="row">
+              <strong>{m.role === 'user' ? 'Reader' : 'Assistant'}</strong>
+              <span class="muted">{m.createdAt.slice(0, 19).replace('T', ' ')}</span>
+              {m.role === 'assistant' && m.status !== 'complete' ? (
+                <span class="badge warn">{m.status}</span>
+              ) : null}
+            </div>
+            <pre>{m.content}</pre>
+            {m.sources.length > 0 ? (
+              <ol>
+                {m.sources.map((s) => (
+                  <li>
+                    <a href={/^https?:\/\//.test(s.url) ? s.url : '#'}>{s.title}</a>
+                  </li>
+                ))}
+              </ol>
+            ) : null}
+            {m.role === 'assistant' ? (
+              <p class="muted">
+                {m.timings?.firstTokenMs !== undefined ? `first token ${m.timings.firstTokenMs} ms · ` : ''}
+                {m.timings?.totalMs !== undefined ? `total ${m.timings.totalMs} ms · ` : ''}
+                {m.usage ? `${m.usage.promptTokens} + ${m.usage.completionTokens} tokens` : ''}
+              </p>
+            ) : null}
+            {(feedback.get(m.id) ?? []).map((f) => (
+              <p>
+                <span class={`badge ${f.rating === 'up' ? 'ok' : 'bad'}`}>
+                  {f.rating === 'up' ? 'Helpful' : 'Not helpful'}
+                </span>{' '}
+                {f.comment ?? ''}
+              </p>
+            ))}
+          </div>
+        ))}
+        <form method="post" action={`/console/conversations/${found.thread.id}/delete`}>
+          <Csrf session={session} />
+          <button class="danger" type="submit">
+            Delete this conversation
+          </button>
+        </form>
+      </Layout>,
+    );
+  });
+
+  route.post('/console/conversations/:id/delete', async (c) => {
+    const session = c.get('session');
+    const deleted = await deleteConversation(deps.storage, session.organization.id, c.req.param('id'));
+    if (!deleted) throw new DocentError('not_found', 'No such conversation in this organization');
+    return c.redirect('/console/conversations', 303);
+  });
+  return route;
+}

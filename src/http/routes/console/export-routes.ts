@@ -1,0 +1,28 @@
+import { Hono } from 'hono';
+import { stream } from 'hono/streaming';
+import { exportConversations, exportFeedback } from '../../../analytics/export.ts';
+import type { Storage } from '../../../storage/database.ts';
+import { DocentError } from '../../errors.ts';
+import { filterFromQuery } from './analytics-filter-bar.tsx';
+import type { ConsoleEnv } from './console-env.ts';
+
+const TYPES = { csv: 'text/csv; charset=utf-8', jsonl: 'application/x-ndjson; charset=utf-8' } as const;
+
+/** Conversations and feedback as CSV or JSONL, with the screen's filter, streamed as they are read. */
+export function exportRoutes(deps: { storage: Storage }): Hono<ConsoleEnv> {
+  return new Hono<ConsoleEnv>().get('/console/export/:file{(conversations|feedback)\\.(csv|jsonl)}', (c) => {
+    const [what, format] = c.req.param('file').split('.') as ['conversations' | 'feedback', 'csv' | 'jsonl'];
+    const { filter, error } = filterFromQuery(c);
+    if (error) throw new DocentError('invalid_request', error);
+    const organizationId = c.get('session').organization.id;
+    const rows =
+      what === 'conversations'
+        ? exportConversations(deps.storage, organizationId, filter, format)
+        : exportFeedback(deps.storage, organizationId, filter, format);
+    c.header('Content-Type', TYPES[format]);
+    c.header('Content-Disposition', `attachment; filename="docent-${what}.${format}"`);
+    return stream(c, async (out) => {
+      for await (const chunk of rows) await out.write(chunk);
+    });
+  });
+}

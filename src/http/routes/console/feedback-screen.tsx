@@ -1,0 +1,115 @@
+import { Hono } from 'hono';
+import { listFeedback, resolveFeedback } from '../../../analytics/feedback-inbox.ts';
+import type { Storage } from '../../../storage/database.ts';
+import { listSites } from '../../../tenancy/sites.ts';
+import { DocentError } from '../../errors.ts';
+import { FilterBar, filterFromQuery, withQuery } from './analytics-filter-bar.tsx';
+import type { ConsoleEnv } from './console-env.ts';
+import { Csrf, Layout } from './layout.tsx';
+
+/** Feedback items per page of the inbox. */
+const FEEDBACK_PER_PAGE = 50;
+
+/** The feedback inbox: votes and comments with their question and answer; mark each resolved. */
+export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | null }): Hono<ConsoleEnv> {
+  const route = new Hono<ConsoleEnv>();
+  route.get('/console/feedback', async (c) => {
+    const session = c.get('session');
+    const { filter, query, error } = filterFromQuery(c);
+    const show =
+      c.req.query('show') === 'resolved' ? 'resolved' : c.req.query('show') === 'all' ? 'all' : 'open';
+    const cursor = c.req.query('cursor');
+    const [sites, inbox] = await Promise.all([
+      listSites(deps.storage, session.organization.id),
+      listFeedback(
+        deps.storage,
+        session.organization.id,
+        { ...filter, ...(show === 'all' ? {} : { resolved: show === 'resolved' }) },
+        { limit: FEEDBACK_PER_PAGE, ...(cursor ? { cursor } : {}) },
+      ),
+    ]);
+    const tab = (value: string, label: string) => (
+      <a
+        href={withQuery('/console/feedback', { ...query, show: value }, {})}
+        aria-current={show === value ? 'page' : undefined}
+      >
+        {label}
+      </a>
+    );
+    return c.html(
+      <Layout title="Feedback" session={session} active="feedback" scriptSrc={deps.scriptSrc}>
+        <FilterBar
+          action="/console/feedback"
+          query={query}
+          sites={sites}
+          error={error}
+          fields={['feedback']}
+        />
+        <p class="row">
+          {tab('open', 'Open')} {tab('resolved', 'Resolved')} {tab('all', 'All')} · Export:
+          <a href={withQuery('/console/export/feedback.csv', query, {})}>CSV</a>
+          <a href={withQuery('/console/export/feedback.jsonl', query, {})}>JSONL</a>
+        </p>
+        <div class="stack">
+          {inbox.items.map((f) => (
+            <div class="card">
+              <div class="row">
+                <span class={`badge ${f.rating === 'up' ? 'ok' : 'bad'}`}>
+                  {f.rating === 'up' ? 'Helpful' : 'Not helpful'}
+                </span>
+                <span class="muted">
+                  {f.site} · {f.updatedAt.slice(0, 16).replace('T', ' ')} · reader <code>{f.fpHash}</code>
+                </span>
+                <a href={`/console/conversations/${f.threadId}`}>conversation</a>
+                <form method="post" action="/console/feedback/resolve" style="margin-left:auto">
+                  <Csrf session={session} />
+                  <input type="hidden" name="messageId" value={f.messageId} />
+                  <input type="hidden" name="fpHash" value={f.fpHash} />
+                  <input type="hidden" name="resolved" value={f.resolvedAt ? 'false' : 'true'} />
+                  <button class="secondary" type="submit">
+                    {f.resolvedAt ? 'Reopen' : 'Mark resolved'}
+                  </button>
+                </form>
+              </div>
+              {f.comment ? <p>“{f.comment}”</p> : null}
+              <p>
+                <strong>Q:</strong> {f.question}
+              </p>
+              <p class="muted">
+                <strong>A:</strong> {f.answer.slice(0, 400)}
+                {f.answer.length > 400 ? '…' : ''}
+              </p>
+            </div>
+          ))}
+        </div>
+        {inbox.items.length === 0 ? <p class="muted">No feedback here.</p> : null}
+        {inbox.nextCursor ? (
+          <p>
+            <a href={withQuery('/console/feedback', { ...query, show }, { cursor: inbox.nextCursor })}>
+              Older →
+            </a>
+          </p>
+        ) : null}
+      </Layout>,
+    );
+  });
+
+  route.post('/console/feedback/resolve', async (c) => {
+    const session = c.get('session');
+    const form = await c.req.parseBody();
+    const messageId = typeof form.messageId === 'string' ? form.messageId : '';
+    const fpHash = typeof form.fpHash === 'string' ? form.fpHash : '';
+    const changed = await resolveFeedback(deps.storage, session.organization.id, {
+      messageId,
+      fpHash,
+      resolved: form.resolved === 'true',
+    });
+    if (!changed) throw new DocentError('not_found', 'No such feedback in this organization');
+    const back = c.req.header('Referer');
+    return c.redirect(
+      back && new URL(back).pathname === '/console/feedback' ? back : '/console/feedback',
+      303,
+    );
+  });
+  return route;
+}
