@@ -6,6 +6,13 @@ import { loadDocsFolder } from './load-docs-folder.ts';
 import type { LoadedSite, ParsedPage } from './types.ts';
 
 /**
+ * What is indexed, not how fast: on a loaded CI machine (browser suites running beside) a 726 KB schema
+ * page of mcp-docs once passed the production 10 s parse budget and was skipped. The budget is tested in
+ * page-loader-pool-limits.test.ts.
+ */
+const CORPUS_LOAD = { limits: { maxPageParseMs: 120_000 } };
+
+/**
  * Independent, deliberately naive count of what the loader should index: every string under a `pages`
  * key (and every group `root`), following `$ref`, normalised, that exists on disk, minus pages whose
  * front matter opts out of search.
@@ -60,7 +67,7 @@ const allText = (p: ParsedPage): string => p.chunks.map((c) => c.text).join('\n\
 describe('ollama', () => {
   let site: LoadedSite;
   beforeAll(async () => {
-    site = await loadDocsFolder(corpusDir('ollama'));
+    site = await loadDocsFolder(corpusDir('ollama'), CORPUS_LOAD);
   });
 
   it('indexes exactly the navigation pages that exist', () => {
@@ -89,7 +96,7 @@ describe('ollama', () => {
 describe('mintlify-docs', () => {
   let site: LoadedSite;
   beforeAll(async () => {
-    site = await loadDocsFolder(corpusDir('mintlify-docs'));
+    site = await loadDocsFolder(corpusDir('mintlify-docs'), CORPUS_LOAD);
   });
 
   it('loads every navigation page across the $ref language files', () => {
@@ -133,7 +140,7 @@ describe('mintlify-docs', () => {
 
 describe('mintlify-docs-2025-02-mintjson', () => {
   it('reads the legacy mint.json navigation with nested groups', async () => {
-    const site = await loadDocsFolder(corpusDir('mintlify-docs-2025-02-mintjson'));
+    const site = await loadDocsFolder(corpusDir('mintlify-docs-2025-02-mintjson'), CORPUS_LOAD);
     const expected = expectedNavPages(corpusDir('mintlify-docs-2025-02-mintjson'));
     expect(expected).toHaveLength(92);
     expect(site.pages.map((p) => p.path)).toEqual(expected);
@@ -147,7 +154,7 @@ describe('mintlify-docs-2025-02-mintjson', () => {
 describe('mcp-docs', () => {
   let site: LoadedSite;
   beforeAll(async () => {
-    site = await loadDocsFolder(corpusDir('mcp-docs'));
+    site = await loadDocsFolder(corpusDir('mcp-docs'), CORPUS_LOAD);
   });
 
   it('indexes the navigation pages and declares the versions', () => {
@@ -177,7 +184,7 @@ describe('mcp-docs', () => {
 describe('crewai-docs', () => {
   let site: LoadedSite;
   beforeAll(async () => {
-    site = await loadDocsFolder(corpusDir('crewai-docs'));
+    site = await loadDocsFolder(corpusDir('crewai-docs'), CORPUS_LOAD);
   });
 
   it('indexes the two versions on disk and caps missing-page warnings', () => {
@@ -203,7 +210,7 @@ describe('crewai-docs', () => {
 describe('unstructured-docs', () => {
   let site: LoadedSite;
   beforeAll(async () => {
-    site = await loadDocsFolder(corpusDir('unstructured-docs'));
+    site = await loadDocsFolder(corpusDir('unstructured-docs'), CORPUS_LOAD);
   });
 
   it('indexes the navigation pages, ignoring global external anchors', () => {

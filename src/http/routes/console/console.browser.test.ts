@@ -8,6 +8,7 @@ import { createApiKey } from '../../../tenancy/api-keys.ts';
 import { bootstrapSite } from '../../../tenancy/bootstrap-site.ts';
 import { launchChromium } from '../../../testing/browser.ts';
 import { repoRoot } from '../../../testing/paths.ts';
+import { seedAnalytics } from '../../../testing/seed-analytics.ts';
 import { startTestServer, type TestServer } from '../../../testing/server.ts';
 import { testChromiumPath } from '../../../testing/services.ts';
 
@@ -363,5 +364,52 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     const gone = await page.goto(`${server.baseUrl}/console/conversations/${threadId}`);
     expect(gone?.status()).toBe(404);
     await context.close();
+  });
+
+  it('renders every screen over 10,000 seeded threads of two organizations, each seeing only its own', async () => {
+    const seeded = await startTestServer('sqlite');
+    try {
+      const data = await seedAnalytics(seeded.storage, { organizations: 2, threadsPerOrganization: 5_000 });
+      expect(data.threads).toBe(10_000);
+      const [first, second] = data.organizations;
+      if (!first || !second) throw new Error('two organizations were seeded');
+      context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      await signIn(page, seeded, first.adminKey);
+      const screensToVisit = [
+        '/console',
+        '/console/conversations',
+        '/console/gaps',
+        '/console/questions',
+        '/console/pages',
+        '/console/feedback',
+        '/console/sites',
+        '/console/keys',
+        '/console/usage',
+        `/console/sites/${first.sites[0]?.domain}`,
+      ];
+      for (const screen of screensToVisit) {
+        const response = await page.goto(`${seeded.baseUrl}${screen}`);
+        expect(response?.status(), screen).toBe(200);
+        const text = await page.locator('main').innerText();
+        expect(text, screen).not.toContain(second.sites[0]?.domain ?? '-');
+        expect(text, screen).not.toContain(second.organization.name);
+      }
+      await page.goto(`${seeded.baseUrl}/console/conversations`);
+      expect(await page.locator('tbody tr').count()).toBe(50);
+      await page.getByRole('link', { name: 'Older conversations →' }).click();
+      expect(await page.locator('tbody tr').count()).toBe(50);
+      await page.goto(`${seeded.baseUrl}/console/pages`);
+      await page.screenshot({ path: path.join(screenshots, 'console-pages.png'), fullPage: false });
+      await page.goto(`${seeded.baseUrl}/console/gaps`);
+      expect(await page.locator('.card').count()).toBeGreaterThan(0);
+      await page.screenshot({ path: path.join(screenshots, 'console-gaps.png'), fullPage: false });
+      await page.goto(`${seeded.baseUrl}/console`);
+      await page.locator('[data-chart] canvas').first().waitFor();
+      await page.screenshot({ path: path.join(screenshots, 'console-overview.png'), fullPage: false });
+      await context.close();
+    } finally {
+      await seeded.stop();
+    }
   });
 });
