@@ -6,13 +6,12 @@
  *
  * A question is its set of content terms, analyzed as the search analyzes text (src/search/tokenize.ts:
  * stop words dropped, Snowball-stemmed, identifiers split), each weighted by its rarity among the site's
- * questions (IDF; everyday words weigh less still). A group keeps a profile (each term and how many of its
- * questions have it) and its latest `MAX_EXEMPLARS` questions. A question's similarity to a group is the
- * larger of its weighted Dice coefficient with the group's average question (estimated from the profile)
- * and with the closest of those latest questions; typos of longer words match (`rotaiton` ~ `rotation`).
- * It joins the best group at or above `GROUP_SIMILARITY_THRESHOLD`, else starts one. Only the
- * `MAX_GROUP_CANDIDATES` groups sharing the most weight with it are scored, so a question costs about
- * the same on a site with ten groups or ten thousand.
+ * groups (IDF; everyday words weigh less still). A group keeps a profile: each term and how many of its
+ * questions have it. A question's similarity to a group is the weighted Dice coefficient it has, on
+ * average, with the group's questions (estimated from the profile); typos of longer words match
+ * (`rotaiton` ~ `rotation`). It joins the best group at or above `GROUP_SIMILARITY_THRESHOLD`, else
+ * starts one. Only the `MAX_GROUP_CANDIDATES` groups sharing the most weight with it are scored, so a
+ * question costs about the same on a site with ten groups or ten thousand.
  *
  * This file is pure (no storage); `question-grouper.ts` keeps one `GroupIndex` per site over the database.
  */
@@ -21,15 +20,15 @@ import { stemmerNameFor } from '../search/stemmer.ts';
 import { tokenize } from '../search/tokenize.ts';
 
 /** Similarity a question needs to join a group (chosen on eval/question-groups, see its README). */
-export const GROUP_SIMILARITY_THRESHOLD = 0.45;
+export const GROUP_SIMILARITY_THRESHOLD = 0.4;
 /** Groups scored per question: those sharing the most terms with it, so the cost is bounded. */
 export const MAX_GROUP_CANDIDATES = 8;
+/** Groups gathered as candidates before commoner terms stop adding more (see `#best`). */
+const CANDIDATE_POOL = 16;
 /** Terms a group's profile keeps (its most frequent): enough for any question, small to store. */
 export const MAX_SIGNATURE_TERMS = 32;
 /** Terms of a question that count; a pasted stack trace must not cost more than a question. */
 export const MAX_QUESTION_TERMS = 24;
-/** Latest questions of a group kept whole: a new one may be close to one of them rather than to the average. */
-export const MAX_EXEMPLARS = 6;
 /** Terms shorter than this match only exactly: `api` and `apt` are different words. */
 const MIN_FUZZY_TERM = 5;
 /** Groups assumed to exist, none with the term, when weighing terms: keeps IDF sane on a new site. */
@@ -65,18 +64,13 @@ export interface GroupSignature {
   t: string[];
   c: number[];
   n: number;
-  /** The terms of its latest questions, newest last. */
-  m?: string[][];
 }
 
 export function parseSignature(text: string): GroupSignature {
   const value = JSON.parse(text) as Partial<GroupSignature>;
   const t = Array.isArray(value.t) ? value.t.filter((x): x is string => typeof x === 'string') : [];
   const c = Array.isArray(value.c) ? value.c.map((x) => Math.max(1, Number(x) || 1)) : [];
-  const m = Array.isArray(value.m)
-    ? value.m.filter(Array.isArray).map((terms) => terms.filter((x): x is string => typeof x === 'string'))
-    : [];
-  return { t, c: t.map((_, i) => c[i] ?? 1), n: Math.max(1, Number(value.n) || 1), m };
+  return { t, c: t.map((_, i) => c[i] ?? 1), n: Math.max(1, Number(value.n) || 1) };
 }
 
 /** Typos of longer words (one insertion, deletion, substitution or transposition) match. */
@@ -90,12 +84,23 @@ function termsMatch(a: string, b: string): boolean {
  * Keys a term is found under: itself and, for longer words, every one-letter deletion (two words one
  * edit apart always share one: SymSpell's trick), so typos find their groups without a scan.
  */
-function keysOf(term: string): string[] {
+function keysOf(term: string): readonly string[] {
   if (term.length < MIN_FUZZY_TERM) return [term];
-  const keys = new Set([term]);
-  for (let i = 0; i < term.length; i++) keys.add(`${term.slice(0, i)}${term.slice(i + 1)}\u0001`);
-  return [...keys];
+  let keys = keyCache.get(term);
+  if (keys === undefined) {
+    const set = new Set([term]);
+    for (let i = 0; i < term.length; i++) set.add(`${term.slice(0, i)}${term.slice(i + 1)}\u0001`);
+    keys = [...set];
+    // Bounded: cleared when full, as the stemmer's memo is.
+    if (keyCache.size >= KEY_CACHE_TERMS) keyCache.clear();
+    keyCache.set(term, keys);
+  }
+  return keys;
 }
+
+/** Terms whose keys are kept ready: a site's questions reuse a vocabulary of a few thousand words. */
+const KEY_CACHE_TERMS = 50_000;
+const keyCache = new Map<string, readonly string[]>();
 
 interface Group {
   id: string;
@@ -104,8 +109,6 @@ interface Group {
   n: number;
   /** Order of last use: larger is more recent. */
   touched: number;
-  /** The terms of its latest questions (at most `MAX_EXEMPLARS`), newest last. */
-  members: string[][];
 }
 
 export interface Assignment {
@@ -142,7 +145,6 @@ export class GroupIndex {
       counts,
       n: signature.n,
       touched: ++this.#clock,
-      members: (signature.m ?? []).slice(-MAX_EXEMPLARS),
     });
   }
 
@@ -151,7 +153,7 @@ export class GroupIndex {
     if (terms.length === 0) return null;
     const weights = new Map(terms.map((term) => [term, this.#weight(term)]));
     const best = this.#best(terms, weights);
-    const group: Group = best ?? { id: newId(), counts: new Map(), n: 0, touched: 0, members: [] };
+    const group: Group = best ?? { id: newId(), counts: new Map(), n: 0, touched: 0 };
     group.n += 1;
     group.touched = ++this.#clock;
     for (const term of terms) {
@@ -163,21 +165,36 @@ export class GroupIndex {
       const key = own ?? term;
       group.counts.set(key, (group.counts.get(key) ?? 0) + 1);
     }
-    group.members.push([...terms]);
-    if (group.members.length > MAX_EXEMPLARS) group.members.shift();
     for (const dropped of trimProfile(group)) this.#unindex(group.id, dropped);
     this.#touch(group);
     return { groupId: group.id, created: best === undefined, signature: signatureOf(group) };
   }
 
-  /** The closest group at or above the threshold, among the candidates sharing the most keys. */
+  /** The closest group at or above the threshold, among the candidates sharing the most weight. */
   #best(terms: readonly string[], weights: ReadonlyMap<string, number>): Group | undefined {
+    // Candidates come from the question's rarest terms first (their keys hold few groups); once
+    // `CANDIDATE_POOL` groups are found, commoner terms (the product's name, in every other group) are
+    // only checked against those, never read whole.
+    const weightOf0 = (term: string): number => weights.get(term) ?? 0;
+    const rarestFirst = [...terms].sort(
+      (x, y) => weightOf0(y) - weightOf0(x) || (x < y ? -1 : x > y ? 1 : 0),
+    );
     const shared = new Map<string, number>();
-    for (const term of terms) {
-      const weight = weights.get(term) ?? 0;
-      const hit = new Set<string>();
+    const gathered = new Set<string>();
+    const hit = new Set<string>();
+    for (const term of rarestFirst) {
+      if (shared.size >= CANDIDATE_POOL) break;
+      // A term in more groups than the pool holds finds candidates only when nothing rarer did.
+      if (shared.size > 0 && (this.#df.get(term) ?? 0) > CANDIDATE_POOL) continue;
+      gathered.add(term);
+      hit.clear();
       for (const key of keysOf(term)) for (const id of this.#keys.get(key) ?? []) hit.add(id);
-      for (const id of hit) shared.set(id, (shared.get(id) ?? 0) + weight);
+      for (const id of hit) shared.set(id, (shared.get(id) ?? 0) + weightOf0(term));
+    }
+    for (const term of terms) {
+      if (gathered.has(term)) continue;
+      for (const [id, overlap] of shared)
+        if (this.#groups.get(id)?.counts.has(term)) shared.set(id, overlap + weightOf0(term));
     }
     let own = 0;
     for (const weight of weights.values()) own += weight;
@@ -265,9 +282,9 @@ export class GroupIndex {
 }
 
 /**
- * How close a question is to a group: the larger of its weighted Dice coefficient with the group's
- * average question (each of its terms counts by the share of the group's questions that have it, over
- * its own weight plus a typical member's) and with the closest of the group's latest questions.
+ * How close a question is to a group: the weighted Dice coefficient it has, on average, with the group's
+ * questions. Each of its terms counts by the share of the group's questions that have it (or a typo of
+ * it); the denominator is its own weight plus a typical member's.
  */
 function similarity(
   terms: readonly string[],
@@ -284,18 +301,7 @@ function similarity(
   }
   let member = 0;
   for (const [t, c] of group.counts) member += (weightOf(t) * c) / group.n;
-  const average = own + member === 0 ? 0 : (2 * shared) / (own + member);
-  let closest = 0;
-  for (const other of group.members) {
-    let both = 0;
-    let theirs = 0;
-    for (const t of other) theirs += weightOf(t);
-    for (const term of terms)
-      if (other.includes(term) || (term.length >= MIN_FUZZY_TERM && other.some((t) => termsMatch(term, t))))
-        both += weightOf(term);
-    closest = Math.max(closest, own + theirs === 0 ? 0 : (2 * both) / (own + theirs));
-  }
-  return Math.max(average, closest);
+  return own + member === 0 ? 0 : (2 * shared) / (own + member);
 }
 
 /** Keeps the group's most common terms (among equals, the earliest); returns the terms dropped. */
@@ -307,5 +313,5 @@ function trimProfile(group: Group): string[] {
 }
 
 function signatureOf(group: Group): GroupSignature {
-  return { t: [...group.counts.keys()], c: [...group.counts.values()], n: group.n, m: group.members };
+  return { t: [...group.counts.keys()], c: [...group.counts.values()], n: group.n };
 }
