@@ -1,10 +1,9 @@
 /**
  * Which pages answers lean on: the pages the range's answers cited most (with readers' votes on those
- * answers), and the pages of the organization's sites no answer in the range cited. Citations are read
- * from each answer's stored sources with the database's own JSON functions, so nothing is parsed here.
+ * answers), and the pages of the organization's sites no answer in the range cited.
  */
-import { type RawBuilder, sql } from 'kysely';
-import type { DialectName, Storage } from '../storage/database.ts';
+import { sql } from 'kysely';
+import type { Storage } from '../storage/database.ts';
 import type { AnalyticsFilter } from './analytics-filter.ts';
 import { num, questionsFrom, siteIdsOf, votesByAnswer } from './question-scope.ts';
 
@@ -17,13 +16,6 @@ export interface PageStats {
   neverCited: { site: string; path: string; title: string }[];
 }
 
-/** The join giving one row (`e`) per source of answer `a`, and the cited page path of that row. */
-function eachSource(dialect: DialectName): { join: RawBuilder<unknown>; path: RawBuilder<unknown> } {
-  return dialect === 'postgres'
-    ? { join: sql`cross join lateral json_array_elements(a.sources::json) e`, path: sql`e.value ->> 'path'` }
-    : { join: sql`join json_each(a.sources) e`, path: sql`json_extract(e.value, '$.path')` };
-}
-
 export async function pageStats(
   storage: Storage,
   organizationId: string,
@@ -31,26 +23,27 @@ export async function pageStats(
 ): Promise<PageStats> {
   const siteIds = await siteIdsOf(storage, organizationId, filter);
   if (siteIds.length === 0) return { mostCited: [], neverCited: [] };
-  // Each cited page counts once per answer, however many of its sections the answer cited.
-  const source = eachSource(storage.dialect);
-  const cited = await sql<{
-    site_id: string;
-    domain: string;
-    path: string;
-    citations: unknown;
-    up: unknown;
-    down: unknown;
-  }>`
-    select c.site_id, c.domain, c.path, count(*) as citations,
-      sum(coalesce(fb.up, 0)) as up, sum(coalesce(fb.down, 0)) as down
-    from (
-      select distinct t.site_id, s.domain, ${source.path} as path, a.id as answer_id
-      ${questionsFrom(organizationId, siteIds, filter, sql`join sites s on s.id = t.site_id ${source.join}`)} and a.sources <> '[]'
-    ) c
-    ${votesByAnswer(organizationId, sql`c.answer_id`)}
-    where c.path is not null
-    group by c.site_id, c.domain, c.path
-    order by count(*) desc, c.domain, c.path`.execute(storage.db);
+  // The answers' stored sources, parsed here: measured faster than the databases' own JSON functions
+  // (json_each, json_array_elements) on both, and the same code for both.
+  const answers = await sql<{ site_id: string; sources: string; up: unknown; down: unknown }>`
+    select t.site_id, a.sources, fb.up, fb.down
+    ${questionsFrom(organizationId, siteIds, filter, votesByAnswer(organizationId, sql`a.id`))}
+      and a.sources <> '[]'`.execute(storage.db);
+  const cited = new Map<
+    string,
+    { siteId: string; path: string; citations: number; up: number; down: number }
+  >();
+  for (const answer of answers.rows) {
+    // Each cited page counts once per answer, however many of its sections the answer cited.
+    for (const path of new Set(citedPaths(answer.sources))) {
+      const key = `${answer.site_id}\u0000${path}`;
+      const page = cited.get(key) ?? { siteId: answer.site_id, path, citations: 0, up: 0, down: 0 };
+      page.citations += 1;
+      page.up += num(answer.up);
+      page.down += num(answer.down);
+      cited.set(key, page);
+    }
+  }
 
   const titles = await storage.db
     .selectFrom('pages')
@@ -61,21 +54,44 @@ export async function pageStats(
     .orderBy('pages.path')
     .execute();
   const titleOf = new Map(titles.map((p) => [`${p.site_id}\u0000${p.path}`, p.title]));
-  const citedKeys = new Set(cited.rows.map((row) => `${row.site_id}\u0000${row.path}`));
-
-  return {
-    mostCited: cited.rows.slice(0, MAX_CITED_PAGES).map((row) => ({
-      site: row.domain,
-      path: row.path,
+  const domainOf = new Map(
+    (await storage.db.selectFrom('sites').select(['id', 'domain']).where('id', 'in', siteIds).execute()).map(
+      (site) => [site.id, site.domain],
+    ),
+  );
+  const mostCited = [...cited.entries()]
+    .map(([key, page]) => ({
+      site: domainOf.get(page.siteId) ?? '',
+      path: page.path,
       // A page removed since it was cited keeps its path as its title.
-      title: titleOf.get(`${row.site_id}\u0000${row.path}`) ?? row.path,
-      citations: num(row.citations),
-      up: num(row.up),
-      down: num(row.down),
-    })),
+      title: titleOf.get(key) ?? page.path,
+      citations: page.citations,
+      up: page.up,
+      down: page.down,
+    }))
+    .sort((a, b) => b.citations - a.citations || compare(a.site, b.site) || compare(a.path, b.path));
+  return {
+    mostCited: mostCited.slice(0, MAX_CITED_PAGES),
     neverCited: titles
-      .filter((p) => !citedKeys.has(`${p.site_id}\u0000${p.path}`))
+      .filter((p) => !cited.has(`${p.site_id}\u0000${p.path}`))
       .slice(0, MAX_UNCITED_PAGES)
       .map((p) => ({ site: p.domain, path: p.path, title: p.title })),
   };
+}
+
+/** The page paths an answer's stored sources (`[{id, url, title, path}]`) cite, in order. */
+function citedPaths(sources: string): string[] {
+  try {
+    const list = JSON.parse(sources) as unknown;
+    if (!Array.isArray(list)) return [];
+    return list
+      .map((s) => (s as { path?: unknown } | null)?.path)
+      .filter((p): p is string => typeof p === 'string');
+  } catch {
+    return [];
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
