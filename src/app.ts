@@ -172,6 +172,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     '/',
     adminApi({
       storage: deps.storage,
+      search: deps.search,
       store,
       trustProxy,
       docsRoot: deps.docsRoot ?? null,

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import type { TrustProxy } from '../../../config.ts';
 import type { RateLimitStore } from '../../../limits/rate-limit-store.ts';
-import { SiteSearch } from '../../../search/site-search.ts';
 import type { TenancyCache } from '../../../tenancy/tenancy-cache.ts';
 import { adminAuth } from '../../admin-auth.ts';
 import type { AdminEnv } from '../../admin-env.ts';
@@ -85,9 +84,6 @@ export function adminApi(
     await next();
     if (c.req.method !== 'GET' && c.res.status < 400) deps.tenancy.clear();
   });
-  // The analytics routes search sites (a question group's closest pages): with the server's search when
-  // given, else one of their own.
-  const routeDeps: AdminDeps = { ...deps, search: deps.search ?? new SiteSearch(deps.storage) };
-  for (const [, route] of adminRoutes) api.route('/', route(routeDeps));
+  for (const [, route] of adminRoutes) api.route('/', route(deps));
   return api;
 }

@@ -7,6 +7,6 @@ export interface AdminDeps {
   /** See `resolveDocsDirUnderRoot`; null: the API cannot name docs folders. */
   docsRoot: string | null;
   ingestions: IngestionRunner;
-  /** The server's site search (a question group's closest pages); `adminApi` makes its own when absent. */
-  search?: SiteSearch;
+  /** The server's site search: a question group's closest pages. */
+  search: SiteSearch;
 }
