@@ -467,30 +467,55 @@ const fuzzyMatches = (index: SearchIndex, word: string): number[] => {
   return out;
 };
 
-/** Weighted term ids of a query, analyzed with each candidate stemmer and merged. */
-const queryTerms = (index: SearchIndex, query: string, language: string | undefined): Map<number, number> => {
+/** One distinct word of the query for `coverage`: the term ids it may match and how much it weighs. */
+interface CoverageTerm {
+  ids: number[];
+  weight: number;
+}
+
+/**
+ * A query analyzed once with each candidate stemmer: its weighted term ids for ranking, merged across
+ * stemmers, and its words as `coverage` weighs them, one list per stemmer. A word the site never uses
+ * (and no typo of one) weighs as much as a word in no chunk can, the most of all: a question about
+ * something the docs never mention is exactly what weak retrieval should catch.
+ */
+const queryTerms = (
+  index: SearchIndex,
+  query: string,
+  language: string | undefined,
+): { weights: Map<number, number>; coverage: CoverageTerm[][] } => {
   const stemmers = language !== undefined ? [stemmerNameFor(language)] : index.stemmers;
-  const out = new Map<number, number>();
+  const weights = new Map<number, number>();
+  const coverage: CoverageTerm[][] = [];
   const add = (id: number, weight: number): void => {
-    if (weight > 0) out.set(id, Math.max(out.get(id) ?? 0, weight));
+    if (weight > 0) weights.set(id, Math.max(weights.get(id) ?? 0, weight));
   };
+  const { idf } = index.postings;
+  const unseenIdf = Math.log(1 + (index.chunkIds.length + 0.5) / 0.5);
   for (const stemmer of stemmers.length > 0 ? stemmers : ['english']) {
     const analyzed = analyzeQueryWith(query, stemmer);
     for (const { hash, count } of analyzed.pairs) {
       const id = index.pairs.get(hash);
       if (id !== undefined) add(id, count * index.params.pairWeight);
     }
+    const words: CoverageTerm[] = [];
     for (const { term, count } of analyzed.terms) {
       const id = index.terms.get(term);
-      if (id !== undefined) add(id, count);
-      else if (index.params.fuzzy && term.length >= 5) {
-        // A typo ("serch") matches nothing; its one-edit neighbours share its weight, at a discount.
-        const matches = fuzzyMatches(index, term);
-        for (const t of matches) add(t, (0.7 * count) / matches.length);
+      if (id !== undefined) {
+        add(id, count);
+        words.push({ ids: [id], weight: idf[id] ?? 0 });
+        continue;
       }
+      // A typo ("serch") matches nothing; its one-edit neighbours share its weight, at a discount.
+      const matches = index.params.fuzzy && term.length >= 5 ? fuzzyMatches(index, term) : [];
+      for (const t of matches) add(t, (0.7 * count) / matches.length);
+      let weight = matches.length === 0 ? unseenIdf : 0;
+      for (const t of matches) weight = Math.max(weight, idf[t] ?? 0);
+      words.push({ ids: matches, weight });
     }
+    coverage.push(words);
   }
-  return out;
+  return { weights, coverage };
 };
 
 interface Ranked {
@@ -635,35 +660,6 @@ const expand = (index: SearchIndex, qterms: Map<number, number>, top: Ranked): M
   return expanded;
 };
 
-/** One distinct word of the query for `coverage`: the term ids it may match and how much it weighs. */
-interface CoverageTerm {
-  ids: number[];
-  weight: number;
-}
-
-/**
- * The query's words as `coverage` weighs them, per stemmer the query is analyzed with. A word the
- * site never uses (and no typo of one) weighs as much as a word in no chunk can, the most of all: a
- * question about something the docs never mention is exactly what weak retrieval should catch.
- */
-const coverageTerms = (index: SearchIndex, query: string, language: string | undefined): CoverageTerm[][] => {
-  const stemmers = language !== undefined ? [stemmerNameFor(language)] : index.stemmers;
-  const n = index.chunkIds.length;
-  const unseenIdf = Math.log(1 + (n + 0.5) / 0.5);
-  const { idf } = index.postings;
-  return (stemmers.length > 0 ? stemmers : ['english']).map((stemmer) =>
-    analyzeQueryWith(query, stemmer).terms.map(({ term }): CoverageTerm => {
-      const id = index.terms.get(term);
-      if (id !== undefined) return { ids: [id], weight: idf[id] ?? 0 };
-      const matches = index.params.fuzzy && term.length >= 5 ? fuzzyMatches(index, term) : [];
-      if (matches.length === 0) return { ids: [], weight: unseenIdf };
-      let weight = 0;
-      for (const t of matches) weight = Math.max(weight, idf[t] ?? 0);
-      return { ids: matches, weight };
-    }),
-  );
-};
-
 /** Whether chunk `c` has term `t`: postings are in chunk order, so a binary search. */
 const chunkHasTerm = (index: SearchIndex, t: number, c: number): boolean => {
   const { offsets, docs } = index.postings;
@@ -705,7 +701,8 @@ const coverageOf = (index: SearchIndex, analyses: readonly CoverageTerm[][], c: 
 export const searchIndex = (index: SearchIndex, query: string, options: SearchOptions): SearchHit[] => {
   const limit = Math.max(0, Math.floor(options.limit));
   if (limit === 0 || index.chunkIds.length === 0) return [];
-  let qterms = queryTerms(index, query, options.language);
+  const analyzed = queryTerms(index, query, options.language);
+  let qterms = analyzed.weights;
   if (qterms.size === 0) return [];
 
   const version = options.version?.trim().toLowerCase() || null;
@@ -724,7 +721,6 @@ export const searchIndex = (index: SearchIndex, query: string, options: SearchOp
   }
   const ranked = rank(index, qterms, limit, pass);
 
-  const analyses = coverageTerms(index, query, options.language);
   const hits: SearchHit[] = [];
   for (let i = 0; i < ranked.size; i++) {
     const c = ranked.docs[i] ?? 0;
@@ -732,7 +728,7 @@ export const searchIndex = (index: SearchIndex, query: string, options: SearchOp
       chunkId: index.chunkIds[c] ?? 0,
       pagePath: index.pagePaths[index.chunkPage[c] ?? 0] ?? '',
       score: ranked.scores[i] ?? 0,
-      coverage: coverageOf(index, analyses, c),
+      coverage: coverageOf(index, analyzed.coverage, c),
     });
   }
   // Ties broken by chunk id so results are deterministic across storage dialects.
