@@ -33,8 +33,8 @@ import {
   appendMessageWithin,
   createThreadWithin,
   dropLastAnswerWithin,
-  findThreadForFollowUp,
   listThreadMessages,
+  requireThreadForFollowUp,
 } from './threads.ts';
 
 /** Stored messages a v2 follow-up gives the model (the latest ones): about 20 questions and answers. */
@@ -164,18 +164,12 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       let followUp: string | undefined;
       let storedTurns: Turn[] | undefined;
       if (input.threadId) {
-        const thread = await findThreadForFollowUp(storage, {
+        const thread = await requireThreadForFollowUp(storage, {
           threadId: input.threadId,
           siteId: site.id,
           fp: input.fp,
           threadKey: input.threadKey,
         });
-        if (!thread) {
-          throw new DomainError(
-            'thread_not_found',
-            'No thread with this threadId for this site and fingerprint (or the threadKey does not match)',
-          );
-        }
         followUp = thread.id;
         if (input.clientTurns === undefined)
           storedTurns = await storedHistory(storage, thread.id, regenerate);

@@ -11,7 +11,7 @@ import { nowIso } from '../storage/ids.ts';
 import type { FeedbackRating } from '../storage/schema.ts';
 import type { Site } from '../tenancy/sites.ts';
 import { contractFields, MAX_ID_CHARS } from './request-schema.ts';
-import { findThreadForFollowUp } from './threads.ts';
+import { requireThreadForFollowUp } from './threads.ts';
 
 export type { FeedbackRating };
 
@@ -68,18 +68,12 @@ export interface RecordedFeedback {
  * Throws `thread_not_found` as a follow-up would, and `not_found` when the thread has no such answer.
  */
 export async function recordFeedback(storage: Storage, input: FeedbackInput): Promise<RecordedFeedback> {
-  const thread = await findThreadForFollowUp(storage, {
+  const thread = await requireThreadForFollowUp(storage, {
     threadId: input.threadId,
     siteId: input.site.id,
     fp: input.fp,
     threadKey: input.threadKey,
   });
-  if (!thread) {
-    throw new DomainError(
-      'thread_not_found',
-      'No thread with this threadId for this site and fingerprint (or the threadKey does not match)',
-    );
-  }
   const noSuchAnswer = (cause?: unknown) =>
     new DomainError('not_found', 'No such answer in this thread', { cause });
   const answer = await storage.db

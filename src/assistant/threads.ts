@@ -66,10 +66,25 @@ export async function createThreadWithin(
 }
 
 /**
- * A thread the caller may continue: it must belong to this site and fingerprint, and when the caller
- * presents a thread key it must be the thread's. Anything else looks exactly like "no such thread".
+ * A thread the caller may continue (a follow-up, a vote on one of its answers): it must belong to this
+ * site and fingerprint, and when the caller presents a thread key it must be the thread's. Anything else
+ * is `thread_not_found`, worded alike whatever did not match.
  */
-export async function findThreadForFollowUp(
+export async function requireThreadForFollowUp(
+  storage: Storage,
+  input: { threadId: string; siteId: string; fp: string; threadKey?: string | null | undefined },
+): Promise<Thread> {
+  const thread = await findThreadForFollowUp(storage, input);
+  if (!thread) {
+    throw new DomainError(
+      'thread_not_found',
+      'No thread with this threadId for this site and fingerprint (or the threadKey does not match)',
+    );
+  }
+  return thread;
+}
+
+async function findThreadForFollowUp(
   storage: Storage,
   input: { threadId: string; siteId: string; fp: string; threadKey?: string | null | undefined },
 ): Promise<Thread | undefined> {
