@@ -1,76 +1,159 @@
 /**
  * npm run eval:groups [-- --verbose]
- * Feeds the labelled questions of eval/question-groups/questions.jsonl, in file order, through the
- * grouping the server uses (src/analytics/question-grouping.ts) and prints how well its groups match the
- * labels: purity, pairwise precision and recall (defined in eval/question-groups/README.md). Asserts nothing.
+ * Feeds the labelled questions of eval/question-groups (questions.jsonl, with held-out.jsonl interleaved),
+ * in one stream, through the grouping the server uses (src/analytics/question-grouping.ts) and prints how
+ * well its groups match the labels: purity, inverse purity, pairwise precision and recall (defined in
+ * eval/question-groups/README.md), for the tuning part, the held-out part and all questions. Asserts
+ * nothing. `--verbose` prints the groups holding tuning questions only: the held-out part stays unread
+ * while the grouping is tuned.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { GroupIndex, questionTerms } from '../src/analytics/question-grouping.ts';
 import { repoRoot } from '../src/testing/paths.ts';
 
-const file = path.join(repoRoot, 'eval', 'question-groups', 'questions.jsonl');
-const rows = fs
-  .readFileSync(file, 'utf8')
-  .split('\n')
-  .filter((line) => line.trim() !== '')
-  .map((line) => JSON.parse(line) as { question: string; group: string });
+interface Row {
+  question: string;
+  group: string;
+  part: 'tuning' | 'held-out';
+}
+
+const dir = path.join(repoRoot, 'eval', 'question-groups');
+const read = (name: string) =>
+  fs
+    .readFileSync(path.join(dir, name), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as { question: string; group: string });
+
+const original = read('questions.jsonl');
+const added = read('held-out.jsonl');
+// The split is by label, so no topic is seen in both parts: the original labels in alphabetical order
+// alternate tuning, held-out, tuning, …; every label of held-out.jsonl (written after the split, before
+// any tuning) is held out.
+const tuningLabels = new Set(
+  [...new Set(original.map((row) => row.group))].sort().filter((_, i) => i % 2 === 0),
+);
+// held-out.jsonl's questions are spread evenly through questions.jsonl's order, so its topics arrive
+// interleaved with the others as a site's would.
+const rows: Row[] = [];
+let taken = 0;
+original.forEach((row, i) => {
+  rows.push({ ...row, part: tuningLabels.has(row.group) ? 'tuning' : 'held-out' });
+  const due = Math.floor(((i + 1) * added.length) / original.length);
+  while (taken < due) {
+    const extra = added[taken++];
+    if (extra !== undefined) rows.push({ ...extra, part: 'held-out' });
+  }
+});
 
 const index = new GroupIndex();
 let next = 0;
 const assigned = rows.map(
-  (row) => index.assign(questionTerms(row.question), () => `g${next++}`)?.groupId ?? null,
+  (row, i) => index.assign(questionTerms(row.question), () => `g${next++}`)?.groupId ?? `none${i}`,
 );
 
-/** Predicted group → labels of its questions; questions left without a group (no content words) are singletons. */
-const clusters = new Map<string, string[]>();
+/** Predicted group → its questions (row indexes); questions without content words are groups of one. */
+const clusters = new Map<string, number[]>();
 assigned.forEach((groupId, i) => {
-  const key = groupId ?? `none${i}`;
-  const labels = clusters.get(key) ?? [];
-  labels.push(rows[i]?.group ?? '');
-  clusters.set(key, labels);
+  const members = clusters.get(groupId) ?? [];
+  members.push(i);
+  clusters.set(groupId, members);
 });
-
-let majority = 0;
-for (const labels of clusters.values()) {
+const labelOf = (i: number): string => rows[i]?.group ?? '';
+const countLabels = (members: readonly number[]): Map<string, number> => {
   const counts = new Map<string, number>();
-  for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
-  majority += Math.max(...counts.values());
-}
-const pairs = (n: number) => (n * (n - 1)) / 2;
-let samePredicted = 0;
-let sameBoth = 0;
-for (const labels of clusters.values()) {
-  samePredicted += pairs(labels.length);
-  const counts = new Map<string, number>();
-  for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
-  for (const n of counts.values()) sameBoth += pairs(n);
-}
-const byLabel = new Map<string, number>();
-for (const row of rows) byLabel.set(row.group, (byLabel.get(row.group) ?? 0) + 1);
-let sameLabel = 0;
-for (const n of byLabel.values()) sameLabel += pairs(n);
-// Inverse purity: for each label, the share of its questions in the group holding most of them.
-let inverse = 0;
-for (const label of byLabel.keys()) {
-  let best = 0;
-  for (const labels of clusters.values()) best = Math.max(best, labels.filter((l) => l === label).length);
-  inverse += best;
+  for (const i of members) counts.set(labelOf(i), (counts.get(labelOf(i)) ?? 0) + 1);
+  return counts;
+};
+const majorityOf = new Map<string, string>();
+for (const [id, members] of clusters) {
+  // Ties go to the label seen first in the group.
+  let bestLabel = '';
+  let bestCount = 0;
+  for (const [label, count] of countLabels(members))
+    if (count > bestCount) {
+      bestLabel = label;
+      bestCount = count;
+    }
+  majorityOf.set(id, bestLabel);
 }
 
-const fmt = (x: number) => x.toFixed(3);
-console.log(`questions ${rows.length}, labelled groups ${byLabel.size}, groups made ${clusters.size}`);
-console.log(`purity            ${fmt(majority / rows.length)}`);
-console.log(`inverse purity    ${fmt(inverse / rows.length)}`);
-console.log(`pairwise precision ${fmt(samePredicted === 0 ? 1 : sameBoth / samePredicted)}`);
-console.log(`pairwise recall   ${fmt(sameLabel === 0 ? 1 : sameBoth / sameLabel)}`);
+interface Figures {
+  questions: number;
+  labels: number;
+  groups: number;
+  purity: number;
+  inversePurity: number;
+  precision: number;
+  recall: number;
+}
+
+/**
+ * Figures for the questions `inPart` selects, with the groups as made over the whole stream: a question
+ * of the part is pure when its whole group's commonest label is its own, and a pair counts when at least
+ * one of its questions is in the part (a held-out question that joined a tuning topic's group costs both).
+ */
+function figures(inPart: (row: Row) => boolean): Figures {
+  const part = rows.map((row, i) => (inPart(row) ? i : -1)).filter((i) => i >= 0);
+  const labels = new Set(part.map(labelOf));
+  let pure = 0;
+  for (const i of part) if (majorityOf.get(assigned[i] ?? '') === labelOf(i)) pure += 1;
+  let inverse = 0;
+  for (const label of labels) {
+    let best = 0;
+    for (const members of clusters.values())
+      best = Math.max(best, members.filter((i) => labelOf(i) === label).length);
+    inverse += best;
+  }
+  let together = 0;
+  let togetherSame = 0;
+  const groups = new Set<string>();
+  for (const [id, members] of clusters) {
+    if (members.some((i) => inPart(rows[i] as Row))) groups.add(id);
+    for (let a = 0; a < members.length; a++)
+      for (let b = a + 1; b < members.length; b++) {
+        const x = members[a] as number;
+        const y = members[b] as number;
+        if (!inPart(rows[x] as Row) && !inPart(rows[y] as Row)) continue;
+        together += 1;
+        if (labelOf(x) === labelOf(y)) togetherSame += 1;
+      }
+  }
+  let sameLabel = 0;
+  for (const label of labels) {
+    const n = part.filter((i) => labelOf(i) === label).length;
+    sameLabel += (n * (n - 1)) / 2;
+  }
+  return {
+    questions: part.length,
+    labels: labels.size,
+    groups: groups.size,
+    purity: part.length === 0 ? 1 : pure / part.length,
+    inversePurity: part.length === 0 ? 1 : inverse / part.length,
+    precision: together === 0 ? 1 : togetherSame / together,
+    recall: sameLabel === 0 ? 1 : togetherSame / sameLabel,
+  };
+}
+
+const parts: [string, Figures][] = [
+  ['tuning', figures((row) => row.part === 'tuning')],
+  ['held-out', figures((row) => row.part === 'held-out')],
+  ['all', figures(() => true)],
+];
+const fmt = (x: number) => x.toFixed(3).padStart(8);
+console.log('part        questions labels  groups   purity  inv.pur  pw.prec   pw.rec');
+for (const [name, f] of parts)
+  console.log(
+    `${name.padEnd(11)} ${String(f.questions).padStart(9)} ${String(f.labels).padStart(6)} ${String(f.groups).padStart(7)}` +
+      `${fmt(f.purity)} ${fmt(f.inversePurity)} ${fmt(f.precision)} ${fmt(f.recall)}`,
+  );
 if (process.argv.includes('--verbose')) {
-  const members = new Map<string, string[]>();
-  assigned.forEach((groupId, i) => {
-    const key = groupId ?? `none${i}`;
-    const list = members.get(key) ?? [];
-    list.push(`${rows[i]?.group}: ${rows[i]?.question}`);
-    members.set(key, list);
-  });
-  for (const [id, list] of members) console.log(`\n${id}\n  ${list.join('\n  ')}`);
+  for (const [id, members] of clusters) {
+    if (!members.some((i) => rows[i]?.part === 'tuning')) continue;
+    const lines = members.map((i) =>
+      rows[i]?.part === 'tuning' ? `${labelOf(i)}: ${rows[i]?.question}` : '(held-out question)',
+    );
+    console.log(`\n${id}\n  ${lines.join('\n  ')}`);
+  }
 }
