@@ -11,7 +11,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { createDataStreamResponse, formatDataStreamPart } from 'ai';
+import { createDataStreamResponse, formatDataStreamPart } from 'ai-v4';
 import { createUIMessageStream, createUIMessageStreamResponse } from 'ai-v5';
 import { Hono } from 'hono';
 

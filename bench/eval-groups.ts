@@ -10,6 +10,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { GroupIndex, questionTerms } from '../src/analytics/question-grouping.ts';
+import { ingestSite } from '../src/ingest/ingest-site.ts';
+import { SiteSearch } from '../src/search/site-search.ts';
+import { openStorage } from '../src/storage/database.ts';
+import { createTemporaryDatabase } from '../src/storage/temporary-database.ts';
+import { createOrganization } from '../src/tenancy/organizations.ts';
+import { createSite } from '../src/tenancy/sites.ts';
 import { repoRoot } from '../src/testing/paths.ts';
 
 interface Row {
@@ -47,11 +53,42 @@ original.forEach((row, i) => {
   }
 });
 
-const index = new GroupIndex();
+const arg = (name: string): number | undefined => {
+  const found = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return found === undefined ? undefined : Number(found.split('=')[1]);
+};
+const sourcesPerQuestion = arg('sources') ?? 0;
+const sourcesOf: (question: string) => Promise<string[]> = await (async () => {
+  if (sourcesPerQuestion === 0) return async () => [];
+  const temporary = await createTemporaryDatabase('sqlite');
+  const storage = await openStorage(temporary.url);
+  const org = await createOrganization(storage, { name: 'eval' });
+  const site = await createSite(storage, { organizationId: org.id, domain: 'eval' });
+  await ingestSite(storage, site.id, path.join(repoRoot, 'docs'));
+  const search = new SiteSearch(storage);
+  return async (question: string) => {
+    const hits = await search.search(site.id, question, { limit: sourcesPerQuestion * 4 });
+    const keys: string[] = [];
+    for (const hit of hits) {
+      const key = arg('pages') ? hit.pagePath : `${hit.pagePath}#${hit.anchor ?? ''}`;
+      if (!keys.includes(key)) keys.push(key);
+      if (keys.length >= sourcesPerQuestion) break;
+    }
+    return keys;
+  };
+})();
+const options: { threshold?: number; sourceWeight?: number; genericWeight?: number } = {};
+if (arg('threshold') !== undefined) options.threshold = arg('threshold');
+if (arg('source-weight') !== undefined) options.sourceWeight = arg('source-weight');
+if (arg('generic-weight') !== undefined) options.genericWeight = arg('generic-weight');
+const index = new GroupIndex(Number.POSITIVE_INFINITY, options);
 let next = 0;
-const assigned = rows.map(
-  (row, i) => index.assign(questionTerms(row.question), () => `g${next++}`)?.groupId ?? `none${i}`,
-);
+const assigned: string[] = [];
+for (const [i, row] of rows.entries())
+  assigned.push(
+    index.assign(questionTerms(row.question), () => `g${next++}`, await sourcesOf(row.question))?.groupId ??
+      `none${i}`,
+  );
 
 /** Predicted group → its questions (row indexes); questions without content words are groups of one. */
 const clusters = new Map<string, number[]>();

@@ -62,6 +62,19 @@ const envSchema = z.object({
   OPENAI_BASE_URL: httpUrl.optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: httpUrl.optional(),
+  GOOGLE_GENERATIVE_AI_API_KEY: z.string().optional(),
+  GOOGLE_GENERATIVE_AI_BASE_URL: httpUrl.optional(),
+  MISTRAL_API_KEY: z.string().optional(),
+  MISTRAL_BASE_URL: httpUrl.optional(),
+  AWS_REGION: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, 'must be an AWS region such as us-east-1')
+    .optional(),
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+  AWS_SESSION_TOKEN: z.string().optional(),
+  AWS_BEARER_TOKEN_BEDROCK: z.string().optional(),
+  BEDROCK_BASE_URL: httpUrl.optional(),
   DOCENT_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   DOCENT_MODEL_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   DOCENT_MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
@@ -74,13 +87,28 @@ export interface ProviderAccess {
   baseUrl: string | null;
 }
 
+/**
+ * Amazon Bedrock: a region, and either an access key pair (SigV4 signing, optionally with a session
+ * token) or a Bedrock API key (`apiKey`, sent as a bearer token).
+ */
+export interface BedrockAccess extends ProviderAccess {
+  region: string | null;
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  sessionToken: string | null;
+}
+
 export interface ModelConfig {
   /** The server-wide model (`DOCENT_MODEL`); a site's own `model` setting overrides it. */
   default: ModelSpec;
+  /** OpenAI, for both `openai:` (chat completions) and `openai-responses:` (the Responses API). */
   openai: ProviderAccess;
   anthropic: ProviderAccess;
   /** Ollama, vLLM, llama.cpp server, LM Studio, OpenRouter…: `baseUrl` is required to use it. */
   openaiCompatible: ProviderAccess;
+  google: ProviderAccess;
+  mistral: ProviderAccess;
+  bedrock: BedrockAccess;
   /** Longest wait for the provider's response headers, per attempt. */
   connectTimeoutMs: number;
   /** Longest silence on the provider's response body (between tokens) before the answer is abandoned. */
@@ -171,6 +199,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL ?? null },
       anthropic: { apiKey: e.ANTHROPIC_API_KEY ?? null, baseUrl: e.ANTHROPIC_BASE_URL ?? null },
       openaiCompatible: { apiKey: e.DOCENT_MODEL_API_KEY ?? null, baseUrl: e.DOCENT_MODEL_BASE_URL ?? null },
+      google: {
+        apiKey: e.GOOGLE_GENERATIVE_AI_API_KEY ?? null,
+        baseUrl: e.GOOGLE_GENERATIVE_AI_BASE_URL ?? null,
+      },
+      mistral: { apiKey: e.MISTRAL_API_KEY ?? null, baseUrl: e.MISTRAL_BASE_URL ?? null },
+      bedrock: {
+        region: e.AWS_REGION ?? null,
+        accessKeyId: e.AWS_ACCESS_KEY_ID ?? null,
+        secretAccessKey: e.AWS_SECRET_ACCESS_KEY ?? null,
+        sessionToken: e.AWS_SESSION_TOKEN ?? null,
+        apiKey: e.AWS_BEARER_TOKEN_BEDROCK ?? null,
+        baseUrl: e.BEDROCK_BASE_URL ?? null,
+      },
       connectTimeoutMs: e.DOCENT_MODEL_TIMEOUT_MS,
       stallTimeoutMs: e.DOCENT_MODEL_STALL_TIMEOUT_MS,
       maxRetries: e.DOCENT_MODEL_MAX_RETRIES,
@@ -195,12 +236,34 @@ function checkModelAccess(e: z.infer<typeof envSchema>, ctx: z.RefinementCtx): v
       path: [variable],
       message: `required when DOCENT_MODEL is ${e.DOCENT_MODEL} (${why})`,
     });
-  if (spec.provider === 'openai' && e.OPENAI_API_KEY === undefined)
-    missing('OPENAI_API_KEY', 'the OpenAI API key');
-  if (spec.provider === 'anthropic' && e.ANTHROPIC_API_KEY === undefined)
-    missing('ANTHROPIC_API_KEY', 'the Anthropic API key');
-  if (spec.provider === 'openai-compatible' && e.DOCENT_MODEL_BASE_URL === undefined)
-    missing('DOCENT_MODEL_BASE_URL', 'the server address, e.g. http://127.0.0.1:11434/v1 for Ollama');
+  switch (spec.provider) {
+    case 'openai':
+    case 'openai-responses':
+      if (e.OPENAI_API_KEY === undefined) missing('OPENAI_API_KEY', 'the OpenAI API key');
+      break;
+    case 'anthropic':
+      if (e.ANTHROPIC_API_KEY === undefined) missing('ANTHROPIC_API_KEY', 'the Anthropic API key');
+      break;
+    case 'openai-compatible':
+      if (e.DOCENT_MODEL_BASE_URL === undefined)
+        missing('DOCENT_MODEL_BASE_URL', 'the server address, e.g. http://127.0.0.1:11434/v1 for Ollama');
+      break;
+    case 'google':
+      if (e.GOOGLE_GENERATIVE_AI_API_KEY === undefined)
+        missing('GOOGLE_GENERATIVE_AI_API_KEY', 'the Gemini API key');
+      break;
+    case 'mistral':
+      if (e.MISTRAL_API_KEY === undefined) missing('MISTRAL_API_KEY', 'the Mistral API key');
+      break;
+    case 'bedrock':
+      if (e.AWS_REGION === undefined) missing('AWS_REGION', 'the Bedrock region, e.g. us-east-1');
+      if (
+        e.AWS_BEARER_TOKEN_BEDROCK === undefined &&
+        (e.AWS_ACCESS_KEY_ID === undefined || e.AWS_SECRET_ACCESS_KEY === undefined)
+      )
+        missing('AWS_ACCESS_KEY_ID', 'with AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK instead');
+      break;
+  }
 }
 
 /** The built-in answerer and nothing else: for tools and tests that never call a provider. */
@@ -209,6 +272,16 @@ export const BUILTIN_MODEL_CONFIG: ModelConfig = Object.freeze({
   openai: { apiKey: null, baseUrl: null },
   anthropic: { apiKey: null, baseUrl: null },
   openaiCompatible: { apiKey: null, baseUrl: null },
+  google: { apiKey: null, baseUrl: null },
+  mistral: { apiKey: null, baseUrl: null },
+  bedrock: {
+    region: null,
+    accessKeyId: null,
+    secretAccessKey: null,
+    sessionToken: null,
+    apiKey: null,
+    baseUrl: null,
+  },
   connectTimeoutMs: 30_000,
   stallTimeoutMs: 30_000,
   maxRetries: 2,

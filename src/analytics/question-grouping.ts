@@ -73,10 +73,13 @@ export function parseSignature(text: string): GroupSignature {
   return { t, c: t.map((_, i) => c[i] ?? 1), n: Math.max(1, Number(value.n) || 1) };
 }
 
+export const SOURCE_PREFIX = '\u00a7';
+const fuzzy = (term: string): boolean => term.length >= MIN_FUZZY_TERM && !term.startsWith(SOURCE_PREFIX);
+
 /** Typos of longer words (one insertion, deletion, substitution or transposition) match. */
 function termsMatch(a: string, b: string): boolean {
   if (a === b) return true;
-  if (a.length < MIN_FUZZY_TERM || b.length < MIN_FUZZY_TERM) return false;
+  if (!fuzzy(a) || !fuzzy(b)) return false;
   return withinOneEdit(a, b);
 }
 
@@ -85,7 +88,7 @@ function termsMatch(a: string, b: string): boolean {
  * edit apart always share one: SymSpell's trick), so typos find their groups without a scan.
  */
 function keysOf(term: string): readonly string[] {
-  if (term.length < MIN_FUZZY_TERM) return [term];
+  if (!fuzzy(term)) return [term];
   let keys = keyCache.get(term);
   if (keys === undefined) {
     const set = new Set([term]);
@@ -127,7 +130,18 @@ export class GroupIndex {
   readonly #df = new Map<string, number>();
   #clock = 0;
 
-  constructor(private readonly maxGroups = Number.POSITIVE_INFINITY) {}
+  readonly #threshold: number;
+  readonly #sourceWeight: number;
+  readonly #genericWeight: number;
+
+  constructor(
+    private readonly maxGroups = Number.POSITIVE_INFINITY,
+    options: { threshold?: number; sourceWeight?: number; genericWeight?: number } = {},
+  ) {
+    this.#threshold = options.threshold ?? GROUP_SIMILARITY_THRESHOLD;
+    this.#sourceWeight = options.sourceWeight ?? 1;
+    this.#genericWeight = options.genericWeight ?? GENERIC_WEIGHT;
+  }
 
   get size(): number {
     return this.#groups.size;
@@ -149,8 +163,13 @@ export class GroupIndex {
   }
 
   /** Puts a question (its `questionTerms`) in its group, creating one with `newId` when none is close. */
-  assign(terms: readonly string[], newId: () => string): Assignment | null {
-    if (terms.length === 0) return null;
+  assign(
+    questionTerms: readonly string[],
+    newId: () => string,
+    sources: readonly string[] = [],
+  ): Assignment | null {
+    if (questionTerms.length === 0) return null;
+    const terms = [...questionTerms, ...sources.map((s) => `${SOURCE_PREFIX}${s}`)];
     const weights = new Map(terms.map((term) => [term, this.#weight(term)]));
     const best = this.#best(terms, weights);
     const group: Group = best ?? { id: newId(), counts: new Map(), n: 0, touched: 0 };
@@ -159,7 +178,7 @@ export class GroupIndex {
     for (const term of terms) {
       // A typo of a term the group has counts for that term: the profile keeps one spelling.
       let own = group.counts.has(term) ? term : undefined;
-      if (own === undefined && term.length >= MIN_FUZZY_TERM)
+      if (own === undefined && fuzzy(term))
         for (const t of group.counts.keys()) if (termsMatch(term, t)) own = t;
       if (own === undefined) this.#index(group.id, term);
       const key = own ?? term;
@@ -202,7 +221,7 @@ export class GroupIndex {
     // coefficient is at most 2·shared / (own + shared): groups that cannot reach the threshold are not
     // scored at all (most candidates share only an everyday word).
     const reachable = (overlap: number): boolean =>
-      own > 0 && (2 * overlap) / (own + overlap) >= GROUP_SIMILARITY_THRESHOLD;
+      own > 0 && (2 * overlap) / (own + overlap) >= this.#threshold;
     const candidates = [...shared]
       .filter(([, overlap]) => reachable(overlap))
       .map(([id, overlap]) => ({ group: this.#groups.get(id), overlap }))
@@ -222,7 +241,7 @@ export class GroupIndex {
     };
     for (const { group } of candidates) {
       const score = similarity(terms, own, weightOf, group);
-      if (score < GROUP_SIMILARITY_THRESHOLD) continue;
+      if (score < this.#threshold) continue;
       // Ties go to the most recently used group: deterministic, since use order is.
       if (best === undefined || score > bestScore || (score === bestScore && group.touched > best.touched)) {
         best = group;
@@ -241,7 +260,8 @@ export class GroupIndex {
   #weight(term: string): number {
     const df = this.#df.get(term) ?? 0;
     const idf = Math.log(1 + (this.#groups.size + IDF_PRIOR_GROUPS) / (df + 1));
-    return (GENERIC_TERMS.has(term) ? GENERIC_WEIGHT : 1) * idf;
+    if (term.startsWith(SOURCE_PREFIX)) return this.#sourceWeight * idf;
+    return (GENERIC_TERMS.has(term) ? this.#genericWeight : 1) * idf;
   }
 
   /** Marks the group most recently used; past `maxGroups`, the least recently used is forgotten. */
@@ -295,7 +315,7 @@ function similarity(
   let shared = 0;
   for (const term of terms) {
     let count = group.counts.get(term) ?? 0;
-    if (count === 0 && term.length >= MIN_FUZZY_TERM)
+    if (count === 0 && fuzzy(term))
       for (const [t, c] of group.counts) if (c > count && termsMatch(term, t)) count = c;
     shared += (weightOf(term) * count) / group.n;
   }

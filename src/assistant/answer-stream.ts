@@ -4,11 +4,21 @@
  * error); each wire protocol is a sink that encodes those events: the v1 data stream
  * (`stream-protocol.ts`) and the v2 UI message stream (`ui-message-stream.ts`).
  */
-import type { LanguageModelV1FinishReason } from '@ai-sdk/provider';
 import type { CitableSource, SearchResultItem } from './answer-sources.ts';
 import { citedSourceIds } from './citations.ts';
 
-export type FinishReason = LanguageModelV1FinishReason;
+/**
+ * Why an answer ended, as stored with it and sent on the wires: the AI SDK's unified reasons, plus
+ * `unknown` for an answer that never finished (the reader left, or the server stopped mid-answer).
+ */
+export type FinishReason =
+  | 'stop'
+  | 'length'
+  | 'content-filter'
+  | 'tool-calls'
+  | 'error'
+  | 'other'
+  | 'unknown';
 
 export interface TokenUsage {
   promptTokens: number;
@@ -18,7 +28,10 @@ export interface TokenUsage {
 /** Name of the tool call that shows the retrieval step in the stream. */
 export const SEARCH_TOOL_NAME = 'search';
 
-/** The parts of `streamText(...).fullStream` (or a model's own stream) an answer is read from. */
+/**
+ * The parts an answer is read from: a model's stream or `streamText`'s, as `providers/model-stream.ts`
+ * maps them (one shape for both, so this module does not follow the SDK's part names).
+ */
 export type AnswerStreamPart =
   | { type: 'text-delta'; textDelta: string }
   | { type: 'finish'; finishReason: FinishReason; usage: TokenUsage }

@@ -1,7 +1,9 @@
 import { callChatApi, type Message } from '@ai-sdk/ui-utils';
-import { createDataStreamResponse, streamText } from 'ai';
+import { streamText } from 'ai';
+import { createDataStreamResponse } from 'ai-v4';
 import { describe, expect, it } from 'vitest';
 import { BuiltinAnswerer, type RetrievedSource } from './builtin-answerer.ts';
+import { stepAnswerParts } from './providers/model-stream.ts';
 import { assistantRequestSchema } from './request-schema.ts';
 import { assistantStreamHeaders, writeAnswerStream } from './stream-protocol.ts';
 
@@ -36,7 +38,7 @@ function respond(body: unknown, signal?: AbortSignal): Response {
         messages: [{ role: 'user', content: question }],
         ...(signal === undefined ? {} : { abortSignal: signal }),
       });
-      await writeAnswerStream(writer, result.fullStream, {
+      await writeAnswerStream(writer, stepAnswerParts(result.fullStream), {
         messageId: 'msg-1',
         toolCallId: 'call-1',
         query: question,
@@ -156,7 +158,7 @@ describe('a client that goes away', () => {
           if (part.startsWith('0:')) controller.abort();
         },
       },
-      result.fullStream,
+      stepAnswerParts(result.fullStream),
       {
         messageId: 'm',
         toolCallId: 'c',

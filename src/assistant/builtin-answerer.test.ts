@@ -1,4 +1,4 @@
-import type { LanguageModelV1CallOptions, LanguageModelV1StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import {
   BuiltinAnswerer,
@@ -46,10 +46,8 @@ const sources: RetrievedSource[] = [
   },
 ];
 
-function callOptions(question: string, signal?: AbortSignal): LanguageModelV1CallOptions {
+function callOptions(question: string, signal?: AbortSignal): LanguageModelV3CallOptions {
   return {
-    inputFormat: 'messages',
-    mode: { type: 'regular' },
     prompt: [
       { role: 'system', content: 'Answer from the docs.' },
       { role: 'user', content: [{ type: 'text', text: 'An older question about billing?' }] },
@@ -60,27 +58,31 @@ function callOptions(question: string, signal?: AbortSignal): LanguageModelV1Cal
   };
 }
 
+function textOf(content: readonly { type: string; text?: string }[]): string {
+  return content.map((part) => (part.type === 'text' ? (part.text ?? '') : '')).join('');
+}
+
 async function readAll(
-  stream: ReadableStream<LanguageModelV1StreamPart>,
-): Promise<LanguageModelV1StreamPart[]> {
-  const out: LanguageModelV1StreamPart[] = [];
+  stream: ReadableStream<LanguageModelV3StreamPart>,
+): Promise<LanguageModelV3StreamPart[]> {
+  const out: LanguageModelV3StreamPart[] = [];
   for await (const part of stream) out.push(part);
   return out;
 }
 
 describe('BuiltinAnswerer', () => {
-  it('identifies itself as a v1 language model', () => {
+  it('identifies itself as a v3 language model', () => {
     const model = new BuiltinAnswerer({ sources });
-    expect(model.specificationVersion).toBe('v1');
+    expect(model.specificationVersion).toBe('v3');
     expect(model.provider).toBe('docent');
     expect(model.modelId).toBe('builtin');
-    expect(model.defaultObjectGenerationMode).toBeUndefined();
+    expect(model.supportedUrls).toEqual({});
   });
 
   it('answers from the sources with citations of the sources it used', async () => {
     const model = new BuiltinAnswerer({ sources });
     const result = await model.doGenerate(callOptions('How do I install the CLI on macOS?'));
-    const text = result.text ?? '';
+    const text = textOf(result.content);
     expect(text).toContain('To install the CLI on macOS, run the installer with Homebrew: [1]');
     expect(text).toContain('brew install docent');
     const cited = citedSourceIds(text);
@@ -92,8 +94,8 @@ describe('BuiltinAnswerer', () => {
         expect(sources[0]?.text.replace(/\n/g, ' ')).toContain(sentence.trim());
       }
     }
-    expect(result.finishReason).toBe('stop');
-    expect(result.usage.completionTokens).toBe(Math.ceil(text.length / 4));
+    expect(result.finishReason).toEqual({ unified: 'stop', raw: 'stop' });
+    expect(result.usage.outputTokens.total).toBe(Math.ceil(text.length / 4));
   });
 
   it('reads the question from the last user message', () => {
@@ -107,7 +109,7 @@ describe('BuiltinAnswerer', () => {
   it('says so when the docs do not cover the question, without citations', async () => {
     const model = new BuiltinAnswerer({ sources });
     const result = await model.doGenerate(callOptions('What is a good recipe for sourdough bread?'));
-    const text = result.text ?? '';
+    const text = textOf(result.content);
     expect(text.startsWith(NO_COVERAGE_MESSAGE)).toBe(true);
     expect(text).toContain('[Install the CLI](https://docs.example.com/cli/install#macos)');
     expect(citedSourceIds(text)).toEqual([]);
@@ -134,13 +136,15 @@ describe('BuiltinAnswerer', () => {
     const parts = await readAll((await model.doStream(callOptions(question))).stream);
     const deltas = parts.filter((p) => p.type === 'text-delta');
     expect(deltas.length).toBeGreaterThan(3);
-    expect(deltas.map((p) => (p.type === 'text-delta' ? p.textDelta : '')).join('')).toBe(
+    expect(deltas.map((p) => (p.type === 'text-delta' ? p.delta : '')).join('')).toBe(
       model.answer(question).text,
     );
-    expect(parts.at(-1)).toEqual({
+    expect(parts.at(0)).toEqual({ type: 'stream-start', warnings: [] });
+    expect(parts.at(-2)).toEqual({ type: 'text-end', id: expect.any(String) });
+    expect(parts.at(-1)).toMatchObject({
       type: 'finish',
-      finishReason: 'stop',
-      usage: { promptTokens: expect.any(Number), completionTokens: expect.any(Number) },
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: { inputTokens: { total: expect.any(Number) }, outputTokens: { total: expect.any(Number) } },
     });
   });
 
@@ -151,6 +155,8 @@ describe('BuiltinAnswerer', () => {
       callOptions('How do I install the CLI on macOS?', controller.signal),
     );
     const reader = stream.getReader();
+    expect((await reader.read()).value?.type).toBe('stream-start');
+    expect((await reader.read()).value?.type).toBe('text-start');
     const first = await reader.read();
     expect(first.value?.type).toBe('text-delta');
     controller.abort();

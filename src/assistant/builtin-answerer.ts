@@ -1,6 +1,6 @@
 /**
  * The built-in answerer: the model used when no LLM provider is configured. It is an AI SDK
- * `LanguageModelV1`, so the route streams it exactly like a real model (issue 5 swaps the model, nothing
+ * `LanguageModelV3`, so the route streams it exactly like a real model (a configured provider swaps the model, nothing
  * else), but it writes no text of its own: it quotes the sentences of the retrieved chunks that best match
  * the question, cites them with the chunks' numbers, and says so plainly when nothing matches well enough.
  *
@@ -8,10 +8,12 @@
  * every sort has a total order).
  */
 import type {
-  LanguageModelV1,
-  LanguageModelV1CallOptions,
-  LanguageModelV1Prompt,
-  LanguageModelV1StreamPart,
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3FinishReason,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { type AnswerUnit, GENERIC_TERMS, splitUnitsCached, termSetCached, terms } from './answer-text.ts';
 import { citedSourceIds } from './citations.ts';
@@ -86,12 +88,14 @@ export interface BuiltinAnswer {
   covered: boolean;
 }
 
-export class BuiltinAnswerer implements LanguageModelV1 {
-  readonly specificationVersion = 'v1' as const;
+const STOP: LanguageModelV3FinishReason = { unified: 'stop', raw: 'stop' };
+const TEXT_ID = 'answer';
+
+export class BuiltinAnswerer implements LanguageModelV3 {
+  readonly specificationVersion = 'v3' as const;
   readonly provider = 'docent';
   readonly modelId = 'builtin';
-  readonly defaultObjectGenerationMode = undefined;
-  readonly supportsImageUrls = false;
+  readonly supportedUrls = {};
 
   private readonly sources: readonly RetrievedSource[];
   private readonly context: readonly AnswerContextItem[];
@@ -109,22 +113,22 @@ export class BuiltinAnswerer implements LanguageModelV1 {
   }
 
   async doGenerate(
-    options: LanguageModelV1CallOptions,
-  ): Promise<Awaited<ReturnType<LanguageModelV1['doGenerate']>>> {
+    options: LanguageModelV3CallOptions,
+  ): Promise<Awaited<ReturnType<LanguageModelV3['doGenerate']>>> {
     options.abortSignal?.throwIfAborted();
     const question = lastUserText(options.prompt);
     const { text } = this.answer(question);
     return {
-      text,
-      finishReason: 'stop',
+      content: [{ type: 'text', text }],
+      finishReason: STOP,
       usage: this.usage(question, text),
-      rawCall: { rawPrompt: options.prompt, rawSettings: {} },
+      warnings: [],
     };
   }
 
   async doStream(
-    options: LanguageModelV1CallOptions,
-  ): Promise<Awaited<ReturnType<LanguageModelV1['doStream']>>> {
+    options: LanguageModelV3CallOptions,
+  ): Promise<Awaited<ReturnType<LanguageModelV3['doStream']>>> {
     options.abortSignal?.throwIfAborted();
     const question = lastUserText(options.prompt);
     const { text } = this.answer(question);
@@ -137,8 +141,10 @@ export class BuiltinAnswerer implements LanguageModelV1 {
 
     // Pull-based: one delta per read, so a slow reader applies backpressure and an abort between reads
     // stops the answer where it is.
-    const stream = new ReadableStream<LanguageModelV1StreamPart>({
+    const stream = new ReadableStream<LanguageModelV3StreamPart>({
       start(controller) {
+        controller.enqueue({ type: 'stream-start', warnings: [] });
+        controller.enqueue({ type: 'text-start', id: TEXT_ID });
         if (signal !== undefined) {
           onAbort = () => {
             try {
@@ -155,10 +161,11 @@ export class BuiltinAnswerer implements LanguageModelV1 {
         if (signal?.aborted) return;
         const delta = deltas[next++];
         if (delta !== undefined) {
-          controller.enqueue({ type: 'text-delta', textDelta: delta });
+          controller.enqueue({ type: 'text-delta', id: TEXT_ID, delta });
           return;
         }
-        controller.enqueue({ type: 'finish', finishReason: 'stop', usage });
+        controller.enqueue({ type: 'text-end', id: TEXT_ID });
+        controller.enqueue({ type: 'finish', finishReason: STOP, usage });
         if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
         controller.close();
       },
@@ -166,18 +173,23 @@ export class BuiltinAnswerer implements LanguageModelV1 {
         if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
       },
     });
-    return { stream, rawCall: { rawPrompt: options.prompt, rawSettings: {} } };
+    return { stream };
   }
 
   /**
    * Token counts are approximate: ~4 characters per token, the usual rule of thumb for English with
    * GPT/Claude-style BPE tokenizers. Prompt = question + context + every source's text; completion = answer.
    */
-  private usage(question: string, answer: string): { promptTokens: number; completionTokens: number } {
+  private usage(question: string, answer: string): LanguageModelV3Usage {
     let promptChars = question.length;
     for (const item of this.context) promptChars += item.value.length;
     for (const source of this.sources) promptChars += source.text.length;
-    return { promptTokens: approxTokens(promptChars), completionTokens: approxTokens(answer.length) };
+    const input = approxTokens(promptChars);
+    const output = approxTokens(answer.length);
+    return {
+      inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: output, text: output, reasoning: undefined },
+    };
   }
 }
 
@@ -189,7 +201,7 @@ export function approxTokens(chars: number): number {
 }
 
 /** Text of the last user message of a prompt (all its text parts). */
-export function lastUserText(prompt: LanguageModelV1Prompt): string {
+export function lastUserText(prompt: LanguageModelV3Prompt): string {
   for (let i = prompt.length - 1; i >= 0; i--) {
     const message = prompt[i];
     if (message?.role !== 'user') continue;

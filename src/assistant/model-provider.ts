@@ -1,4 +1,4 @@
-import type { LanguageModelV1 } from 'ai';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Site } from '../tenancy/sites.ts';
 import { type AnswerContextItem, BuiltinAnswerer, type RetrievedSource } from './builtin-answerer.ts';
 
@@ -15,7 +15,7 @@ export interface AnswerModelInput {
  * Picks the model that answers one request: the built-in answerer by default; `createModelProvider`
  * (`providers/create-model-provider.ts`) is the one place a hosted or self-hosted model is chosen.
  */
-export type ModelProvider = (input: AnswerModelInput) => LanguageModelV1;
+export type ModelProvider = (input: AnswerModelInput) => LanguageModelV3;
 
 export const builtinModelProvider: ModelProvider = ({ sources, context }) =>
   new BuiltinAnswerer({ sources, context });

@@ -1,4 +1,4 @@
-import { type CoreTool, tool } from 'ai';
+import { type Tool, tool } from 'ai';
 import { z } from 'zod';
 import type { SearchResult } from '../search/site-search.ts';
 import { type SearchResultItem, type SourceList, searchItems, sectionTitle } from './answer-sources.ts';
@@ -20,12 +20,12 @@ export function searchTool(options: {
   steps: number;
   sources: SourceList;
   search: (query: string) => Promise<SearchResult[]>;
-}): CoreTool {
+}): Tool<{ query: string }, SearchToolOutput> {
   let used = 0;
   return tool({
     description:
       "Search this documentation site. Call it only when the excerpts you have do not answer the question; pass a short query in the documentation's own words.",
-    parameters: z.object({ query: z.string().min(1).max(MAX_TOOL_QUERY_CHARS) }),
+    inputSchema: z.object({ query: z.string().min(1).max(MAX_TOOL_QUERY_CHARS) }),
     execute: async ({ query }): Promise<SearchToolOutput> => {
       used++;
       if (used > options.steps) return { error: 'No more searches: answer from the excerpts you have.' };

@@ -1,5 +1,5 @@
 import { callChatApi, type JSONValue, processDataStream } from '@ai-sdk/ui-utils';
-import { createDataStream, simulateReadableStream } from 'ai';
+import { createDataStream, simulateReadableStream } from 'ai-v4';
 import { describe, expect, it } from 'vitest';
 import {
   type AnswerStreamPart,

@@ -8,7 +8,7 @@
  * `threadId`. `h:` comes after the text because only then is it known which sources were cited (a model
  * answer is not known in advance); the client accepts a source part anywhere in the message.
  */
-import { formatDataStreamPart } from 'ai';
+import { formatDataStreamPart } from '@ai-sdk/ui-utils';
 import type { CitableSource, SearchResultItem } from './answer-sources.ts';
 import {
   type AnswerOutcome,

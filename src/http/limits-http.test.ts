@@ -1,4 +1,4 @@
-import { MockLanguageModelV1 } from 'ai/test';
+import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinAnswerer } from '../assistant/builtin-answerer.ts';
 import { getBalance } from '../limits/credits.ts';
@@ -28,7 +28,7 @@ describe.each(dialects)('assistant limits and credits on %s', (dialect) => {
     server = await startTestServer(dialect, {
       modelProvider: ({ site, sources, context }) =>
         site.domain.startsWith('broken')
-          ? new MockLanguageModelV1({
+          ? new MockLanguageModelV3({
               doStream: async () => {
                 throw new Error('model is down');
               },

@@ -2,7 +2,7 @@
  * An answer may start before its credit charge has committed when the charge cannot be refused
  * (credit-guard.ts `mayStartBeforeCharged`); when it is refused anyway, the answer stops.
  */
-import type { LanguageModelV1 } from 'ai';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinAnswerer } from '../assistant/builtin-answerer.ts';
 import { createModelProvider } from '../assistant/providers/create-model-provider.ts';
@@ -38,11 +38,11 @@ describe.each(dialects)('answers that start before their charge commits, on %s',
     server = await startTestServer(dialect, {
       modelProvider: ({ site, sources, context }) => {
         const builtin = new BuiltinAnswerer({ sources, context });
-        const model: LanguageModelV1 = {
-          specificationVersion: 'v1',
+        const model: LanguageModelV3 = {
+          specificationVersion: 'v3',
           provider: 'test',
           modelId: 'observed',
-          defaultObjectGenerationMode: undefined,
+          supportedUrls: {},
           doGenerate: (options) => builtin.doGenerate(options),
           doStream: async (options) => {
             ledgerAtCall.push(await ledgerRows(site.organization_id));
@@ -55,7 +55,7 @@ describe.each(dialects)('answers that start before their charge commits, on %s',
                 signal?.addEventListener('abort', () => controller.error(signal.reason), { once: true });
               },
             });
-            return { stream, rawCall: { rawPrompt: null, rawSettings: {} } };
+            return { stream };
           },
         };
         return model;

@@ -38,6 +38,8 @@ export interface SitesTable {
   public?: number;
   /** Added by migration 0007: JSON array of questions the widget offers on an empty panel; null: none. */
   starter_questions?: string | null;
+  /** Added by migration 0010: JSON of the site's model call options (temperature, …); null: defaults. */
+  model_options?: string | null;
 }
 
 export interface ApiKeysTable {

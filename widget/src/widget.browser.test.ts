@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { simulateReadableStream } from 'ai';
-import { MockLanguageModelV1 } from 'ai/test';
+import { MockLanguageModelV3 } from 'ai/test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinAnswerer } from '../../src/assistant/builtin-answerer.ts';
@@ -13,6 +13,7 @@ import { bootstrapSite } from '../../src/tenancy/bootstrap-site.ts';
 import { getSiteByDomain } from '../../src/tenancy/sites.ts';
 import { type HostPages, hostPage, launchChromium, startHostPages } from '../../src/testing/browser.ts';
 import { dialects } from '../../src/testing/databases.ts';
+import { scriptedModelStream } from '../../src/testing/model-streams.ts';
 import { repoRoot } from '../../src/testing/paths.ts';
 import { startTestServer, type TestServer } from '../../src/testing/server.ts';
 import { testChromiumPath } from '../../src/testing/services.ts';
@@ -343,28 +344,17 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       server = await startTestServer('sqlite', {
         modelProvider: ({ site, sources, context: items }) =>
           site.domain === 'flaky' && flakyFailures-- > 0
-            ? new MockLanguageModelV1({
+            ? new MockLanguageModelV3({
                 doStream: async () => {
                   throw new Error('model is down');
                 },
               })
             : site.domain === 'hostile'
-              ? new MockLanguageModelV1({
+              ? new MockLanguageModelV3({
                   doStream: async () => ({
                     stream: simulateReadableStream({
-                      chunks: [
-                        ...(HOSTILE_MARKDOWN.match(/[\s\S]{1,40}/g) ?? []).map((textDelta) => ({
-                          type: 'text-delta' as const,
-                          textDelta,
-                        })),
-                        {
-                          type: 'finish' as const,
-                          finishReason: 'stop' as const,
-                          usage: { promptTokens: 1, completionTokens: 1 },
-                        },
-                      ],
+                      chunks: scriptedModelStream(HOSTILE_MARKDOWN.match(/[\s\S]{1,40}/g) ?? []),
                     }),
-                    rawCall: { rawPrompt: null, rawSettings: {} },
                   }),
                 })
               : new BuiltinAnswerer({ sources, context: items }),

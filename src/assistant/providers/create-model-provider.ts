@@ -1,17 +1,12 @@
-import type { LanguageModelV1 } from 'ai';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Logger } from 'pino';
-import type { ModelConfig, ProviderAccess } from '../../config.ts';
+import type { ModelConfig } from '../../config.ts';
 import { builtinModelProvider, type ModelProvider } from '../model-provider.ts';
-import { answerModel } from './answer-model.ts';
-import { createAnthropicModel } from './anthropic.ts';
-import { anthropicMessagesStreamDecoder } from './anthropic-messages-stream.ts';
-import { directStreamModel } from './direct-stream-model.ts';
+import { type AnswerCallSettings, answerModel } from './answer-model.ts';
 import { formatModelSpec, type ModelProviderName, type ModelSpec, parseModelSpec } from './model-spec.ts';
-import { createOpenAIModel } from './openai.ts';
-import { openAIChatStreamDecoder } from './openai-chat-stream.ts';
-import { createOpenAICompatibleModel } from './openai-compatible.ts';
+import { HOSTED_PROVIDERS, type HostedProvider, lazyModel } from './provider-models.ts';
 import { resilientFetch } from './resilient-fetch.ts';
-import type { PartDecoder } from './stream-decoding.ts';
+import { type SiteModelOptions, storedModelOptions } from './site-model-settings.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 
 export interface CreateModelProviderOptions {
@@ -21,37 +16,11 @@ export interface CreateModelProviderOptions {
   retryDelayMs?: number;
 }
 
-type ModelFactory = (
-  modelId: string,
-  access: ProviderAccess,
-  fetch: typeof globalThis.fetch,
-) => LanguageModelV1;
-
-type HostedProvider = Exclude<ModelProviderName, 'builtin'>;
-
-const factories: Record<HostedProvider, ModelFactory> = {
-  openai: createOpenAIModel,
-  anthropic: createAnthropicModel,
-  'openai-compatible': createOpenAICompatibleModel,
-};
-
-/** Docent's decoding of each package's streamed answers (direct-stream-model.ts). */
-const decoders: Record<HostedProvider, (model: LanguageModelV1) => PartDecoder> = {
-  openai: () => openAIChatStreamDecoder({ flavor: 'openai', metadataKey: 'openai' }),
-  anthropic: () => anthropicMessagesStreamDecoder(),
-  // The package keys its metadata by its provider name up to the first dot ('openai-compatible').
-  'openai-compatible': (model) =>
-    openAIChatStreamDecoder({
-      flavor: 'openai-compatible',
-      metadataKey: model.provider.split('.')[0]?.trim() ?? model.provider,
-    }),
-};
-
 /**
  * The one place a model is chosen for a request: the site's own `model` setting when it names a
  * provider this server has credentials for, else the server's `DOCENT_MODEL`; `builtin` is the built-in
  * answerer. Provider clients are stateless apart from their settings, so one per model id is reused;
- * Docent decodes their streamed answers itself (direct-stream-model.ts).
+ * the site's instructions and model options are applied per request (answer-model.ts).
  */
 export function createModelProvider(
   config: ModelConfig,
@@ -63,19 +32,16 @@ export function createModelProvider(
     maxRetries: config.maxRetries,
     ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
   });
-  const models = new Map<string, LanguageModelV1>();
+  const models = new Map<string, LanguageModelV3>();
   const reported = new Set<string>();
 
-  const modelFor = (spec: ModelSpec, provider: HostedProvider): LanguageModelV1 => {
+  const modelFor = (spec: ModelSpec, provider: HostedProvider): LanguageModelV3 => {
     const key = formatModelSpec(spec);
     let model = models.get(key);
     if (model === undefined) {
-      const access = providerAccess(config, provider);
-      model = directStreamModel({
-        create: (modelFetch) => factories[provider](spec.model, access, modelFetch),
-        fetch,
-        decoder: decoders[provider],
-      });
+      model = lazyModel(provider, spec.model, () =>
+        HOSTED_PROVIDERS[provider].create(spec.model, config, fetch),
+      );
       models.set(key, model);
     }
     return model;
@@ -121,26 +87,24 @@ export function createModelProvider(
       currentPath: input.currentPath ?? null,
       searchSteps: config.searchSteps,
     });
-    return answerModel(modelFor(spec, spec.provider), system);
+    const settings = callSettings(spec.provider, storedModelOptions(input.site.model_options));
+    return answerModel(modelFor(spec, spec.provider), system, settings);
   };
 }
 
-/** Whether this server has what `provider` needs (an API key, or the compatible server's address). */
-export function isProviderConfigured(config: ModelConfig, provider: ModelProviderName): boolean {
-  switch (provider) {
-    case 'builtin':
-      return true;
-    case 'openai':
-      return config.openai.apiKey !== null;
-    case 'anthropic':
-      return config.anthropic.apiKey !== null;
-    case 'openai-compatible':
-      return config.openaiCompatible.baseUrl !== null;
-  }
+/** A site's model options as the call settings of `provider`. */
+export function callSettings(provider: HostedProvider, options: SiteModelOptions | null): AnswerCallSettings {
+  if (options === null) return {};
+  return {
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+    ...(options.reasoningEffort === undefined
+      ? {}
+      : { providerOptions: HOSTED_PROVIDERS[provider].reasoning(options.reasoningEffort) }),
+  };
 }
 
-function providerAccess(config: ModelConfig, provider: HostedProvider): ProviderAccess {
-  if (provider === 'openai') return config.openai;
-  if (provider === 'anthropic') return config.anthropic;
-  return config.openaiCompatible;
+/** Whether this server has what `provider` needs (credentials, or the compatible server's address). */
+export function isProviderConfigured(config: ModelConfig, provider: ModelProviderName): boolean {
+  return provider === 'builtin' || HOSTED_PROVIDERS[provider].configured(config);
 }

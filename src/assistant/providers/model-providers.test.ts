@@ -347,7 +347,7 @@ describe('real model providers over loopback servers', () => {
       .where('domain', '=', 'stale')
       .executeTakeFirstOrThrow();
     const model = noAnthropic({ site, sources: [], context: [] });
-    expect(model.provider).toBe('openai.chat');
+    expect(model.provider).toBe('openai');
     expect(model.modelId).toBe('gpt-test');
   });
 });

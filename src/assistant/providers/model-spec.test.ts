@@ -21,7 +21,7 @@ describe('parseModelSpec', () => {
 
   it('rejects unknown providers, missing models and junk with a message saying what is expected', () => {
     expect(() => parseModelSpec('gpt-4o')).toThrow(/expected <provider>:<model>/);
-    expect(() => parseModelSpec('mistral:large')).toThrow(/unknown provider "mistral"/);
+    expect(() => parseModelSpec('cohere:command-r')).toThrow(/unknown provider "cohere"/);
     expect(() => parseModelSpec('openai:')).toThrow(ModelSpecError);
     expect(() => parseModelSpec('openai:gpt 4')).toThrow(/printable ASCII/);
     expect(() => parseModelSpec('builtin:other')).toThrow(/unknown provider "builtin"/);

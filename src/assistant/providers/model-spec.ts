@@ -3,12 +3,24 @@
  * only, so the configuration, the CLI and the admin API accept and reject exactly the same values.
  */
 
-export const MODEL_PROVIDERS = ['builtin', 'openai', 'anthropic', 'openai-compatible'] as const;
+export const MODEL_PROVIDERS = [
+  'builtin',
+  'openai',
+  'openai-responses',
+  'anthropic',
+  'openai-compatible',
+  'google',
+  'mistral',
+  'bedrock',
+] as const;
 export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
 
 export interface ModelSpec {
   provider: ModelProviderName;
-  /** The provider's model id (`gpt-4o-mini`, `claude-3-5-haiku-latest`, `llama3.1:8b`); `builtin` for the built-in answerer. */
+  /**
+   * The provider's model id (`gpt-4o-mini`, `claude-3-5-haiku-latest`, `llama3.1:8b`,
+   * `gemini-2.5-flash`, `anthropic.claude-3-5-haiku-20241022-v1:0`); `builtin` for the built-in answerer.
+   */
   model: string;
 }
 

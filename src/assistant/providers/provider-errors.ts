@@ -33,7 +33,8 @@ export class ProviderStreamCutError extends Error {
  * What the reader is told. Never the provider's own message: it can carry account details, quota names
  * or fragments of the prompt. The request id lets an operator find the details in the server log.
  */
-export function safeProviderErrorMessage(error: unknown, requestId: string): string {
+export function safeProviderErrorMessage(thrown: unknown, requestId: string): string {
+  const error = transportCause(thrown);
   let what = 'The model provider failed while answering.';
   if (error instanceof ProviderStallError) what = 'The model provider stopped responding while answering.';
   else if (error instanceof ProviderStreamCutError) what = 'The answer was cut off by the model provider.';
@@ -41,6 +42,15 @@ export function safeProviderErrorMessage(error: unknown, requestId: string): str
   else if (APICallError.isInstance(error) && error.statusCode === 429)
     what = 'The model provider is rate limiting requests; please try again shortly.';
   return `${what} (request ${requestId})`;
+}
+
+/**
+ * The transport's own failure under a package's wrapper: the packages report a body that fails while
+ * they read it as an `APICallError` ("Failed to process successful response") caused by it.
+ */
+function transportCause(error: unknown): unknown {
+  const cause = APICallError.isInstance(error) ? error.cause : undefined;
+  return cause instanceof ProviderStallError || cause instanceof ProviderStreamCutError ? cause : error;
 }
 
 /** Most of a provider error body worth logging; longer bodies are cut so a log line stays a line. */

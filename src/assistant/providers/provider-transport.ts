@@ -33,9 +33,6 @@ const KEEP_ALIVE_MS = 30_000;
  *   the AI SDK reports as "Cannot connect to API"; a body cut short fails with `TypeError('terminated')`;
  * - the caller's `signal` aborts the request, before or after the headers, with the signal's reason, and
  *   closes the connection.
- *
- * A successful answer's body is usually not read through the `Response` at all: `takeRawBody` hands it
- * to Docent's own stream decoding (direct-stream-model.ts).
  */
 export function providerTransport(options: ProviderTransportOptions): typeof fetch {
   // `timeout` closes pooled connections idle this long; Node also honours a shorter `Keep-Alive: timeout`.
@@ -109,13 +106,7 @@ export function providerTransport(options: ProviderTransportOptions): typeof fet
       incoming.resume();
       return new Response(null, { status, headers });
     }
-    const rawBody = bodyOf(incoming, options.stallTimeoutMs, signal);
-    const fetched: Response = new Response(
-      webBody(rawBody, (): boolean => unread.delete(fetched)),
-      { status, headers },
-    );
-    unread.set(fetched, rawBody);
-    return fetched;
+    return new Response(bodyOf(incoming, options.stallTimeoutMs, signal), { status, headers });
   };
 }
 
@@ -126,138 +117,62 @@ function isStaleConnection(error: unknown): boolean {
 }
 
 /**
- * A transport response's body for a reader that decodes it itself, without web streams
- * (direct-stream-model.ts). The failures it reports are the ones named above.
+ * The body as the web stream `Response` needs, one layer like `fetch`'s own, with the stall clock. It
+ * pauses the connection while the reader is behind, and the clock stops meanwhile, so a slow reader
+ * downstream (backpressure) never counts as the provider stalling.
  */
-export interface RawBody {
-  /** Starts the flow: `data` for each chunk, then `end`, or `error` with the named failure. Call once. */
-  read(sink: { data(chunk: Buffer): void; end(): void; error(error: unknown): void }): void;
-  /** Stop delivering chunks until `resume` (the reader is behind): the stall clock stops too. */
-  pause(): void;
-  resume(): void;
-  /** Stops reading and closes the connection: the provider stops generating (and billing) the rest. */
-  destroy(): void;
-}
-
-/** Responses of this transport whose body nobody has started to read, with that body. */
-const unread = new WeakMap<Response, RawBody>();
-
-/**
- * The body of a response of this transport as a `RawBody`, if its web body was never read; the web body
- * then fails if anyone reads it. Undefined for any other response (a caller falls back to `response.body`).
- */
-export function takeRawBody(response: Response): RawBody | undefined {
-  const raw = unread.get(response);
-  unread.delete(response);
-  return raw;
-}
-
 function bodyOf(
   body: http.IncomingMessage,
   stallTimeoutMs: number,
   signal: AbortSignal | undefined,
-): RawBody {
-  let settled = false;
-  let sink: Parameters<RawBody['read']>[0] | undefined;
-  let failure: unknown;
+): ReadableStream<Uint8Array> {
   let stall: NodeJS.Timeout | undefined;
-  let paused = false;
-  /** True the first time only: the stall timer and abort listener are then gone. */
-  const finish = (): boolean => {
-    if (settled) return false;
-    settled = true;
-    clearTimeout(stall);
-    signal?.removeEventListener('abort', onAbort);
-    return true;
-  };
-  const fail = (error: unknown): void => {
-    if (!finish()) return;
-    failure = error;
-    sink?.error(error);
-  };
-  const onAbort = (): void => {
-    fail(signal?.reason);
-    body.destroy();
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
-  // Listened to from the start: a body can fail (or be destroyed) before anyone reads it, and an
-  // 'error' without a listener would crash the process.
-  body.once('error', (error: Error) => fail(new TypeError('terminated', { cause: error })));
-  body.once('close', () => {
-    if (!body.complete) fail(new TypeError('terminated'));
-  });
-  const onStall = (): void => {
-    // Paused by the reader: the clock starts again when it resumes.
-    if (paused) return;
-    fail(new ProviderStallError(stallTimeoutMs));
-    body.destroy();
-  };
-  return {
-    read(reader) {
-      sink = reader;
-      if (failure !== undefined) {
-        reader.error(failure);
-        return;
-      }
-      stall = setTimeout(onStall, stallTimeoutMs);
-      body.on('data', (chunk: Buffer) => {
-        if (settled) return;
-        stall?.refresh();
-        reader.data(chunk);
-      });
-      body.once('end', () => {
-        if (finish()) reader.end();
-      });
-    },
-    pause() {
-      paused = true;
-      body.pause();
-    },
-    resume() {
-      if (paused) {
-        paused = false;
-        if (!settled) stall?.refresh();
-      }
-      body.resume();
-    },
-    destroy() {
-      finish();
-      // Destroying an unfinished body closes its connection.
-      body.destroy();
-    },
-  };
-}
-
-/**
- * The body as the web stream `Response` needs, one layer like `fetch`'s own. It starts reading at the
- * first read only (a high-water mark of 0), so that until then the body can still be taken raw; it pauses
- * the connection while the reader is behind.
- */
-function webBody(raw: RawBody, claim: () => boolean): ReadableStream<Uint8Array> {
-  let started = false;
+  let settled = false;
   return new ReadableStream<Uint8Array>(
     {
-      pull(controller) {
-        if (started) {
-          raw.resume();
-          return;
-        }
-        started = true;
-        if (!claim()) {
-          controller.error(new TypeError('the response body was taken by another reader'));
-          return;
-        }
-        raw.read({
-          data(chunk) {
-            controller.enqueue(chunk);
-            if ((controller.desiredSize ?? 0) <= 0) raw.pause();
-          },
-          end: () => controller.close(),
-          error: (error) => controller.error(error),
+      start(controller) {
+        /** True the first time only: the stall timer and abort listener are then gone. */
+        const finish = (): boolean => {
+          if (settled) return false;
+          settled = true;
+          clearTimeout(stall);
+          signal?.removeEventListener('abort', onAbort);
+          return true;
+        };
+        const fail = (error: unknown): void => {
+          if (finish()) controller.error(error);
+          // Destroying an unfinished body closes its connection.
+          body.destroy();
+        };
+        const onAbort = (): void => fail(signal?.reason);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        stall = setTimeout(() => {
+          if (!body.isPaused()) fail(new ProviderStallError(stallTimeoutMs));
+        }, stallTimeoutMs);
+        // Listened to from the start: an 'error' without a listener would crash the process.
+        body.once('error', (error: Error) => fail(new TypeError('terminated', { cause: error })));
+        body.once('close', () => {
+          if (!body.complete) fail(new TypeError('terminated'));
+        });
+        body.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          stall?.refresh();
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 0) <= 0) body.pause();
+        });
+        body.once('end', () => {
+          if (finish()) controller.close();
         });
       },
+      pull() {
+        if (!body.isPaused()) return;
+        if (!settled) stall?.refresh();
+        body.resume();
+      },
       cancel() {
-        raw.destroy();
+        settled = true;
+        clearTimeout(stall);
+        body.destroy();
       },
     },
     { highWaterMark: 0 },

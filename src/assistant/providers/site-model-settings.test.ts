@@ -5,6 +5,7 @@ import { createTestDatabase, dialects } from '../../testing/databases.ts';
 import {
   getSiteModelSettings,
   siteModelSettingsSchema,
+  storedModelOptions,
   updateSiteModelSettings,
 } from './site-model-settings.ts';
 
@@ -18,19 +19,24 @@ describe.each(dialects)('site model settings on %s', (dialect) => {
         model: null,
         instructions: null,
         starterQuestions: null,
+        modelOptions: null,
       });
 
       await updateSiteModelSettings(db.storage, site.id, {
         model: 'anthropic:claude-test',
         instructions: 'Be brief.',
         starterQuestions: ['How do I start?'],
+        modelOptions: { temperature: 0.2, reasoningEffort: 'low' },
       });
       await updateSiteModelSettings(db.storage, site.id, { model: null });
       expect(await getSiteModelSettings(db.storage, site.id)).toEqual({
         model: null,
         instructions: 'Be brief.',
         starterQuestions: ['How do I start?'],
+        modelOptions: { temperature: 0.2, reasoningEffort: 'low' },
       });
+      await updateSiteModelSettings(db.storage, site.id, { modelOptions: null });
+      expect((await getSiteModelSettings(db.storage, site.id))?.modelOptions).toBeNull();
       await updateSiteModelSettings(db.storage, site.id, { starterQuestions: null });
       expect((await getSiteModelSettings(db.storage, site.id))?.starterQuestions).toBeNull();
       // The site row the assistant route loads carries them.
@@ -60,5 +66,30 @@ describe('siteModelSettingsSchema', () => {
     expect(bad.error?.issues[0]?.path).toEqual(['model']);
     expect(siteModelSettingsSchema.safeParse({ instructions: 'x'.repeat(4_001) }).success).toBe(false);
     expect(siteModelSettingsSchema.safeParse({ temperature: 2 }).success).toBe(false);
+  });
+
+  it('accepts model options within their limits, an empty set as none, and nothing else', () => {
+    const options = { temperature: 0, maxOutputTokens: 800, reasoningEffort: 'high' };
+    expect(siteModelSettingsSchema.parse({ modelOptions: options })).toEqual({ modelOptions: options });
+    expect(siteModelSettingsSchema.parse({ modelOptions: {} })).toEqual({ modelOptions: null });
+    for (const bad of [
+      { temperature: 2.5 },
+      { temperature: -0.1 },
+      { maxOutputTokens: 0 },
+      { maxOutputTokens: 32_001 },
+      { maxOutputTokens: 1.5 },
+      { reasoningEffort: 'extreme' },
+      { topK: 3 },
+    ]) {
+      const parsed = siteModelSettingsSchema.safeParse({ modelOptions: bad });
+      expect(parsed.success, JSON.stringify(bad)).toBe(false);
+      expect(parsed.error?.issues[0]?.path[0]).toBe('modelOptions');
+    }
+  });
+
+  it('reads hand-written stored options that do not validate as none', () => {
+    expect(storedModelOptions('{"temperature":9}')).toBeNull();
+    expect(storedModelOptions('not json')).toBeNull();
+    expect(storedModelOptions('{"maxOutputTokens":300}')).toEqual({ maxOutputTokens: 300 });
   });
 });

@@ -48,11 +48,37 @@ export const starterQuestionsSchema = z
   .max(MAX_STARTER_QUESTIONS, `at most ${MAX_STARTER_QUESTIONS} starter questions`)
   .transform((questions) => (questions.length === 0 ? null : questions));
 
+/** Highest temperature any provider accepts (OpenAI's range is 0–2; others' is narrower). */
+export const MAX_TEMPERATURE = 2;
+/** Longest answer a site may ask for, in tokens: far beyond any docs answer, within every provider's cap. */
+export const MAX_OUTPUT_TOKENS = 32_000;
+
+/**
+ * Call options for the site's model. Unset ones are the provider's defaults. A provider that does not
+ * support one (a temperature on some reasoning models) reports a warning and ignores it, or fails the
+ * call; the owner sees the failure in the console's conversations.
+ */
+export const siteModelOptionsSchema = z
+  .object({
+    temperature: z.number().min(0).max(MAX_TEMPERATURE).optional(),
+    maxOutputTokens: z.number().int().min(1).max(MAX_OUTPUT_TOKENS).optional(),
+    /** Turned into each provider's own setting (provider-models.ts). */
+    reasoningEffort: z.enum(['low', 'medium', 'high']).optional(),
+  })
+  .strict();
+
+export type SiteModelOptions = z.infer<typeof siteModelOptionsSchema>;
+
 export const siteModelSettingsSchema = z
   .object({
     model: siteModelSchema.nullable().optional(),
     instructions: siteInstructionsSchema.nullable().optional(),
     starterQuestions: starterQuestionsSchema.nullable().optional(),
+    modelOptions: siteModelOptionsSchema
+      // No options is no options: stored as null, like cleared ones.
+      .transform((options) => (Object.keys(options).length === 0 ? null : options))
+      .nullable()
+      .optional(),
   })
   .strict();
 
@@ -60,6 +86,7 @@ export interface SiteModelSettings {
   model: string | null;
   instructions: string | null;
   starterQuestions: string[] | null;
+  modelOptions: SiteModelOptions | null;
 }
 
 export type SiteModelSettingsPatch = Partial<SiteModelSettings>;
@@ -69,8 +96,15 @@ export async function updateSiteModelSettings(
   siteId: string,
   patch: SiteModelSettingsPatch,
 ): Promise<void> {
-  const set: { model?: string | null; instructions?: string | null; starter_questions?: string | null } = {};
+  const set: {
+    model?: string | null;
+    instructions?: string | null;
+    starter_questions?: string | null;
+    model_options?: string | null;
+  } = {};
   if (patch.model !== undefined) set.model = patch.model;
+  if (patch.modelOptions !== undefined)
+    set.model_options = patch.modelOptions === null ? null : JSON.stringify(patch.modelOptions);
   if (patch.instructions !== undefined) set.instructions = patch.instructions;
   if (patch.starterQuestions !== undefined)
     set.starter_questions =
@@ -87,7 +121,7 @@ export async function getSiteModelSettings(
 ): Promise<SiteModelSettings | undefined> {
   const row = await storage.db
     .selectFrom('sites')
-    .select(['model', 'instructions', 'starter_questions'])
+    .select(['model', 'instructions', 'starter_questions', 'model_options'])
     .where('id', '=', siteId)
     .executeTakeFirst();
   return (
@@ -95,6 +129,7 @@ export async function getSiteModelSettings(
       model: row.model ?? null,
       instructions: row.instructions ?? null,
       starterQuestions: storedStarterQuestions(row.starter_questions),
+      modelOptions: storedModelOptions(row.model_options),
     }
   );
 }
@@ -108,6 +143,21 @@ export function storedStarterQuestions(stored: string | null | undefined): strin
   try {
     const value: unknown = JSON.parse(stored);
     if (Array.isArray(value) && value.length > 0 && value.every((q) => typeof q === 'string')) return value;
+  } catch {
+    // Falls through: not JSON.
+  }
+  return null;
+}
+
+/**
+ * A site's stored model options; null when it has none. A stored value that does not validate (written
+ * by hand) reads as none rather than failing every answer.
+ */
+export function storedModelOptions(stored: string | null | undefined): SiteModelOptions | null {
+  if (stored === null || stored === undefined) return null;
+  try {
+    const parsed = siteModelOptionsSchema.safeParse(JSON.parse(stored));
+    if (parsed.success && Object.keys(parsed.data).length > 0) return parsed.data;
   } catch {
     // Falls through: not JSON.
   }

@@ -8,6 +8,7 @@ import * as crashRecovery from './0006-crash-recovery.ts';
 import * as widget from './0007-widget.ts';
 import * as analytics from './0008-analytics.ts';
 import * as consoleSessions from './0009-console-sessions.ts';
+import * as modelOptions from './0010-model-options.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0007-widget': widget,
   '0008-analytics': analytics,
   '0009-console-sessions': consoleSessions,
+  '0010-model-options': modelOptions,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,106 @@
+import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import type { TextStreamPart, ToolSet } from 'ai';
+import type { AnswerStreamPart, FinishReason, TokenUsage } from '../answer-stream.ts';
+import { ProviderStreamCutError } from './provider-errors.ts';
+
+/**
+ * A model's answer as the assistant reads it (`AnswerStreamPart`), from either source: the model's own
+ * stream (one call, no tools) or `streamText`'s full stream (a model that may search first). Both get the
+ * checks the assistant requires of an answer: token counts a server did not report become 0, and a
+ * stream that ends without a finish reason from the provider (a proxy or server that closed the response
+ * cleanly mid-answer) ends with an error instead, so a cut answer is never stored or shown as complete.
+ * The provider packages report that case as a finish with reason `other` and no raw reason.
+ */
+export async function* modelAnswerParts(
+  stream: ReadableStream<LanguageModelV3StreamPart>,
+): AsyncGenerator<AnswerStreamPart> {
+  for await (const part of stream) {
+    switch (part.type) {
+      case 'text-delta':
+        yield { type: 'text-delta', textDelta: part.delta };
+        break;
+      case 'finish':
+        if (isCut(part.finishReason.unified, part.finishReason.raw)) {
+          yield { type: 'error', error: new ProviderStreamCutError() };
+          return;
+        }
+        yield {
+          type: 'finish',
+          finishReason: part.finishReason.unified,
+          usage: tokens(part.usage.inputTokens.total, part.usage.outputTokens.total),
+        };
+        return;
+      case 'error':
+        yield part;
+        return;
+    }
+  }
+  yield { type: 'error', error: new ProviderStreamCutError() };
+}
+
+/** `streamText`'s parts (steps, the `search` tool's calls and results) as answer parts. */
+export async function* stepAnswerParts<Tools extends ToolSet>(
+  stream: AsyncIterable<TextStreamPart<Tools>>,
+): AsyncGenerator<AnswerStreamPart> {
+  for await (const part of stream) {
+    switch (part.type) {
+      case 'text-delta':
+        yield { type: 'text-delta', textDelta: part.text };
+        break;
+      case 'tool-call':
+        yield { type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, args: part.input };
+        break;
+      case 'tool-result':
+        yield {
+          type: 'tool-result',
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          result: part.output,
+        };
+        break;
+      case 'start-step':
+        yield { type: 'step-start' };
+        break;
+      case 'finish-step':
+        yield {
+          type: 'step-finish',
+          finishReason: part.finishReason,
+          usage: tokens(part.usage.inputTokens, part.usage.outputTokens),
+        };
+        break;
+      case 'finish':
+        if (isCut(part.finishReason, part.rawFinishReason)) {
+          yield { type: 'error', error: new ProviderStreamCutError() };
+          return;
+        }
+        yield {
+          type: 'finish',
+          finishReason: part.finishReason,
+          usage: tokens(part.totalUsage.inputTokens, part.totalUsage.outputTokens),
+        };
+        return;
+      case 'error':
+        yield part;
+        return;
+      case 'abort': {
+        const error = new Error('The reader went away');
+        error.name = 'AbortError';
+        yield { type: 'error', error };
+        return;
+      }
+    }
+  }
+  yield { type: 'error', error: new ProviderStreamCutError() };
+}
+
+function isCut(reason: FinishReason, raw: string | undefined): boolean {
+  return reason === 'other' && raw === undefined;
+}
+
+function tokens(prompt: number | undefined, completion: number | undefined): TokenUsage {
+  return { promptTokens: finiteOrZero(prompt), completionTokens: finiteOrZero(completion) };
+}
+
+function finiteOrZero(value: number | undefined): number {
+  return value !== undefined && Number.isFinite(value) ? value : 0;
+}
