@@ -8,7 +8,7 @@ import { createSite } from '../../tenancy/sites.ts';
 import { createTestDatabase, type TestDatabase } from '../../testing/databases.ts';
 import { runCliInProcess } from '../../testing/run-cli-in-process.ts';
 
-describe('docent sites set-model / set-instructions / set-starter-questions', () => {
+describe('docent sites set-model / set-instructions / set-starter-questions / set-model-options', () => {
   let db: TestDatabase;
   let siteId: string;
 
@@ -30,18 +30,20 @@ describe('docent sites set-model / set-instructions / set-starter-questions', ()
       model: 'openai-compatible:llama3.1:8b',
       instructions: null,
       starterQuestions: null,
+      modelOptions: null,
     });
     await run('sites', 'set-model', 'acme', 'default');
     expect(await getSiteModelSettings(db.storage, siteId)).toEqual({
       model: null,
       instructions: null,
       starterQuestions: null,
+      modelOptions: null,
     });
   });
 
   it('rejects a bad model with the reason, changing nothing', async () => {
-    await expect(run('sites', 'set-model', 'acme', 'mistral:large')).rejects.toThrow(
-      /unknown provider "mistral"/,
+    await expect(run('sites', 'set-model', 'acme', 'cohere:command-r')).rejects.toThrow(
+      /unknown provider "cohere"/,
     );
     await expect(run('sites', 'set-model', 'nope', 'builtin')).rejects.toThrow(/No site "nope"/);
   });
@@ -79,5 +81,40 @@ describe('docent sites set-model / set-instructions / set-starter-questions', ()
     expect((await getSiteModelSettings(db.storage, siteId))?.starterQuestions).toHaveLength(2);
     await run('sites', 'set-starter-questions', 'acme', '--clear');
     expect((await getSiteModelSettings(db.storage, siteId))?.starterQuestions).toBeNull();
+  });
+
+  it('sets model options, refuses out-of-range ones, and clears them', async () => {
+    const out = await run(
+      '--json',
+      'sites',
+      'set-model-options',
+      'acme',
+      '--temperature',
+      '0.2',
+      '--max-output-tokens',
+      '800',
+      '--reasoning-effort',
+      'low',
+    );
+    expect(JSON.parse(out).modelOptions).toEqual({
+      temperature: 0.2,
+      maxOutputTokens: 800,
+      reasoningEffort: 'low',
+    });
+    await expect(run('sites', 'set-model-options', 'acme', '--temperature', '3')).rejects.toThrow(
+      /Invalid model options/,
+    );
+    await expect(run('sites', 'set-model-options', 'acme', '--reasoning-effort', 'max')).rejects.toThrow(
+      /Invalid model options/,
+    );
+    await expect(run('sites', 'set-model-options', 'acme')).rejects.toThrow(/at least one/);
+    expect((await getSiteModelSettings(db.storage, siteId))?.modelOptions).toEqual({
+      temperature: 0.2,
+      maxOutputTokens: 800,
+      reasoningEffort: 'low',
+    });
+    const text = await run('sites', 'set-model-options', 'acme', '--clear');
+    expect(text).toContain("model options: the provider's defaults");
+    expect((await getSiteModelSettings(db.storage, siteId))?.modelOptions).toBeNull();
   });
 });

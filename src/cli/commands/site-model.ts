@@ -5,6 +5,7 @@ import {
   getSiteModelSettings,
   type SiteModelSettingsPatch,
   siteInstructionsSchema,
+  siteModelOptionsSchema,
   siteModelSchema,
   starterQuestionsSchema,
   updateSiteModelSettings,
@@ -27,7 +28,7 @@ export function registerSiteModel(program: Command): void {
     .argument('<domain>', 'domain identifier of the site')
     .argument(
       '<model>',
-      'provider:model (openai:gpt-4o-mini, anthropic:…, openai-compatible:…), builtin, or default',
+      'provider:model (openai:gpt-4o-mini, openai-responses:…, anthropic:…, openai-compatible:…, google:…, mistral:…, bedrock:…), builtin, or default',
     )
     .action(async (domain: string, model: string, _options: unknown, command: Command) => {
       const value = model === 'default' ? null : parsed(siteModelSchema.safeParse(model), 'model');
@@ -84,6 +85,38 @@ export function registerSiteModel(program: Command): void {
         await change(command, domain, { starterQuestions: value });
       },
     );
+
+  sites
+    .command('set-model-options')
+    .description(
+      "set the site's model call options (replacing the earlier ones); the built-in answerer ignores them",
+    )
+    .argument('<domain>', 'domain identifier of the site')
+    .option('--temperature <n>', 'sampling temperature, 0 to 2', Number)
+    .option('--max-output-tokens <n>', 'longest answer in tokens, 1 to 32000', Number)
+    .option('--reasoning-effort <level>', 'low, medium or high, for models that reason')
+    .option('--clear', "remove the options (the provider's defaults)")
+    .action(
+      async (
+        domain: string,
+        options: {
+          temperature?: number;
+          maxOutputTokens?: number;
+          reasoningEffort?: string;
+          clear?: boolean;
+        },
+        command: Command,
+      ) => {
+        const { clear, ...values } = options;
+        const given = Object.values(values).some((v) => v !== undefined);
+        if (given === (clear === true))
+          throw new CliError(
+            'Give at least one of --temperature, --max-output-tokens, --reasoning-effort, or --clear',
+          );
+        const value = clear ? null : parsed(siteModelOptionsSchema.safeParse(values), 'model options');
+        await change(command, domain, { modelOptions: value });
+      },
+    );
 }
 
 async function change(command: Command, domain: string, patch: SiteModelSettingsPatch): Promise<void> {
@@ -100,7 +133,11 @@ async function change(command: Command, domain: string, patch: SiteModelSettings
         `${settings?.instructions ? `${settings.instructions.length} characters of instructions` : 'no instructions'}, `,
       );
       const starters = settings?.starterQuestions?.length ?? 0;
-      process.stdout.write(`${starters} starter question${starters === 1 ? '' : 's'}\n`);
+      process.stdout.write(`${starters} starter question${starters === 1 ? '' : 's'}, `);
+      const options = Object.entries(settings?.modelOptions ?? {}).map(([k, v]) => `${k} ${v}`);
+      process.stdout.write(
+        `model options: ${options.length > 0 ? options.join(', ') : "the provider's defaults"}\n`,
+      );
     }
   });
 }

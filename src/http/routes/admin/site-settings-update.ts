@@ -23,7 +23,7 @@ export const siteSettingsSchema = z.object({
     .string()
     .nullable()
     .describe(
-      '`provider:model` (openai, anthropic, openai-compatible) or `builtin`; null: the server default (DOCENT_MODEL)',
+      '`provider:model` (openai, openai-responses, anthropic, openai-compatible, google, mistral, bedrock) or `builtin`; null: the server default (DOCENT_MODEL)',
     ),
   instructions: z.string().nullable().describe("Added to the model's system prompt"),
   starterQuestions: z
@@ -32,12 +32,22 @@ export const siteSettingsSchema = z.object({
     .describe(
       'Questions the widget offers on an empty panel (`GET /v2/assistant/{domain}/config`); null: none',
     ),
+  modelOptions: z
+    .object({
+      temperature: z.number().optional(),
+      maxOutputTokens: z.number().int().optional(),
+      reasoningEffort: z.enum(['low', 'medium', 'high']).optional(),
+    })
+    .nullable()
+    .describe(
+      "Call options of the site's model (not the built-in answerer's); null: the provider's defaults",
+    ),
 });
 
 export const siteSettingsUpdateOperation: Operation = {
   method: 'patch',
   path: '/v1/admin/sites/{domain}/settings',
-  summary: "Change a site's answer model, custom instructions and starter questions",
+  summary: "Change a site's answer model, its options, custom instructions and starter questions",
   tags: ['Sites'],
   security: [{ adminKey: [] }],
   request: { params: domainParamSchema, body: jsonContent(siteSettingsUpdateBody) },

@@ -3,9 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getSiteModelSettings } from '../../../assistant/providers/site-model-settings.ts';
 import { createTenant } from '../../../limits/limits-fixtures.ts';
 import { createApiKey } from '../../../tenancy/api-keys.ts';
 import { bootstrapSite } from '../../../tenancy/bootstrap-site.ts';
+import { getSiteByDomain } from '../../../tenancy/sites.ts';
 import { launchChromium } from '../../../testing/browser.ts';
 import { repoRoot } from '../../../testing/paths.ts';
 import { seedAnalytics } from '../../../testing/seed-analytics.ts';
@@ -188,9 +190,16 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await page.getByRole('link', { name: 'acme' }).click();
     await page.getByLabel(/Starter questions/).fill('How do I rotate keys?\nWhere are invoices sent?');
     await page.getByLabel(/Allowed origins/).fill('https://docs.acme.example');
+    await page.getByLabel(/Temperature/).fill('0.3');
+    await page.getByLabel(/Reasoning effort/).selectOption('medium');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.waitForURL(/saved=1/);
     expect(await page.getByText('Settings saved.').isVisible()).toBe(true);
+    const acme = await getSiteByDomain(server.storage, 'acme');
+    expect(await getSiteModelSettings(server.storage, acme?.id ?? '')).toMatchObject({
+      modelOptions: { temperature: 0.3, reasoningEffort: 'medium' },
+    });
+    expect(await page.getByLabel(/Temperature/).inputValue()).toBe('0.3');
     const config = await fetch(`${server.baseUrl}/v2/assistant/acme/config`, {
       headers: { Authorization: `Bearer ${assistantKey}` },
     });

@@ -2,6 +2,9 @@ import { type Context, Hono } from 'hono';
 import type { Child } from 'hono/jsx';
 import {
   getSiteModelSettings,
+  MAX_OUTPUT_TOKENS,
+  MAX_TEMPERATURE,
+  type SiteModelSettings,
   siteModelSettingsSchema,
   updateSiteModelSettings,
 } from '../../../assistant/providers/site-model-settings.ts';
@@ -44,12 +47,7 @@ function JobStatus(props: { job: IngestionJob }) {
   return <span class={`badge ${cls}`}>{props.job.status.replace('_', ' ')}</span>;
 }
 
-function SiteSettingsForm(props: {
-  site: Site;
-  settings: { model: string | null; instructions: string | null; starterQuestions: string[] | null };
-  csrf: Child;
-  errors: string[];
-}) {
+function SiteSettingsForm(props: { site: Site; settings: SiteModelSettings; csrf: Child; errors: string[] }) {
   const { site, settings } = props;
   return (
     <form
@@ -98,6 +96,44 @@ function SiteSettingsForm(props: {
           placeholder="openai:gpt-4o-mini"
         />
       </label>
+      <fieldset style="display:flex;gap:1rem;flex-wrap:wrap;border:1px solid var(--line,#ddd)">
+        <legend>Model options (a provider's model only; empty: the provider's default)</legend>
+        <label>
+          Temperature (0–2)
+          <br />
+          <input
+            name="temperature"
+            type="number"
+            min="0"
+            max={String(MAX_TEMPERATURE)}
+            step="0.1"
+            value={settings.modelOptions?.temperature?.toString() ?? ''}
+          />
+        </label>
+        <label>
+          Longest answer (tokens)
+          <br />
+          <input
+            name="maxOutputTokens"
+            type="number"
+            min="1"
+            max={String(MAX_OUTPUT_TOKENS)}
+            step="1"
+            value={settings.modelOptions?.maxOutputTokens?.toString() ?? ''}
+          />
+        </label>
+        <label>
+          Reasoning effort
+          <br />
+          <select name="reasoningEffort">
+            {['', 'low', 'medium', 'high'].map((level) => (
+              <option value={level} selected={(settings.modelOptions?.reasoningEffort ?? '') === level}>
+                {level === '' ? 'default' : level}
+              </option>
+            ))}
+          </select>
+        </label>
+      </fieldset>
       <label>
         Instructions added to the model's prompt
         <br />
@@ -141,7 +177,9 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
         <h2>Settings</h2>
         <SiteSettingsForm
           site={site}
-          settings={settings ?? { model: null, instructions: null, starterQuestions: null }}
+          settings={
+            settings ?? { model: null, instructions: null, starterQuestions: null, modelOptions: null }
+          }
           csrf={<Csrf session={session} />}
           errors={errors}
         />
@@ -236,6 +274,11 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
       model: text('model') === '' ? null : text('model'),
       instructions: text('instructions') === '' ? null : text('instructions'),
       starterQuestions: lines(form.starterQuestions).length === 0 ? null : lines(form.starterQuestions),
+      modelOptions: {
+        ...(text('temperature') === '' ? {} : { temperature: Number(text('temperature')) }),
+        ...(text('maxOutputTokens') === '' ? {} : { maxOutputTokens: Number(text('maxOutputTokens')) }),
+        ...(text('reasoningEffort') === '' ? {} : { reasoningEffort: text('reasoningEffort') }),
+      },
     });
     const errors = [siteFields, modelFields].flatMap((result) =>
       result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || 'form'}: ${i.message}`),
