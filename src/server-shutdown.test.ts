@@ -1,4 +1,7 @@
+import { getEventListeners } from 'node:events';
 import path from 'node:path';
+import { simulateReadableStream } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from './app.ts';
@@ -9,6 +12,7 @@ import { SiteSearch } from './search/site-search.ts';
 import { openStorage } from './storage/database.ts';
 import { bootstrapSite } from './tenancy/bootstrap-site.ts';
 import { createTestDatabase, dialects } from './testing/databases.ts';
+import { scriptedModelStream } from './testing/model-streams.ts';
 import { repoRoot } from './testing/paths.ts';
 import { startTestServer, type TestServer } from './testing/server.ts';
 
@@ -175,6 +179,42 @@ describe('readiness while draining', () => {
       expect(((await during.json()) as { error: { code: string } }).error.code).toBe('unavailable');
       expect(during.headers.get('connection')).toBe('close');
       expect((await app.request('/healthz')).status).toBe(200);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('leaves no listener on the shutdown signal for the answers it has served', async () => {
+    const database = await createTestDatabase('sqlite');
+    try {
+      const stopping = new AbortController();
+      const app = createApp({
+        storage: database.storage,
+        search: new SiteSearch(database.storage),
+        logger: pino({ level: 'silent' }),
+        shutdown: { draining: () => false, stopping: stopping.signal },
+        // A provider's model: it is handed an abort signal (the built-in answerer is not).
+        modelProvider: () =>
+          new MockLanguageModelV3({
+            doStream: async () => ({
+              stream: simulateReadableStream({ chunks: scriptedModelStream(['Docent answers [1].']) }),
+            }),
+          }),
+      });
+      const { assistantKey } = await bootstrapSite(database.storage, {
+        domain: 'docs',
+        docsDir: bundledDocs,
+      });
+      for (let i = 0; i < 12; i++) {
+        const response = await app.request('/v1/assistant/docs/message', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${assistantKey}` },
+          body: JSON.stringify(askBody('How do I install Docent?')),
+        });
+        expect(await response.text()).toContain('0:"Docent answers [1]."');
+      }
+      // One listener per answer would stay until shutdown, and each new one walks the list.
+      expect(getEventListeners(stopping.signal, 'abort')).toHaveLength(0);
     } finally {
       await database.drop();
     }

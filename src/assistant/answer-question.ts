@@ -430,21 +430,16 @@ async function storedHistory(storage: Storage, threadId: string, regenerate: boo
  * either ends the answer. The combined signal is made on first use, as only a model doing I/O needs one.
  */
 function goneOr(gone: ReaderGone, also: AbortSignal): ReaderGone {
-  let linked: AbortController | undefined;
+  let linked: AbortSignal | undefined;
   return {
     get aborted() {
       return gone.aborted || also.aborted;
     },
     get signal() {
-      if (linked === undefined) {
-        const both = new AbortController();
-        linked = both;
-        for (const source of [gone.signal, also]) {
-          if (source.aborted) both.abort();
-          else source.addEventListener('abort', () => both.abort(), { once: true });
-        }
-      }
-      return linked.signal;
+      // `AbortSignal.any` holds the combined signal weakly: a listener added to the server-wide
+      // shutdown signal for every answer would stay there, and each new one costs a walk of the list.
+      linked ??= AbortSignal.any([gone.signal, also]);
+      return linked;
     },
   };
 }
