@@ -21,9 +21,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { Agent, type Dispatcher, request } from 'undici';
 import { createModelProvider } from '../src/assistant/providers/create-model-provider.ts';
-import { modelAnswerParts } from '../src/assistant/providers/model-stream.ts';
+import { readModelAnswer } from '../src/assistant/providers/fast-chat-stream.ts';
 import { HOSTED_PROVIDERS } from '../src/assistant/providers/provider-models.ts';
 import { resilientFetch } from '../src/assistant/providers/resilient-fetch.ts';
 import { startLoopbackLlm, writeOpenAIStream } from '../src/assistant/providers/testing/loopback-llm.ts';
@@ -256,16 +257,17 @@ async function runBench(): Promise<void> {
       );
       // Where the provider path's CPU goes, measured in this process against the same loopback provider
       // with no Docent server around it: Docent's provider path (the package's model wrapped with the
-      // site's prompt and settings, its parts mapped to answer parts: model-stream.ts), the bare package
-      // model on the same fetch, and merely receiving the same bytes. The package's own decoding is the
-      // bare package minus the bytes; issue 15 keeps no decoder of Docent's unless it exceeds 1 ms.
+      // site's prompt and settings, the package sending the request and Docent decoding the stream:
+      // fast-chat-stream.ts), the bare package model on the same fetch decoding its own stream, and
+      // merely receiving the same bytes. Issue 15 keeps a decoder of Docent's only while the package's
+      // request and decoding (bare package minus bytes) costs over 1 ms.
       const answers = 200;
       const docentPath = await providerPathCpu(provider.value, answers, 32, 'docent');
       const packagePath = await providerPathCpu(provider.value, answers, 32, 'package');
       const raw = await rawStreamCpu(provider.value, answers, 32);
       console.log(
         `provider path alone (openai-compatible, ${values.tokens} tokens, read to the end, 32 at a time), CPU per answer: ` +
-          `Docent's (package model, prompt and settings, answer parts) ${docentPath.toFixed(2)} ms · the bare package model ` +
+          `Docent's (package request, Docent's decoding) ${docentPath.toFixed(2)} ms · the bare package model ` +
           `${packagePath.toFixed(2)} ms · the bytes read with undici and nothing else ${raw.toFixed(2)} ms · ` +
           `the package's request and decoding ${(packagePath - raw).toFixed(2)} ms (a decoder of Docent's own would need it above 1 ms)`,
       );
@@ -329,11 +331,12 @@ async function providerPathCpu(
   const once = async (): Promise<number> => {
     const model =
       path === 'docent' ? models({ site, sources: [], context: [], currentPath: null }) : packageModel;
-    const { stream } = await model.doStream({
-      prompt: [{ role: 'user', content: [{ type: 'text', text: 'How do I install Docent?' }] }],
-    });
+    const prompt: LanguageModelV3Prompt = [
+      { role: 'user', content: [{ type: 'text', text: 'How do I install Docent?' }] },
+    ];
     let parts = 0;
-    for await (const _ of path === 'docent' ? modelAnswerParts(stream) : stream) parts++;
+    if (path === 'docent') for await (const _ of await readModelAnswer(model, { prompt })) parts++;
+    else for await (const _ of (await model.doStream({ prompt })).stream) parts++;
     return parts;
   };
   return cpuPerTask(answers, concurrency, once);

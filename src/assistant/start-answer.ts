@@ -5,7 +5,8 @@ import type { SourceList } from './answer-sources.ts';
 import { type AnswerStreamPart, SEARCH_TOOL_NAME } from './answer-stream.ts';
 import { BuiltinAnswerer } from './builtin-answerer.ts';
 import { type AnswerStart, awaitAnswerStart } from './providers/answer-start.ts';
-import { modelAnswerParts, stepAnswerParts } from './providers/model-stream.ts';
+import { readModelAnswer } from './providers/fast-chat-stream.ts';
+import { stepAnswerParts } from './providers/model-stream.ts';
 import { searchTool } from './search-tool.ts';
 
 /** One turn of the conversation the model sees; the last is the question. */
@@ -60,13 +61,12 @@ export function startAnswer(input: StartAnswerInput): Promise<AnswerStart<Answer
       role: t.role,
       content: [{ type: 'text', text: t.text }],
     }));
-    const { stream } = await model.doStream({
+    return readModelAnswer(model, {
       prompt,
       // The built-in answerer runs in-process and stops when its reader cancels its stream (the stream
       // writer stops reading once the client is gone); only a provider's fetch needs a real signal,
       // and making one is not free.
       ...(builtin ? {} : { abortSignal: gone.signal }),
     });
-    return modelAnswerParts(stream);
   }, gone);
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ModelConfig } from '../../config.ts';
 import { builtinModelProvider, type ModelProvider } from '../model-provider.ts';
 import { type AnswerCallSettings, answerModel } from './answer-model.ts';
+import { chatStreamHandOver, useHandOver } from './fast-chat-stream.ts';
 import { formatModelSpec, type ModelProviderName, type ModelSpec, parseModelSpec } from './model-spec.ts';
 import { HOSTED_PROVIDERS, type HostedProvider, lazyModel } from './provider-models.ts';
 import { resilientFetch } from './resilient-fetch.ts';
@@ -32,6 +33,8 @@ export function createModelProvider(
     maxRetries: config.maxRetries,
     ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
   });
+  // OpenAI-compatible answers are read by Docent's decoder (fast-chat-stream.ts says why).
+  const handOver = chatStreamHandOver(fetch);
   const models = new Map<string, LanguageModelV3>();
   const reported = new Set<string>();
 
@@ -39,8 +42,9 @@ export function createModelProvider(
     const key = formatModelSpec(spec);
     let model = models.get(key);
     if (model === undefined) {
+      const providerFetch = provider === 'openai-compatible' ? handOver.fetch : fetch;
       model = lazyModel(provider, spec.model, () =>
-        HOSTED_PROVIDERS[provider].create(spec.model, config, fetch),
+        HOSTED_PROVIDERS[provider].create(spec.model, config, providerFetch),
       );
       models.set(key, model);
     }
@@ -88,7 +92,8 @@ export function createModelProvider(
       searchSteps: config.searchSteps,
     });
     const settings = callSettings(spec.provider, storedModelOptions(input.site.model_options));
-    return answerModel(modelFor(spec, spec.provider), system, settings);
+    const model = answerModel(modelFor(spec, spec.provider), system, settings);
+    return spec.provider === 'openai-compatible' ? useHandOver(model, handOver) : model;
   };
 }
 
