@@ -11,7 +11,7 @@
  * What it mirrors: `@ai-sdk/openai-compatible` `MIRRORED_VERSION`'s chat stream, for the parts an
  * answer is read from (text, finish reason, usage, errors). The package still builds and sends the
  * request and reads every failed response; only a successful event stream is handed over (a request
- * header marks the call; `fetch` keeps the body and gives the package an empty stream). Used only for
+ * header marks the call; `fetch` keeps the body and gives the package one that never ends). Used only for
  * answers without tools. fast-chat-stream.test.ts holds it to the package's output for the same bytes
  * and fails when the installed package is another version.
  */
@@ -68,7 +68,9 @@ export function chatStreamHandOver(inner: typeof globalThis.fetch): ChatStreamHa
       const eventStream = response.headers.get('content-type')?.startsWith('text/event-stream');
       if (!response.ok || response.body === null || !eventStream) return response;
       taken.set(id, response.body);
-      return new Response('', { status: response.status, headers: response.headers });
+      // The package gets a body that never ends and is never read: its stages build, wait and are
+      // collected with it. An empty body would end them, and each end creates errors (costly stacks).
+      return new Response(new ReadableStream(), { status: response.status, headers: response.headers });
     },
     async answer(model, options) {
       const id = String(calls++);
@@ -79,7 +81,7 @@ export function chatStreamHandOver(inner: typeof globalThis.fetch): ChatStreamHa
         });
         const body = taken.get(id);
         if (body === undefined) return modelAnswerParts(result.stream);
-        void result.stream.cancel();
+        // The package's own stream (over the body it was given) is left unread, to be collected.
         return decodeChatStream(body);
       } catch (error) {
         void taken.get(id)?.cancel();
