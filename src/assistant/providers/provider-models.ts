@@ -1,4 +1,10 @@
-import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
+import type {
+  JSONObject,
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  SharedV3ProviderOptions,
+} from '@ai-sdk/provider';
+import { wrapLanguageModel } from 'ai';
 import type { ModelConfig } from '../../config.ts';
 import type { ModelProviderName } from './model-spec.ts';
 
@@ -97,8 +103,8 @@ export const HOSTED_PROVIDERS: Record<HostedProvider, HostedProviderDefinition> 
     configured: ({ bedrock }) =>
       bedrock.region !== null &&
       (bedrock.apiKey !== null || (bedrock.accessKeyId !== null && bedrock.secretAccessKey !== null)),
-    create: async (modelId, { bedrock }, fetch) =>
-      (await import('@ai-sdk/amazon-bedrock')).createAmazonBedrock({
+    create: async (modelId, { bedrock }, fetch) => {
+      const model = (await import('@ai-sdk/amazon-bedrock')).createAmazonBedrock({
         region: bedrock.region ?? '',
         ...(bedrock.apiKey
           ? { apiKey: bedrock.apiKey }
@@ -109,12 +115,40 @@ export const HOSTED_PROVIDERS: Record<HostedProvider, HostedProviderDefinition> 
             }),
         ...(bedrock.baseUrl ? { baseURL: bedrock.baseUrl } : {}),
         fetch,
-      })(modelId),
-    reasoning: (effort) => ({
-      bedrock: { reasoningConfig: { type: 'enabled', budgetTokens: THINKING_BUDGET[effort] } },
-    }),
+      })(modelId);
+      // Bedrock takes a thinking budget for Anthropic models and a level for the others (Nova, gpt-oss): the
+      // package drops a budget given to any other model (with a warning) and would send a level to Claude as
+      // its separate `effort`. `reasoning` gives both; this keeps the one for the model's family, decided as
+      // the package decides it.
+      const anthropic = modelId.includes('anthropic') || modelId.includes(':application-inference-profile/');
+      const drop = anthropic ? 'maxReasoningEffort' : 'budgetTokens';
+      const transformParams = async ({ params }: { params: LanguageModelV3CallOptions }) =>
+        withoutReasoningField(params, drop);
+      return wrapLanguageModel({ model, middleware: { specificationVersion: 'v3', transformParams } });
+    },
+    reasoning: (effort) => {
+      const reasoningConfig = {
+        type: 'enabled',
+        budgetTokens: THINKING_BUDGET[effort],
+        maxReasoningEffort: effort,
+      };
+      return { bedrock: { reasoningConfig } };
+    },
   },
 };
+
+function withoutReasoningField(
+  params: LanguageModelV3CallOptions,
+  field: string,
+): LanguageModelV3CallOptions {
+  const bedrock = params.providerOptions?.bedrock;
+  if (!bedrock?.reasoningConfig) return params;
+  const { [field]: _dropped, ...reasoningConfig } = bedrock.reasoningConfig as JSONObject;
+  return {
+    ...params,
+    providerOptions: { ...params.providerOptions, bedrock: { ...bedrock, reasoningConfig } },
+  };
+}
 
 /**
  * A model whose package loads on its first call: the server starts without loading any provider
