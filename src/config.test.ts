@@ -66,12 +66,34 @@ describe('loadConfig: models', () => {
     expect(config.model.openaiCompatible).toEqual({ apiKey: null, baseUrl: 'http://127.0.0.1:11434/v1' });
     expect(config.model.openai).toEqual({ apiKey: 'sk-1', baseUrl: null });
     expect(config.model.stallTimeoutMs).toBe(5000);
+    const bedrock = loadConfig({
+      DOCENT_MODEL: 'bedrock:amazon.nova-lite-v1:0',
+      AWS_REGION: 'eu-central-1',
+      AWS_BEARER_TOKEN_BEDROCK: 'bedrock-key',
+    });
+    expect(bedrock.model.bedrock).toEqual({
+      region: 'eu-central-1',
+      accessKeyId: null,
+      secretAccessKey: null,
+      sessionToken: null,
+      apiKey: 'bedrock-key',
+      baseUrl: null,
+    });
     expect(config.model.maxRetries).toBe(2);
   });
 
   it.each([
     [{ DOCENT_MODEL: 'gpt-4o' }, /DOCENT_MODEL: .*expected <provider>:<model>/],
-    [{ DOCENT_MODEL: 'mistral:large' }, /DOCENT_MODEL: unknown provider "mistral"/],
+    [{ DOCENT_MODEL: 'cohere:command-r' }, /DOCENT_MODEL: unknown provider "cohere"/],
+    [{ DOCENT_MODEL: 'mistral:mistral-small-latest' }, /MISTRAL_API_KEY: required/],
+    [{ DOCENT_MODEL: 'google:gemini-2.5-flash' }, /GOOGLE_GENERATIVE_AI_API_KEY: required/],
+    [{ DOCENT_MODEL: 'openai-responses:gpt-5-mini' }, /OPENAI_API_KEY: required/],
+    [{ DOCENT_MODEL: 'bedrock:amazon.nova-lite-v1:0' }, /AWS_REGION: required/],
+    [
+      { DOCENT_MODEL: 'bedrock:amazon.nova-lite-v1:0', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'AKID' },
+      /AWS_ACCESS_KEY_ID: required .*AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK/,
+    ],
+    [{ AWS_REGION: 'mars' }, /AWS_REGION: must be an AWS region/],
     [{ DOCENT_MODEL: 'openai:gpt-4o' }, /OPENAI_API_KEY: required when DOCENT_MODEL is openai:gpt-4o/],
     [{ DOCENT_MODEL: 'anthropic:claude-x' }, /ANTHROPIC_API_KEY: required/],
     [{ DOCENT_MODEL: 'openai-compatible:llama3' }, /DOCENT_MODEL_BASE_URL: required/],

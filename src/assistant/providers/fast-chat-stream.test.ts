@@ -3,7 +3,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AnswerStreamPart } from '../answer-stream.ts';
-import { decodeChatStream, MIRRORED_PACKAGE, MIRRORED_VERSION } from './fast-chat-stream.ts';
+import { decodeChatStream, MAX_EVENT_BYTES, MIRRORED_PACKAGE, MIRRORED_VERSION } from './fast-chat-stream.ts';
 import { modelAnswerParts } from './model-stream.ts';
 
 const chunk = (body: Record<string, unknown>) =>
@@ -90,6 +90,12 @@ describe(`Docent's decoder of ${MIRRORED_PACKAGE} chat streams (the quarantined 
       );
     });
   }
+
+  it(`fails an event longer than ${MAX_EVENT_BYTES} bytes instead of buffering it`, async () => {
+    const endless = `${delta({ content: 'Start ' })}data: ${'x'.repeat(MAX_EVENT_BYTES + 10)}`;
+    const parts = await collect(decodeChatStream(bodyOf(endless, [100, 70_000, 900_000])));
+    expect(parts.map((p) => p.type)).toEqual(['text-delta', 'error']);
+  });
 
   it('names a cut answer as cut (the package reports it as invalid data)', async () => {
     const parts = await collect(decodeChatStream(bodyOf(STREAMS['cut without a finish reason'] ?? '', [])));

@@ -24,6 +24,12 @@ import { ProviderStreamCutError } from './provider-errors.ts';
 export const MIRRORED_PACKAGE = '@ai-sdk/openai-compatible';
 export const MIRRORED_VERSION = '2.0.92';
 
+/**
+ * Longest event (its data lines together) a provider may send: a chunk of an answer is a few hundred
+ * bytes, and an event that never ends must not grow without bound.
+ */
+export const MAX_EVENT_BYTES = 1_048_576;
+
 /** Marks a call whose successful stream Docent reads itself; never sent to the provider. */
 const HAND_OVER_HEADER = 'x-docent-hand-over';
 
@@ -105,7 +111,14 @@ interface ChatChunk {
 /** An OpenAI-compatible chat completions event stream as answer parts (see the module comment). */
 export async function* decodeChatStream(body: ReadableStream<Uint8Array>): AsyncGenerator<AnswerStreamPart> {
   const events: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event) });
+  let overflow: Error | undefined;
+  const parser = createParser({
+    onEvent: (event) => events.push(event),
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') overflow = error;
+    },
+    maxBufferSize: MAX_EVENT_BYTES,
+  });
   const decoder = new TextDecoder();
   let raw: string | undefined;
   let refused = false;
@@ -116,6 +129,10 @@ export async function* decodeChatStream(body: ReadableStream<Uint8Array>): Async
       const { done, value } = await reader.read();
       parser.feed(decoder.decode(value, { stream: !done }));
       if (done) parser.reset({ consume: true });
+      if (overflow !== undefined) {
+        yield { type: 'error', error: overflow };
+        return;
+      }
       for (const event of events.splice(0)) {
         if (event.data === '[DONE]') continue;
         const chunk = parseChunk(event.data);

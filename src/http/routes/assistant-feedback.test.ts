@@ -332,6 +332,7 @@ describe.each(dialects)('widget feedback and config on %s', (dialect) => {
       model: null,
       instructions: null,
       starterQuestions: ['How do I rotate API keys?', 'When are invoices sent?'],
+      modelOptions: null,
     });
     const expected = {
       domain: 'acme',

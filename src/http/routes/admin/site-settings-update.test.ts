@@ -49,6 +49,7 @@ describe('PATCH /v1/admin/sites/{domain}/settings', () => {
       model: 'anthropic:claude-3-5-haiku-latest',
       instructions: 'Be brief.',
       starterQuestions: null,
+      modelOptions: null,
     });
     expect(await getSiteByDomain(server.storage, 'acme')).toMatchObject({
       model: 'anthropic:claude-3-5-haiku-latest',
@@ -62,7 +63,33 @@ describe('PATCH /v1/admin/sites/{domain}/settings', () => {
       model: null,
       instructions: 'Be brief.',
       starterQuestions: null,
+      modelOptions: null,
     });
+  });
+
+  it('sets, keeps and clears the model options, refusing out-of-range ones with the field', async () => {
+    const set = await patch({
+      modelOptions: { temperature: 0.2, maxOutputTokens: 600, reasoningEffort: 'high' },
+    });
+    expect(await set.json()).toMatchObject({
+      modelOptions: { temperature: 0.2, maxOutputTokens: 600, reasoningEffort: 'high' },
+    });
+    expect(((await (await patch({ model: null })).json()) as { modelOptions: unknown }).modelOptions).toEqual(
+      {
+        temperature: 0.2,
+        maxOutputTokens: 600,
+        reasoningEffort: 'high',
+      },
+    );
+    const bad = await patch({ modelOptions: { temperature: 3 } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { details: { path: string }[] } }).error.details[0]?.path).toBe(
+      'modelOptions.temperature',
+    );
+    expect((await patch({ modelOptions: { topP: 0.5 } })).status).toBe(400);
+    expect(
+      ((await (await patch({ modelOptions: null })).json()) as { modelOptions: unknown }).modelOptions,
+    ).toBeNull();
   });
 
   it('answers 400 naming the field for a bad model or unknown keys, never a 5xx', async () => {
