@@ -6,11 +6,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BUILTIN_MODEL_CONFIG, type ModelConfig } from '../../config.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
+import { getSiteByDomain, type Site } from '../../tenancy/sites.ts';
 import { type ChatResult, chatWithAssistant } from '../../testing/chat-client.ts';
 import { startTestServer, type TestServer } from '../../testing/server.ts';
 import { smallDocs } from '../../testing/small-docs.ts';
+import type { AnswerStreamPart } from '../answer-stream.ts';
 import { listThreadMessages } from '../threads.ts';
 import { createModelProvider } from './create-model-provider.ts';
+import { readModelAnswer } from './fast-chat-stream.ts';
 import { updateSiteModelSettings } from './site-model-settings.ts';
 import {
   type LoopbackHandler,
@@ -402,6 +405,31 @@ describe('real model providers over loopback servers', () => {
       const body = servers[llm].requests[0]?.body ?? {};
       expect(Object.fromEntries(Object.keys(c.sent).map((key) => [key, body[key]]))).toEqual(c.sent);
     });
+  });
+
+  it('sends a Bedrock API key as a bearer token instead of signing', async () => {
+    const keyed = createModelProvider({
+      ...modelConfig,
+      bedrock: {
+        ...modelConfig.bedrock,
+        accessKeyId: null,
+        secretAccessKey: null,
+        apiKey: 'bedrock-api-key',
+      },
+    });
+    script.bedrock = (_req, res) => wires.writeWire(res, wires.bedrockWire, { tokens: ['Monthly [1].'] }, '');
+    const site = { ...(await getSiteByDomain(server.storage, 'nova')), model: CASES.nova?.model } as Site;
+    const model = keyed({ site, sources: [], context: [] });
+    const parts: AnswerStreamPart[] = [];
+    for await (const part of await readModelAnswer(model, {
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'q' }] }],
+    }))
+      parts.push(part);
+    expect(parts.filter((p) => p.type === 'text-delta')).toEqual([
+      { type: 'text-delta', textDelta: 'Monthly [1].' },
+    ]);
+    expect(servers.bedrock.requests[0]?.headers).toMatchObject({ authorization: 'Bearer bedrock-api-key' });
+    expect(servers.bedrock.requests[0]?.headers['x-amz-security-token']).toBeUndefined();
   });
 
   it("falls back to the server's model when a site names a provider this server has no key for", async () => {
