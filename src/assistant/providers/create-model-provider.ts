@@ -91,21 +91,25 @@ export function createModelProvider(
       currentPath: input.currentPath ?? null,
       searchSteps: config.searchSteps,
     });
-    const settings = callSettings(spec.provider, storedModelOptions(input.site.model_options));
+    const settings = callSettings(spec.provider, spec.model, storedModelOptions(input.site.model_options));
     const model = answerModel(modelFor(spec, spec.provider), system, settings);
     return spec.provider === 'openai-compatible' ? useHandOver(model, handOver) : model;
   };
 }
 
-/** A site's model options as the call settings of `provider`. */
-export function callSettings(provider: HostedProvider, options: SiteModelOptions | null): AnswerCallSettings {
+/** A site's model options as the call settings of `provider`'s model `modelId`. */
+export function callSettings(
+  provider: HostedProvider,
+  modelId: string,
+  options: SiteModelOptions | null,
+): AnswerCallSettings {
   if (options === null) return {};
   return {
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     ...(options.reasoningEffort === undefined
       ? {}
-      : { providerOptions: HOSTED_PROVIDERS[provider].reasoning(options.reasoningEffort) }),
+      : { providerOptions: HOSTED_PROVIDERS[provider].reasoning(options.reasoningEffort, modelId) }),
   };
 }
 

@@ -1,10 +1,4 @@
-import type {
-  JSONObject,
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  SharedV3ProviderOptions,
-} from '@ai-sdk/provider';
-import { wrapLanguageModel } from 'ai';
+import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
 import type { ModelConfig } from '../../config.ts';
 import type { ModelProviderName } from './model-spec.ts';
 
@@ -21,8 +15,8 @@ interface HostedProviderDefinition {
   configured(config: ModelConfig): boolean;
   /** The package's model for `modelId`; its package is loaded on first use, so unused ones cost nothing. */
   create(modelId: string, config: ModelConfig, fetch: typeof globalThis.fetch): Promise<LanguageModelV3>;
-  /** A reasoning effort as this provider's options. */
-  reasoning(effort: ReasoningEffort): SharedV3ProviderOptions;
+  /** A reasoning effort as this provider's options for `modelId`. */
+  reasoning(effort: ReasoningEffort, modelId: string): SharedV3ProviderOptions;
 }
 
 // API keys are always passed (as '' when unset): the packages would otherwise read the environment
@@ -103,8 +97,8 @@ export const HOSTED_PROVIDERS: Record<HostedProvider, HostedProviderDefinition> 
     configured: ({ bedrock }) =>
       bedrock.region !== null &&
       (bedrock.apiKey !== null || (bedrock.accessKeyId !== null && bedrock.secretAccessKey !== null)),
-    create: async (modelId, { bedrock }, fetch) => {
-      const model = (await import('@ai-sdk/amazon-bedrock')).createAmazonBedrock({
+    create: async (modelId, { bedrock }, fetch) =>
+      (await import('@ai-sdk/amazon-bedrock')).createAmazonBedrock({
         region: bedrock.region ?? '',
         ...(bedrock.apiKey
           ? { apiKey: bedrock.apiKey }
@@ -115,40 +109,19 @@ export const HOSTED_PROVIDERS: Record<HostedProvider, HostedProviderDefinition> 
             }),
         ...(bedrock.baseUrl ? { baseURL: bedrock.baseUrl } : {}),
         fetch,
-      })(modelId);
-      // Bedrock takes a thinking budget for Anthropic models and a level for the others (Nova, gpt-oss): the
-      // package drops a budget given to any other model (with a warning) and would send a level to Claude as
-      // its separate `effort`. `reasoning` gives both; this keeps the one for the model's family, decided as
-      // the package decides it.
+      })(modelId),
+    // Bedrock takes a thinking budget for Anthropic models and a level for the others (Nova, gpt-oss); the
+    // package drops a budget given to any other model (with a warning). The family is decided as the
+    // package decides it.
+    reasoning: (effort, modelId) => {
       const anthropic = modelId.includes('anthropic') || modelId.includes(':application-inference-profile/');
-      const drop = anthropic ? 'maxReasoningEffort' : 'budgetTokens';
-      const transformParams = async ({ params }: { params: LanguageModelV3CallOptions }) =>
-        withoutReasoningField(params, drop);
-      return wrapLanguageModel({ model, middleware: { specificationVersion: 'v3', transformParams } });
-    },
-    reasoning: (effort) => {
-      const reasoningConfig = {
-        type: 'enabled',
-        budgetTokens: THINKING_BUDGET[effort],
-        maxReasoningEffort: effort,
-      };
+      const reasoningConfig = anthropic
+        ? { type: 'enabled', budgetTokens: THINKING_BUDGET[effort] }
+        : { type: 'enabled', maxReasoningEffort: effort };
       return { bedrock: { reasoningConfig } };
     },
   },
 };
-
-function withoutReasoningField(
-  params: LanguageModelV3CallOptions,
-  field: string,
-): LanguageModelV3CallOptions {
-  const bedrock = params.providerOptions?.bedrock;
-  if (!bedrock?.reasoningConfig) return params;
-  const { [field]: _dropped, ...reasoningConfig } = bedrock.reasoningConfig as JSONObject;
-  return {
-    ...params,
-    providerOptions: { ...params.providerOptions, bedrock: { ...bedrock, reasoningConfig } },
-  };
-}
 
 /**
  * A model whose package loads on its first call: the server starts without loading any provider
