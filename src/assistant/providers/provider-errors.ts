@@ -69,6 +69,8 @@ export function describeProviderError(error: unknown): Record<string, unknown> {
       url: error.url,
       isRetryable: error.isRetryable,
       responseBody: error.responseBody?.slice(0, MAX_LOGGED_BODY),
+      // A stream that failed while the package read it: what failed (a stall, a cut connection).
+      ...(error.cause instanceof Error ? { cause: `${error.cause.name}: ${error.cause.message}` } : {}),
     };
   }
   if (error instanceof Error) {

@@ -1,0 +1,42 @@
+import { APICallError } from '@ai-sdk/provider';
+import { describe, expect, it } from 'vitest';
+import { describeProviderError, ProviderStallError, safeProviderErrorMessage } from './provider-errors.ts';
+
+/** How the packages report a body that failed while they read it. */
+const wrapped = (cause: unknown) =>
+  new APICallError({
+    message: 'Failed to process successful response',
+    url: 'https://api.example.com/v1/chat/completions',
+    requestBodyValues: { messages: [{ role: 'system', content: 'SECRET PROMPT' }] },
+    statusCode: 200,
+    responseBody: 'x'.repeat(5_000),
+    cause,
+  });
+
+describe('provider errors', () => {
+  it('tells the reader what failed, under the package wrapper too, and never the provider message', () => {
+    expect(safeProviderErrorMessage(wrapped(new ProviderStallError(300)), 'req_1')).toBe(
+      'The model provider stopped responding while answering. (request req_1)',
+    );
+    const limited = new APICallError({
+      message: 'Rate limit for org-123 exceeded',
+      url: 'https://api.example.com',
+      requestBodyValues: {},
+      statusCode: 429,
+    });
+    expect(safeProviderErrorMessage(limited, 'req_2')).toBe(
+      'The model provider is rate limiting requests; please try again shortly. (request req_2)',
+    );
+  });
+
+  it('logs the status, URL, a cut body and the cause, but not the prompt', () => {
+    const logged = describeProviderError(wrapped(new ProviderStallError(300)));
+    expect(logged).toMatchObject({
+      statusCode: 200,
+      url: 'https://api.example.com/v1/chat/completions',
+      cause: 'ProviderStallError: The model provider sent nothing for 300 ms',
+    });
+    expect(String(logged.responseBody)).toHaveLength(2_000);
+    expect(JSON.stringify(logged)).not.toContain('SECRET PROMPT');
+  });
+});
