@@ -5,6 +5,7 @@ import {
   ModelSpecError,
   parseModelSpec,
 } from './assistant/providers/model-spec.ts';
+import { HOSTED_PROVIDERS } from './assistant/providers/provider-models.ts';
 import { DEFAULT_TENANCY_CACHE_MS } from './tenancy/tenancy-cache.ts';
 
 /**
@@ -194,29 +195,34 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tenancyCacheMs: e.DOCENT_TENANCY_CACHE_MS,
     shutdownGraceMs: e.DOCENT_SHUTDOWN_GRACE_MS,
     metricsToken: e.DOCENT_METRICS_TOKEN ?? null,
-    model: {
-      default: parseModelSpec(e.DOCENT_MODEL),
-      openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL ?? null },
-      anthropic: { apiKey: e.ANTHROPIC_API_KEY ?? null, baseUrl: e.ANTHROPIC_BASE_URL ?? null },
-      openaiCompatible: { apiKey: e.DOCENT_MODEL_API_KEY ?? null, baseUrl: e.DOCENT_MODEL_BASE_URL ?? null },
-      google: {
-        apiKey: e.GOOGLE_GENERATIVE_AI_API_KEY ?? null,
-        baseUrl: e.GOOGLE_GENERATIVE_AI_BASE_URL ?? null,
-      },
-      mistral: { apiKey: e.MISTRAL_API_KEY ?? null, baseUrl: e.MISTRAL_BASE_URL ?? null },
-      bedrock: {
-        region: e.AWS_REGION ?? null,
-        accessKeyId: e.AWS_ACCESS_KEY_ID ?? null,
-        secretAccessKey: e.AWS_SECRET_ACCESS_KEY ?? null,
-        sessionToken: e.AWS_SESSION_TOKEN ?? null,
-        apiKey: e.AWS_BEARER_TOKEN_BEDROCK ?? null,
-        baseUrl: e.BEDROCK_BASE_URL ?? null,
-      },
-      connectTimeoutMs: e.DOCENT_MODEL_TIMEOUT_MS,
-      stallTimeoutMs: e.DOCENT_MODEL_STALL_TIMEOUT_MS,
-      maxRetries: e.DOCENT_MODEL_MAX_RETRIES,
-      searchSteps: e.DOCENT_MODEL_SEARCH_STEPS,
+    model: modelConfigOf(e),
+  };
+}
+
+/** The model settings of a validated environment. */
+function modelConfigOf(e: z.infer<typeof envSchema>): ModelConfig {
+  return {
+    default: parseModelSpec(e.DOCENT_MODEL),
+    openai: { apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL ?? null },
+    anthropic: { apiKey: e.ANTHROPIC_API_KEY ?? null, baseUrl: e.ANTHROPIC_BASE_URL ?? null },
+    openaiCompatible: { apiKey: e.DOCENT_MODEL_API_KEY ?? null, baseUrl: e.DOCENT_MODEL_BASE_URL ?? null },
+    google: {
+      apiKey: e.GOOGLE_GENERATIVE_AI_API_KEY ?? null,
+      baseUrl: e.GOOGLE_GENERATIVE_AI_BASE_URL ?? null,
     },
+    mistral: { apiKey: e.MISTRAL_API_KEY ?? null, baseUrl: e.MISTRAL_BASE_URL ?? null },
+    bedrock: {
+      region: e.AWS_REGION ?? null,
+      accessKeyId: e.AWS_ACCESS_KEY_ID ?? null,
+      secretAccessKey: e.AWS_SECRET_ACCESS_KEY ?? null,
+      sessionToken: e.AWS_SESSION_TOKEN ?? null,
+      apiKey: e.AWS_BEARER_TOKEN_BEDROCK ?? null,
+      baseUrl: e.BEDROCK_BASE_URL ?? null,
+    },
+    connectTimeoutMs: e.DOCENT_MODEL_TIMEOUT_MS,
+    stallTimeoutMs: e.DOCENT_MODEL_STALL_TIMEOUT_MS,
+    maxRetries: e.DOCENT_MODEL_MAX_RETRIES,
+    searchSteps: e.DOCENT_MODEL_SEARCH_STEPS,
   };
 }
 
@@ -236,34 +242,9 @@ function checkModelAccess(e: z.infer<typeof envSchema>, ctx: z.RefinementCtx): v
       path: [variable],
       message: `required when DOCENT_MODEL is ${e.DOCENT_MODEL} (${why})`,
     });
-  switch (spec.provider) {
-    case 'openai':
-    case 'openai-responses':
-      if (e.OPENAI_API_KEY === undefined) missing('OPENAI_API_KEY', 'the OpenAI API key');
-      break;
-    case 'anthropic':
-      if (e.ANTHROPIC_API_KEY === undefined) missing('ANTHROPIC_API_KEY', 'the Anthropic API key');
-      break;
-    case 'openai-compatible':
-      if (e.DOCENT_MODEL_BASE_URL === undefined)
-        missing('DOCENT_MODEL_BASE_URL', 'the server address, e.g. http://127.0.0.1:11434/v1 for Ollama');
-      break;
-    case 'google':
-      if (e.GOOGLE_GENERATIVE_AI_API_KEY === undefined)
-        missing('GOOGLE_GENERATIVE_AI_API_KEY', 'the Gemini API key');
-      break;
-    case 'mistral':
-      if (e.MISTRAL_API_KEY === undefined) missing('MISTRAL_API_KEY', 'the Mistral API key');
-      break;
-    case 'bedrock':
-      if (e.AWS_REGION === undefined) missing('AWS_REGION', 'the Bedrock region, e.g. us-east-1');
-      if (
-        e.AWS_BEARER_TOKEN_BEDROCK === undefined &&
-        (e.AWS_ACCESS_KEY_ID === undefined || e.AWS_SECRET_ACCESS_KEY === undefined)
-      )
-        missing('AWS_ACCESS_KEY_ID', 'with AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK instead');
-      break;
-  }
+  if (spec.provider === 'builtin') return;
+  for (const { variable, why } of HOSTED_PROVIDERS[spec.provider].missing(modelConfigOf(e)))
+    missing(variable, why);
 }
 
 /** The built-in answerer and nothing else: for tools and tests that never call a provider. */

@@ -115,5 +115,5 @@ export function callSettings(
 
 /** Whether this server has what `provider` needs (credentials, or the compatible server's address). */
 export function isProviderConfigured(config: ModelConfig, provider: ModelProviderName): boolean {
-  return provider === 'builtin' || HOSTED_PROVIDERS[provider].configured(config);
+  return provider === 'builtin' || HOSTED_PROVIDERS[provider].missing(config).length === 0;
 }

@@ -20,15 +20,12 @@ export async function* modelAnswerParts(
         yield { type: 'text-delta', textDelta: part.delta };
         break;
       case 'finish':
-        if (isCut(part.finishReason.unified, part.finishReason.raw)) {
-          yield { type: 'error', error: new ProviderStreamCutError() };
-          return;
-        }
-        yield {
-          type: 'finish',
-          finishReason: part.finishReason.unified,
-          usage: tokens(part.usage.inputTokens.total, part.usage.outputTokens.total),
-        };
+        yield end(
+          part.finishReason.unified,
+          part.finishReason.raw,
+          part.usage.inputTokens.total,
+          part.usage.outputTokens.total,
+        );
         return;
       case 'error':
         yield part;
@@ -69,15 +66,12 @@ export async function* stepAnswerParts<Tools extends ToolSet>(
         };
         break;
       case 'finish':
-        if (isCut(part.finishReason, part.rawFinishReason)) {
-          yield { type: 'error', error: new ProviderStreamCutError() };
-          return;
-        }
-        yield {
-          type: 'finish',
-          finishReason: part.finishReason,
-          usage: tokens(part.totalUsage.inputTokens, part.totalUsage.outputTokens),
-        };
+        yield end(
+          part.finishReason,
+          part.rawFinishReason,
+          part.totalUsage.inputTokens,
+          part.totalUsage.outputTokens,
+        );
         return;
       case 'error':
         yield part;
@@ -93,8 +87,15 @@ export async function* stepAnswerParts<Tools extends ToolSet>(
   yield { type: 'error', error: new ProviderStreamCutError() };
 }
 
-function isCut(reason: FinishReason, raw: string | undefined): boolean {
-  return reason === 'other' && raw === undefined;
+/** The answer's last part: its finish, or an error when the provider never said why it ended. */
+function end(
+  reason: FinishReason,
+  raw: string | undefined,
+  prompt: number | undefined,
+  completion: number | undefined,
+): AnswerStreamPart {
+  if (reason === 'other' && raw === undefined) return { type: 'error', error: new ProviderStreamCutError() };
+  return { type: 'finish', finishReason: reason, usage: tokens(prompt, completion) };
 }
 
 function tokens(prompt: number | undefined, completion: number | undefined): TokenUsage {

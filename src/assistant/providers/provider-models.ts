@@ -1,5 +1,5 @@
 import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider';
-import type { ModelConfig } from '../../config.ts';
+import type { ModelConfig, ProviderAccess } from '../../config.ts';
 import type { ModelProviderName } from './model-spec.ts';
 
 export type HostedProvider = Exclude<ModelProviderName, 'builtin'>;
@@ -10,9 +10,15 @@ export type ReasoningEffort = 'low' | 'medium' | 'high';
 /** Thinking budgets in tokens, for providers that take a budget rather than a level. */
 const THINKING_BUDGET: Record<ReasoningEffort, number> = { low: 1_024, medium: 4_096, high: 16_384 };
 
+/** A setting the server lacks for a provider: the environment variable, and what it holds. */
+export interface MissingSetting {
+  variable: string;
+  why: string;
+}
+
 interface HostedProviderDefinition {
-  /** Whether this server has what the provider needs (credentials, or the compatible server's address). */
-  configured(config: ModelConfig): boolean;
+  /** What the server lacks to call the provider (credentials, an address); none when it can. */
+  missing(config: ModelConfig): MissingSetting[];
   /** The package's model for `modelId`; its package is loaded on first use, so unused ones cost nothing. */
   create(modelId: string, config: ModelConfig, fetch: typeof globalThis.fetch): Promise<LanguageModelV3>;
   /** A reasoning effort as this provider's options for `modelId`. */
@@ -21,11 +27,15 @@ interface HostedProviderDefinition {
 
 // API keys are always passed (as '' when unset): the packages would otherwise read the environment
 // themselves, and config.ts is the one reader.
-const openaiSettings = (config: ModelConfig, fetch: typeof globalThis.fetch) => ({
-  apiKey: config.openai.apiKey ?? '',
-  ...(config.openai.baseUrl ? { baseURL: config.openai.baseUrl } : {}),
+const keyed = (access: ProviderAccess, fetch: typeof globalThis.fetch) => ({
+  apiKey: access.apiKey ?? '',
+  ...(access.baseUrl ? { baseURL: access.baseUrl } : {}),
   fetch,
 });
+
+/** `variable` is missing when `value` is null. */
+const needs = (value: string | null, variable: string, why: string): MissingSetting[] =>
+  value === null ? [{ variable, why }] : [];
 
 /**
  * The providers Docent can call, each through its AI SDK package, which speaks the provider's API and
@@ -34,31 +44,32 @@ const openaiSettings = (config: ModelConfig, fetch: typeof globalThis.fetch) => 
  */
 export const HOSTED_PROVIDERS: Record<HostedProvider, HostedProviderDefinition> = {
   openai: {
-    configured: (config) => config.openai.apiKey !== null,
+    missing: (config) => needs(config.openai.apiKey, 'OPENAI_API_KEY', 'the OpenAI API key'),
     create: async (modelId, config, fetch) =>
-      (await import('@ai-sdk/openai')).createOpenAI(openaiSettings(config, fetch)).chat(modelId),
+      (await import('@ai-sdk/openai')).createOpenAI(keyed(config.openai, fetch)).chat(modelId),
     reasoning: (effort) => ({ openai: { reasoningEffort: effort } }),
   },
   'openai-responses': {
-    configured: (config) => config.openai.apiKey !== null,
+    missing: (config) => needs(config.openai.apiKey, 'OPENAI_API_KEY', 'the OpenAI API key'),
     create: async (modelId, config, fetch) =>
-      (await import('@ai-sdk/openai')).createOpenAI(openaiSettings(config, fetch)).responses(modelId),
+      (await import('@ai-sdk/openai')).createOpenAI(keyed(config.openai, fetch)).responses(modelId),
     reasoning: (effort) => ({ openai: { reasoningEffort: effort } }),
   },
   anthropic: {
-    configured: (config) => config.anthropic.apiKey !== null,
+    missing: (config) => needs(config.anthropic.apiKey, 'ANTHROPIC_API_KEY', 'the Anthropic API key'),
     create: async (modelId, config, fetch) =>
-      (await import('@ai-sdk/anthropic')).createAnthropic({
-        apiKey: config.anthropic.apiKey ?? '',
-        ...(config.anthropic.baseUrl ? { baseURL: config.anthropic.baseUrl } : {}),
-        fetch,
-      })(modelId),
+      (await import('@ai-sdk/anthropic')).createAnthropic(keyed(config.anthropic, fetch))(modelId),
     reasoning: (effort) => ({
       anthropic: { thinking: { type: 'enabled', budgetTokens: THINKING_BUDGET[effort] } },
     }),
   },
   'openai-compatible': {
-    configured: (config) => config.openaiCompatible.baseUrl !== null,
+    missing: (config) =>
+      needs(
+        config.openaiCompatible.baseUrl,
+        'DOCENT_MODEL_BASE_URL',
+        'the server address, e.g. http://127.0.0.1:11434/v1 for Ollama',
+      ),
     create: async (modelId, config, fetch) =>
       (await import('@ai-sdk/openai-compatible'))
         .createOpenAICompatible({
@@ -73,30 +84,30 @@ export const HOSTED_PROVIDERS: Record<HostedProvider, HostedProviderDefinition> 
     reasoning: (effort) => ({ 'openai-compatible': { reasoningEffort: effort } }),
   },
   google: {
-    configured: (config) => config.google.apiKey !== null,
+    missing: (config) => needs(config.google.apiKey, 'GOOGLE_GENERATIVE_AI_API_KEY', 'the Gemini API key'),
     create: async (modelId, config, fetch) =>
-      (await import('@ai-sdk/google')).createGoogleGenerativeAI({
-        apiKey: config.google.apiKey ?? '',
-        ...(config.google.baseUrl ? { baseURL: config.google.baseUrl } : {}),
-        fetch,
-      })(modelId),
+      (await import('@ai-sdk/google')).createGoogleGenerativeAI(keyed(config.google, fetch))(modelId),
     reasoning: (effort) => ({ google: { thinkingConfig: { thinkingBudget: THINKING_BUDGET[effort] } } }),
   },
   mistral: {
-    configured: (config) => config.mistral.apiKey !== null,
+    missing: (config) => needs(config.mistral.apiKey, 'MISTRAL_API_KEY', 'the Mistral API key'),
     create: async (modelId, config, fetch) =>
-      (await import('@ai-sdk/mistral')).createMistral({
-        apiKey: config.mistral.apiKey ?? '',
-        ...(config.mistral.baseUrl ? { baseURL: config.mistral.baseUrl } : {}),
-        fetch,
-      })(modelId),
+      (await import('@ai-sdk/mistral')).createMistral(keyed(config.mistral, fetch))(modelId),
     // Mistral's reasoning models have one level: any effort turns reasoning on.
     reasoning: () => ({ mistral: { reasoningEffort: 'high' } }),
   },
   bedrock: {
-    configured: ({ bedrock }) =>
-      bedrock.region !== null &&
-      (bedrock.apiKey !== null || (bedrock.accessKeyId !== null && bedrock.secretAccessKey !== null)),
+    missing: ({ bedrock }) => [
+      ...needs(bedrock.region, 'AWS_REGION', 'the Bedrock region, e.g. us-east-1'),
+      ...(bedrock.apiKey !== null || (bedrock.accessKeyId !== null && bedrock.secretAccessKey !== null)
+        ? []
+        : [
+            {
+              variable: 'AWS_ACCESS_KEY_ID',
+              why: 'with AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK instead',
+            },
+          ]),
+    ],
     create: async (modelId, { bedrock }, fetch) =>
       (await import('@ai-sdk/amazon-bedrock')).createAmazonBedrock({
         region: bedrock.region ?? '',
@@ -134,11 +145,13 @@ export function lazyModel(
 ): LanguageModelV3 {
   let model: Promise<LanguageModelV3> | undefined;
   const loaded = (): Promise<LanguageModelV3> => {
-    model ??= load();
-    // A failed load (it should not: the packages are dependencies) is tried again on the next call.
-    model.catch(() => {
-      model = undefined;
-    });
+    if (model === undefined) {
+      model = load();
+      // A failed load (it should not: the packages are dependencies) is tried again on the next call.
+      model.catch(() => {
+        model = undefined;
+      });
+    }
     return model;
   };
   return {

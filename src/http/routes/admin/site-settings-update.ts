@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import {
   getSiteModelSettings,
+  siteModelOptionsSchema,
   siteModelSettingsSchema,
   updateSiteModelSettings,
 } from '../../../assistant/providers/site-model-settings.ts';
@@ -32,12 +33,7 @@ export const siteSettingsSchema = z.object({
     .describe(
       'Questions the widget offers on an empty panel (`GET /v2/assistant/{domain}/config`); null: none',
     ),
-  modelOptions: z
-    .object({
-      temperature: z.number().optional(),
-      maxOutputTokens: z.number().int().optional(),
-      reasoningEffort: z.enum(['low', 'medium', 'high']).optional(),
-    })
+  modelOptions: siteModelOptionsSchema
     .nullable()
     .describe(
       "Call options of the site's model (not the built-in answerer's); null: the provider's defaults",
