@@ -60,8 +60,10 @@ export const loadDocsFolder = async (
 
   const candidates: PageCandidate[] = [];
   if (navigation) {
+    const listed = new Set(docs.files);
     for (const nav of navigation.pages) {
-      const file = docs.byPageId.get(nav.id);
+      const file =
+        nav.file !== undefined ? (listed.has(nav.file) ? nav.file : undefined) : docs.byPageId.get(nav.id);
       if (!file) {
         sink.add(
           () => {
@@ -157,7 +159,7 @@ export const loadDocsFolder = async (
     // Mintlify does not publish files the navigation does not reach; they are counted, not indexed.
     const reachable = new Set<string>();
     for (const nav of navigation.pages) {
-      const file = docs.byPageId.get(nav.id);
+      const file = nav.file ?? docs.byPageId.get(nav.id);
       if (file) reachable.add(file);
     }
     for (const file of docs.files) {

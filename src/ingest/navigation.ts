@@ -6,7 +6,13 @@ import type { WarningSink } from './warnings.ts';
 
 /** One page the navigation lists, merged over every place it appears. */
 export interface NavPage {
+  /** Page id: the page's URL path under the site's base URL, without a leading slash. */
   id: string;
+  /**
+   * The Markdown file (relative to the root) when it is not `<id>.mdx` or `<id>.md`: frameworks whose
+   * URLs differ from their file paths (Docusaurus versions, MkDocs `index.md`) say which file it is.
+   */
+  file?: string;
   /** The entry as written (`/quickstart.mdx`), to find its line in the config for warnings. */
   raw: string;
   /** Config file (relative to the root) of the first place that lists the page. */

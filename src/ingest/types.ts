@@ -54,8 +54,11 @@ export interface ParsedPage {
 }
 
 export interface NavigationSummary {
-  /** `docs.json`, `mint.json`, or `none` for a plain Markdown folder. */
-  kind: 'docs.json' | 'mint.json' | 'none';
+  /**
+   * Where the navigation came from: Mintlify's `docs.json` or `mint.json`, another docs framework's
+   * config (src/ingest/frameworks/), or `none` for a plain Markdown folder.
+   */
+  kind: 'docs.json' | 'mint.json' | 'docusaurus' | 'mkdocs' | 'starlight' | 'vitepress' | 'none';
   versions: string[];
   languages: string[];
   /** Site name from the config, when it has one. */
