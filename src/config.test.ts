@@ -1,5 +1,6 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from './config.ts';
+import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, resolveDataDir } from './config.ts';
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -121,5 +122,32 @@ describe('loadConfig: models', () => {
     expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
     expect(() => loadConfig({ REDIS_URL: 'http://x' })).toThrow(/REDIS_URL/);
     expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow(/TRUST_PROXY/);
+  });
+});
+
+describe('loadConfig: git sources', () => {
+  it('keeps clones next to a SQLite database unless DOCENT_DATA_DIR says otherwise', () => {
+    const config = loadConfig({ DATABASE_URL: 'sqlite:/var/lib/docent/docent.db' });
+    expect(config.git.dataDir).toBeNull();
+    expect(resolveDataDir(config.git.dataDir, config.databaseUrl)).toBe('/var/lib/docent');
+    expect(resolveDataDir(null, 'postgres://db/docent')).toBe(path.resolve('.docent'));
+    expect(resolveDataDir(null, 'sqlite::memory:')).toBe(path.resolve('.docent'));
+    const set = loadConfig({ DOCENT_DATA_DIR: '/srv/docent-data' });
+    expect(resolveDataDir(set.git.dataDir, set.databaseUrl)).toBe('/srv/docent-data');
+  });
+
+  it('hands git the path, home and proxies, never model keys or the database URL', () => {
+    const config = loadConfig({
+      PATH: '/usr/bin',
+      HOME: '/home/docent',
+      HTTPS_PROXY: 'http://proxy:3128',
+      OPENAI_API_KEY: 'sk-secret',
+      DATABASE_URL: 'postgres://user:pw@db/docent',
+    });
+    expect(config.git.env).toEqual({
+      PATH: '/usr/bin',
+      HOME: '/home/docent',
+      HTTPS_PROXY: 'http://proxy:3128',
+    });
   });
 });

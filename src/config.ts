@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 import {
   BUILTIN_MODEL_SPEC,
@@ -53,6 +54,7 @@ const envSchema = z.object({
     .regex(/^(true|false|\d{1,2})$/, 'must be true, false or the number of trusted proxy hops (e.g. 1)')
     .default('false'),
   DOCENT_DOCS_ROOT: z.string().min(1).optional(),
+  DOCENT_DATA_DIR: z.string().min(1).optional(),
   DOCENT_TENANCY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(DEFAULT_TENANCY_CACHE_MS),
   DOCENT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   DOCENT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
@@ -163,6 +165,58 @@ export interface Config {
   metricsToken: string | null;
   /** Language-model providers. Holds API keys: never log this object. */
   model: ModelConfig;
+  /** Clones of sites' git sources (sources/), and what the `git` processes that make them may see. */
+  git: GitConfig;
+}
+
+export interface GitConfig {
+  /**
+   * `DOCENT_DATA_DIR`; null: next to the SQLite database, or `./.docent` with PostgreSQL (see
+   * `resolveDataDir`, which the CLI calls with its own `--database-url`).
+   */
+  dataDir: string | null;
+  /**
+   * The environment `git` runs with: only what git, ssh and proxies read (PATH, HOME, SSH_AUTH_SOCK,
+   * proxies, CA bundles). Model keys and database URLs stay out of a process that talks to hosts a
+   * site owner chose.
+   */
+  env: Record<string, string>;
+}
+
+/** Variables handed to `git` as they are set for Docent (see GitConfig.env). */
+const GIT_ENV_PASSTHROUGH = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LANG',
+  'LC_ALL',
+  'TMPDIR',
+  'SSH_AUTH_SOCK',
+  'GIT_SSH',
+  'GIT_SSH_COMMAND',
+  'GIT_SSL_CAINFO',
+  'GIT_SSL_CAPATH',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'ALL_PROXY',
+  'all_proxy',
+] as const;
+
+/**
+ * Where git clones live: `DOCENT_DATA_DIR` when set, else the folder of a SQLite database file (so
+ * `.docent/docent.db` keeps its clones in `.docent/`), else `./.docent`.
+ */
+export function resolveDataDir(dataDir: string | null, databaseUrl: string): string {
+  if (dataDir !== null) return path.resolve(dataDir);
+  const file = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : '';
+  if (file !== '' && file !== ':memory:') return path.dirname(path.resolve(file.replace(/^\/\/(?=\/)/, '')));
+  return path.resolve('.docent');
 }
 
 export class ConfigError extends Error {
@@ -196,6 +250,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.DOCENT_SHUTDOWN_GRACE_MS,
     metricsToken: e.DOCENT_METRICS_TOKEN ?? null,
     model: modelConfigOf(e),
+    git: {
+      dataDir: e.DOCENT_DATA_DIR ?? null,
+      env: Object.fromEntries(
+        GIT_ENV_PASSTHROUGH.flatMap((name) => {
+          const value = present[name];
+          return value === undefined ? [] : [[name, value]];
+        }),
+      ),
+    },
   };
 }
 

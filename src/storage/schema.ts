@@ -150,6 +150,29 @@ export interface IngestionJobsTable {
   error: string | null;
   /** The server process running it (`server_instances.id`); null before it starts or from the CLI. */
   instance_id: string | null;
+  /** Added by migration 0011: the commit a git source's ingestion read; null for a folder. */
+  commit_sha?: string | null;
+}
+
+/** A site's docs in a git repository (migration 0011): cloned into the data folder, then ingested. */
+export interface SiteGitSourcesTable {
+  site_id: string;
+  /** As checked by sources/git-url.ts: https, http, ssh, scp-like, or an absolute local path. */
+  url: string;
+  /** null: the remote's default branch, until the first clone names it. */
+  branch: string | null;
+  /** Folder inside the repository holding the docs, `/`-separated, no `..`; '' is the whole clone. */
+  subdir: string;
+  /** Kept as is: GitHub signs pushes with an HMAC of it, so it cannot be stored as a hash. */
+  hook_secret: string;
+  /** Check the remote every this many minutes; null: only on demand (webhook, admin API, CLI). */
+  poll_minutes: number | null;
+  /** When the next check is due; moving it is how one server of several claims a check. */
+  next_poll_at: string | null;
+  /** The commit of the last successful fetch into the clone. */
+  checked_out_commit: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** A running server process, alive while it keeps `heartbeat_at` fresh. */
@@ -277,6 +300,7 @@ export interface Database {
   pages: PagesTable;
   chunks: ChunksTable;
   ingestion_jobs: IngestionJobsTable;
+  site_git_sources: SiteGitSourcesTable;
   threads: ThreadsTable;
   thread_messages: ThreadMessagesTable;
   server_instances: ServerInstancesTable;

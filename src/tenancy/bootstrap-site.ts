@@ -1,5 +1,8 @@
 import { type IngestionResult, ingestSite } from '../ingest/ingest-site.ts';
 import type { LoadProgress } from '../ingest/types.ts';
+import { type GitWorkspace, removeClone } from '../sources/git-checkout.ts';
+import { ingestGitSite } from '../sources/git-ingestion.ts';
+import { type GitSourceInput, setGitSource } from '../sources/git-sources.ts';
 import type { Storage } from '../storage/database.ts';
 import { createApiKey } from './api-keys.ts';
 import { createOrganization, type Organization } from './organizations.ts';
@@ -10,20 +13,30 @@ export interface BootstrapResult {
   site: Site;
   assistantKey: string;
   ingestion: IngestionResult;
+  /** For a git source: the commit ingested and the webhook secret (shown once). */
+  git?: { commit: string; hookSecret: string };
 }
 
-/** Organization + site + first ingestion + an assistant key: what `init` and the demo seed do. */
+/**
+ * Organization + site + first ingestion + an assistant key: what `init` and the demo seed do. The docs
+ * come from a folder (`docsDir`) or a git repository (`git`, cloned into `workspace`). A repository
+ * that cannot be cloned leaves nothing behind: the organization and site are deleted again, so the
+ * same `init` can be run once the URL is fixed.
+ */
 export async function bootstrapSite(
   storage: Storage,
   input: {
     domain: string;
-    docsDir: string;
+    docsDir?: string;
+    git?: { source: GitSourceInput; workspace: GitWorkspace };
     organizationName?: string;
     siteName?: string;
     baseUrl?: string | null;
     onProgress?: LoadProgress;
   },
 ): Promise<BootstrapResult> {
+  if ((input.docsDir === undefined) === (input.git === undefined))
+    throw new Error('bootstrapSite needs either a docs folder or a git source');
   // Before the first write: a bad base URL must not leave an organization without its site behind.
   const baseUrl = parseBaseUrl(input.baseUrl);
   const organization = await createOrganization(storage, { name: input.organizationName ?? input.domain });
@@ -31,20 +44,31 @@ export async function bootstrapSite(
     organizationId: organization.id,
     domain: input.domain,
     name: input.siteName ?? input.domain,
-    docsDir: input.docsDir,
+    docsDir: input.docsDir ?? null,
     baseUrl,
   });
-  const ingestion = await ingestSite(
-    storage,
-    site.id,
-    input.docsDir,
-    input.onProgress ? { onProgress: input.onProgress } : {},
-  );
+  const options = input.onProgress ? { onProgress: input.onProgress } : {};
+  let ingestion: IngestionResult;
+  let git: BootstrapResult['git'];
+  if (input.git) {
+    const { newSecret } = await setGitSource(storage, site.id, input.git.source);
+    try {
+      const result = await ingestGitSite(storage, input.git.workspace, site.id, options);
+      ingestion = result;
+      git = { commit: result.commit, hookSecret: newSecret ?? '' };
+    } catch (error) {
+      await storage.db.deleteFrom('organizations').where('id', '=', organization.id).execute();
+      await removeClone(input.git.workspace.dataDir, site.id);
+      throw error;
+    }
+  } else {
+    ingestion = await ingestSite(storage, site.id, input.docsDir as string, options);
+  }
   const { key } = await createApiKey(storage, {
     organizationId: organization.id,
     siteId: site.id,
     kind: 'assistant',
     name: 'default',
   });
-  return { organization, site, assistantKey: key, ingestion };
+  return { organization, site, assistantKey: key, ingestion, ...(git ? { git } : {}) };
 }

@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
-import { runIngestionJob } from '../ingest/ingest-site.ts';
+import { type IngestionResult, type IngestOptions, runIngestionJob } from '../ingest/ingest-site.ts';
 import { createIngestionJob, type IngestionJob } from '../ingest/jobs.ts';
+import type { GitWorkspace } from '../sources/git-checkout.ts';
+import { createGitIngestionJob, NoGitSourceError, runGitIngestion } from '../sources/git-ingestion.ts';
+import { getGitSource } from '../sources/git-sources.ts';
 import type { Storage } from '../storage/database.ts';
 
 /** How one background ingestion ended, for listeners (caches, metrics). */
@@ -26,13 +29,66 @@ export class IngestionRunner {
   /** Files read so far of each job running here, for a live progress display. */
   readonly #progress = new Map<string, { done: number; total: number }>();
 
+  /**
+   * `git`: where this process keeps sites' clones and what git may see; null: git sources cannot be
+   * ingested here (startGit throws).
+   */
+  readonly git: GitWorkspace | null;
+  /** Sites whose git source was pushed to while an ingestion ran: ingested again once it ends. */
+  readonly #again = new Map<string, Storage>();
+
   /** `instanceId`: this server's registered instance, recorded on each job it runs (crash recovery). */
   constructor(
     private readonly logger?: Logger,
     private readonly instanceId: string | null = null,
-  ) {}
+    git: GitWorkspace | null = null,
+  ) {
+    this.git = git;
+  }
 
+  /** Ingests a folder in the background. */
   async start(storage: Storage, siteId: string, docsDir: string): Promise<IngestionJob> {
+    return this.#launch(
+      siteId,
+      () => createIngestionJob(storage, siteId, docsDir, this.instanceId),
+      (job, options) => runIngestionJob(storage, job, options),
+    );
+  }
+
+  /** Fetches the site's git source into its clone and ingests it, in the background. */
+  async startGit(storage: Storage, siteId: string): Promise<IngestionJob> {
+    const git = this.git;
+    if (git === null) throw new Error('git sources are not set up in this process (no data folder)');
+    return this.#launch(
+      siteId,
+      async () => {
+        const source = await getGitSource(storage, siteId);
+        if (!source) throw new NoGitSourceError();
+        return createGitIngestionJob(storage, git, source, this.instanceId);
+      },
+      (job, options) => runGitIngestion(storage, git, job, options),
+    );
+  }
+
+  /**
+   * startGit, or, while an ingestion of the site runs, once more after it: a push that arrives during
+   * a fetch may not be in it. Returns the job started, or the running one the new run will follow.
+   */
+  async requestGit(storage: Storage, siteId: string): Promise<{ jobId: string; after: boolean }> {
+    try {
+      return { jobId: (await this.startGit(storage, siteId)).id, after: false };
+    } catch (error) {
+      if (!(error instanceof IngestionBusyError)) throw error;
+      this.#again.set(siteId, storage);
+      return { jobId: error.jobId, after: true };
+    }
+  }
+
+  async #launch(
+    siteId: string,
+    create: () => Promise<IngestionJob>,
+    run: (job: IngestionJob, options: IngestOptions) => Promise<IngestionResult & { commit?: string }>,
+  ): Promise<IngestionJob> {
     const current = this.#running.get(siteId);
     if (current) throw new IngestionBusyError(current.jobId);
     // Reserved before the first await, so two concurrent starts cannot both pass the check above.
@@ -40,7 +96,7 @@ export class IngestionRunner {
     this.#running.set(siteId, entry);
     let job: IngestionJob;
     try {
-      job = await createIngestionJob(storage, siteId, docsDir, this.instanceId);
+      job = await create();
     } catch (error) {
       this.#running.delete(siteId);
       throw error;
@@ -48,13 +104,16 @@ export class IngestionRunner {
     entry.jobId = job.id;
     const started = performance.now();
     let status: IngestionOutcome['status'] = 'failure';
-    entry.done = runIngestionJob(storage, job, {
+    entry.done = run(job, {
       onProgress: (done, total) => this.#progress.set(job.id, { done, total }),
     })
       .then(
         (result) => {
           status = 'success';
-          this.logger?.info({ jobId: job.id, ...result.counts }, 'ingestion finished');
+          this.logger?.info(
+            { jobId: job.id, ...result.counts, ...(result.commit ? { commit: result.commit } : {}) },
+            'ingestion finished',
+          );
         },
         // The job row records the failure; the log says it too.
         (error: unknown) => this.logger?.warn({ jobId: job.id, err: error }, 'ingestion failed'),
@@ -72,8 +131,18 @@ export class IngestionRunner {
             this.logger?.error({ jobId: job.id, err: error }, 'ingestion listener failed');
           }
         }
+        this.#runAgain(siteId);
       });
     return job;
+  }
+
+  #runAgain(siteId: string): void {
+    const storage = this.#again.get(siteId);
+    if (!storage) return;
+    this.#again.delete(siteId);
+    this.startGit(storage, siteId).catch((error: unknown) =>
+      this.logger?.warn({ siteId, err: error }, 'ingesting a git source again after a push failed to start'),
+    );
   }
 
   /** Files read so far of a job running in this process; undefined for any other job. */
@@ -86,7 +155,13 @@ export class IngestionRunner {
     this.#settled.push(listener);
   }
 
+  /** Waits for the running ingestions, and for those a push queued behind them. */
   async idle(): Promise<void> {
-    await Promise.all([...this.#running.values()].map((r) => r.done));
+    while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((r) => r.done));
+  }
+
+  /** Drops runs queued behind running ones (a server shutting down starts no new work). */
+  cancelQueued(): void {
+    this.#again.clear();
   }
 }

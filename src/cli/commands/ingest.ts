@@ -2,45 +2,73 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { destination, pino } from 'pino';
-import { ingestSite } from '../../ingest/ingest-site.ts';
+import { type IngestionResult, ingestSite } from '../../ingest/ingest-site.ts';
 import { startInstanceLifecycle } from '../../recovery/instance-lifecycle.ts';
+import { GitCommandError } from '../../sources/git.ts';
+import { ingestGitSite } from '../../sources/git-ingestion.ts';
+import { getGitSource } from '../../sources/git-sources.ts';
+import { GitSourceError } from '../../sources/git-url.ts';
 import { getSiteByDomain, updateSite } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
+import { cliGitWorkspace } from '../git-options.ts';
 import { progressBar } from '../progress.ts';
 
 export function registerIngest(program: Command): void {
   program
     .command('ingest')
-    .description('ingest (or re-ingest, incrementally) a docs folder into a site')
-    .argument('<dir>', 'docs folder: a Mintlify docs.json/mint.json site or plain Markdown')
+    .description(
+      'ingest (or re-ingest, incrementally) a docs folder into a site; without a folder, fetch and ingest the site’s git repository (or its last folder)',
+    )
+    .argument('[dir]', 'docs folder: a Mintlify docs.json/mint.json site or plain Markdown')
     .requiredOption('--site <domain>', 'domain identifier of the site')
-    .action(async (dir: string, options: { site: string }, command: Command) => {
+    .action(async (dir: string | undefined, options: { site: string }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
-      const docsDir = path.resolve(dir);
-      if (!fs.existsSync(docsDir) || !fs.statSync(docsDir).isDirectory()) {
+      const docsDir = dir === undefined ? undefined : path.resolve(dir);
+      if (docsDir !== undefined && (!fs.existsSync(docsDir) || !fs.statSync(docsDir).isDirectory())) {
         throw new CliError(`${dir} is not a directory`);
       }
       await withStorage(globals, async (storage) => {
         const site = await getSiteByDomain(storage, options.site);
         if (!site)
           throw new CliError(`No site "${options.site}"; create it with "init --site ${options.site}"`);
+        const git = await getGitSource(storage, site.id);
+        if (git && docsDir !== undefined)
+          throw new CliError(
+            `Site "${site.domain}" reads a git repository: run "ingest --site ${site.domain}" to fetch it, or "sites unset-git ${site.domain}" first`,
+          );
+        const folder = docsDir ?? site.docs_dir ?? undefined;
+        if (!git && folder === undefined)
+          throw new CliError(`Site "${site.domain}" has no docs folder or git repository yet: name a folder`);
         // Registered like a server, so a run killed midway leaves a job a live process marks failed.
         const lifecycle = await startInstanceLifecycle(storage, pino({ level: 'warn' }, destination(2)));
         const progress = progressBar('Ingesting', !globals.json);
         const started = performance.now();
-        const result = await ingestSite(storage, site.id, docsDir, {
+        const ingestOptions = {
           instanceId: lifecycle.instance.id,
           ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-        }).finally(async () => {
-          progress.stop();
-          await lifecycle.stop();
-        });
-        await updateSite(storage, site.id, { docs_dir: docsDir });
+        };
+        const run: Promise<IngestionResult & { commit?: string }> = git
+          ? ingestGitSite(storage, cliGitWorkspace(globals), site.id, ingestOptions)
+          : ingestSite(storage, site.id, folder as string, ingestOptions);
+        const result = await run
+          .catch((error: unknown) => {
+            // The job row says so too; the operator gets git's words without a stack.
+            if (error instanceof GitCommandError || error instanceof GitSourceError)
+              throw new CliError(error.message);
+            throw error;
+          })
+          .finally(async () => {
+            progress.stop();
+            await lifecycle.stop();
+          });
+        if (!git) await updateSite(storage, site.id, { docs_dir: folder as string });
+        const commit = result.commit ?? null;
         const seconds = (performance.now() - started) / 1000;
         if (globals.json) {
           printJson({
             jobId: result.job.id,
             status: 'success',
+            ...(commit ? { commit } : {}),
             counts: result.counts,
             warnings: result.warnings,
             seconds,
@@ -49,7 +77,8 @@ export function registerIngest(program: Command): void {
         }
         const c = result.counts;
         process.stdout.write(
-          `Ingested ${c.pages} pages into "${site.domain}" in ${seconds.toFixed(2)} s: ${c.added} added, ` +
+          `Ingested ${c.pages} pages into "${site.domain}"${commit ? ` at commit ${commit.slice(0, 12)}` : ''} ` +
+            `in ${seconds.toFixed(2)} s: ${c.added} added, ` +
             `${c.updated} updated, ${c.removed} removed, ${c.unchanged} unchanged, ${c.skipped} skipped.\n`,
         );
         for (const w of result.warnings.slice(0, 20)) {

@@ -1,11 +1,41 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
+import { GitCommandError } from '../../sources/git.ts';
+import { GitSourceError } from '../../sources/git-url.ts';
 import { createApiKey } from '../../tenancy/api-keys.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { baseUrlSchema, DomainTakenError, domainSchema, getSiteByDomain } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
+import { cliGitWorkspace, parseGitCliOptions } from '../git-options.ts';
 import { progressBar } from '../progress.ts';
+
+interface InitOptions {
+  site: string;
+  docs?: string;
+  git?: string;
+  branch?: string;
+  subdir?: string;
+  poll?: string;
+  name?: string;
+  baseUrl?: string;
+}
+
+/** The docs of the new site: a folder, or a git repository (`--git`, with its own options). */
+function sourceOf(options: InitOptions, globals: GlobalOptions) {
+  if (options.git === undefined) {
+    for (const flag of ['branch', 'subdir', 'poll'] as const)
+      if (options[flag] !== undefined) throw new CliError(`--${flag} needs --git`);
+    return { docsDir: path.resolve(options.docs ?? loadConfig().docsDir) };
+  }
+  if (options.docs !== undefined) throw new CliError('--docs and --git cannot be used together');
+  return {
+    git: {
+      source: parseGitCliOptions({ ...options, git: options.git }),
+      workspace: cliGitWorkspace(globals),
+    },
+  };
+}
 
 export function registerInit(program: Command): void {
   program
@@ -15,61 +45,81 @@ export function registerInit(program: Command): void {
     )
     .requiredOption('--site <domain>', 'domain identifier of the new site')
     .option('--docs <dir>', 'docs folder to ingest (default DOCENT_DOCS_DIR or ./docs)')
+    .option(
+      '--git <url>',
+      'git repository to clone and ingest instead of a folder (https, ssh, or a local path)',
+    )
+    .option('--branch <name>', "with --git: branch to follow (default: the remote's default branch)")
+    .option('--subdir <dir>', 'with --git: folder of the repository that holds the docs')
+    .option('--poll <minutes>', 'with --git: check the repository for new commits every this many minutes')
     .option('--name <name>', 'display name of the site')
     .option('--base-url <url>', 'public URL of the docs, used for deep links')
-    .action(
-      async (options: { site: string; docs?: string; name?: string; baseUrl?: string }, command: Command) => {
-        const globals = command.optsWithGlobals<GlobalOptions>();
-        const domain = domainSchema.safeParse(options.site);
-        if (!domain.success)
-          throw new CliError(`--site: ${domain.error.issues[0]?.message ?? 'invalid domain'}`);
-        const baseUrl = options.baseUrl === undefined ? undefined : baseUrlSchema.safeParse(options.baseUrl);
-        if (baseUrl && !baseUrl.success)
-          throw new CliError(`--base-url: ${baseUrl.error.issues[0]?.message ?? 'invalid URL'}`);
-        const docsDir = path.resolve(options.docs ?? loadConfig().docsDir);
-        await withStorage(globals, async (storage) => {
-          if (await getSiteByDomain(storage, domain.data)) {
-            throw new CliError(
-              `Site "${domain.data}" already exists; use "ingest <dir> --site ${domain.data}" to update it`,
-            );
+    .action(async (options: InitOptions, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      const domain = domainSchema.safeParse(options.site);
+      if (!domain.success)
+        throw new CliError(`--site: ${domain.error.issues[0]?.message ?? 'invalid domain'}`);
+      const baseUrl = options.baseUrl === undefined ? undefined : baseUrlSchema.safeParse(options.baseUrl);
+      if (baseUrl && !baseUrl.success)
+        throw new CliError(`--base-url: ${baseUrl.error.issues[0]?.message ?? 'invalid URL'}`);
+      const source = sourceOf(options, globals);
+      await withStorage(globals, async (storage) => {
+        if (await getSiteByDomain(storage, domain.data)) {
+          throw new CliError(
+            `Site "${domain.data}" already exists; use "ingest <dir> --site ${domain.data}" to update it`,
+          );
+        }
+        const progress = progressBar('Ingesting', !globals.json);
+        try {
+          const result = await bootstrapSite(storage, {
+            domain: domain.data,
+            ...source,
+            ...(options.name ? { siteName: options.name } : {}),
+            baseUrl: baseUrl?.data ?? null,
+            ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+          });
+          progress.stop();
+          // The organization's first admin key: the admin API needs one, and only the CLI can make it.
+          const admin = await createApiKey(storage, {
+            organizationId: result.organization.id,
+            siteId: null,
+            kind: 'admin',
+            name: 'init',
+          });
+          if (globals.json) {
+            printJson({
+              organization: result.organization.id,
+              site: result.site.domain,
+              assistantKey: result.assistantKey,
+              adminKey: admin.key,
+              ...(result.git
+                ? {
+                    commit: result.git.commit,
+                    webhookSecret: result.git.hookSecret,
+                    webhookPath: `/v1/hooks/sites/${result.site.domain}/git`,
+                  }
+                : {}),
+            });
+            return;
           }
-          const progress = progressBar('Ingesting', !globals.json);
-          try {
-            const result = await bootstrapSite(storage, {
-              domain: domain.data,
-              docsDir,
-              ...(options.name ? { siteName: options.name } : {}),
-              baseUrl: baseUrl?.data ?? null,
-              ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-            });
-            progress.stop();
-            // The organization's first admin key: the admin API needs one, and only the CLI can make it.
-            const admin = await createApiKey(storage, {
-              organizationId: result.organization.id,
-              siteId: null,
-              kind: 'admin',
-              name: 'init',
-            });
-            if (globals.json) {
-              printJson({
-                organization: result.organization.id,
-                site: result.site.domain,
-                assistantKey: result.assistantKey,
-                adminKey: admin.key,
-              });
-              return;
-            }
+          process.stdout.write(
+            `Site "${result.site.domain}" created: ${result.ingestion.counts.pages} pages, ` +
+              `${result.ingestion.warnings.length} warnings.\nAssistant key (shown once, public): ${result.assistantKey}\n` +
+              `Admin key for organization ${result.organization.id} (shown once, keep it secret): ${admin.key}\n`,
+          );
+          if (result.git)
             process.stdout.write(
-              `Site "${result.site.domain}" created: ${result.ingestion.counts.pages} pages, ` +
-                `${result.ingestion.warnings.length} warnings.\nAssistant key (shown once, public): ${result.assistantKey}\n` +
-                `Admin key for organization ${result.organization.id} (shown once, keep it secret): ${admin.key}\n`,
+              `Ingested commit ${result.git.commit}.\nWebhook: POST /v1/hooks/sites/${result.site.domain}/git ` +
+                `with secret (shown once, keep it secret): ${result.git.hookSecret}\n`,
             );
-          } catch (error) {
-            progress.stop();
-            if (error instanceof DomainTakenError) throw new CliError(error.message);
-            throw error;
-          }
-        });
-      },
-    );
+        } catch (error) {
+          progress.stop();
+          if (error instanceof DomainTakenError) throw new CliError(error.message);
+          // A repository that cannot be cloned: nothing was created (bootstrapSite removed it).
+          if (error instanceof GitCommandError || error instanceof GitSourceError)
+            throw new CliError(`${error.message} (nothing was created)`);
+          throw error;
+        }
+      });
+    });
 }

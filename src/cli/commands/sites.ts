@@ -1,5 +1,14 @@
 import path from 'node:path';
 import type { Command } from 'commander';
+import { removeClone } from '../../sources/git-checkout.ts';
+import {
+  deleteGitSource,
+  type GitSourceRow,
+  getGitSource,
+  gitSourceView,
+  rotateHookSecret,
+  setGitSource,
+} from '../../sources/git-sources.ts';
 import {
   allowedOriginsSchema,
   createSite,
@@ -14,7 +23,18 @@ import {
   updateSite,
 } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
+import { cliGitWorkspace, type GitCliOptions, parseGitCliOptions } from '../git-options.ts';
 import { resolveOrganization } from './keys.ts';
+
+function printGit(source: GitSourceRow | undefined): void {
+  if (!source) return;
+  const git = gitSourceView(source);
+  process.stdout.write(
+    `  git ${git.url}  branch ${git.branch ?? '(default)'}  subdir ${git.subdir || '/'}  poll ${
+      git.pollMinutes === null ? 'off' : `every ${git.pollMinutes} min`
+    }  commit ${git.commit ?? '-'}\n`,
+  );
+}
 
 function siteView(site: Site) {
   return {
@@ -114,8 +134,77 @@ export function registerSites(program: Command): void {
       await withStorage(globals, async (storage) => {
         const site = await getSiteByDomain(storage, domain);
         if (!site) throw new CliError(`No site "${domain}"`);
-        if (globals.json) printJson(siteView(site));
-        else printSite(site);
+        const git = await getGitSource(storage, site.id);
+        if (globals.json) printJson({ ...siteView(site), git: git ? gitSourceView(git) : null });
+        else {
+          printSite(site);
+          printGit(git);
+        }
+      });
+    });
+
+  sites
+    .command('set-git')
+    .description('read the site from a git repository (ingest it with "ingest --site <domain>")')
+    .argument('<domain>', 'domain identifier')
+    .requiredOption('--git <url>', 'repository: https://, ssh://, git@host:path, or a path on this machine')
+    .option('--branch <name>', "branch to follow (default: the remote's default branch)")
+    .option('--subdir <dir>', 'folder of the repository that holds the docs')
+    .option('--poll <minutes>', 'check the repository for new commits every this many minutes')
+    .action(async (domain: string, options: GitCliOptions, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      const input = parseGitCliOptions(options);
+      await withStorage(globals, async (storage) => {
+        const site = await getSiteByDomain(storage, domain);
+        if (!site) throw new CliError(`No site "${domain}"`);
+        const { source, newSecret } = await setGitSource(storage, site.id, input);
+        if (globals.json) {
+          printJson({
+            site: domain,
+            git: gitSourceView(source),
+            ...(newSecret ? { webhookSecret: newSecret } : {}),
+          });
+          return;
+        }
+        printGit(source);
+        if (newSecret)
+          process.stdout.write(
+            `Webhook: POST /v1/hooks/sites/${domain}/git with secret (shown once, keep it secret): ${newSecret}\n`,
+          );
+        process.stdout.write(`Run "ingest --site ${domain}" to clone and ingest it.\n`);
+      });
+    });
+
+  sites
+    .command('unset-git')
+    .description(
+      'stop reading the site from git and delete its clone (its pages stay until the next ingestion)',
+    )
+    .argument('<domain>', 'domain identifier')
+    .action(async (domain: string, _options: unknown, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      await withStorage(globals, async (storage) => {
+        const site = await getSiteByDomain(storage, domain);
+        if (!site || !(await deleteGitSource(storage, site.id)))
+          throw new CliError(`No git source for "${domain}"`);
+        await removeClone(cliGitWorkspace(globals).dataDir, site.id);
+        if (globals.json) printJson({ site: domain, git: null });
+        else process.stdout.write(`Site "${domain}" no longer reads a git repository.\n`);
+      });
+    });
+
+  sites
+    .command('rotate-webhook-secret')
+    .description("replace the secret of the site's git webhook (the old one stops working at once)")
+    .argument('<domain>', 'domain identifier')
+    .action(async (domain: string, _options: unknown, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      await withStorage(globals, async (storage) => {
+        const site = await getSiteByDomain(storage, domain);
+        const secret = site ? await rotateHookSecret(storage, site.id) : undefined;
+        if (secret === undefined) throw new CliError(`No git source for "${domain}"`);
+        if (globals.json) printJson({ site: domain, webhookSecret: secret });
+        else process.stdout.write(`New webhook secret (shown once, keep it secret): ${secret}\n`);
       });
     });
 

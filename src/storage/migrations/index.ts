@@ -9,6 +9,7 @@ import * as widget from './0007-widget.ts';
 import * as analytics from './0008-analytics.ts';
 import * as consoleSessions from './0009-console-sessions.ts';
 import * as modelOptions from './0010-model-options.ts';
+import * as gitSources from './0011-git-sources.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0008-analytics': analytics,
   '0009-console-sessions': consoleSessions,
   '0010-model-options': modelOptions,
+  '0011-git-sources': gitSources,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,170 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { folderExceeds, GIT_FETCH_TIMEOUT_MS, GitCommandError, MAX_CLONE_BYTES, runGit } from './git.ts';
+import { type GitRemote, parseSubdir } from './git-url.ts';
+
+/** Where a site's clone lives and what git may see: fixed per server (config.ts GitConfig). */
+export interface GitWorkspace {
+  /** The data folder; clones are in `<dataDir>/git/<site id>`. */
+  dataDir: string;
+  env: Record<string, string>;
+}
+
+export interface GitCheckoutRequest {
+  siteId: string;
+  remote: GitRemote;
+  /** null: the remote's default branch. */
+  branch: string | null;
+  subdir: string;
+}
+
+export interface GitCheckout {
+  /** The folder to ingest: `<clone>/<subdir>`, its real path. */
+  docsDir: string;
+  commit: string;
+  /** The branch checked out (the remote's default one when none was asked for). */
+  branch: string | null;
+}
+
+/**
+ * A site's clone folder. Named by the site's id, which Docent made, never by anything a caller chose,
+ * so no URL or branch can steer where git writes.
+ */
+export function cloneFolder(dataDir: string, siteId: string): string {
+  if (!/^[A-Za-z0-9_]{1,64}$/.test(siteId)) throw new GitCommandError('invalid site id for a clone folder');
+  return path.join(path.resolve(dataDir), 'git', siteId);
+}
+
+/**
+ * Brings the site's clone to the head of its branch: a shallow clone the first time (or when the URL
+ * changed), else a shallow fetch of the branch and a forced checkout of it, with files no commit
+ * holds removed. Returns the folder to ingest and the commit it holds.
+ */
+export async function syncClone(workspace: GitWorkspace, request: GitCheckoutRequest): Promise<GitCheckout> {
+  const dir = cloneFolder(workspace.dataDir, request.siteId);
+  const { kind } = request.remote;
+  const run = (args: string[], extra: { cwd?: string; watch?: string; long?: boolean } = {}) =>
+    runGit(kind, args, {
+      env: workspace.env,
+      ...(extra.cwd ? { cwd: extra.cwd } : {}),
+      ...(extra.watch ? { watchFolder: extra.watch } : {}),
+      ...(extra.long ? { timeoutMs: GIT_FETCH_TIMEOUT_MS } : {}),
+    });
+
+  if (await reusableClone(dir, request.remote, workspace.env)) {
+    await run(
+      [
+        'fetch',
+        '--depth',
+        '1',
+        '--no-tags',
+        '--no-recurse-submodules',
+        '--',
+        'origin',
+        request.branch ?? 'HEAD',
+      ],
+      { cwd: dir, watch: dir, long: true },
+    );
+    await run(['checkout', '--quiet', '--force', '--detach', 'FETCH_HEAD'], { cwd: dir });
+    await run(['clean', '-ffdxq'], { cwd: dir });
+  } else {
+    await fs.mkdir(path.dirname(dir), { recursive: true });
+    // Cloned beside the final folder and moved in place: a failed clone never leaves half a folder
+    // that the next run would take for a clone.
+    const staging = `${dir}.tmp-${crypto.randomBytes(4).toString('hex')}`;
+    try {
+      await run(
+        [
+          'clone',
+          '--depth',
+          '1',
+          '--single-branch',
+          '--no-tags',
+          '--no-recurse-submodules',
+          ...(kind === 'local' ? ['--no-local'] : []),
+          ...(request.branch === null ? [] : ['--branch', request.branch]),
+          '--',
+          request.remote.url,
+          staging,
+        ],
+        { watch: staging, long: true },
+      );
+      await fs.rm(dir, { recursive: true, force: true });
+      await fs.rename(staging, dir);
+    } finally {
+      await fs.rm(staging, { recursive: true, force: true });
+    }
+  }
+  // The watcher samples; a repository that grew past the limit between samples is caught here.
+  if (await folderExceeds(dir, MAX_CLONE_BYTES)) {
+    await fs.rm(dir, { recursive: true, force: true });
+    throw new GitCommandError(
+      `the repository is larger than ${Math.round(MAX_CLONE_BYTES / 1024 / 1024)} MB; its clone was removed`,
+    );
+  }
+  const commit = (await run(['rev-parse', 'HEAD'], { cwd: dir })).trim();
+  const branch =
+    request.branch ??
+    ((await run(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir }).catch(() => '')).trim() ||
+      null);
+  return { docsDir: await containedSubdir(dir, request.subdir), commit, branch };
+}
+
+/** Whether `dir` holds a clone of this remote (a clone of another URL is replaced, not fetched into). */
+async function reusableClone(dir: string, remote: GitRemote, env: Record<string, string>): Promise<boolean> {
+  try {
+    await fs.access(path.join(dir, '.git'));
+  } catch {
+    return false;
+  }
+  const origin = await runGit(remote.kind, ['config', '--get', 'remote.origin.url'], { env, cwd: dir }).catch(
+    () => '',
+  );
+  return origin.trim() === remote.url;
+}
+
+/**
+ * `<clone>/<subdir>` when its real path is still inside the clone and outside `.git`: a subdir is
+ * checked as text when stored, and a symlink in the repository could still lead it elsewhere.
+ */
+export async function containedSubdir(cloneDir: string, subdir: string): Promise<string> {
+  const root = await fs.realpath(cloneDir);
+  const relative = parseSubdir(subdir);
+  let real: string;
+  try {
+    real = await fs.realpath(path.join(root, relative));
+  } catch {
+    throw new GitCommandError(`subdir "${relative}" does not exist in the repository`);
+  }
+  const inside = path.relative(root, real);
+  if (inside.startsWith('..') || path.isAbsolute(inside))
+    throw new GitCommandError(`subdir "${relative}" leads outside the repository`);
+  if (inside === '.git' || inside.startsWith(`.git${path.sep}`))
+    throw new GitCommandError(`subdir "${relative}" is inside .git`);
+  if (!(await fs.stat(real)).isDirectory()) throw new GitCommandError(`subdir "${relative}" is not a folder`);
+  return real;
+}
+
+/** The commit at the head of the branch on the remote (`git ls-remote`), without fetching anything. */
+export async function remoteHead(
+  workspace: Pick<GitWorkspace, 'env'>,
+  remote: GitRemote,
+  branch: string | null,
+  signal?: AbortSignal,
+): Promise<string> {
+  const ref = branch === null ? 'HEAD' : `refs/heads/${branch}`;
+  const out = await runGit(remote.kind, ['ls-remote', '--', remote.url, ref], {
+    env: workspace.env,
+    ...(signal ? { signal } : {}),
+  });
+  const sha = out.split('\n')[0]?.split('\t')[0]?.trim() ?? '';
+  if (!/^[0-9a-f]{40,64}$/.test(sha))
+    throw new GitCommandError(`git ls-remote found no ${ref} on the remote`);
+  return sha;
+}
+
+/** Removes a site's clone (its source changed to a folder, or it was deleted). */
+export async function removeClone(dataDir: string, siteId: string): Promise<void> {
+  await fs.rm(cloneFolder(dataDir, siteId), { recursive: true, force: true });
+}

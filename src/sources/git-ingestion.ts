@@ -1,0 +1,109 @@
+import path from 'node:path';
+import { type IngestionResult, type IngestOptions, runIngestionJob } from '../ingest/ingest-site.ts';
+import {
+  createIngestionJob,
+  finishIngestionJob,
+  type IngestionJob,
+  markIngestionStarted,
+} from '../ingest/jobs.ts';
+import type { Storage } from '../storage/database.ts';
+import { nowIso } from '../storage/ids.ts';
+import { cloneFolder, type GitWorkspace, syncClone } from './git-checkout.ts';
+import {
+  type GitSourceRow,
+  getGitSource,
+  recordCheckout,
+  recordJobCheckout,
+  remoteOf,
+} from './git-sources.ts';
+
+export interface GitIngestionResult extends IngestionResult {
+  commit: string;
+}
+
+export class NoGitSourceError extends Error {
+  override name = 'NoGitSourceError';
+  constructor() {
+    super('This site has no git source');
+  }
+}
+
+/** The folder a site's git ingestion will read, for its job row until the fetch names the real one. */
+export function plannedDocsDir(workspace: GitWorkspace, source: GitSourceRow): string {
+  const clone = cloneFolder(workspace.dataDir, source.site_id);
+  return path.join(clone, source.subdir);
+}
+
+/** A queued job for the site's git source (the runner and the CLI then run it with `runGitIngestion`). */
+export async function createGitIngestionJob(
+  storage: Storage,
+  workspace: GitWorkspace,
+  source: GitSourceRow,
+  instanceId: string | null,
+): Promise<IngestionJob> {
+  return createIngestionJob(storage, source.site_id, plannedDocsDir(workspace, source), instanceId);
+}
+
+/**
+ * Fetches the site's repository into its clone, then ingests `<clone>/<subdir>` as a folder ingestion
+ * does (unchanged pages are not parsed again: their content hashes match). A clone or fetch that fails
+ * fails the job with git's message, URL credentials hidden; the site keeps its last ingestion.
+ */
+export async function runGitIngestion(
+  storage: Storage,
+  workspace: GitWorkspace,
+  job: IngestionJob,
+  options: IngestOptions = {},
+): Promise<GitIngestionResult> {
+  await markIngestionStarted(storage, job.id);
+  const startedAt = nowIso();
+  let docsDir: string;
+  let commit: string;
+  try {
+    const source = await getGitSource(storage, job.siteId);
+    if (!source) throw new NoGitSourceError();
+    const checkout = await syncClone(workspace, {
+      siteId: source.site_id,
+      remote: remoteOf(source),
+      branch: source.branch,
+      subdir: source.subdir,
+    });
+    await recordJobCheckout(storage, job.id, checkout);
+    await recordCheckout(storage, source.site_id, checkout);
+    docsDir = checkout.docsDir;
+    commit = checkout.commit;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await finishIngestionJob(storage, job.id, {
+      status: 'failure',
+      counts: null,
+      warnings: [],
+      error: message,
+    });
+    throw error;
+  }
+  try {
+    const result = await runIngestionJob(storage, { ...job, sourceDir: docsDir }, options);
+    return { ...result, commit };
+  } finally {
+    // The ingestion marks its own start once the files are read; the job began with the fetch.
+    await storage.db
+      .updateTable('ingestion_jobs')
+      .set({ started_at: startedAt })
+      .where('id', '=', job.id)
+      .execute();
+  }
+}
+
+/** Creates a job for the site's git source and runs it to completion (the CLI's `init` and `ingest`). */
+export async function ingestGitSite(
+  storage: Storage,
+  workspace: GitWorkspace,
+  siteId: string,
+  options: IngestOptions = {},
+): Promise<GitIngestionResult> {
+  const source = await getGitSource(storage, siteId);
+  if (!source) throw new NoGitSourceError();
+  const job = await createGitIngestionJob(storage, workspace, source, options.instanceId ?? null);
+  return runGitIngestion(storage, workspace, job, options);
+}

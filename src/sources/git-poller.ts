@@ -1,0 +1,80 @@
+import type { Logger } from 'pino';
+import type { Storage } from '../storage/database.ts';
+import { nowIso } from '../storage/ids.ts';
+import { IngestionBusyError, type IngestionRunner } from '../tenancy/ingestion-runner.ts';
+import { remoteHead } from './git-checkout.ts';
+import { claimGitPoll, dueGitPolls, hasUnfinishedIngestion, remoteOf } from './git-sources.ts';
+
+/** How often a server looks for sources whose poll is due. */
+export const GIT_POLL_CHECK_MS = 30_000;
+
+export interface GitPollerOptions {
+  checkEveryMs?: number;
+  /** The length of a site's `pollMinutes` minute: tests shorten it; servers never set it. */
+  minuteMs?: number;
+}
+
+export interface GitPoller {
+  /** Looks for due sources now (also run on the timer); resolves when this round is done. */
+  poll(): Promise<void>;
+  /** Stops the timer and any `git ls-remote` running, and waits for the round in progress. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Checks sites that asked for polling (`pollMinutes`) with `git ls-remote` and ingests those whose
+ * branch moved since the last fetch. With several servers on one database, each due check is claimed
+ * by moving its `next_poll_at` (one server's update wins), and a site with an ingestion queued or
+ * running anywhere is left for the next round.
+ */
+export function startGitPoller(
+  deps: { storage: Storage; ingestions: IngestionRunner; logger: Logger },
+  options: GitPollerOptions = {},
+): GitPoller {
+  const minuteMs = options.minuteMs ?? 60_000;
+  const stopping = new AbortController();
+  let round: Promise<void> | undefined;
+
+  const pollSite = async (source: Awaited<ReturnType<typeof dueGitPolls>>[number]): Promise<void> => {
+    const git = deps.ingestions.git;
+    if (git === null || !(await claimGitPoll(deps.storage, source, minuteMs))) return;
+    if (await hasUnfinishedIngestion(deps.storage, source.site_id)) return;
+    const head = await remoteHead(git, remoteOf(source), source.branch, stopping.signal);
+    if (head === source.checked_out_commit || stopping.signal.aborted) return;
+    try {
+      const job = await deps.ingestions.startGit(deps.storage, source.site_id);
+      deps.logger.info({ siteId: source.site_id, jobId: job.id, head }, 'git source moved: ingesting');
+    } catch (error) {
+      if (!(error instanceof IngestionBusyError)) throw error;
+    }
+  };
+
+  const pollOnce = async (): Promise<void> => {
+    for (const source of await dueGitPolls(deps.storage, nowIso())) {
+      if (stopping.signal.aborted) return;
+      // One site's unreachable remote must not hold up the others.
+      await pollSite(source).catch((error: unknown) =>
+        deps.logger.warn({ siteId: source.site_id, err: error }, 'polling a git source failed'),
+      );
+    }
+  };
+  const poll = (): Promise<void> => {
+    round ??= pollOnce()
+      .catch((error: unknown) => deps.logger.error({ err: error }, 'polling git sources failed'))
+      .finally(() => {
+        round = undefined;
+      });
+    return round;
+  };
+
+  const timer = setInterval(() => void poll(), options.checkEveryMs ?? GIT_POLL_CHECK_MS);
+  timer.unref();
+  return {
+    poll,
+    stop: async () => {
+      clearInterval(timer);
+      stopping.abort();
+      await round;
+    },
+  };
+}

@@ -1,0 +1,223 @@
+import crypto from 'node:crypto';
+import type { Storage } from '../storage/database.ts';
+import { nowIso, randomBase62 } from '../storage/ids.ts';
+import type { SiteGitSourcesTable } from '../storage/schema.ts';
+import { type GitRemote, parseGitUrl, redactGitUrl } from './git-url.ts';
+
+export type GitSourceRow = SiteGitSourcesTable;
+
+/** Webhook secrets start with this, so one found in a log or a paste says what it is. */
+export const HOOK_SECRET_PREFIX = 'dhk_';
+/** Random base62 characters after the prefix (about 238 bits). */
+const HOOK_SECRET_CHARS = 40;
+
+/** Shortest and longest polling interval a site may ask for, in minutes. */
+export const MIN_POLL_MINUTES = 1;
+export const MAX_POLL_MINUTES = 7 * 24 * 60;
+
+export function newHookSecret(): string {
+  return `${HOOK_SECRET_PREFIX}${randomBase62(HOOK_SECRET_CHARS)}`;
+}
+
+/** The stored URL as git is given it (it was checked when stored; CLI-stored local paths stay local). */
+export function remoteOf(source: Pick<GitSourceRow, 'url'>): GitRemote {
+  return parseGitUrl(source.url, { allowLocal: true });
+}
+
+export interface GitSourceView {
+  url: string;
+  branch: string | null;
+  subdir: string;
+  pollMinutes: number | null;
+  commit: string | null;
+}
+
+/** What admins see of a source: never the secret, and the URL with any password or token hidden. */
+export function gitSourceView(source: GitSourceRow): GitSourceView {
+  return {
+    url: redactGitUrl(source.url),
+    branch: source.branch,
+    subdir: source.subdir,
+    pollMinutes: source.poll_minutes === null ? null : Number(source.poll_minutes),
+    commit: source.checked_out_commit,
+  };
+}
+
+export async function getGitSource(storage: Storage, siteId: string): Promise<GitSourceRow | undefined> {
+  return storage.db
+    .selectFrom('site_git_sources')
+    .selectAll()
+    .where('site_id', '=', siteId)
+    .executeTakeFirst();
+}
+
+export interface GitSourceInput {
+  /** Already checked (parseGitUrl) and, for local paths, resolved by the caller. */
+  url: string;
+  branch: string | null;
+  subdir: string;
+  pollMinutes: number | null;
+}
+
+function nextPollAt(pollMinutes: number | null, minuteMs: number, from = Date.now()): string | null {
+  return pollMinutes === null ? null : new Date(from + pollMinutes * minuteMs).toISOString();
+}
+
+/**
+ * Sets a site's git source, keeping its webhook secret when it had one. Returns the secret only when
+ * it is new (the one time it is shown). The site's docs folder is cleared: a site reads one source.
+ */
+export async function setGitSource(
+  storage: Storage,
+  siteId: string,
+  input: GitSourceInput,
+): Promise<{ source: GitSourceRow; newSecret: string | null }> {
+  const now = nowIso();
+  return storage.db.transaction().execute(async (trx) => {
+    const existing = await trx
+      .selectFrom('site_git_sources')
+      .selectAll()
+      .where('site_id', '=', siteId)
+      .executeTakeFirst();
+    await trx.updateTable('sites').set({ docs_dir: null }).where('id', '=', siteId).execute();
+    const changedRemote =
+      existing !== undefined && (existing.url !== input.url || existing.branch !== input.branch);
+    const fields = {
+      url: input.url,
+      branch: input.branch,
+      subdir: input.subdir,
+      poll_minutes: input.pollMinutes,
+      // Due at once: the poller's first look compares the remote with what the first ingestion fetched.
+      next_poll_at: input.pollMinutes === null ? null : now,
+      updated_at: now,
+      // Another repository or branch: the next poll must not take its commit for the one checked out.
+      ...(changedRemote ? { checked_out_commit: null } : {}),
+    };
+    if (existing) {
+      await trx.updateTable('site_git_sources').set(fields).where('site_id', '=', siteId).execute();
+      return { source: { ...existing, ...fields }, newSecret: null };
+    }
+    const row: GitSourceRow = {
+      site_id: siteId,
+      ...fields,
+      hook_secret: newHookSecret(),
+      checked_out_commit: null,
+      created_at: now,
+    };
+    await trx.insertInto('site_git_sources').values(row).execute();
+    return { source: row, newSecret: row.hook_secret };
+  });
+}
+
+export async function deleteGitSource(storage: Storage, siteId: string): Promise<boolean> {
+  const result = await storage.db
+    .deleteFrom('site_git_sources')
+    .where('site_id', '=', siteId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** A new webhook secret for the site (the old one stops working at once); undefined: no git source. */
+export async function rotateHookSecret(storage: Storage, siteId: string): Promise<string | undefined> {
+  const secret = newHookSecret();
+  const result = await storage.db
+    .updateTable('site_git_sources')
+    .set({ hook_secret: secret, updated_at: nowIso() })
+    .where('site_id', '=', siteId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0 ? secret : undefined;
+}
+
+/** After a fetch: the commit now in the clone, and the branch when the source left it to the remote. */
+export async function recordCheckout(
+  storage: Storage,
+  siteId: string,
+  checkout: { commit: string; branch: string | null },
+): Promise<void> {
+  await storage.db
+    .updateTable('site_git_sources')
+    .set({ checked_out_commit: checkout.commit })
+    .where('site_id', '=', siteId)
+    .execute();
+  if (checkout.branch !== null)
+    await storage.db
+      .updateTable('site_git_sources')
+      .set({ branch: checkout.branch })
+      .where('site_id', '=', siteId)
+      .where('branch', 'is', null)
+      .execute();
+}
+
+/** The folder and commit a git ingestion reads, on its job row (known only once the fetch is done). */
+export async function recordJobCheckout(
+  storage: Storage,
+  jobId: string,
+  checkout: { docsDir: string; commit: string },
+): Promise<void> {
+  await storage.db
+    .updateTable('ingestion_jobs')
+    .set({ source_dir: checkout.docsDir, commit_sha: checkout.commit })
+    .where('id', '=', jobId)
+    .execute();
+}
+
+export async function jobCommit(storage: Storage, jobId: string): Promise<string | null> {
+  const row = await storage.db
+    .selectFrom('ingestion_jobs')
+    .select('commit_sha')
+    .where('id', '=', jobId)
+    .executeTakeFirst();
+  return row?.commit_sha ?? null;
+}
+
+/** Sources whose poll is due at `now`, oldest first. */
+export async function dueGitPolls(storage: Storage, now: string, limit = 100): Promise<GitSourceRow[]> {
+  return storage.db
+    .selectFrom('site_git_sources')
+    .selectAll()
+    .where('poll_minutes', 'is not', null)
+    .where('next_poll_at', '<=', now)
+    .orderBy('next_poll_at')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Claims one due poll for this process by moving its `next_poll_at` from the value it was read with:
+ * of several servers sharing the database, only the one whose update matched runs this check.
+ */
+export async function claimGitPoll(
+  storage: Storage,
+  source: Pick<GitSourceRow, 'site_id' | 'next_poll_at' | 'poll_minutes'>,
+  minuteMs: number,
+): Promise<boolean> {
+  if (source.next_poll_at === null || source.poll_minutes === null) return false;
+  const result = await storage.db
+    .updateTable('site_git_sources')
+    .set({ next_poll_at: nextPollAt(Number(source.poll_minutes), minuteMs) })
+    .where('site_id', '=', source.site_id)
+    .where('next_poll_at', '=', source.next_poll_at)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Whether any process has an ingestion of the site queued or running (as the job table says). */
+export async function hasUnfinishedIngestion(storage: Storage, siteId: string): Promise<boolean> {
+  const row = await storage.db
+    .selectFrom('ingestion_jobs')
+    .select('id')
+    .where('site_id', '=', siteId)
+    .where('status', 'in', ['queued', 'in_progress'])
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Compares a presented secret with the stored one in constant time (both hashed first, so their
+ * lengths never show either).
+ */
+export function secretsMatch(presented: string, stored: string): boolean {
+  const a = crypto.createHash('sha256').update(presented).digest();
+  const b = crypto.createHash('sha256').update(stored).digest();
+  return crypto.timingSafeEqual(a, b);
+}

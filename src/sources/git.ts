@@ -1,0 +1,173 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { type GitUrlKind, redactGitUrl } from './git-url.ts';
+
+/** Longest a clone or fetch may run before it is killed and its ingestion fails. */
+export const GIT_FETCH_TIMEOUT_MS = 5 * 60_000;
+/** Longest `git ls-remote` (a poll) and local commands may run. */
+export const GIT_QUICK_TIMEOUT_MS = 60_000;
+/** Largest clone kept on disk (work tree and `.git` together); a larger one is deleted and its ingestion fails. */
+export const MAX_CLONE_BYTES = 1024 * 1024 * 1024;
+/** While a clone or fetch runs, how often its folder is measured against MAX_CLONE_BYTES. */
+const SIZE_CHECK_INTERVAL_MS = 2_000;
+/** Most output read from one git command: ref listings and error messages, never file contents. */
+const MAX_GIT_OUTPUT_BYTES = 4 * 1024 * 1024;
+/** Characters of git's error output kept in a job's error message. */
+const MAX_GIT_MESSAGE_CHARS = 600;
+
+export class GitCommandError extends Error {
+  override name = 'GitCommandError';
+}
+
+/** Transports git may use for each kind of URL, redirects included (protocol.allow is "never" for the rest). */
+const PROTOCOLS: Record<GitUrlKind, string[]> = {
+  https: ['https'],
+  // A plain-http server often redirects to https.
+  http: ['http', 'https'],
+  ssh: ['ssh'],
+  scp: ['ssh'],
+  local: ['file'],
+};
+
+export interface GitRunOptions {
+  /** The environment git runs with (config.ts GitConfig.env); nothing else of Docent's is passed. */
+  env: Record<string, string>;
+  cwd?: string;
+  timeoutMs?: number;
+  /** Fails the command when this folder outgrows MAX_CLONE_BYTES (or `maxBytes`) while it runs. */
+  watchFolder?: string;
+  maxBytes?: number;
+  /** Ends the command early (a server shutting down). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Settings on every git command Docent runs: only the remote's own transport is allowed (so a redirect
+ * or a submodule cannot switch to `file://` or `ext::`), no LFS download, no submodules, no prompts.
+ */
+function safetyConfig(kind: GitUrlKind): string[] {
+  return [
+    '-c',
+    'protocol.allow=never',
+    ...PROTOCOLS[kind].flatMap((protocol) => ['-c', `protocol.${protocol}.allow=always`]),
+    '-c',
+    'submodule.recurse=false',
+    '-c',
+    'filter.lfs.smudge=',
+    '-c',
+    'filter.lfs.process=',
+    '-c',
+    'filter.lfs.required=false',
+    '-c',
+    'credential.interactive=false',
+  ];
+}
+
+function gitEnvironment(env: Record<string, string>): Record<string, string> {
+  return {
+    ...env,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_LFS_SKIP_SMUDGE: '1',
+    // An ssh remote must not wait for a password or a host-key answer nobody will type.
+    GIT_SSH_COMMAND: env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes',
+    // The operator's global settings (credentials, proxies) apply; the system-wide file is not read.
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
+}
+
+/** Runs git (no shell), returning its standard output; failures become GitCommandError with git's words, redacted. */
+export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOptions): Promise<string> {
+  const timeoutMs = options.timeoutMs ?? GIT_QUICK_TIMEOUT_MS;
+  const abort = new AbortController();
+  const stop = (): void => abort.abort();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  if (options.signal?.aborted) abort.abort();
+  let tooLarge = false;
+  const watch = options.watchFolder;
+  const maxBytes = options.maxBytes ?? MAX_CLONE_BYTES;
+  const watcher =
+    watch === undefined
+      ? undefined
+      : setInterval(() => {
+          void folderExceeds(watch, maxBytes).then((over) => {
+            if (over && !abort.signal.aborted) {
+              tooLarge = true;
+              abort.abort();
+            }
+          });
+        }, SIZE_CHECK_INTERVAL_MS);
+  watcher?.unref();
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      execFile(
+        'git',
+        [...safetyConfig(kind), ...args],
+        {
+          cwd: options.cwd,
+          env: gitEnvironment(options.env),
+          timeout: timeoutMs,
+          killSignal: 'SIGKILL',
+          maxBuffer: MAX_GIT_OUTPUT_BYTES,
+          signal: abort.signal,
+          encoding: 'utf8',
+        },
+        (error, stdout, stderr) => {
+          if (!error) return resolve(stdout);
+          reject(gitFailure(args[0] ?? 'git', error, stderr, { timeoutMs, tooLarge, maxBytes }));
+        },
+      );
+    });
+  } finally {
+    if (watcher) clearInterval(watcher);
+    options.signal?.removeEventListener('abort', stop);
+  }
+}
+
+function gitFailure(
+  command: string,
+  error: Error & { code?: unknown; killed?: boolean },
+  stderr: string,
+  context: { timeoutMs: number; tooLarge: boolean; maxBytes: number },
+): GitCommandError {
+  if (error.code === 'ENOENT')
+    return new GitCommandError('git is not installed on the server (no "git" on PATH)');
+  if (context.tooLarge)
+    return new GitCommandError(
+      `git ${command} stopped: the repository is larger than ${Math.round(context.maxBytes / 1024 / 1024)} MB`,
+    );
+  if (error.name === 'AbortError') return new GitCommandError(`git ${command} was stopped`);
+  if (error.killed)
+    return new GitCommandError(`git ${command} took longer than ${Math.round(context.timeoutMs / 1000)} s`);
+  const words = redactGitUrl(stderr)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('hint:'))
+    .join(' ');
+  const message = words.length > MAX_GIT_MESSAGE_CHARS ? `${words.slice(0, MAX_GIT_MESSAGE_CHARS)}…` : words;
+  return new GitCommandError(`git ${command} failed: ${message || 'no message'}`);
+}
+
+/** Whether the folder's files add up to more than `maxBytes` (stops counting once they do). */
+export async function folderExceeds(dir: string, maxBytes: number): Promise<boolean> {
+  let total = 0;
+  const pending = [dir];
+  while (pending.length > 0) {
+    const current = pending.pop() as string;
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await fs.readdir(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) pending.push(full);
+      else if (entry.isFile()) {
+        total += (await fs.lstat(full).catch(() => ({ size: 0 }))).size;
+        if (total > maxBytes) return true;
+      }
+    }
+  }
+  return false;
+}
