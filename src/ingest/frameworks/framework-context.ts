@@ -1,0 +1,128 @@
+import {
+  type ContainedFolder,
+  containedFolder,
+  MAX_CONFIG_FILE_BYTES,
+  MAX_PAGE_FILE_BYTES,
+} from '../contained-file.ts';
+import type { WarningSink } from '../warnings.ts';
+import { readStaticModule } from './static-config.ts';
+import type { StaticValue } from './static-value.ts';
+import { readYamlConfig } from './yaml-config.ts';
+
+/** What reading a config file gave: its value, or that it is absent, or that it was refused/unusable. */
+export type ConfigRead =
+  | { status: 'ok'; value: StaticValue }
+  | { status: 'missing' }
+  | { status: 'unusable' };
+
+export type ConfigText = { status: 'ok'; text: string } | { status: 'missing' } | { status: 'refused' };
+
+const CODE_CONFIG = /\.(c|m)?(j|t)sx?$/i;
+const FRONT_MATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---\r?(?:\n|$)/;
+
+/**
+ * What every framework reader shares: the docs folder (read only through contained-file.ts), the list of
+ * page files the loader found, the warning sink, and caches so a config or page is read once.
+ */
+export class FrameworkContext {
+  private readonly folder: ContainedFolder;
+  private readonly texts = new Map<string, Promise<ConfigText>>();
+  private readonly configs = new Map<string, Promise<ConfigRead>>();
+  private readonly frontMatters = new Map<string, Promise<StaticValue | undefined>>();
+  readonly fileSet: ReadonlySet<string>;
+
+  constructor(
+    root: string,
+    readonly sink: WarningSink,
+    /** Every .md/.mdx file under the root, relative and sorted (listDocsFiles). */
+    readonly files: readonly string[],
+  ) {
+    this.folder = containedFolder(root);
+    this.fileSet = new Set(files);
+  }
+
+  /** A problem with the config (not with one page): capped like docs.json's navigation warnings. */
+  warn(file: string, line: number | undefined, message: string): void {
+    this.sink.add(
+      line === undefined || line <= 0 ? { file, message } : { file, line, message },
+      'navigation',
+      'more navigation problems',
+    );
+  }
+
+  /** Raw text of a config file; absent is silent, refused (a link out of the folder…) is warned. */
+  readText(rel: string): Promise<ConfigText> {
+    let cached = this.texts.get(rel);
+    if (!cached) {
+      cached = this.folder.readText(rel, MAX_CONFIG_FILE_BYTES).then((read): ConfigText => {
+        if (read.ok) return { status: 'ok', text: read.text };
+        if (read.missing) return { status: 'missing' };
+        this.sink.add({ file: rel, message: `cannot read config file (${read.reason}); ignored` }, 'io');
+        return { status: 'refused' };
+      });
+      this.texts.set(rel, cached);
+    }
+    return cached;
+  }
+
+  /** A config file as a value: JS/TS read statically, anything else as YAML/JSON. Cached per file. */
+  readConfig(rel: string): Promise<ConfigRead> {
+    let cached = this.configs.get(rel);
+    if (!cached) {
+      cached = this.loadConfig(rel);
+      this.configs.set(rel, cached);
+    }
+    return cached;
+  }
+
+  private async loadConfig(rel: string): Promise<ConfigRead> {
+    const read = await this.readText(rel);
+    if (read.status === 'missing') return { status: 'missing' };
+    if (read.status === 'refused') return { status: 'unusable' };
+    const text = read.text;
+    if (CODE_CONFIG.test(rel)) {
+      const result = readStaticModule(text, rel);
+      if (!result.ok) {
+        this.warn(rel, result.line, `cannot read ${rel} statically (${result.reason}); using defaults`);
+        return { status: 'unusable' };
+      }
+      if (!result.module.exported) {
+        this.warn(rel, undefined, `${rel} has no default export or module.exports; using defaults`);
+        return { status: 'unusable' };
+      }
+      return { status: 'ok', value: result.module.exported };
+    }
+    const result = readYamlConfig(text);
+    if (!result.ok) {
+      this.warn(rel, result.line, `cannot read ${rel} (${result.reason}); using defaults`);
+      return { status: 'unusable' };
+    }
+    return { status: 'ok', value: result.value };
+  }
+
+  /**
+   * A page's front matter as a value (undefined when it has none or it cannot be read: the page loader
+   * reports unreadable pages, so nothing is warned here).
+   */
+  frontMatter(rel: string): Promise<StaticValue | undefined> {
+    let cached = this.frontMatters.get(rel);
+    if (!cached) {
+      cached = this.folder.readText(rel, MAX_PAGE_FILE_BYTES).then((read) => {
+        if (!read.ok) return undefined;
+        const block = FRONT_MATTER.exec(read.text)?.[1];
+        if (block === undefined) return undefined;
+        const parsed = readYamlConfig(block);
+        return parsed.ok ? parsed.value : undefined;
+      });
+      this.frontMatters.set(rel, cached);
+    }
+    return cached;
+  }
+
+  /** Page files under `dir` (relative, no trailing slash; '' for the root), in listing order. */
+  filesUnder(dir: string): string[] {
+    if (dir === '') return [...this.files];
+    const prefix = `${dir}/`;
+    return this.files.filter((file) => file.startsWith(prefix));
+  }
+}

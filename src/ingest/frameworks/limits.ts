@@ -1,0 +1,22 @@
+/**
+ * Bounds on what a docs framework's config may make the readers do. Configs are untrusted content like
+ * the pages: a sidebar nested ten thousand deep or listing a million entries becomes a warning, not a
+ * stack overflow or minutes of work.
+ */
+
+/** Deepest sidebar/nav nesting walked (real sidebars nest 3 to 5 levels). */
+export const MAX_SIDEBAR_DEPTH = 32;
+/** Sidebar/nav entries walked per framework config, over every version and language. */
+export const MAX_SIDEBAR_ENTRIES = 100_000;
+/** Syntax nodes (JS/TS) or YAML nodes turned into values per config file, aliases expanded. */
+export const MAX_STATIC_NODES = 500_000;
+/** Deepest object/array nesting turned into values per config file. */
+export const MAX_STATIC_DEPTH = 64;
+/** Versions (Docusaurus versions.json) read; more are ignored with a warning. */
+export const MAX_VERSIONS = 200;
+/** Languages (locales) read; more are ignored with a warning. */
+export const MAX_LANGUAGES = 100;
+/** Docusaurus docs plugin instances read. */
+export const MAX_DOCS_INSTANCES = 20;
+/** Page files whose front matter is read at once. */
+export const FRONT_MATTER_CONCURRENCY = 16;

@@ -1,0 +1,73 @@
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { MAX_STATIC_DEPTH, MAX_STATIC_NODES } from './limits.ts';
+import { opaque, type StaticObject, type StaticValue } from './static-value.ts';
+
+export type YamlResult = { ok: true; value: StaticValue } | { ok: false; line?: number; reason: string };
+
+/**
+ * Reads a YAML (or JSON, a subset of it) config as a StaticValue, walking the document's nodes rather
+ * than building JS objects: keys like `__proto__` stay data, aliases are expanded under the node budget
+ * (a billion-laughs document stops at MAX_STATIC_NODES), and every value keeps its line. Tags the yaml
+ * package does not know (mkdocs.yml's `!!python/name:…`, `!ENV`, `!relative`) leave their value as it is
+ * written, which is all a navigation reader needs.
+ */
+export const readYamlConfig = (source: string): YamlResult => {
+  const lineCounter = new LineCounter();
+  let nodes = 0;
+  try {
+    const doc = parseDocument(source, {
+      lineCounter,
+      uniqueKeys: false,
+      strict: false,
+      logLevel: 'silent',
+      prettyErrors: false,
+    });
+    const [error] = doc.errors;
+    if (error) {
+      const line = error.linePos?.[0]?.line;
+      const reason = `invalid YAML: ${error.message.split('\n')[0] ?? error.code}`;
+      return line === undefined ? { ok: false, reason } : { ok: false, line, reason };
+    }
+    const lineAt = (node: { range?: readonly number[] | null } | null | undefined): number =>
+      node?.range?.[0] === undefined ? 0 : lineCounter.linePos(node.range[0]).line;
+
+    const convert = (node: unknown, depth: number, aliasDepth: number): StaticValue => {
+      const line = lineAt(node as Node);
+      if (++nodes > MAX_STATIC_NODES) return opaque(`more than ${MAX_STATIC_NODES} values`, line);
+      if (depth > MAX_STATIC_DEPTH)
+        return opaque(`a value nested deeper than ${MAX_STATIC_DEPTH} levels`, line);
+      if (isAlias(node)) {
+        const target = aliasDepth > MAX_STATIC_DEPTH ? undefined : node.resolve(doc);
+        return target ? convert(target, depth + 1, aliasDepth + 1) : opaque(`alias *${node.source}`, line);
+      }
+      if (isScalar(node)) {
+        const value = node.value;
+        if (typeof value === 'string') return { kind: 'string', value, line };
+        if (typeof value === 'number') return { kind: 'number', value, line };
+        if (typeof value === 'boolean') return { kind: 'boolean', value, line };
+        if (value === null || value === undefined) return { kind: 'null', line };
+        return opaque(`a ${typeof value} value`, line);
+      }
+      if (isSeq(node))
+        return { kind: 'array', line, items: node.items.map((item) => convert(item, depth + 1, aliasDepth)) };
+      if (isMap(node)) {
+        const object: StaticObject = { kind: 'object', entries: new Map(), opaque: [], line };
+        for (const pair of node.items) {
+          if (!isPair(pair)) continue;
+          const key = isScalar(pair.key) ? pair.key.value : undefined;
+          if (typeof key !== 'string' && typeof key !== 'number' && typeof key !== 'boolean') {
+            object.opaque.push({ what: 'a key that is not text', line: lineAt(pair.key as Node) });
+            continue;
+          }
+          object.entries.set(String(key), convert(pair.value, depth + 1, aliasDepth));
+        }
+        return object;
+      }
+      return { kind: 'null', line };
+    };
+    return { ok: true, value: convert(doc.contents, 0, 0) };
+  } catch (error) {
+    // The yaml package reports problems as doc.errors; this is for the unforeseen (a stack overflow).
+    return { ok: false, reason: `cannot read YAML: ${(error as Error).message}` };
+  }
+};
