@@ -17,6 +17,7 @@ import { assistantMessageRoute } from './http/routes/assistant-message.ts';
 import { assistantMessageV2Route } from './http/routes/assistant-message-v2.ts';
 import { consoleRoutes } from './http/routes/console/console-routes.ts';
 import { demoHomeRoute } from './http/routes/demo-home.ts';
+import { gitWebhookRoute } from './http/routes/git-webhook.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
 import { llmsTxtRoute } from './http/routes/llms-txt.ts';
 import { mcpRoute } from './http/routes/mcp.ts';
@@ -168,6 +169,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       assets: widget,
     }),
   );
+  app.route('/', gitWebhookRoute({ storage: deps.storage, ingestions }));
   app.route(
     '/',
     adminApi({

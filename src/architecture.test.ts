@@ -45,6 +45,7 @@ const BELOW_HTTP = [
   'recovery',
   'metrics',
   'widget-assets',
+  'sources',
 ];
 
 describe('layering', () => {

@@ -7,13 +7,14 @@ import type { ModelProvider } from './assistant/model-provider.ts';
 import { createModelProvider } from './assistant/providers/create-model-provider.ts';
 import { formatModelSpec } from './assistant/providers/model-spec.ts';
 import { RunningAnswers } from './assistant/running-answers.ts';
-import type { Config } from './config.ts';
+import { type Config, resolveDataDir } from './config.ts';
 import { closeIdlePageWorkers } from './ingest/page-loader-pool.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startInstanceLifecycle } from './recovery/instance-lifecycle.ts';
 import { SiteSearch } from './search/site-search.ts';
+import { type GitPollerOptions, startGitPoller } from './sources/git-poller.ts';
 import { openStorage, type Storage } from './storage/database.ts';
 import { createInProcessResumableStreams } from './streams/in-process-resumable-streams.ts';
 import type { RedisPubSub } from './streams/redis-pub-sub.ts';
@@ -53,6 +54,8 @@ export interface ServerOptions {
   resumeGraceMs?: number;
   /** The built widget's folder; `dist/widget/` when not given (tests build their own). */
   widgetDir?: string;
+  /** How often git sources are polled (tests shorten it; servers keep the defaults). */
+  gitPoll?: GitPollerOptions;
 }
 
 /**
@@ -108,8 +111,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Registered before serving, so everything this process charges or ingests is recorded under a live
   // instance; the first recovery (a previous run's crash) is done before the first request.
   const lifecycle = await startInstanceLifecycle(storage, logger);
-  const ingestions = new IngestionRunner(logger, lifecycle.instance.id);
+  const ingestions = new IngestionRunner(logger, lifecycle.instance.id, {
+    dataDir: resolveDataDir(config.git.dataDir, config.databaseUrl),
+    env: config.git.env,
+  });
   const retention = startRetentionJob(storage, logger);
+  const gitPoller = startGitPoller({ storage, ingestions, logger }, options.gitPoll);
   let draining = false;
   const stopping = new AbortController();
   const running = new RunningAnswers();
@@ -169,6 +176,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await closed;
         await settlesWithin(running.settled(), SETTLE_AFTER_GRACE_MS);
       }
+      // No new fetches once shutting down; those running finish (or fail on their timeout).
+      await gitPoller.stop();
+      ingestions.cancelQueued();
       await ingestions.idle();
       retention.stop();
       // Warm page workers never keep a process alive, but a server that embeds Docent lives on.

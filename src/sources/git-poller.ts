@@ -3,7 +3,7 @@ import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
 import { IngestionBusyError, type IngestionRunner } from '../tenancy/ingestion-runner.ts';
 import { remoteHead } from './git-checkout.ts';
-import { claimGitPoll, dueGitPolls, hasUnfinishedIngestion, remoteOf } from './git-sources.ts';
+import { claimGitPoll, dueGitPolls, getGitSource, hasUnfinishedIngestion, remoteOf } from './git-sources.ts';
 
 /** How often a server looks for sources whose poll is due. */
 export const GIT_POLL_CHECK_MS = 30_000;
@@ -40,7 +40,9 @@ export function startGitPoller(
     if (git === null || !(await claimGitPoll(deps.storage, source, minuteMs))) return;
     if (await hasUnfinishedIngestion(deps.storage, source.site_id)) return;
     const head = await remoteHead(git, remoteOf(source), source.branch, stopping.signal);
-    if (head === source.checked_out_commit || stopping.signal.aborted) return;
+    // Read again: another server may have fetched this commit since the due list was read.
+    const current = await getGitSource(deps.storage, source.site_id);
+    if (!current || head === current.checked_out_commit || stopping.signal.aborted) return;
     try {
       const job = await deps.ingestions.startGit(deps.storage, source.site_id);
       deps.logger.info({ siteId: source.site_id, jobId: job.id, head }, 'git source moved: ingesting');

@@ -5,6 +5,7 @@ import type { TenancyCache } from '../../../tenancy/tenancy-cache.ts';
 import { adminAuth } from '../../admin-auth.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import type { Operation } from '../../openapi.ts';
+import { gitWebhookOperation } from '../git-webhook.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import {
   analyticsConversationsOperation,
@@ -39,6 +40,7 @@ import { listKeysOperation, listKeysRoute } from './list-keys.ts';
 import { listSitesOperation, listSitesRoute } from './list-sites.ts';
 import { listThreadsOperation, listThreadsRoute } from './list-threads.ts';
 import { revokeKeyOperation, revokeKeyRoute } from './revoke-key.ts';
+import { rotateWebhookSecretOperation, rotateWebhookSecretRoute } from './rotate-webhook-secret.ts';
 import { siteSettingsUpdateOperation, siteSettingsUpdateRoute } from './site-settings-update.ts';
 import { triggerIngestionOperation, triggerIngestionRoute } from './trigger-ingestion.ts';
 import { updateSiteOperation, updateSiteRoute } from './update-site.ts';
@@ -51,6 +53,7 @@ const adminRoutes: [Operation, (deps: AdminDeps) => Hono<AdminEnv>][] = [
   [updateSiteOperation, updateSiteRoute],
   [siteSettingsUpdateOperation, siteSettingsUpdateRoute],
   [deleteSiteOperation, deleteSiteRoute],
+  [rotateWebhookSecretOperation, rotateWebhookSecretRoute],
   [createKeyOperation, createKeyRoute],
   [listKeysOperation, listKeysRoute],
   [revokeKeyOperation, revokeKeyRoute],
@@ -72,7 +75,11 @@ const adminRoutes: [Operation, (deps: AdminDeps) => Hono<AdminEnv>][] = [
   [putRetentionOperation, putRetentionRoute],
 ];
 
-export const adminOperations: Operation[] = adminRoutes.map(([operation]) => operation);
+/** The admin routes, and the git push webhook that stands in for an admin's re-ingestion (mounted in app.ts). */
+export const adminOperations: Operation[] = [
+  ...adminRoutes.map(([operation]) => operation),
+  gitWebhookOperation,
+];
 
 export function adminApi(
   deps: AdminDeps & { store: RateLimitStore; trustProxy: TrustProxy; tenancy: TenancyCache },

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { DocsDirError, resolveDocsDirUnderRoot } from '../../../tenancy/docs-dir.ts';
+import { changeSiteSource } from '../../../sources/site-source.ts';
 import {
   allowedOriginsSchema,
   baseUrlSchema,
@@ -13,7 +13,14 @@ import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { MAX_NAME_LENGTH, MAX_PATH_LENGTH, siteJson, siteSchema } from './schemas.ts';
+import { docsDirOfRequest, gitSourceOfRequest, refuseBothSources } from './git-source-request.ts';
+import {
+  gitSourceInputSchema,
+  MAX_NAME_LENGTH,
+  MAX_PATH_LENGTH,
+  siteSchema,
+  siteWithGitJson,
+} from './schemas.ts';
 
 export const createSiteBody = z
   .object({
@@ -24,6 +31,9 @@ export const createSiteBody = z
       .optional()
       .describe("http: or https: address of the docs; citations link there (null: Docent's page view)"),
     docsDir: z.string().min(1).max(MAX_PATH_LENGTH).optional().describe('Folder under DOCENT_DOCS_ROOT'),
+    git: gitSourceInputSchema
+      .optional()
+      .describe('Git repository holding the docs, instead of docsDir; ingest it with POST …/ingestions'),
     allowedOrigins: allowedOriginsSchema.optional(),
   })
   .strict();
@@ -31,13 +41,16 @@ export const createSiteBody = z
 export const createSiteOperation: Operation = {
   method: 'post',
   path: '/v1/admin/sites',
-  summary: 'Create a site',
+  summary: 'Create a site (docs from a folder or a git repository)',
   tags: ['Sites'],
   security: [{ adminKey: [] }],
   request: { body: jsonContent(createSiteBody) },
   responses: {
-    201: { description: 'The new site', ...jsonContent(siteSchema) },
-    ...errorResponses(400, 401, 403, 409, 429),
+    201: {
+      description: 'The new site; with `git`, its webhook secret (`webhookSecret`, shown this once)',
+      ...jsonContent(siteSchema),
+    },
+    ...errorResponses(400, 401, 403, 409, 429, 503),
   },
 };
 
@@ -45,15 +58,9 @@ export function createSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
   return new Hono<AdminEnv>().post('/v1/admin/sites', validate('json', createSiteBody), async (c) => {
     const body = c.req.valid('json');
     const { organization } = c.get('admin');
-    let docsDir: string | null = null;
-    if (body.docsDir !== undefined) {
-      try {
-        docsDir = await resolveDocsDirUnderRoot(body.docsDir, deps.docsRoot);
-      } catch (error) {
-        if (error instanceof DocsDirError) throw new DocentError('forbidden', error.message);
-        throw error;
-      }
-    }
+    refuseBothSources(body);
+    const docsDir = body.docsDir === undefined ? null : await docsDirOfRequest(deps, body.docsDir);
+    const git = body.git === undefined ? undefined : await gitSourceOfRequest(deps, body.git);
     try {
       const site = await createSite(deps.storage, {
         organizationId: organization.id,
@@ -63,7 +70,12 @@ export function createSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
         docsDir,
         allowedOrigins: body.allowedOrigins ?? [],
       });
-      return c.json(siteJson(site), 201);
+      if (!git) return c.json(siteWithGitJson(site, undefined), 201);
+      const set = await changeSiteSource(deps.storage, deps.ingestions.git?.dataDir ?? null, site.id, {
+        git,
+      });
+      const json = siteWithGitJson(site, set.git);
+      return c.json({ ...json, ...(set.newSecret ? { webhookSecret: set.newSecret } : {}) }, 201);
     } catch (error) {
       if (error instanceof DomainTakenError) throw new DocentError('conflict', error.message);
       throw error;

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { getIngestionJob } from '../../../ingest/jobs.ts';
+import { jobCommit } from '../../../sources/git-sources.ts';
 import { getSite } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
@@ -11,7 +12,8 @@ import { idParamSchema, ingestionJson, ingestionSchema } from './schemas.ts';
 export const getIngestionOperation: Operation = {
   method: 'get',
   path: '/v1/admin/ingestions/{id}',
-  summary: 'Status of an ingestion (queued, in_progress, success, failure) with counts and warnings',
+  summary:
+    'Status of an ingestion (queued, in_progress, success, failure) with counts, warnings and, for a git source, the commit',
   tags: ['Ingestion'],
   security: [{ adminKey: [] }],
   request: { params: idParamSchema },
@@ -29,6 +31,6 @@ export function getIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
     if (!job || site?.organization_id !== c.get('admin').organization.id) {
       throw new DocentError('not_found', `No ingestion "${id}" in this organization`);
     }
-    return c.json(ingestionJson(job, site.domain));
+    return c.json(ingestionJson(job, site.domain, await jobCommit(deps.storage, job.id)));
   });
 }

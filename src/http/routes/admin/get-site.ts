@@ -1,15 +1,16 @@
 import { Hono } from 'hono';
+import { getGitSource } from '../../../sources/git-sources.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { requireOrganizationSite } from './require-site.ts';
-import { domainParamSchema, siteJson, siteSchema } from './schemas.ts';
+import { domainParamSchema, siteSchema, siteWithGitJson } from './schemas.ts';
 
 export const getSiteOperation: Operation = {
   method: 'get',
   path: '/v1/admin/sites/{domain}',
-  summary: 'Get a site',
+  summary: 'Get a site, with its git source if it has one',
   tags: ['Sites'],
   security: [{ adminKey: [] }],
   request: { params: domainParamSchema },
@@ -26,7 +27,7 @@ export function getSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
     async (c) => {
       const { domain } = c.req.valid('param');
       const site = await requireOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
-      return c.json(siteJson(site));
+      return c.json(siteWithGitJson(site, await getGitSource(deps.storage, site.id)));
     },
   );
 }

@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import type { IngestionJob } from '../../../ingest/jobs.ts';
+import {
+  type GitSourceRow,
+  gitSourceView,
+  MAX_POLL_MINUTES,
+  MIN_POLL_MINUTES,
+} from '../../../sources/git-sources.ts';
+import { MAX_BRANCH_LENGTH, MAX_GIT_URL_LENGTH, MAX_SUBDIR_LENGTH } from '../../../sources/git-url.ts';
 import { type ApiKey, keySummary } from '../../../tenancy/api-keys.ts';
 import { domainSchema, type Site, siteAllowedOrigins } from '../../../tenancy/sites.ts';
 
@@ -12,6 +19,54 @@ export const MAX_ID_LENGTH = 64;
 export const domainParamSchema = z.object({ domain: domainSchema });
 export const idParamSchema = z.object({ id: z.string().min(1).max(MAX_ID_LENGTH) });
 
+/** A git source in a request: the URL and branch rules are checked by sources/git-url.ts (400 naming them). */
+export const gitSourceInputSchema = z
+  .object({
+    url: z
+      .string()
+      .min(1)
+      .max(MAX_GIT_URL_LENGTH)
+      .describe(
+        'https://, http:// (unencrypted: a network attacker can change the docs), ssh:// or git@host:path; a path or file:// only inside DOCENT_DOCS_ROOT',
+      ),
+    branch: z
+      .string()
+      .min(1)
+      .max(MAX_BRANCH_LENGTH)
+      .nullable()
+      .optional()
+      .describe("Branch to follow; left out: the remote's default branch"),
+    subdir: z
+      .string()
+      .max(MAX_SUBDIR_LENGTH)
+      .optional()
+      .describe('Folder of the repository holding the docs'),
+    pollMinutes: z
+      .number()
+      .int()
+      .min(MIN_POLL_MINUTES)
+      .max(MAX_POLL_MINUTES)
+      .nullable()
+      .optional()
+      .describe('Check the remote for new commits every this many minutes; null or left out: no polling'),
+  })
+  .strict();
+
+export const gitSourceSchema = z.object({
+  url: z.string().describe('Any password or token in the URL is shown as ***'),
+  branch: z.string().nullable(),
+  subdir: z.string(),
+  pollMinutes: z.number().int().nullable(),
+  commit: z.string().nullable().describe('The commit last fetched into the clone'),
+  webhookPath: z
+    .string()
+    .describe('Where GitHub or GitLab push webhooks go (POST, signed with the site secret)'),
+});
+
+export function gitSourceJson(source: GitSourceRow, domain: string): z.infer<typeof gitSourceSchema> {
+  return { ...gitSourceView(source), webhookPath: `/v1/hooks/sites/${domain}/git` };
+}
+
 export const siteSchema = z.object({
   id: z.string(),
   domain: z.string(),
@@ -22,8 +77,22 @@ export const siteSchema = z.object({
   public: z.boolean().describe('Agents may use the MCP server, search, page and context API without a key'),
   indexGeneration: z.number().int(),
   createdAt: z.string(),
+  git: gitSourceSchema
+    .nullable()
+    .optional()
+    .describe('The git repository the docs come from (null: a folder); given when one site is returned'),
+  webhookSecret: z
+    .string()
+    .optional()
+    .describe('Secret of the git webhook: returned once, when the git source is first set'),
 });
 
+/** One site with its git source (null: none), as single-site responses give it. */
+export function siteWithGitJson(site: Site, git: GitSourceRow | undefined): z.infer<typeof siteSchema> {
+  return { ...siteJson(site), git: git === undefined ? null : gitSourceJson(git, site.domain) };
+}
+
+/** A site without its git source (listings do not look it up). */
 export function siteJson(site: Site): z.infer<typeof siteSchema> {
   return {
     id: site.id,
@@ -75,10 +144,16 @@ export const ingestionSchema = z.object({
   counts: z.record(z.number()).nullable(),
   warnings: z.array(z.object({ file: z.string(), line: z.number().optional(), message: z.string() })),
   error: z.string().nullable(),
+  commit: z.string().nullable().describe('For a git source: the commit ingested (known once fetched)'),
 });
 
-export function ingestionJson(job: IngestionJob, domain: string): z.infer<typeof ingestionSchema> {
+export function ingestionJson(
+  job: IngestionJob,
+  domain: string,
+  commit: string | null = null,
+): z.infer<typeof ingestionSchema> {
   return {
+    commit,
     id: job.id,
     site: domain,
     status: job.status,

@@ -1,13 +1,14 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { DocsDirError, resolveDocsDirUnderRoot } from '../../../tenancy/docs-dir.ts';
+import { getGitSource } from '../../../sources/git-sources.ts';
+import { changeSiteSource } from '../../../sources/site-source.ts';
 import { IngestionBusyError } from '../../../tenancy/ingestion-runner.ts';
-import { updateSite } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { docsDirOfRequest } from './git-source-request.ts';
 import { requireOrganizationSite } from './require-site.ts';
 import { domainParamSchema, MAX_PATH_LENGTH } from './schemas.ts';
 
@@ -18,7 +19,9 @@ export const triggerIngestionBody = z
       .min(1)
       .max(MAX_PATH_LENGTH)
       .optional()
-      .describe("Folder under DOCENT_DOCS_ROOT; left out: the site's stored docs folder"),
+      .describe(
+        "Folder under DOCENT_DOCS_ROOT (replaces a git source); left out: the site's stored folder, or a fetch of its git source",
+      ),
   })
   .strict();
 
@@ -31,13 +34,13 @@ export const triggeredIngestionSchema = z.object({
 export const triggerIngestionOperation: Operation = {
   method: 'post',
   path: '/v1/admin/sites/{domain}/ingestions',
-  summary: 'Re-ingest a site in the background',
+  summary: 'Re-ingest a site in the background (a git source is fetched first)',
   tags: ['Ingestion'],
   security: [{ adminKey: [] }],
   request: { params: domainParamSchema, body: { ...jsonContent(triggerIngestionBody), required: false } },
   responses: {
     202: { description: 'Queued; poll the status', ...jsonContent(triggeredIngestionSchema) },
-    ...errorResponses(400, 401, 403, 404, 409, 429),
+    ...errorResponses(400, 401, 403, 404, 409, 429, 503),
   },
 };
 
@@ -52,19 +55,19 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
       const site = await requireOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
       let docsDir = site.docs_dir;
       if (body.docsDir !== undefined) {
-        try {
-          docsDir = await resolveDocsDirUnderRoot(body.docsDir, deps.docsRoot);
-        } catch (error) {
-          if (error instanceof DocsDirError) throw new DocentError('forbidden', error.message);
-          throw error;
-        }
-        await updateSite(deps.storage, site.id, { docs_dir: docsDir });
+        docsDir = await docsDirOfRequest(deps, body.docsDir);
+        await changeSiteSource(deps.storage, deps.ingestions.git?.dataDir ?? null, site.id, { docsDir });
       }
-      if (docsDir === null) {
+      const git = body.docsDir === undefined ? await getGitSource(deps.storage, site.id) : undefined;
+      if (git && deps.ingestions.git === null)
+        throw new DocentError('unavailable', 'This server has no data folder for git clones');
+      if (!git && docsDir === null) {
         throw new DocentError('invalid_request', `Site "${domain}" has no docs folder yet: send docsDir`);
       }
       try {
-        const job = await deps.ingestions.start(deps.storage, site.id, docsDir);
+        const job = git
+          ? await deps.ingestions.startGit(deps.storage, site.id)
+          : await deps.ingestions.start(deps.storage, site.id, docsDir as string);
         return c.json(
           { statusId: job.id, status: 'queued' as const, statusUrl: `/v1/admin/ingestions/${job.id}` },
           202,

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { DocsDirError, resolveDocsDirUnderRoot } from '../../../tenancy/docs-dir.ts';
+import { getGitSource } from '../../../sources/git-sources.ts';
+import { changeSiteSource, type SourceChange } from '../../../sources/site-source.ts';
 import {
   allowedOriginsSchema,
   baseUrlSchema,
@@ -13,8 +14,16 @@ import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { docsDirOfRequest, gitSourceOfRequest, refuseBothSources } from './git-source-request.ts';
 import { requireOrganizationSite } from './require-site.ts';
-import { domainParamSchema, MAX_NAME_LENGTH, MAX_PATH_LENGTH, siteJson, siteSchema } from './schemas.ts';
+import {
+  domainParamSchema,
+  gitSourceInputSchema,
+  MAX_NAME_LENGTH,
+  MAX_PATH_LENGTH,
+  siteSchema,
+  siteWithGitJson,
+} from './schemas.ts';
 
 export const updateSiteBody = z
   .object({
@@ -23,7 +32,16 @@ export const updateSiteBody = z
       .nullable()
       .optional()
       .describe("http: or https: address of the docs; citations link there (null: Docent's page view)"),
-    docsDir: z.string().min(1).max(MAX_PATH_LENGTH).optional().describe('Folder under DOCENT_DOCS_ROOT'),
+    docsDir: z
+      .string()
+      .min(1)
+      .max(MAX_PATH_LENGTH)
+      .optional()
+      .describe('Folder under DOCENT_DOCS_ROOT (replaces a git source)'),
+    git: gitSourceInputSchema
+      .nullable()
+      .optional()
+      .describe('Git repository holding the docs (replaces docsDir); null: no git source, its clone deleted'),
     allowedOrigins: allowedOriginsSchema
       .optional()
       .describe('Browser origins allowed to call the assistant; an empty list allows any origin'),
@@ -37,13 +55,16 @@ export const updateSiteBody = z
 export const updateSiteOperation: Operation = {
   method: 'patch',
   path: '/v1/admin/sites/{domain}',
-  summary: 'Change a site (name, base URL, docs folder, allowed origins, public)',
+  summary: 'Change a site (name, base URL, docs folder or git source, allowed origins, public)',
   tags: ['Sites'],
   security: [{ adminKey: [] }],
   request: { params: domainParamSchema, body: jsonContent(updateSiteBody) },
   responses: {
-    200: { description: 'The changed site', ...jsonContent(siteSchema) },
-    ...errorResponses(400, 401, 403, 404, 429),
+    200: {
+      description: 'The changed site; `webhookSecret` when a git source was set where there was none',
+      ...jsonContent(siteSchema),
+    },
+    ...errorResponses(400, 401, 403, 404, 429, 503),
   },
 };
 
@@ -55,25 +76,25 @@ export function updateSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
     async (c) => {
       const { domain } = c.req.valid('param');
       const body = c.req.valid('json');
+      refuseBothSources(body);
       const organizationId = c.get('admin').organization.id;
       const site = await requireOrganizationSite(deps.storage, organizationId, domain);
-      const patch: Partial<Pick<Site, 'name' | 'docs_dir' | 'base_url' | 'allowed_origins' | 'public'>> = {};
+      const patch: Partial<Pick<Site, 'name' | 'base_url' | 'allowed_origins' | 'public'>> = {};
       if (body.name !== undefined) patch.name = body.name;
       if (body.baseUrl !== undefined) patch.base_url = body.baseUrl;
       if (body.allowedOrigins !== undefined) patch.allowed_origins = JSON.stringify(body.allowedOrigins);
       if (body.public !== undefined) patch.public = body.public ? 1 : 0;
-      if (body.docsDir !== undefined) {
-        try {
-          patch.docs_dir = await resolveDocsDirUnderRoot(body.docsDir, deps.docsRoot);
-        } catch (error) {
-          if (error instanceof DocsDirError) throw new DocentError('forbidden', error.message);
-          throw error;
-        }
-      }
+      let change: SourceChange | undefined;
+      if (body.docsDir !== undefined) change = { docsDir: await docsDirOfRequest(deps, body.docsDir) };
+      else if (body.git === null) change = { git: null };
+      else if (body.git !== undefined) change = { git: await gitSourceOfRequest(deps, body.git) };
       await updateSite(deps.storage, site.id, patch);
+      const dataDir = deps.ingestions.git?.dataDir ?? null;
+      const set = change ? await changeSiteSource(deps.storage, dataDir, site.id, change) : undefined;
       const updated = await getOrganizationSite(deps.storage, organizationId, domain);
       if (!updated) throw new DocentError('not_found', `No site "${domain}" in this organization`);
-      return c.json(siteJson(updated));
+      const json = siteWithGitJson(updated, await getGitSource(deps.storage, site.id));
+      return c.json({ ...json, ...(set?.newSecret ? { webhookSecret: set.newSecret } : {}) });
     },
   );
 }

@@ -1,0 +1,171 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.ts';
+import { getIngestionJob, listIngestionJobs } from '../ingest/jobs.ts';
+import { IngestionRunner } from '../tenancy/ingestion-runner.ts';
+import { createOrganization } from '../tenancy/organizations.ts';
+import { createSite } from '../tenancy/sites.ts';
+import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
+import { checkoutBranch, commitFiles, createRepo, sampleDocs } from '../testing/git-repos.ts';
+import { cloneFolder, type GitWorkspace } from './git-checkout.ts';
+import { ingestGitSite } from './git-ingestion.ts';
+import { startGitPoller } from './git-poller.ts';
+import { getGitSource, jobCommit, setGitSource } from './git-sources.ts';
+
+const silent = pino({ level: 'silent' });
+
+async function waitFor<T>(read: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.each(dialects)('git sources on %s', (dialect) => {
+  let database: TestDatabase;
+  let temp: string;
+  let repo: string;
+  let workspace: GitWorkspace;
+  let organizationId: string;
+
+  async function newSite(domain: string) {
+    return createSite(database.storage, { organizationId, domain });
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    temp = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-git-'));
+    repo = path.join(temp, 'repo');
+    createRepo(repo, sampleDocs());
+    workspace = { dataDir: path.join(temp, 'data'), env: loadConfig().git.env };
+    organizationId = (await createOrganization(database.storage, { name: 'git' })).id;
+  });
+  afterAll(async () => {
+    await database?.drop();
+    fs.rmSync(temp, { recursive: true, force: true });
+  });
+
+  it('clones a subdir, then re-parses only the page a new commit changed', async () => {
+    const { storage } = database;
+    const site = await newSite('git-subdir');
+    await setGitSource(storage, site.id, { url: repo, branch: null, subdir: 'docs', pollMinutes: null });
+    const first = await ingestGitSite(storage, workspace, site.id);
+    expect(first.counts).toMatchObject({ pages: 3, added: 3 });
+    const paths = await storage.db
+      .selectFrom('pages')
+      .select('path')
+      .where('site_id', '=', site.id)
+      .execute();
+    // README.md is outside docs/: not a page.
+    expect(paths.map((p) => p.path).sort()).toEqual(['index', 'install', 'usage']);
+    // The clone sits under the data folder, named by the site id; the default branch was learnt.
+    expect(fs.existsSync(path.join(cloneFolder(workspace.dataDir, site.id), '.git'))).toBe(true);
+    expect((await getGitSource(storage, site.id))?.branch).toBe('main');
+    expect(await jobCommit(storage, first.job.id)).toBe(first.commit);
+
+    const second = commitFiles(repo, {
+      'docs/usage.md': '# Usage\n\nTurn the widget on with the red switch.\n',
+    });
+    const again = await ingestGitSite(storage, workspace, site.id);
+    expect(again.commit).toBe(second);
+    expect(again.counts).toMatchObject({ pages: 3, added: 0, updated: 1, unchanged: 2, removed: 0 });
+    expect(await jobCommit(storage, again.job.id)).toBe(second);
+    expect((await getGitSource(storage, site.id))?.checked_out_commit).toBe(second);
+  });
+
+  it('follows the branch it was given', async () => {
+    const { storage } = database;
+    const branched = path.join(temp, 'branched');
+    createRepo(branched, { 'index.md': '# Main\n\nOn main.\n' });
+    checkoutBranch(branched, 'v2');
+    commitFiles(branched, { 'index.md': '# Version two\n\nOn v2.\n', 'new.md': '# New\n\nOnly on v2.\n' });
+    checkoutBranch(branched, 'main');
+    const site = await newSite('git-branch');
+    await setGitSource(storage, site.id, { url: branched, branch: 'v2', subdir: '', pollMinutes: null });
+    const result = await ingestGitSite(storage, workspace, site.id);
+    expect(result.counts.pages).toBe(2);
+    const titles = await storage.db
+      .selectFrom('pages')
+      .select('title')
+      .where('site_id', '=', site.id)
+      .execute();
+    expect(titles.map((t) => t.title).sort()).toEqual(['New', 'Version two']);
+  });
+
+  it('fails the job with git’s message when the repository cannot be cloned', async () => {
+    const { storage } = database;
+    const site = await newSite('git-missing');
+    await setGitSource(storage, site.id, {
+      url: path.join(temp, 'no-such-repo'),
+      branch: null,
+      subdir: '',
+      pollMinutes: null,
+    });
+    await expect(ingestGitSite(storage, workspace, site.id)).rejects.toThrow(/git clone failed/);
+    const [job] = await listIngestionJobs(storage, site.id);
+    expect(job?.status).toBe('failure');
+    expect(job?.error).toMatch(
+      /git clone failed: .*(does not exist|does not appear to be a git repository)/i,
+    );
+    expect(fs.existsSync(cloneFolder(workspace.dataDir, site.id))).toBe(false);
+  });
+
+  it('refuses a subdir that a symlink in the repository leads outside the clone', async () => {
+    const { storage } = database;
+    const linked = path.join(temp, 'linked');
+    createRepo(linked, { 'index.md': '# Index\n\nText.\n' });
+    fs.symlinkSync('/etc', path.join(linked, 'docs'));
+    commitFiles(linked, {});
+    const site = await newSite('git-symlink');
+    await setGitSource(storage, site.id, { url: linked, branch: null, subdir: 'docs', pollMinutes: null });
+    await expect(ingestGitSite(storage, workspace, site.id)).rejects.toThrow(/leads outside the repository/);
+    const [job] = await listIngestionJobs(storage, site.id);
+    expect(job).toMatchObject({
+      status: 'failure',
+      error: expect.stringMatching(/subdir "docs" leads outside/),
+    });
+  });
+
+  it('polls: ingests once the branch moves, with one of two servers claiming each check', async () => {
+    const { storage } = database;
+    const polled = path.join(temp, 'polled');
+    createRepo(polled, { 'index.md': '# Polled\n\nFirst.\n', 'other.md': '# Other\n\nSame.\n' });
+    const site = await newSite('git-poll');
+    await setGitSource(storage, site.id, { url: polled, branch: 'main', subdir: '', pollMinutes: 1 });
+    const first = await ingestGitSite(storage, workspace, site.id);
+    const runners = [
+      new IngestionRunner(silent, null, workspace),
+      new IngestionRunner(silent, null, workspace),
+    ];
+    // A minute of 200 ms: the test's clock, never a server's.
+    const pollers = runners.map((ingestions) =>
+      startGitPoller({ storage, ingestions, logger: silent }, { checkEveryMs: 40, minuteMs: 200 }),
+    );
+    try {
+      // Nothing new on the remote: the pollers look and leave the site alone.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await listIngestionJobs(storage, site.id)).toHaveLength(1);
+
+      const moved = commitFiles(polled, { 'index.md': '# Polled\n\nSecond.\n' });
+      const job = await waitFor(async () => {
+        const jobs = await listIngestionJobs(storage, site.id);
+        return jobs.find((j) => j.id !== first.job.id && j.status === 'success');
+      });
+      expect(job.counts).toMatchObject({ updated: 1, unchanged: 1 });
+      expect(await jobCommit(storage, job.id)).toBe(moved);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // One ingestion for the one new commit, though two pollers ran.
+      expect(await listIngestionJobs(storage, site.id)).toHaveLength(2);
+      expect((await getIngestionJob(storage, job.id))?.status).toBe('success');
+    } finally {
+      await Promise.all(pollers.map((poller) => poller.stop()));
+      await Promise.all(runners.map((runner) => runner.idle()));
+    }
+  });
+});
