@@ -15,6 +15,8 @@ export interface SidebarTarget {
   contentDir: string;
   /** `1.0` for versioned_sidebars, whose older ids read `version-1.0/intro`. */
   versionName: string | null;
+  /** Warn about sidebar entries naming no doc: once, on the default locale's walk. */
+  warnMissing: boolean;
   emit(doc: DocusaurusDoc, group: string | null, configFile: string, line: number | undefined): void;
   /** Counts an entry against MAX_SIDEBAR_ENTRIES; false once over. */
   spend(configFile: string): boolean;

@@ -86,6 +86,7 @@ export const readDocusaurus = async (
           docs,
           contentDir: version.contentDir,
           versionName: version.name === 'current' ? null : version.name,
+          warnMissing: isDefault,
           spend: (file) => builder.spend(file),
           emit: (doc, group, file, line) => {
             const pageFile = fileOf(doc);

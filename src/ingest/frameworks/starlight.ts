@@ -91,24 +91,27 @@ export const readStarlight = async (
   const multilingual = locales.length > 1;
   const sidebar = field(options, 'sidebar');
 
-  const emitIn =
-    (language: string | null) =>
-    (page: StarlightPage, group: string | null, line: number | undefined): void =>
-      builder.add({
-        id: pageIdOfUrl(page.slug === 'index' ? '' : page.slug),
-        file: page.file,
-        configFile,
-        ...(line === undefined ? {} : { line }),
-        group,
-        version: null,
-        language,
-      });
+  const labels = new Map(locales.map((locale) => [locale.dir, locale.label]));
+  // A page's language is its folder's: a sidebar link (never localized) may reach another locale's page.
+  const emit = (page: StarlightPage, group: string | null, line: number | undefined): void =>
+    builder.add({
+      id: pageIdOfUrl(page.slug === 'index' ? '' : page.slug),
+      file: page.file,
+      configFile,
+      ...(line === undefined ? {} : { line }),
+      group,
+      version: null,
+      language: multilingual ? (labels.get(page.locale) ?? null) : null,
+    });
 
-  for (const locale of locales) {
+  for (const [index, locale] of locales.entries()) {
     if (!builder.open) break;
     const inLocale = pages.filter((page) => page.locale === locale.dir);
     const localized = (slug: string): string => joinUrl(locale.dir, slug);
-    const emit = emitIn(multilingual ? locale.label : null);
+    // Every locale walks the same sidebar: its problems are reported on the first walk only.
+    const warn = (line: number | undefined, message: string): void => {
+      if (index === 0) ctx.warn(configFile, line, message);
+    };
     const autogenerate = (directory: string, group: string | null, depth: number): void => {
       const base = localized(directory.replace(/^\/+|\/+$/g, ''));
       const under = inLocale.filter(
@@ -119,19 +122,14 @@ export const readStarlight = async (
     };
     const walk = (items: StaticValue, group: string | null, depth: number): void => {
       if (depth > MAX_SIDEBAR_DEPTH) {
-        ctx.warn(
-          configFile,
-          items.line,
-          `sidebar nested deeper than ${MAX_SIDEBAR_DEPTH} levels; the rest is ignored`,
-        );
+        warn(items.line, `sidebar nested deeper than ${MAX_SIDEBAR_DEPTH} levels; the rest is ignored`);
         return;
       }
       const list = asArray(items);
       if (!list) {
-        ctx.warn(
-          configFile,
+        warn(
           items.line,
-          `sidebar items are ${describe(items)}; their pages follow the sidebar in folder order`,
+          `sidebar items are ${describe(items)}; their pages are indexed after the sidebar, in folder order`,
         );
         return;
       }
@@ -140,12 +138,7 @@ export const readStarlight = async (
         const toPage = (slug: string, line: number): void => {
           const page = bySlug.get(localized(slug.replace(/^\/+|\/+$/g, '')) || 'index');
           if (page) emit(page, group, line);
-          else if (locale.dir === '' || !multilingual)
-            ctx.warn(
-              configFile,
-              line,
-              `sidebar names "${slug}", which is not a page of ${CONTENT_DIR}/ (or is a draft)`,
-            );
+          else warn(line, `sidebar names "${slug}", which is not a page of ${CONTENT_DIR}/ (or is a draft)`);
         };
         const shorthand = asString(item);
         if (shorthand !== undefined) {
@@ -154,10 +147,9 @@ export const readStarlight = async (
         }
         const entry = asObject(item);
         if (!entry) {
-          ctx.warn(
-            configFile,
+          warn(
             item.line,
-            `sidebar item is ${describe(item)}; its pages follow the sidebar in folder order`,
+            `sidebar item is ${describe(item)}; its pages are indexed after the sidebar, in folder order`,
           );
           continue;
         }
@@ -178,14 +170,9 @@ export const readStarlight = async (
         else if (auto !== undefined) {
           const directory = asString(field(auto, 'directory'));
           if (directory === undefined)
-            ctx.warn(
-              configFile,
-              auto.line,
-              `autogenerate is ${describe(auto)} without a readable "directory"; ignored`,
-            );
+            warn(auto.line, `autogenerate is ${describe(auto)} without a readable "directory"; ignored`);
           else autogenerate(directory, label, depth + 1);
-        } else
-          ctx.warn(configFile, item.line, 'sidebar item has no slug, link, items or autogenerate; ignored');
+        } else warn(item.line, 'sidebar item has no slug, link, items or autogenerate; ignored');
       }
     };
     if (sidebar === undefined) autogenerate('', null, 0);
@@ -193,8 +180,7 @@ export const readStarlight = async (
     for (const page of inLocale) if (!builder.hasFile(page.file)) emit(page, null, undefined);
   }
   // Outside every locale folder (a root redirect page when all locales have folders): published, unlabelled.
-  const unlabelled = emitIn(null);
-  for (const page of pages) if (!builder.hasFile(page.file)) unlabelled(page, null, undefined);
+  for (const page of pages) if (!builder.hasFile(page.file)) emit(page, null, undefined);
   return builder.build({
     kind: 'starlight',
     versions: [],

@@ -324,7 +324,22 @@ const collectBindings = (statement: Node, scope: Map<string, Binding>): void => 
     for (const declarator of children(target, 'declarations')) {
       const id = declarator ? child(declarator, 'id') : null;
       const init = declarator ? child(declarator, 'init') : null;
-      if (id?.type !== 'Identifier' || !init) continue;
+      if (!id || !init) continue;
+      if (id.type === 'ObjectPattern') {
+        // `const { docsOptions } = require('./x')`: names from a module the reader cannot see.
+        const source = requiredModule(init);
+        for (const property of children(id, 'properties')) {
+          const local = property ? child(property, 'value') : null;
+          if (source !== null && local?.type === 'Identifier')
+            scope.set(String(loose(local).name), {
+              kind: 'import',
+              source,
+              imported: String(loose(local).name),
+            });
+        }
+        continue;
+      }
+      if (id.type !== 'Identifier') continue;
       const name = String(loose(id).name);
       // `const x = require('y')` is a module the reader cannot see: treat it as an import.
       const required = requiredModule(init);

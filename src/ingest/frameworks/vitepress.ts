@@ -64,7 +64,8 @@ export const readVitePress = async (
   const read = await ctx.readConfig(configFile);
   const exported = read.status === 'ok' ? read.value : undefined;
   const config = unwrapCall(exported, CONFIG_WRAPPERS);
-  const fallback = 'pages are listed in folder order';
+  const fallback = 'pages are indexed in folder order';
+  const partFallback = 'its pages are indexed after the sidebar, in folder order';
   if (config !== undefined && !asObject(config))
     ctx.warn(
       configFile,
@@ -122,7 +123,7 @@ export const readVitePress = async (
       ctx.warn(
         configFile,
         items.line,
-        `sidebar items are ${describe(items)}, which cannot be read statically; ${fallback}`,
+        `sidebar items are ${describe(items)}, which cannot be read statically; ${partFallback}`,
       );
       return;
     }
@@ -133,7 +134,7 @@ export const readVitePress = async (
         ctx.warn(
           configFile,
           item.line,
-          `sidebar item is ${describe(item)}, which cannot be read statically; ${fallback}`,
+          `sidebar item is ${describe(item)}, which cannot be read statically; ${partFallback}`,
         );
         continue;
       }
@@ -167,10 +168,11 @@ export const readVitePress = async (
       return;
     }
     for (const { what, line } of multi.opaque)
-      ctx.warn(configFile, line, `sidebar part is ${what}; ${fallback}`);
+      ctx.warn(configFile, line, `sidebar part is ${what}; ${partFallback}`);
     // `{ '/guide/': [...], '/api/': { base: '/api/', items: [...] } }`: one sidebar per path prefix.
     for (const [prefix, value] of multi.entries) {
-      const items = asArray(value) ? value : field(value, 'items');
+      // A list, or `{ base, items }`; anything else (an imported list) is walked to say what it is.
+      const items = asObject(value) ? field(value, 'items') : value;
       const base = asString(field(value, 'base')) ?? '/';
       if (items === undefined)
         ctx.warn(configFile, value.line, `sidebar for "${prefix}" has no items; ignored`);
