@@ -39,11 +39,11 @@ export function parseGitUrl(raw: string, options: { allowLocal: boolean }): GitR
   if (value === '') throw new GitSourceError('git url is empty');
   if (value.length > MAX_GIT_URL_LENGTH)
     throw new GitSourceError(`git url is longer than ${MAX_GIT_URL_LENGTH} characters`);
-  if (/[\s\p{Cc}]/u.test(value))
-    throw new GitSourceError('git url must not hold spaces or control characters');
   if (value.startsWith('-')) throw new GitSourceError('git url must not start with "-"');
   if (TRANSPORT_PREFIX.test(value))
     throw new GitSourceError('git url uses a remote helper ("…::"); use https://, ssh:// or git@host:path');
+  if (/[\s\p{Cc}]/u.test(value))
+    throw new GitSourceError('git url must not hold spaces or control characters');
 
   const scheme = SCHEME.exec(value)?.[1]?.toLowerCase();
   if (scheme === 'https' || scheme === 'http' || scheme === 'ssh') {

@@ -19,7 +19,8 @@ export async function gitSourceOfRequest(
       throw new DocentError('invalid_request', error.message, {
         details: [{ path: 'git', message: error.message }],
       });
-    if (error instanceof DocsDirError) throw new DocentError('forbidden', error.message);
+    if (error instanceof DocsDirError)
+      throw new DocentError('forbidden', error.message.replace(/^docsDir/, 'git url'));
     throw error;
   }
 }

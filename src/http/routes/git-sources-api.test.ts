@@ -1,0 +1,242 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../app.ts';
+import { loadConfig } from '../../config.ts';
+import { createTenant, type Tenant } from '../../limits/limits-fixtures.ts';
+import { SiteSearch } from '../../search/site-search.ts';
+import { IngestionRunner } from '../../tenancy/ingestion-runner.ts';
+import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
+import { commitFiles, createRepo, sampleDocs } from '../../testing/git-repos.ts';
+
+type Json = Record<string, unknown> & { error?: { code: string; message: string; requestId?: string } };
+
+function sign(secret: string, body: string): string {
+  return `sha256=${crypto.createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+function pushPayload(branch: string): string {
+  return JSON.stringify({ ref: `refs/heads/${branch}`, after: 'a'.repeat(40), commits: [] });
+}
+
+describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
+  let database: TestDatabase;
+  let app: ReturnType<typeof createApp>;
+  let tenant: Tenant;
+  let temp: string;
+  let docsRoot: string;
+  let repo: string;
+  let ingestions: IngestionRunner;
+
+  async function call(
+    method: string,
+    url: string,
+    options: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<{ status: number; json: Json }> {
+    const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    const response = await app.request(url, {
+      method,
+      headers: {
+        ...(options.key ? { Authorization: `Bearer ${options.key}` } : {}),
+        ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...options.headers,
+      },
+      ...(body !== undefined ? { body } : {}),
+    });
+    const text = await response.text();
+    return { status: response.status, json: text ? (JSON.parse(text) as Json) : {} };
+  }
+
+  async function finished(statusId: string): Promise<Json> {
+    await ingestions.idle();
+    return (await call('GET', `/v1/admin/ingestions/${statusId}`, { key: tenant.adminKey })).json;
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    temp = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-git-api-'));
+    docsRoot = path.join(temp, 'root');
+    repo = path.join(docsRoot, 'repo');
+    createRepo(repo, sampleDocs());
+    ingestions = new IngestionRunner(pino({ level: 'silent' }), null, {
+      dataDir: path.join(temp, 'data'),
+      env: loadConfig().git.env,
+    });
+    const { storage } = database;
+    app = createApp({
+      storage,
+      search: new SiteSearch(storage),
+      logger: pino({ level: 'silent' }),
+      docsRoot,
+      ingestions,
+    });
+    tenant = await createTenant(storage, { domain: 'git-owner' });
+  });
+  afterAll(async () => {
+    await ingestions?.idle();
+    await database?.drop();
+    fs.rmSync(temp, { recursive: true, force: true });
+  });
+
+  it('refuses remote helpers, options and repositories on the server outside DOCENT_DOCS_ROOT', async () => {
+    const key = tenant.adminKey;
+    for (const url of ['ext::sh -c touch% /tmp/pwned', 'ext::sh', '--upload-pack=touch /tmp/x', 'fd::3']) {
+      const refused = await call('POST', '/v1/admin/sites', {
+        key,
+        body: { domain: 'bad-git', git: { url } },
+      });
+      expect(refused.status, url).toBe(400);
+      expect(refused.json.error?.code).toBe('invalid_request');
+    }
+    for (const url of ['file:///etc', '/etc', temp, '../', 'file://' + path.join(temp, 'data')]) {
+      const refused = await call('POST', '/v1/admin/sites', {
+        key,
+        body: { domain: 'bad-git', git: { url } },
+      });
+      expect(refused.status, url).toBe(403);
+      expect(refused.json.error?.message).toMatch(/DOCENT_DOCS_ROOT/);
+    }
+    const both = await call('POST', '/v1/admin/sites', {
+      key,
+      body: { domain: 'bad-git', docsDir: 'repo', git: { url: 'https://example.com/a/b.git' } },
+    });
+    expect(both.status).toBe(400);
+    const subdir = await call('POST', '/v1/admin/sites', {
+      key,
+      body: { domain: 'bad-git', git: { url: 'repo', subdir: '../../etc' } },
+    });
+    expect(subdir.status).toBe(400);
+    expect((await call('GET', '/v1/admin/sites/bad-git', { key })).status).toBe(404);
+  });
+
+  it('creates a git site, ingests it, shows the commit, and re-ingests after a push', async () => {
+    const key = tenant.adminKey;
+    const created = await call('POST', '/v1/admin/sites', {
+      key,
+      body: {
+        domain: 'git-docs',
+        git: { url: 'https://ci-token:s3cret@git.example.com/acme/docs.git', branch: 'main', subdir: 'docs' },
+      },
+    });
+    expect(created.status).toBe(201);
+    // The token never comes back; the secret does, this once.
+    expect(created.json.git).toMatchObject({
+      url: 'https://***@git.example.com/acme/docs.git',
+      subdir: 'docs',
+    });
+    const secret = created.json.webhookSecret as string;
+    expect(secret).toMatch(/^dhk_[0-9A-Za-z]{40}$/);
+    // Pointed at the repository under the root instead: same secret, no new one shown.
+    const patched = await call('PATCH', '/v1/admin/sites/git-docs', {
+      key,
+      body: { git: { url: 'repo', branch: 'main', subdir: 'docs' } },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.json.webhookSecret).toBeUndefined();
+    expect(patched.json.git).toMatchObject({ url: fs.realpathSync(repo), branch: 'main', commit: null });
+
+    const started = await call('POST', '/v1/admin/sites/git-docs/ingestions', { key });
+    expect(started.status).toBe(202);
+    const first = await finished(started.json.statusId as string);
+    expect(first).toMatchObject({ status: 'success', counts: { pages: 3, added: 3 } });
+    expect(first.commit).toMatch(/^[0-9a-f]{40}$/);
+
+    const commit = commitFiles(repo, { 'docs/install.md': '# Install\n\nRun the new installer.\n' });
+    const body = pushPayload('main');
+    const bad = await call('POST', '/v1/hooks/sites/git-docs/git', {
+      raw: body,
+      headers: { 'X-Hub-Signature-256': sign('dhk_wrong', body), 'X-GitHub-Event': 'push' },
+    });
+    expect(bad.status).toBe(401);
+    expect(bad.json.error).toMatchObject({ code: 'unauthorized', requestId: expect.any(String) });
+    const unsigned = await call('POST', '/v1/hooks/sites/git-docs/git', { raw: body });
+    expect(unsigned.status).toBe(401);
+
+    const push = await call('POST', '/v1/hooks/sites/git-docs/git', {
+      raw: body,
+      headers: { 'X-Hub-Signature-256': sign(secret, body), 'X-GitHub-Event': 'push' },
+    });
+    expect(push.status).toBe(202);
+    expect(push.json).toMatchObject({ status: 'queued', after: false });
+    const second = await finished(push.json.statusId as string);
+    expect(second).toMatchObject({
+      status: 'success',
+      commit,
+      counts: { pages: 3, added: 0, updated: 1, unchanged: 2 },
+    });
+    const site = await call('GET', '/v1/admin/sites/git-docs', { key });
+    expect((site.json.git as { commit: string }).commit).toBe(commit);
+  });
+
+  it('takes GitLab pushes, ignores other branches, and rotates the secret', async () => {
+    const key = tenant.adminKey;
+    const branched = path.join(docsRoot, 'branched');
+    createRepo(branched, { 'index.md': '# Stable\n\nStable docs.\n' }, 'stable');
+    const created = await call('POST', '/v1/admin/sites', {
+      key,
+      body: { domain: 'git-lab', git: { url: 'branched', branch: 'stable' } },
+    });
+    const secret = created.json.webhookSecret as string;
+    const gitlab = (token: string, branch: string) =>
+      call('POST', '/v1/hooks/sites/git-lab/git', {
+        raw: pushPayload(branch),
+        headers: { 'X-Gitlab-Token': token, 'X-Gitlab-Event': 'Push Hook' },
+      });
+    expect((await gitlab('dhk_not-the-secret', 'stable')).status).toBe(401);
+    const other = await gitlab(secret, 'feature');
+    expect(other.status).toBe(202);
+    expect(other.json).toEqual({ status: 'ignored', ignored: 'branch', ref: 'refs/heads/feature' });
+    const tag = await call('POST', '/v1/hooks/sites/git-lab/git', {
+      raw: JSON.stringify({ ref: 'refs/tags/v1' }),
+      headers: { 'X-Gitlab-Token': secret },
+    });
+    expect(tag.json).toMatchObject({ status: 'ignored', ignored: 'branch' });
+
+    const pushed = await gitlab(secret, 'stable');
+    expect(pushed.status).toBe(202);
+    const job = await finished(pushed.json.statusId as string);
+    expect(job).toMatchObject({ status: 'success', counts: { pages: 1 } });
+
+    const rotated = await call('POST', '/v1/admin/sites/git-lab/git/webhook-secret', { key });
+    expect(rotated.status).toBe(200);
+    expect(rotated.json.webhookSecret).not.toBe(secret);
+    expect((await gitlab(secret, 'stable')).status).toBe(401);
+    const after = await gitlab(rotated.json.webhookSecret as string, 'stable');
+    expect(after.status).toBe(202);
+    await ingestions.idle();
+  });
+
+  it('turns a repository that cannot be cloned into a failed job, not an error response', async () => {
+    const key = tenant.adminKey;
+    fs.mkdirSync(path.join(docsRoot, 'not-a-repo'));
+    const created = await call('POST', '/v1/admin/sites', {
+      key,
+      body: { domain: 'git-broken', git: { url: 'not-a-repo' } },
+    });
+    expect(created.status).toBe(201);
+    const started = await call('POST', '/v1/admin/sites/git-broken/ingestions', { key });
+    expect(started.status).toBe(202);
+    const job = await finished(started.json.statusId as string);
+    expect(job.status).toBe('failure');
+    expect(job.error).toMatch(/^git clone failed: .*not-a-repo/);
+  });
+
+  it('documents the git fields and the webhook in /openapi.json', async () => {
+    const document = (await (await app.request('/openapi.json')).json()) as {
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>
+      >;
+    };
+    expect(document.paths['/v1/hooks/sites/{domain}/git']?.post).toBeDefined();
+    expect(document.paths['/v1/admin/sites/{domain}/git/webhook-secret']?.post).toBeDefined();
+    const createBody = JSON.stringify(document.paths['/v1/admin/sites']?.post?.requestBody);
+    expect(createBody).toContain('pollMinutes');
+    expect(createBody).toContain('subdir');
+    const ingestion = JSON.stringify(document.paths['/v1/admin/ingestions/{id}']);
+    expect(ingestion).toContain('commit');
+  });
+});
