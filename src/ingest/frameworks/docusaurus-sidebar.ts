@@ -157,7 +157,7 @@ export class DocusaurusSidebarWalker {
     if (versioned && id.startsWith(versioned)) id = id.slice(versioned.length);
     const doc = this.target.byId.get(id);
     if (doc) this.target.emit(doc, group, file, line);
-    else
+    else if (this.target.warnMissing)
       this.ctx.warn(
         file,
         line,

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { fixtureLine, readFixture } from './fixture-navigation.ts';
+import { dirnameToTitle, mkdocsUrl } from './mkdocs.ts';
+
+const rows = (nav: Awaited<ReturnType<typeof readFixture>>['nav']) =>
+  nav.pages.map((p) => [p.id, p.file ?? null, p.group, p.versions.join(','), p.languages.join(',')]);
+
+describe('MkDocs URLs', () => {
+  it('maps index.md and README.md to their folder, and honours use_directory_urls', () => {
+    expect(mkdocsUrl('index.md', true, false)).toBe('');
+    expect(mkdocsUrl('guide/setup.md', true, false)).toBe('guide/setup');
+    expect(mkdocsUrl('guide/index.md', true, false)).toBe('guide');
+    expect(mkdocsUrl('guide/README.md', true, false)).toBe('guide');
+    // Beside an index.md, README.md is a page of its own.
+    expect(mkdocsUrl('guide/README.md', true, true)).toBe('guide/README');
+    expect(mkdocsUrl('guide/setup.md', false, false)).toBe('guide/setup.html');
+    expect(mkdocsUrl('guide/index.md', false, false)).toBe('guide/index.html');
+  });
+
+  it('titles folders like the automatic nav', () => {
+    expect(dirnameToTitle('user-guide')).toBe('User guide');
+    expect(dirnameToTitle('API_Reference')).toBe('API Reference');
+  });
+});
+
+describe('MkDocs Material site with suffix translations and mike', () => {
+  it('follows nav (sections as groups), then unlisted pages; French only where translated', async () => {
+    const { nav, fileOf } = await readFixture('mkdocs-material-i18n');
+    expect(nav.summary).toEqual({
+      kind: 'mkdocs',
+      versions: ['latest'],
+      languages: ['en', 'fr'],
+      name: 'Acme CLI',
+    });
+    expect(rows(nav)).toEqual([
+      // mike serves the checkout under its version (here the default alias): `latest/…`.
+      ['latest', 'docs/index.md', null, 'latest', 'en'],
+      [
+        'latest/getting-started/install',
+        'docs/getting-started/install.md',
+        'Getting started',
+        'latest',
+        'en',
+      ],
+      ['latest/getting-started', 'docs/getting-started/README.md', 'Getting started', 'latest', 'en'],
+      ['latest/reference/commands', 'docs/reference/commands.md', 'Commands', 'latest', 'en'],
+      // Built by MkDocs though not in nav.
+      ['latest/about', 'docs/about.md', null, 'latest', 'en'],
+      ['latest/faq/general', 'docs/faq/general.md', null, 'latest', 'en'],
+      ['latest/fr', 'docs/index.fr.md', null, 'latest', 'fr'],
+      [
+        'latest/fr/getting-started/install',
+        'docs/getting-started/install.fr.md',
+        'Getting started',
+        'latest',
+        'fr',
+      ],
+    ]);
+    for (const p of nav.pages) expect(fileOf.get(p.id), p.id).toBeDefined();
+  });
+
+  it('tolerates !!python/name and !ENV tags and warns about a nav entry with no file', async () => {
+    const { warnings } = await readFixture('mkdocs-material-i18n');
+    expect(warnings).toEqual([
+      {
+        file: 'mkdocs.yml',
+        line: fixtureLine('mkdocs-material-i18n', 'mkdocs.yml', 'removed.md'),
+        message: 'nav lists "removed.md", which is not in docs/',
+      },
+    ]);
+  });
+});
+
+describe('MkDocs site without nav, folder translations, no directory URLs', () => {
+  it('orders pages like the automatic nav, folders as groups, .html URLs', async () => {
+    const { nav, warnings } = await readFixture('mkdocs-folder-nonav');
+    expect(nav.summary).toEqual({
+      kind: 'mkdocs',
+      versions: [],
+      languages: ['en', 'fr'],
+      name: 'Folder Docs',
+    });
+    expect(rows(nav)).toEqual([
+      ['index.html', 'content/en/index.md', null, '', 'en'],
+      ['about.html', 'content/en/about.md', null, '', 'en'],
+      ['user-guide/index.html', 'content/en/user-guide/index.md', 'User guide', '', 'en'],
+      ['user-guide/writing.html', 'content/en/user-guide/writing.md', 'User guide', '', 'en'],
+      ['fr/index.html', 'content/fr/index.md', null, '', 'fr'],
+      ['fr/user-guide/writing.html', 'content/fr/user-guide/writing.md', 'User guide', '', 'fr'],
+    ]);
+    expect(warnings).toEqual([]);
+  });
+});
