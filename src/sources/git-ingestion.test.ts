@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -166,6 +167,44 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     } finally {
       await Promise.all(pollers.map((poller) => poller.stop()));
       await Promise.all(runners.map((runner) => runner.idle()));
+    }
+  });
+});
+
+describe('git poller shutdown', () => {
+  it('stops a check waiting on a remote that never answers, without waiting for its timeout', async () => {
+    const database = await createTestDatabase('sqlite');
+    // Accepts connections and never answers: `git ls-remote` would wait for GIT_QUICK_TIMEOUT_MS.
+    const sockets: net.Socket[] = [];
+    const silentServer = net.createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silentServer.listen(0, '127.0.0.1', resolve));
+    const { port } = silentServer.address() as net.AddressInfo;
+    try {
+      const { storage } = database;
+      const org = await createOrganization(storage, { name: 'poll-stop' });
+      const site = await createSite(storage, { organizationId: org.id, domain: 'poll-stop' });
+      await setGitSource(storage, site.id, {
+        url: `http://127.0.0.1:${port}/docs.git`,
+        branch: 'main',
+        subdir: '',
+        pollMinutes: 1,
+      });
+      const ingestions = new IngestionRunner(silent, null, {
+        dataDir: path.join(os.tmpdir(), 'docent-poll-stop'),
+        env: loadConfig().git.env,
+      });
+      const poller = startGitPoller({ storage, ingestions, logger: silent }, { checkEveryMs: 60_000 });
+      const round = poller.poll();
+      await waitFor(async () => (sockets.length > 0 ? true : undefined), 10_000);
+      const started = performance.now();
+      await poller.stop();
+      await round;
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(await listIngestionJobs(storage, site.id)).toEqual([]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silentServer.close();
+      await database.drop();
     }
   });
 });

@@ -8,6 +8,7 @@ import { createApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';
 import { createTenant, type Tenant } from '../../limits/limits-fixtures.ts';
 import { SiteSearch } from '../../search/site-search.ts';
+import { MAX_HOOK_BODY_BYTES } from '../../sources/git-webhook.ts';
 import { IngestionRunner } from '../../tenancy/ingestion-runner.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
 import { commitFiles, createRepo, sampleDocs } from '../../testing/git-repos.ts';
@@ -207,6 +208,22 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
     const after = await gitlab(rotated.json.webhookSecret as string, 'stable');
     expect(after.status).toBe(202);
     await ingestions.idle();
+  });
+
+  it('refuses a push body over the limit and a site without a git source', async () => {
+    const huge = JSON.stringify({ ref: 'refs/heads/main', padding: 'x'.repeat(MAX_HOOK_BODY_BYTES) });
+    const tooLarge = await call('POST', '/v1/hooks/sites/git-docs/git', {
+      raw: huge,
+      headers: { 'X-Gitlab-Token': 'dhk_whatever' },
+    });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.json.error?.code).toBe('payload_too_large');
+    // The tenant's own site reads no repository.
+    const none = await call('POST', '/v1/hooks/sites/git-owner/git', {
+      raw: pushPayload('main'),
+      headers: { 'X-Gitlab-Token': 'dhk_whatever' },
+    });
+    expect(none.status).toBe(404);
   });
 
   it('turns a repository that cannot be cloned into a failed job, not an error response', async () => {
