@@ -57,6 +57,21 @@ const expectedNavPages = (root: string): string[] => {
   });
 };
 
+const OLLAMA_OPERATION_PAGES = [
+  'api/generate',
+  'api/chat',
+  'api/embed',
+  'api/tags',
+  'api/ps',
+  'api-reference/show-model-details',
+  'api/create',
+  'api/copy',
+  'api/pull',
+  'api/push',
+  'api/delete',
+  'api-reference/get-version',
+];
+
 const page = (site: LoadedSite, id: string): ParsedPage => {
   const found = site.pages.find((p) => p.path === id);
   if (!found) throw new Error(`page ${id} not loaded`);
@@ -70,18 +85,34 @@ describe('ollama', () => {
     site = await loadDocsFolder(corpusDir('ollama'), CORPUS_LOAD);
   });
 
-  it('indexes exactly the navigation pages that exist', () => {
+  it('indexes exactly the navigation pages that exist, and a reference page per OpenAPI entry', () => {
     const expected = expectedNavPages(corpusDir('ollama'));
     expect(expected).toHaveLength(54);
-    expect(site.pages.map((p) => p.path).sort()).toEqual([...expected].sort());
+    const markdown = site.pages.filter((p) => !OLLAMA_OPERATION_PAGES.includes(p.path));
+    expect(markdown.map((p) => p.path).sort()).toEqual([...expected].sort());
+    expect(site.pages).toHaveLength(54 + 12);
     expect(site.navigation).toEqual({ kind: 'docs.json', versions: [], languages: [], name: 'Ollama' });
   });
 
-  it('warns about the 12 OpenAPI operations with their docs.json line', () => {
-    const ops = site.warnings.filter((w) => w.message.includes('OpenAPI operation'));
-    expect(ops).toHaveLength(12);
-    expect(ops[0]).toMatchObject({ file: 'docs.json', line: 240 });
-    expect(ops[0]?.message).toContain('POST /api/generate');
+  it('turns the 12 "METHOD /path" entries into reference pages at their place, named as the hosted docs name them', () => {
+    expect(site.warnings).toEqual([]);
+    const endpoints = site.pages.filter((p) => p.navGroup === 'Endpoints');
+    // `x-mint.href` names ten of them; the other two take `api-reference/<summary>`, as Mintlify does.
+    expect(endpoints.map((p) => p.path)).toEqual(OLLAMA_OPERATION_PAGES);
+    const orders = endpoints.map((p) => p.navOrder as number);
+    expect(orders).toEqual([...orders].sort((a, b) => a - b));
+    expect(Math.min(...orders)).toBeGreaterThan(page(site, 'api/anthropic-compatibility').navOrder as number);
+    const generate = page(site, 'api/generate');
+    expect(generate.title).toBe('Generate a response');
+    expect(generate.description).toBe('Generates a response for the provided prompt');
+    expect(allText(generate)).toContain('`POST /api/generate`');
+    const body = generate.chunks.find((c) => c.headings[0] === 'Request body (application/json)');
+    expect(body?.text).toContain('- `model` (string, required): Model name');
+    // A `$ref`'d schema (ModelOptions) is resolved and its fields named by their path.
+    expect(body?.text).toContain('- `options.temperature` (number (float)): Controls randomness');
+    const response = generate.chunks.find((c) => c.headings[0] === 'Response 200');
+    expect(response?.text).toContain('`logprobs[].top_logprobs[].token` (string)');
+    expect(allText(page(site, 'api/delete'))).toContain('`DELETE /api/delete`');
   });
 
   it('keeps navigation order and chunks at headings with anchors', () => {
@@ -106,7 +137,25 @@ describe('mintlify-docs', () => {
     expect(new Set(site.pages.map((p) => p.path))).toEqual(new Set(expected));
     expect(site.navigation.languages).toEqual(['en', 'fr', 'es', 'zh']);
     expect(site.navigation.versions).toEqual([]);
-    expect(site.warnings).toEqual([]);
+    // The translated analytics specs lack four operations that translated pages name in `openapi:`.
+    expect(site.warnings).toHaveLength(12);
+    for (const warning of site.warnings) {
+      expect(warning.file).toMatch(/^(es|fr|zh)\/api\/analytics\/(feedback-by-page|searches|views|visitors)\.mdx$/);
+      expect(warning.message).toMatch(/^front matter names GET \/v1\/analytics\/.+, which (es|fr|zh)\/analytics\.openapi\.json does not have/);
+    }
+  });
+
+  it('adds the operation that `openapi:` front matter names to the page', () => {
+    const job = page(site, 'api/agent/v2/create-agent-job');
+    expect(job.title).toBe('Create agent job');
+    const text = allText(job);
+    expect(text).toContain('`POST /v2/agent/{projectId}/job`');
+    expect(text).toContain('- `projectId` (string, required): Your project ID.');
+    expect(text).toContain('- `prompt` (string, required): The instruction for the agent to execute.');
+    // The page's own MDX comes first, then the reference.
+    expect(job.chunks.findIndex((c) => c.headings[0] === 'Rate limits')).toBeLessThan(
+      job.chunks.findIndex((c) => c.headings[0] === 'Path parameters'),
+    );
   });
 
   it('labels pages with the language that lists them', () => {

@@ -4,6 +4,7 @@ import { isPlainFolderPage, listDocsFiles, pageIdOf } from './docs-files.ts';
 import type { PageCandidate, PageResult } from './load-page.ts';
 import { mapLimit } from './map-limit.ts';
 import { readNavigation } from './navigation.ts';
+import { operationCandidates } from './openapi/operation-candidates.ts';
 import {
   createPageLoaderPool,
   type PageLoaderPoolOptions,
@@ -89,6 +90,7 @@ export const loadDocsFolder = async (
         languages: nav.languages,
         navOrder: nav.order,
         navGroup: nav.group,
+        ...(nav.openapiSpec === undefined ? {} : { openapiSpec: nav.openapiSpec }),
       });
     }
   } else {
@@ -108,6 +110,7 @@ export const loadDocsFolder = async (
     }
   }
 
+  const openapi = navigation?.openapi;
   const pool = createPageLoaderPool(
     {
       root,
@@ -115,9 +118,29 @@ export const loadDocsFolder = async (
       indexHidden,
       analyze: options.analyze ?? false,
       ...(options.known ? { known: options.known } : {}),
+      ...(openapi ? { openapiSpecs: openapi.specs } : {}),
     },
-    { ...options.limits, workers: workerCountFor(candidates.length) },
+    { ...options.limits, workers: workerCountFor(candidates.length + (openapi?.operations.length ?? 0)) },
   );
+  if (navigation && openapi && (openapi.operations.length > 0 || openapi.sections.length > 0)) {
+    const generated = await operationCandidates(
+      openapi,
+      (file) => pool.listOperations(file),
+      new Set(candidates.map((c) => c.id)),
+      indexHidden,
+      navigation.lineOf,
+    ).catch(async (error: unknown) => {
+      await pool.close();
+      throw error;
+    });
+    for (const warning of generated.warnings) sink.add(warning, 'openapi', 'more OpenAPI problems');
+    skipped += generated.skipped;
+    candidates.push(...generated.candidates);
+    // A section's operations sit between two navigation places (fractional orders): number them all again.
+    const placed = candidates.filter((c) => c.navOrder !== null);
+    placed.sort((a, b) => (a.navOrder as number) - (b.navOrder as number));
+    for (const [order, candidate] of placed.entries()) candidate.navOrder = order;
+  }
   let done = 0;
   options.onProgress?.(0, candidates.length);
   const results: PageResult[] = await mapLimit(candidates, READ_CONCURRENCY, async (candidate) => {

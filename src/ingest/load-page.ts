@@ -4,7 +4,14 @@ import { chunkPage } from './chunk-page.ts';
 import { containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { contentHash } from './content-hash.ts';
 import { MAX_PAGE_CHUNKS } from './ingest-limits.ts';
-import { treeToBlocks } from './mdx-to-sections.ts';
+import { type Block, treeToBlocks } from './mdx-to-sections.ts';
+import {
+  frontMatterOperationSource,
+  generatedOperationSource,
+  loadOperation,
+  type OperationSource,
+} from './openapi/operation-pages.ts';
+import { createSpecCache, type SpecListing } from './openapi/spec-cache.ts';
 import { parseCostProblem } from './parse-cost.ts';
 import { parseSource } from './parse-markdown.ts';
 import { SnippetStore } from './snippets.ts';
@@ -18,6 +25,10 @@ export interface PageCandidate {
   languages: string[];
   navOrder: number | null;
   navGroup: string | null;
+  /** A page generated from this OpenAPI operation of `file` (the spec) rather than from Markdown. */
+  operation?: { method: string; path: string };
+  /** The OpenAPI file the navigation gives the page, for `openapi:` front matter that names none. */
+  openapiSpec?: string;
 }
 
 export interface PageResult {
@@ -42,6 +53,8 @@ export interface PageLoaderOptions {
   known?: Readonly<Record<string, string>>;
   /** Also run the search analyzer on each chunk (`analyzedJson`). */
   analyze?: boolean;
+  /** Every OpenAPI file the config declares: where `openapi:` front matter without a file is looked up. */
+  openapiSpecs?: readonly string[];
 }
 
 const isTrue = (value: unknown): boolean => value === true || value === 'true';
@@ -61,17 +74,22 @@ const skipFlags = (fm: Record<string, unknown>, indexHidden: boolean): boolean =
  * so that pages left out on purpose, often the largest ones like changelogs, are not parsed at all.
  * Anything unusual falls through to the full parse, which reports problems with their lines.
  */
-const skippedByFrontMatter = (source: string, indexHidden: boolean): boolean => {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?(?:\n|$)/.exec(source);
-  if (!match?.[1]) return false;
+const frontMatterBlock = (source: string): string | null =>
+  /^---\r?\n([\s\S]*?)\r?\n---\r?(?:\n|$)/.exec(source)?.[1] ?? null;
+
+const frontMatterData = (block: string | null): Record<string, unknown> | null => {
+  if (!block) return null;
   try {
-    const data: unknown = parseYaml(match[1]);
-    return (
-      typeof data === 'object' && data !== null && skipFlags(data as Record<string, unknown>, indexHidden)
-    );
+    const data: unknown = parseYaml(block);
+    return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : null;
   } catch {
-    return false;
+    return null;
   }
+};
+
+const skippedByFrontMatter = (source: string, indexHidden: boolean): boolean => {
+  const data = frontMatterData(frontMatterBlock(source));
+  return data !== null && skipFlags(data, indexHidden);
 };
 
 const analyzed = (
@@ -92,14 +110,113 @@ const analyzed = (
 
 const baseName = (id: string): string => id.slice(id.lastIndexOf('/') + 1);
 
-/** Returns a function turning one page file into a ParsedPage; snippets are cached across calls. */
-export const createPageLoader = (
-  options: PageLoaderOptions,
-): ((candidate: PageCandidate) => Promise<PageResult>) => {
+export interface PageLoader {
+  /** Turns one page file (or OpenAPI operation) into a ParsedPage. */
+  load(candidate: PageCandidate): Promise<PageResult>;
+  /** The operations an OpenAPI file declares, for the navigation to place and name their pages. */
+  operations(file: string): Promise<SpecListing>;
+}
+
+/** Snippets and OpenAPI documents are read once per loader (one ingestion in one worker). */
+export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
   const snippets = new SnippetStore(options.root, new Set(options.files));
   const folder = containedFolder(options.root);
+  const specs = createSpecCache(folder);
+  const knownHash = (id: string): string | undefined =>
+    // Own keys only: a page named `constructor` must not find Object's.
+    options.known !== undefined && Object.hasOwn(options.known, id) ? options.known[id] : undefined;
+  const reusedPage = (candidate: PageCandidate, hash: string): PageResult => ({
+    page: {
+      path: candidate.id,
+      title: '',
+      description: null,
+      versions: candidate.versions,
+      languages: candidate.languages,
+      navOrder: candidate.navOrder,
+      navGroup: candidate.navGroup,
+      contentHash: hash,
+      chunks: [],
+      reused: true,
+    },
+    skipped: false,
+    warnings: [],
+    snippetFiles: [],
+  });
 
-  return async (candidate) => {
+  /** Generated Markdown (an operation page) to blocks, under the same parse-cost limits as a page. */
+  const markdownBlocks = async (file: string, markdown: string, warnings: Warning[]): Promise<Block[]> => {
+    const tooCostly = parseCostProblem(markdown);
+    if (tooCostly !== null) {
+      warnings.push({ file, message: `generated API reference text has ${tooCostly}; not indexed` });
+      return [];
+    }
+    const parsed = parseSource(file, markdown, (w) => warnings.push(w));
+    const resolved = await snippets.resolve(snippets.scopeFor(parsed.tree, file, warnings));
+    return treeToBlocks(parsed.tree, {
+      snippets: resolved,
+      pageChars: markdown.length,
+      onCycle: () => {},
+      onLimit: (message) => warnings.push({ file, message }),
+    });
+  };
+
+  const finish = (
+    candidate: PageCandidate,
+    file: string,
+    title: string,
+    description: string | null,
+    blocks: Block[],
+    hash: string,
+    warnings: Warning[],
+    snippetFiles: string[],
+  ): PageResult => {
+    let chunks = chunkPage({ title, description, blocks });
+    if (chunks.length > MAX_PAGE_CHUNKS) {
+      warnings.push({
+        file,
+        message: `page makes ${chunks.length} chunks; only the first ${MAX_PAGE_CHUNKS} are indexed (MAX_PAGE_CHUNKS)`,
+      });
+      chunks = chunks.slice(0, MAX_PAGE_CHUNKS);
+    }
+    const page: ParsedPage = {
+      path: candidate.id,
+      title,
+      description,
+      versions: candidate.versions,
+      languages: candidate.languages,
+      navOrder: candidate.navOrder,
+      navGroup: candidate.navGroup,
+      contentHash: hash,
+      chunks: analyzed(chunks, title, candidate, options.analyze ?? false),
+    };
+    return { page, skipped: false, warnings, snippetFiles };
+  };
+
+  const loadGenerated = async (
+    candidate: PageCandidate,
+    operation: { method: string; path: string },
+  ): Promise<PageResult> => {
+    const { file } = candidate;
+    const found = await generatedOperationSource(specs, file, operation.method, operation.path);
+    const warnings = [...found.warnings];
+    if (!found.source) return { page: null, skipped: false, warnings, snippetFiles: [] };
+    const hash = contentHash({
+      path: candidate.id,
+      source: '',
+      snippets: [found.source.hashPart],
+      versions: candidate.versions,
+      languages: candidate.languages,
+    });
+    if (knownHash(candidate.id) === hash) return reusedPage(candidate, hash);
+    const loaded = await loadOperation(specs, found.source);
+    warnings.push(...loaded.warnings);
+    if (!loaded.page) return { page: null, skipped: false, warnings, snippetFiles: [] };
+    const blocks = await markdownBlocks(file, loaded.page.markdown, warnings);
+    return finish(candidate, file, loaded.page.title, loaded.page.description, blocks, hash, warnings, []);
+  };
+
+  const load = async (candidate: PageCandidate): Promise<PageResult> => {
+    if (candidate.operation) return loadGenerated(candidate, candidate.operation);
     const { file } = candidate;
     const warnings: Warning[] = [];
     const read = await folder.readText(file, MAX_PAGE_FILE_BYTES);
@@ -108,36 +225,33 @@ export const createPageLoader = (
       return { page: null, skipped: false, warnings, snippetFiles: [] };
     }
     const source = read.text;
+    // `openapi:` front matter adds the operation's reference to the page, and its spec to the page's hash.
+    let operation: OperationSource | null = null;
+    const block = frontMatterBlock(source);
+    if (block !== null && /^openapi\s*:/m.test(block)) {
+      const found = await frontMatterOperationSource(
+        specs,
+        file,
+        frontMatterData(block)?.openapi,
+        candidate.openapiSpec,
+        options.openapiSpecs ?? [],
+      );
+      operation = found.source;
+      warnings.push(...found.warnings);
+    }
+    const extraHashParts = operation ? [operation.hashPart] : [];
     // MDX reads ESM only at the start of a line: without such an `import` the content hash depends on
     // nothing but the page's own source and labels, so an unchanged page is known before the parse.
-    // Own keys only: a page named `constructor` must not find Object's.
-    const known =
-      options.known !== undefined && Object.hasOwn(options.known, candidate.id)
-        ? options.known[candidate.id]
-        : undefined;
+    const known = knownHash(candidate.id);
     if (known !== undefined && !/^import\b/m.test(source)) {
       const hash = contentHash({
         path: candidate.id,
         source,
-        snippets: [],
+        snippets: extraHashParts,
         versions: candidate.versions,
         languages: candidate.languages,
       });
-      if (hash === known) {
-        const page: ParsedPage = {
-          path: candidate.id,
-          title: '',
-          description: null,
-          versions: candidate.versions,
-          languages: candidate.languages,
-          navOrder: candidate.navOrder,
-          navGroup: candidate.navGroup,
-          contentHash: hash,
-          chunks: [],
-          reused: true,
-        };
-        return { page, skipped: false, warnings, snippetFiles: [] };
-      }
+      if (hash === known) return { ...reusedPage(candidate, hash), warnings };
     }
     if (skippedByFrontMatter(source, options.indexHidden)) {
       return { page: null, skipped: true, warnings, snippetFiles: [] };
@@ -164,35 +278,34 @@ export const createPageLoader = (
       },
       onLimit: (message) => warnings.push({ file, message }),
     });
+    let reference: { title: string; description: string | null } | null = null;
+    if (operation) {
+      const loaded = await loadOperation(specs, operation, file);
+      warnings.push(...loaded.warnings);
+      if (loaded.page) {
+        reference = loaded.page;
+        blocks.push(...(await markdownBlocks(operation.file, loaded.page.markdown, warnings)));
+      }
+    }
     const firstH1 = blocks.find((b) => b.kind === 'heading' && b.depth === 1)?.text ?? null;
     const title =
-      frontMatterString(fm.title) ?? frontMatterString(fm.sidebarTitle) ?? firstH1 ?? baseName(candidate.id);
-    const description = frontMatterString(fm.description);
-    let chunks = chunkPage({ title, description, blocks });
-    if (chunks.length > MAX_PAGE_CHUNKS) {
-      warnings.push({
-        file,
-        message: `page makes ${chunks.length} chunks; only the first ${MAX_PAGE_CHUNKS} are indexed (MAX_PAGE_CHUNKS)`,
-      });
-      chunks = chunks.slice(0, MAX_PAGE_CHUNKS);
-    }
-    const page: ParsedPage = {
+      frontMatterString(fm.title) ??
+      frontMatterString(fm.sidebarTitle) ??
+      reference?.title ??
+      firstH1 ??
+      baseName(candidate.id);
+    const description = frontMatterString(fm.description) ?? reference?.description ?? null;
+    const hash = contentHash({
       path: candidate.id,
-      title,
-      description,
+      source,
+      snippets: [
+        ...resolved.files.map((f) => ({ file: f, source: resolved.byFile.get(f)?.source ?? '' })),
+        ...extraHashParts,
+      ],
       versions: candidate.versions,
       languages: candidate.languages,
-      navOrder: candidate.navOrder,
-      navGroup: candidate.navGroup,
-      contentHash: contentHash({
-        path: candidate.id,
-        source,
-        snippets: resolved.files.map((f) => ({ file: f, source: resolved.byFile.get(f)?.source ?? '' })),
-        versions: candidate.versions,
-        languages: candidate.languages,
-      }),
-      chunks: analyzed(chunks, title, candidate, options.analyze ?? false),
-    };
-    return { page, skipped: false, warnings, snippetFiles: resolved.files };
+    });
+    return finish(candidate, file, title, description, blocks, hash, warnings, resolved.files);
   };
+  return { load, operations: (file) => specs.list(file) };
 };

@@ -1,6 +1,8 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { containedFolder, MAX_CONFIG_FILE_BYTES } from './contained-file.ts';
 import { jsonErrorOffset, lineOfJsonString, positionAt } from './json-position.ts';
+import { parseOperationRef, specFileOf } from './openapi/operation-ref.ts';
 import type { NavigationSummary, Warning } from './types.ts';
 import type { WarningSink } from './warnings.ts';
 
@@ -28,6 +30,37 @@ export interface NavPage {
   order: number;
   /** `group` of the nearest enclosing group at that place; null outside any group. */
   group: string | null;
+  /** The OpenAPI file its place in the navigation inherits, for `openapi:` front matter naming none. */
+  openapiSpec?: string;
+}
+
+/** Where the navigation places generated API reference pages (src/ingest/openapi/). */
+interface OpenApiPlacement {
+  /** The OpenAPI file, relative to the root. */
+  spec: string;
+  /** Where generated pages go (`openapi.directory`); null: `api-reference`. */
+  directory: string | null;
+  configFile: string;
+  version: string | null;
+  language: string | null;
+  hidden: boolean;
+  order: number;
+  group: string | null;
+}
+
+/** One `"POST /users"` (or `"spec.yaml GET /users/{id}"`) entry. */
+export interface NavOperation extends OpenApiPlacement {
+  raw: string;
+  method: string;
+  path: string;
+}
+
+export interface NavOpenApi {
+  operations: NavOperation[];
+  /** Elements with an `openapi` file whose operations no entry picks: every operation gets a page. */
+  sections: OpenApiPlacement[];
+  /** Every OpenAPI file the config names, in order. */
+  specs: string[];
 }
 
 export interface Navigation {
@@ -38,6 +71,8 @@ export interface Navigation {
   lineOf(file: string, raw: string): number | undefined;
   /** `seo.indexing: "all"`: hidden pages and hidden navigation are indexed too. */
   indexHidden: boolean;
+  /** API reference pages to generate from OpenAPI files (Mintlify configs only). */
+  openapi?: NavOpenApi;
 }
 
 /** Keys whose values hold further navigation; walked in the order the config writes them. */
@@ -56,9 +91,10 @@ const CHILD_KEYS = new Set([
   'global',
 ]);
 
-const OPENAPI_OPERATION = /^(get|post|put|patch|delete|head|options|trace|webhook)\s+\S/i;
 const EXTERNAL = /^([a-z][a-z0-9+.-]*:|\/\/|#)/i;
 const MAX_DEPTH = 64;
+/** Files one `openapi` setting may list. */
+const MAX_OPENAPI_SETTINGS = 50;
 
 /** `/guides/setup.mdx` → `guides/setup`; null for an empty entry. */
 export const normalizePageId = (raw: string): string | null => {
@@ -81,6 +117,14 @@ interface WalkContext {
   /** Config files on the current `$ref` chain, to stop cycles. */
   refChain: string[];
   depth: number;
+  /** The nearest `openapi` setting: operation entries without a file use its first spec. */
+  openapi: { spec: string; directory: string | null; section: Section } | null;
+}
+
+/** An element with an `openapi` setting; its operations all get pages unless an entry picks some. */
+interface Section {
+  placements: OpenApiPlacement[];
+  picked: boolean;
 }
 
 interface MutablePage {
@@ -92,6 +136,7 @@ interface MutablePage {
   hidden: boolean;
   order: number;
   group: string | null;
+  openapiSpec: string | null;
 }
 
 type ConfigKind = 'docs.json' | 'mint.json';
@@ -180,18 +225,9 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
   const addPage = (raw: string, ctx: WalkContext): void => {
     const trimmed = raw.trim();
     if (EXTERNAL.test(trimmed)) return;
-    if (OPENAPI_OPERATION.test(trimmed)) {
-      // Generated from an OpenAPI spec at build time; there is no Markdown source to index.
-      warnings.add(
-        () =>
-          withLine(
-            ctx.file,
-            raw,
-            `navigation entry "${trimmed}" is an OpenAPI operation without a page file; not indexed`,
-          ),
-        'openapi',
-        'more OpenAPI operations not indexed',
-      );
+    const operation = parseOperationRef(trimmed);
+    if (operation) {
+      addOperation(raw, operation, ctx);
       return;
     }
     const id = normalizePageId(trimmed);
@@ -211,6 +247,7 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
         hidden: ctx.hidden,
         order,
         group: ctx.group,
+        openapiSpec: ctx.openapi?.spec ?? null,
       };
       pages.set(id, page);
     } else if (!ctx.hidden && page.hidden) {
@@ -221,6 +258,121 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
     }
     if (ctx.version !== null) page.versions.add(ctx.version);
     if (ctx.language !== null) page.languages.add(ctx.language);
+  };
+
+  const operations: NavOperation[] = [];
+  const sections: Section[] = [];
+  const specs: string[] = [];
+  const placementOf = (spec: string, directory: string | null, ctx: WalkContext): OpenApiPlacement => ({
+    spec,
+    directory,
+    configFile: ctx.file,
+    version: ctx.version,
+    language: ctx.language,
+    hidden: ctx.hidden,
+    order: placements++,
+    group: ctx.group,
+  });
+
+  const addOperation = (
+    raw: string,
+    operation: { spec: string | null; method: string; path: string },
+    ctx: WalkContext,
+  ): void => {
+    let spec: string | null;
+    let directory: string | null = null;
+    if (operation.spec !== null) {
+      spec = specFile(operation.spec, ctx, raw);
+      if (spec === null) return;
+      declare(specs, spec);
+    } else if (ctx.openapi) {
+      spec = ctx.openapi.spec;
+      directory = ctx.openapi.directory;
+      // Picking operations from the inherited spec means the element lists its own: no bulk pages.
+      ctx.openapi.section.picked = true;
+    } else {
+      warnEntry(
+        ctx,
+        `navigation entry "${raw.trim()}" names an OpenAPI operation, but no "openapi" file is set here`,
+        raw,
+      );
+      return;
+    }
+    operations.push({
+      ...placementOf(spec, directory ?? ctx.openapi?.directory ?? null, ctx),
+      raw,
+      method: operation.method,
+      path: operation.path,
+    });
+  };
+
+  /** URLs of OpenAPI files, with the local file their path names (noteUrlFile), or null: remote. */
+  const urlFiles: { written: string; file: string | null }[] = [];
+  const specFile = (written: string, ctx: WalkContext, raw: string): string | null => {
+    const url = urlFiles.find((u) => u.written === written);
+    const resolved = url
+      ? url.file
+        ? { file: url.file }
+        : { file: null, reason: 'is a remote URL; remote specs are not fetched during ingestion' }
+      : specFileOf(written, () => false);
+    if (resolved.file === null) {
+      warnings.add(
+        () =>
+          withLine(
+            ctx.file,
+            raw,
+            `OpenAPI file "${written}" ${resolved.reason}; its operations are not indexed`,
+          ),
+        'openapi',
+        'more OpenAPI files not indexed',
+      );
+      return null;
+    }
+    return resolved.file;
+  };
+
+  /** Mintlify's `openapi` values: a file, a list of files, or `{ source, directory }`. */
+  const readOpenApiSetting = async (value: unknown, ctx: WalkContext): Promise<WalkContext['openapi']> => {
+    const entries = Array.isArray(value) ? value : [value];
+    const section: Section = { placements: [], picked: false };
+    let first: { spec: string; directory: string | null } | null = null;
+    for (const entry of entries.slice(0, MAX_OPENAPI_SETTINGS)) {
+      const source =
+        typeof entry === 'string'
+          ? entry
+          : isRecord(entry) && typeof entry.source === 'string'
+            ? entry.source
+            : null;
+      const directory =
+        isRecord(entry) && typeof entry.directory === 'string'
+          ? (normalizePageId(entry.directory) ?? null)
+          : null;
+      if (source === null) {
+        warnEntry(ctx, 'an "openapi" setting is neither a file nor { "source": … }; ignored');
+        continue;
+      }
+      await noteUrlFile(source);
+      const spec = specFile(source, ctx, source);
+      if (spec === null) continue;
+      declare(specs, spec);
+      first ??= { spec, directory };
+      section.placements.push(placementOf(spec, directory, ctx));
+    }
+    if (first === null) return ctx.openapi;
+    sections.push(section);
+    return { ...first, section };
+  };
+
+  /** A URL counts as a local file when its path names a file of the folder (checked once, here). */
+  const noteUrlFile = async (written: string): Promise<void> => {
+    if (!/^https?:/i.test(written) || urlFiles.some((u) => u.written === written)) return;
+    const candidate = specFileOf(written, () => true);
+    let file: string | null = null;
+    if (candidate.file !== null) {
+      const found = await stat(path.join(root, candidate.file)).catch(() => null);
+      if (found?.isFile()) file = candidate.file;
+    }
+    urlFiles.push({ written, file });
   };
 
   const resolveRef = async (
@@ -295,6 +447,7 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
       declare(languages, node.language);
     }
     if (typeof node.group === 'string' && node.group.trim() !== '') next.group = node.group.trim();
+    if (node.openapi !== undefined) next.openapi = await readOpenApiSetting(node.openapi, next);
     // Mintlify keeps hidden tabs/groups out of search unless they opt back in with `searchable: true`.
     if (node.searchable === true) next.hidden = false;
     else if (node.hidden === true || node.searchable === false) next.hidden = true;
@@ -313,6 +466,7 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
     group: null,
     refChain: [kind],
     depth: 0,
+    openapi: null,
   };
   if (kind === 'mint.json') {
     // Legacy configs declare version labels at the top; groups then pick one with `"version": "v1"`.
@@ -322,6 +476,13 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
         if (typeof v === 'string') declare(versions, v);
         else if (isRecord(v) && typeof v.name === 'string') declare(versions, v.name);
       }
+    }
+    // The legacy top-level `openapi` names the files that `openapi:` front matter refers to.
+    for (const entry of Array.isArray(config.openapi) ? config.openapi : [config.openapi]) {
+      if (typeof entry !== 'string') continue;
+      await noteUrlFile(entry);
+      const spec = specFile(entry, rootCtx, entry);
+      if (spec !== null) declare(specs, spec);
     }
     // mint.json tabs and anchors only group pages by URL prefix; the pages themselves sit in `navigation`.
     if (Array.isArray(config.navigation)) await walk(config.navigation, rootCtx, 'navigation');
@@ -343,8 +504,14 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
       hidden: p.hidden,
       order: p.order,
       group: p.group,
+      ...(p.openapiSpec === null ? {} : { openapiSpec: p.openapiSpec }),
     })),
     lineOf: (file, raw) => lineOfJsonString(texts.get(file) ?? '', raw),
     indexHidden: isRecord(config.seo) && config.seo.indexing === 'all',
+    openapi: {
+      operations,
+      sections: sections.filter((section) => !section.picked).flatMap((section) => section.placements),
+      specs,
+    },
   };
 };

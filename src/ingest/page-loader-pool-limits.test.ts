@@ -57,7 +57,7 @@ describe('page loader pool limits', () => {
     }
     options = { root, files: [...Object.keys(hostile), ...Object.keys(innocent)].sort(), indexHidden: false };
     const local = createPageLoader(options);
-    for (const file of Object.keys(innocent)) expected.set(file, await local(candidate(file)));
+    for (const file of Object.keys(innocent)) expected.set(file, await local.load(candidate(file)));
   });
   afterEach(async () => {
     // A rejection nobody handles is reported after the microtasks of its turn.

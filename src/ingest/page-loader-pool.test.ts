@@ -27,7 +27,7 @@ describe('page loader pool', () => {
     const options = { root, files: docs.files, indexHidden: false };
     const local = createPageLoader(options);
     const expected = [];
-    for (const candidate of candidates) expected.push(await local(candidate));
+    for (const candidate of candidates) expected.push(await local.load(candidate));
 
     const pool = createPageLoaderPool(options, { workers: 2 });
     try {

@@ -1,7 +1,13 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { PageCandidate, PageLoaderOptions, PageResult } from './load-page.ts';
-import type { PageWorkerRequest, PageWorkerResponse } from './page-worker.ts';
+import type { SpecListing } from './openapi/spec-cache.ts';
+import type {
+  PageWorkerJob,
+  PageWorkerOutput,
+  PageWorkerRequest,
+  PageWorkerResponse,
+} from './page-worker.ts';
 import type { Warning } from './types.ts';
 
 /**
@@ -56,6 +62,11 @@ export interface PageLoaderPool {
    * as skipped with a warning; the promise rejects only with PageWorkersUnavailableError.
    */
   load(candidate: PageCandidate): Promise<PageResult>;
+  /**
+   * Lists the operations of an OpenAPI file in a worker (parsing a large spec must not stall the main
+   * thread); a file that cannot be listed in time or memory resolves as not ok with a warning.
+   */
+  listOperations(file: string): Promise<SpecListing>;
   /** Pages loaded by workers, pages given up on, and workers replaced (for tests and benchmarks). */
   stats(): { loaded: number; failed: number; replacedWorkers: number };
   close(): Promise<void>;
@@ -74,8 +85,8 @@ export function workerCountFor(pages: number): number {
 
 interface Task {
   id: number;
-  candidate: PageCandidate;
-  resolve: (result: PageResult) => void;
+  job: PageWorkerJob;
+  resolve: (result: PageWorkerOutput) => void;
   reject: (error: Error) => void;
   /** Workers that died while running this page. */
   deaths: number;
@@ -191,12 +202,16 @@ export async function closeIdlePageWorkers(): Promise<void> {
   );
 }
 
-const skippedPage = (candidate: PageCandidate, reason: string): PageResult => ({
-  page: null,
-  skipped: false,
-  warnings: [{ file: candidate.file, message: `${reason}; page skipped` } satisfies Warning],
-  snippetFiles: [],
-});
+/** What a job that failed in its worker (over budget, out of memory, threw) resolves as. */
+const failedJob = (job: PageWorkerJob, reason: string): PageWorkerOutput =>
+  job.kind === 'page'
+    ? {
+        page: null,
+        skipped: false,
+        warnings: [{ file: job.candidate.file, message: `${reason}; page skipped` } satisfies Warning],
+        snippetFiles: [],
+      }
+    : { ok: false, warnings: [{ file: job.file, message: `${reason}; its operations are not indexed` }] };
 
 export function createPageLoaderPool(
   loaderOptions: PageLoaderOptions,
@@ -215,7 +230,7 @@ export function createPageLoaderPool(
 
   const skip = (task: Task, reason: string): void => {
     counts.failed++;
-    task.resolve(skippedPage(task.candidate, reason));
+    task.resolve(failedJob(task.job, reason));
   };
 
   const giveUp = (error: PageWorkersUnavailableError): void => {
@@ -236,7 +251,7 @@ export function createPageLoaderPool(
       lane.worker.postMessage({
         kind: 'load',
         id: task.id,
-        candidate: task.candidate,
+        job: task.job,
       } satisfies PageWorkerRequest);
     }
   };
@@ -362,15 +377,18 @@ export function createPageLoaderPool(
     return lane;
   }
 
+  const run = (job: PageWorkerJob): Promise<PageWorkerOutput> =>
+    new Promise<PageWorkerOutput>((resolve, reject) => {
+      if (unavailable) return reject(unavailable);
+      if (closed) return reject(new Error('page loader pool is closed'));
+      queue.push({ id: nextId++, job, resolve, reject, deaths: 0 });
+      pump();
+    });
+
   return {
-    load(candidate) {
-      return new Promise<PageResult>((resolve, reject) => {
-        if (unavailable) return reject(unavailable);
-        if (closed) return reject(new Error('page loader pool is closed'));
-        queue.push({ id: nextId++, candidate, resolve, reject, deaths: 0 });
-        pump();
-      });
-    },
+    // The worker answers a job with the output of its kind.
+    load: (candidate) => run({ kind: 'page', candidate }) as Promise<PageResult>,
+    listOperations: (file) => run({ kind: 'operations', file }) as Promise<SpecListing>,
     stats: () => ({ ...counts }),
     async close() {
       if (closed) return;

@@ -2,9 +2,15 @@ import { parentPort } from 'node:worker_threads';
 import {
   createPageLoader,
   type PageCandidate,
+  type PageLoader,
   type PageLoaderOptions,
   type PageResult,
 } from './load-page.ts';
+import type { SpecListing } from './openapi/spec-cache.ts';
+
+/** What a worker is asked to do: load one page, or list the operations of one OpenAPI file. */
+export type PageWorkerJob = { kind: 'page'; candidate: PageCandidate } | { kind: 'operations'; file: string };
+export type PageWorkerOutput = PageResult | SpecListing;
 
 /**
  * Messages between the pool and a page worker. One worker outlives an ingestion (it is kept warm for
@@ -12,7 +18,7 @@ import {
  */
 export type PageWorkerRequest =
   | { kind: 'configure'; options: PageLoaderOptions }
-  | { kind: 'load'; id: number; candidate: PageCandidate }
+  | { kind: 'load'; id: number; job: PageWorkerJob }
   /** Drops the ingestion's loader (its snippet cache and known hashes) while the worker waits idle. */
   | { kind: 'reset' };
 
@@ -20,7 +26,7 @@ export type PageWorkerResponse =
   | { kind: 'ready' }
   /** Sent just before the worker starts on a page: the pool's time budget for it runs from here. */
   | { kind: 'started'; id: number }
-  | { kind: 'result'; id: number; result: PageResult }
+  | { kind: 'result'; id: number; result: PageWorkerOutput }
   /** The page threw. Only the error's class and V8's own message travel: never text of the page. */
   | { kind: 'failed'; id: number; errorName: string; errorMessage: string | null };
 
@@ -38,8 +44,8 @@ const describeError = (error: unknown): { errorName: string; errorMessage: strin
 
 if (parentPort) {
   const port = parentPort;
-  let load: ((candidate: PageCandidate) => Promise<PageResult>) | null = null;
-  const queue: { id: number; candidate: PageCandidate }[] = [];
+  let loader: PageLoader | null = null;
+  const queue: { id: number; job: PageWorkerJob }[] = [];
   let busy = false;
 
   // One page at a time, in the order they were sent: the pool then knows which page is running when
@@ -49,11 +55,12 @@ if (parentPort) {
     busy = true;
     try {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        const { id, candidate } = next;
+        const { id, job } = next;
         port.postMessage({ kind: 'started', id } satisfies PageWorkerResponse);
         try {
-          if (!load) throw new Error('page worker used before it was configured');
-          const result = await load(candidate);
+          if (!loader) throw new Error('page worker used before it was configured');
+          const result =
+            job.kind === 'page' ? await loader.load(job.candidate) : await loader.operations(job.file);
           port.postMessage({ kind: 'result', id, result } satisfies PageWorkerResponse);
         } catch (error) {
           port.postMessage({ kind: 'failed', id, ...describeError(error) } satisfies PageWorkerResponse);
@@ -70,11 +77,11 @@ if (parentPort) {
       const known = request.options.known
         ? Object.assign(Object.create(null) as Record<string, string>, request.options.known)
         : undefined;
-      load = createPageLoader({ ...request.options, ...(known ? { known } : {}) });
+      loader = createPageLoader({ ...request.options, ...(known ? { known } : {}) });
     } else if (request.kind === 'reset') {
-      load = null;
+      loader = null;
     } else {
-      queue.push({ id: request.id, candidate: request.candidate });
+      queue.push({ id: request.id, job: request.job });
       void drain();
     }
   });

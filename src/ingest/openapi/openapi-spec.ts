@@ -1,0 +1,120 @@
+import { $RefParser } from '@apidevtools/json-schema-ref-parser';
+import { parse as parseYaml } from 'yaml';
+import type { ContainedFolder } from '../contained-file.ts';
+import { jsonErrorOffset, positionAt } from '../json-position.ts';
+import type { Warning } from '../types.ts';
+
+/**
+ * Largest OpenAPI document read: GitHub's REST description, among the largest public ones, is about
+ * 11 MB of JSON. Parsing happens in a page worker, under its time and memory budget.
+ */
+export const MAX_OPENAPI_FILE_BYTES = 16 * 1024 * 1024;
+/** YAML aliases expanded in one document: bounds "billion laughs" documents. */
+const MAX_YAML_ALIASES = 1_000;
+/** Broken `$ref` warnings kept per document; the rest are counted in one line. */
+const MAX_REF_WARNINGS = 20;
+
+export type JsonObject = Record<string, unknown>;
+
+export const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export interface OpenApiSpec {
+  file: string;
+  /** `2.0`, `3.0.x`, `3.1.x`: decides where bodies and responses live. */
+  version: string;
+  /** The document with every internal `$ref` replaced by its target; cycles stay as object cycles. */
+  doc: JsonObject;
+}
+
+export type SpecRead = { ok: true; text: string } | { ok: false; warnings: Warning[] };
+
+export const readSpecText = async (folder: ContainedFolder, file: string): Promise<SpecRead> => {
+  const read = await folder.readText(file, MAX_OPENAPI_FILE_BYTES);
+  if (read.ok) return read;
+  const message = read.missing
+    ? 'OpenAPI file not found; its operations are not indexed'
+    : `cannot read OpenAPI file (${read.reason}); its operations are not indexed`;
+  return { ok: false, warnings: [{ file, message }] };
+};
+
+/** Parses JSON or YAML into the raw document, without resolving references. */
+export const parseSpecText = (
+  file: string,
+  text: string,
+): { ok: true; doc: JsonObject; version: string } | { ok: false; warnings: Warning[] } => {
+  const fail = (message: string, line?: number): { ok: false; warnings: Warning[] } => ({
+    ok: false,
+    warnings: [line === undefined ? { file, message } : { file, line, message }],
+  });
+  const source = text.replace(/^\uFEFF/, '');
+  let doc: unknown;
+  if (/^\s*[{[]/.test(source)) {
+    try {
+      doc = JSON.parse(source);
+    } catch (error) {
+      const { line } = positionAt(source, jsonErrorOffset(source, error));
+      return fail(`invalid JSON in OpenAPI file: ${(error as Error).message}`, line);
+    }
+  } else {
+    try {
+      // Schema `core` turns no unknown tag into a class instance; anchors are capped against expansion bombs.
+      doc = parseYaml(source, { maxAliasCount: MAX_YAML_ALIASES, schema: 'core', uniqueKeys: false });
+    } catch (error) {
+      const line = (error as { linePos?: { line: number }[] }).linePos?.[0]?.line;
+      return fail(`invalid YAML in OpenAPI file: ${firstLine((error as Error).message)}`, line);
+    }
+  }
+  if (!isObject(doc)) return fail('OpenAPI file is not an object; its operations are not indexed');
+  const version =
+    typeof doc.openapi === 'string' ? doc.openapi : doc.swagger === '2.0' || doc.swagger === 2 ? '2.0' : null;
+  if (version === null || !/^(2\.0|3\.[0-2])/.test(version)) {
+    return fail('not an OpenAPI 3.x or Swagger 2.0 document (no "openapi" or "swagger" version)');
+  }
+  return { ok: true, doc, version };
+};
+
+const firstLine = (message: string): string => message.split('\n')[0] ?? message;
+
+/** `['paths', '/users/{id}', 'get']` → `#/paths/~1users~1{id}/get` (RFC 6901). */
+export const jsonPointer = (tokens: readonly (string | number)[]): string =>
+  `#${tokens.map((t) => `/${String(t).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')}`;
+
+/**
+ * Resolves every internal `$ref` of a parsed document with json-schema-ref-parser. External references
+ * (other files, URLs) are never followed: a docs repository must not make the server read its own files
+ * or call other hosts. Broken references become warnings with their JSON pointer; the rest of the
+ * document is still used.
+ */
+export const dereferenceSpec = async (
+  file: string,
+  parsed: { doc: JsonObject; version: string },
+): Promise<{ spec: OpenApiSpec; warnings: Warning[] }> => {
+  const warnings: Warning[] = [];
+  let doc: JsonObject = parsed.doc;
+  try {
+    doc = (await $RefParser.dereference(parsed.doc, {
+      resolve: { external: false },
+      dereference: { circular: true },
+      continueOnError: true,
+    })) as JsonObject;
+  } catch (error) {
+    const group = error as {
+      errors?: { message?: string; path?: (string | number)[] }[];
+      files?: { schema?: unknown };
+    };
+    if (isObject(group.files?.schema)) doc = group.files.schema;
+    const errors = group.errors ?? [{ message: (error as Error).message }];
+    for (const item of errors.slice(0, MAX_REF_WARNINGS)) {
+      const at = item.path ? ` at ${jsonPointer(item.path)}` : '';
+      warnings.push({
+        file,
+        message: `broken $ref${at}: ${firstLine(item.message ?? 'cannot be resolved')}`,
+      });
+    }
+    if (errors.length > MAX_REF_WARNINGS) {
+      warnings.push({ file, message: `${errors.length - MAX_REF_WARNINGS} more broken $ref` });
+    }
+  }
+  return { spec: { file, version: parsed.version, doc }, warnings };
+};

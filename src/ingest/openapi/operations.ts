@@ -1,0 +1,121 @@
+import { isObject, type JsonObject } from './openapi-spec.ts';
+import { OPERATION_METHODS } from './operation-ref.ts';
+
+/** What the navigation needs of one operation to place and name its page; small and serializable. */
+export interface OperationInfo {
+  method: string;
+  /** Path template, or the webhook's name when `method` is `webhook`. */
+  path: string;
+  summary: string | null;
+  /** The operation's first tag (its group in the API reference). */
+  tag: string | null;
+  /** The tag's display name (`x-group`), else the tag. */
+  tagLabel: string | null;
+  /** `x-mint.href`: the page URL the spec asks for. */
+  href: string | null;
+  /** `x-hidden`: generated but kept out of navigation and search, like a hidden page. */
+  hidden: boolean;
+}
+
+/** Operations one spec may contribute; the rest are left out with a warning. */
+export const MAX_OPERATIONS_PER_SPEC = 5_000;
+
+const text = (value: unknown): string | null =>
+  typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+
+const xMint = (operation: JsonObject): JsonObject =>
+  isObject(operation['x-mint']) ? operation['x-mint'] : {};
+
+/** Every operation and webhook of a parsed document, in document order, minus `x-excluded` ones. */
+export const listOperations = (doc: JsonObject): OperationInfo[] => {
+  const labels = new Map<string, string>();
+  if (Array.isArray(doc.tags)) {
+    for (const tag of doc.tags) {
+      if (isObject(tag) && typeof tag.name === 'string')
+        labels.set(tag.name, text(tag['x-group']) ?? tag.name);
+    }
+  }
+  const out: OperationInfo[] = [];
+  const collect = (items: unknown, webhook: boolean): void => {
+    if (!isObject(items)) return;
+    for (const [key, item] of Object.entries(items)) {
+      if (!isObject(item)) continue;
+      for (const method of OPERATION_METHODS) {
+        const operation = item[method];
+        if (!isObject(operation) || operation['x-excluded'] === true) continue;
+        const tags = Array.isArray(operation.tags) ? operation.tags.filter((t) => typeof t === 'string') : [];
+        const tag = tags[0] ?? null;
+        out.push({
+          method: webhook ? 'webhook' : method,
+          path: key,
+          summary: text(operation.summary),
+          tag,
+          tagLabel: tag === null ? null : (labels.get(tag) ?? tag),
+          href: text(xMint(operation).href),
+          hidden: operation['x-hidden'] === true,
+        });
+        // A webhook is one page whatever methods it lists.
+        if (webhook) break;
+      }
+    }
+  };
+  collect(doc.paths, false);
+  collect(doc.webhooks, true);
+  return out;
+};
+
+/** Mintlify's file-name rule for generated pages (spaces to dashes, path parameters and punctuation out). */
+const slugPart = (value: string | null): string | null =>
+  value
+    ? value
+        .replaceAll(' ', '-')
+        .replace(/\{.*?\}/g, '-')
+        .replace(/^-/, '')
+        .replace(/-$/, '')
+        .replace(/[{}(),.'\n/]/g, '')
+        .replaceAll('--', '-')
+        .toLowerCase()
+    : null;
+
+const joinPath = (...parts: string[]): string =>
+  parts
+    .join('/')
+    .replace(/\/+/g, '/')
+    .replace(/^\/|\/$/g, '');
+
+/**
+ * The page id (URL path) the hosted docs give a generated operation page: `x-mint.href` when set, else
+ * `<directory>/<tag>/<summary>` (directory `api-reference` unless the navigation names one), with a
+ * numeric suffix when two operations of one spec would share it. `taken` holds the ids already given.
+ */
+export const operationPageId = (
+  operation: OperationInfo,
+  directory: string | null,
+  taken: ReadonlySet<string>,
+): string => {
+  let base: string;
+  if (operation.href !== null) {
+    base = joinPath(operation.href);
+  } else {
+    const name =
+      slugPart(operation.summary) ||
+      (operation.method === 'webhook'
+        ? slugPart(operation.path)
+        : `${operation.method}-${slugPart(operation.path) ?? ''}`);
+    base = joinPath(directory ?? 'api-reference', slugPart(operation.tag) ?? '', name ?? 'operation');
+  }
+  base = base.toLowerCase();
+  if (base === '') base = `${operation.method}-operation`;
+  if (!taken.has(base)) return base;
+  for (let n = 1; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+};
+
+/** Finds an operation by method and path, as Mintlify matches them (a trailing slash does not matter). */
+export const findOperation = (
+  operations: readonly OperationInfo[],
+  method: string,
+  path: string,
+): OperationInfo | undefined => {
+  const trim = (p: string): string => (p.length > 1 ? p.replace(/\/+$/, '') : p);
+  return operations.find((op) => op.method === method && trim(op.path) === trim(path));
+};

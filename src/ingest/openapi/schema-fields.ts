@@ -1,0 +1,166 @@
+import { isObject, type JsonObject } from './openapi-spec.ts';
+
+/** Nesting levels of a schema written out; deeper properties are summarized by their parent's type. */
+export const MAX_SCHEMA_DEPTH = 8;
+/** Fields written for one operation page, over all its bodies and responses. */
+export const MAX_OPERATION_FIELDS = 600;
+/** Characters of one description or example kept on a generated page. */
+export const MAX_OPENAPI_TEXT_CHARS = 4_000;
+
+/** A shared budget, so one page's bodies and responses together stay bounded. */
+export interface FieldBudget {
+  left: number;
+  /** Set once fields were left out, to say so on the page. */
+  cut: boolean;
+}
+
+export const clip = (value: string): string =>
+  value.length > MAX_OPENAPI_TEXT_CHARS ? `${value.slice(0, MAX_OPENAPI_TEXT_CHARS)}…` : value;
+
+const oneLine = (value: string): string =>
+  clip(value)
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+
+/** A description followed by facts reads as sentences: `Model name. Default: 5.` */
+export const sentences = (parts: readonly string[]): string =>
+  parts
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map((p, i, all) => (i < all.length - 1 && !/[.!?:)`]$/.test(p) ? `${p}.` : p))
+    .join(' ');
+
+/** `string`, `integer (int64)`, `array of object`, `string or null`, `one of: A, B`. */
+export const typeLabel = (schema: JsonObject, seen: ReadonlySet<JsonObject> = new Set()): string => {
+  // Variants of variants are named by their outer type: shared sub-schemas must not multiply the work.
+  if (seen.has(schema) || seen.size > 3) return typeof schema.type === 'string' ? schema.type : 'object';
+  const nested = new Set(seen).add(schema);
+  let type: string;
+  if (Array.isArray(schema.type)) type = schema.type.filter((t) => typeof t === 'string').join(' or ');
+  else if (typeof schema.type === 'string') type = schema.type;
+  else if (isObject(schema.properties)) type = 'object';
+  else if (isObject(schema.items)) type = 'array';
+  else if (Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf)) {
+    const variants = ((schema.oneOf ?? schema.anyOf) as unknown[]).filter(isObject);
+    type = variants.map((v) => (typeof v.title === 'string' ? v.title : typeLabel(v, nested))).join(' or ');
+  } else if (Array.isArray(schema.allOf)) type = 'object';
+  else type = 'any';
+  if (type.includes('array') && isObject(schema.items)) {
+    type = type.replace('array', `array of ${typeLabel(schema.items, nested)}`);
+  }
+  if (typeof schema.format === 'string') type += ` (${schema.format})`;
+  if (schema.nullable === true) type += ' or null';
+  return type;
+};
+
+const facts = (schema: JsonObject): string[] => {
+  const out: string[] = [];
+  if (schema.deprecated === true) out.push('Deprecated.');
+  if (schema.readOnly === true) out.push('Read-only.');
+  if (schema.writeOnly === true) out.push('Write-only.');
+  if (Array.isArray(schema.enum)) {
+    const values = schema.enum.slice(0, 30).map((v) => `\`${JSON.stringify(v)}\``);
+    out.push(`One of: ${values.join(', ')}${schema.enum.length > 30 ? ', …' : ''}.`);
+  }
+  if (schema.default !== undefined)
+    out.push(`Default: \`${oneLine(JSON.stringify(schema.default) ?? '')}\`.`);
+  for (const [key, label] of [
+    ['minimum', 'Minimum'],
+    ['maximum', 'Maximum'],
+    ['minLength', 'Minimum length'],
+    ['maxLength', 'Maximum length'],
+    ['pattern', 'Pattern'],
+  ] as const) {
+    const value = schema[key];
+    if (typeof value === 'number' || typeof value === 'string') out.push(`${label}: \`${value}\`.`);
+  }
+  const example = schema.example ?? (Array.isArray(schema.examples) ? schema.examples[0] : undefined);
+  if (example !== undefined && !isObject(example) && !Array.isArray(example)) {
+    out.push(`Example: \`${oneLine(JSON.stringify(example) ?? '')}\`.`);
+  }
+  return out;
+};
+
+/** Properties of an object schema, `allOf` parts merged in, with which of them are required. */
+const propertiesOf = (
+  schema: JsonObject,
+  seen: ReadonlySet<JsonObject>,
+): { properties: [string, JsonObject][]; required: Set<string> } => {
+  const properties: [string, JsonObject][] = [];
+  const required = new Set<string>();
+  const visit = (part: JsonObject, trail: ReadonlySet<JsonObject>): void => {
+    if (trail.has(part) || trail.size > seen.size + MAX_SCHEMA_DEPTH) return;
+    const next = new Set(trail).add(part);
+    if (Array.isArray(part.required))
+      for (const name of part.required) if (typeof name === 'string') required.add(name);
+    if (isObject(part.properties)) {
+      for (const [name, value] of Object.entries(part.properties))
+        if (isObject(value)) properties.push([name, value]);
+    }
+    if (Array.isArray(part.allOf)) for (const sub of part.allOf) if (isObject(sub)) visit(sub, next);
+  };
+  visit(schema, seen);
+  return { properties, required };
+};
+
+/**
+ * Writes a schema as Markdown list lines, one per field, with dotted names (`options.temperature`,
+ * `messages[].role`) so that a reader's question about a nested field finds it. A schema met again
+ * inside itself is named, not expanded: `$ref` cycles end there.
+ */
+export const schemaFieldLines = (schema: JsonObject, budget: FieldBudget): string[] => {
+  const lines: string[] = [];
+  const walk = (node: JsonObject, prefix: string, depth: number, seen: ReadonlySet<JsonObject>): void => {
+    if (depth >= MAX_SCHEMA_DEPTH) return;
+    const trail = new Set(seen).add(node);
+    const item = isObject(node.items) ? node.items : null;
+    if (item && !isObject(node.properties)) {
+      if (!seen.has(item)) walk(item, `${prefix}[]`, depth + 1, trail);
+      return;
+    }
+    const { properties, required } = propertiesOf(node, seen);
+    for (const [name, property] of properties) {
+      if (budget.left <= 0) {
+        budget.cut = true;
+        return;
+      }
+      budget.left--;
+      const field = prefix === '' ? name : `${prefix}.${name}`;
+      const recursive = trail.has(property);
+      const parts = [`- \`${field}\` (${typeLabel(property)}${required.has(name) ? ', required' : ''})`];
+      const description = typeof property.description === 'string' ? oneLine(property.description) : '';
+      const detail = sentences([description, ...facts(property)]);
+      if (recursive) parts.push(`: ${detail ? `${detail} ` : ''}Same structure as its parent (recursive).`);
+      else if (detail) parts.push(`: ${detail}`);
+      lines.push(parts.join(''));
+      if (!recursive) walk(property, field, depth + 1, trail);
+    }
+    for (const key of ['oneOf', 'anyOf'] as const) {
+      const variants = node[key];
+      if (!Array.isArray(variants)) continue;
+      for (const [index, variant] of variants.entries()) {
+        if (!isObject(variant) || trail.has(variant)) continue;
+        const { properties: inner } = propertiesOf(variant, trail);
+        if (inner.length === 0) continue;
+        const label = typeof variant.title === 'string' ? variant.title : `option ${index + 1}`;
+        if (budget.left <= 0) {
+          budget.cut = true;
+          return;
+        }
+        budget.left--;
+        lines.push(
+          `- ${prefix === '' ? '' : `\`${prefix}\` `}${key === 'oneOf' ? 'one of' : 'any of'}: ${oneLine(label)}`,
+        );
+        walk(variant, prefix, depth + 1, trail);
+      }
+    }
+    if (isObject(node.additionalProperties) && !trail.has(node.additionalProperties)) {
+      walk(node.additionalProperties, prefix === '' ? '*' : `${prefix}.*`, depth + 1, trail);
+    }
+  };
+  walk(schema, '', 0, new Set());
+  return lines;
+};
+
+/** One line of facts about a parameter or top-level schema (its enum, default, example…). */
+export const schemaFacts = (schema: JsonObject): string => facts(schema).join(' ');
