@@ -92,7 +92,7 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
       expect(refused.status, url).toBe(400);
       expect(refused.json.error?.code).toBe('invalid_request');
     }
-    for (const url of ['file:///etc', '/etc', temp, '../', 'file://' + path.join(temp, 'data')]) {
+    for (const url of ['file:///etc', '/etc', temp, '../', `file://${path.join(temp, 'data')}`]) {
       const refused = await call('POST', '/v1/admin/sites', {
         key,
         body: { domain: 'bad-git', git: { url } },
