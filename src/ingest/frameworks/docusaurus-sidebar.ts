@@ -147,7 +147,11 @@ export class DocusaurusSidebarWalker {
       case 'html':
         return;
       default:
-        this.ctx.warn(file, item.line, `sidebar item of type ${describe(type)} is not understood; ignored`);
+        this.ctx.warn(
+          file,
+          item.line,
+          `sidebar item type ${asString(type) === undefined ? describe(type) : `"${asString(type)}"`} is not understood; ignored`,
+        );
     }
   }
 

@@ -10,8 +10,8 @@ export const MAX_SIDEBAR_DEPTH = 32;
 export const MAX_SIDEBAR_ENTRIES = 100_000;
 /** Syntax nodes (JS/TS) or YAML nodes turned into values per config file, aliases expanded. */
 export const MAX_STATIC_NODES = 500_000;
-/** Deepest object/array nesting turned into values per config file. */
-export const MAX_STATIC_DEPTH = 64;
+/** Deepest object/array nesting turned into values per config file (above 2 × MAX_SIDEBAR_DEPTH: a sidebar level is an object and a list). */
+export const MAX_STATIC_DEPTH = 100;
 /** Versions (Docusaurus versions.json) read; more are ignored with a warning. */
 export const MAX_VERSIONS = 200;
 /** Languages (locales) read; more are ignored with a warning. */

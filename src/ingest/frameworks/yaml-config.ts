@@ -24,7 +24,7 @@ export const readYamlConfig = (source: string): YamlResult => {
     });
     const [error] = doc.errors;
     if (error) {
-      const line = error.linePos?.[0]?.line;
+      const line = error.pos?.[0] === undefined ? undefined : lineCounter.linePos(error.pos[0]).line;
       const reason = `invalid YAML: ${error.message.split('\n')[0] ?? error.code}`;
       return line === undefined ? { ok: false, reason } : { ok: false, line, reason };
     }

@@ -1,0 +1,164 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFolderNavigation } from './fixture-navigation.ts';
+import { MAX_SIDEBAR_DEPTH, MAX_SIDEBAR_ENTRIES } from './limits.ts';
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+const folder = (files: Record<string, string>): string => {
+  const root = mkdtempSync(path.join(tmpdir(), 'docent-frameworks-'));
+  roots.push(root);
+  for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), content);
+  }
+  return root;
+};
+
+const md = (title: string): string => `---\ntitle: ${title}\n---\n\nBody.\n`;
+
+const read = async (root: string) => {
+  const result = await readFolderNavigation(root);
+  if (!result) throw new Error('no framework navigation');
+  return result;
+};
+
+describe('hostile framework configs', () => {
+  it('stops walking a sidebar nested a hundred deep, and still indexes the docs', async () => {
+    const depth = 150;
+    const sidebar = `module.exports = { s: [${"{ type: 'category', label: 'L', items: [".repeat(depth)}'intro'${']}'.repeat(depth)}] };`;
+    const { nav, warnings } = await read(
+      folder({
+        'docusaurus.config.js': 'module.exports = {};',
+        'sidebars.js': sidebar,
+        'docs/intro.md': md('Intro'),
+      }),
+    );
+    expect(nav.pages.map((p) => p.id)).toEqual(['docs/intro']);
+    expect(
+      warnings.some(
+        (w) => w.file === 'sidebars.js' && w.message.includes(`deeper than ${MAX_SIDEBAR_DEPTH} levels`),
+      ),
+    ).toBe(true);
+  });
+
+  it('turns nesting too deep to parse into a warning and falls back to the folder', async () => {
+    const sidebar = `module.exports = { s: ${'['.repeat(60_000)}${']'.repeat(60_000)} };`;
+    const { nav, warnings } = await read(
+      folder({
+        'docusaurus.config.js': 'module.exports = {};',
+        'sidebars.js': sidebar,
+        'docs/a.md': md('A'),
+      }),
+    );
+    expect(nav.pages.map((p) => p.id)).toEqual(['docs/a']);
+    expect(warnings.some((w) => w.file === 'sidebars.js')).toBe(true);
+  });
+
+  it('caps a sidebar listing more entries than MAX_SIDEBAR_ENTRIES', async () => {
+    const entries = Array.from({ length: MAX_SIDEBAR_ENTRIES + 500 }, () => "'intro'").join(',');
+    const started = Date.now();
+    const { nav, warnings } = await read(
+      folder({
+        'docusaurus.config.js': 'module.exports = {};',
+        'sidebars.js': `module.exports = { s: [${entries}] };`,
+        'docs/intro.md': md('Intro'),
+        'docs/other.md': md('Other'),
+      }),
+    );
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(nav.pages.map((p) => p.id)).toEqual(['docs/intro']);
+    expect(warnings).toContainEqual({
+      file: 'sidebars.js',
+      message: `navigation has more than ${MAX_SIDEBAR_ENTRIES} entries; the rest is ignored`,
+    });
+  });
+
+  it('treats __proto__ and constructor as category labels, not object plumbing', async () => {
+    const { nav } = await read(
+      folder({
+        'docusaurus.config.js': 'module.exports = {};',
+        'sidebars.js': "module.exports = { __proto__: ['intro'], constructor: { toString: ['more'] } };",
+        'docs/intro.md': md('Intro'),
+        'docs/more.md': md('More'),
+      }),
+    );
+    expect(nav.pages.map((p) => [p.id, p.group])).toEqual([
+      ['docs/intro', null],
+      ['docs/more', 'toString'],
+    ]);
+    expect(({} as Record<string, unknown>).toString).toBe(Object.prototype.toString);
+  });
+
+  it('reads MkDocs nav sections named __proto__ as plain titles', async () => {
+    const { nav } = await read(
+      folder({
+        'mkdocs.yml': 'nav:\n  - __proto__:\n      - a.md\n  - constructor: b.md\n',
+        'docs/a.md': md('A'),
+        'docs/b.md': md('B'),
+      }),
+    );
+    expect(nav.pages.map((p) => [p.id, p.group])).toEqual([
+      ['a', '__proto__'],
+      ['b', null],
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses configs linked from outside the folder, naming only the link', async () => {
+    const outside = folder({
+      'secret.js':
+        "module.exports = { title: 'SECRET-TITLE', presets: [['classic', { docs: { path: 'elsewhere' } }]] };",
+      'versions.json': '["SECRET-VERSION"]',
+    });
+    const root = folder({ 'docs/intro.md': md('Intro') });
+    symlinkSync(path.join(outside, 'secret.js'), path.join(root, 'docusaurus.config.js'));
+    symlinkSync(path.join(outside, 'versions.json'), path.join(root, 'versions.json'));
+    const { nav, warnings } = await read(root);
+    // Still a Docusaurus site (the link names the framework), read with the defaults.
+    expect(nav.summary).toEqual({ kind: 'docusaurus', versions: [], languages: [], name: null });
+    expect(nav.pages.map((p) => p.id)).toEqual(['docs/intro']);
+    expect(warnings).toEqual([
+      {
+        file: 'docusaurus.config.js',
+        message: 'cannot read config file (symbolic link leading outside the docs folder); ignored',
+      },
+      {
+        file: 'versions.json',
+        message: 'cannot read config file (symbolic link leading outside the docs folder); ignored',
+      },
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain(outside);
+    expect(JSON.stringify(warnings)).not.toContain('SECRET');
+  });
+
+  it('does not follow config paths that lead out of the folder', async () => {
+    const outside = folder({
+      'docs/leak.md': md('Leak'),
+      'sidebars.js': "module.exports = { s: ['leak'] };",
+    });
+    const root = folder({
+      'docusaurus.config.js': `module.exports = { presets: [['classic', { docs: { path: '../${path.basename(outside)}/docs', sidebarPath: '${path.join(outside, 'sidebars.js')}' } }]] };`,
+      'mkdocs-unused.md': md('x'),
+    });
+    const { nav, warnings } = await read(root);
+    expect(nav.pages).toEqual([]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      `path "../${path.basename(outside)}/docs" leads outside the docs folder; ignored`,
+    ]);
+  });
+
+  it('survives YAML nested deeper than it reads', async () => {
+    const nav = `nav: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`;
+    const { nav: navigation, warnings } = await read(
+      folder({ 'mkdocs.yml': nav, 'docs/index.md': md('Home') }),
+    );
+    expect(navigation.pages.map((p) => p.id)).toEqual(['index']);
+    expect(warnings.some((w) => w.file === 'mkdocs.yml')).toBe(true);
+  });
+});

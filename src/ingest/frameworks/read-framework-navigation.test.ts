@@ -1,0 +1,74 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { WarningSink } from '../warnings.ts';
+import { FIXTURES, readFolderNavigation } from './fixture-navigation.ts';
+import { readFrameworkNavigation } from './read-framework-navigation.ts';
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+const folder = (files: Record<string, string>): string => {
+  const root = mkdtempSync(path.join(tmpdir(), 'docent-detect-'));
+  roots.push(root);
+  for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), content);
+  }
+  return root;
+};
+
+describe('readFrameworkNavigation', () => {
+  it('is null for a plain Markdown folder, a Mintlify folder and an Astro site without Starlight', async () => {
+    const sink = new WarningSink();
+    expect(await readFrameworkNavigation(folder({ 'a.md': '# A' }), sink)).toBeNull();
+    expect(await readFrameworkNavigation(folder({ 'docs.json': '{}', 'a.mdx': '# A' }), sink)).toBeNull();
+    const astro = folder({
+      'astro.config.mjs': 'export default { integrations: [mdx()] };',
+      'src/pages/a.md': '# A',
+    });
+    expect(await readFrameworkNavigation(astro, sink)).toBeNull();
+    expect(sink.list('.')).toEqual([]);
+  });
+
+  it('finds the site in website/ or docs/ when pointed at the repository root', async () => {
+    const vitepress = await readFolderNavigation(
+      folder({
+        'docs/.vitepress/config.js': 'export default {};',
+        'docs/guide.md': '# Guide',
+        'README.md': '# Repo',
+      }),
+    );
+    expect(vitepress?.nav.summary.kind).toBe('vitepress');
+    // Ids are URL paths under the site, files are paths under the folder Docent was given.
+    expect(vitepress?.nav.pages.map((p) => [p.id, p.file])).toEqual([['guide', 'docs/guide.md']]);
+    const mkdocs = await readFolderNavigation(
+      folder({ 'docs/mkdocs.yml': 'site_name: Nested\n', 'docs/docs/a.md': '# A' }),
+    );
+    expect(mkdocs?.nav.pages.map((p) => [p.id, p.file])).toEqual([['a', 'docs/docs/a.md']]);
+  });
+
+  it('lists the folder itself when not handed the file list', async () => {
+    const root = path.join(FIXTURES, 'mkdocs-folder-nonav');
+    const listed = await readFolderNavigation(root);
+    const unlisted = await readFrameworkNavigation(root, new WarningSink());
+    expect(unlisted?.pages).toEqual(listed?.nav.pages);
+  });
+
+  it('reads a config that is not valid JS/YAML as absent, with the line of the error', async () => {
+    const result = await readFolderNavigation(
+      folder({ 'mkdocs.yml': 'site_name: x\nnav: [a.md\n', 'docs/a.md': '# A', 'docs/b.md': '# B' }),
+    );
+    expect(result?.nav.pages.map((p) => p.id)).toEqual(['a', 'b']);
+    expect(result?.warnings).toEqual([
+      expect.objectContaining({
+        file: 'mkdocs.yml',
+        line: 3,
+        message: expect.stringMatching(/^cannot read mkdocs\.yml \(invalid YAML: /),
+      }),
+    ]);
+  });
+});
