@@ -51,7 +51,8 @@ describe('readStaticModule', () => {
         '  sidebar,',
         '  items: [...sidebar, makeItem()],',
         '  env: process.env.DOCS,',
-        '  text: `v${1}`,',
+        // A template literal with a placeholder, written as JS source.
+        `  text: \`v\${1}\`,`,
         '  ...local,',
         '  ...other,',
         '};',
