@@ -144,13 +144,13 @@ describe.each(dialects)('git sources on %s', (dialect) => {
       new IngestionRunner(silent, null, workspace),
       new IngestionRunner(silent, null, workspace),
     ];
-    // A minute of 200 ms: the test's clock, never a server's.
+    // A minute of 500 ms: the test's clock, never a server's.
     const pollers = runners.map((ingestions) =>
-      startGitPoller({ storage, ingestions, logger: silent }, { checkEveryMs: 40, minuteMs: 200 }),
+      startGitPoller({ storage, ingestions, logger: silent }, { checkEveryMs: 40, minuteMs: 500 }),
     );
     try {
       // Nothing new on the remote: the pollers look and leave the site alone.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
       expect(await listIngestionJobs(storage, site.id)).toHaveLength(1);
 
       const moved = commitFiles(polled, { 'index.md': '# Polled\n\nSecond.\n' });
@@ -160,7 +160,7 @@ describe.each(dialects)('git sources on %s', (dialect) => {
       });
       expect(job.counts).toMatchObject({ updated: 1, unchanged: 1 });
       expect(await jobCommit(storage, job.id)).toBe(moved);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
       // One ingestion for the one new commit, though two pollers ran.
       expect(await listIngestionJobs(storage, site.id)).toHaveLength(2);
       expect((await getIngestionJob(storage, job.id))?.status).toBe('success');

@@ -25,7 +25,8 @@ export interface GitPoller {
  * Checks sites that asked for polling (`pollMinutes`) with `git ls-remote` and ingests those whose
  * branch moved since the last fetch. With several servers on one database, each due check is claimed
  * by moving its `next_poll_at` (one server's update wins), and a site with an ingestion queued or
- * running anywhere is left for the next round.
+ * running anywhere is left for the next round. A claim lasts the site's interval, at least a minute,
+ * longer than `git ls-remote` may run (GIT_QUICK_TIMEOUT_MS).
  */
 export function startGitPoller(
   deps: { storage: Storage; ingestions: IngestionRunner; logger: Logger },
@@ -37,12 +38,15 @@ export function startGitPoller(
 
   const pollSite = async (source: Awaited<ReturnType<typeof dueGitPolls>>[number]): Promise<void> => {
     const git = deps.ingestions.git;
-    if (git === null || !(await claimGitPoll(deps.storage, source, minuteMs))) return;
-    if (await hasUnfinishedIngestion(deps.storage, source.site_id)) return;
+    if (git === null) return;
+    const claimed = await claimGitPoll(deps.storage, source, minuteMs);
+    if (claimed === null || (await hasUnfinishedIngestion(deps.storage, source.site_id))) return;
     const head = await remoteHead(git, remoteOf(source), source.branch, stopping.signal);
-    // Read again: another server may have fetched this commit since the due list was read.
+    // Read again: another server may have fetched this commit since the due list was read, or, should
+    // this check have outlasted the interval, claimed the next one (then that check decides).
     const current = await getGitSource(deps.storage, source.site_id);
-    if (!current || head === current.checked_out_commit || stopping.signal.aborted) return;
+    if (!current || current.next_poll_at !== claimed || head === current.checked_out_commit) return;
+    if (stopping.signal.aborted || (await hasUnfinishedIngestion(deps.storage, source.site_id))) return;
     try {
       const job = await deps.ingestions.startGit(deps.storage, source.site_id);
       deps.logger.info({ siteId: source.site_id, jobId: job.id, head }, 'git source moved: ingesting');

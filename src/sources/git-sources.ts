@@ -184,21 +184,23 @@ export async function dueGitPolls(storage: Storage, now: string, limit = 100): P
 
 /**
  * Claims one due poll for this process by moving its `next_poll_at` from the value it was read with:
- * of several servers sharing the database, only the one whose update matched runs this check.
+ * of several servers sharing the database, only the one whose update matched runs this check. Returns
+ * the new `next_poll_at` (the claim holds while the row still has it), or null when another won.
  */
 export async function claimGitPoll(
   storage: Storage,
   source: Pick<GitSourceRow, 'site_id' | 'next_poll_at' | 'poll_minutes'>,
   minuteMs: number,
-): Promise<boolean> {
-  if (source.next_poll_at === null || source.poll_minutes === null) return false;
+): Promise<string | null> {
+  if (source.next_poll_at === null || source.poll_minutes === null) return null;
+  const next = nextPollAt(Number(source.poll_minutes), minuteMs) as string;
   const result = await storage.db
     .updateTable('site_git_sources')
-    .set({ next_poll_at: nextPollAt(Number(source.poll_minutes), minuteMs) })
+    .set({ next_poll_at: next })
     .where('site_id', '=', source.site_id)
     .where('next_poll_at', '=', source.next_poll_at)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return Number(result.numUpdatedRows) === 1 ? next : null;
 }
 
 /** Whether any process has an ingestion of the site queued or running (as the job table says). */

@@ -5,8 +5,11 @@ import { type GitUrlKind, redactGitUrl } from './git-url.ts';
 
 /** Longest a clone or fetch may run before it is killed and its ingestion fails. */
 export const GIT_FETCH_TIMEOUT_MS = 5 * 60_000;
-/** Longest `git ls-remote` (a poll) and local commands may run. */
-export const GIT_QUICK_TIMEOUT_MS = 60_000;
+/**
+ * Longest `git ls-remote` (a poll) and local commands may run; under the shortest poll interval (one
+ * minute), so a poll's claim outlasts its check.
+ */
+export const GIT_QUICK_TIMEOUT_MS = 30_000;
 /** Largest clone kept on disk (work tree and `.git` together); a larger one is deleted and its ingestion fails. */
 export const MAX_CLONE_BYTES = 1024 * 1024 * 1024;
 /** While a clone or fetch runs, how often its folder is measured against MAX_CLONE_BYTES. */
