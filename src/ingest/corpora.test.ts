@@ -140,8 +140,12 @@ describe('mintlify-docs', () => {
     // The translated analytics specs lack four operations that translated pages name in `openapi:`.
     expect(site.warnings).toHaveLength(12);
     for (const warning of site.warnings) {
-      expect(warning.file).toMatch(/^(es|fr|zh)\/api\/analytics\/(feedback-by-page|searches|views|visitors)\.mdx$/);
-      expect(warning.message).toMatch(/^front matter names GET \/v1\/analytics\/.+, which (es|fr|zh)\/analytics\.openapi\.json does not have/);
+      expect(warning.file).toMatch(
+        /^(es|fr|zh)\/api\/analytics\/(feedback-by-page|searches|views|visitors)\.mdx$/,
+      );
+      expect(warning.message).toMatch(
+        /^front matter names GET \/v1\/analytics\/.+, which (es|fr|zh)\/analytics\.openapi\.json does not have/,
+      );
     }
   });
 

@@ -21,7 +21,7 @@ function site(): string {
 }
 
 describe('loading with known content hashes', () => {
-  it('reuses unchanged pages that import nothing, and parses the rest', async () => {
+  it('reuses unchanged pages, with or without imports, and parses the changed ones', async () => {
     const dir = site();
     const first = await loadDocsFolder(dir);
     expect(first.pages.map((p) => p.path).sort()).toEqual(['plain', 'with-snippet']);
@@ -33,8 +33,8 @@ describe('loading with known content hashes', () => {
     expect(byPath.get('plain')?.reused).toBe(true);
     expect(byPath.get('plain')?.contentHash).toBe(known.plain);
     expect(byPath.get('plain')?.chunks).toEqual([]);
-    // A page with an import depends on other files: it is always parsed, and hashes the same.
-    expect(byPath.get('with-snippet')?.reused).toBeUndefined();
+    // A page with an import is known unchanged from its source and the snippets its imports reach.
+    expect(byPath.get('with-snippet')?.reused).toBe(true);
     expect(byPath.get('with-snippet')?.contentHash).toBe(known['with-snippet']);
     expect(second.skipped).toBe(1);
 
@@ -46,7 +46,10 @@ describe('loading with known content hashes', () => {
     expect(plain?.reused).toBeUndefined();
     expect(plain?.contentHash).not.toBe(known.plain);
     expect(plain?.chunks.map((c) => c.text).join(' ')).toContain('More.');
-    expect(third.pages.find((p) => p.path === 'with-snippet')?.contentHash).not.toBe(known['with-snippet']);
+    const withSnippet = third.pages.find((p) => p.path === 'with-snippet');
+    expect(withSnippet?.reused).toBeUndefined();
+    expect(withSnippet?.contentHash).not.toBe(known['with-snippet']);
+    expect(withSnippet?.chunks.map((c) => c.text).join(' ')).toContain('Changed note.');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

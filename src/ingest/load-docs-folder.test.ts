@@ -403,6 +403,32 @@ describe('page parsing', () => {
     expect(d).not.toBe(a);
   });
 
+  it('reuses unchanged pages that import snippets, without parsing, and re-parses when a snippet they reach changes', async () => {
+    const root = fixture({
+      'docs.json': JSON.stringify({ navigation: { pages: ['p', 'q', 'broken'] } }),
+      // A multi-line import, a snippet importing a snippet, a named import and a code import.
+      'p.mdx':
+        "import {\n  Outer,\n} from '/snippets/outer.mdx';\nimport Chart from './chart.jsx';\n\nPage p.\n",
+      'q.mdx': "import Other from './snippets/inner';\n\n<Other />\n",
+      'broken.mdx': "import Gone from '/snippets/gone.mdx';\n\n<Gone />\n",
+      'snippets/outer.mdx': "import Inner from '/snippets/inner.mdx';\n\nOuter <Inner />\n",
+      'snippets/inner.mdx': 'Inner one.',
+    });
+    const first = await loadDocsFolder(root);
+    const known = Object.fromEntries(first.pages.map((p) => [p.path, p.contentHash]));
+    const again = await loadDocsFolder(root, { known });
+    // `broken` imports a missing snippet: it is parsed again, so its warning is reported again.
+    expect(again.pages.filter((p) => !p.reused).map((p) => p.path)).toEqual(['broken']);
+    expect(again.warnings.map((w) => w.message)).toEqual(['snippet "/snippets/gone.mdx" not found']);
+    expect(again.pages.map((p) => p.contentHash)).toEqual(first.pages.map((p) => p.contentHash));
+
+    writeFileSync(path.join(root, 'snippets/inner.mdx'), 'Inner two.');
+    const changed = await loadDocsFolder(root, { known });
+    // p reaches inner.mdx through outer.mdx (a named import still counts); q imports it directly.
+    expect(changed.pages.filter((p) => !p.reused).map((p) => p.path)).toEqual(['p', 'q', 'broken']);
+    expect(text(page(changed, 'q'))).toContain('Inner two.');
+  });
+
   it('reports progress up to the total', async () => {
     const calls: [number, number][] = [];
     await loadDocsFolder(fixture({ 'a.md': 'a', 'b.md': 'b' }), { onProgress: (d, t) => calls.push([d, t]) });

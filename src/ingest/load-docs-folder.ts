@@ -1,10 +1,20 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { readAssistantInstructions } from './assistant-instructions.ts';
+import { containedFolder } from './contained-file.ts';
 import { isPlainFolderPage, listDocsFiles, pageIdOf } from './docs-files.ts';
-import type { PageCandidate, PageResult } from './load-page.ts';
+import { readFrameworkNavigation } from './frameworks/read-framework-navigation.ts';
+import {
+  createReuseCheck,
+  type PageCandidate,
+  type PageLoaderOptions,
+  type PageResult,
+} from './load-page.ts';
 import { mapLimit } from './map-limit.ts';
 import { readNavigation } from './navigation.ts';
+import { MAX_MAIN_THREAD_SPEC_BYTES } from './openapi/openapi-spec.ts';
 import { operationCandidates } from './openapi/operation-candidates.ts';
+import { createSpecCache } from './openapi/spec-cache.ts';
 import {
   createPageLoaderPool,
   type PageLoaderPoolOptions,
@@ -29,8 +39,8 @@ export interface LoadDocsFolderOptions {
 
 /**
  * Loads a documentation folder into pages and chunks. Pure: reads files, never writes. A folder with
- * `docs.json` (or `mint.json`) is indexed as its navigation says; without one (or with an unusable one),
- * every Markdown file is a page. Bad files become warnings, never exceptions; only a missing root and
+ * `docs.json` (or `mint.json`), or with a Docusaurus, MkDocs, Starlight or VitePress config, is indexed as
+ * its navigation says; without one (or with an unusable one), every Markdown file is a page. Bad files become warnings, never exceptions; only a missing root and
  * page workers that cannot run at all (PageWorkersUnavailableError) throw, because an empty result would
  * make the caller delete every stored page.
  */
@@ -49,7 +59,9 @@ export const loadDocsFolder = async (
     sink.add({ file: rel, message: reason ?? 'cannot read directory; skipped' }, 'io');
   }
 
-  const navigation = await readNavigation(root, sink);
+  // Mintlify's config first; without one, another framework's (Docusaurus, MkDocs, Starlight, VitePress).
+  const navigation =
+    (await readNavigation(root, sink)) ?? (await readFrameworkNavigation(root, sink, docs.files));
   const summary: NavigationSummary = navigation?.summary ?? {
     kind: 'none',
     versions: [],
@@ -111,21 +123,27 @@ export const loadDocsFolder = async (
   }
 
   const openapi = navigation?.openapi;
-  const pool = createPageLoaderPool(
-    {
-      root,
-      files: docs.files,
-      indexHidden,
-      analyze: options.analyze ?? false,
-      ...(options.known ? { known: options.known } : {}),
-      ...(openapi ? { openapiSpecs: openapi.specs } : {}),
-    },
-    { ...options.limits, workers: workerCountFor(candidates.length + (openapi?.operations.length ?? 0)) },
-  );
+  const loaderOptions: PageLoaderOptions = {
+    root,
+    files: docs.files,
+    indexHidden,
+    analyze: options.analyze ?? false,
+    ...(options.known ? { known: options.known } : {}),
+    ...(openapi ? { openapiSpecs: openapi.specs } : {}),
+  };
+  // Workers start on demand: pages reused on the main thread and small specs listed here start none.
+  const pool = createPageLoaderPool(loaderOptions, {
+    ...options.limits,
+    workers: workerCountFor(candidates.length + (openapi?.operations.length ?? 0)),
+  });
+  const smallSpecs = createSpecCache(containedFolder(root), MAX_MAIN_THREAD_SPEC_BYTES);
   if (navigation && openapi && (openapi.operations.length > 0 || openapi.sections.length > 0)) {
     const generated = await operationCandidates(
       openapi,
-      (file) => pool.listOperations(file),
+      async (file) => {
+        const listing = await smallSpecs.list(file);
+        return !listing.ok && listing.tooLarge ? pool.listOperations(file) : listing;
+      },
       new Set(candidates.map((c) => c.id)),
       indexHidden,
       navigation.lineOf,
@@ -143,9 +161,10 @@ export const loadDocsFolder = async (
   }
   let done = 0;
   options.onProgress?.(0, candidates.length);
+  const reuse = options.known ? createReuseCheck(loaderOptions) : null;
   const results: PageResult[] = await mapLimit(candidates, READ_CONCURRENCY, async (candidate) => {
     try {
-      return await pool.load(candidate);
+      return (await reuse?.(candidate)) ?? (await pool.load(candidate));
     } catch (error) {
       // Without workers nothing can be parsed: failing keeps the stored pages, an empty result would not.
       if (error instanceof PageWorkersUnavailableError) throw error;
@@ -179,7 +198,8 @@ export const loadDocsFolder = async (
   }
 
   if (navigation) {
-    // Mintlify does not publish files the navigation does not reach; they are counted, not indexed.
+    // Mintlify does not publish files the navigation does not reach; they are counted, not indexed. (The
+    // other frameworks' navigations list every page they publish, so what is left is unpublished too.)
     const reachable = new Set<string>();
     for (const nav of navigation.pages) {
       const file = nav.file ?? docs.byPageId.get(nav.id);
@@ -191,10 +211,12 @@ export const loadDocsFolder = async (
     }
   }
 
+  const assistantInstructions = await readAssistantInstructions(root, sink);
   return {
     navigation: summary,
     pages,
     warnings: sink.list(summary.kind === 'none' ? '.' : summary.kind),
     skipped,
+    assistantInstructions,
   };
 };

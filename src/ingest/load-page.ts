@@ -1,8 +1,9 @@
 import { parse as parseYaml } from 'yaml';
 import { analyzeChunk } from '../search/analyze.ts';
 import { chunkPage } from './chunk-page.ts';
-import { containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
+import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { contentHash } from './content-hash.ts';
+import { importClosure } from './import-closure.ts';
 import { MAX_PAGE_CHUNKS } from './ingest-limits.ts';
 import { type Block, treeToBlocks } from './mdx-to-sections.ts';
 import {
@@ -11,7 +12,8 @@ import {
   loadOperation,
   type OperationSource,
 } from './openapi/operation-pages.ts';
-import { createSpecCache, type SpecListing } from './openapi/spec-cache.ts';
+import { parseOperationRef } from './openapi/operation-ref.ts';
+import { createSpecCache, type SpecCache, type SpecListing } from './openapi/spec-cache.ts';
 import { parseCostProblem } from './parse-cost.ts';
 import { parseSource } from './parse-markdown.ts';
 import { SnippetStore } from './snippets.ts';
@@ -110,6 +112,91 @@ const analyzed = (
 
 const baseName = (id: string): string => id.slice(id.lastIndexOf('/') + 1);
 
+const reusedPage = (candidate: PageCandidate, hash: string): PageResult => ({
+  page: {
+    path: candidate.id,
+    title: '',
+    description: null,
+    versions: candidate.versions,
+    languages: candidate.languages,
+    navOrder: candidate.navOrder,
+    navGroup: candidate.navGroup,
+    contentHash: hash,
+    chunks: [],
+    reused: true,
+  },
+  skipped: false,
+  warnings: [],
+  snippetFiles: [],
+});
+
+/**
+ * Decides, without parsing Markdown, whether a page is one the caller already holds: its content hash
+ * (own source, the snippet files its imports reach, the OpenAPI operation it shows, its labels) equals
+ * the known one. Anything it cannot vouch for (a read that fails, a warning to report, too many imports,
+ * on the main thread an operation whose file must be parsed to be found) answers null: parse the page.
+ * Cheap enough for the main thread, so an unchanged re-ingest starts no worker at all.
+ */
+export const createReuseCheck = (
+  options: PageLoaderOptions,
+  shared?: { folder: ContainedFolder; specs: SpecCache; fileSet: ReadonlySet<string>; parseSpecs: boolean },
+): ((candidate: PageCandidate) => Promise<PageResult | null>) => {
+  const folder = shared?.folder ?? containedFolder(options.root);
+  const specs = shared?.specs ?? createSpecCache(folder);
+  const fileSet = shared?.fileSet ?? new Set(options.files);
+  const parseSpecs = shared?.parseSpecs ?? false;
+  return async (candidate) => {
+    // Own keys only: a page named `constructor` must not find Object's.
+    const known =
+      options.known !== undefined && Object.hasOwn(options.known, candidate.id)
+        ? options.known[candidate.id]
+        : undefined;
+    if (known === undefined) return null;
+    const hashOf = (source: string, parts: { file: string; source: string }[]): string =>
+      contentHash({
+        path: candidate.id,
+        source,
+        snippets: parts,
+        versions: candidate.versions,
+        languages: candidate.languages,
+      });
+    if (candidate.operation) {
+      const found = await generatedOperationSource(
+        specs,
+        candidate.file,
+        candidate.operation.method,
+        candidate.operation.path,
+      );
+      if (!found.source) return null;
+      const hash = hashOf('', [found.source.hashPart]);
+      return hash === known ? reusedPage(candidate, hash) : null;
+    }
+    const read = await folder.readText(candidate.file, MAX_PAGE_FILE_BYTES);
+    if (!read.ok) return null;
+    const source = read.text;
+    const parts: { file: string; source: string }[] = [];
+    const block = frontMatterBlock(source);
+    if (block !== null && /^openapi\s*:/m.test(block)) {
+      const value = frontMatterData(block)?.openapi;
+      // Finding which declared file holds the operation means parsing them: a worker's job.
+      if (!parseSpecs && typeof value === 'string' && parseOperationRef(value)?.spec === null) return null;
+      const found = await frontMatterOperationSource(
+        specs,
+        candidate.file,
+        value,
+        candidate.openapiSpec,
+        options.openapiSpecs ?? [],
+      );
+      if (!found.source || found.warnings.length > 0) return null;
+      parts.push(found.source.hashPart);
+    }
+    const closure = await importClosure(folder, fileSet, candidate.file, source);
+    if (closure === null) return null;
+    const hash = hashOf(source, [...closure, ...parts]);
+    return hash === known ? reusedPage(candidate, hash) : null;
+  };
+};
+
 export interface PageLoader {
   /** Turns one page file (or OpenAPI operation) into a ParsedPage. */
   load(candidate: PageCandidate): Promise<PageResult>;
@@ -122,27 +209,8 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
   const snippets = new SnippetStore(options.root, new Set(options.files));
   const folder = containedFolder(options.root);
   const specs = createSpecCache(folder);
-  const knownHash = (id: string): string | undefined =>
-    // Own keys only: a page named `constructor` must not find Object's.
-    options.known !== undefined && Object.hasOwn(options.known, id) ? options.known[id] : undefined;
-  const reusedPage = (candidate: PageCandidate, hash: string): PageResult => ({
-    page: {
-      path: candidate.id,
-      title: '',
-      description: null,
-      versions: candidate.versions,
-      languages: candidate.languages,
-      navOrder: candidate.navOrder,
-      navGroup: candidate.navGroup,
-      contentHash: hash,
-      chunks: [],
-      reused: true,
-    },
-    skipped: false,
-    warnings: [],
-    snippetFiles: [],
-  });
-
+  const fileSet = new Set(options.files);
+  const reuse = createReuseCheck(options, { folder, specs, fileSet, parseSpecs: true });
   /** Generated Markdown (an operation page) to blocks, under the same parse-cost limits as a page. */
   const markdownBlocks = async (file: string, markdown: string, warnings: Warning[]): Promise<Block[]> => {
     const tooCostly = parseCostProblem(markdown);
@@ -207,7 +275,6 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       versions: candidate.versions,
       languages: candidate.languages,
     });
-    if (knownHash(candidate.id) === hash) return reusedPage(candidate, hash);
     const loaded = await loadOperation(specs, found.source);
     warnings.push(...loaded.warnings);
     if (!loaded.page) return { page: null, skipped: false, warnings, snippetFiles: [] };
@@ -216,6 +283,8 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
   };
 
   const load = async (candidate: PageCandidate): Promise<PageResult> => {
+    const reused = await reuse(candidate);
+    if (reused) return reused;
     if (candidate.operation) return loadGenerated(candidate, candidate.operation);
     const { file } = candidate;
     const warnings: Warning[] = [];
@@ -240,19 +309,8 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       warnings.push(...found.warnings);
     }
     const extraHashParts = operation ? [operation.hashPart] : [];
-    // MDX reads ESM only at the start of a line: without such an `import` the content hash depends on
-    // nothing but the page's own source and labels, so an unchanged page is known before the parse.
-    const known = knownHash(candidate.id);
-    if (known !== undefined && !/^import\b/m.test(source)) {
-      const hash = contentHash({
-        path: candidate.id,
-        source,
-        snippets: extraHashParts,
-        versions: candidate.versions,
-        languages: candidate.languages,
-      });
-      if (hash === known) return { ...reusedPage(candidate, hash), warnings };
-    }
+    // Snippets found by scanning imports (import-closure.ts): the same files the reuse check hashes.
+    const closure = await importClosure(folder, fileSet, file, source);
     if (skippedByFrontMatter(source, options.indexHidden)) {
       return { page: null, skipped: true, warnings, snippetFiles: [] };
     }
@@ -299,7 +357,8 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       path: candidate.id,
       source,
       snippets: [
-        ...resolved.files.map((f) => ({ file: f, source: resolved.byFile.get(f)?.source ?? '' })),
+        ...(closure ??
+          resolved.files.map((f) => ({ file: f, source: resolved.byFile.get(f)?.source ?? '' }))),
         ...extraHashParts,
       ],
       versions: candidate.versions,

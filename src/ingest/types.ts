@@ -71,6 +71,11 @@ export interface LoadedSite {
   warnings: Warning[];
   /** Pages excluded on purpose (hidden, noindex, searchable: false). */
   skipped: number;
+  /**
+   * The repository's instructions for the assistant (`.docent/Assistant.md`, `.mintlify/Assistant.md`),
+   * added to the site's own in the system prompt; null when it has none.
+   */
+  assistantInstructions: { file: string; text: string } | null;
 }
 
 export type LoadProgress = (done: number, total: number) => void;

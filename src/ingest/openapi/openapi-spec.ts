@@ -1,6 +1,6 @@
 import { $RefParser } from '@apidevtools/json-schema-ref-parser';
 import { parse as parseYaml } from 'yaml';
-import type { ContainedFolder } from '../contained-file.ts';
+import { type ContainedFolder, tooLargeReason } from '../contained-file.ts';
 import { jsonErrorOffset, positionAt } from '../json-position.ts';
 import type { Warning } from '../types.ts';
 
@@ -27,11 +27,25 @@ export interface OpenApiSpec {
   doc: JsonObject;
 }
 
-export type SpecRead = { ok: true; text: string } | { ok: false; warnings: Warning[] };
+/**
+ * OpenAPI files up to this size are listed on the main thread (a 512 KB document parses in a few
+ * milliseconds), so an unchanged re-ingest needs no worker; larger ones are listed in a page worker.
+ */
+export const MAX_MAIN_THREAD_SPEC_BYTES = 512 * 1024;
 
-export const readSpecText = async (folder: ContainedFolder, file: string): Promise<SpecRead> => {
-  const read = await folder.readText(file, MAX_OPENAPI_FILE_BYTES);
+/** `tooLarge`: over the size the caller allowed (`maxBytes`), not necessarily over MAX_OPENAPI_FILE_BYTES. */
+export type SpecRead = { ok: true; text: string } | { ok: false; warnings: Warning[]; tooLarge?: true };
+
+export const readSpecText = async (
+  folder: ContainedFolder,
+  file: string,
+  maxBytes = MAX_OPENAPI_FILE_BYTES,
+): Promise<SpecRead> => {
+  const read = await folder.readText(file, maxBytes);
   if (read.ok) return read;
+  if (maxBytes < MAX_OPENAPI_FILE_BYTES && read.reason === tooLargeReason(maxBytes)) {
+    return { ok: false, warnings: [], tooLarge: true };
+  }
   const message = read.missing
     ? 'OpenAPI file not found; its operations are not indexed'
     : `cannot read OpenAPI file (${read.reason}); its operations are not indexed`;

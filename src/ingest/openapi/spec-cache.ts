@@ -4,9 +4,10 @@ import type { Warning } from '../types.ts';
 import { dereferenceSpec, type OpenApiSpec, parseSpecText, readSpecText } from './openapi-spec.ts';
 import { listOperations, MAX_OPERATIONS_PER_SPEC, type OperationInfo } from './operations.ts';
 
+/** `tooLarge`: the file is over the cache's `maxBytes`; list it where larger files may be parsed. */
 export type SpecListing =
   | { ok: true; operations: OperationInfo[]; warnings: Warning[] }
-  | { ok: false; warnings: Warning[] };
+  | { ok: false; warnings: Warning[]; tooLarge?: true };
 
 /**
  * One ingestion's OpenAPI documents inside one page worker: each file is read, parsed and dereferenced
@@ -22,14 +23,14 @@ export interface SpecCache {
   spec(file: string): Promise<{ spec: OpenApiSpec | null; warnings: Warning[] }>;
 }
 
-export const createSpecCache = (folder: ContainedFolder): SpecCache => {
+export const createSpecCache = (folder: ContainedFolder, maxBytes?: number): SpecCache => {
   const texts = new Map<string, ReturnType<typeof readSpecText>>();
   const specs = new Map<string, Promise<{ spec: OpenApiSpec | null; warnings: Warning[] }>>();
   const listings = new Map<string, Promise<SpecListing>>();
   const read = (file: string): ReturnType<typeof readSpecText> => {
     let text = texts.get(file);
     if (!text) {
-      text = readSpecText(folder, file);
+      text = readSpecText(folder, file, maxBytes);
       texts.set(file, text);
     }
     return text;

@@ -1,0 +1,104 @@
+import path from 'node:path';
+import { type ContainedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
+import { MAX_SNIPPET_DEPTH } from './ingest-limits.ts';
+
+/** `import` statements scanned in one file; a file with more is left to the parser (no fast reuse). */
+const MAX_SCANNED_IMPORTS = 200;
+/** Characters one import statement may span (`import {\n A,\n B\n} from '…'`). */
+const MAX_IMPORT_CHARS = 2_000;
+/** Files one page's imports may reach before the scan gives up and the page is parsed. */
+const MAX_CLOSURE_FILES = 500;
+
+const CODE_EXTENSIONS = /\.(jsx|js|tsx|ts|mjs|cjs|json)$/i;
+
+/**
+ * The Markdown files an ESM `import` of `source` (a page or snippet) may name, found by scanning the text,
+ * not parsing it. It errs on the side of more: every local `.md`/`.mdx` import counts, named or default,
+ * used or not, so that a page's content hash built over these files changes whenever anything it
+ * renders changes. Null when the text has more imports than are scanned, or one names a missing file.
+ */
+export const scanImports = (
+  fromFile: string,
+  source: string,
+  files: ReadonlySet<string>,
+): string[] | null => {
+  const found: string[] = [];
+  let count = 0;
+  const fences = fencedRanges(source);
+  // MDX reads ESM only at the start of a line.
+  const starts = /^import\b/gm;
+  for (let match = starts.exec(source); match !== null; match = starts.exec(source)) {
+    if (++count > MAX_SCANNED_IMPORTS) return null;
+    const statement = source.slice(match.index, match.index + MAX_IMPORT_CHARS);
+    const target = /^import\b(?:[^;'"]*?\bfrom\s*)?(['"])([^'"\n]*)\1/.exec(statement)?.[2];
+    if (target === undefined) continue;
+    const local = target.startsWith('/') || target.startsWith('./') || target.startsWith('../');
+    if (!local || CODE_EXTENSIONS.test(target)) continue;
+    const joined = target.startsWith('/')
+      ? path.posix.normalize(target.slice(1))
+      : path.posix.normalize(path.posix.join(path.posix.dirname(fromFile), target));
+    const candidates = /\.(mdx|md)$/i.test(joined) ? [joined] : [`${joined}.mdx`, `${joined}.md`, joined];
+    const file = candidates.find((c) => files.has(c));
+    if (file !== undefined) {
+      found.push(file);
+      continue;
+    }
+    // Inside a code block it is an example, not an import; outside, the parser warns about it.
+    if (!fences.some(([start, end]) => match.index > start && match.index < end)) return null;
+  }
+  return found;
+};
+
+/** Offsets of fenced code blocks (``` or ~~~, any indent); an unclosed fence runs to the end. */
+const fencedRanges = (source: string): [number, number][] => {
+  const ranges: [number, number][] = [];
+  const fence = /^[ \t]*(`{3,}|~{3,})/gm;
+  let open: { at: number; marker: string } | null = null;
+  for (let match = fence.exec(source); match !== null; match = fence.exec(source)) {
+    const marker = match[1] ?? '';
+    if (open === null) open = { at: match.index, marker };
+    else if (marker[0] === open.marker[0] && marker.length >= open.marker.length) {
+      ranges.push([open.at, match.index]);
+      open = null;
+    }
+  }
+  if (open !== null) ranges.push([open.at, source.length]);
+  return ranges;
+};
+
+/**
+ * Every snippet file reachable from a page by imports, sorted, with its text: what a page's content
+ * hash covers besides its own source. Null when the scan cannot vouch for the page (too many imports
+ * or files, a snippet missing or unreadable): the page is then parsed, and hashed over what the parser
+ * resolved.
+ */
+export const importClosure = async (
+  folder: ContainedFolder,
+  files: ReadonlySet<string>,
+  page: string,
+  source: string,
+): Promise<{ file: string; source: string }[] | null> => {
+  const texts = new Map<string, string>();
+  let frontier = scanImports(page, source, files);
+  if (frontier === null) return null;
+  for (let depth = 0; frontier.length > 0; depth++) {
+    // Deeper than the renderer inlines: anything past it is still covered by the hash.
+    if (depth > MAX_SNIPPET_DEPTH + 1) break;
+    const next: string[] = [];
+    for (const file of new Set(frontier)) {
+      if (texts.has(file)) continue;
+      if (texts.size >= MAX_CLOSURE_FILES) return null;
+      const read = await folder.readText(file, MAX_PAGE_FILE_BYTES);
+      // An unreadable snippet gets a warning from the parser: leave the page to it.
+      if (!read.ok) return null;
+      texts.set(file, read.text);
+      const imports = scanImports(file, read.text, files);
+      if (imports === null) return null;
+      next.push(...imports);
+    }
+    frontier = next;
+  }
+  return [...texts.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([file, text]) => ({ file, source: text }));
+};
