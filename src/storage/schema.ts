@@ -40,6 +40,8 @@ export interface SitesTable {
   starter_questions?: string | null;
   /** Added by migration 0010: JSON of the site's model call options (temperature, …); null: defaults. */
   model_options?: string | null;
+  /** Added by migration 0012: the docs repository's `Assistant.md`, as its last ingestion read it. */
+  repository_instructions?: string | null;
 }
 
 export interface ApiKeysTable {

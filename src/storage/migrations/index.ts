@@ -10,6 +10,7 @@ import * as analytics from './0008-analytics.ts';
 import * as consoleSessions from './0009-console-sessions.ts';
 import * as modelOptions from './0010-model-options.ts';
 import * as gitSources from './0011-git-sources.ts';
+import * as repositoryInstructions from './0012-repository-instructions.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0009-console-sessions': consoleSessions,
   '0010-model-options': modelOptions,
   '0011-git-sources': gitSources,
+  '0012-repository-instructions': repositoryInstructions,
 };
 
 export const migrationProvider: MigrationProvider = {
