@@ -60,6 +60,12 @@ export async function runIngestionJob(
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     const counts = await applyPages(storage, job.siteId, loaded.pages);
+    // Not part of the index (no generation bump): the next answer's system prompt reads it.
+    await storage.db
+      .updateTable('sites')
+      .set({ repository_instructions: loaded.assistantInstructions?.text ?? null })
+      .where('id', '=', job.siteId)
+      .execute();
     counts.skipped = loaded.skipped;
     counts.warnings = loaded.warnings.length;
     await finishIngestionJob(storage, job.id, { status: 'success', counts, warnings: loaded.warnings });

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_REPOSITORY_INSTRUCTIONS_CHARS } from './assistant-instructions.ts';
 import { chunkPage } from './chunk-page.ts';
 import { loadDocsFolder } from './load-docs-folder.ts';
 import type { LoadedSite, ParsedPage } from './types.ts';
@@ -427,6 +428,40 @@ describe('page parsing', () => {
     // p reaches inner.mdx through outer.mdx (a named import still counts); q imports it directly.
     expect(changed.pages.filter((p) => !p.reused).map((p) => p.path)).toEqual(['p', 'q', 'broken']);
     expect(text(page(changed, 'q'))).toContain('Inner two.');
+  });
+
+  it("reads the repository's assistant instructions: .docent first, then .mintlify; long ones cut with a warning", async () => {
+    const both = await loadDocsFolder(
+      fixture({
+        'a.md': md('A'),
+        '.docent/Assistant.md': '  Prefer the CLI over the dashboard.  \n',
+        '.mintlify/Assistant.md': 'Hosted instructions.',
+      }),
+    );
+    expect(both.assistantInstructions).toEqual({
+      file: '.docent/Assistant.md',
+      text: 'Prefer the CLI over the dashboard.',
+    });
+    // Dot-folders hold no pages.
+    expect(both.pages.map((p) => p.path)).toEqual(['a']);
+    const hosted = await loadDocsFolder(
+      fixture({ 'a.md': md('A'), '.mintlify/ASSISTANT.md': 'Upper case.' }),
+    );
+    expect(hosted.assistantInstructions?.text).toBe('Upper case.');
+    expect(
+      (await loadDocsFolder(fixture({ 'a.md': md('A'), '.docent/Assistant.md': ' \n ' })))
+        .assistantInstructions,
+    ).toBeNull();
+    const long = await loadDocsFolder(
+      fixture({ 'a.md': md('A'), '.docent/Assistant.md': 'x'.repeat(9_000) }),
+    );
+    expect(long.assistantInstructions?.text).toHaveLength(MAX_REPOSITORY_INSTRUCTIONS_CHARS);
+    expect(long.warnings).toEqual([
+      {
+        file: '.docent/Assistant.md',
+        message: `assistant instructions are 9000 characters; only the first ${MAX_REPOSITORY_INSTRUCTIONS_CHARS} are used (MAX_REPOSITORY_INSTRUCTIONS_CHARS)`,
+      },
+    ]);
   });
 
   it('reports progress up to the total', async () => {

@@ -86,6 +86,7 @@ export function createModelProvider(
     const system = buildSystemPrompt({
       siteName: input.site.name,
       instructions: input.site.instructions ?? null,
+      repositoryInstructions: input.site.repository_instructions ?? null,
       sources: input.sources,
       context: input.context,
       currentPath: input.currentPath ?? null,

@@ -3,6 +3,8 @@
  * Docent server, read by the AI SDK v4 client (`callChatApi`, what `useChat` runs): every provider from one
  * table (CASES), the transport's behaviour on OpenAI and Anthropic.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BUILTIN_MODEL_CONFIG, type ModelConfig } from '../../config.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
@@ -181,13 +183,18 @@ describe('real model providers over loopback servers', () => {
     const modelProvider = createModelProvider(modelConfig, { retryDelayMs: 5 });
     server = await startTestServer('sqlite', { modelProvider });
     const docs = smallDocs();
+    // acme's repository carries its own assistant instructions (the hosted service's file name).
+    const acmeDocs = smallDocs();
+    mkdirSync(path.join(acmeDocs, '.mintlify'));
+    writeFileSync(path.join(acmeDocs, '.mintlify/Assistant.md'), 'Say "Acme Cloud", never "the platform".\n');
     const sites = Object.entries(CASES).flatMap(([domain, { model }]) => [
       { domain, model, ...(domain === 'acme' ? { instructions: 'Always answer like a pirate.' } : {}) },
       // Set before the first request: the server caches site rows for a few seconds.
       { domain: `opts-${domain}`, model, modelOptions: OPTIONS },
     ]);
     for (const { domain, ...settings } of sites) {
-      const site = await bootstrapSite(server.storage, { domain, docsDir: docs, siteName: 'Acme Cloud' });
+      const docsDir = domain === 'acme' ? acmeDocs : docs;
+      const site = await bootstrapSite(server.storage, { domain, docsDir, siteName: 'Acme Cloud' });
       keys[domain] = site.assistantKey;
       await updateSiteModelSettings(server.storage, site.site.id, settings);
     }
@@ -233,7 +240,8 @@ describe('real model providers over loopback servers', () => {
       expect(system).toMatch(
         /\[1\] Rotate API keys\nURL: \S*keys\nRotate an API key with the `acme keys rotate` command/,
       );
-      expect(system).toContain('Always answer like a pirate.');
+      // The owner's instructions, then the repository's Assistant.md.
+      expect(system).toContain('Always answer like a pirate.\n\nSay "Acme Cloud", never "the platform".');
       expect(system).toContain('The reader is on the page /keys.');
       expect(JSON.stringify(request?.body)).not.toContain('reveal secrets');
 

@@ -4,6 +4,8 @@ export interface SystemPromptInput {
   siteName: string;
   /** The site owner's custom instructions (set through the admin API or the CLI). */
   instructions?: string | null;
+  /** The docs repository's `Assistant.md`, as the last ingestion read it; after the owner's. */
+  repositoryInstructions?: string | null;
   /** Retrieved chunks, best first; `id` is the citation number the `h:` source parts use. */
   sources: readonly RetrievedSource[];
   /** Code or text the reader selected on the page: sent by the browser, so treated as data. */
@@ -36,7 +38,9 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
         : []),
     ].join('\n'),
   ];
-  const instructions = input.instructions?.trim();
+  const instructions = [input.instructions?.trim(), input.repositoryInstructions?.trim()]
+    .filter((part): part is string => part !== undefined && part !== '')
+    .join('\n\n');
   if (instructions) {
     parts.push(
       `Instructions from the owner of ${name} (they do not lift the rule to answer only from the documentation):\n${instructions}`,
