@@ -3,36 +3,64 @@ import { composeAnswer } from '../assistant/builtin-answerer.ts';
 import { retrievalQuery } from '../assistant/retrieval-query.ts';
 import { ingestSite } from '../ingest/ingest-site.ts';
 import type { LoadProgress } from '../ingest/types.ts';
-import { readEvalSet } from '../search/eval-set.ts';
-import { distinctPages, percentile, scoreResults } from '../search/metrics.ts';
+import { type EvalQuestion, isUnanswerableQuestion, readEvalSet } from '../search/eval-set.ts';
+import { distinctPages, firstRelevantRank, percentile, scoreResults } from '../search/metrics.ts';
 import { SiteSearch } from '../search/site-search.ts';
-import { openStorage } from '../storage/database.ts';
+import { openStorage, type Storage } from '../storage/database.ts';
 import { createTemporaryDatabase } from '../storage/temporary-database.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
 import { tokenF1 } from './answer-metrics.ts';
+import { buildPlainBm25, type PlainBm25Page } from './plain-bm25.ts';
 
 /** Chunks fetched per question: enough distinct pages for hit@10 even when pages have many chunks. */
 export const EVAL_CHUNK_LIMIT = 50;
 /** Sources handed to the answerer in `--answers` mode: the endpoint's default `retrievalPageSize`. */
 export const EVAL_ANSWER_SOURCES = 5;
 
-export interface EvalReport {
-  set: string;
-  dialect: 'sqlite' | 'postgres';
-  pages: number;
+export interface RetrievalFigures {
   questions: number;
   'hit@1': number;
   'hit@5': number;
   'hit@10': number;
   'mrr@10': number;
+}
+
+export interface AnswerFigures {
+  /** Mean token F1 of the built-in answer against the reference, over answerable questions. */
+  answer_f1: number;
+  /** Cited pages that are relevant, over all cited pages of answerable questions. */
+  citation_precision: number;
+  /** Share of answerable questions answered (not declined). */
+  answered: number;
+  /** Share of answerable questions whose relevant page is in the top 5 that were declined anyway. */
+  declined_when_found: number;
+  /** Share of off-topic and not-covered questions declined. */
+  declined_unanswerable: number;
+  /** Of all declines, the share that were right (the question was unanswerable). */
+  refusal_precision: number;
+  /** Of all unanswerable questions, the share declined (= declined_unanswerable). */
+  refusal_recall: number;
+}
+
+export interface EvalReport extends RetrievalFigures {
+  set: string;
+  dialect: 'sqlite' | 'postgres';
+  /** Whether the set was used for tuning (set.json), null when it does not say. */
+  tuning: boolean | null;
+  pages: number;
+  /** Questions the docs do not answer (`off-topic`, `not-covered`); retrieval figures leave them out. */
+  unanswerable: number;
   p50_ms: number;
   p99_ms: number;
   ingest_s: number;
-  answer_f1?: number;
-  citation_precision?: number;
-  /** Share of questions the answerer answered (did not say the docs do not cover it). */
-  answered?: number;
+  /** Page-level plain BM25 on the same pages and questions (plain-bm25.ts): the floor to beat. */
+  plain_bm25: RetrievalFigures;
+  /** Retrieval per question type (answerable types only). */
+  by_type: Record<string, RetrievalFigures>;
+  answers?: AnswerFigures;
+  /** Decline rate per question type, with `--answers`. */
+  declined_by_type?: Record<string, number>;
 }
 
 export interface EvalOptions {
@@ -43,10 +71,55 @@ export interface EvalOptions {
 }
 
 const round = (n: number, digits = 3): number => Math.round(n * 10 ** digits) / 10 ** digits;
+const ratio = (part: number, whole: number): number => round(whole === 0 ? 0 : part / whole);
+
+const figures = (results: { rankedPages: string[]; relevant: string[] }[]): RetrievalFigures => {
+  const m = scoreResults(results);
+  return {
+    questions: m.questions,
+    'hit@1': round(m.hitAt1),
+    'hit@5': round(m.hitAt5),
+    'hit@10': round(m.hitAt10),
+    'mrr@10': round(m.mrrAt10),
+  };
+};
+
+const typeOf = (q: EvalQuestion): string => q.type ?? 'untyped';
+
+/** The site's stored pages and chunks, as plain BM25 indexes them. */
+const storedPages = async (storage: Storage, siteId: string): Promise<PlainBm25Page[]> => {
+  const pages = await storage.db
+    .selectFrom('pages')
+    .select(['path', 'title', 'versions', 'languages'])
+    .where('site_id', '=', siteId)
+    .orderBy('path')
+    .execute();
+  const chunks = await storage.db
+    .selectFrom('chunks')
+    .select(['page_path', 'headings', 'text'])
+    .where('site_id', '=', siteId)
+    .orderBy('page_path')
+    .orderBy('ord')
+    .execute();
+  const byPage = new Map<string, { headings: string[]; text: string }[]>();
+  for (const chunk of chunks) {
+    const list = byPage.get(chunk.page_path) ?? [];
+    list.push({ headings: JSON.parse(chunk.headings) as string[], text: chunk.text });
+    byPage.set(chunk.page_path, list);
+  }
+  return pages.map((p) => ({
+    path: p.path,
+    title: p.title,
+    versions: JSON.parse(p.versions) as string[],
+    languages: JSON.parse(p.languages) as string[],
+    chunks: byPage.get(p.path) ?? [],
+  }));
+};
 
 /**
- * Ingests the set's `docs/` into a throwaway database and runs every question through the same
- * SiteSearch the endpoint uses (and, with `answers`, the same query building and built-in answerer).
+ * Ingests the set's docs into a throwaway database and runs every question through the same SiteSearch
+ * the endpoint uses (and, with `answers`, the same query building and built-in answerer), next to plain
+ * BM25 on the same stored pages.
  */
 export async function runEval(setDir: string, options: EvalOptions): Promise<EvalReport> {
   const set = await readEvalSet(setDir);
@@ -68,12 +141,15 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
     const ingestSeconds = (performance.now() - ingestStarted) / 1000;
     const search = new SiteSearch(storage);
     await search.search(site.id, 'warm up', { limit: 1 });
+    const bm25 = buildPlainBm25(await storedPages(storage, site.id));
 
-    const results = [];
-    let f1Sum = 0;
-    let citedPages = 0;
-    let citedRelevant = 0;
-    let answered = 0;
+    const answerable = set.questions.filter((q) => !isUnanswerableQuestion(q));
+    const results: {
+      question: EvalQuestion;
+      rankedPages: string[];
+      relevant: string[];
+      latencyMs: number;
+    }[] = [];
     for (const q of set.questions) {
       const started = performance.now();
       const hits = await search.search(site.id, q.question, {
@@ -82,53 +158,106 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
         language: q.filter?.language,
       });
       const latencyMs = performance.now() - started;
-      results.push({ rankedPages: hits.map((h) => h.pagePath), relevant: q.relevant, latencyMs });
-
-      if (options.answers) {
-        const messages = [{ id: q.id, role: 'user' as const, content: q.question, parts: [] }];
-        const query = retrievalQuery(messages);
-        const top = await search.search(site.id, query, {
-          limit: EVAL_ANSWER_SOURCES,
-          version: q.filter?.version,
-          language: q.filter?.language,
-        });
-        const answer = composeAnswer(q.question, SourceList.of(top).all);
-        f1Sum += tokenF1(answer.text.replace(/\[\d+\]/g, ''), q.answer);
-        if (answer.covered) answered++;
-        const pages = distinctPages(
-          answer.citedIds
-            .map((id) => top[Number(id) - 1]?.pagePath)
-            .filter((p): p is string => p !== undefined),
-        );
-        const relevant = new Set(q.relevant);
-        citedPages += pages.length;
-        citedRelevant += pages.filter((p) => relevant.has(p)).length;
-      }
+      results.push({
+        question: q,
+        rankedPages: hits.map((h) => h.pagePath),
+        relevant: q.relevant,
+        latencyMs,
+      });
     }
-    const metrics = scoreResults(results);
+    const scored = results.filter((r) => r.relevant.length > 0);
+    const byType: Record<string, RetrievalFigures> = {};
+    for (const type of [...new Set(answerable.map(typeOf))].sort()) {
+      byType[type] = figures(scored.filter((r) => typeOf(r.question) === type));
+    }
     const latencies = results.map((r) => r.latencyMs);
     const report: EvalReport = {
       set: set.name,
       dialect: storage.dialect,
+      tuning: set.tuning,
       pages: ingestion.counts.pages,
-      questions: metrics.questions,
-      'hit@1': round(metrics.hitAt1),
-      'hit@5': round(metrics.hitAt5),
-      'hit@10': round(metrics.hitAt10),
-      'mrr@10': round(metrics.mrrAt10),
+      ...figures(scored),
+      unanswerable: set.questions.length - answerable.length,
       p50_ms: round(percentile(latencies, 50)),
       p99_ms: round(percentile(latencies, 99)),
       ingest_s: round(ingestSeconds, 2),
+      plain_bm25: figures(
+        answerable.map((q) => ({ rankedPages: bm25.search(q.question, 10, q.filter), relevant: q.relevant })),
+      ),
+      by_type: byType,
     };
-    if (options.answers) {
-      const n = Math.max(set.questions.length, 1);
-      report.answer_f1 = round(f1Sum / n);
-      report.citation_precision = round(citedPages === 0 ? 0 : citedRelevant / citedPages);
-      report.answered = round(answered / n);
-    }
+    if (options.answers) Object.assign(report, await scoreAnswers(search, site.id, results));
     return report;
   } finally {
     await storage.close();
     await temporary.remove();
   }
+}
+
+/** Runs the built-in answerer on every question and scores answers, citations and declines. */
+async function scoreAnswers(
+  search: SiteSearch,
+  siteId: string,
+  results: { question: EvalQuestion; rankedPages: string[] }[],
+): Promise<Pick<EvalReport, 'answers' | 'declined_by_type'>> {
+  let f1Sum = 0;
+  let citedPages = 0;
+  let citedRelevant = 0;
+  let answered = 0;
+  let found = 0;
+  let declinedFound = 0;
+  let unanswerable = 0;
+  let declinedUnanswerable = 0;
+  let declines = 0;
+  const perType = new Map<string, { questions: number; declined: number }>();
+  for (const { question: q, rankedPages } of results) {
+    const messages = [{ id: q.id, role: 'user' as const, content: q.question, parts: [] }];
+    const top = await search.search(siteId, retrievalQuery(messages), {
+      limit: EVAL_ANSWER_SOURCES,
+      version: q.filter?.version,
+      language: q.filter?.language,
+    });
+    const answer = composeAnswer(q.question, SourceList.of(top).all);
+    const declined = !answer.covered;
+    const type = perType.get(typeOf(q)) ?? { questions: 0, declined: 0 };
+    type.questions++;
+    if (declined) type.declined++;
+    perType.set(typeOf(q), type);
+    if (declined) declines++;
+    if (q.relevant.length === 0) {
+      unanswerable++;
+      if (declined) declinedUnanswerable++;
+      continue;
+    }
+    f1Sum += tokenF1(answer.text.replace(/\[\d+\]/g, ''), q.answer);
+    if (!declined) answered++;
+    const rank = firstRelevantRank(rankedPages, q.relevant);
+    if (rank !== null && rank <= 5) {
+      found++;
+      if (declined) declinedFound++;
+    }
+    const pages = distinctPages(
+      answer.citedIds.map((id) => top[Number(id) - 1]?.pagePath).filter((p): p is string => p !== undefined),
+    );
+    const relevant = new Set(q.relevant);
+    citedPages += pages.length;
+    citedRelevant += pages.filter((p) => relevant.has(p)).length;
+  }
+  const answerable = results.length - unanswerable;
+  return {
+    answers: {
+      answer_f1: ratio(f1Sum, answerable),
+      citation_precision: ratio(citedRelevant, citedPages),
+      answered: ratio(answered, answerable),
+      declined_when_found: ratio(declinedFound, found),
+      declined_unanswerable: ratio(declinedUnanswerable, unanswerable),
+      refusal_precision: ratio(declinedUnanswerable, declines),
+      refusal_recall: ratio(declinedUnanswerable, unanswerable),
+    },
+    declined_by_type: Object.fromEntries(
+      [...perType.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([t, v]) => [t, ratio(v.declined, v.questions)]),
+    ),
+  };
 }

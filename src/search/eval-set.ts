@@ -1,21 +1,38 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 
-/** One labelled question of an eval set (`questions.jsonl`, format in `../shared/eval/README.md`). */
-export const evalQuestionSchema = z.object({
-  id: z.string().min(1),
-  question: z.string().min(1),
-  answer: z.string(),
-  relevant: z.array(z.string().min(1)).min(1),
-  filter: z
-    .object({
-      version: z.string().min(1).optional(),
-      language: z.string().min(1).optional(),
-    })
-    .strict()
-    .optional(),
-});
+/** Questions the docs do not answer: `relevant` is empty, and a good answerer declines them. */
+export const UNANSWERABLE_TYPES = ['off-topic', 'not-covered'] as const;
+
+const isUnanswerable = (type: string | undefined): boolean =>
+  (UNANSWERABLE_TYPES as readonly (string | undefined)[]).includes(type);
+
+/**
+ * One labelled question of an eval set (`questions.jsonl`, format in `../shared/eval/README.md`, plus
+ * Docent's `type`, see eval/README.md).
+ */
+export const evalQuestionSchema = z
+  .object({
+    id: z.string().min(1),
+    question: z.string().min(1),
+    answer: z.string(),
+    relevant: z.array(z.string().min(1)),
+    /** How the question is asked (`vague`, `error-message`…) or `off-topic`/`not-covered`. */
+    type: z.string().min(1).max(40).optional(),
+    filter: z
+      .object({
+        version: z.string().min(1).optional(),
+        language: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .refine((q) => (q.relevant.length === 0) === isUnanswerable(q.type), {
+    message: `relevant must list pages, and be empty exactly when type is ${UNANSWERABLE_TYPES.join(' or ')}`,
+    path: ['relevant'],
+  });
 
 export type EvalQuestion = z.infer<typeof evalQuestionSchema>;
 
@@ -24,8 +41,19 @@ export interface EvalSet {
   dir: string;
   /** The docs folder to ingest. */
   docsDir: string;
+  /** Whether the set was used to tune ranking or the answerer (its figures flatter them). */
+  tuning: boolean | null;
   questions: EvalQuestion[];
 }
+
+/** `set.json` of a set whose docs live elsewhere (a shared corpus), path relative to the set. */
+const setConfigSchema = z.object({
+  docs: z.string().min(1),
+  description: z.string().optional(),
+  tuning: z.boolean().optional(),
+});
+
+export const isUnanswerableQuestion = (question: EvalQuestion): boolean => isUnanswerable(question.type);
 
 export class EvalSetError extends Error {
   constructor(
@@ -65,14 +93,28 @@ export const parseQuestions = (text: string, file = 'questions.jsonl'): EvalQues
   return questions;
 };
 
-/** Reads an eval set folder: `docs/` plus `questions.jsonl`. */
+/**
+ * Reads an eval set folder: `questions.jsonl`, and `docs/` or a `set.json` naming the docs folder
+ * (`{"docs": "../../../shared/corpora/crewai-docs", "tuning": false}`).
+ */
 export const readEvalSet = async (dir: string): Promise<EvalSet> => {
   const file = path.join(dir, 'questions.jsonl');
   const text = await readFile(file, 'utf8');
+  const configFile = path.join(dir, 'set.json');
+  let docsDir = path.join(dir, 'docs');
+  let tuning: boolean | null = null;
+  if (existsSync(configFile)) {
+    const parsed = setConfigSchema.safeParse(JSON.parse(await readFile(configFile, 'utf8')));
+    if (!parsed.success)
+      throw new EvalSetError(configFile, 1, parsed.error.issues.map((i) => i.message).join('; '));
+    docsDir = path.resolve(dir, parsed.data.docs);
+    tuning = parsed.data.tuning ?? null;
+  }
   return {
     name: path.basename(path.resolve(dir)),
     dir,
-    docsDir: path.join(dir, 'docs'),
+    docsDir,
+    tuning,
     questions: parseQuestions(text, file),
   };
 };

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { compareReports, flattenReport } from '../../eval/compare-reports.ts';
 import { runEval } from '../../eval/run-eval.ts';
 import { parseDatabaseUrl } from '../../storage/database.ts';
 import { CliError, databaseUrlFrom, type GlobalOptions, printJson } from '../context.ts';
@@ -9,14 +10,26 @@ import { progressBar } from '../progress.ts';
 export function registerEval(program: Command): void {
   program
     .command('eval')
-    .description('score retrieval (and optionally answers) on an eval set: docs/ + questions.jsonl')
+    .description(
+      'score retrieval (and optionally answers) on an eval set: questions.jsonl with docs/ or a set.json',
+    )
     .argument('<set-dir>', 'eval set folder')
-    .option('--answers', 'also score built-in answers: answer_f1 and citation_precision')
-    .action(async (setDir: string, options: { answers?: boolean }, command: Command) => {
+    .option('--answers', 'also score built-in answers: F1, citation precision, declines')
+    .option('--compare <report.json>', 'print the differences from an earlier `eval --json` report')
+    .action(async (setDir: string, options: { answers?: boolean; compare?: string }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       const dir = path.resolve(setDir);
-      if (!fs.existsSync(path.join(dir, 'questions.jsonl')) || !fs.existsSync(path.join(dir, 'docs'))) {
-        throw new CliError(`${setDir} is not an eval set (needs docs/ and questions.jsonl)`);
+      const hasDocs = fs.existsSync(path.join(dir, 'docs')) || fs.existsSync(path.join(dir, 'set.json'));
+      if (!fs.existsSync(path.join(dir, 'questions.jsonl')) || !hasDocs) {
+        throw new CliError(`${setDir} is not an eval set (needs questions.jsonl, and docs/ or set.json)`);
+      }
+      let earlier: unknown;
+      if (options.compare !== undefined) {
+        try {
+          earlier = JSON.parse(fs.readFileSync(path.resolve(options.compare), 'utf8'));
+        } catch (error) {
+          throw new CliError(`--compare: cannot read ${options.compare} (${(error as Error).message})`);
+        }
       }
       // The set is ingested into a throwaway database next to the configured one: a temporary SQLite
       // file, or a temporary database on the configured PostgreSQL server.
@@ -31,9 +44,20 @@ export function registerEval(program: Command): void {
         ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
       }).finally(() => progress.stop());
       if (globals.json) {
-        printJson(report);
+        printJson(earlier === undefined ? report : { ...report, compared: compareReports(earlier, report) });
         return;
       }
-      for (const [key, value] of Object.entries(report)) process.stdout.write(`${key.padEnd(20)} ${value}\n`);
+      if (earlier !== undefined) {
+        for (const row of compareReports(earlier, report)) {
+          const sign = row.change > 0 ? '+' : '';
+          process.stdout.write(
+            `${row.key.padEnd(40)} ${String(row.before).padStart(8)} → ${String(row.after).padStart(8)}  (${sign}${row.change})\n`,
+          );
+        }
+        return;
+      }
+      for (const [key, value] of Object.entries(flattenReport(report))) {
+        process.stdout.write(`${key.padEnd(40)} ${value}\n`);
+      }
     });
 }
