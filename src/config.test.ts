@@ -151,3 +151,73 @@ describe('loadConfig: git sources', () => {
     });
   });
 });
+
+describe('loadConfig: embeddings', () => {
+  it('is off unless DOCENT_EMBEDDINGS is set', () => {
+    expect(loadConfig({}).embeddings).toBeNull();
+    expect(loadConfig({ DOCENT_EMBEDDINGS: '' }).embeddings).toBeNull();
+  });
+
+  it('reads openai: with the OpenAI key and address, and refuses it without a key', () => {
+    expect(
+      loadConfig({
+        DOCENT_EMBEDDINGS: 'openai:text-embedding-3-small',
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: 'https://proxy.example.com/v1',
+      }).embeddings,
+    ).toEqual({
+      provider: 'openai',
+      model: 'text-embedding-3-small',
+      apiKey: 'sk-test',
+      baseUrl: 'https://proxy.example.com/v1',
+    });
+    expect(() => loadConfig({ DOCENT_EMBEDDINGS: 'openai:text-embedding-3-small' })).toThrow(
+      /OPENAI_API_KEY: required when DOCENT_EMBEDDINGS is openai:text-embedding-3-small/,
+    );
+    expect(() =>
+      loadConfig({
+        DOCENT_EMBEDDINGS: 'openai:text-embedding-3-small',
+        OPENAI_API_KEY: 'sk-test',
+        DOCENT_EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1',
+      }),
+    ).toThrow(/DOCENT_EMBEDDINGS_BASE_URL: is for openai-compatible/);
+  });
+
+  it('reads openai-compatible: with its own address and key, else the answer model’s pair', () => {
+    expect(
+      loadConfig({
+        DOCENT_EMBEDDINGS: 'openai-compatible:nomic-embed-text',
+        DOCENT_EMBEDDINGS_BASE_URL: 'http://127.0.0.1:11434/v1',
+        DOCENT_MODEL_BASE_URL: 'http://chat.internal/v1',
+        DOCENT_MODEL_API_KEY: 'chat-key',
+      }).embeddings,
+    ).toEqual({
+      provider: 'openai-compatible',
+      model: 'nomic-embed-text',
+      // The chat server's key is not sent to another server.
+      apiKey: null,
+      baseUrl: 'http://127.0.0.1:11434/v1',
+    });
+    expect(
+      loadConfig({
+        DOCENT_EMBEDDINGS: 'openai-compatible:nomic-embed-text',
+        DOCENT_MODEL_BASE_URL: 'http://127.0.0.1:11434/v1',
+        DOCENT_MODEL_API_KEY: 'ollama',
+      }).embeddings,
+    ).toMatchObject({ apiKey: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1' });
+    expect(() => loadConfig({ DOCENT_EMBEDDINGS: 'openai-compatible:nomic-embed-text' })).toThrow(
+      /DOCENT_EMBEDDINGS_BASE_URL: required when DOCENT_EMBEDDINGS is openai-compatible:nomic-embed-text/,
+    );
+    expect(() =>
+      loadConfig({ DOCENT_EMBEDDINGS: 'openai-compatible:x', DOCENT_EMBEDDINGS_BASE_URL: 'file:///etc' }),
+    ).toThrow(/DOCENT_EMBEDDINGS_BASE_URL/);
+  });
+
+  it('names DOCENT_EMBEDDINGS when it is not provider:model', () => {
+    for (const value of ['text-embedding-3-small', 'anthropic:voyage', 'openai:', 'openai: ']) {
+      expect(() => loadConfig({ DOCENT_EMBEDDINGS: value, OPENAI_API_KEY: 'k' }), value).toThrow(
+        /DOCENT_EMBEDDINGS: must be openai:<model> or openai-compatible:<model>/,
+      );
+    }
+  });
+});

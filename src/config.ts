@@ -82,6 +82,9 @@ const envSchema = z.object({
   DOCENT_MODEL_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   DOCENT_MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   DOCENT_MODEL_SEARCH_STEPS: z.coerce.number().int().min(0).max(MAX_SEARCH_STEPS).default(0),
+  DOCENT_EMBEDDINGS: z.string().optional(),
+  DOCENT_EMBEDDINGS_BASE_URL: httpUrl.optional(),
+  DOCENT_EMBEDDINGS_API_KEY: z.string().optional(),
 });
 
 /** Credentials and address of one provider; null where the environment does not set them. */
@@ -167,6 +170,20 @@ export interface Config {
   model: ModelConfig;
   /** Clones of sites' git sources (sources/), and what the `git` processes that make them may see. */
   git: GitConfig;
+  /** Semantic retrieval (`DOCENT_EMBEDDINGS`); null: off, search is lexical only. Holds an API key. */
+  embeddings: EmbeddingsConfig | null;
+}
+
+export const EMBEDDINGS_PROVIDERS = ['openai', 'openai-compatible'] as const;
+export type EmbeddingsProvider = (typeof EMBEDDINGS_PROVIDERS)[number];
+
+/** An embeddings model and how to reach it. */
+export interface EmbeddingsConfig {
+  provider: EmbeddingsProvider;
+  /** The provider's model name, e.g. `text-embedding-3-small` or `nomic-embed-text`. */
+  model: string;
+  apiKey: string | null;
+  baseUrl: string | null;
 }
 
 export interface GitConfig {
@@ -228,7 +245,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const present = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   );
-  const parsed = envSchema.superRefine(checkModelAccess).safeParse(present);
+  const parsed = envSchema
+    .superRefine(checkModelAccess)
+    .superRefine(checkEmbeddingsAccess)
+    .safeParse(present);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
@@ -250,6 +270,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.DOCENT_SHUTDOWN_GRACE_MS,
     metricsToken: e.DOCENT_METRICS_TOKEN ?? null,
     model: modelConfigOf(e),
+    embeddings: embeddingsConfigOf(e),
     git: {
       dataDir: e.DOCENT_DATA_DIR ?? null,
       env: Object.fromEntries(
@@ -308,6 +329,59 @@ function checkModelAccess(e: z.infer<typeof envSchema>, ctx: z.RefinementCtx): v
   if (spec.provider === 'builtin') return;
   for (const { variable, why } of HOSTED_PROVIDERS[spec.provider].missing(modelConfigOf(e)))
     missing(variable, why);
+}
+
+/** `provider:model` of `DOCENT_EMBEDDINGS`, or why it is not one. */
+function parseEmbeddingsSpec(spec: string): { provider: EmbeddingsProvider; model: string } | string {
+  const colon = spec.indexOf(':');
+  const provider = spec.slice(0, colon);
+  const model = spec.slice(colon + 1).trim();
+  if (colon < 0 || !(EMBEDDINGS_PROVIDERS as readonly string[]).includes(provider) || model === '')
+    return `must be ${EMBEDDINGS_PROVIDERS.map((p) => `${p}:<model>`).join(' or ')} (e.g. openai:text-embedding-3-small or openai-compatible:nomic-embed-text)`;
+  return { provider: provider as EmbeddingsProvider, model };
+}
+
+/**
+ * The embeddings settings of a validated environment. `openai:` uses the OpenAI key and address of
+ * the answer model. `openai-compatible:` uses `DOCENT_EMBEDDINGS_BASE_URL` (and
+ * `DOCENT_EMBEDDINGS_API_KEY`); with no address of its own it takes the answer model's
+ * `DOCENT_MODEL_BASE_URL` and `DOCENT_MODEL_API_KEY` together, as one Ollama serving both would.
+ * Address and key go as a pair so a key is never sent to a server it was not given for.
+ */
+function embeddingsConfigOf(e: z.infer<typeof envSchema>): EmbeddingsConfig | null {
+  if (e.DOCENT_EMBEDDINGS === undefined) return null;
+  const spec = parseEmbeddingsSpec(e.DOCENT_EMBEDDINGS);
+  if (typeof spec === 'string') return null;
+  if (spec.provider === 'openai')
+    return { ...spec, apiKey: e.OPENAI_API_KEY ?? null, baseUrl: e.OPENAI_BASE_URL ?? null };
+  return e.DOCENT_EMBEDDINGS_BASE_URL !== undefined
+    ? { ...spec, apiKey: e.DOCENT_EMBEDDINGS_API_KEY ?? null, baseUrl: e.DOCENT_EMBEDDINGS_BASE_URL }
+    : { ...spec, apiKey: e.DOCENT_MODEL_API_KEY ?? null, baseUrl: e.DOCENT_MODEL_BASE_URL ?? null };
+}
+
+/** Embeddings that could not be computed are refused at start, not found out at the first ingestion. */
+function checkEmbeddingsAccess(e: z.infer<typeof envSchema>, ctx: z.RefinementCtx): void {
+  if (e.DOCENT_EMBEDDINGS === undefined) return;
+  const spec = parseEmbeddingsSpec(e.DOCENT_EMBEDDINGS);
+  const issue = (path: string, message: string): void =>
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: [path], message });
+  if (typeof spec === 'string') {
+    issue('DOCENT_EMBEDDINGS', spec);
+    return;
+  }
+  const config = embeddingsConfigOf(e);
+  if (spec.provider === 'openai' && config?.apiKey === null)
+    issue('OPENAI_API_KEY', `required when DOCENT_EMBEDDINGS is ${e.DOCENT_EMBEDDINGS} (the OpenAI API key)`);
+  if (spec.provider === 'openai-compatible' && config?.baseUrl === null)
+    issue(
+      'DOCENT_EMBEDDINGS_BASE_URL',
+      `required when DOCENT_EMBEDDINGS is ${e.DOCENT_EMBEDDINGS} (the server address, e.g. http://127.0.0.1:11434/v1 for Ollama; DOCENT_MODEL_BASE_URL is used when it is unset)`,
+    );
+  if (spec.provider === 'openai' && e.DOCENT_EMBEDDINGS_BASE_URL !== undefined)
+    issue(
+      'DOCENT_EMBEDDINGS_BASE_URL',
+      'is for openai-compatible: embeddings; openai: ones use OPENAI_BASE_URL',
+    );
 }
 
 /** The built-in answerer and nothing else: for tools and tests that never call a provider. */

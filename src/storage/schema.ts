@@ -135,6 +135,20 @@ export interface ChunksTable {
   analyzed: string;
 }
 
+/** A chunk's vector under one embeddings model (migration 0013; see search/embeddings/). */
+export interface ChunkEmbeddingsTable {
+  site_id: string;
+  page_path: string;
+  ord: number;
+  /** `provider:model` (`EmbeddingModel.id`). */
+  model: string;
+  /** Hash of the text that was embedded: a vector is reused only for the same text. */
+  text_hash: string;
+  dimensions: number;
+  /** Little-endian float32, `dimensions` × 4 bytes. */
+  vector: Uint8Array;
+}
+
 export type IngestionStatus = 'queued' | 'in_progress' | 'success' | 'failure';
 
 export interface IngestionJobsTable {
@@ -301,6 +315,7 @@ export interface Database {
   credit_balances: CreditBalancesTable;
   pages: PagesTable;
   chunks: ChunksTable;
+  chunk_embeddings: ChunkEmbeddingsTable;
   ingestion_jobs: IngestionJobsTable;
   site_git_sources: SiteGitSourcesTable;
   threads: ThreadsTable;

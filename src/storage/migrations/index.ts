@@ -11,6 +11,7 @@ import * as consoleSessions from './0009-console-sessions.ts';
 import * as modelOptions from './0010-model-options.ts';
 import * as gitSources from './0011-git-sources.ts';
 import * as repositoryInstructions from './0012-repository-instructions.ts';
+import * as chunkEmbeddings from './0013-chunk-embeddings.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0010-model-options': modelOptions,
   '0011-git-sources': gitSources,
   '0012-repository-instructions': repositoryInstructions,
+  '0013-chunk-embeddings': chunkEmbeddings,
 };
 
 export const migrationProvider: MigrationProvider = {
