@@ -92,19 +92,26 @@ export class IngestionRunner {
     const current = this.#running.get(siteId);
     if (current) throw new IngestionBusyError(current.jobId);
     // Reserved before the first await, so two concurrent starts cannot both pass the check above.
-    const entry = { jobId: '(starting)', done: Promise.resolve() };
+    // `done` settles when the job does (or fails to be created): `idle` must wait on the I/O of a job
+    // still being created, not spin on an already-resolved promise.
+    let settle = (): void => {};
+    const done = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const entry = { jobId: '(starting)', done };
     this.#running.set(siteId, entry);
     let job: IngestionJob;
     try {
       job = await create();
     } catch (error) {
       this.#running.delete(siteId);
+      settle();
       throw error;
     }
     entry.jobId = job.id;
     const started = performance.now();
     let status: IngestionOutcome['status'] = 'failure';
-    entry.done = run(job, {
+    void run(job, {
       onProgress: (done, total) => this.#progress.set(job.id, { done, total }),
     })
       .then(
@@ -132,7 +139,8 @@ export class IngestionRunner {
           }
         }
         this.#runAgain(siteId);
-      });
+      })
+      .then(settle);
     return job;
   }
 

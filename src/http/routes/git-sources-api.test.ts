@@ -170,6 +170,24 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
     });
     const site = await call('GET', '/v1/admin/sites/git-docs', { key });
     expect((site.json.git as { commit: string }).commit).toBe(commit);
+
+    // Two pushes at once: the second arrives during the first's fetch, so the site is ingested again after it.
+    const latest = commitFiles(repo, { 'docs/index.md': '# Welcome\n\nWidgets are very small tools.\n' });
+    const headers = { 'X-Hub-Signature-256': sign(secret, body), 'X-GitHub-Event': 'push' };
+    const [one, two] = await Promise.all([
+      call('POST', '/v1/hooks/sites/git-docs/git', { raw: body, headers }),
+      call('POST', '/v1/hooks/sites/git-docs/git', { raw: body, headers }),
+    ]);
+    expect([one?.json.after, two?.json.after].sort()).toEqual([false, true]);
+    await ingestions.idle();
+    const jobs = await database.storage.db
+      .selectFrom('ingestion_jobs')
+      .select(['status', 'commit_sha'])
+      .where('site_id', '=', created.json.id as string)
+      .orderBy('created_at')
+      .execute();
+    expect(jobs.map((j) => j.status)).toEqual(['success', 'success', 'success', 'success']);
+    expect(jobs.at(-1)?.commit_sha).toBe(latest);
   });
 
   it('takes GitLab pushes, ignores other branches, and rotates the secret', async () => {
