@@ -66,6 +66,15 @@ const fencedRanges = (source: string): [number, number][] => {
   return ranges;
 };
 
+interface ScannedSnippet {
+  text: string;
+  /** Null: more imports than are scanned, or one naming a missing file. */
+  imports: string[] | null;
+}
+
+/** Snippet files read and scanned once per ingestion: hundreds of pages import the same few. */
+export type SnippetScanCache = Map<string, Promise<ScannedSnippet | null>>;
+
 /**
  * Every snippet file reachable from a page by imports, sorted, with its text: what a page's content
  * hash covers besides its own source. Null when the scan cannot vouch for the page (too many imports
@@ -77,7 +86,19 @@ export const importClosure = async (
   files: ReadonlySet<string>,
   page: string,
   source: string,
+  cache: SnippetScanCache = new Map(),
 ): Promise<{ file: string; source: string }[] | null> => {
+  const scanned = (file: string): Promise<ScannedSnippet | null> => {
+    let entry = cache.get(file);
+    if (!entry) {
+      entry = folder.readText(file, MAX_PAGE_FILE_BYTES).then((read) =>
+        // An unreadable snippet gets a warning from the parser: leave the page to it.
+        read.ok ? { text: read.text, imports: scanImports(file, read.text, files) } : null,
+      );
+      cache.set(file, entry);
+    }
+    return entry;
+  };
   const texts = new Map<string, string>();
   let frontier = scanImports(page, source, files);
   if (frontier === null) return null;
@@ -88,13 +109,10 @@ export const importClosure = async (
     for (const file of new Set(frontier)) {
       if (texts.has(file)) continue;
       if (texts.size >= MAX_CLOSURE_FILES) return null;
-      const read = await folder.readText(file, MAX_PAGE_FILE_BYTES);
-      // An unreadable snippet gets a warning from the parser: leave the page to it.
-      if (!read.ok) return null;
-      texts.set(file, read.text);
-      const imports = scanImports(file, read.text, files);
-      if (imports === null) return null;
-      next.push(...imports);
+      const snippet = await scanned(file);
+      if (snippet === null || snippet.imports === null) return null;
+      texts.set(file, snippet.text);
+      next.push(...snippet.imports);
     }
     frontier = next;
   }

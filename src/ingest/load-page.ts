@@ -3,16 +3,19 @@ import { analyzeChunk } from '../search/analyze.ts';
 import { chunkPage } from './chunk-page.ts';
 import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { contentHash } from './content-hash.ts';
-import { importClosure } from './import-closure.ts';
+import { importClosure, type SnippetScanCache } from './import-closure.ts';
 import { MAX_PAGE_CHUNKS } from './ingest-limits.ts';
 import { type Block, treeToBlocks } from './mdx-to-sections.ts';
+import { MAX_MAIN_THREAD_SPEC_BYTES } from './openapi/openapi-spec.ts';
 import {
   frontMatterOperationSource,
   generatedOperationSource,
   loadOperation,
+  missingOperationWarning,
   type OperationSource,
 } from './openapi/operation-pages.ts';
 import { parseOperationRef } from './openapi/operation-ref.ts';
+import { findOperation } from './openapi/operations.ts';
 import { createSpecCache, type SpecCache, type SpecListing } from './openapi/spec-cache.ts';
 import { parseCostProblem } from './parse-cost.ts';
 import { parseSource } from './parse-markdown.ts';
@@ -145,6 +148,9 @@ export const createReuseCheck = (
   const specs = shared?.specs ?? createSpecCache(folder);
   const fileSet = shared?.fileSet ?? new Set(options.files);
   const parseSpecs = shared?.parseSpecs ?? false;
+  const snippetScans: SnippetScanCache = new Map();
+  // On the main thread only small OpenAPI files are parsed (to tell whether a page's operation exists).
+  const smallSpecs = createSpecCache(folder, MAX_MAIN_THREAD_SPEC_BYTES);
   return async (candidate) => {
     // Own keys only: a page named `constructor` must not find Object's.
     const known =
@@ -175,6 +181,7 @@ export const createReuseCheck = (
     if (!read.ok) return null;
     const source = read.text;
     const parts: { file: string; source: string }[] = [];
+    const warnings: Warning[] = [];
     const block = frontMatterBlock(source);
     if (block !== null && /^openapi\s*:/m.test(block)) {
       const value = frontMatterData(block)?.openapi;
@@ -187,13 +194,22 @@ export const createReuseCheck = (
         candidate.openapiSpec,
         options.openapiSpecs ?? [],
       );
-      if (!found.source || found.warnings.length > 0) return null;
-      parts.push(found.source.hashPart);
+      // A spec that is missing or lacks the operation leaves the page as it was: same hash, same warning.
+      warnings.push(...found.warnings);
+      if (found.source) {
+        const listing = await (parseSpecs ? specs : smallSpecs).list(found.source.file);
+        if (!listing.ok && listing.tooLarge) return null;
+        const { method, path } = found.source;
+        if (listing.ok && !findOperation(listing.operations, method, path)) {
+          warnings.push(missingOperationWarning(found.source, candidate.file));
+        }
+        parts.push(found.source.hashPart);
+      }
     }
-    const closure = await importClosure(folder, fileSet, candidate.file, source);
+    const closure = await importClosure(folder, fileSet, candidate.file, source, snippetScans);
     if (closure === null) return null;
     const hash = hashOf(source, [...closure, ...parts]);
-    return hash === known ? reusedPage(candidate, hash) : null;
+    return hash === known ? { ...reusedPage(candidate, hash), warnings } : null;
   };
 };
 

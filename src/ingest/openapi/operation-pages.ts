@@ -89,6 +89,17 @@ export const frontMatterOperationSource = async (
   };
 };
 
+/** The warning for an operation its spec lacks: on the page naming it, else on the spec file. */
+export const missingOperationWarning = (source: OperationSource, pageFile: string | null): Warning => {
+  const name = `${source.method === 'webhook' ? 'webhook' : source.method.toUpperCase()} ${source.path}`;
+  return pageFile === null
+    ? { file: source.file, message: `no operation ${name} in this OpenAPI file; not indexed` }
+    : {
+        file: pageFile,
+        message: `front matter names ${name}, which ${source.file} does not have; only the page's own text is indexed`,
+      };
+};
+
 /**
  * Renders the operation; warns when the spec is broken or lacks it: on the page whose front matter
  * names it (`pageFile`), else on the spec file.
@@ -102,14 +113,7 @@ export const loadOperation = async (
   if (!spec) return { page: null, warnings };
   const page = renderOperation(spec, source.method, source.path);
   if (!page) {
-    const name = `${source.method === 'webhook' ? 'webhook' : source.method.toUpperCase()} ${source.path}`;
-    const warning: Warning =
-      pageFile === null
-        ? { file: source.file, message: `no operation ${name} in this OpenAPI file; not indexed` }
-        : {
-            file: pageFile,
-            message: `front matter names ${name}, which ${source.file} does not have; only the page's own text is indexed`,
-          };
+    const warning = missingOperationWarning(source, pageFile);
     return { page: null, warnings: [...warnings, warning] };
   }
   return { page, warnings };
