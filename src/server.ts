@@ -13,6 +13,7 @@ import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startInstanceLifecycle } from './recovery/instance-lifecycle.ts';
+import { embeddingModelsFor } from './search/embeddings/embedding-model.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { type GitPollerOptions, startGitPoller } from './sources/git-poller.ts';
 import { openStorage, type Storage } from './storage/database.ts';
@@ -79,7 +80,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const widget = loadWidgetAssets(options.widgetDir ?? defaultWidgetDir());
   if (!widget) logger.warn('the widget is not built (npm run build): /widget.js and the demo page are off');
   const demoKey = config.demoPage && widget ? await mintDemoPageKey(storage, DEMO_DOMAIN) : undefined;
-  const search = new SiteSearch(storage);
+  // The provider package loads on the first call.
+  const embeddings = embeddingModelsFor(config.embeddings);
+  if (embeddings !== null) logger.info({ embeddings: embeddings.query.id }, 'semantic retrieval on');
+  const search = new SiteSearch(storage, { embeddings: embeddings?.query ?? null, logger });
   // The model configuration is logged without its keys.
   logger.info({ model: formatModelSpec(config.model.default) }, 'answer model');
   let rateLimitStore: RateLimitStore;
@@ -111,10 +115,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Registered before serving, so everything this process charges or ingests is recorded under a live
   // instance; the first recovery (a previous run's crash) is done before the first request.
   const lifecycle = await startInstanceLifecycle(storage, logger);
-  const ingestions = new IngestionRunner(logger, lifecycle.instance.id, {
-    dataDir: resolveDataDir(config.git.dataDir, config.databaseUrl),
-    env: config.git.env,
-  });
+  const ingestions = new IngestionRunner(
+    logger,
+    lifecycle.instance.id,
+    { dataDir: resolveDataDir(config.git.dataDir, config.databaseUrl), env: config.git.env },
+    embeddings?.ingestion ?? null,
+  );
   const retention = startRetentionJob(storage, logger);
   const gitPoller = startGitPoller({ storage, ingestions, logger }, options.gitPoll);
   let draining = false;

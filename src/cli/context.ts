@@ -1,4 +1,5 @@
 import { loadConfig } from '../config.ts';
+import { type EmbeddingModels, embeddingModelsFor } from '../search/embeddings/embedding-model.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 
 export interface GlobalOptions {
@@ -13,6 +14,11 @@ export class CliError extends Error {
 
 export function databaseUrlFrom(options: GlobalOptions): string {
   return options.databaseUrl ?? loadConfig().databaseUrl;
+}
+
+/** The embeddings models `DOCENT_EMBEDDINGS` names (semantic retrieval); null when it is not set. */
+export function embeddingModelsFromEnv(): EmbeddingModels | null {
+  return embeddingModelsFor(loadConfig().embeddings);
 }
 
 export async function withStorage<T>(

@@ -1,5 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import { ANALYZER_VERSION, analyzeChunk } from '../search/analyze.ts';
+import { embedSiteChunks } from '../search/embeddings/embed-chunks.ts';
+import type { EmbeddingModel } from '../search/embeddings/embedding-model.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
 import type { ChunksTable, Database, PagesTable } from '../storage/schema.ts';
@@ -20,6 +22,11 @@ export interface IngestOptions {
    * live process marks it failed should this one die; absent: recorded without one.
    */
   instanceId?: string;
+  /**
+   * Computes chunk vectors for semantic retrieval once the pages are written (`DOCENT_EMBEDDINGS`);
+   * absent or null: none. A failure there is a warning, never a failed ingestion.
+   */
+  embeddings?: EmbeddingModel | null;
 }
 
 export interface IngestionResult {
@@ -66,10 +73,19 @@ export async function runIngestionJob(
       .set({ repository_instructions: loaded.assistantInstructions?.text ?? null })
       .where('id', '=', job.siteId)
       .execute();
+    const warnings = [...loaded.warnings];
+    if (options.embeddings) {
+      const embedding = await embedSiteChunks(storage, job.siteId, options.embeddings);
+      if (embedding.error !== null)
+        warnings.push({
+          file: '(embeddings)',
+          message: `${embedding.missing} chunks have no ${options.embeddings.id} vector yet (${embedding.error}); they are found by their words alone until the next ingestion computes them`,
+        });
+    }
     counts.skipped = loaded.skipped;
-    counts.warnings = loaded.warnings.length;
-    await finishIngestionJob(storage, job.id, { status: 'success', counts, warnings: loaded.warnings });
-    return { job: { ...job, status: 'success' }, counts, warnings: loaded.warnings };
+    counts.warnings = warnings.length;
+    await finishIngestionJob(storage, job.id, { status: 'success', counts, warnings });
+    return { job: { ...job, status: 'success' }, counts, warnings };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     await finishIngestionJob(storage, job.id, {

@@ -1,6 +1,21 @@
+import type { Kysely } from 'kysely';
 import { readSnapshot, type Storage } from '../storage/database.ts';
+import type { Database } from '../storage/schema.ts';
+import type { EmbeddingModel } from './embeddings/embedding-model.ts';
+import {
+  buildSiteVectors,
+  FUSION_CANDIDATES,
+  nearestChunks,
+  reciprocalRankFusion,
+  type SiteVectors,
+  type StoredVector,
+} from './embeddings/semantic-rank.ts';
+import { normalized } from './embeddings/vectors.ts';
 import { buildSearchIndex, type SearchIndex, searchIndex } from './search-index.ts';
-import type { IndexableChunk, SearchOptions } from './types.ts';
+import type { IndexableChunk, SearchHit, SearchOptions } from './types.ts';
+
+/** Longest wait for a query's vector before the search goes on with words alone. */
+export const QUERY_EMBEDDING_TIMEOUT_MS = 2_000;
 
 /** One search result as the CLI, the eval and the assistant see it. */
 export interface SearchResult {
@@ -26,11 +41,22 @@ interface LoadedIndex {
   chunks: IndexableChunk[];
   anchors: (string | null)[];
   baseUrl: string | null;
+  /** The chunks' vectors under the configured embeddings model; null: none (or no model). */
+  vectors: SiteVectors | null;
 }
 
 export interface SiteSearchOptions {
   /** Used for links when the site has no base URL of its own. */
   publicUrl?: string | null;
+  /**
+   * Semantic retrieval (`DOCENT_EMBEDDINGS`): a site with vectors of this model is searched by words
+   * and by meaning, the two rankings fused. Absent or null: words only, as without it.
+   */
+  embeddings?: EmbeddingModel | null;
+  /** Longest wait for a query's vector (default `QUERY_EMBEDDING_TIMEOUT_MS`). */
+  queryEmbeddingTimeoutMs?: number;
+  /** Told once when queries cannot be embedded (again after one could). */
+  logger?: { warn(object: object, message: string): void };
 }
 
 /**
@@ -42,6 +68,8 @@ export interface SiteSearchOptions {
 export class SiteSearch {
   private readonly cache = new Map<string, LoadedIndex>();
   private readonly loading = new Map<string, Promise<LoadedIndex>>();
+  /** Whether the last query embedding failed: the failure is logged once, not per search. */
+  private queryFailing = false;
 
   constructor(
     private readonly storage: Storage,
@@ -64,7 +92,10 @@ export class SiteSearch {
       cached !== undefined && known !== undefined && cached.generation >= known.index_generation
         ? { ...cached, baseUrl: known.base_url }
         : await this.indexFor(siteId);
-    const hits = searchIndex(loaded.index, query, options);
+    const hits =
+      this.options.embeddings && loaded.vectors
+        ? await this.fusedHits(loaded, loaded.vectors, query, options)
+        : searchIndex(loaded.index, query, options);
     return hits.map((hit) => {
       const chunk = loaded.chunks[hit.chunkId];
       if (!chunk) throw new Error(`search returned unknown chunk ${hit.chunkId}`);
@@ -86,6 +117,81 @@ export class SiteSearch {
         languages: chunk.languages,
       };
     });
+  }
+
+  /**
+   * Words and meaning: the lexical ranking's and the vector ranking's best `FUSION_CANDIDATES` chunks,
+   * fused by reciprocal rank, then cut to the limit. A chunk found only by meaning has coverage 0
+   * (coverage counts the question's words in the chunk, and it has none of the lexical candidates').
+   * Without the query's vector (the model failed or was slow), the lexical ranking alone.
+   */
+  private async fusedHits(
+    loaded: LoadedIndex,
+    vectors: SiteVectors,
+    query: string,
+    options: SearchOptions,
+  ): Promise<SearchHit[]> {
+    const queryVector = await this.embedQuery(query);
+    if (queryVector === null) return searchIndex(loaded.index, query, options);
+    const pool = Math.max(Math.floor(options.limit), FUSION_CANDIDATES);
+    const lexical = searchIndex(loaded.index, query, { ...options, limit: pool });
+    const version = options.version?.trim().toLowerCase() || null;
+    const language = options.language?.trim().toLowerCase() || null;
+    const { chunkVersions, chunkLanguages } = loaded.index;
+    const passes = (labels: readonly string[] | undefined, wanted: string | null): boolean =>
+      wanted === null || labels === undefined || labels.length === 0 || labels.includes(wanted);
+    const semantic = nearestChunks(
+      vectors,
+      queryVector,
+      pool,
+      (chunk) => passes(chunkVersions[chunk], version) && passes(chunkLanguages[chunk], language),
+    );
+    const byChunk = new Map(lexical.map((hit) => [hit.chunkId, hit]));
+    return reciprocalRankFusion(
+      [lexical.map((hit) => hit.chunkId), semantic.map((near) => near.chunk)],
+      options.limit,
+    ).map(({ chunk, score }) => ({
+      chunkId: chunk,
+      pagePath: loaded.chunks[chunk]?.pagePath ?? '',
+      score,
+      coverage: byChunk.get(chunk)?.coverage ?? 0,
+    }));
+  }
+
+  /** The query's vector, unit length; null when the model failed or took too long (logged once). */
+  private async embedQuery(query: string): Promise<Float32Array | null> {
+    const model = this.options.embeddings;
+    if (!model) return null;
+    const timeoutMs = this.options.queryEmbeddingTimeoutMs ?? QUERY_EMBEDDING_TIMEOUT_MS;
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      // Raced as well as aborted: a provider package that ignored the signal must not hold a reader.
+      const vectors = await Promise.race([
+        model.embed([query], abort.signal),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            const error = new Error(`no query vector within ${timeoutMs} ms`);
+            abort.abort(error);
+            reject(error);
+          }, timeoutMs);
+        }),
+      ]);
+      const vector = vectors[0] === undefined ? null : normalized(vectors[0]);
+      if (vector === null) throw new Error('the embeddings model returned no usable vector for the query');
+      this.queryFailing = false;
+      return vector;
+    } catch (error) {
+      if (!this.queryFailing)
+        this.options.logger?.warn(
+          { model: model.id, err: error },
+          'query embedding failed: searching by words alone until it works again',
+        );
+      this.queryFailing = true;
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Drops cached indexes (all, or one site's). */
@@ -132,7 +238,10 @@ export class SiteSearch {
         .orderBy('page_path')
         .orderBy('ord')
         .execute();
-      return { site, pages, rows };
+      const vectors = this.options.embeddings
+        ? await storedVectors(trx, siteId, this.options.embeddings.id)
+        : [];
+      return { site, pages, rows, vectors };
     });
     const pageByPath = new Map(
       loaded.pages.map((page) => [
@@ -146,9 +255,12 @@ export class SiteSearch {
     );
     const chunks: IndexableChunk[] = [];
     const anchors: (string | null)[] = [];
+    // Chunk place by page and ord, to pair stored vectors with chunks; only kept when there are vectors.
+    const chunkAt = loaded.vectors.length > 0 ? new Map<string, number>() : null;
     for (const row of loaded.rows) {
       const page = pageByPath.get(row.page_path);
       if (!page) continue;
+      chunkAt?.set(chunkKey(row.page_path, row.ord), chunks.length);
       chunks.push({
         id: chunks.length,
         pagePath: row.page_path,
@@ -166,16 +278,34 @@ export class SiteSearch {
     // The stored analysis is the index's input only; kept, parsed, it was most of a big site's memory
     // (crewai-docs: 58 of the 87 MB of heap its loaded index took).
     for (const chunk of chunks) chunk.analyzed = null;
+    const paired: StoredVector[] = [];
+    for (const row of loaded.vectors) {
+      const chunk = chunkAt?.get(chunkKey(row.page_path, row.ord));
+      if (chunk !== undefined) paired.push({ chunk, dimensions: row.dimensions, vector: row.vector });
+    }
     const entry: LoadedIndex = {
       generation: loaded.site.index_generation,
       index,
       chunks,
       anchors,
       baseUrl: loaded.site.base_url,
+      vectors: buildSiteVectors(paired),
     };
     this.cache.set(siteId, entry);
     return entry;
   }
+}
+
+const chunkKey = (pagePath: string, ord: number): string => `${ord}\u0000${pagePath}`;
+
+/** A site's stored vectors under `model`, read in the snapshot its chunks are read in. */
+function storedVectors(db: Kysely<Database>, siteId: string, model: string) {
+  return db
+    .selectFrom('chunk_embeddings')
+    .select(['page_path', 'ord', 'dimensions', 'vector'])
+    .where('site_id', '=', siteId)
+    .where('model', '=', model)
+    .execute();
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { type IngestionResult, type IngestOptions, runIngestionJob } from '../ingest/ingest-site.ts';
 import { createIngestionJob, type IngestionJob } from '../ingest/jobs.ts';
+import type { EmbeddingModel } from '../search/embeddings/embedding-model.ts';
 import type { GitWorkspace } from '../sources/git-checkout.ts';
 import { createGitIngestionJob, NoGitSourceError, runGitIngestion } from '../sources/git-ingestion.ts';
 import { getGitSource } from '../sources/git-sources.ts';
@@ -37,11 +38,15 @@ export class IngestionRunner {
   /** Sites whose git source was pushed to while an ingestion ran: ingested again once it ends. */
   readonly #again = new Map<string, Storage>();
 
-  /** `instanceId`: this server's registered instance, recorded on each job it runs (crash recovery). */
+  /**
+   * `instanceId`: this server's registered instance, recorded on each job it runs (crash recovery).
+   * `embeddings`: computes chunk vectors after each ingestion (`DOCENT_EMBEDDINGS`); null: none.
+   */
   constructor(
     private readonly logger?: Logger,
     private readonly instanceId: string | null = null,
     git: GitWorkspace | null = null,
+    private readonly embeddings: EmbeddingModel | null = null,
   ) {
     this.git = git;
   }
@@ -113,6 +118,7 @@ export class IngestionRunner {
     let status: IngestionOutcome['status'] = 'failure';
     void run(job, {
       onProgress: (done, total) => this.#progress.set(job.id, { done, total }),
+      embeddings: this.embeddings,
     })
       .then(
         (result) => {

@@ -9,7 +9,7 @@ import { ingestGitSite } from '../../sources/git-ingestion.ts';
 import { getGitSource } from '../../sources/git-sources.ts';
 import { GitSourceError } from '../../sources/git-url.ts';
 import { getSiteByDomain, updateSite } from '../../tenancy/sites.ts';
-import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
+import { CliError, embeddingModelsFromEnv, type GlobalOptions, printJson, withStorage } from '../context.ts';
 import { cliGitWorkspace } from '../git-options.ts';
 import { progressBar } from '../progress.ts';
 
@@ -45,6 +45,7 @@ export function registerIngest(program: Command): void {
         const started = performance.now();
         const ingestOptions = {
           instanceId: lifecycle.instance.id,
+          embeddings: embeddingModelsFromEnv()?.ingestion ?? null,
           ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
         };
         const run: Promise<IngestionResult & { commit?: string }> = git

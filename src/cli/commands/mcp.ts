@@ -9,6 +9,7 @@ import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/reques
 import { loadConfig } from '../../config.ts';
 import { createCreditGuard } from '../../limits/credit-guard.ts';
 import { startInstanceLifecycle } from '../../recovery/instance-lifecycle.ts';
+import { embeddingModelsFor } from '../../search/embeddings/embedding-model.ts';
 import { SiteSearch } from '../../search/site-search.ts';
 import { openStorage } from '../../storage/database.ts';
 import { newId } from '../../storage/ids.ts';
@@ -40,7 +41,10 @@ export function registerMcp(program: Command): void {
         await storage.close();
         throw new CliError(`No site "${options.site}"`);
       }
-      const search = new SiteSearch(storage);
+      const search = new SiteSearch(storage, {
+        embeddings: embeddingModelsFor(config.embeddings)?.query ?? null,
+        logger,
+      });
       const docentUrl = config.publicUrl ?? `http://localhost:${config.port}`;
       // ask_docs charges credits like the server does, so this process registers as an instance too.
       const lifecycle = await startInstanceLifecycle(storage, logger);

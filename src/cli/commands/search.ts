@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { SiteSearch } from '../../search/site-search.ts';
 import { getSiteByDomain } from '../../tenancy/sites.ts';
-import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
+import { CliError, embeddingModelsFromEnv, type GlobalOptions, printJson, withStorage } from '../context.ts';
 
 export const MAX_CLI_SEARCH_LIMIT = 100;
 
@@ -28,7 +28,7 @@ export function registerSearch(program: Command): void {
         await withStorage(globals, async (storage) => {
           const site = await getSiteByDomain(storage, options.site);
           if (!site) throw new CliError(`No site "${options.site}"`);
-          const search = new SiteSearch(storage);
+          const search = new SiteSearch(storage, { embeddings: embeddingModelsFromEnv()?.query ?? null });
           const results = await search.search(site.id, query, {
             limit,
             version: options.version,

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmbeddingModel } from './embedding-model.ts';
+import {
+  bagOfWordsEmbedding,
+  type LoopbackEmbeddings,
+  startLoopbackEmbeddings,
+} from './testing/loopback-embeddings.ts';
+
+describe('createEmbeddingModel against a loopback OpenAI embeddings server', () => {
+  let server: LoopbackEmbeddings;
+  beforeAll(async () => {
+    server = await startLoopbackEmbeddings();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('speaks OpenAI’s wire format through @ai-sdk/openai, with the key as a bearer token', async () => {
+    server.mode = 'ok';
+    const from = server.requests.length;
+    const model = createEmbeddingModel({
+      provider: 'openai',
+      model: 'text-embedding-3-small',
+      apiKey: 'sk-loopback',
+      baseUrl: server.baseUrl,
+    });
+    expect(model.id).toBe('openai:text-embedding-3-small');
+    const vectors = await model.embed(['install the widget', 'rotate an API key']);
+    expect(vectors).toEqual([
+      bagOfWordsEmbedding('install the widget'),
+      bagOfWordsEmbedding('rotate an API key'),
+    ]);
+    const request = server.requests[from];
+    expect(request?.headers.authorization).toBe('Bearer sk-loopback');
+    expect(request?.body).toMatchObject({
+      model: 'text-embedding-3-small',
+      input: ['install the widget', 'rotate an API key'],
+      encoding_format: 'float',
+    });
+    expect(await model.embed([])).toEqual([]);
+    expect(server.requests.length).toBe(from + 1);
+  });
+
+  it('speaks the same format through @ai-sdk/openai-compatible (Ollama, vLLM…), key optional', async () => {
+    server.mode = 'ok';
+    const from = server.requests.length;
+    const model = createEmbeddingModel({
+      provider: 'openai-compatible',
+      model: 'nomic-embed-text',
+      apiKey: null,
+      baseUrl: server.baseUrl,
+    });
+    expect(model.id).toBe('openai-compatible:nomic-embed-text');
+    expect(await model.embed(['hello'])).toEqual([bagOfWordsEmbedding('hello')]);
+    const request = server.requests[from];
+    expect(request?.headers.authorization).toBeUndefined();
+    expect(request?.body).toMatchObject({
+      model: 'nomic-embed-text',
+      input: ['hello'],
+      encoding_format: 'float',
+    });
+  });
+
+  it('retries a failing server, then fails', async () => {
+    server.mode = 'fail';
+    const from = server.requests.length;
+    const model = createEmbeddingModel(
+      { provider: 'openai-compatible', model: 'm', apiKey: null, baseUrl: server.baseUrl },
+      { maxRetries: 1 },
+    );
+    await expect(model.embed(['hello'])).rejects.toThrow(/embeddings backend is down/);
+    expect(server.requests.length - from).toBe(2);
+    server.mode = 'ok';
+  });
+});
