@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { corpusDir, evalSetDir } from '../testing/paths.ts';
+import { readEvalSet } from '../search/eval-set.ts';
+import { corpusDir, evalSetDir, repoRoot } from '../testing/paths.ts';
 import { loadDocsFolder } from './load-docs-folder.ts';
 import type { LoadedSite, ParsedPage } from './types.ts';
 
@@ -72,6 +73,30 @@ const OLLAMA_OPERATION_PAGES = [
   'api-reference/get-version',
 ];
 
+/**
+ * Docent's own eval sets over this corpus (eval/<corpus>/): every relevant page is a page the loader
+ * indexes, carrying the labels of the question's filter (an unlabelled page matches any filter).
+ */
+const evalSetLabelsHold = async (site: LoadedSite, corpus: string): Promise<void> => {
+  const set = await readEvalSet(path.join(repoRoot, 'eval', corpus));
+  expect(set.docsDir).toBe(corpusDir(corpus));
+  const byId = new Map(site.pages.map((p) => [p.path, p]));
+  const problems: string[] = [];
+  const has = (labels: string[], wanted: string | undefined): boolean =>
+    wanted === undefined || labels.length === 0 || labels.includes(wanted);
+  for (const q of set.questions) {
+    for (const id of q.relevant) {
+      const p = byId.get(id);
+      if (!p) problems.push(`${q.id}: ${id} is not a page`);
+      else if (!has(p.versions, q.filter?.version) || !has(p.languages, q.filter?.language))
+        problems.push(`${q.id}: ${id} lacks the filter's labels`);
+    }
+  }
+  expect(problems).toEqual([]);
+  expect(set.questions.filter((q) => q.relevant.length > 0)).toHaveLength(150);
+  expect(set.questions.filter((q) => q.relevant.length === 0)).toHaveLength(100);
+};
+
 const page = (site: LoadedSite, id: string): ParsedPage => {
   const found = site.pages.find((p) => p.path === id);
   if (!found) throw new Error(`page ${id} not loaded`);
@@ -129,6 +154,9 @@ describe('mintlify-docs', () => {
   beforeAll(async () => {
     site = await loadDocsFolder(corpusDir('mintlify-docs'), CORPUS_LOAD);
   });
+
+  it('labels every question of eval/mintlify-docs with pages the loader indexes', () =>
+    evalSetLabelsHold(site, 'mintlify-docs'));
 
   it('loads every navigation page across the $ref language files', () => {
     const expected = expectedNavPages(corpusDir('mintlify-docs'));
@@ -210,6 +238,9 @@ describe('mcp-docs', () => {
     site = await loadDocsFolder(corpusDir('mcp-docs'), CORPUS_LOAD);
   });
 
+  it('labels every question of eval/mcp-docs with pages the loader indexes', () =>
+    evalSetLabelsHold(site, 'mcp-docs'));
+
   it('indexes the navigation pages and declares the versions', () => {
     const expected = expectedNavPages(corpusDir('mcp-docs'));
     expect(expected).toHaveLength(342);
@@ -240,6 +271,9 @@ describe('crewai-docs', () => {
     site = await loadDocsFolder(corpusDir('crewai-docs'), CORPUS_LOAD);
   });
 
+  it('labels every question of eval/crewai-docs with pages the loader indexes', () =>
+    evalSetLabelsHold(site, 'crewai-docs'));
+
   it('indexes the two versions on disk and caps missing-page warnings', () => {
     expect(expectedNavPages(corpusDir('crewai-docs'))).toHaveLength(1410);
     expect(site.pages).toHaveLength(1410);
@@ -265,6 +299,9 @@ describe('unstructured-docs', () => {
   beforeAll(async () => {
     site = await loadDocsFolder(corpusDir('unstructured-docs'), CORPUS_LOAD);
   });
+
+  it('labels every question of eval/unstructured-docs with pages the loader indexes', () =>
+    evalSetLabelsHold(site, 'unstructured-docs'));
 
   it('indexes the navigation pages, ignoring global external anchors', () => {
     expect(expectedNavPages(corpusDir('unstructured-docs'))).toHaveLength(334);
