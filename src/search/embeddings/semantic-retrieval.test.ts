@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ingestSite } from '../../ingest/ingest-site.ts';
 import { getIngestionJob } from '../../ingest/jobs.ts';
 import type { Storage } from '../../storage/database.ts';
+import { IngestionRunner } from '../../tenancy/ingestion-runner.ts';
 import { createOrganization } from '../../tenancy/organizations.ts';
 import { createSite, getIndexGeneration } from '../../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
@@ -193,6 +194,20 @@ describe.each(dialects)('semantic retrieval on %s', (dialect) => {
     await ingestSite(storage, siteId, dir, { embeddings: other });
     expect(await countRows(storage, siteId)).toBe(await countChunks(storage, siteId));
     expect(await countRows(storage, siteId)).toBe(chunks - 2);
+  });
+
+  it('the server’s background ingestions compute vectors with the model they are given', async () => {
+    const { storage } = database;
+    const { siteId, dir } = await newSite('runner');
+    writeSite(dir, CAR_SITE);
+    server.mode = 'ok';
+    const model = modelNamed('nomic-embed-text');
+    const runner = new IngestionRunner(undefined, null, null, model);
+    const job = await runner.start(storage, siteId, dir);
+    await runner.idle();
+    expect((await getIngestionJob(storage, job.id))?.status).toBe('success');
+    expect(await countRows(storage, siteId, model.id)).toBe(await countChunks(storage, siteId));
+    expect(await countRows(storage, siteId)).toBeGreaterThan(0);
   });
 
   it('a failing embeddings server leaves a successful job with a warning, and search by words', async () => {
