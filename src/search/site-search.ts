@@ -62,8 +62,9 @@ export interface SiteSearchOptions {
 /**
  * Per-process search over stored sites. The database is the source of truth; each site's index is
  * assembled from its stored, pre-analysed chunks and kept until the site's index generation moves,
- * which every ingestion bumps in the same transaction as its writes. Checking the generation costs
- * one indexed read per search and keeps several processes sharing a database correct.
+ * which every ingestion bumps in the same transaction as its writes (and again when it writes chunk
+ * vectors, which are loaded with the index). Checking the generation costs one indexed read per search
+ * and keeps several processes sharing a database correct.
  */
 export class SiteSearch {
   private readonly cache = new Map<string, LoadedIndex>();
