@@ -9,11 +9,11 @@ import {
   rotateHookSecret,
   setGitSource,
 } from '../../sources/git-sources.ts';
+import { deleteSiteAndClone } from '../../sources/site-source.ts';
 import {
   allowedOriginsSchema,
   createSite,
   DomainTakenError,
-  deleteSite,
   domainSchema,
   getSiteByDomain,
   InvalidSiteError,
@@ -237,7 +237,8 @@ export function registerSites(program: Command): void {
         throw new CliError(`Deleting "${domain}" removes its pages, keys and threads: add --yes`);
       await withStorage(globals, async (storage) => {
         const site = await getSiteByDomain(storage, domain);
-        if (!site || !(await deleteSite(storage, site.organization_id, site.id)))
+        const dataDir = cliGitWorkspace(globals).dataDir;
+        if (!site || !(await deleteSiteAndClone(storage, dataDir, site.organization_id, site.id)))
           throw new CliError(`No site "${domain}"`);
         if (globals.json) printJson({ deleted: domain });
         else process.stdout.write(`Deleted site "${domain}".\n`);

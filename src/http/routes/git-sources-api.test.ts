@@ -8,6 +8,7 @@ import { createApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';
 import { createTenant, type Tenant } from '../../limits/limits-fixtures.ts';
 import { SiteSearch } from '../../search/site-search.ts';
+import { cloneFolder } from '../../sources/git-checkout.ts';
 import { MAX_HOOK_BODY_BYTES } from '../../sources/git-webhook.ts';
 import { IngestionRunner } from '../../tenancy/ingestion-runner.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
@@ -188,6 +189,13 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
       .execute();
     expect(jobs.map((j) => j.status)).toEqual(['success', 'success', 'success', 'success']);
     expect(jobs.at(-1)?.commit_sha).toBe(latest);
+
+    // Deleting the site deletes its clone: a deleted organization's docs do not stay on disk.
+    await ingestions.idle();
+    const clone = cloneFolder(path.join(temp, 'data'), created.json.id as string);
+    expect(fs.existsSync(clone)).toBe(true);
+    expect((await call('DELETE', '/v1/admin/sites/git-docs', { key })).status).toBe(204);
+    expect(fs.existsSync(clone)).toBe(false);
   });
 
   it('takes GitLab pushes, ignores other branches, and rotates the secret', async () => {

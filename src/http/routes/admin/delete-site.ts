@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
-import { deleteSite, getOrganizationSite } from '../../../tenancy/sites.ts';
+import { deleteSiteAndClone } from '../../../sources/site-source.ts';
+import { getOrganizationSite } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
 import { errorResponses, type Operation } from '../../openapi.ts';
@@ -10,7 +11,7 @@ import { domainParamSchema } from './schemas.ts';
 export const deleteSiteOperation: Operation = {
   method: 'delete',
   path: '/v1/admin/sites/{domain}',
-  summary: 'Delete a site with its pages, keys and threads',
+  summary: 'Delete a site with its pages, keys, threads and git clone',
   tags: ['Sites'],
   security: [{ adminKey: [] }],
   request: { params: domainParamSchema },
@@ -25,7 +26,8 @@ export function deleteSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
       const { domain } = c.req.valid('param');
       const organizationId = c.get('admin').organization.id;
       const site = await getOrganizationSite(deps.storage, organizationId, domain);
-      if (!site || !(await deleteSite(deps.storage, organizationId, site.id))) {
+      const dataDir = deps.ingestions.git?.dataDir ?? null;
+      if (!site || !(await deleteSiteAndClone(deps.storage, dataDir, organizationId, site.id))) {
         throw new DocentError('not_found', `No site "${domain}" in this organization`);
       }
       return c.body(null, 204);
