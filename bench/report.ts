@@ -53,13 +53,20 @@ const plan = quick
       memory: { concurrency: 8, seconds: 2 },
     }
   : {
-      sets: fs
-        .readdirSync(path.join(sharedDir, 'eval'), { withFileTypes: true })
-        .filter(
-          (d) => d.isDirectory() && fs.existsSync(path.join(sharedDir, 'eval', d.name, 'questions.jsonl')),
-        )
-        .map((d) => path.join(sharedDir, 'eval', d.name))
-        .sort(),
+      // The shared dev sets, then Docent's own sets over the shared corpora (eval/*/set.json).
+      sets: [path.join(sharedDir, 'eval'), path.join(repoRoot, 'eval')].flatMap((parent) =>
+        fs
+          .readdirSync(parent, { withFileTypes: true })
+          .filter(
+            (d) =>
+              d.isDirectory() &&
+              fs.existsSync(path.join(parent, d.name, 'questions.jsonl')) &&
+              (fs.existsSync(path.join(parent, d.name, 'docs')) ||
+                fs.existsSync(path.join(parent, d.name, 'set.json'))),
+          )
+          .map((d) => path.join(parent, d.name))
+          .sort(),
+      ),
       corpora: fs
         .readdirSync(path.join(sharedDir, 'corpora'), { withFileTypes: true })
         .filter((d) => d.isDirectory())

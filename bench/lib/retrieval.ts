@@ -93,7 +93,8 @@ export async function runRetrievalComparison(
     try {
       await built.search('warm up', 1); // as runEval does before its timed questions
       const results: QuestionResult[] = [];
-      for (const q of set.questions) {
+      // Retrieval is scored on questions the docs answer, as runEval scores Docent's.
+      for (const q of set.questions.filter((question) => question.relevant.length > 0)) {
         const started = performance.now();
         // A filtered question asks for more chunks, then keeps those of pages that fit the filter.
         const ids = await built.search(q.question, q.filter ? EVAL_CHUNK_LIMIT * 4 : EVAL_CHUNK_LIMIT);
@@ -127,7 +128,7 @@ export async function runRetrievalComparison(
     setDir,
     pages: site.pages.length,
     chunks: chunks.length,
-    questions: set.questions.length,
+    questions: set.questions.filter((question) => question.relevant.length > 0).length,
     loadSeconds,
     rows,
   };
