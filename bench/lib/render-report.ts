@@ -183,7 +183,7 @@ export function renderMarkdown(report: BenchReport): string {
   if (report.retrieval) {
     out.push('## Retrieval quality and speed', '');
     out.push(
-      'Data: the eval sets below (`docs/` + `questions.jsonl`, format in `../shared/eval/README.md`). ' +
+      'Data: the eval sets below (`questions.jsonl` with `docs/`, or with a `set.json` naming a shared corpus; format in `../shared/eval/README.md` and `eval/README.md`; every engine is scored on the answerable questions). ' +
         '**Docent** runs through `runEval` (`src/eval/run-eval.ts`): the real ingestion into a throwaway database ' +
         '(a SQLite file, or a fresh database on the PostgreSQL server), then every question through `SiteSearch`, ' +
         'the search the endpoint uses, including its per-query check of the site generation in the database. ' +
