@@ -7,6 +7,7 @@ import { nowIso } from '../storage/ids.ts';
 import type { ChunksTable, Database, PagesTable } from '../storage/schema.ts';
 import {
   createIngestionJob,
+  failIngestionJob,
   finishIngestionJob,
   type IngestionCounts,
   type IngestionJob,
@@ -87,13 +88,7 @@ export async function runIngestionJob(
     await finishIngestionJob(storage, job.id, { status: 'success', counts, warnings });
     return { job: { ...job, status: 'success' }, counts, warnings };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    await finishIngestionJob(storage, job.id, {
-      status: 'failure',
-      counts: null,
-      warnings: [],
-      error: message,
-    });
+    await failIngestionJob(storage, job.id, error);
     throw error;
   }
 }

@@ -115,6 +115,12 @@ export async function finishIngestionJob(
     .execute();
 }
 
+/** Records a job as failed with the error's message (what the caller then rethrows). */
+export async function failIngestionJob(storage: Storage, id: string, error: unknown): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  await finishIngestionJob(storage, id, { status: 'failure', counts: null, warnings: [], error: message });
+}
+
 export async function getIngestionJob(storage: Storage, id: string): Promise<IngestionJob | undefined> {
   const row = await storage.db
     .selectFrom('ingestion_jobs')

@@ -29,7 +29,7 @@ const READ_CONCURRENCY = 16;
 
 export interface LoadDocsFolderOptions {
   onProgress?: LoadProgress;
-  /** Content hashes already stored, by page id: unchanged pages that import nothing are not parsed. */
+  /** Content hashes already stored, by page id: pages known unchanged (createReuseCheck) are not parsed. */
   known?: Readonly<Record<string, string>>;
   /** Run the search analyzer on every chunk while loading (`ParsedChunk.analyzedJson`). */
   analyze?: boolean;
@@ -128,7 +128,6 @@ export const loadDocsFolder = async (
     files: docs.files,
     indexHidden,
     analyze: options.analyze ?? false,
-    ...(options.known ? { known: options.known } : {}),
     ...(openapi ? { openapiSpecs: openapi.specs } : {}),
   };
   // Workers start on demand: pages reused on the main thread and small specs listed here start none.
@@ -161,7 +160,8 @@ export const loadDocsFolder = async (
   }
   let done = 0;
   options.onProgress?.(0, candidates.length);
-  const reuse = options.known ? createReuseCheck(loaderOptions) : null;
+  // Decided here, not in the workers: a page known unchanged never reaches one.
+  const reuse = options.known ? createReuseCheck(loaderOptions, options.known, smallSpecs) : null;
   const results: PageResult[] = await mapLimit(candidates, READ_CONCURRENCY, async (candidate) => {
     try {
       return (await reuse?.(candidate)) ?? (await pool.load(candidate));

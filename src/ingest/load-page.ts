@@ -1,12 +1,11 @@
 import { parse as parseYaml } from 'yaml';
 import { analyzeChunk } from '../search/analyze.ts';
 import { chunkPage } from './chunk-page.ts';
-import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
+import { containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { contentHash } from './content-hash.ts';
 import { importClosure, type SnippetScanCache } from './import-closure.ts';
 import { MAX_PAGE_CHUNKS } from './ingest-limits.ts';
 import { type Block, treeToBlocks } from './mdx-to-sections.ts';
-import { MAX_MAIN_THREAD_SPEC_BYTES } from './openapi/openapi-spec.ts';
 import {
   frontMatterOperationSource,
   generatedOperationSource,
@@ -14,7 +13,6 @@ import {
   missingOperationWarning,
   type OperationSource,
 } from './openapi/operation-pages.ts';
-import { parseOperationRef } from './openapi/operation-ref.ts';
 import { findOperation } from './openapi/operations.ts';
 import { createSpecCache, type SpecCache, type SpecListing } from './openapi/spec-cache.ts';
 import { parseCostProblem } from './parse-cost.ts';
@@ -51,11 +49,6 @@ export interface PageLoaderOptions {
   files: readonly string[];
   /** `seo.indexing: "all"`: keep `hidden: true` pages. */
   indexHidden: boolean;
-  /**
-   * Content hashes the caller already holds, by page id. A page whose hash can be known without
-   * parsing (it imports nothing) and matches is returned as `reused` instead of parsed again.
-   */
-  known?: Readonly<Record<string, string>>;
   /** Also run the search analyzer on each chunk (`analyzedJson`). */
   analyze?: boolean;
   /** Every OpenAPI file the config declares: where `openapi:` front matter without a file is looked up. */
@@ -136,28 +129,25 @@ const reusedPage = (candidate: PageCandidate, hash: string): PageResult => ({
 /**
  * Decides, without parsing Markdown, whether a page is one the caller already holds: its content hash
  * (own source, the snippet files its imports reach, the OpenAPI operation it shows, its labels) equals
- * the known one. Anything it cannot vouch for (a read that fails, a warning to report, too many imports,
- * on the main thread an operation whose file must be parsed to be found) answers null: parse the page.
- * Cheap enough for the main thread, so an unchanged re-ingest starts no worker at all.
+ * the known one. Anything it cannot vouch for (a read that fails, too many imports or a missing snippet,
+ * an OpenAPI file too large to parse on this thread) answers null: parse the page. It runs on the main
+ * thread, so an unchanged re-ingest starts no worker at all.
  */
 export const createReuseCheck = (
   options: PageLoaderOptions,
-  shared?: { folder: ContainedFolder; specs: SpecCache; fileSet: ReadonlySet<string>; parseSpecs: boolean },
+  /** Content hashes the caller already holds, by page id (own keys only are read). */
+  known: Readonly<Record<string, string>>,
+  /** The caller's cache of OpenAPI files small enough to parse on the main thread (`maxBytes` set). */
+  smallSpecs: SpecCache,
 ): ((candidate: PageCandidate) => Promise<PageResult | null>) => {
-  const folder = shared?.folder ?? containedFolder(options.root);
-  const specs = shared?.specs ?? createSpecCache(folder);
-  const fileSet = shared?.fileSet ?? new Set(options.files);
-  const parseSpecs = shared?.parseSpecs ?? false;
+  const folder = containedFolder(options.root);
+  const specs = createSpecCache(folder);
+  const fileSet = new Set(options.files);
   const snippetScans: SnippetScanCache = new Map();
-  // On the main thread only small OpenAPI files are parsed (to tell whether a page's operation exists).
-  const smallSpecs = createSpecCache(folder, MAX_MAIN_THREAD_SPEC_BYTES);
   return async (candidate) => {
     // Own keys only: a page named `constructor` must not find Object's.
-    const known =
-      options.known !== undefined && Object.hasOwn(options.known, candidate.id)
-        ? options.known[candidate.id]
-        : undefined;
-    if (known === undefined) return null;
+    const stored = Object.hasOwn(known, candidate.id) ? known[candidate.id] : undefined;
+    if (stored === undefined) return null;
     const hashOf = (source: string, parts: { file: string; source: string }[]): string =>
       contentHash({
         path: candidate.id,
@@ -175,7 +165,7 @@ export const createReuseCheck = (
       );
       if (!found.source) return null;
       const hash = hashOf('', [found.source.hashPart]);
-      return hash === known ? reusedPage(candidate, hash) : null;
+      return hash === stored ? reusedPage(candidate, hash) : null;
     }
     const read = await folder.readText(candidate.file, MAX_PAGE_FILE_BYTES);
     if (!read.ok) return null;
@@ -185,20 +175,18 @@ export const createReuseCheck = (
     const block = frontMatterBlock(source);
     if (block !== null && /^openapi\s*:/m.test(block)) {
       const value = frontMatterData(block)?.openapi;
-      // Finding which declared file holds the operation means parsing them: a worker's job.
-      if (!parseSpecs && typeof value === 'string' && parseOperationRef(value)?.spec === null) return null;
       const found = await frontMatterOperationSource(
-        specs,
+        smallSpecs,
         candidate.file,
         value,
         candidate.openapiSpec,
         options.openapiSpecs ?? [],
       );
+      if (found.tooLarge) return null;
       // A spec that is missing or lacks the operation leaves the page as it was: same hash, same warning.
       warnings.push(...found.warnings);
       if (found.source) {
-        const listing = await (parseSpecs ? specs : smallSpecs).list(found.source.file);
-        if (!listing.ok && listing.tooLarge) return null;
+        const listing = await smallSpecs.list(found.source.file);
         const { method, path } = found.source;
         if (listing.ok && !findOperation(listing.operations, method, path)) {
           warnings.push(missingOperationWarning(found.source, candidate.file));
@@ -209,7 +197,7 @@ export const createReuseCheck = (
     const closure = await importClosure(folder, fileSet, candidate.file, source, snippetScans);
     if (closure === null) return null;
     const hash = hashOf(source, [...closure, ...parts]);
-    return hash === known ? { ...reusedPage(candidate, hash), warnings } : null;
+    return hash === stored ? { ...reusedPage(candidate, hash), warnings } : null;
   };
 };
 
@@ -226,7 +214,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
   const folder = containedFolder(options.root);
   const specs = createSpecCache(folder);
   const fileSet = new Set(options.files);
-  const reuse = createReuseCheck(options, { folder, specs, fileSet, parseSpecs: true });
+  const snippetScans: SnippetScanCache = new Map();
   /** Generated Markdown (an operation page) to blocks, under the same parse-cost limits as a page. */
   const markdownBlocks = async (file: string, markdown: string, warnings: Warning[]): Promise<Block[]> => {
     const tooCostly = parseCostProblem(markdown);
@@ -299,8 +287,6 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
   };
 
   const load = async (candidate: PageCandidate): Promise<PageResult> => {
-    const reused = await reuse(candidate);
-    if (reused) return reused;
     if (candidate.operation) return loadGenerated(candidate, candidate.operation);
     const { file } = candidate;
     const warnings: Warning[] = [];
@@ -326,7 +312,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
     }
     const extraHashParts = operation ? [operation.hashPart] : [];
     // Snippets found by scanning imports (import-closure.ts): the same files the reuse check hashes.
-    const closure = await importClosure(folder, fileSet, file, source);
+    const closure = await importClosure(folder, fileSet, file, source, snippetScans);
     if (skippedByFrontMatter(source, options.indexHidden)) {
       return { page: null, skipped: true, warnings, snippetFiles: [] };
     }

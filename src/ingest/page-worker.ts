@@ -19,7 +19,7 @@ export type PageWorkerOutput = PageResult | SpecListing;
 export type PageWorkerRequest =
   | { kind: 'configure'; options: PageLoaderOptions }
   | { kind: 'load'; id: number; job: PageWorkerJob }
-  /** Drops the ingestion's loader (its snippet cache and known hashes) while the worker waits idle. */
+  /** Drops the ingestion's loader (its snippet and OpenAPI caches) while the worker waits idle. */
   | { kind: 'reset' };
 
 export type PageWorkerResponse =
@@ -73,11 +73,7 @@ if (parentPort) {
 
   port.on('message', (request: PageWorkerRequest) => {
     if (request.kind === 'configure') {
-      // Page ids are the docs' own file names: `constructor` must not find Object.prototype's.
-      const known = request.options.known
-        ? Object.assign(Object.create(null) as Record<string, string>, request.options.known)
-        : undefined;
-      loader = createPageLoader({ ...request.options, ...(known ? { known } : {}) });
+      loader = createPageLoader(request.options);
     } else if (request.kind === 'reset') {
       loader = null;
     } else {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { type IngestionResult, type IngestOptions, runIngestionJob } from '../ingest/ingest-site.ts';
 import {
   createIngestionJob,
-  finishIngestionJob,
+  failIngestionJob,
   type IngestionJob,
   markIngestionStarted,
 } from '../ingest/jobs.ts';
@@ -73,13 +73,7 @@ export async function runGitIngestion(
     docsDir = checkout.docsDir;
     commit = checkout.commit;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    await finishIngestionJob(storage, job.id, {
-      status: 'failure',
-      counts: null,
-      warnings: [],
-      error: message,
-    });
+    await failIngestionJob(storage, job.id, error);
     throw error;
   }
   try {

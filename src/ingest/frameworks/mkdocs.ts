@@ -4,10 +4,8 @@ import type { FrameworkContext } from './framework-context.ts';
 import { MAX_LANGUAGES, MAX_SIDEBAR_DEPTH } from './limits.ts';
 import { type MkDocsLanguage, readMkDocsI18n } from './mkdocs-i18n.ts';
 import { joinUrl, NavBuilder, pageIdOfUrl } from './nav-builder.ts';
-import { siteRelative } from './site-paths.ts';
+import { isExternalLink, siteRelative } from './site-paths.ts';
 import { asArray, asBoolean, asObject, asString, describe, field, type StaticValue } from './static-value.ts';
-
-const EXTERNAL = /^([a-z][a-z0-9+.-]*:|\/\/)/i;
 
 /** MkDocs' title for a folder in the automatic nav: `user-guide` → `User guide`. */
 export const dirnameToTitle = (name: string): string => {
@@ -221,7 +219,7 @@ const walkNav = (
     if (!budget.spend(file)) return;
     const target = asString(item);
     if (target !== undefined) {
-      if (!EXTERNAL.test(target.trim())) visit(target.trim(), group, item.line);
+      if (!isExternalLink(target.trim())) visit(target.trim(), group, item.line);
       continue;
     }
     const entry = asObject(item);
@@ -236,7 +234,7 @@ const walkNav = (
     const [[title, value]] = [...entry.entries] as [[string, StaticValue]];
     const page = asString(value);
     if (page !== undefined) {
-      if (!EXTERNAL.test(page.trim())) visit(page.trim(), group, value.line);
+      if (!isExternalLink(page.trim())) visit(page.trim(), group, value.line);
     } else walkNav(ctx, file, value, title.trim() || group, depth + 1, budget, visit);
   }
 };

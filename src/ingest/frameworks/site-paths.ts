@@ -28,3 +28,6 @@ export const siteRelative = (
   }
   return joined === '.' ? '' : joined.replace(/\/+$/, '');
 };
+
+/** A sidebar or nav link to another site (`https:`, `mailto:`, `//host`): not a page of this one. */
+export const isExternalLink = (link: string): boolean => /^([a-z][a-z0-9+.-]*:|\/\/)/i.test(link);

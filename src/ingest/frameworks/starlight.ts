@@ -5,6 +5,7 @@ import type { Navigation } from '../navigation.ts';
 import type { FrameworkContext } from './framework-context.ts';
 import { FRONT_MATTER_CONCURRENCY, MAX_LANGUAGES, MAX_SIDEBAR_DEPTH } from './limits.ts';
 import { joinUrl, NavBuilder, pageIdOfUrl } from './nav-builder.ts';
+import { isExternalLink } from './site-paths.ts';
 import {
   asArray,
   asBoolean,
@@ -19,7 +20,6 @@ import {
 
 /** Where Starlight's docs collection lives, relative to the project. */
 const CONTENT_DIR = 'src/content/docs';
-const EXTERNAL = /^([a-z][a-z0-9+.-]*:|\/\/)/i;
 
 interface StarlightPage {
   /** Slug as the sidebar names it, within the whole collection (`fr/guides/setup`, `index`). */
@@ -162,7 +162,7 @@ export const readStarlight = async (
         else if (link !== undefined) {
           // Links are written as URLs and are not localized; an internal one names its page by URL.
           const target = link.trim().replace(/[?#].*$/, '');
-          if (!EXTERNAL.test(target)) {
+          if (!isExternalLink(target)) {
             const page = bySlug.get(target.replace(/^\/+|\/+$/g, '') || 'index');
             if (page) emit(page, group, item.line);
           }

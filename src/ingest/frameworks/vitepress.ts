@@ -4,7 +4,7 @@ import type { FrameworkContext } from './framework-context.ts';
 import { globMatcher } from './glob.ts';
 import { MAX_LANGUAGES, MAX_SIDEBAR_DEPTH } from './limits.ts';
 import { NavBuilder, pageIdOfUrl } from './nav-builder.ts';
-import { siteRelative } from './site-paths.ts';
+import { isExternalLink, siteRelative } from './site-paths.ts';
 import {
   asArray,
   asObject,
@@ -15,7 +15,6 @@ import {
   unwrapCall,
 } from './static-value.ts';
 
-const EXTERNAL = /^([a-z][a-z0-9+.-]*:|\/\/)/i;
 /** Wrappers VitePress sites put around their config (themes and plugins that take and return it). */
 const CONFIG_WRAPPERS = [
   'defineConfig',
@@ -144,7 +143,7 @@ export const readVitePress = async (
       // An item with children is a section: it (and its own link) carry its text as the group.
       const ownGroup = children !== undefined && text ? text : group;
       const link = asString(field(entry, 'link'));
-      if (link !== undefined && !EXTERNAL.test(link.trim())) {
+      if (link !== undefined && !isExternalLink(link.trim())) {
         const page = byId.get(pageIdOfUrl(linkId(link.trim(), itemBase)));
         if (page) emit(page, ownGroup, item.line);
         else ctx.warn(configFile, item.line, `sidebar links to "${link}", which is not a page of the site`);

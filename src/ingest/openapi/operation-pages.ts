@@ -39,7 +39,8 @@ export const generatedOperationSource = async (
 };
 
 /**
- * The operation an MDX page's `openapi:` front matter names. Without a file it is looked up in the spec
+ * The operation an MDX page's `openapi:` front matter names. `tooLarge`: a file it had to read is over
+ * the cache's size limit (a main-thread cache), so the answer is unknown. Without a file it is looked up in the spec
  * the navigation gives the page, then in every spec the config declares, as Mintlify does.
  */
 export const frontMatterOperationSource = async (
@@ -48,7 +49,7 @@ export const frontMatterOperationSource = async (
   value: unknown,
   inherited: string | undefined,
   declared: readonly string[],
-): Promise<{ source: OperationSource | null; warnings: Warning[] }> => {
+): Promise<{ source: OperationSource | null; warnings: Warning[]; tooLarge?: true }> => {
   if (typeof value !== 'string' || value.trim() === '') return { source: null, warnings: [] };
   const ref = parseOperationRef(value);
   const warn = (message: string): { source: null; warnings: Warning[] } => ({
@@ -64,6 +65,7 @@ export const frontMatterOperationSource = async (
   } else {
     for (const candidate of inherited === undefined ? declared : [inherited, ...declared]) {
       const listing = await specs.list(candidate);
+      if (!listing.ok && listing.tooLarge) return { source: null, warnings: [], tooLarge: true };
       if (listing.ok && findOperation(listing.operations, ref.method, ref.path)) {
         file = candidate;
         break;
@@ -77,7 +79,7 @@ export const frontMatterOperationSource = async (
   const read = await specs.digest(file);
   if (read.digest === null)
     // Named on the spec file, so that pages sharing a missing spec make one warning, not one each.
-    return { source: null, warnings: read.warnings };
+    return { source: null, warnings: read.warnings, ...(read.tooLarge ? { tooLarge: true as const } : {}) };
   return {
     source: {
       file,

@@ -16,7 +16,7 @@ export type SpecListing =
  */
 export interface SpecCache {
   /** Sha-256 of the file's text, or null when it cannot be read: what an operation page's hash covers. */
-  digest(file: string): Promise<{ digest: string } | { digest: null; warnings: Warning[] }>;
+  digest(file: string): Promise<{ digest: string } | { digest: null; warnings: Warning[]; tooLarge?: true }>;
   /** The operations the file declares, for the navigation to name their pages (no references resolved). */
   list(file: string): Promise<SpecListing>;
   /** The dereferenced document. */
@@ -27,6 +27,7 @@ export const createSpecCache = (folder: ContainedFolder, maxBytes?: number): Spe
   const texts = new Map<string, ReturnType<typeof readSpecText>>();
   const specs = new Map<string, Promise<{ spec: OpenApiSpec | null; warnings: Warning[] }>>();
   const listings = new Map<string, Promise<SpecListing>>();
+  const digests = new Map<string, ReturnType<SpecCache['digest']>>();
   const read = (file: string): ReturnType<typeof readSpecText> => {
     let text = texts.get(file);
     if (!text) {
@@ -51,10 +52,22 @@ export const createSpecCache = (folder: ContainedFolder, maxBytes?: number): Spe
     return { ok: true, operations: operations.slice(0, MAX_OPERATIONS_PER_SPEC), warnings };
   };
   return {
-    async digest(file) {
-      const text = await read(file);
-      if (!text.ok) return { digest: null, warnings: text.warnings };
-      return { digest: createHash('sha256').update(text.text).digest('hex') };
+    digest(file) {
+      // Once per file: a spec of thousands of operations is asked for its digest by each of their pages.
+      let digest = digests.get(file);
+      if (!digest) {
+        digest = read(file).then((text) =>
+          text.ok
+            ? { digest: createHash('sha256').update(text.text).digest('hex') }
+            : {
+                digest: null,
+                warnings: text.warnings,
+                ...(text.tooLarge ? { tooLarge: true as const } : {}),
+              },
+        );
+        digests.set(file, digest);
+      }
+      return digest;
     },
     list(file) {
       let listing = listings.get(file);
