@@ -149,6 +149,17 @@ export interface ChunkEmbeddingsTable {
   vector: Uint8Array;
 }
 
+/** Part of a site's serialized search index for one generation (migration 0014; search/stored-index.ts). */
+export interface SearchIndexesTable {
+  site_id: string;
+  generation: number;
+  /** The serialization's format version: another one is ignored and rebuilt. */
+  format: number;
+  part: number;
+  parts: number;
+  data: Uint8Array;
+}
+
 export type IngestionStatus = 'queued' | 'in_progress' | 'success' | 'failure';
 
 export interface IngestionJobsTable {
@@ -316,6 +327,7 @@ export interface Database {
   pages: PagesTable;
   chunks: ChunksTable;
   chunk_embeddings: ChunkEmbeddingsTable;
+  search_indexes: SearchIndexesTable;
   ingestion_jobs: IngestionJobsTable;
   site_git_sources: SiteGitSourcesTable;
   threads: ThreadsTable;

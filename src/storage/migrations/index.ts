@@ -12,6 +12,7 @@ import * as modelOptions from './0010-model-options.ts';
 import * as gitSources from './0011-git-sources.ts';
 import * as repositoryInstructions from './0012-repository-instructions.ts';
 import * as chunkEmbeddings from './0013-chunk-embeddings.ts';
+import * as searchIndexes from './0014-search-indexes.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0011-git-sources': gitSources,
   '0012-repository-instructions': repositoryInstructions,
   '0013-chunk-embeddings': chunkEmbeddings,
+  '0014-search-indexes': searchIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
