@@ -1,3 +1,4 @@
+import { totalmem } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import {
@@ -85,6 +86,7 @@ const envSchema = z.object({
   DOCENT_EMBEDDINGS: z.string().optional(),
   DOCENT_EMBEDDINGS_BASE_URL: httpUrl.optional(),
   DOCENT_EMBEDDINGS_API_KEY: z.string().optional(),
+  DOCENT_INDEX_CACHE_MB: z.coerce.number().int().min(16).max(1_048_576).optional(),
 });
 
 /** Credentials and address of one provider; null where the environment does not set them. */
@@ -172,6 +174,16 @@ export interface Config {
   git: GitConfig;
   /** Semantic retrieval (`DOCENT_EMBEDDINGS`); null: off, search is lexical only. Holds an API key. */
   embeddings: EmbeddingsConfig | null;
+  /** Byte budget of loaded search indexes (`DOCENT_INDEX_CACHE_MB`, default `defaultIndexCacheMb`). */
+  indexCacheBytes: number;
+}
+
+/**
+ * A quarter of the machine's memory, between 256 MB and 8 GB: room for the rest of the process (answers,
+ * ingestion, the runtime) and for other processes on the machine. Indexes cost about 15 KB per page.
+ */
+export function defaultIndexCacheMb(totalMemoryBytes: number = totalmem()): number {
+  return Math.min(8_192, Math.max(256, Math.floor(totalMemoryBytes / 4 / 1_048_576)));
 }
 
 export const EMBEDDINGS_PROVIDERS = ['openai', 'openai-compatible'] as const;
@@ -271,6 +283,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.DOCENT_METRICS_TOKEN ?? null,
     model: modelConfigOf(e),
     embeddings: embeddingsConfigOf(e),
+    indexCacheBytes: (e.DOCENT_INDEX_CACHE_MB ?? defaultIndexCacheMb()) * 1_048_576,
     git: {
       dataDir: e.DOCENT_DATA_DIR ?? null,
       env: Object.fromEntries(

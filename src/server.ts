@@ -83,7 +83,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // The provider package loads on the first call.
   const embeddings = embeddingModelsFor(config.embeddings);
   if (embeddings !== null) logger.info({ embeddings: embeddings.query.id }, 'semantic retrieval on');
-  const search = new SiteSearch(storage, { embeddings: embeddings?.query ?? null, logger });
+  const search = new SiteSearch(storage, {
+    embeddings: embeddings?.query ?? null,
+    logger,
+    cacheBytes: config.indexCacheBytes,
+  });
+  logger.info({ indexCacheMb: Math.round(config.indexCacheBytes / 1_048_576) }, 'search index cache');
   // The model configuration is logged without its keys.
   logger.info({ model: formatModelSpec(config.model.default) }, 'answer model');
   let rateLimitStore: RateLimitStore;

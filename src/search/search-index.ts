@@ -1,5 +1,6 @@
 import { type AnalyzedChunk, analyzeChunk, analyzeQueryWith, isAnalyzedChunk } from './analyze.ts';
 import { normalizePagePath, parentOf, resolvePage } from './current-path.ts';
+import { GrowableF32, GrowableU8, GrowableU32, PairTable, WordTable } from './index-tables.ts';
 import { stemmerNameFor } from './stemmer.ts';
 import type { IndexableChunk, SearchHit, SearchOptions } from './types.ts';
 
@@ -68,7 +69,7 @@ export const DEFAULT_RANKING: RankingParams = {
  * A term → postings inverted file in CSR form. Each posting stores the already-saturated BM25F term
  * weight `tf~ / (k1 + tf~)`, so a query only multiplies by IDF and adds.
  */
-interface Postings {
+export interface Postings {
   offsets: Uint32Array;
   docs: Uint32Array;
   weights: Float32Array;
@@ -76,7 +77,7 @@ interface Postings {
 }
 
 /** The same triples by document (chunk → its terms), for pseudo-relevance feedback. */
-interface Forward {
+export interface Forward {
   offsets: Uint32Array;
   terms: Uint32Array;
   weights: Float32Array;
@@ -86,37 +87,106 @@ interface FilterMasks {
   chunks: Uint8Array | null;
 }
 
+/** One distinct pair of version and language labels, as the chunks carry them and lowercased. */
+export interface LabelSet {
+  versions: string[];
+  languages: string[];
+}
+
+/**
+ * A site's search index: typed arrays and a few short lists, no object per chunk or term. Chunk `c`
+ * is the `c`-th chunk given to the builder; its text lives in storage (or with the caller), not here.
+ */
 export interface SearchIndex {
   readonly params: RankingParams;
-  readonly terms: ReadonlyMap<string, number>;
-  /** Pair hash → term id; pairs share the id space (and postings) with words. */
-  readonly pairs: { get(hash: number): number | undefined };
-  readonly termList: readonly string[];
-  /** Single-word terms bucketed by first character and length, for typo matching. */
-  readonly fuzzyBuckets: ReadonlyMap<string, readonly number[]>;
+  /** Word → term id and back; pairs share the id space (and postings) with words. */
+  readonly words: WordTable;
+  /** Pair hash → term id. */
+  readonly pairs: PairTable;
   /** Stemmers the chunks were analyzed with: a query without a language is analyzed with each. */
   readonly stemmers: readonly (string | null)[];
-  readonly chunkIds: readonly number[];
+  readonly chunkCount: number;
+  readonly chunkIds: Uint32Array;
+  /** The chunk's place in its page (storage's `ord`), for reading its text back. */
+  readonly chunkOrd: Uint32Array;
+  /** Index into `paths`: the page path exactly as the chunk gave it. */
+  readonly chunkPath: Uint32Array;
+  readonly paths: readonly string[];
+  readonly pathTitles: readonly string[];
+  /** Index into `labelSets`. */
+  readonly chunkLabels: Uint32Array;
+  readonly labelSets: readonly LabelSet[];
+  /** The ranking's page of each chunk: paths that normalise alike (`guide`, `Guide.mdx`) are one page. */
   readonly chunkPage: Uint32Array;
+  readonly pageCount: number;
+  /** The first path of each page, as hits name it. */
   readonly pagePaths: readonly string[];
   readonly pageParent: Uint32Array;
   readonly pageByPath: ReadonlyMap<string, number>;
   readonly postings: Postings;
   readonly forward: Forward;
-  /** Lowercased labels per chunk; empty: matches any filter. */
-  readonly chunkVersions: readonly (readonly string[])[];
-  readonly chunkLanguages: readonly (readonly string[])[];
   /** Per-filter masks, computed on first use: a site has few distinct version × language filters. */
   readonly filterCache: Map<string, FilterMasks>;
   /** Reused per query (search is synchronous), so a query allocates nothing per document. */
-  readonly scratch: {
-    chunkScores: Float32Array;
-    chunkTouched: Uint32Array;
-    pageBest: Float32Array;
-    pageSecond: Float32Array;
-    pageTouched: Uint32Array;
-  };
+  readonly scratch: Scratch;
 }
+
+interface Scratch {
+  chunkScores: Float32Array;
+  chunkTouched: Uint32Array;
+  pageBest: Float32Array;
+  pageSecond: Float32Array;
+  pageTouched: Uint32Array;
+}
+
+export const scratchFor = (chunks: number, pages: number): Scratch => ({
+  chunkScores: new Float32Array(chunks),
+  chunkTouched: new Uint32Array(chunks),
+  pageBest: new Float32Array(pages),
+  pageSecond: new Float32Array(pages),
+  pageTouched: new Uint32Array(pages),
+});
+
+/** The ranking's pages from the chunks' paths: normalised, and each page's folder for sibling boosts. */
+export const rankingPages = (
+  paths: readonly string[],
+): {
+  pathPage: Uint32Array;
+  pageCount: number;
+  pageByPath: Map<string, number>;
+  pageParent: Uint32Array;
+  pagePaths: string[];
+} => {
+  const pageByPath = new Map<string, number>();
+  const pagePaths: string[] = [];
+  const pathPage = new Uint32Array(paths.length);
+  const parents = new Map<string, number>();
+  const pageParent: number[] = [];
+  paths.forEach((p, i) => {
+    const key = normalizePagePath(p);
+    let page = pageByPath.get(key);
+    if (page === undefined) {
+      page = pageByPath.size;
+      pageByPath.set(key, page);
+      pagePaths.push(p);
+      const parent = parentOf(key);
+      let id = parents.get(parent);
+      if (id === undefined) {
+        id = parents.size;
+        parents.set(parent, id);
+      }
+      pageParent.push(id);
+    }
+    pathPage[i] = page;
+  });
+  return {
+    pathPage,
+    pageCount: pageByPath.size,
+    pageByPath,
+    pageParent: Uint32Array.from(pageParent),
+    pagePaths,
+  };
+};
 
 const lowerLabels = (labels: readonly string[]): string[] => labels.map((l) => l.trim().toLowerCase());
 
@@ -146,292 +216,293 @@ const analysisOf = (chunk: IndexableChunk): AnalyzedChunk => {
       });
 };
 
-/** Growable typed arrays: postings are collected without one JS object (or Map) per chunk. */
-class GrowableU32 {
-  data: Uint32Array;
-  size = 0;
-  constructor(capacity: number) {
-    this.data = new Uint32Array(Math.max(16, capacity));
-  }
-  push(value: number): void {
-    if (this.size === this.data.length) {
-      const next = new Uint32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.size++] = value;
-  }
-}
-
-class GrowableF32 {
-  data: Float32Array;
-  size = 0;
-  constructor(capacity: number) {
-    this.data = new Float32Array(Math.max(16, capacity));
-  }
-  push(value: number): void {
-    if (this.size === this.data.length) {
-      const next = new Float32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.size++] = value;
-  }
-}
-
-/**
- * Pair hash → term id, open addressing on typed arrays. Pairs outnumber words several times over, and a
- * JS Map of a few hundred thousand numbers costs more than the whole rest of the build.
- */
-class HashIds {
-  private keys = new Int32Array(1 << 12).fill(-1);
-  private values = new Uint32Array(1 << 12);
-  private count = 0;
-
-  get(key: number): number | undefined {
-    const mask = this.keys.length - 1;
-    for (let i = key & mask; ; i = (i + 1) & mask) {
-      const k = this.keys[i];
-      if (k === key) return this.values[i];
-      if (k === -1) return undefined;
-    }
-  }
-
-  set(key: number, value: number): void {
-    if ((this.count + 1) * 2 > this.keys.length) this.grow();
-    const mask = this.keys.length - 1;
-    let i = key & mask;
-    while (this.keys[i] !== -1 && this.keys[i] !== key) i = (i + 1) & mask;
-    if (this.keys[i] === -1) this.count++;
-    this.keys[i] = key;
-    this.values[i] = value;
-  }
-
-  private grow(): void {
-    const keys = this.keys;
-    const values = this.values;
-    this.keys = new Int32Array(keys.length * 2).fill(-1);
-    this.values = new Uint32Array(keys.length * 2);
-    this.count = 0;
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] ?? -1;
-      if (k !== -1) this.set(k, values[i] ?? 0);
-    }
-  }
-}
-
 const FIELD_COUNT = 4;
 
-export const buildSearchIndex = (
-  chunks: readonly IndexableChunk[],
-  params: RankingParams = DEFAULT_RANKING,
-): SearchIndex => {
-  const terms = new Map<string, number>();
-  const pairs = new HashIds();
+/**
+ * Builds an index one chunk at a time, holding per chunk only its raw (term, field, frequency) runs
+ * (9 bytes each) until `finish` turns them into postings: a site's chunks never need to be in memory
+ * at once, and the build's peak is about twice the finished index.
+ */
+export class SearchIndexBuilder {
+  private readonly termIds = new Map<string, number>();
+  private readonly pairs = new PairTable();
   /** Words by id; pairs hold '' (they are never shown, expanded or fuzzily matched). */
-  const termList: string[] = [];
-  const stemmers = new Set<string | null>();
-  const pageByPath = new Map<string, number>();
-  const pagePaths: string[] = [];
-  const chunkPage = new Uint32Array(chunks.length);
-
+  private readonly termList: string[] = [];
+  private readonly stemmers = new Set<string | null>();
+  private readonly pathIds = new Map<string, number>();
+  private readonly paths: string[] = [];
+  private readonly pathTitles: string[] = [];
+  private readonly labelIds = new Map<string, number>();
+  private readonly labelSets: LabelSet[] = [];
+  private readonly chunkIds = new GrowableU32(1024);
+  private readonly chunkOrd = new GrowableU32(1024);
+  private readonly chunkPath = new GrowableU32(1024);
+  private readonly chunkLabels = new GrowableU32(1024);
   // Pass 1: term ids and raw (term, field, tf) runs per chunk, plus field lengths for the averages.
-  const rawOffsets = new Uint32Array(chunks.length + 1);
-  // Sized from a typical chunk's term and pair count; the arrays grow if the site needs more.
-  const estimate = chunks.length * 128;
-  const rawTerms = new GrowableU32(estimate);
-  const rawTfs = new GrowableF32(estimate);
-  const rawFields = new GrowableU32(estimate);
-  const lengths = new Float32Array(chunks.length * FIELD_COUNT);
-  const sums = new Float64Array(FIELD_COUNT);
-  chunks.forEach((chunk, c) => {
+  private readonly rawOffsets = new GrowableU32(1024);
+  private readonly rawTerms = new GrowableU32(1 << 16);
+  private readonly rawTfs = new GrowableF32(1 << 16);
+  private readonly rawFields = new GrowableU8(1 << 16);
+  private readonly lengths = new GrowableF32(4096);
+  private readonly sums = new Float64Array(FIELD_COUNT);
+  /** Chunks per term (postings it will have), counted as chunks arrive. */
+  private df = new Uint32Array(1 << 12);
+  private lastChunk = new Int32Array(1 << 12).fill(-1);
+  private count = 0;
+
+  constructor(private readonly params: RankingParams = DEFAULT_RANKING) {
+    this.rawOffsets.push(0);
+  }
+
+  get chunks(): number {
+    return this.count;
+  }
+
+  add(chunk: IndexableChunk, ord = 0): void {
+    const c = this.count++;
     const a = analysisOf(chunk);
-    stemmers.add(a.s);
+    this.stemmers.add(a.s);
     const fieldLengths = [a.l[0], a.l[1], a.l[2], a.l[0] + a.l[1] + a.l[2]];
-    const fieldTerms = [a.t, a.h, a.b];
     for (let f = 0; f < FIELD_COUNT; f++) {
       const len = fieldLengths[f] ?? 0;
-      lengths[c * FIELD_COUNT + f] = len;
-      sums[f] = (sums[f] ?? 0) + len;
+      this.lengths.push(len);
+      this.sums[f] = (this.sums[f] ?? 0) + len;
     }
+    const fieldTerms = [a.t, a.h, a.b];
     for (let f = 0; f < 3; f++) {
       const [names, counts] = fieldTerms[f] ?? [[], []];
       for (let i = 0; i < names.length; i++) {
         const name = names[i] ?? '';
-        let id = terms.get(name);
+        let id = this.termIds.get(name);
         if (id === undefined) {
-          id = termList.length;
-          terms.set(name, id);
-          termList.push(name);
+          id = this.newTerm(name);
+          this.termIds.set(name, id);
         }
-        rawTerms.push(id);
-        rawTfs.push(counts[i] ?? 0);
-        rawFields.push(f);
+        this.raw(c, id, counts[i] ?? 0, f);
       }
     }
     const [hashes, pairCounts] = a.p;
     for (let i = 0; i < hashes.length; i++) {
       const hash = hashes[i] ?? 0;
-      let id = pairs.get(hash);
+      let id = this.pairs.get(hash);
       if (id === undefined) {
-        id = termList.length;
-        pairs.set(hash, id);
-        termList.push('');
+        id = this.newTerm('');
+        this.pairs.set(hash, id);
       }
-      rawTerms.push(id);
-      rawTfs.push(pairCounts[i] ?? 0);
-      rawFields.push(3);
+      this.raw(c, id, pairCounts[i] ?? 0, 3);
     }
-    rawOffsets[c + 1] = rawTerms.size;
+    this.rawOffsets.push(this.rawTerms.size);
 
-    const key = normalizePagePath(chunk.pagePath);
-    let page = pageByPath.get(key);
-    if (page === undefined) {
-      page = pagePaths.length;
-      pageByPath.set(key, page);
-      pagePaths.push(chunk.pagePath);
+    let path = this.pathIds.get(chunk.pagePath);
+    if (path === undefined) {
+      path = this.paths.length;
+      this.pathIds.set(chunk.pagePath, path);
+      this.paths.push(chunk.pagePath);
+      this.pathTitles.push(chunk.pageTitle);
     }
-    chunkPage[c] = page;
-  });
+    const labelKey = JSON.stringify([chunk.versions, chunk.languages]);
+    let labels = this.labelIds.get(labelKey);
+    if (labels === undefined) {
+      labels = this.labelSets.length;
+      this.labelIds.set(labelKey, labels);
+      this.labelSets.push({ versions: [...chunk.versions], languages: [...chunk.languages] });
+    }
+    this.chunkIds.push(chunk.id);
+    this.chunkOrd.push(ord);
+    this.chunkPath.push(path);
+    this.chunkLabels.push(labels);
+  }
 
-  // Pass 2: BM25F. Per-field length-normalised frequencies are weighted and summed into one
-  // pseudo-frequency per term, then saturated once, so repeating a word across fields cannot outscore
-  // covering more of the query. A dense accumulator over term ids avoids a Map per chunk.
-  const averages = Array.from(sums, (s) => s / Math.max(1, chunks.length) || 1);
-  const acc = new Float32Array(termList.length);
-  const docTerms = new GrowableU32(rawTerms.size);
-  const docDocs = new GrowableU32(rawTerms.size);
-  const docWeights = new GrowableF32(rawTerms.size);
-  const df = new Uint32Array(termList.length);
-  const scale = new Float32Array(FIELD_COUNT);
-  const seen: number[] = [];
-  for (let c = 0; c < chunks.length; c++) {
-    for (let f = 0; f < FIELD_COUNT; f++) {
-      const field = params.fields[f];
-      const norm = field
-        ? 1 - field.b + (field.b * (lengths[c * FIELD_COUNT + f] ?? 0)) / (averages[f] ?? 1)
-        : 1;
-      scale[f] = field ? field.weight / norm : 0;
+  private newTerm(word: string): number {
+    const id = this.termList.length;
+    this.termList.push(word);
+    if (id === this.df.length) {
+      const df = new Uint32Array(id * 2);
+      df.set(this.df);
+      this.df = df;
+      const last = new Int32Array(id * 2).fill(-1);
+      last.set(this.lastChunk);
+      this.lastChunk = last;
     }
-    seen.length = 0;
-    for (let i = rawOffsets[c] ?? 0; i < (rawOffsets[c + 1] ?? 0); i++) {
-      const t = rawTerms.data[i] ?? 0;
-      const w = (rawTfs.data[i] ?? 0) * (scale[rawFields.data[i] ?? 0] ?? 0);
-      if (w <= 0) continue;
-      if ((acc[t] ?? 0) === 0) seen.push(t);
-      acc[t] = (acc[t] ?? 0) + w;
-    }
-    for (const t of seen) {
-      const tf = acc[t] ?? 0;
-      acc[t] = 0;
-      docTerms.push(t);
-      docDocs.push(c);
-      docWeights.push(tf / (params.k1 + tf));
-      df[t] = (df[t] ?? 0) + 1;
+    return id;
+  }
+
+  private raw(c: number, term: number, tf: number, field: number): void {
+    this.rawTerms.push(term);
+    this.rawTfs.push(tf);
+    this.rawFields.push(field);
+    // Only a positive weight makes a posting (see finish); a term counts once per chunk.
+    if (tf > 0 && (this.params.fields[field]?.weight ?? 0) > 0 && this.lastChunk[term] !== c) {
+      this.lastChunk[term] = c;
+      this.df[term] = (this.df[term] ?? 0) + 1;
     }
   }
 
-  // Transpose into term-ordered postings (counting sort on term id).
-  const offsets = new Uint32Array(termList.length + 1);
-  for (let t = 0; t < termList.length; t++) offsets[t + 1] = (offsets[t] ?? 0) + (df[t] ?? 0);
-  const cursor = offsets.slice(0, termList.length);
-  const docs = new Uint32Array(docTerms.size);
-  const weights = new Float32Array(docTerms.size);
-  for (let i = 0; i < docTerms.size; i++) {
-    const t = docTerms.data[i] ?? 0;
-    const at = cursor[t] ?? 0;
-    cursor[t] = at + 1;
-    docs[at] = docDocs.data[i] ?? 0;
-    weights[at] = docWeights.data[i] ?? 0;
-  }
-  const idf = new Float32Array(termList.length);
-  for (let t = 0; t < termList.length; t++) {
-    const n = df[t] ?? 0;
-    // BM25's probabilistic IDF with +1 inside the log: always positive, so every match adds.
-    idf[t] = Math.log(1 + (chunks.length - n + 0.5) / (n + 0.5));
-  }
-  // The forward (chunk → terms) view is only read by feedback; skip its memory when that is off.
-  const withForward = params.feedbackDocs > 0;
-  const forwardOffsets = new Uint32Array(withForward ? chunks.length + 1 : 1);
-  if (withForward) {
-    for (let i = 0; i < docDocs.size; i++) {
-      const c = (docDocs.data[i] ?? 0) + 1;
-      forwardOffsets[c] = (forwardOffsets[c] ?? 0) + 1;
+  /**
+   * Pass 2: BM25F. Per-field length-normalised frequencies are weighted and summed into one
+   * pseudo-frequency per term, then saturated once, so repeating a word across fields cannot outscore
+   * covering more of the query. A dense accumulator over term ids avoids a Map per chunk; postings are
+   * written straight to their place (term-ordered, chunks ascending) since every term's count is known.
+   */
+  finish(): SearchIndex {
+    const params = this.params;
+    const chunkCount = this.count;
+    const termCount = this.termList.length;
+    const df = this.df;
+    const averages = Array.from(this.sums, (s) => s / Math.max(1, chunkCount) || 1);
+    const offsets = new Uint32Array(termCount + 1);
+    for (let t = 0; t < termCount; t++) offsets[t + 1] = (offsets[t] ?? 0) + (df[t] ?? 0);
+    const total = offsets[termCount] ?? 0;
+    const docs = new Uint32Array(total);
+    const weights = new Float32Array(total);
+    const cursor = offsets.slice(0, termCount);
+    // The forward (chunk → terms) view is only read by feedback; skip its memory when that is off.
+    const withForward = params.feedbackDocs > 0;
+    const forwardOffsets = new Uint32Array(withForward ? chunkCount + 1 : 1);
+    const forwardTerms = new GrowableU32(withForward ? total : 0);
+    const forwardWeights = new GrowableF32(withForward ? total : 0);
+    const acc = new Float32Array(termCount);
+    const scale = new Float32Array(FIELD_COUNT);
+    const seen: number[] = [];
+    const rawOffsets = this.rawOffsets.data;
+    const rawTerms = this.rawTerms.data;
+    const rawTfs = this.rawTfs.data;
+    const rawFields = this.rawFields.data;
+    const lengths = this.lengths.data;
+    for (let c = 0; c < chunkCount; c++) {
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const field = params.fields[f];
+        const norm = field
+          ? 1 - field.b + (field.b * (lengths[c * FIELD_COUNT + f] ?? 0)) / (averages[f] ?? 1)
+          : 1;
+        scale[f] = field ? field.weight / norm : 0;
+      }
+      seen.length = 0;
+      for (let i = rawOffsets[c] ?? 0; i < (rawOffsets[c + 1] ?? 0); i++) {
+        const t = rawTerms[i] ?? 0;
+        const w = (rawTfs[i] ?? 0) * (scale[rawFields[i] ?? 0] ?? 0);
+        if (w <= 0) continue;
+        if ((acc[t] ?? 0) === 0) seen.push(t);
+        acc[t] = (acc[t] ?? 0) + w;
+      }
+      for (const t of seen) {
+        const tf = acc[t] ?? 0;
+        acc[t] = 0;
+        const weight = tf / (params.k1 + tf);
+        const at = cursor[t] ?? 0;
+        cursor[t] = at + 1;
+        docs[at] = c;
+        weights[at] = weight;
+        if (withForward) {
+          forwardTerms.push(t);
+          forwardWeights.push(weight);
+        }
+      }
+      if (withForward) forwardOffsets[c + 1] = forwardTerms.size;
     }
-    for (let c = 0; c < chunks.length; c++) {
-      forwardOffsets[c + 1] = (forwardOffsets[c + 1] ?? 0) + (forwardOffsets[c] ?? 0);
+    const idf = new Float32Array(termCount);
+    for (let t = 0; t < termCount; t++) {
+      const n = df[t] ?? 0;
+      // BM25's probabilistic IDF with +1 inside the log: always positive, so every match adds.
+      idf[t] = Math.log(1 + (chunkCount - n + 0.5) / (n + 0.5));
     }
-  }
-
-  const fuzzyBuckets = new Map<string, number[]>();
-  if (params.fuzzy) {
-    termList.forEach((term, t) => {
-      if (term.length < 4) return;
-      const key = `${term[0]}${term.length}`;
-      const bucket = fuzzyBuckets.get(key);
-      if (bucket) bucket.push(t);
-      else fuzzyBuckets.set(key, [t]);
+    const chunkPath = this.chunkPath.trimmed();
+    const pages = rankingPages(this.paths);
+    return assembleIndex({
+      params,
+      words: WordTable.fromWords(this.termList),
+      pairs: this.pairs,
+      stemmers: [...this.stemmers],
+      chunkIds: this.chunkIds.trimmed(),
+      chunkOrd: this.chunkOrd.trimmed(),
+      chunkPath,
+      paths: this.paths,
+      pathTitles: this.pathTitles,
+      chunkLabels: this.chunkLabels.trimmed(),
+      labelSets: this.labelSets,
+      chunkPage: chunkPath.map((p) => pages.pathPage[p] ?? 0),
+      pageCount: pages.pageCount,
+      pagePaths: pages.pagePaths,
+      pageParent: pages.pageParent,
+      pageByPath: pages.pageByPath,
+      postings: { offsets, docs, weights, idf },
+      forward: {
+        offsets: forwardOffsets,
+        terms: forwardTerms.trimmed(),
+        weights: forwardWeights.trimmed(),
+      },
     });
   }
+}
 
-  const parents = new Map<string, number>();
-  const pageParent = new Uint32Array(pagePaths.length);
-  pagePaths.forEach((p, i) => {
-    const parent = parentOf(normalizePagePath(p));
-    let id = parents.get(parent);
-    if (id === undefined) {
-      id = parents.size;
-      parents.set(parent, id);
-    }
-    pageParent[i] = id;
-  });
+/** An index from its parts (built, or read back by the codec), with empty per-query state. */
+export const assembleIndex = (
+  parts: Omit<SearchIndex, 'chunkCount' | 'filterCache' | 'scratch'>,
+): SearchIndex => ({
+  ...parts,
+  chunkCount: parts.chunkIds.length,
+  filterCache: new Map(),
+  scratch: scratchFor(parts.chunkIds.length, parts.pageCount),
+});
 
-  return {
-    params,
-    terms,
-    pairs,
-    termList,
-    fuzzyBuckets,
-    stemmers: [...stemmers],
-    chunkIds: chunks.map((c) => c.id),
-    chunkPage,
-    pagePaths,
-    pageParent,
-    pageByPath,
-    postings: { offsets, docs, weights, idf },
-    forward: {
-      offsets: forwardOffsets,
-      terms: withForward ? docTerms.data.slice(0, docTerms.size) : new Uint32Array(0),
-      weights: withForward ? docWeights.data.slice(0, docWeights.size) : new Float32Array(0),
-    },
-    chunkVersions: chunks.map((c) => lowerLabels(c.versions)),
-    chunkLanguages: chunks.map((c) => lowerLabels(c.languages)),
-    filterCache: new Map(),
-    scratch: {
-      chunkScores: new Float32Array(chunks.length),
-      chunkTouched: new Uint32Array(chunks.length),
-      pageBest: new Float32Array(pagePaths.length),
-      pageSecond: new Float32Array(pagePaths.length),
-      pageTouched: new Uint32Array(pagePaths.length),
-    },
+export const buildSearchIndex = (
+  chunks: readonly IndexableChunk[],
+  params: RankingParams = DEFAULT_RANKING,
+): SearchIndex => {
+  const builder = new SearchIndexBuilder(params);
+  for (const chunk of chunks) builder.add(chunk);
+  return builder.finish();
+};
+
+/** Bytes the index holds: its arrays, plus an estimate for its few strings. */
+export const indexBytes = (index: SearchIndex): number => {
+  let bytes = 0;
+  const add = (a: { byteLength: number }): void => {
+    bytes += a.byteLength;
   };
+  for (const a of Object.values(index.words.arrays)) add(a);
+  add(index.pairs.keys);
+  add(index.pairs.values);
+  for (const a of [index.chunkIds, index.chunkOrd, index.chunkPath, index.chunkLabels, index.chunkPage])
+    add(a);
+  add(index.pageParent);
+  for (const a of Object.values(index.postings)) add(a);
+  for (const a of Object.values(index.forward)) add(a);
+  for (const a of Object.values(index.scratch)) add(a);
+  // Two bytes a character, plus a string's and a map entry's own cost.
+  for (const p of index.paths) bytes += 2 * p.length + 64;
+  for (const t of index.pathTitles) bytes += 2 * t.length + 32;
+  for (const p of index.pageByPath.keys()) bytes += 2 * p.length + 64;
+  return bytes;
 };
 
 /** A chunk passes a filter value when it carries that label, or carries no label of that kind. */
 const passes = (labels: readonly string[], wanted: string | null): boolean =>
-  wanted === null || labels.length === 0 || labels.includes(wanted);
+  wanted === null || labels.length === 0 || lowerLabels(labels).includes(wanted);
+
+/** Whether chunks with these labels pass a (lowercased) version and language filter. */
+const labelsPass = (set: LabelSet, version: string | null, language: string | null): boolean =>
+  passes(set.versions, version) && passes(set.languages, language);
+
+/** Whether chunk `c` passes a filter, as `searchIndex` applies it (for rankings fused with its own). */
+export const chunkPassesFilter = (
+  index: SearchIndex,
+  c: number,
+  version: string | null,
+  language: string | null,
+): boolean => {
+  const set = index.labelSets[index.chunkLabels[c] ?? 0];
+  return set === undefined || labelsPass(set, version, language);
+};
 
 const filterMasks = (index: SearchIndex, version: string | null, language: string | null): FilterMasks => {
   if (version === null && language === null) return { chunks: null };
   const key = `${version ?? ''}\u0000${language ?? ''}`;
   let masks = index.filterCache.get(key);
   if (!masks) {
-    const chunks = new Uint8Array(index.chunkIds.length);
-    for (let c = 0; c < chunks.length; c++) {
-      const ok =
-        passes(index.chunkVersions[c] ?? [], version) && passes(index.chunkLanguages[c] ?? [], language);
-      chunks[c] = ok ? 1 : 0;
-    }
+    const setPasses = index.labelSets.map((set) => labelsPass(set, version, language));
+    const chunks = new Uint8Array(index.chunkCount);
+    for (let c = 0; c < chunks.length; c++) chunks[c] = setPasses[index.chunkLabels[c] ?? 0] ? 1 : 0;
     masks = { chunks };
     index.filterCache.set(key, masks);
   }
@@ -460,8 +531,8 @@ export const withinOneEdit = (a: string, b: string): boolean => {
 const fuzzyMatches = (index: SearchIndex, word: string): number[] => {
   const out: number[] = [];
   for (let len = word.length - 1; len <= word.length + 1; len++) {
-    for (const t of index.fuzzyBuckets.get(`${word[0]}${len}`) ?? []) {
-      if (withinOneEdit(word, index.termList[t] ?? '')) out.push(t);
+    for (const t of index.words.wordsShaped(word.charCodeAt(0), len)) {
+      if (withinOneEdit(word, index.words.wordAt(t))) out.push(t);
     }
   }
   return out;
@@ -491,7 +562,7 @@ const queryTerms = (
     if (weight > 0) weights.set(id, Math.max(weights.get(id) ?? 0, weight));
   };
   const { idf } = index.postings;
-  const unseenIdf = Math.log(1 + (index.chunkIds.length + 0.5) / 0.5);
+  const unseenIdf = Math.log(1 + (index.chunkCount + 0.5) / 0.5);
   for (const stemmer of stemmers.length > 0 ? stemmers : ['english']) {
     const analyzed = analyzeQueryWith(query, stemmer);
     for (const { hash, count } of analyzed.pairs) {
@@ -500,7 +571,7 @@ const queryTerms = (
     }
     const words: CoverageTerm[] = [];
     for (const { term, count } of analyzed.terms) {
-      const id = index.terms.get(term);
+      const id = index.words.get(term);
       if (id !== undefined) {
         add(id, count);
         words.push({ ids: [id], weight: idf[id] ?? 0 });
@@ -648,7 +719,7 @@ const expand = (index: SearchIndex, qterms: Map<number, number>, top: Ranked): M
     const docWeight = (top.scores[i] ?? 0) / maxScore;
     for (let j = offsets[c] ?? 0; j < (offsets[c + 1] ?? 0); j++) {
       const t = terms[j] ?? 0;
-      if (qterms.has(t) || index.termList[t] === '') continue;
+      if (qterms.has(t) || index.words.isPair(t)) continue;
       candidates.set(t, (candidates.get(t) ?? 0) + docWeight * (weights[j] ?? 0) * (idf[t] ?? 0));
     }
   }
@@ -700,7 +771,7 @@ const coverageOf = (index: SearchIndex, analyses: readonly CoverageTerm[][], c: 
  */
 export const searchIndex = (index: SearchIndex, query: string, options: SearchOptions): SearchHit[] => {
   const limit = Math.max(0, Math.floor(options.limit));
-  if (limit === 0 || index.chunkIds.length === 0) return [];
+  if (limit === 0 || index.chunkCount === 0) return [];
   const analyzed = queryTerms(index, query, options.language);
   let qterms = analyzed.weights;
   if (qterms.size === 0) return [];

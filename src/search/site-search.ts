@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
-import { readSnapshot, type Storage } from '../storage/database.ts';
-import type { Database } from '../storage/schema.ts';
+import type { Storage } from '../storage/database.ts';
+import { type BuiltIndex, buildSiteIndex } from './build-site-index.ts';
 import type { EmbeddingModel } from './embeddings/embedding-model.ts';
 import {
   buildSiteVectors,
@@ -11,8 +10,11 @@ import {
   type StoredVector,
 } from './embeddings/semantic-rank.ts';
 import { normalized } from './embeddings/vectors.ts';
-import { buildSearchIndex, type SearchIndex, searchIndex } from './search-index.ts';
-import type { IndexableChunk, SearchHit, SearchOptions } from './types.ts';
+import { IndexCache, type IndexCacheStats } from './index-cache.ts';
+import { decodeIndex } from './index-codec.ts';
+import { chunkPassesFilter, indexBytes, type SearchIndex, searchIndex } from './search-index.ts';
+import { readStoredIndex, writeStoredIndex } from './stored-index.ts';
+import type { SearchHit, SearchOptions } from './types.ts';
 
 /** Longest wait for a query's vector before the search goes on with words alone. */
 export const QUERY_EMBEDDING_TIMEOUT_MS = 2_000;
@@ -38,14 +40,24 @@ export interface SearchResult {
 interface LoadedIndex {
   generation: number;
   index: SearchIndex;
-  chunks: IndexableChunk[];
-  anchors: (string | null)[];
   baseUrl: string | null;
   /** The chunks' vectors under the configured embeddings model; null: none (or no model). */
   vectors: SiteVectors | null;
 }
 
+/** What the search logs with. */
+interface SearchLogger {
+  info?(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
 export interface SiteSearchOptions {
+  /**
+   * The byte budget of loaded indexes (`DOCENT_INDEX_CACHE_MB`): past it the least recently searched
+   * site's index is dropped, and loaded again (from its stored form) when next searched. Absent: no
+   * budget (benchmarks, eval and tests that search a few sites).
+   */
+  cacheBytes?: number;
   /** Used for links when the site has no base URL of its own. */
   publicUrl?: string | null;
   /**
@@ -55,27 +67,40 @@ export interface SiteSearchOptions {
   embeddings?: EmbeddingModel | null;
   /** Longest wait for a query's vector (default `QUERY_EMBEDDING_TIMEOUT_MS`). */
   queryEmbeddingTimeoutMs?: number;
-  /** Told once when queries cannot be embedded (again after one could). */
-  logger?: { warn(object: object, message: string): void };
+  /** Index loads and evictions are logged at info; unusable stored indexes and failing queries warn. */
+  logger?: SearchLogger;
 }
 
 /**
- * Per-process search over stored sites. The database is the source of truth; each site's index is
- * assembled from its stored, pre-analysed chunks and kept until the site's index generation moves,
- * which every ingestion bumps in the same transaction as its writes (and again when it writes chunk
- * vectors, which are loaded with the index). Checking the generation costs one indexed read per search
- * and keeps several processes sharing a database correct.
+ * Per-process search over stored sites. The database is the source of truth: each site's index is
+ * stored serialized beside its chunks for the site's index generation (which every ingestion bumps in
+ * the same transaction as its writes, and again when it writes chunk vectors, which are loaded with
+ * the index). A node loads the stored index, or builds it in a worker thread and stores it when there
+ * is none. Loaded indexes stay in a byte-budgeted cache until the generation moves; checking the
+ * generation costs one indexed read per search and keeps several processes sharing a database
+ * correct. Chunk texts are not held: a search reads its hits' texts from storage.
  */
 export class SiteSearch {
-  private readonly cache = new Map<string, LoadedIndex>();
+  private readonly cache: IndexCache<LoadedIndex>;
   private readonly loading = new Map<string, Promise<LoadedIndex>>();
+  /** One index build at a time: a build holds about twice its index in memory. */
+  private builds: Promise<unknown> = Promise.resolve();
   /** Whether the last query embedding failed: the failure is logged once, not per search. */
   private queryFailing = false;
 
   constructor(
     private readonly storage: Storage,
     private readonly options: SiteSearchOptions = {},
-  ) {}
+  ) {
+    this.cache = new IndexCache(options.cacheBytes ?? Number.POSITIVE_INFINITY, (siteId, bytes) =>
+      options.logger?.info?.({ siteId, bytes, cache: this.cache.stats() }, 'search index evicted'),
+    );
+  }
+
+  /** The index cache's size and counts (logged with each load, and served as metrics). */
+  cacheStats(): IndexCacheStats {
+    return this.cache.stats();
+  }
 
   /**
    * `known` is the site row as the caller just read it (the assistant route has it from its cached
@@ -93,31 +118,38 @@ export class SiteSearch {
       cached !== undefined && known !== undefined && cached.generation >= known.index_generation
         ? { ...cached, baseUrl: known.base_url }
         : await this.indexFor(siteId);
+    const { index } = loaded;
     const hits =
       this.options.embeddings && loaded.vectors
         ? await this.fusedHits(loaded, loaded.vectors, query, options)
-        : searchIndex(loaded.index, query, options);
-    return hits.map((hit) => {
-      const chunk = loaded.chunks[hit.chunkId];
-      if (!chunk) throw new Error(`search returned unknown chunk ${hit.chunkId}`);
-      const anchor = loaded.anchors[hit.chunkId] ?? null;
-      return {
-        pagePath: chunk.pagePath,
-        url: pageUrl(
-          linkableBaseUrl(loaded.baseUrl) ?? this.options.publicUrl ?? null,
-          chunk.pagePath,
-          anchor,
-        ),
-        title: chunk.pageTitle,
-        breadcrumbs: [chunk.pageTitle, ...chunk.headings],
-        anchor,
-        text: chunk.text,
+        : searchIndex(index, query, options);
+    const rows = await chunkRows(
+      this.storage,
+      siteId,
+      hits.map((hit) => chunkKey(index, hit.chunkId)),
+    );
+    const results: SearchResult[] = [];
+    for (const hit of hits) {
+      const { path, ord } = chunkKey(index, hit.chunkId);
+      // Gone when an ingestion committed since this index was loaded: the next search loads the new one.
+      const row = rows.get(rowKey(path, ord));
+      if (!row) continue;
+      const title = index.pathTitles[index.chunkPath[hit.chunkId] ?? 0] ?? '';
+      const labels = index.labelSets[index.chunkLabels[hit.chunkId] ?? 0];
+      results.push({
+        pagePath: path,
+        url: pageUrl(linkableBaseUrl(loaded.baseUrl) ?? this.options.publicUrl ?? null, path, row.anchor),
+        title,
+        breadcrumbs: [title, ...(JSON.parse(row.headings) as string[])],
+        anchor: row.anchor,
+        text: row.text,
         score: hit.score,
         coverage: hit.coverage,
-        versions: chunk.versions,
-        languages: chunk.languages,
-      };
-    });
+        versions: labels?.versions ?? [],
+        languages: labels?.languages ?? [],
+      });
+    }
+    return results;
   }
 
   /**
@@ -134,18 +166,13 @@ export class SiteSearch {
   ): Promise<SearchHit[]> {
     const queryVector = await this.embedQuery(query);
     if (queryVector === null) return searchIndex(loaded.index, query, options);
+    const { index } = loaded;
     const pool = Math.max(Math.floor(options.limit), FUSION_CANDIDATES);
-    const lexical = searchIndex(loaded.index, query, { ...options, limit: pool });
+    const lexical = searchIndex(index, query, { ...options, limit: pool });
     const version = options.version?.trim().toLowerCase() || null;
     const language = options.language?.trim().toLowerCase() || null;
-    const { chunkVersions, chunkLanguages } = loaded.index;
-    const passes = (labels: readonly string[] | undefined, wanted: string | null): boolean =>
-      wanted === null || labels === undefined || labels.length === 0 || labels.includes(wanted);
-    const semantic = nearestChunks(
-      vectors,
-      queryVector,
-      pool,
-      (chunk) => passes(chunkVersions[chunk], version) && passes(chunkLanguages[chunk], language),
+    const semantic = nearestChunks(vectors, queryVector, pool, (chunk) =>
+      chunkPassesFilter(index, chunk, version, language),
     );
     const byChunk = new Map(lexical.map((hit) => [hit.chunkId, hit]));
     return reciprocalRankFusion(
@@ -153,7 +180,7 @@ export class SiteSearch {
       options.limit,
     ).map(({ chunk, score }) => ({
       chunkId: chunk,
-      pagePath: loaded.chunks[chunk]?.pagePath ?? '',
+      pagePath: chunkKey(index, chunk).path,
       score,
       coverage: byChunk.get(chunk)?.coverage ?? 0,
     }));
@@ -209,8 +236,8 @@ export class SiteSearch {
       .executeTakeFirst();
     if (!site) throw new Error(`unknown site ${siteId}`);
     const cached = this.cache.get(siteId);
-    if (cached && cached.generation === site.index_generation && cached.baseUrl === site.base_url)
-      return cached;
+    if (cached && cached.generation === site.index_generation)
+      return cached.baseUrl === site.base_url ? cached : { ...cached, baseUrl: site.base_url };
     const inflight = this.loading.get(siteId);
     if (inflight) return inflight;
     const promise = this.load(siteId).finally(() => this.loading.delete(siteId));
@@ -218,95 +245,126 @@ export class SiteSearch {
     return promise;
   }
 
+  /**
+   * The site's stored index for its current generation; built (in a worker, one build at a time) and
+   * stored when there is none, or when the stored one is of another format or damaged.
+   */
   private async load(siteId: string): Promise<LoadedIndex> {
-    // Generation, pages and chunks must come from one snapshot, or the cache could pair a new
-    // generation number with a half-read old site.
-    const loaded = await readSnapshot(this.storage, async (trx) => {
-      const site = await trx
-        .selectFrom('sites')
-        .select(['index_generation', 'base_url'])
-        .where('id', '=', siteId)
-        .executeTakeFirstOrThrow();
-      const pages = await trx
-        .selectFrom('pages')
-        .select(['path', 'title', 'versions', 'languages'])
-        .where('site_id', '=', siteId)
-        .execute();
-      const rows = await trx
-        .selectFrom('chunks')
-        .select(['page_path', 'ord', 'anchor', 'headings', 'text', 'analyzed'])
-        .where('site_id', '=', siteId)
-        .orderBy('page_path')
-        .orderBy('ord')
-        .execute();
-      const vectors = this.options.embeddings
-        ? await storedVectors(trx, siteId, this.options.embeddings.id)
-        : [];
-      return { site, pages, rows, vectors };
-    });
-    const pageByPath = new Map(
-      loaded.pages.map((page) => [
-        page.path,
-        {
-          title: page.title,
-          versions: JSON.parse(page.versions) as string[],
-          languages: JSON.parse(page.languages) as string[],
-        },
-      ]),
+    const started = performance.now();
+    const site = await this.storage.db
+      .selectFrom('sites')
+      .select(['index_generation', 'base_url'])
+      .where('id', '=', siteId)
+      .executeTakeFirstOrThrow();
+    let generation = site.index_generation;
+    const stored = await readStoredIndex(this.storage, siteId, generation);
+    let bytes: Uint8Array;
+    let from: 'stored' | 'built';
+    if ('bytes' in stored) {
+      bytes = stored.bytes;
+      from = 'stored';
+    } else {
+      if (stored.unusable !== 'missing')
+        this.options.logger?.warn(
+          { siteId, generation, reason: stored.unusable, detail: stored.detail },
+          'stored search index unusable: rebuilding it',
+        );
+      const built = await this.build(siteId);
+      if (built === null) throw new Error(`unknown site ${siteId}`);
+      ({ generation, bytes } = built);
+      from = 'built';
+      await writeStoredIndex(this.storage, siteId, generation, bytes);
+    }
+    const index = decodeIndex(bytes);
+    const vectors = this.options.embeddings
+      ? await siteVectors(this.storage, siteId, this.options.embeddings.id, index)
+      : null;
+    const entry: LoadedIndex = { generation, index, baseUrl: site.base_url, vectors };
+    const size = indexBytes(index) + (vectors?.matrix.byteLength ?? 0);
+    // A load that raced an ingestion may hold an older generation than the newest: still one whole
+    // version of the site, served until the next search sees the newer generation.
+    this.cache.set(siteId, entry, size);
+    this.options.logger?.info?.(
+      {
+        siteId,
+        generation,
+        from,
+        bytes: size,
+        chunks: index.chunkCount,
+        ms: Math.round(performance.now() - started),
+        cache: this.cache.stats(),
+      },
+      'search index loaded',
     );
-    const chunks: IndexableChunk[] = [];
-    const anchors: (string | null)[] = [];
-    // Chunk place by page and ord, to pair stored vectors with chunks; only kept when there are vectors.
-    const chunkAt = loaded.vectors.length > 0 ? new Map<string, number>() : null;
-    for (const row of loaded.rows) {
-      const page = pageByPath.get(row.page_path);
-      if (!page) continue;
-      chunkAt?.set(chunkKey(row.page_path, row.ord), chunks.length);
-      chunks.push({
-        id: chunks.length,
-        pagePath: row.page_path,
-        pageTitle: page.title,
-        headings: JSON.parse(row.headings) as string[],
-        text: row.text,
-        versions: page.versions,
-        languages: page.languages,
-        // Storage's JSON text: the index build parses it one chunk at a time.
-        analyzed: row.analyzed,
-      });
-      anchors.push(row.anchor);
-    }
-    const index = buildSearchIndex(chunks);
-    // The stored analysis is the index's input only; kept, parsed, it was most of a big site's memory
-    // (crewai-docs: 58 of the 87 MB of heap its loaded index took).
-    for (const chunk of chunks) chunk.analyzed = null;
-    const paired: StoredVector[] = [];
-    for (const row of loaded.vectors) {
-      const chunk = chunkAt?.get(chunkKey(row.page_path, row.ord));
-      if (chunk !== undefined) paired.push({ chunk, dimensions: row.dimensions, vector: row.vector });
-    }
-    const entry: LoadedIndex = {
-      generation: loaded.site.index_generation,
-      index,
-      chunks,
-      anchors,
-      baseUrl: loaded.site.base_url,
-      vectors: buildSiteVectors(paired),
-    };
-    this.cache.set(siteId, entry);
     return entry;
+  }
+
+  private build(siteId: string): Promise<BuiltIndex | null> {
+    const run = this.builds.then(() => buildSiteIndex(this.storage, siteId));
+    this.builds = run.catch(() => undefined);
+    return run;
   }
 }
 
-const chunkKey = (pagePath: string, ord: number): string => `${ord}\u0000${pagePath}`;
+/** A chunk's stored key (page and place), to read its text. */
+const chunkKey = (index: SearchIndex, c: number): { path: string; ord: number } => ({
+  path: index.paths[index.chunkPath[c] ?? 0] ?? '',
+  ord: index.chunkOrd[c] ?? 0,
+});
 
-/** A site's stored vectors under `model`, read in the snapshot its chunks are read in. */
-function storedVectors(db: Kysely<Database>, siteId: string, model: string) {
-  return db
+const rowKey = (path: string, ord: number): string => `${ord}\u0000${path}`;
+
+interface ChunkRow {
+  anchor: string | null;
+  headings: string;
+  text: string;
+}
+
+/** The stored text (and anchor, headings) of a search's hits: one read, whatever their number. */
+async function chunkRows(
+  storage: Storage,
+  siteId: string,
+  keys: { path: string; ord: number }[],
+): Promise<Map<string, ChunkRow>> {
+  const rows = new Map<string, ChunkRow>();
+  if (keys.length === 0) return rows;
+  const found = await storage.db
+    .selectFrom('chunks')
+    .select(['page_path', 'ord', 'anchor', 'headings', 'text'])
+    .where('site_id', '=', siteId)
+    .where((eb) =>
+      eb.or(keys.map(({ path, ord }) => eb.and([eb('page_path', '=', path), eb('ord', '=', ord)]))),
+    )
+    .execute();
+  for (const row of found) rows.set(rowKey(row.page_path, row.ord), row);
+  return rows;
+}
+
+/** A site's stored vectors under `model`, paired with the index's chunks by page and place. */
+async function siteVectors(
+  storage: Storage,
+  siteId: string,
+  model: string,
+  index: SearchIndex,
+): Promise<SiteVectors | null> {
+  const rows = await storage.db
     .selectFrom('chunk_embeddings')
     .select(['page_path', 'ord', 'dimensions', 'vector'])
     .where('site_id', '=', siteId)
     .where('model', '=', model)
     .execute();
+  if (rows.length === 0) return null;
+  const chunkAt = new Map<string, number>();
+  for (let c = 0; c < index.chunkCount; c++) {
+    const { path, ord } = chunkKey(index, c);
+    chunkAt.set(rowKey(path, ord), c);
+  }
+  const paired: StoredVector[] = [];
+  for (const row of rows) {
+    const chunk = chunkAt.get(rowKey(row.page_path, row.ord));
+    if (chunk !== undefined) paired.push({ chunk, dimensions: row.dimensions, vector: row.vector });
+  }
+  return buildSiteVectors(paired);
 }
 
 /**

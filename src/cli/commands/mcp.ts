@@ -44,6 +44,7 @@ export function registerMcp(program: Command): void {
       const search = new SiteSearch(storage, {
         embeddings: embeddingModelsFor(config.embeddings)?.query ?? null,
         logger,
+        cacheBytes: config.indexCacheBytes,
       });
       const docentUrl = config.publicUrl ?? `http://localhost:${config.port}`;
       // ask_docs charges credits like the server does, so this process registers as an instance too.

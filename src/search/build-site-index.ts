@@ -1,0 +1,175 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
+import { sql } from 'kysely';
+import type { Storage } from '../storage/database.ts';
+import { ANALYZER_VERSION } from './analyze.ts';
+import type { BuildChunk, BuildReply, BuildRequest } from './index-build-worker.ts';
+import { writeStoredIndex } from './stored-index.ts';
+
+/**
+ * Chunks read and posted to the build worker at a time: one synchronous SQLite read of this many
+ * chunks' analyses takes a few milliseconds, so the event loop never waits long behind it.
+ */
+const BUILD_BATCH = 1_000;
+/** Batches posted ahead of the worker's acknowledgements: it never holds more than this many. */
+const BATCHES_IN_FLIGHT = 2;
+/** Reads started again when an ingestion commits while the chunks are being read. */
+const MAX_READ_ATTEMPTS = 5;
+
+const WORKER_URL = import.meta.url.endsWith('.js')
+  ? new URL('./index-build-worker.js', import.meta.url)
+  : new URL('./index-build-worker-boot.mjs', import.meta.url);
+
+/** An analysis stored by the current analyzer starts so; any other needs the text to analyze again. */
+const CURRENT_ANALYSIS = `{"v":${ANALYZER_VERSION},`;
+
+export interface BuiltIndex {
+  generation: number;
+  bytes: Uint8Array;
+}
+
+/**
+ * Builds a site's serialized index from its stored chunks in a worker thread. The chunks are read in
+ * batches outside any transaction, so other requests' queries are never queued behind a long read;
+ * every write to a site's chunks bumps its generation in the same transaction, so a generation that is
+ * the same before and after the reads proves they saw one version of the site. Null: no such site.
+ */
+export async function buildSiteIndex(storage: Storage, siteId: string): Promise<BuiltIndex | null> {
+  for (let attempt = 1; ; attempt++) {
+    const before = await generationOf(storage, siteId);
+    if (before === null) return null;
+    const bytes = await buildFromChunks(storage, siteId);
+    const after = await generationOf(storage, siteId);
+    if (after === null) return null;
+    if (after === before) return { generation: before, bytes };
+    if (attempt === MAX_READ_ATTEMPTS)
+      throw new Error(`site ${siteId} changed ${attempt} times while its index was built; try again later`);
+  }
+}
+
+/** Builds and stores the site's index for its current generation (after an ingestion, say). */
+export async function storeSiteIndex(storage: Storage, siteId: string): Promise<BuiltIndex | null> {
+  const built = await buildSiteIndex(storage, siteId);
+  if (built !== null) await writeStoredIndex(storage, siteId, built.generation, built.bytes);
+  return built;
+}
+
+async function generationOf(storage: Storage, siteId: string): Promise<number | null> {
+  const site = await storage.db
+    .selectFrom('sites')
+    .select('index_generation')
+    .where('id', '=', siteId)
+    .executeTakeFirst();
+  return site?.index_generation ?? null;
+}
+
+async function buildFromChunks(storage: Storage, siteId: string): Promise<Uint8Array> {
+  const worker = new Worker(WORKER_URL, { execArgv: [] });
+  const replies: BuildReply[] = [];
+  let wake: (() => void) | null = null;
+  let exited: Error | null = null;
+  worker.on('message', (reply: BuildReply) => {
+    replies.push(reply);
+    wake?.();
+  });
+  worker.on('error', (error) => {
+    exited = error;
+    wake?.();
+  });
+  worker.on('exit', (code) => {
+    exited ??= new Error(`the index build worker exited (${code})`);
+    wake?.();
+  });
+  const next = async (): Promise<BuildReply> => {
+    for (;;) {
+      const reply = replies.shift();
+      if (reply) {
+        if (reply.type === 'error') throw new Error(`index build failed: ${reply.message}`);
+        return reply;
+      }
+      if (exited) throw exited;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = null;
+    }
+  };
+  const post = (request: BuildRequest): void => worker.postMessage(request);
+  try {
+    const pages = await storage.db
+      .selectFrom('pages')
+      .select(['path', 'title', 'versions', 'languages'])
+      .where('site_id', '=', siteId)
+      .execute();
+    post({
+      type: 'pages',
+      pages: pages.map((p) => ({
+        path: p.path,
+        title: p.title,
+        versions: JSON.parse(p.versions) as string[],
+        languages: JSON.parse(p.languages) as string[],
+      })),
+    });
+    let inFlight = 0;
+    let after: { path: string; ord: number } | null = null;
+    for (;;) {
+      const rows = await chunkBatch(storage, siteId, after);
+      if (rows.length === 0) break;
+      const last = rows[rows.length - 1];
+      if (last) after = { path: last.page_path, ord: last.ord };
+      post({ type: 'chunks', rows });
+      inFlight++;
+      while (inFlight >= BATCHES_IN_FLIGHT) {
+        await next();
+        inFlight--;
+      }
+      await yieldToEventLoop();
+    }
+    while (inFlight > 0) {
+      await next();
+      inFlight--;
+    }
+    post({ type: 'finish' });
+    const done = await next();
+    if (done.type !== 'done') throw new Error(`index build worker answered ${done.type}`);
+    return done.bytes;
+  } finally {
+    await worker.terminate();
+  }
+}
+
+/** The next batch of chunks in (page, ord) order: the order the index numbers them in. */
+async function chunkBatch(
+  storage: Storage,
+  siteId: string,
+  after: { path: string; ord: number } | null,
+): Promise<BuildChunk[]> {
+  let query = storage.db
+    .selectFrom('chunks')
+    .select(['page_path', 'ord', 'analyzed'])
+    .select((eb) => [
+      // Text only for analyses of another analyzer version: the build analyzes those again.
+      eb
+        .case()
+        .when(sql<boolean>`substr(analyzed, 1, ${CURRENT_ANALYSIS.length}) = ${CURRENT_ANALYSIS}`)
+        .then(sql<string | null>`null`)
+        .else(eb.ref('headings'))
+        .end()
+        .as('headings'),
+      eb
+        .case()
+        .when(sql<boolean>`substr(analyzed, 1, ${CURRENT_ANALYSIS.length}) = ${CURRENT_ANALYSIS}`)
+        .then(sql<string | null>`null`)
+        .else(eb.ref('text'))
+        .end()
+        .as('text'),
+    ])
+    .where('site_id', '=', siteId);
+  if (after !== null) {
+    const { path, ord } = after;
+    query = query.where((eb) =>
+      eb.or([eb('page_path', '>', path), eb.and([eb('page_path', '=', path), eb('ord', '>', ord)])]),
+    );
+  }
+  return query.orderBy('page_path').orderBy('ord').limit(BUILD_BATCH).execute();
+}

@@ -1,0 +1,186 @@
+import { PairTable, WordTable } from './index-tables.ts';
+import {
+  assembleIndex,
+  type LabelSet,
+  type RankingParams,
+  rankingPages,
+  type SearchIndex,
+} from './search-index.ts';
+
+/**
+ * The serialized search index: `DCIX`, the format version, the header's length, the header (JSON:
+ * parameters, stemmers, paths, titles, label sets, and where each array lies), then the arrays, each
+ * 8-byte aligned. Reading one back makes views over its bytes: no array is copied or rebuilt, so a
+ * loaded index is ready as soon as its bytes are in memory.
+ *
+ * Bump `INDEX_FORMAT` whenever the layout or the meaning of a stored array changes (including the
+ * ranking's build arithmetic): a stored index of another format is ignored and rebuilt.
+ */
+export const INDEX_FORMAT = 1;
+
+const MAGIC = 0x58494344; // 'DCIX' read little-endian
+
+type ArrayKind = 'u8' | 'u32' | 'i32' | 'f32';
+type AnyArray = Uint8Array | Uint32Array | Int32Array | Float32Array;
+
+interface Section {
+  name: string;
+  kind: ArrayKind;
+  offset: number;
+  length: number;
+}
+
+interface Header {
+  params: RankingParams;
+  stemmers: (string | null)[];
+  paths: string[];
+  pathTitles: string[];
+  labelSets: LabelSet[];
+  sections: Section[];
+}
+
+const kindOf = (array: AnyArray): ArrayKind =>
+  array instanceof Uint8Array
+    ? 'u8'
+    : array instanceof Uint32Array
+      ? 'u32'
+      : array instanceof Int32Array
+        ? 'i32'
+        : 'f32';
+
+const arrays = (index: SearchIndex): Record<string, AnyArray> => ({
+  ...prefixed('words.', index.words.arrays),
+  'pairs.keys': index.pairs.keys,
+  'pairs.values': index.pairs.values,
+  chunkIds: index.chunkIds,
+  chunkOrd: index.chunkOrd,
+  chunkPath: index.chunkPath,
+  chunkLabels: index.chunkLabels,
+  ...prefixed('postings.', index.postings),
+  ...prefixed('forward.', index.forward),
+});
+
+const prefixed = (prefix: string, record: object): Record<string, AnyArray> =>
+  Object.fromEntries(Object.entries(record).map(([k, v]) => [`${prefix}${k}`, v as AnyArray]));
+
+const align = (n: number): number => (n + 7) & ~7;
+
+/** The index as bytes (one buffer; the caller cuts it into parts for storage). */
+export const encodeIndex = (index: SearchIndex): Uint8Array => {
+  const named = arrays(index);
+  const sections: Section[] = [];
+  let offset = 0;
+  for (const [name, array] of Object.entries(named)) {
+    sections.push({ name, kind: kindOf(array), offset, length: array.length });
+    offset = align(offset + array.byteLength);
+  }
+  const header: Header = {
+    params: index.params,
+    stemmers: [...index.stemmers],
+    paths: [...index.paths],
+    pathTitles: [...index.pathTitles],
+    labelSets: [...index.labelSets],
+    sections,
+  };
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const start = align(12 + json.length);
+  const out = new Uint8Array(start + offset);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, INDEX_FORMAT, true);
+  view.setUint32(8, json.length, true);
+  out.set(json, 12);
+  for (const section of sections) {
+    const array = named[section.name];
+    if (array)
+      out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), start + section.offset);
+  }
+  return out;
+};
+
+/** Why bytes are not an index this code can read. */
+export class IndexFormatError extends Error {}
+
+/** The format version of serialized bytes, or null when they are not a serialized index at all. */
+export const formatOf = (bytes: Uint8Array): number | null => {
+  if (bytes.byteLength < 12) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, 12);
+  return view.getUint32(0, true) === MAGIC ? view.getUint32(4, true) : null;
+};
+
+/**
+ * Reads an index back as views over `bytes`, which must start 8-byte aligned in their buffer (a fresh
+ * buffer, as the stored-index reader makes). Throws `IndexFormatError` for anything else.
+ */
+export const decodeIndex = (bytes: Uint8Array): SearchIndex => {
+  const format = formatOf(bytes);
+  if (format !== INDEX_FORMAT)
+    throw new IndexFormatError(`not a search index of format ${INDEX_FORMAT} (found ${format ?? 'none'})`);
+  if (bytes.byteOffset % 8 !== 0) throw new IndexFormatError('index bytes are not 8-byte aligned');
+  const jsonLength = new DataView(bytes.buffer, bytes.byteOffset + 8, 4).getUint32(0, true);
+  if (12 + jsonLength > bytes.byteLength) throw new IndexFormatError('index header runs past its bytes');
+  const header = JSON.parse(
+    Buffer.from(bytes.buffer, bytes.byteOffset + 12, jsonLength).toString(),
+  ) as Header;
+  const start = align(12 + jsonLength);
+  const named = new Map<string, AnyArray>();
+  for (const s of header.sections) {
+    const at = bytes.byteOffset + start + s.offset;
+    const width = s.kind === 'u8' ? 1 : 4;
+    if (start + s.offset + s.length * width > bytes.byteLength)
+      throw new IndexFormatError(`index section ${s.name} runs past its bytes`);
+    named.set(
+      s.name,
+      s.kind === 'u8'
+        ? new Uint8Array(bytes.buffer, at, s.length)
+        : s.kind === 'u32'
+          ? new Uint32Array(bytes.buffer, at, s.length)
+          : s.kind === 'i32'
+            ? new Int32Array(bytes.buffer, at, s.length)
+            : new Float32Array(bytes.buffer, at, s.length),
+    );
+  }
+  const get = <T extends AnyArray>(name: string, type: new (n: number) => T): T => {
+    const array = named.get(name);
+    if (!(array instanceof type)) throw new IndexFormatError(`index section ${name} is missing`);
+    return array;
+  };
+  const chunkPath = get('chunkPath', Uint32Array);
+  const pages = rankingPages(header.paths);
+  return assembleIndex({
+    params: header.params,
+    words: new WordTable({
+      slots: get('words.slots', Int32Array),
+      slotHashes: get('words.slotHashes', Uint32Array),
+      offsets: get('words.offsets', Uint32Array),
+      bytes: get('words.bytes', Uint8Array),
+      fuzzyKeys: get('words.fuzzyKeys', Uint32Array),
+      fuzzyIds: get('words.fuzzyIds', Uint32Array),
+    }),
+    pairs: new PairTable(get('pairs.keys', Int32Array), get('pairs.values', Uint32Array)),
+    stemmers: header.stemmers,
+    chunkIds: get('chunkIds', Uint32Array),
+    chunkOrd: get('chunkOrd', Uint32Array),
+    chunkPath,
+    paths: header.paths,
+    pathTitles: header.pathTitles,
+    chunkLabels: get('chunkLabels', Uint32Array),
+    labelSets: header.labelSets,
+    chunkPage: chunkPath.map((p) => pages.pathPage[p] ?? 0),
+    pageCount: pages.pageCount,
+    pagePaths: pages.pagePaths,
+    pageParent: pages.pageParent,
+    pageByPath: pages.pageByPath,
+    postings: {
+      offsets: get('postings.offsets', Uint32Array),
+      docs: get('postings.docs', Uint32Array),
+      weights: get('postings.weights', Float32Array),
+      idf: get('postings.idf', Float32Array),
+    },
+    forward: {
+      offsets: get('forward.offsets', Uint32Array),
+      terms: get('forward.terms', Uint32Array),
+      weights: get('forward.weights', Float32Array),
+    },
+  });
+};

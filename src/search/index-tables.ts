@@ -1,0 +1,229 @@
+/**
+ * The search index's lookup tables as typed arrays only: no JS object, string or Map per term, so an
+ * index costs its bytes and nothing more, and a serialized one is usable as soon as its bytes are in
+ * memory (views over them, no rebuilding).
+ */
+
+/** Growable typed arrays: an index is collected without one JS object (or Map) per chunk. */
+export class GrowableU32 {
+  data: Uint32Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.data = new Uint32Array(Math.max(16, capacity));
+  }
+  push(value: number): void {
+    if (this.size === this.data.length) this.data = grown(this.data, new Uint32Array(this.data.length * 2));
+    this.data[this.size++] = value;
+  }
+  /** The filled part, copied to an array of its exact size (the spare capacity is released). */
+  trimmed(): Uint32Array {
+    return this.data.slice(0, this.size);
+  }
+}
+
+export class GrowableF32 {
+  data: Float32Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.data = new Float32Array(Math.max(16, capacity));
+  }
+  push(value: number): void {
+    if (this.size === this.data.length) this.data = grown(this.data, new Float32Array(this.data.length * 2));
+    this.data[this.size++] = value;
+  }
+  trimmed(): Float32Array {
+    return this.data.slice(0, this.size);
+  }
+}
+
+export class GrowableU8 {
+  data: Uint8Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.data = new Uint8Array(Math.max(16, capacity));
+  }
+  push(value: number): void {
+    if (this.size === this.data.length) this.data = grown(this.data, new Uint8Array(this.data.length * 2));
+    this.data[this.size++] = value;
+  }
+  append(bytes: Uint8Array): void {
+    while (this.size + bytes.length > this.data.length)
+      this.data = grown(this.data, new Uint8Array(this.data.length * 2));
+    this.data.set(bytes, this.size);
+    this.size += bytes.length;
+  }
+  trimmed(): Uint8Array {
+    return this.data.slice(0, this.size);
+  }
+}
+
+const grown = <T extends Uint32Array | Float32Array | Uint8Array>(from: T, to: T): T => {
+  to.set(from);
+  return to;
+};
+
+/**
+ * Pair hash → term id, open addressing on typed arrays. Pairs outnumber words several times over, and a
+ * JS Map of a few hundred thousand numbers costs more than the whole rest of the build.
+ */
+export class PairTable {
+  private count = 0;
+
+  constructor(
+    public keys: Int32Array = new Int32Array(1 << 12).fill(-1),
+    public values: Uint32Array = new Uint32Array(1 << 12),
+  ) {
+    for (const k of keys) if (k !== -1) this.count++;
+  }
+
+  get(key: number): number | undefined {
+    const mask = this.keys.length - 1;
+    for (let i = key & mask; ; i = (i + 1) & mask) {
+      const k = this.keys[i];
+      if (k === key) return this.values[i];
+      if (k === -1) return undefined;
+    }
+  }
+
+  set(key: number, value: number): void {
+    if ((this.count + 1) * 2 > this.keys.length) this.grow();
+    const mask = this.keys.length - 1;
+    let i = key & mask;
+    while (this.keys[i] !== -1 && this.keys[i] !== key) i = (i + 1) & mask;
+    if (this.keys[i] === -1) this.count++;
+    this.keys[i] = key;
+    this.values[i] = value;
+  }
+
+  private grow(): void {
+    const keys = this.keys;
+    const values = this.values;
+    this.keys = new Int32Array(keys.length * 2).fill(-1);
+    this.values = new Uint32Array(keys.length * 2);
+    this.count = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] ?? -1;
+      if (k !== -1) this.set(k, values[i] ?? 0);
+    }
+  }
+}
+
+/** FNV-1a over UTF-16 code units: the word table's slot hash. */
+const wordHash = (word: string): number => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+};
+
+/** Typo matching looks words up by first UTF-16 unit and length (terms are at most 40 characters). */
+const fuzzyKey = (first: number, length: number): number => first * 65_536 + length;
+
+/** Shortest vocabulary word typo matching considers (shorter words have too many neighbours). */
+const FUZZY_MIN_LENGTH = 4;
+
+export interface WordTableArrays {
+  /** Open-addressing slots: the word's term id, or -1. */
+  slots: Int32Array;
+  /** The word hash of each slot, compared before the word's bytes. */
+  slotHashes: Uint32Array;
+  /** Per term id (pairs included, with no bytes): where its UTF-8 bytes start in `bytes`. */
+  offsets: Uint32Array;
+  bytes: Uint8Array;
+  /** Words of 4+ characters sorted by (first unit, length, id), and that key for each. */
+  fuzzyKeys: Uint32Array;
+  fuzzyIds: Uint32Array;
+}
+
+/**
+ * Word → term id and term id → word, over the arrays of `WordTableArrays`. Pairs share the id space
+ * (and postings) with words; they have no bytes here and are never shown, expanded or fuzzily matched.
+ */
+export class WordTable {
+  constructor(readonly arrays: WordTableArrays) {}
+
+  /** Builds the table for `words` (term id → word; '' for the ids of pairs). */
+  static fromWords(words: readonly string[]): WordTable {
+    const encoder = new TextEncoder();
+    const offsets = new Uint32Array(words.length + 1);
+    const bytes = new GrowableU8(words.length * 8);
+    let wordCount = 0;
+    const fuzzy: number[] = [];
+    words.forEach((word, id) => {
+      if (word !== '') {
+        bytes.append(encoder.encode(word));
+        wordCount++;
+        if (word.length >= FUZZY_MIN_LENGTH) fuzzy.push(id);
+      }
+      offsets[id + 1] = bytes.size;
+    });
+    let size = 16;
+    while (size < wordCount * 2) size *= 2;
+    const slots = new Int32Array(size).fill(-1);
+    const slotHashes = new Uint32Array(size);
+    const mask = size - 1;
+    words.forEach((word, id) => {
+      if (word === '') return;
+      const h = wordHash(word);
+      let i = h & mask;
+      while (slots[i] !== -1) i = (i + 1) & mask;
+      slots[i] = id;
+      slotHashes[i] = h;
+    });
+    const keyOf = (id: number): number => {
+      const word = words[id] ?? '';
+      return fuzzyKey(word.charCodeAt(0), word.length);
+    };
+    fuzzy.sort((a, b) => keyOf(a) - keyOf(b) || a - b);
+    return new WordTable({
+      slots,
+      slotHashes,
+      offsets,
+      bytes: bytes.trimmed(),
+      fuzzyKeys: Uint32Array.from(fuzzy, keyOf),
+      fuzzyIds: Uint32Array.from(fuzzy),
+    });
+  }
+
+  get(word: string): number | undefined {
+    const { slots, slotHashes, offsets, bytes } = this.arrays;
+    const h = wordHash(word);
+    const mask = slots.length - 1;
+    let encoded: Buffer | undefined;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const id = slots[i] ?? -1;
+      if (id === -1) return undefined;
+      if (slotHashes[i] !== h) continue;
+      encoded ??= Buffer.from(word, 'utf8');
+      const start = offsets[id] ?? 0;
+      const end = offsets[id + 1] ?? 0;
+      if (end - start === encoded.length && encoded.equals(bytes.subarray(start, end))) return id;
+    }
+  }
+
+  /** The word of a term id; '' for a pair. */
+  wordAt(id: number): string {
+    const { offsets, bytes } = this.arrays;
+    const start = offsets[id] ?? 0;
+    const end = offsets[id + 1] ?? 0;
+    return end === start ? '' : Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString();
+  }
+
+  isPair(id: number): boolean {
+    const { offsets } = this.arrays;
+    return offsets[id] === offsets[id + 1];
+  }
+
+  /** Ids of the words of `length` UTF-16 units starting with `first`, in id order. */
+  *wordsShaped(first: number, length: number): Generator<number> {
+    const { fuzzyKeys, fuzzyIds } = this.arrays;
+    const key = fuzzyKey(first, length);
+    let lo = 0;
+    let hi = fuzzyKeys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((fuzzyKeys[mid] ?? 0) < key) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < fuzzyKeys.length && fuzzyKeys[i] === key; i++) yield fuzzyIds[i] ?? 0;
+  }
+}

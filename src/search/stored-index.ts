@@ -1,0 +1,98 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { sql } from 'kysely';
+import type { Storage } from '../storage/database.ts';
+import { formatOf, INDEX_FORMAT } from './index-codec.ts';
+
+/**
+ * A site's serialized index in the database (migration 0014), beside its chunks, so every node of a
+ * PostgreSQL deployment loads what one node built. Stored in parts of `INDEX_PART_BYTES`: PostgreSQL
+ * sends binary as hex text, and one string for a large site's index would pass V8's string limit; a
+ * part at a time also keeps a synchronous SQLite read to a few milliseconds, the event loop free
+ * between parts.
+ */
+export const INDEX_PART_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Stores `bytes` as the site's index for `generation`, replacing any other generation's, unless the
+ * site has moved past that generation (then nothing is written and false is returned). A node that
+ * raced this one to the same generation wrote the same bytes: its parts are kept.
+ */
+export async function writeStoredIndex(
+  storage: Storage,
+  siteId: string,
+  generation: number,
+  bytes: Uint8Array,
+): Promise<boolean> {
+  const parts = Math.max(1, Math.ceil(bytes.byteLength / INDEX_PART_BYTES));
+  return storage.db.transaction().execute(async (trx) => {
+    const site = await trx
+      .selectFrom('sites')
+      .select('index_generation')
+      .where('id', '=', siteId)
+      .executeTakeFirst();
+    if (site?.index_generation !== generation) return false;
+    await trx
+      .deleteFrom('search_indexes')
+      .where('site_id', '=', siteId)
+      .where('generation', '<>', generation)
+      .execute();
+    for (let part = 0; part < parts; part++) {
+      const data = bytes.subarray(part * INDEX_PART_BYTES, (part + 1) * INDEX_PART_BYTES);
+      await trx
+        .insertInto('search_indexes')
+        .values({ site_id: siteId, generation, format: INDEX_FORMAT, part, parts, data })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+    return true;
+  });
+}
+
+export type StoredIndexRead =
+  | { bytes: Uint8Array }
+  /** `missing`: none for this generation; `format`/`damaged`: one that cannot be read (rebuild it). */
+  | { unusable: 'missing' | 'format' | 'damaged'; detail?: string };
+
+/**
+ * The site's stored index for `generation`, read a part at a time into one fresh, aligned buffer (the
+ * codec makes views over it, no further copy).
+ */
+export async function readStoredIndex(
+  storage: Storage,
+  siteId: string,
+  generation: number,
+): Promise<StoredIndexRead> {
+  const size = storage.dialect === 'postgres' ? sql<number>`octet_length(data)` : sql<number>`length(data)`;
+  const parts = await storage.db
+    .selectFrom('search_indexes')
+    .select(['part', 'parts', 'format', size.as('size')])
+    .where('site_id', '=', siteId)
+    .where('generation', '=', generation)
+    .orderBy('part')
+    .execute();
+  if (parts.length === 0) return { unusable: 'missing' };
+  if (parts.some((p) => p.format !== INDEX_FORMAT))
+    return { unusable: 'format', detail: `format ${parts[0]?.format}, this version reads ${INDEX_FORMAT}` };
+  const expected = parts[0]?.parts ?? 0;
+  if (parts.length !== expected || parts.some((p, i) => p.part !== i || p.parts !== expected))
+    return { unusable: 'damaged', detail: `${parts.length} of ${expected} parts` };
+  const total = parts.reduce((sum, p) => sum + Number(p.size), 0);
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const { part } of parts) {
+    await yieldToEventLoop();
+    const row = await storage.db
+      .selectFrom('search_indexes')
+      .select('data')
+      .where('site_id', '=', siteId)
+      .where('generation', '=', generation)
+      .where('part', '=', part)
+      .executeTakeFirst();
+    if (!row || at + row.data.byteLength > total)
+      return { unusable: 'damaged', detail: `part ${part} changed` };
+    bytes.set(row.data, at);
+    at += row.data.byteLength;
+  }
+  if (at !== total || formatOf(bytes) !== INDEX_FORMAT) return { unusable: 'damaged', detail: 'bad header' };
+  return { bytes };
+}
