@@ -81,6 +81,23 @@ export type SnippetScanCache = Map<string, Promise<ScannedSnippet | null>>;
  * or files, a snippet missing or unreadable): the page is then parsed, and hashed over what the parser
  * resolved.
  */
+const scannedFile = (
+  folder: ContainedFolder,
+  files: ReadonlySet<string>,
+  cache: SnippetScanCache,
+  file: string,
+): Promise<ScannedSnippet | null> => {
+  let entry = cache.get(file);
+  if (!entry) {
+    entry = folder.readText(file, MAX_PAGE_FILE_BYTES).then((read) =>
+      // An unreadable snippet gets a warning from the parser: leave the page to it.
+      read.ok ? { text: read.text, imports: scanImports(file, read.text, files) } : null,
+    );
+    cache.set(file, entry);
+  }
+  return entry;
+};
+
 export const importClosure = async (
   folder: ContainedFolder,
   files: ReadonlySet<string>,
@@ -88,17 +105,7 @@ export const importClosure = async (
   source: string,
   cache: SnippetScanCache = new Map(),
 ): Promise<{ file: string; source: string }[] | null> => {
-  const scanned = (file: string): Promise<ScannedSnippet | null> => {
-    let entry = cache.get(file);
-    if (!entry) {
-      entry = folder.readText(file, MAX_PAGE_FILE_BYTES).then((read) =>
-        // An unreadable snippet gets a warning from the parser: leave the page to it.
-        read.ok ? { text: read.text, imports: scanImports(file, read.text, files) } : null,
-      );
-      cache.set(file, entry);
-    }
-    return entry;
-  };
+  const scanned = (file: string): Promise<ScannedSnippet | null> => scannedFile(folder, files, cache, file);
   const texts = new Map<string, string>();
   let frontier = scanImports(page, source, files);
   if (frontier === null) return null;
@@ -119,4 +126,46 @@ export const importClosure = async (
   return [...texts.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([file, text]) => ({ file, source: text }));
+};
+
+/**
+ * The shape of a page's imports with every file name taken out: the files its imports reach in
+ * breadth-first order (imports in the order they are written), each given as its extension (`.md` and
+ * `.mdx` parse differently), its text and the positions in that order of the files it imports. Two
+ * pages with the same source and the same shape render the same snippets into the same blocks wherever
+ * they sit, since the renderer knows a snippet only by its text and by which file it is (cycles); so
+ * identical pages in two copies of a folder (versioned docs) share one parse (duplicate-pages.ts). Null
+ * whenever the scan cannot vouch for a file (as for importClosure), or past MAX_CLOSURE_FILES files.
+ */
+export const importShape = async (
+  folder: ContainedFolder,
+  files: ReadonlySet<string>,
+  page: string,
+  source: string,
+  cache: SnippetScanCache = new Map(),
+): Promise<{ extension: string; text: string; imports: number[] }[] | null> => {
+  const order = new Map<string, number>([[page, 0]]);
+  const shape: { extension: string; text: string; imports: number[] }[] = [];
+  const pending: { file: string; text: string; imports: string[] | null }[] = [
+    { file: page, text: source, imports: scanImports(page, source, files) },
+  ];
+  for (let at = 0; at < pending.length; at++) {
+    const node = pending[at] as (typeof pending)[number];
+    if (node.imports === null) return null;
+    const imports: number[] = [];
+    for (const target of node.imports) {
+      let position = order.get(target);
+      if (position === undefined) {
+        if (order.size > MAX_CLOSURE_FILES) return null;
+        const snippet = await scannedFile(folder, files, cache, target);
+        if (snippet === null) return null;
+        position = order.size;
+        order.set(target, position);
+        pending.push({ file: target, text: snippet.text, imports: snippet.imports });
+      }
+      imports.push(position);
+    }
+    shape.push({ extension: path.posix.extname(node.file).toLowerCase(), text: node.text, imports });
+  }
+  return shape;
 };

@@ -3,18 +3,19 @@ import path from 'node:path';
 import { readAssistantInstructions } from './assistant-instructions.ts';
 import { containedFolder } from './contained-file.ts';
 import { isPlainFolderPage, listDocsFiles, pageIdOf } from './docs-files.ts';
+import { outcomeToShare, ParseSharing, sharedResult } from './duplicate-pages.ts';
 import { readFrameworkNavigation } from './frameworks/read-framework-navigation.ts';
 import {
-  createReuseCheck,
+  createPageTriage,
   type PageCandidate,
   type PageLoaderOptions,
   type PageResult,
 } from './load-page.ts';
-import { mapLimit } from './map-limit.ts';
 import { readNavigation } from './navigation.ts';
 import { MAX_MAIN_THREAD_SPEC_BYTES } from './openapi/openapi-spec.ts';
 import { operationCandidates } from './openapi/operation-candidates.ts';
 import { createSpecCache } from './openapi/spec-cache.ts';
+import { forEachInOrder } from './ordered-window.ts';
 import {
   createPageLoaderPool,
   type PageLoaderPoolOptions,
@@ -24,8 +25,18 @@ import {
 import type { LoadedSite, LoadProgress, NavigationSummary, ParsedPage } from './types.ts';
 import { WarningSink } from './warnings.ts';
 
-/** Files read and parsed at once: enough to hide file-system latency, few enough to bound memory. */
-const READ_CONCURRENCY = 16;
+/**
+ * Pages read, parsed or finished and waiting to be handed on, at most: enough to keep every parsing lane
+ * fed (the pool posts a few pages ahead to each worker) and to hide file-system latency while one slow
+ * page holds back the ones after it, few enough that what waits stays a few megabytes.
+ */
+export const PAGES_IN_FLIGHT = 64;
+/**
+ * Page warnings remembered for deduplication (a broken snippet is reported once, not per page). The
+ * kept warnings are capped anyway (WarningSink); past this many distinct ones a repeat is counted again
+ * in the "more page warnings" total rather than remembered.
+ */
+const MAX_DEDUPLICATED_WARNINGS = 10_000;
 
 export interface LoadDocsFolderOptions {
   onProgress?: LoadProgress;
@@ -35,19 +46,33 @@ export interface LoadDocsFolderOptions {
   analyze?: boolean;
   /** Per-page time and memory limits of the parsing workers (tests shrink them). */
   limits?: Omit<PageLoaderPoolOptions, 'workers'>;
+  /** Identical pages share one parse (duplicate-pages.ts); false parses every page (benchmarks compare). */
+  shareParses?: boolean;
+}
+
+/** What streamDocsFolder returns once every page has been handed on. */
+export interface StreamedSite extends Omit<LoadedSite, 'pages'> {
+  /** Pages handed on. */
+  pages: number;
+  /** Of those, pages that took an identical page's parse instead of being parsed (duplicate-pages.ts). */
+  sharedParses: number;
 }
 
 /**
- * Loads a documentation folder into pages and chunks. Pure: reads files, never writes. A folder with
- * `docs.json` (or `mint.json`), or with a Docusaurus, MkDocs, Starlight or VitePress config, is indexed as
- * its navigation says; without one (or with an unusable one), every Markdown file is a page. Bad files become warnings, never exceptions; only a missing root and
- * page workers that cannot run at all (PageWorkersUnavailableError) throw, because an empty result would
- * make the caller delete every stored page.
+ * Loads a documentation folder page by page: each page is handed to `onPage` in the order the site
+ * lists them, and the next only once `onPage` has settled, so the caller decides how many pages are
+ * held at once (the ingestion writes them in batches; nothing here keeps a page it has handed on).
+ * Pure: reads files, never writes. A folder with `docs.json` (or `mint.json`), or with a Docusaurus,
+ * MkDocs, Starlight or VitePress config, is indexed as its navigation says; without one (or with an
+ * unusable one), every Markdown file is a page. Bad files become warnings, never exceptions; only a
+ * missing root, page workers that cannot run at all (PageWorkersUnavailableError) and `onPage` throw,
+ * because an empty result would make the caller delete every stored page.
  */
-export const loadDocsFolder = async (
+export const streamDocsFolder = async (
   dir: string,
-  options: LoadDocsFolderOptions = {},
-): Promise<LoadedSite> => {
+  options: LoadDocsFolderOptions,
+  onPage: (page: ParsedPage) => Promise<void> | void,
+): Promise<StreamedSite> => {
   const root = path.resolve(dir);
   const rootStat = await stat(root).catch(() => null);
   if (!rootStat?.isDirectory()) throw new Error(`docs folder not found: ${dir}`);
@@ -160,11 +185,38 @@ export const loadDocsFolder = async (
   }
   let done = 0;
   options.onProgress?.(0, candidates.length);
-  // Decided here, not in the workers: a page known unchanged never reaches one.
-  const reuse = options.known ? createReuseCheck(loaderOptions, options.known, smallSpecs) : null;
-  const results: PageResult[] = await mapLimit(candidates, READ_CONCURRENCY, async (candidate) => {
+  const sharing = options.shareParses === false ? null : new ParseSharing();
+  // Decided here, not in the workers: a page known unchanged never reaches one, and a page identical to
+  // one already parsed takes its parse (duplicate-pages.ts).
+  const triage =
+    options.known || sharing
+      ? createPageTriage(loaderOptions, options.known ?? null, smallSpecs, sharing !== null)
+      : null;
+  const parse = async (candidate: PageCandidate, index: number): Promise<PageResult> => {
+    const seen = triage === null ? null : await triage(candidate);
+    if (seen?.reused) return seen.reused;
+    const share = seen?.share ?? null;
+    if (sharing === null || share === null) return pool.load(candidate);
+    const claim = sharing.claim(share.key, index);
+    if (claim.wait !== null) {
+      const outcome = await claim.wait;
+      if (outcome === null) return pool.load(candidate);
+      sharing.shared++;
+      return sharedResult(candidate, outcome, share);
+    }
+    let result: PageResult;
     try {
-      return (await reuse?.(candidate)) ?? (await pool.load(candidate));
+      result = await pool.load(candidate);
+    } catch (error) {
+      claim.settle?.(null);
+      throw error;
+    }
+    claim.settle?.(outcomeToShare(result, share));
+    return result;
+  };
+  const load = async (candidate: PageCandidate, index: number): Promise<PageResult> => {
+    try {
+      return await parse(candidate, index);
     } catch (error) {
       // Without workers nothing can be parsed: failing keeps the stored pages, an empty result would not.
       if (error instanceof PageWorkersUnavailableError) throw error;
@@ -179,23 +231,28 @@ export const loadDocsFolder = async (
       done++;
       options.onProgress?.(done, candidates.length);
     }
-  }).finally(() => pool.close());
+  };
 
-  const pages: ParsedPage[] = [];
+  let pages = 0;
   const seenWarnings = new Set<string>();
   const fragments = new Set<string>();
-  for (const result of results) {
+  // Handed on in page order, one at a time, each after `onPage` has taken the one before: at most
+  // PAGES_IN_FLIGHT pages are being read, parsed or waiting here, and the pool's queue holds no more.
+  await forEachInOrder(candidates, PAGES_IN_FLIGHT, load, async (result) => {
     // Merged in page order and deduplicated (a broken snippet is reported once, not per importing page).
     for (const warning of result.warnings) {
       const key = `${warning.file}\0${warning.line ?? ''}\0${warning.message}`;
       if (seenWarnings.has(key)) continue;
-      seenWarnings.add(key);
+      if (seenWarnings.size < MAX_DEDUPLICATED_WARNINGS) seenWarnings.add(key);
       sink.add(warning, 'page', 'more page warnings');
     }
     for (const file of result.snippetFiles) fragments.add(file);
     if (result.skipped) skipped++;
-    if (result.page) pages.push(result.page);
-  }
+    if (result.page) {
+      pages++;
+      await onPage(result.page);
+    }
+  }).finally(() => pool.close());
 
   if (navigation) {
     // Mintlify does not publish files the navigation does not reach; they are counted, not indexed. (The
@@ -215,8 +272,38 @@ export const loadDocsFolder = async (
   return {
     navigation: summary,
     pages,
+    sharedParses: sharing?.shared ?? 0,
     warnings: sink.list(summary.kind === 'none' ? '.' : summary.kind),
     skipped,
     assistantInstructions,
   };
+};
+
+/**
+ * Loads a documentation folder into pages and chunks, all of them at once (streamDocsFolder hands
+ * them on one by one instead). Pure: reads files, never writes. A page that took another's parse
+ * (`sameAs`) gets that page's title, description and chunks here, so every page is complete.
+ */
+export const loadDocsFolder = async (
+  dir: string,
+  options: LoadDocsFolderOptions = {},
+): Promise<LoadedSite> => {
+  const pages: ParsedPage[] = [];
+  const byId = new Map<string, ParsedPage>();
+  const {
+    pages: _count,
+    sharedParses: _shared,
+    ...site
+  } = await streamDocsFolder(dir, options, (page) => {
+    let complete = page;
+    if (page.sameAs !== undefined) {
+      const { sameAs, ...own } = page;
+      const first = byId.get(sameAs);
+      if (first === undefined) throw new Error(`page ${page.path} shares the parse of ${sameAs}, not loaded`);
+      complete = { ...own, title: first.title, description: first.description, chunks: first.chunks };
+    }
+    pages.push(complete);
+    byId.set(complete.path, complete);
+  });
+  return { ...site, pages };
 };

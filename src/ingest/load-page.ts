@@ -3,7 +3,8 @@ import { analyzeChunk } from '../search/analyze.ts';
 import { chunkPage } from './chunk-page.ts';
 import { containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { contentHash } from './content-hash.ts';
-import { importClosure, type SnippetScanCache } from './import-closure.ts';
+import { type ShareInfo, shareKey } from './duplicate-pages.ts';
+import { importClosure, importShape, type SnippetScanCache } from './import-closure.ts';
 import { MAX_PAGE_CHUNKS } from './ingest-limits.ts';
 import { type Block, treeToBlocks } from './mdx-to-sections.ts';
 import {
@@ -127,27 +128,42 @@ const reusedPage = (candidate: PageCandidate, hash: string): PageResult => ({
 });
 
 /**
+ * What the main thread learns about a page before any worker sees it (createPageTriage): either the
+ * page is one the caller already holds (`reused`, not parsed), or it must be parsed; then, when the
+ * page's parse may be shared with identical pages (duplicate-pages.ts), its `shareKey` and the content
+ * hash the worker would compute, so that a page sharing another's parse gets its own hash.
+ */
+export type PageTriage = { reused: PageResult } | { reused: null; share: ShareInfo | null };
+
+const parseIt: PageTriage = { reused: null, share: null };
+
+/**
  * Decides, without parsing Markdown, whether a page is one the caller already holds: its content hash
  * (own source, the snippet files its imports reach, the OpenAPI operation it shows, its labels) equals
  * the known one. Anything it cannot vouch for (a read that fails, too many imports or a missing snippet,
- * an OpenAPI file too large to parse on this thread) answers null: parse the page. It runs on the main
- * thread, so an unchanged re-ingest starts no worker at all.
+ * an OpenAPI file too large to parse on this thread) must be parsed. It runs on the main thread, so an
+ * unchanged re-ingest starts no worker at all.
+ *
+ * With `share`, a page to be parsed also gets its share key (duplicate-pages.ts), which costs reading
+ * it on this thread even when nothing is known (a cold ingestion). Pages with `openapi:` front matter
+ * and generated operation pages never get one: their content is not only their file's.
  */
-export const createReuseCheck = (
+export const createPageTriage = (
   options: PageLoaderOptions,
-  /** Content hashes the caller already holds, by page id (own keys only are read). */
-  known: Readonly<Record<string, string>>,
+  /** Content hashes the caller already holds, by page id (own keys only are read); null: none. */
+  known: Readonly<Record<string, string>> | null,
   /** The caller's cache of OpenAPI files small enough to parse on the main thread (`maxBytes` set). */
   smallSpecs: SpecCache,
-): ((candidate: PageCandidate) => Promise<PageResult | null>) => {
+  share: boolean,
+): ((candidate: PageCandidate) => Promise<PageTriage>) => {
   const folder = containedFolder(options.root);
   const specs = createSpecCache(folder);
   const fileSet = new Set(options.files);
   const snippetScans: SnippetScanCache = new Map();
   return async (candidate) => {
     // Own keys only: a page named `constructor` must not find Object's.
-    const stored = Object.hasOwn(known, candidate.id) ? known[candidate.id] : undefined;
-    if (stored === undefined) return null;
+    const stored = known !== null && Object.hasOwn(known, candidate.id) ? known[candidate.id] : undefined;
+    if (stored === undefined && !share) return parseIt;
     const hashOf = (source: string, parts: { file: string; source: string }[]): string =>
       contentHash({
         path: candidate.id,
@@ -157,23 +173,25 @@ export const createReuseCheck = (
         languages: candidate.languages,
       });
     if (candidate.operation) {
+      if (stored === undefined) return parseIt;
       const found = await generatedOperationSource(
         specs,
         candidate.file,
         candidate.operation.method,
         candidate.operation.path,
       );
-      if (!found.source) return null;
+      if (!found.source) return parseIt;
       const hash = hashOf('', [found.source.hashPart]);
-      return hash === stored ? reusedPage(candidate, hash) : null;
+      return hash === stored ? { reused: reusedPage(candidate, hash) } : parseIt;
     }
     const read = await folder.readText(candidate.file, MAX_PAGE_FILE_BYTES);
-    if (!read.ok) return null;
+    if (!read.ok) return parseIt;
     const source = read.text;
-    const parts: { file: string; source: string }[] = [];
-    const warnings: Warning[] = [];
     const block = frontMatterBlock(source);
     if (block !== null && /^openapi\s*:/m.test(block)) {
+      if (stored === undefined) return parseIt;
+      const parts: { file: string; source: string }[] = [];
+      const warnings: Warning[] = [];
       const value = frontMatterData(block)?.openapi;
       const found = await frontMatterOperationSource(
         smallSpecs,
@@ -182,7 +200,7 @@ export const createReuseCheck = (
         candidate.openapiSpec,
         options.openapiSpecs ?? [],
       );
-      if (found.tooLarge) return null;
+      if (found.tooLarge) return parseIt;
       // A spec that is missing or lacks the operation leaves the page as it was: same hash, same warning.
       warnings.push(...found.warnings);
       if (found.source) {
@@ -193,11 +211,32 @@ export const createReuseCheck = (
         }
         parts.push(found.source.hashPart);
       }
+      const closure = await importClosure(folder, fileSet, candidate.file, source, snippetScans);
+      if (closure === null) return parseIt;
+      const hash = hashOf(source, [...closure, ...parts]);
+      return hash === stored ? { reused: { ...reusedPage(candidate, hash), warnings } } : parseIt;
     }
     const closure = await importClosure(folder, fileSet, candidate.file, source, snippetScans);
-    if (closure === null) return null;
-    const hash = hashOf(source, [...closure, ...parts]);
-    return hash === stored ? { ...reusedPage(candidate, hash), warnings } : null;
+    if (closure === null) return parseIt;
+    // What the worker computes too: without `openapi:` front matter its hash covers exactly this.
+    const hash = hashOf(source, closure);
+    if (hash === stored) return { reused: reusedPage(candidate, hash) };
+    if (!share) return parseIt;
+    const shape = await importShape(folder, fileSet, candidate.file, source, snippetScans);
+    if (shape === null) return parseIt;
+    return {
+      reused: null,
+      share: {
+        key: shareKey({
+          file: candidate.file,
+          id: candidate.id,
+          language: candidate.languages[0] ?? null,
+          shape,
+        }),
+        contentHash: hash,
+        snippetFiles: closure.map((part) => part.file),
+      },
+    };
   };
 };
 

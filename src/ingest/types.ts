@@ -51,6 +51,13 @@ export interface ParsedPage {
    * `title`, `description` and `chunks` are then empty and must not be stored.
    */
   reused?: true;
+  /**
+   * Set when this page's parse was shared with an identical page loaded earlier in the same load (the
+   * page id named here; duplicate-pages.ts): `title`, `description` and `chunks` are empty here and are
+   * that page's. The streaming loader (streamDocsFolder) hands such pages on like this so nothing holds
+   * the earlier page's chunks; loadDocsFolder fills them in.
+   */
+  sameAs?: string;
 }
 
 export interface NavigationSummary {

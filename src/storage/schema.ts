@@ -160,6 +160,19 @@ export interface SearchIndexesTable {
   data: Uint8Array;
 }
 
+/**
+ * A page an ingestion parsed and has not published yet (migration 0015; ingest/page-staging.ts): the
+ * `pages` row it will become, under its job instead of its site.
+ */
+export interface IngestionStagedPagesTable extends Omit<PagesTable, 'site_id'> {
+  job_id: string;
+}
+
+/** A chunk of a staged page: the `chunks` row it will become, under its job instead of its site. */
+export interface IngestionStagedChunksTable extends Omit<ChunksTable, 'site_id'> {
+  job_id: string;
+}
+
 export type IngestionStatus = 'queued' | 'in_progress' | 'success' | 'failure';
 
 export interface IngestionJobsTable {
@@ -329,6 +342,8 @@ export interface Database {
   chunk_embeddings: ChunkEmbeddingsTable;
   search_indexes: SearchIndexesTable;
   ingestion_jobs: IngestionJobsTable;
+  ingestion_staged_pages: IngestionStagedPagesTable;
+  ingestion_staged_chunks: IngestionStagedChunksTable;
   site_git_sources: SiteGitSourcesTable;
   threads: ThreadsTable;
   thread_messages: ThreadMessagesTable;

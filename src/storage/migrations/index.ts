@@ -13,6 +13,7 @@ import * as gitSources from './0011-git-sources.ts';
 import * as repositoryInstructions from './0012-repository-instructions.ts';
 import * as chunkEmbeddings from './0013-chunk-embeddings.ts';
 import * as searchIndexes from './0014-search-indexes.ts';
+import * as ingestionStaging from './0015-ingestion-staging.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0012-repository-instructions': repositoryInstructions,
   '0013-chunk-embeddings': chunkEmbeddings,
   '0014-search-indexes': searchIndexes,
+  '0015-ingestion-staging': ingestionStaging,
 };
 
 export const migrationProvider: MigrationProvider = {
