@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { type BuiltIndex, buildSiteIndex } from './build-site-index.ts';
 import type { EmbeddingModel } from './embeddings/embedding-model.ts';
@@ -332,8 +333,10 @@ async function chunkRows(
     .selectFrom('chunks')
     .select(['page_path', 'ord', 'anchor', 'headings', 'text'])
     .where('site_id', '=', siteId)
-    .where((eb) =>
-      eb.or(keys.map(({ path, ord }) => eb.and([eb('page_path', '=', path), eb('ord', '=', ord)]))),
+    // A row-value IN over VALUES: both dialects look each pair up in the primary key (an OR of
+    // pairs made SQLite scan the site's chunks). Cast, as PostgreSQL types bare VALUES parameters text.
+    .where(
+      sql<boolean>`(page_path, ord) in (values ${sql.join(keys.map(({ path, ord }) => sql`(cast(${path} as text), cast(${ord} as integer))`))})`,
     )
     .execute();
   for (const row of found) rows.set(rowKey(row.page_path, row.ord), row);

@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization } from '../tenancy/organizations.ts';
+import { createSite } from '../tenancy/sites.ts';
+import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
+import { type SeedPage, seedSite } from '../testing/seed-site.ts';
+import { analyzeChunk } from './analyze.ts';
+import { decodeIndex, encodeIndex, INDEX_FORMAT, IndexFormatError } from './index-codec.ts';
+import { buildSearchIndex, searchIndex } from './search-index.ts';
+import { SiteSearch } from './site-search.ts';
+import type { IndexableChunk } from './types.ts';
+
+const topics = ['keys', 'billing', 'webhooks', 'streaming', 'limits', 'search', 'exports', 'teams'];
+
+/** A site about `topics`, each page saying where it is (`marker`) so results can be traced to it. */
+const topicPages = (marker: string, versions: string[] = []): SeedPage[] =>
+  topics.map((topic) => ({
+    path: `guides/${topic}`,
+    title: `${topic} guide`,
+    versions,
+    chunks: [
+      `How to configure ${topic} for your ${marker} workspace. Rotate, limit and export ${topic} settings.`,
+      `Troubleshooting ${topic}: errors you may see in the ${marker} workspace and how to fix them.`,
+    ],
+  }));
+
+const queries = [
+  'configure webhooks',
+  'rotate keys',
+  'billing errors cli',
+  'streaming troubleshooting',
+  'export teams settings',
+  'limts',
+  'nothing matches this at all zebra',
+];
+
+const chunkOf = (id: number, page: SeedPage, text: string): IndexableChunk => ({
+  id,
+  pagePath: page.path,
+  pageTitle: page.title,
+  headings: [],
+  text,
+  versions: page.versions ?? [],
+  languages: page.languages ?? [],
+  analyzed: analyzeChunk({ pageTitle: page.title, headings: [], text, language: null }),
+});
+
+describe('the serialized index', () => {
+  const pages = [
+    ...topicPages('alpha', ['v1']),
+    ...topicPages('beta', ['v2']).map((p) => ({ ...p, path: `v2/${p.path}` })),
+  ];
+  let id = 0;
+  const chunks = pages.flatMap((p) => p.chunks.map((text) => chunkOf(id++, p, text)));
+  const built = buildSearchIndex(chunks);
+
+  it('reads back as views over its bytes, with every array and every ranking identical', () => {
+    const bytes = encodeIndex(built);
+    const read = decodeIndex(bytes);
+    expect(read.words.arrays).toEqual(built.words.arrays);
+    expect(read.postings).toEqual(built.postings);
+    expect(read.pairs.keys).toEqual(built.pairs.keys);
+    expect([...read.chunkPage]).toEqual([...built.chunkPage]);
+    expect(read.paths).toEqual(built.paths);
+    // Views, not copies: the postings live in the serialized bytes.
+    expect(read.postings.docs.buffer).toBe(bytes.buffer);
+    for (const query of queries)
+      for (const options of [
+        { limit: 10 },
+        { limit: 3, version: 'v2' },
+        { limit: 5, currentPath: '/docs/v2/guides/keys' },
+      ])
+        expect(searchIndex(read, query, options)).toEqual(searchIndex(built, query, options));
+  });
+
+  it('is refused when its format is another, or its bytes are cut', () => {
+    const bytes = encodeIndex(built);
+    const other = bytes.slice();
+    new DataView(other.buffer).setUint32(4, INDEX_FORMAT + 1, true);
+    expect(() => decodeIndex(other)).toThrow(IndexFormatError);
+    expect(() => decodeIndex(bytes.slice(0, bytes.length - 64))).toThrow(IndexFormatError);
+    expect(() => decodeIndex(new Uint8Array(8))).toThrow(IndexFormatError);
+  });
+});
+
+describe.each(dialects)('stored indexes on %s', (dialect) => {
+  let database: TestDatabase;
+  let organizationId: string;
+  const warnings: string[] = [];
+  const logger = {
+    info: () => {},
+    warn: (object: object, message: string) => warnings.push(`${message} ${JSON.stringify(object)}`),
+  };
+
+  const newSite = async (domain: string, marker: string): Promise<string> => {
+    const site = await createSite(database.storage, { organizationId, domain });
+    await seedSite(database.storage, site.id, topicPages(marker));
+    return site.id;
+  };
+  const storedRows = (siteId: string) =>
+    database.storage.db
+      .selectFrom('search_indexes')
+      .select(['generation', 'format', 'part', 'parts'])
+      .where('site_id', '=', siteId)
+      .execute();
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    organizationId = (await createOrganization(database.storage, { name: 'o' })).id;
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it('builds and stores an index on first use; another process loads it and ranks identically', async () => {
+    const siteId = await newSite('first', 'first');
+    const builder = new SiteSearch(database.storage, { logger });
+    const fromBuild = await builder.search(siteId, 'configure webhooks', { limit: 5 });
+    expect(fromBuild[0]?.pagePath).toBe('guides/webhooks');
+    expect(fromBuild[0]?.text).toContain('first workspace');
+    expect(builder.cacheStats()).toMatchObject({ loads: 1, entries: 1 });
+    const generation = (
+      await database.storage.db
+        .selectFrom('sites')
+        .select('index_generation')
+        .where('id', '=', siteId)
+        .executeTakeFirstOrThrow()
+    ).index_generation;
+    expect(await storedRows(siteId)).toEqual([{ generation, format: INDEX_FORMAT, part: 0, parts: 1 }]);
+
+    const loader = new SiteSearch(database.storage, { logger });
+    for (const query of queries)
+      expect(await loader.search(siteId, query, { limit: 6 })).toEqual(
+        await builder.search(siteId, query, { limit: 6 }),
+      );
+    expect(warnings).toEqual([]);
+  });
+
+  it('rebuilds, with a warning, an index of another format; and ignores another generation', async () => {
+    const siteId = await newSite('formats', 'formats');
+    const expected = await new SiteSearch(database.storage).search(siteId, 'rotate keys', { limit: 4 });
+    await database.storage.db
+      .updateTable('search_indexes')
+      .set({ format: INDEX_FORMAT + 1 })
+      .where('site_id', '=', siteId)
+      .execute();
+    warnings.length = 0;
+    expect(
+      await new SiteSearch(database.storage, { logger }).search(siteId, 'rotate keys', { limit: 4 }),
+    ).toEqual(expected);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('stored search index unusable');
+    expect(warnings[0]).toContain('"reason":"format"');
+
+    // An ingestion moved the generation: the stored index is another site version's, and not used.
+    await seedSite(database.storage, siteId, topicPages('moved'));
+    const moved = await new SiteSearch(database.storage, { logger }).search(siteId, 'rotate keys', {
+      limit: 4,
+    });
+    expect(moved[0]?.text).toContain('moved workspace');
+    const rows = await storedRows(siteId);
+    expect(new Set(rows.map((r) => r.generation)).size).toBe(1);
+    expect(rows.every((r) => r.format === INDEX_FORMAT)).toBe(true);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('keeps answers right under a tiny cache budget: evicts, reloads, and shares concurrent loads', async () => {
+    const sites = await Promise.all(['red', 'green', 'blue'].map((m) => newSite(`tiny-${m}`, m)));
+    const search = new SiteSearch(database.storage, { cacheBytes: 1, logger });
+    const markers = ['red', 'green', 'blue'];
+    for (let round = 0; round < 2; round++)
+      for (const [i, siteId] of sites.entries()) {
+        const results = await search.search(siteId, 'export settings', { limit: 4 });
+        expect(results.length).toBeGreaterThan(0);
+        for (const r of results) expect(r.text).toContain(`${markers[i]} workspace`);
+      }
+    const stats = search.cacheStats();
+    expect(stats.entries).toBe(1);
+    expect(stats.loads).toBe(6);
+    expect(stats.evictions).toBe(5);
+
+    const fresh = new SiteSearch(database.storage);
+    const [siteId] = sites;
+    if (!siteId) throw new Error('no site');
+    await Promise.all(Array.from({ length: 5 }, () => fresh.search(siteId, 'billing', { limit: 2 })));
+    expect(fresh.cacheStats().loads).toBe(1);
+  });
+});
