@@ -10,10 +10,14 @@
 export const MAX_DOCS_FOLDER_ENTRIES = 200_000;
 /** Folder nesting below the docs root; deeper folders are skipped with a warning. */
 export const MAX_DOCS_FOLDER_DEPTH = 32;
-/** `.md`/`.mdx` files in one docs folder: a folder with more fails. */
-export const MAX_DOCS_PAGE_FILES = 20_000;
-/** Bytes of all `.md`/`.mdx` files together: a folder with more fails. */
-export const MAX_DOCS_TOTAL_BYTES = 256 * 1024 * 1024;
+/**
+ * `.md`/`.mdx` files in one docs folder: a folder with more fails. Ingestion streams pages to the
+ * database (page-staging.ts), so a larger site costs time, not memory: what it keeps per page is a
+ * file name and a small record (hash, navigation place), a few hundred bytes.
+ */
+export const MAX_DOCS_PAGE_FILES = 100_000;
+/** Bytes of all `.md`/`.mdx` files together: a folder with more fails (bounds the time, as above). */
+export const MAX_DOCS_TOTAL_BYTES = 1024 * 1024 * 1024;
 
 /** Snippets inlined inside snippets inlined inside a page: deeper ones are not inlined. */
 export const MAX_SNIPPET_DEPTH = 8;

@@ -192,8 +192,21 @@ export const streamDocsFolder = async (
     options.known || sharing
       ? createPageTriage(loaderOptions, options.known ?? null, smallSpecs, sharing !== null)
       : null;
-  const parse = async (candidate: PageCandidate, index: number): Promise<PageResult> => {
-    const seen = triage === null ? null : await triage(candidate);
+  // Share keys are claimed in page order, whatever order the triages finish in: the first page with a
+  // key is then the one parsed, and it is handed on before every page that takes its parse.
+  let lastClaim: Promise<void> = Promise.resolve();
+  const parse = async (
+    candidate: PageCandidate,
+    index: number,
+    turn: { after: Promise<void>; release: () => void },
+  ): Promise<PageResult> => {
+    let seen: Awaited<ReturnType<NonNullable<typeof triage>>> | null;
+    try {
+      seen = triage === null ? null : await triage(candidate);
+      await turn.after;
+    } finally {
+      turn.release();
+    }
     if (seen?.reused) return seen.reused;
     const share = seen?.share ?? null;
     if (sharing === null || share === null) return pool.load(candidate);
@@ -215,8 +228,14 @@ export const streamDocsFolder = async (
     return result;
   };
   const load = async (candidate: PageCandidate, index: number): Promise<PageResult> => {
+    // Called in page order (forEachInOrder starts the pages in order): each waits for the one before.
+    const after = lastClaim;
+    let release = (): void => {};
+    lastClaim = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     try {
-      return await parse(candidate, index);
+      return await parse(candidate, index, { after, release });
     } catch (error) {
       // Without workers nothing can be parsed: failing keeps the stored pages, an empty result would not.
       if (error instanceof PageWorkersUnavailableError) throw error;

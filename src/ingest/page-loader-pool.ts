@@ -223,6 +223,8 @@ export function createPageLoaderPool(
   const wanted = Math.max(1, poolOptions.workers);
   const counts = { loaded: 0, failed: 0, replacedWorkers: 0 };
   const lanes: Lane[] = [];
+  // Not bounded here: the caller bounds it. The loader (streamDocsFolder) keeps at most PAGES_IN_FLIGHT
+  // pages outstanding and hands them to the writer in order, so workers never run further ahead of it.
   const queue: Task[] = [];
   let nextId = 0;
   let closed = false;

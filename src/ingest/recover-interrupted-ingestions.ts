@@ -1,5 +1,6 @@
 import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
+import { clearStagedPages } from './page-staging.ts';
 
 /** What an interrupted job says: the site kept its last completed ingestion (ingestion is one transaction). */
 export const INTERRUPTED_INGESTION_ERROR =
@@ -27,5 +28,25 @@ export async function recoverInterruptedIngestions(
       ]),
     )
     .executeTakeFirst();
+  await clearEndedJobsStaging(storage);
   return Number(result.numUpdatedRows);
+}
+
+/**
+ * Deletes the staged pages (page-staging.ts) of every job that has ended: a job's own run clears them
+ * when it finishes or fails, so what is left belongs to a process that died mid-ingestion (its job was
+ * just marked failed above) or that could not clear them. Jobs still queued or running keep theirs.
+ */
+export async function clearEndedJobsStaging(storage: Storage): Promise<void> {
+  const ended = (
+    await storage.db
+      .selectFrom('ingestion_staged_pages')
+      .select('job_id')
+      .distinct()
+      .where('job_id', 'not in', (eb) =>
+        eb.selectFrom('ingestion_jobs').select('id').where('status', 'in', ['queued', 'in_progress']),
+      )
+      .execute()
+  ).map((row) => row.job_id);
+  for (const jobId of ended) await clearStagedPages(storage, jobId);
 }
