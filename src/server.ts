@@ -137,7 +137,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     // Collected only where they can be read.
     ...(config.metricsToken === null
       ? {}
-      : { metrics: createMetrics(storage), metricsToken: config.metricsToken }),
+      : { metrics: createMetrics(storage, () => search.cacheStats()), metricsToken: config.metricsToken }),
     storage,
     search,
     logger,

@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { AnswerEvent } from '../assistant/answer-question.ts';
+import type { IndexCacheStats } from '../search/index-cache.ts';
 import type { Storage } from '../storage/database.ts';
 import type { IngestionOutcome } from '../tenancy/ingestion-runner.ts';
 
@@ -21,7 +22,10 @@ export interface Metrics {
   ingested(outcome: IngestionOutcome): void;
 }
 
-export function createMetrics(storage: Storage): Metrics {
+/** Where the metrics read the search index cache's figures (SiteSearch.cacheStats). */
+export type SearchCacheStats = () => IndexCacheStats;
+
+export function createMetrics(storage: Storage, searchCache?: SearchCacheStats): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Counter({
@@ -97,6 +101,42 @@ export function createMetrics(storage: Storage): Metrics {
         this.set({ state: 'total' }, stats.total);
         this.set({ state: 'idle' }, stats.idle);
         this.set({ state: 'waiting' }, stats.waiting);
+      },
+    });
+  }
+
+  if (searchCache !== undefined) {
+    new Gauge({
+      name: 'docent_search_index_cache_bytes',
+      help: 'Bytes of loaded search indexes (budget: the configured DOCENT_INDEX_CACHE_MB), and the budget.',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+      collect() {
+        const stats = searchCache();
+        this.set({ kind: 'used' }, stats.bytes);
+        this.set({ kind: 'budget' }, stats.budgetBytes);
+      },
+    });
+    new Gauge({
+      name: 'docent_search_index_cache_sites',
+      help: 'Sites whose search index is loaded in this process.',
+      registers: [registry],
+      collect() {
+        this.set(searchCache().entries);
+      },
+    });
+    // Counters kept by the cache itself: a gauge reporting them reads the same numbers.
+    new Gauge({
+      name: 'docent_search_index_cache_events',
+      help: 'Since the process started: searches that found their index loaded (hit) or not (miss), index loads, evictions.',
+      labelNames: ['event'] as const,
+      registers: [registry],
+      collect() {
+        const stats = searchCache();
+        this.set({ event: 'hit' }, stats.hits);
+        this.set({ event: 'miss' }, stats.misses);
+        this.set({ event: 'load' }, stats.loads);
+        this.set({ event: 'eviction' }, stats.evictions);
       },
     });
   }

@@ -31,13 +31,14 @@ describe.each(dialects)('GET /metrics on %s', (dialect) => {
     fs.mkdirSync(path.join(docsRoot, 'tiny'));
     fs.writeFileSync(path.join(docsRoot, 'tiny', 'index.md'), '# Install\n\nRun npm install to set it up.\n');
     const { storage } = database;
+    const search = new SiteSearch(storage, { cacheBytes: 64 * 1_048_576 });
     app = createApp({
       storage,
-      search: new SiteSearch(storage),
+      search,
       logger: pino({ level: 'silent' }),
       docsRoot,
       ingestions,
-      metrics: createMetrics(storage),
+      metrics: createMetrics(storage, () => search.cacheStats()),
       metricsToken: TOKEN,
     });
     // Three requests an hour: the fourth is refused, which the metrics must count.
@@ -112,6 +113,12 @@ describe.each(dialects)('GET /metrics on %s', (dialect) => {
     // The process's own, through prom-client's default collectors.
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
     expect(text).toMatch(/^process_resident_memory_bytes \d/m);
+    // The answers loaded the site's index once, and found it loaded after that.
+    expect(sample(text, 'docent_search_index_cache_sites')).toBe(1);
+    expect(sample(text, 'docent_search_index_cache_events{event="load"}')).toBe(1);
+    expect(sample(text, 'docent_search_index_cache_events{event="hit"}')).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'docent_search_index_cache_bytes{kind="used"}')).toBeGreaterThan(0);
+    expect(sample(text, 'docent_search_index_cache_bytes{kind="budget"}')).toBe(64 * 1_048_576);
     if (dialect === 'postgres')
       expect(sample(text, 'docent_db_pool_connections{state="total"}')).toBeGreaterThan(0);
     else expect(text).not.toContain('docent_db_pool_connections');
