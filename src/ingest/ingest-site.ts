@@ -1,3 +1,4 @@
+import { ensureStoredIndex } from '../search/build-site-index.ts';
 import { embedSiteChunks } from '../search/embeddings/embed-chunks.ts';
 import type { EmbeddingModel } from '../search/embeddings/embedding-model.ts';
 import type { Storage } from '../storage/database.ts';
@@ -101,8 +102,6 @@ export async function runIngestionJob(
     const counts = await publishStagedPages(storage, job.siteId, job.id, incoming);
     incoming.clear();
     await clearStagedPages(storage, job.id);
-    // search index: stored after the pages
-
     // Not part of the index (no generation bump): the next answer's system prompt reads it.
     await storage.db
       .updateTable('sites')
@@ -118,6 +117,13 @@ export async function runIngestionJob(
           message: `${embedding.missing} chunks have no ${options.embeddings.id} vector yet (${embedding.error}); they are found by their words alone until the next ingestion computes them`,
         });
     }
+    // After the vectors, whose write moves the generation again: the index is stored for the final one.
+    const indexFailure = await ensureStoredIndex(storage, job.siteId);
+    if (indexFailure !== null)
+      warnings.push({
+        file: '(search index)',
+        message: `the search index was not stored (${indexFailure}); the first search builds it`,
+      });
     counts.skipped = loaded.skipped;
     counts.warnings = warnings.length;
     await finishIngestionJob(storage, job.id, { status: 'success', counts, warnings });

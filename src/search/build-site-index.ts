@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { ANALYZER_VERSION } from './analyze.ts';
 import type { BuildChunk, BuildReply, BuildRequest } from './index-build-worker.ts';
+import { INDEX_FORMAT } from './index-codec.ts';
 import { writeStoredIndex } from './stored-index.ts';
 
 /**
@@ -172,4 +173,28 @@ async function chunkBatch(
     );
   }
   return query.orderBy('page_path').orderBy('ord').limit(BUILD_BATCH).execute();
+}
+
+/**
+ * After an ingestion: the site's index for its current generation is stored unless it already is (an
+ * unchanged re-ingestion moves no generation and builds nothing). A failure here never fails the
+ * ingestion: the first search builds the index instead; the reason is returned for the job's warnings.
+ */
+export async function ensureStoredIndex(storage: Storage, siteId: string): Promise<string | null> {
+  try {
+    const generation = await generationOf(storage, siteId);
+    if (generation === null) return null;
+    const stored = await storage.db
+      .selectFrom('search_indexes')
+      .select('part')
+      .where('site_id', '=', siteId)
+      .where('generation', '=', generation)
+      .where('format', '=', INDEX_FORMAT)
+      .limit(1)
+      .executeTakeFirst();
+    if (stored === undefined) await storeSiteIndex(storage, siteId);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }

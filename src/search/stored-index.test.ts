@@ -1,8 +1,12 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestSite } from '../ingest/ingest-site.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { type SeedPage, seedSite } from '../testing/seed-site.ts';
+import { smallDocs } from '../testing/small-docs.ts';
 import { analyzeChunk } from './analyze.ts';
 import { decodeIndex, encodeIndex, INDEX_FORMAT, IndexFormatError } from './index-codec.ts';
 import { buildSearchIndex, searchIndex } from './search-index.ts';
@@ -133,6 +137,39 @@ describe.each(dialects)('stored indexes on %s', (dialect) => {
         await builder.search(siteId, query, { limit: 6 }),
       );
     expect(warnings).toEqual([]);
+  });
+
+  it('is stored by each ingestion that changes the site, and loaded, not built, by the first search', async () => {
+    const site = await createSite(database.storage, { organizationId, domain: 'ingested' });
+    const dir = smallDocs();
+    try {
+      await ingestSite(database.storage, site.id, dir);
+      const [first] = await storedRows(site.id);
+      expect(first?.format).toBe(INDEX_FORMAT);
+      const loads: object[] = [];
+      const search = new SiteSearch(database.storage, {
+        logger: {
+          warn: () => {},
+          info: (object, message) => message === 'search index loaded' && loads.push(object),
+        },
+      });
+      expect((await search.search(site.id, 'rotate an api key', { limit: 1 }))[0]?.pagePath).toBe('keys');
+      expect(loads).toMatchObject([{ from: 'stored', generation: first?.generation }]);
+
+      // Unchanged: same generation, nothing built or written.
+      await ingestSite(database.storage, site.id, dir);
+      expect(await storedRows(site.id)).toEqual([first]);
+      // Changed: the new generation's index replaces the old one.
+      fs.appendFileSync(path.join(dir, 'billing.mdx'), '\nRefunds take five days.\n');
+      await ingestSite(database.storage, site.id, dir);
+      const rows = await storedRows(site.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.generation).toBeGreaterThan(first?.generation ?? 0);
+      expect((await search.search(site.id, 'refunds', { limit: 1 }))[0]?.pagePath).toBe('billing');
+      expect(loads).toMatchObject([{ from: 'stored' }, { from: 'stored', generation: rows[0]?.generation }]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('rebuilds, with a warning, an index of another format; and ignores another generation', async () => {
