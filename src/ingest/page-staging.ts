@@ -153,6 +153,8 @@ export class PageStager {
    * Copies the staged rows of the pages whose parse these pages took, each under its own path, labels,
    * hash and navigation place: two statements for the batch, whatever the number of chunks. Columns of a
    * VALUES list are `column1`, `column2` … in both dialects; the casts give PostgreSQL their types.
+   * `cross join` makes SQLite loop over the list and look each source page up by its key: left to
+   * itself it scanned every staged chunk of the job once per copied page (quadratic in the site).
    */
   private async copy(trx: Transaction<Database>, copies: StagedCopy[]): Promise<void> {
     const values = sql.join(
@@ -166,13 +168,13 @@ export class PageStager {
         (job_id, path, title, description, versions, languages, content_hash, updated_at, nav_order, nav_group)
       select s.job_id, m.column1, s.title, s.description, m.column3, m.column4, m.column5, ${this.updatedAt},
         m.column6, m.column7
-      from ingestion_staged_pages s join (values ${values}) as m on s.path = m.column2
-      where s.job_id = ${this.jobId}`.execute(trx);
+      from (values ${values}) as m cross join ingestion_staged_pages s
+      where s.job_id = ${this.jobId} and s.path = m.column2`.execute(trx);
     await sql`
       insert into ingestion_staged_chunks (job_id, page_path, ord, anchor, headings, text, analyzed)
       select c.job_id, m.column1, c.ord, c.anchor, c.headings, c.text, c.analyzed
-      from ingestion_staged_chunks c join (values ${values}) as m on c.page_path = m.column2
-      where c.job_id = ${this.jobId}`.execute(trx);
+      from (values ${values}) as m cross join ingestion_staged_chunks c
+      where c.job_id = ${this.jobId} and c.page_path = m.column2`.execute(trx);
   }
 }
 
