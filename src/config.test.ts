@@ -1,6 +1,12 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_DATABASE_URL, loadConfig, resolveDataDir } from './config.ts';
+import {
+  ConfigError,
+  DEFAULT_DATABASE_URL,
+  defaultIndexCacheMb,
+  loadConfig,
+  resolveDataDir,
+} from './config.ts';
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -51,6 +57,18 @@ describe('loadConfig', () => {
     }
     expect(loadConfig({ DOCENT_SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs).toBe(0);
     expect(() => loadConfig({ DOCENT_SHUTDOWN_GRACE_MS: '-1' })).toThrow(/DOCENT_SHUTDOWN_GRACE_MS/);
+  });
+});
+
+describe('loadConfig: the search index cache', () => {
+  it('takes DOCENT_INDEX_CACHE_MB in megabytes, else a quarter of memory between 256 MB and 8 GB', () => {
+    expect(loadConfig({ DOCENT_INDEX_CACHE_MB: '512' }).indexCacheBytes).toBe(512 * 1_048_576);
+    expect(loadConfig({}).indexCacheBytes).toBe(defaultIndexCacheMb() * 1_048_576);
+    expect(defaultIndexCacheMb(24 * 1024 ** 3)).toBe(6_144);
+    expect(defaultIndexCacheMb(512 * 1024 ** 2)).toBe(256);
+    expect(defaultIndexCacheMb(256 * 1024 ** 3)).toBe(8_192);
+    for (const bad of ['0', '15', '1.5', 'lots'])
+      expect(() => loadConfig({ DOCENT_INDEX_CACHE_MB: bad }), bad).toThrow(/DOCENT_INDEX_CACHE_MB/);
   });
 });
 
