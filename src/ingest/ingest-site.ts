@@ -78,7 +78,7 @@ export async function runIngestionJob(
   try {
     const known = await loaderHashes(storage, job.siteId);
     const stager = new PageStager(storage, job.id, nowIso());
-    // No prototype: page paths such as `__proto__` or `constructor` are keys like any other.
+    // Every page handed on, by id, for the final diff: a few hundred bytes each, never its content.
     const incoming = new Map<string, IncomingPage>();
     const loaded = await streamDocsFolder(
       job.sourceDir,
