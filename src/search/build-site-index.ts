@@ -26,7 +26,8 @@ const CURRENT_ANALYSIS = `{"v":${ANALYZER_VERSION},`;
 
 export interface BuiltIndex {
   generation: number;
-  bytes: Uint8Array;
+  /** The serialized index in pieces (index-codec.ts `encodeIndexPieces`). */
+  pieces: Uint8Array[];
 }
 
 /**
@@ -39,10 +40,10 @@ export async function buildSiteIndex(storage: Storage, siteId: string): Promise<
   for (let attempt = 1; ; attempt++) {
     const before = await generationOf(storage, siteId);
     if (before === null) return null;
-    const bytes = await buildFromChunks(storage, siteId);
+    const pieces = await buildFromChunks(storage, siteId);
     const after = await generationOf(storage, siteId);
     if (after === null) return null;
-    if (after === before) return { generation: before, bytes };
+    if (after === before) return { generation: before, pieces };
     if (attempt === MAX_READ_ATTEMPTS)
       throw new Error(`site ${siteId} changed ${attempt} times while its index was built; try again later`);
   }
@@ -51,7 +52,7 @@ export async function buildSiteIndex(storage: Storage, siteId: string): Promise<
 /** Builds and stores the site's index for its current generation (after an ingestion, say). */
 export async function storeSiteIndex(storage: Storage, siteId: string): Promise<BuiltIndex | null> {
   const built = await buildSiteIndex(storage, siteId);
-  if (built !== null) await writeStoredIndex(storage, siteId, built.generation, built.bytes);
+  if (built !== null) await writeStoredIndex(storage, siteId, built.generation, built.pieces);
   return built;
 }
 
@@ -64,7 +65,7 @@ async function generationOf(storage: Storage, siteId: string): Promise<number | 
   return site?.index_generation ?? null;
 }
 
-async function buildFromChunks(storage: Storage, siteId: string): Promise<Uint8Array> {
+async function buildFromChunks(storage: Storage, siteId: string): Promise<Uint8Array[]> {
   const worker = new Worker(WORKER_URL, { execArgv: [] });
   const replies: BuildReply[] = [];
   let wake: (() => void) | null = null;
@@ -133,7 +134,7 @@ async function buildFromChunks(storage: Storage, siteId: string): Promise<Uint8A
     post({ type: 'finish' });
     const done = await next();
     if (done.type !== 'done') throw new Error(`index build worker answered ${done.type}`);
-    return done.bytes;
+    return done.pieces;
   } finally {
     await worker.terminate();
   }

@@ -1,11 +1,11 @@
 import { parentPort } from 'node:worker_threads';
-import { encodeIndex } from './index-codec.ts';
+import { encodeIndexPieces } from './index-codec.ts';
 import { SearchIndexBuilder } from './search-index.ts';
 
 /**
  * The index build, off the main thread: the main thread reads a site's stored chunks in batches
  * (build-site-index.ts) and posts them here; each batch is acknowledged once added, so at most a couple
- * of batches wait here at a time; `finish` answers with the serialized index, its buffer transferred.
+ * of batches wait here at a time; `finish` answers with the serialized index, its arrays transferred.
  */
 export type BuildRequest =
   | { type: 'pages'; pages: BuildPage[] }
@@ -14,7 +14,7 @@ export type BuildRequest =
 
 export type BuildReply =
   | { type: 'added'; chunks: number }
-  | { type: 'done'; bytes: Uint8Array }
+  | { type: 'done'; pieces: Uint8Array[] }
   | { type: 'error'; message: string };
 
 export interface BuildPage {
@@ -67,8 +67,9 @@ port.on('message', (message: BuildRequest) => {
       }
       reply({ type: 'added', chunks: builder.chunks });
     } else {
-      const bytes = encodeIndex(builder.finish());
-      reply({ type: 'done', bytes }, [bytes.buffer as ArrayBuffer]);
+      // The pieces are views over the index's own arrays: transferred, not copied.
+      const pieces = encodeIndexPieces(builder.finish());
+      reply({ type: 'done', pieces }, [...new Set(pieces.map((p) => p.buffer as ArrayBuffer))]);
     }
   } catch (error) {
     reply({ type: 'error', message: error instanceof Error ? error.message : String(error) });

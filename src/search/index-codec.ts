@@ -1,4 +1,4 @@
-import { PairTable, WordTable } from './index-tables.ts';
+import { PairLookup, WordTable } from './index-tables.ts';
 import {
   assembleIndex,
   type LabelSet,
@@ -16,7 +16,7 @@ import {
  * Bump `INDEX_FORMAT` whenever the layout or the meaning of a stored array changes (including the
  * ranking's build arithmetic): a stored index of another format is ignored and rebuilt.
  */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
 const MAGIC = 0x58494344; // 'DCIX' read little-endian
 
@@ -65,13 +65,20 @@ const prefixed = (prefix: string, record: object): Record<string, AnyArray> =>
 
 const align = (n: number): number => (n + 7) & ~7;
 
-/** The index as bytes (one buffer; the caller cuts it into parts for storage). */
-export const encodeIndex = (index: SearchIndex): Uint8Array => {
+/**
+ * The serialized index as pieces, in order: the prefix (magic, format, header), then each array's
+ * bytes and its padding. Views over the index's own arrays: nothing is copied, so a build's peak memory
+ * is the index, not twice it (the storage writer copies 8 MB at a time into parts).
+ */
+export const encodeIndexPieces = (index: SearchIndex): Uint8Array[] => {
   const named = arrays(index);
   const sections: Section[] = [];
+  const pieces: Uint8Array[] = [];
   let offset = 0;
   for (const [name, array] of Object.entries(named)) {
     sections.push({ name, kind: kindOf(array), offset, length: array.length });
+    pieces.push(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
+    pieces.push(new Uint8Array(align(array.byteLength) - array.byteLength));
     offset = align(offset + array.byteLength);
   }
   const header: Header = {
@@ -83,20 +90,28 @@ export const encodeIndex = (index: SearchIndex): Uint8Array => {
     sections,
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const start = align(12 + json.length);
-  const out = new Uint8Array(start + offset);
-  const view = new DataView(out.buffer);
+  const prefix = new Uint8Array(align(12 + json.length));
+  const view = new DataView(prefix.buffer);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, INDEX_FORMAT, true);
   view.setUint32(8, json.length, true);
-  out.set(json, 12);
-  for (const section of sections) {
-    const array = named[section.name];
-    if (array)
-      out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), start + section.offset);
+  prefix.set(json, 12);
+  return [prefix, ...pieces];
+};
+
+/** The pieces in one buffer. */
+export const concatPieces = (pieces: readonly Uint8Array[]): Uint8Array => {
+  const out = new Uint8Array(pieces.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    out.set(piece, at);
+    at += piece.byteLength;
   }
   return out;
 };
+
+/** The index as one buffer (tests; storage takes the pieces). */
+export const encodeIndex = (index: SearchIndex): Uint8Array => concatPieces(encodeIndexPieces(index));
 
 /** Why bytes are not an index this code can read. */
 export class IndexFormatError extends Error {}
@@ -108,38 +123,62 @@ export const formatOf = (bytes: Uint8Array): number | null => {
   return view.getUint32(0, true) === MAGIC ? view.getUint32(4, true) : null;
 };
 
+const headerOf = (bytes: Uint8Array): { header: Header; start: number } => {
+  const format = formatOf(bytes);
+  if (format !== INDEX_FORMAT)
+    throw new IndexFormatError(`not a search index of format ${INDEX_FORMAT} (found ${format ?? 'none'})`);
+  const jsonLength = new DataView(bytes.buffer, bytes.byteOffset + 8, 4).getUint32(0, true);
+  if (12 + jsonLength > bytes.byteLength) throw new IndexFormatError('index header runs past its bytes');
+  const json = Buffer.from(bytes.buffer, bytes.byteOffset + 12, jsonLength).toString();
+  return { header: JSON.parse(json) as Header, start: align(12 + jsonLength) };
+};
+
+const typedView = (s: Section, bytes: Uint8Array): AnyArray => {
+  const width = s.kind === 'u8' ? 1 : 4;
+  if (s.length * width > bytes.byteLength)
+    throw new IndexFormatError(`index section ${s.name} runs past its bytes`);
+  if (bytes.byteOffset % width !== 0) throw new IndexFormatError(`index section ${s.name} is not aligned`);
+  const { buffer, byteOffset } = bytes;
+  return s.kind === 'u8'
+    ? new Uint8Array(buffer, byteOffset, s.length)
+    : s.kind === 'u32'
+      ? new Uint32Array(buffer, byteOffset, s.length)
+      : s.kind === 'i32'
+        ? new Int32Array(buffer, byteOffset, s.length)
+        : new Float32Array(buffer, byteOffset, s.length);
+};
+
 /**
  * Reads an index back as views over `bytes`, which must start 8-byte aligned in their buffer (a fresh
  * buffer, as the stored-index reader makes). Throws `IndexFormatError` for anything else.
  */
 export const decodeIndex = (bytes: Uint8Array): SearchIndex => {
-  const format = formatOf(bytes);
-  if (format !== INDEX_FORMAT)
-    throw new IndexFormatError(`not a search index of format ${INDEX_FORMAT} (found ${format ?? 'none'})`);
   if (bytes.byteOffset % 8 !== 0) throw new IndexFormatError('index bytes are not 8-byte aligned');
-  const jsonLength = new DataView(bytes.buffer, bytes.byteOffset + 8, 4).getUint32(0, true);
-  if (12 + jsonLength > bytes.byteLength) throw new IndexFormatError('index header runs past its bytes');
-  const header = JSON.parse(
-    Buffer.from(bytes.buffer, bytes.byteOffset + 12, jsonLength).toString(),
-  ) as Header;
-  const start = align(12 + jsonLength);
+  const { header, start } = headerOf(bytes);
   const named = new Map<string, AnyArray>();
   for (const s of header.sections) {
-    const at = bytes.byteOffset + start + s.offset;
-    const width = s.kind === 'u8' ? 1 : 4;
-    if (start + s.offset + s.length * width > bytes.byteLength)
+    if (start + s.offset > bytes.byteLength)
       throw new IndexFormatError(`index section ${s.name} runs past its bytes`);
-    named.set(
-      s.name,
-      s.kind === 'u8'
-        ? new Uint8Array(bytes.buffer, at, s.length)
-        : s.kind === 'u32'
-          ? new Uint32Array(bytes.buffer, at, s.length)
-          : s.kind === 'i32'
-            ? new Int32Array(bytes.buffer, at, s.length)
-            : new Float32Array(bytes.buffer, at, s.length),
-    );
+    named.set(s.name, typedView(s, bytes.subarray(start + s.offset)));
   }
+  return assembleFrom(header, named);
+};
+
+/** Reads an index back from the pieces `encodeIndexPieces` made (a build's result), without copying. */
+export const decodeIndexPieces = (pieces: readonly Uint8Array[]): SearchIndex => {
+  const [prefix] = pieces;
+  if (!prefix) throw new IndexFormatError('no index pieces');
+  const { header } = headerOf(prefix);
+  const named = new Map<string, AnyArray>();
+  header.sections.forEach((s, i) => {
+    const bytes = pieces[1 + 2 * i];
+    if (!bytes) throw new IndexFormatError(`index section ${s.name} is missing`);
+    named.set(s.name, typedView(s, bytes));
+  });
+  return assembleFrom(header, named);
+};
+
+const assembleFrom = (header: Header, named: ReadonlyMap<string, AnyArray>): SearchIndex => {
   const get = <T extends AnyArray>(name: string, type: new (n: number) => T): T => {
     const array = named.get(name);
     if (!(array instanceof type)) throw new IndexFormatError(`index section ${name} is missing`);
@@ -157,7 +196,7 @@ export const decodeIndex = (bytes: Uint8Array): SearchIndex => {
       fuzzyKeys: get('words.fuzzyKeys', Uint32Array),
       fuzzyIds: get('words.fuzzyIds', Uint32Array),
     }),
-    pairs: new PairTable(get('pairs.keys', Int32Array), get('pairs.values', Uint32Array)),
+    pairs: new PairLookup(get('pairs.keys', Int32Array), get('pairs.values', Uint32Array)),
     stemmers: header.stemmers,
     chunkIds: get('chunkIds', Uint32Array),
     chunkOrd: get('chunkOrd', Uint32Array),

@@ -57,24 +57,71 @@ export class GrowableU8 {
   }
 }
 
+const RUN_BLOCK_BITS = 20;
+const RUN_BLOCK = 1 << RUN_BLOCK_BITS;
+const RUN_MASK = RUN_BLOCK - 1;
+
+/**
+ * An index build's raw (term, frequency, field) runs, 9 bytes each, in blocks of a million: no copy
+ * when they grow, at most one block spare, and each block released once the build has read past it.
+ */
+export class RawRuns {
+  private readonly termBlocks: (Uint32Array | null)[] = [];
+  private readonly tfBlocks: (Float32Array | null)[] = [];
+  private readonly fieldBlocks: (Uint8Array | null)[] = [];
+  size = 0;
+
+  push(term: number, tf: number, field: number): void {
+    const block = this.size >>> RUN_BLOCK_BITS;
+    if (block === this.termBlocks.length) {
+      this.termBlocks.push(new Uint32Array(RUN_BLOCK));
+      this.tfBlocks.push(new Float32Array(RUN_BLOCK));
+      this.fieldBlocks.push(new Uint8Array(RUN_BLOCK));
+    }
+    const at = this.size & RUN_MASK;
+    (this.termBlocks[block] as Uint32Array)[at] = term;
+    (this.tfBlocks[block] as Float32Array)[at] = tf;
+    (this.fieldBlocks[block] as Uint8Array)[at] = field;
+    this.size++;
+  }
+
+  /** Calls `each` for the runs from `start` to `end` (exclusive), in order. */
+  read(start: number, end: number, each: (term: number, tf: number, field: number) => void): void {
+    for (let i = start; i < end; i++) {
+      const block = i >>> RUN_BLOCK_BITS;
+      const at = i & RUN_MASK;
+      each(
+        this.termBlocks[block]?.[at] ?? 0,
+        this.tfBlocks[block]?.[at] ?? 0,
+        this.fieldBlocks[block]?.[at] ?? 0,
+      );
+    }
+  }
+
+  /** Drops the blocks that hold only runs before `index`. */
+  releaseBefore(index: number): void {
+    for (let block = 0; block < index >>> RUN_BLOCK_BITS; block++) {
+      this.termBlocks[block] = null;
+      this.tfBlocks[block] = null;
+      this.fieldBlocks[block] = null;
+    }
+  }
+}
+
 const grown = <T extends Uint32Array | Float32Array | Uint8Array>(from: T, to: T): T => {
   to.set(from);
   return to;
 };
 
 /**
- * Pair hash → term id, open addressing on typed arrays. Pairs outnumber words several times over, and a
- * JS Map of a few hundred thousand numbers costs more than the whole rest of the build.
+ * Pair hash → term id while an index is built, open addressing on typed arrays. Pairs outnumber words
+ * several times over, and a JS Map of a few hundred thousand numbers costs more than the rest of the build.
  */
 export class PairTable {
   private count = 0;
 
-  constructor(
-    public keys: Int32Array = new Int32Array(1 << 12).fill(-1),
-    public values: Uint32Array = new Uint32Array(1 << 12),
-  ) {
-    for (const k of keys) if (k !== -1) this.count++;
-  }
+  keys: Int32Array = new Int32Array(1 << 12).fill(-1);
+  values: Uint32Array = new Uint32Array(1 << 12);
 
   get(key: number): number | undefined {
     const mask = this.keys.length - 1;
@@ -105,6 +152,43 @@ export class PairTable {
       const k = keys[i] ?? -1;
       if (k !== -1) this.set(k, values[i] ?? 0);
     }
+  }
+}
+
+/**
+ * Pair hash → term id in a finished index: keys sorted, looked up by binary search. Half the bytes of a
+ * hash table at its load factor (a query looks up a handful of pairs; a site has hundreds of thousands).
+ */
+export class PairLookup {
+  constructor(
+    readonly keys: Int32Array,
+    readonly values: Uint32Array,
+  ) {}
+
+  static fromTable(table: PairTable): PairLookup {
+    const entries: [number, number][] = [];
+    table.keys.forEach((key, i) => {
+      if (key !== -1) entries.push([key, table.values[i] ?? 0]);
+    });
+    entries.sort((a, b) => a[0] - b[0]);
+    return new PairLookup(
+      Int32Array.from(entries, (e) => e[0]),
+      Uint32Array.from(entries, (e) => e[1]),
+    );
+  }
+
+  get(key: number): number | undefined {
+    const { keys } = this;
+    let lo = 0;
+    let hi = keys.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = keys[mid] ?? 0;
+      if (k === key) return this.values[mid];
+      if (k < key) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
   }
 }
 

@@ -1,6 +1,6 @@
 import { type AnalyzedChunk, analyzeChunk, analyzeQueryWith, isAnalyzedChunk } from './analyze.ts';
 import { normalizePagePath, parentOf, resolvePage } from './current-path.ts';
-import { GrowableF32, GrowableU8, GrowableU32, PairTable, WordTable } from './index-tables.ts';
+import { GrowableF32, GrowableU32, PairLookup, PairTable, RawRuns, WordTable } from './index-tables.ts';
 import { stemmerNameFor } from './stemmer.ts';
 import type { IndexableChunk, SearchHit, SearchOptions } from './types.ts';
 
@@ -102,7 +102,7 @@ export interface SearchIndex {
   /** Word → term id and back; pairs share the id space (and postings) with words. */
   readonly words: WordTable;
   /** Pair hash → term id. */
-  readonly pairs: PairTable;
+  readonly pairs: PairLookup;
   /** Stemmers the chunks were analyzed with: a query without a language is analyzed with each. */
   readonly stemmers: readonly (string | null)[];
   readonly chunkCount: number;
@@ -220,8 +220,9 @@ const FIELD_COUNT = 4;
 
 /**
  * Builds an index one chunk at a time, holding per chunk only its raw (term, field, frequency) runs
- * (9 bytes each) until `finish` turns them into postings: a site's chunks never need to be in memory
- * at once, and the build's peak is about twice the finished index.
+ * (9 bytes each, in blocks) until `finish` turns them into postings, releasing the runs as it goes: a
+ * site's chunks never need to be in memory at once, and the build's peak is about the raw runs plus the
+ * finished postings.
  */
 export class SearchIndexBuilder {
   private readonly termIds = new Map<string, number>();
@@ -240,9 +241,7 @@ export class SearchIndexBuilder {
   private readonly chunkLabels = new GrowableU32(1024);
   // Pass 1: term ids and raw (term, field, tf) runs per chunk, plus field lengths for the averages.
   private readonly rawOffsets = new GrowableU32(1024);
-  private readonly rawTerms = new GrowableU32(1 << 16);
-  private readonly rawTfs = new GrowableF32(1 << 16);
-  private readonly rawFields = new GrowableU8(1 << 16);
+  private readonly raw = new RawRuns();
   private readonly lengths = new GrowableF32(4096);
   private readonly sums = new Float64Array(FIELD_COUNT);
   /** Chunks per term (postings it will have), counted as chunks arrive. */
@@ -278,7 +277,7 @@ export class SearchIndexBuilder {
           id = this.newTerm(name);
           this.termIds.set(name, id);
         }
-        this.raw(c, id, counts[i] ?? 0, f);
+        this.addRun(c, id, counts[i] ?? 0, f);
       }
     }
     const [hashes, pairCounts] = a.p;
@@ -289,9 +288,9 @@ export class SearchIndexBuilder {
         id = this.newTerm('');
         this.pairs.set(hash, id);
       }
-      this.raw(c, id, pairCounts[i] ?? 0, 3);
+      this.addRun(c, id, pairCounts[i] ?? 0, 3);
     }
-    this.rawOffsets.push(this.rawTerms.size);
+    this.rawOffsets.push(this.raw.size);
 
     let path = this.pathIds.get(chunk.pagePath);
     if (path === undefined) {
@@ -327,10 +326,8 @@ export class SearchIndexBuilder {
     return id;
   }
 
-  private raw(c: number, term: number, tf: number, field: number): void {
-    this.rawTerms.push(term);
-    this.rawTfs.push(tf);
-    this.rawFields.push(field);
+  private addRun(c: number, term: number, tf: number, field: number): void {
+    this.raw.push(term, tf, field);
     // Only a positive weight makes a posting (see finish); a term counts once per chunk.
     if (tf > 0 && (this.params.fields[field]?.weight ?? 0) > 0 && this.lastChunk[term] !== c) {
       this.lastChunk[term] = c;
@@ -365,10 +362,13 @@ export class SearchIndexBuilder {
     const scale = new Float32Array(FIELD_COUNT);
     const seen: number[] = [];
     const rawOffsets = this.rawOffsets.data;
-    const rawTerms = this.rawTerms.data;
-    const rawTfs = this.rawTfs.data;
-    const rawFields = this.rawFields.data;
     const lengths = this.lengths.data;
+    const accumulate = (t: number, tf: number, field: number): void => {
+      const w = tf * (scale[field] ?? 0);
+      if (w <= 0) return;
+      if ((acc[t] ?? 0) === 0) seen.push(t);
+      acc[t] = (acc[t] ?? 0) + w;
+    };
     for (let c = 0; c < chunkCount; c++) {
       for (let f = 0; f < FIELD_COUNT; f++) {
         const field = params.fields[f];
@@ -378,13 +378,8 @@ export class SearchIndexBuilder {
         scale[f] = field ? field.weight / norm : 0;
       }
       seen.length = 0;
-      for (let i = rawOffsets[c] ?? 0; i < (rawOffsets[c + 1] ?? 0); i++) {
-        const t = rawTerms[i] ?? 0;
-        const w = (rawTfs[i] ?? 0) * (scale[rawFields[i] ?? 0] ?? 0);
-        if (w <= 0) continue;
-        if ((acc[t] ?? 0) === 0) seen.push(t);
-        acc[t] = (acc[t] ?? 0) + w;
-      }
+      this.raw.read(rawOffsets[c] ?? 0, rawOffsets[c + 1] ?? 0, accumulate);
+      this.raw.releaseBefore(rawOffsets[c + 1] ?? 0);
       for (const t of seen) {
         const tf = acc[t] ?? 0;
         acc[t] = 0;
@@ -411,7 +406,7 @@ export class SearchIndexBuilder {
     return assembleIndex({
       params,
       words: WordTable.fromWords(this.termList),
-      pairs: this.pairs,
+      pairs: PairLookup.fromTable(this.pairs),
       stemmers: [...this.stemmers],
       chunkIds: this.chunkIds.trimmed(),
       chunkOrd: this.chunkOrd.trimmed(),

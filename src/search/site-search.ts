@@ -12,7 +12,7 @@ import {
 } from './embeddings/semantic-rank.ts';
 import { normalized } from './embeddings/vectors.ts';
 import { IndexCache, type IndexCacheStats } from './index-cache.ts';
-import { decodeIndex } from './index-codec.ts';
+import { decodeIndex, decodeIndexPieces } from './index-codec.ts';
 import { chunkPassesFilter, indexBytes, type SearchIndex, searchIndex } from './search-index.ts';
 import { readStoredIndex, writeStoredIndex } from './stored-index.ts';
 import type { SearchHit, SearchOptions } from './types.ts';
@@ -259,10 +259,10 @@ export class SiteSearch {
       .executeTakeFirstOrThrow();
     let generation = site.index_generation;
     const stored = await readStoredIndex(this.storage, siteId, generation);
-    let bytes: Uint8Array;
+    let index: SearchIndex;
     let from: 'stored' | 'built';
     if ('bytes' in stored) {
-      bytes = stored.bytes;
+      index = decodeIndex(stored.bytes);
       from = 'stored';
     } else {
       if (stored.unusable !== 'missing')
@@ -272,11 +272,11 @@ export class SiteSearch {
         );
       const built = await this.build(siteId);
       if (built === null) throw new Error(`unknown site ${siteId}`);
-      ({ generation, bytes } = built);
+      generation = built.generation;
+      index = decodeIndexPieces(built.pieces);
       from = 'built';
-      await writeStoredIndex(this.storage, siteId, generation, bytes);
+      await writeStoredIndex(this.storage, siteId, generation, built.pieces);
     }
-    const index = decodeIndex(bytes);
     const vectors = this.options.embeddings
       ? await siteVectors(this.storage, siteId, this.options.embeddings.id, index)
       : null;

@@ -13,17 +13,19 @@ import { formatOf, INDEX_FORMAT } from './index-codec.ts';
 export const INDEX_PART_BYTES = 8 * 1024 * 1024;
 
 /**
- * Stores `bytes` as the site's index for `generation`, replacing any other generation's, unless the
- * site has moved past that generation (then nothing is written and false is returned). A node that
- * raced this one to the same generation wrote the same bytes: its parts are kept.
+ * Stores the serialized index (its pieces, as encoded) as the site's index for `generation`, replacing
+ * any other generation's, unless the site has moved past that generation (then nothing is written and
+ * false is returned). A node that raced this one to the same generation wrote the same bytes: its parts
+ * are kept. Parts are copied out of the pieces one at a time, so writing costs 8 MB, not the index again.
  */
 export async function writeStoredIndex(
   storage: Storage,
   siteId: string,
   generation: number,
-  bytes: Uint8Array,
+  pieces: readonly Uint8Array[],
 ): Promise<boolean> {
-  const parts = Math.max(1, Math.ceil(bytes.byteLength / INDEX_PART_BYTES));
+  const total = pieces.reduce((n, p) => n + p.byteLength, 0);
+  const parts = Math.max(1, Math.ceil(total / INDEX_PART_BYTES));
   return storage.db.transaction().execute(async (trx) => {
     const site = await trx
       .selectFrom('sites')
@@ -36,8 +38,23 @@ export async function writeStoredIndex(
       .where('site_id', '=', siteId)
       .where('generation', '<>', generation)
       .execute();
+    let piece = 0;
+    let within = 0;
     for (let part = 0; part < parts; part++) {
-      const data = bytes.subarray(part * INDEX_PART_BYTES, (part + 1) * INDEX_PART_BYTES);
+      const data = new Uint8Array(Math.min(INDEX_PART_BYTES, total - part * INDEX_PART_BYTES));
+      let at = 0;
+      while (at < data.byteLength) {
+        const from = pieces[piece];
+        if (!from) break;
+        const take = Math.min(from.byteLength - within, data.byteLength - at);
+        data.set(from.subarray(within, within + take), at);
+        at += take;
+        within += take;
+        if (within === from.byteLength) {
+          piece++;
+          within = 0;
+        }
+      }
       await trx
         .insertInto('search_indexes')
         .values({ site_id: siteId, generation, format: INDEX_FORMAT, part, parts, data })
