@@ -1,11 +1,5 @@
 import { PairLookup, WordTable } from './index-tables.ts';
-import {
-  assembleIndex,
-  type LabelSet,
-  type RankingParams,
-  rankingPages,
-  type SearchIndex,
-} from './search-index.ts';
+import { assembleIndex, type LabelSet, type RankingParams, type SearchIndex } from './search-index.ts';
 
 /**
  * The serialized search index: `DCIX`, the format version, the header's length, the header (JSON:
@@ -16,7 +10,7 @@ import {
  * Bump `INDEX_FORMAT` whenever the layout or the meaning of a stored array changes (including the
  * ranking's build arithmetic): a stored index of another format is ignored and rebuilt.
  */
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 
 const MAGIC = 0x58494344; // 'DCIX' read little-endian
 
@@ -36,6 +30,8 @@ interface Header {
   paths: string[];
   pathTitles: string[];
   labelSets: LabelSet[];
+  /** Each ranking page's normalised path, in page order (computed once, at the build). */
+  pageKeys: string[];
   sections: Section[];
 }
 
@@ -56,6 +52,8 @@ const arrays = (index: SearchIndex): Record<string, AnyArray> => ({
   chunkOrd: index.chunkOrd,
   chunkPath: index.chunkPath,
   chunkLabels: index.chunkLabels,
+  pathPage: index.pathPage,
+  pageParent: index.pageParent,
   ...prefixed('postings.', index.postings),
   ...prefixed('forward.', index.forward),
 });
@@ -68,7 +66,7 @@ const align = (n: number): number => (n + 7) & ~7;
 /**
  * The serialized index as pieces, in order: the prefix (magic, format, header), then each array's
  * bytes and its padding. Views over the index's own arrays: nothing is copied, so a build's peak memory
- * is the index, not twice it (the storage writer copies 8 MB at a time into parts).
+ * is the index, not twice it (the storage writer copies one 2 MB part at a time).
  */
 export const encodeIndexPieces = (index: SearchIndex): Uint8Array[] => {
   const named = arrays(index);
@@ -87,6 +85,7 @@ export const encodeIndexPieces = (index: SearchIndex): Uint8Array[] => {
     paths: [...index.paths],
     pathTitles: [...index.pathTitles],
     labelSets: [...index.labelSets],
+    pageKeys: [...index.pageByPath.keys()],
     sections,
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
@@ -185,7 +184,10 @@ const assembleFrom = (header: Header, named: ReadonlyMap<string, AnyArray>): Sea
     return array;
   };
   const chunkPath = get('chunkPath', Uint32Array);
-  const pages = rankingPages(header.paths);
+  const pathPage = get('pathPage', Uint32Array);
+  // Stored, not recomputed: normalising every path of a large site costs the main thread 100+ ms.
+  const pagePaths: string[] = new Array(header.pageKeys.length);
+  for (let i = header.paths.length - 1; i >= 0; i--) pagePaths[pathPage[i] ?? 0] = header.paths[i] ?? '';
   return assembleIndex({
     params: header.params,
     words: new WordTable({
@@ -205,11 +207,12 @@ const assembleFrom = (header: Header, named: ReadonlyMap<string, AnyArray>): Sea
     pathTitles: header.pathTitles,
     chunkLabels: get('chunkLabels', Uint32Array),
     labelSets: header.labelSets,
-    chunkPage: chunkPath.map((p) => pages.pathPage[p] ?? 0),
-    pageCount: pages.pageCount,
-    pagePaths: pages.pagePaths,
-    pageParent: pages.pageParent,
-    pageByPath: pages.pageByPath,
+    pathPage,
+    chunkPage: chunkPath.map((p) => pathPage[p] ?? 0),
+    pageCount: header.pageKeys.length,
+    pagePaths,
+    pageParent: get('pageParent', Uint32Array),
+    pageByPath: new Map(header.pageKeys.map((key, page) => [key, page])),
     postings: {
       offsets: get('postings.offsets', Uint32Array),
       docs: get('postings.docs', Uint32Array),

@@ -116,7 +116,9 @@ export interface SearchIndex {
   /** Index into `labelSets`. */
   readonly chunkLabels: Uint32Array;
   readonly labelSets: readonly LabelSet[];
-  /** The ranking's page of each chunk: paths that normalise alike (`guide`, `Guide.mdx`) are one page. */
+  /** The ranking's page of each path: paths that normalise alike (`guide`, `Guide.mdx`) are one page. */
+  readonly pathPage: Uint32Array;
+  /** The ranking's page of each chunk (its path's). */
   readonly chunkPage: Uint32Array;
   readonly pageCount: number;
   /** The first path of each page, as hits name it. */
@@ -415,6 +417,7 @@ export class SearchIndexBuilder {
       pathTitles: this.pathTitles,
       chunkLabels: this.chunkLabels.trimmed(),
       labelSets: this.labelSets,
+      pathPage: pages.pathPage,
       chunkPage: chunkPath.map((p) => pages.pathPage[p] ?? 0),
       pageCount: pages.pageCount,
       pagePaths: pages.pagePaths,
@@ -458,7 +461,14 @@ export const indexBytes = (index: SearchIndex): number => {
   for (const a of Object.values(index.words.arrays)) add(a);
   add(index.pairs.keys);
   add(index.pairs.values);
-  for (const a of [index.chunkIds, index.chunkOrd, index.chunkPath, index.chunkLabels, index.chunkPage])
+  for (const a of [
+    index.chunkIds,
+    index.chunkOrd,
+    index.chunkPath,
+    index.chunkLabels,
+    index.chunkPage,
+    index.pathPage,
+  ])
     add(a);
   add(index.pageParent);
   for (const a of Object.values(index.postings)) add(a);

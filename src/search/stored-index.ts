@@ -10,13 +10,13 @@ import { formatOf, INDEX_FORMAT } from './index-codec.ts';
  * part at a time also keeps a synchronous SQLite read to a few milliseconds, the event loop free
  * between parts.
  */
-export const INDEX_PART_BYTES = 8 * 1024 * 1024;
+export const INDEX_PART_BYTES = 2 * 1024 * 1024;
 
 /**
  * Stores the serialized index (its pieces, as encoded) as the site's index for `generation`, replacing
  * any other generation's, unless the site has moved past that generation (then nothing is written and
  * false is returned). A node that raced this one to the same generation wrote the same bytes: its parts
- * are kept. Parts are copied out of the pieces one at a time, so writing costs 8 MB, not the index again.
+ * are kept. Parts are copied out of the pieces one at a time, so writing costs 2 MB, not the index again.
  */
 export async function writeStoredIndex(
   storage: Storage,
