@@ -25,10 +25,11 @@ export const MAX_PAGE_PARSE_MS = 10_000;
  * It is also what an ingestion's memory peaks at, since V8 lets a worker's heap fill up to near its cap
  * before collecting it fully: with 2,048 MB, ingesting the 31,816-file test site (the shared corpora
  * copied eight times) peaked at 1.3–1.7 GB RSS, two workers each holding the garbage of their heaviest
- * pages; with 1,024 MB at 0.86 GB, every page still indexed. The price is parse time: V8 collects more
- * often under a lower cap, and mintlify-docs took about 20–35 % more CPU to parse (28 s against 34–37 s,
- * on a busy machine; an earlier measurement found 1.5 times as long below 2 GB). Identical pages parsed
- * once (duplicate-pages.ts) more than make up for it on sites that repeat pages; others pay it.
+ * pages; with 1,024 MB at 0.86–0.97 GB (two runs), every page still indexed. The price is parse time: V8
+ * collects more often under a lower cap, and mintlify-docs took about 20–35 % more CPU to parse (28 s
+ * against 34–37 s, on a busy machine; an earlier measurement found 1.5 times as long below 2 GB).
+ * Identical pages parsed once (duplicate-pages.ts) more than make up for it on sites that repeat pages;
+ * others pay it.
  */
 export const PAGE_WORKER_MAX_OLD_GENERATION_MB = 1024;
 /**
