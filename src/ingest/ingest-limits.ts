@@ -15,7 +15,7 @@ export const MAX_DOCS_FOLDER_DEPTH = 32;
  * database (page-staging.ts), so a larger site costs time, not memory: what it keeps per page is a
  * file name and a small record (hash, navigation place), a few hundred bytes.
  */
-export const MAX_DOCS_PAGE_FILES = 100_000;
+export const MAX_DOCS_PAGE_FILES = 150_000;
 /** Bytes of all `.md`/`.mdx` files together: a folder with more fails (bounds the time, as above). */
 export const MAX_DOCS_TOTAL_BYTES = 1024 * 1024 * 1024;
 

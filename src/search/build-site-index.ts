@@ -4,8 +4,7 @@ import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { ANALYZER_VERSION } from './analyze.ts';
 import type { BuildChunk, BuildReply, BuildRequest } from './index-build-worker.ts';
-import { INDEX_FORMAT } from './index-codec.ts';
-import { writeStoredIndex } from './stored-index.ts';
+import { storedIndexParts, writeStoredIndex } from './stored-index.ts';
 
 /**
  * Chunks read and posted to the build worker at a time: one synchronous SQLite read of this many
@@ -185,15 +184,9 @@ export async function ensureStoredIndex(storage: Storage, siteId: string): Promi
   try {
     const generation = await generationOf(storage, siteId);
     if (generation === null) return null;
-    const stored = await storage.db
-      .selectFrom('search_indexes')
-      .select('part')
-      .where('site_id', '=', siteId)
-      .where('generation', '=', generation)
-      .where('format', '=', INDEX_FORMAT)
-      .limit(1)
-      .executeTakeFirst();
-    if (stored === undefined) await storeSiteIndex(storage, siteId);
+    // Whole and of this format; anything else (another version's, a damaged write) is built again.
+    if ('unusable' in (await storedIndexParts(storage, siteId, generation)))
+      await storeSiteIndex(storage, siteId);
     return null;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);

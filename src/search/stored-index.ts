@@ -33,10 +33,11 @@ export async function writeStoredIndex(
       .where('id', '=', siteId)
       .executeTakeFirst();
     if (site?.index_generation !== generation) return false;
+    // Other generations' parts, and this generation's of another format (written by another version).
     await trx
       .deleteFrom('search_indexes')
       .where('site_id', '=', siteId)
-      .where('generation', '<>', generation)
+      .where((eb) => eb.or([eb('generation', '<>', generation), eb('format', '<>', INDEX_FORMAT)]))
       .execute();
     let piece = 0;
     let within = 0;
@@ -65,6 +66,35 @@ export async function writeStoredIndex(
   });
 }
 
+interface StoredPart {
+  part: number;
+  size: number;
+}
+
+/** The parts of the site's stored index for `generation`, or why they are not one usable index. */
+export async function storedIndexParts(
+  storage: Storage,
+  siteId: string,
+  generation: number,
+): Promise<{ parts: StoredPart[] } | { unusable: 'missing' | 'format' | 'damaged'; detail?: string }> {
+  const size = storage.dialect === 'postgres' ? sql<number>`octet_length(data)` : sql<number>`length(data)`;
+  const parts = await storage.db
+    .selectFrom('search_indexes')
+    .select(['part', 'parts', 'format', size.as('size')])
+    .where('site_id', '=', siteId)
+    .where('generation', '=', generation)
+    .orderBy('part')
+    .execute();
+  if (parts.length === 0) return { unusable: 'missing' };
+  const other = parts.find((p) => p.format !== INDEX_FORMAT);
+  if (other)
+    return { unusable: 'format', detail: `format ${other.format}, this version reads ${INDEX_FORMAT}` };
+  const expected = parts[0]?.parts ?? 0;
+  if (parts.length !== expected || parts.some((p, i) => p.part !== i || p.parts !== expected))
+    return { unusable: 'damaged', detail: `${parts.length} of ${expected} parts` };
+  return { parts: parts.map((p) => ({ part: p.part, size: Number(p.size) })) };
+}
+
 export type StoredIndexRead =
   | { bytes: Uint8Array }
   /** `missing`: none for this generation; `format`/`damaged`: one that cannot be read (rebuild it). */
@@ -79,21 +109,10 @@ export async function readStoredIndex(
   siteId: string,
   generation: number,
 ): Promise<StoredIndexRead> {
-  const size = storage.dialect === 'postgres' ? sql<number>`octet_length(data)` : sql<number>`length(data)`;
-  const parts = await storage.db
-    .selectFrom('search_indexes')
-    .select(['part', 'parts', 'format', size.as('size')])
-    .where('site_id', '=', siteId)
-    .where('generation', '=', generation)
-    .orderBy('part')
-    .execute();
-  if (parts.length === 0) return { unusable: 'missing' };
-  if (parts.some((p) => p.format !== INDEX_FORMAT))
-    return { unusable: 'format', detail: `format ${parts[0]?.format}, this version reads ${INDEX_FORMAT}` };
-  const expected = parts[0]?.parts ?? 0;
-  if (parts.length !== expected || parts.some((p, i) => p.part !== i || p.parts !== expected))
-    return { unusable: 'damaged', detail: `${parts.length} of ${expected} parts` };
-  const total = parts.reduce((sum, p) => sum + Number(p.size), 0);
+  const state = await storedIndexParts(storage, siteId, generation);
+  if ('unusable' in state) return state;
+  const { parts } = state;
+  const total = parts.reduce((sum, p) => sum + p.size, 0);
   const bytes = new Uint8Array(total);
   let at = 0;
   for (const { part } of parts) {
