@@ -114,10 +114,12 @@ export class SiteSearch {
     options: SearchOptions,
     known?: { index_generation: number; base_url: string | null },
   ): Promise<SearchResult[]> {
-    const cached = known === undefined ? undefined : this.cache.get(siteId);
+    // Peeked, then counted by the one `get` that serves the search (here or in indexFor).
+    const cached = known === undefined ? undefined : this.cache.peek(siteId);
+    const fresh = cached !== undefined && known !== undefined && cached.generation >= known.index_generation;
     const loaded =
-      cached !== undefined && known !== undefined && cached.generation >= known.index_generation
-        ? { ...cached, baseUrl: known.base_url }
+      fresh && known !== undefined
+        ? { ...(this.cache.get(siteId) ?? cached), baseUrl: known.base_url }
         : await this.indexFor(siteId);
     const { index } = loaded;
     const hits =

@@ -217,6 +217,7 @@ describe.each(dialects)('stored indexes on %s', (dialect) => {
     const stats = search.cacheStats();
     expect(stats.entries).toBe(1);
     expect(stats.loads).toBe(6);
+    expect(stats.misses).toBe(6);
     expect(stats.evictions).toBe(5);
 
     const fresh = new SiteSearch(database.storage);

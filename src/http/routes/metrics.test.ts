@@ -116,6 +116,7 @@ describe.each(dialects)('GET /metrics on %s', (dialect) => {
     // The answers loaded the site's index once, and found it loaded after that.
     expect(sample(text, 'docent_search_index_cache_sites')).toBe(1);
     expect(sample(text, 'docent_search_index_cache_events{event="load"}')).toBe(1);
+    expect(sample(text, 'docent_search_index_cache_events{event="miss"}')).toBe(1);
     expect(sample(text, 'docent_search_index_cache_events{event="hit"}')).toBeGreaterThanOrEqual(2);
     expect(sample(text, 'docent_search_index_cache_bytes{kind="used"}')).toBeGreaterThan(0);
     expect(sample(text, 'docent_search_index_cache_bytes{kind="budget"}')).toBe(64 * 1_048_576);
