@@ -9,6 +9,7 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { processMemory } from './processes.ts';
 
 export interface Tree {
   /** `current` or `baseline`. */
@@ -76,18 +77,8 @@ export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> 
   });
 }
 
-/** Resident memory of a process from /proc/<pid>/status: now (VmRSS) and peak (VmHWM), bytes. */
-export function procMemory(pid: number | undefined): { rss: number; peak: number } | null {
-  if (pid === undefined) return null;
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name: string): number =>
-      Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) * 1024;
-    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
-  } catch {
-    return null;
-  }
-}
+/** Resident memory of a process (VmRSS now, VmHWM peak), bytes: the benchmarks' one reader of it. */
+export const procMemory = processMemory;
 
 export function currentTree(root: string): Tree {
   return {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 
 /**
  * Bump whenever parsing or chunking changes what a page turns into, so every stored page is re-indexed
@@ -19,14 +19,21 @@ export interface HashInput {
   languages: string[];
 }
 
-export const contentHash = (input: HashInput): string => {
-  const hash = createHash('sha256');
-  // NUL-separated with lengths so no two different inputs can concatenate to the same byte stream.
-  const field = (value: string): void => {
+/**
+ * Feeds strings to a hash length-prefixed and NUL-separated, so no two different inputs can
+ * concatenate to the same byte stream.
+ */
+export const fieldHasher =
+  (hash: Hash) =>
+  (value: string): void => {
     hash.update(`${value.length}:`);
     hash.update(value);
     hash.update('\0');
   };
+
+export const contentHash = (input: HashInput): string => {
+  const hash = createHash('sha256');
+  const field = fieldHasher(hash);
   field(PARSER_VERSION);
   field(input.path);
   field(input.source);

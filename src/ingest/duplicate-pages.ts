@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { PARSER_VERSION } from './content-hash.ts';
+import { fieldHasher, PARSER_VERSION } from './content-hash.ts';
 import type { PageCandidate, PageResult } from './load-page.ts';
 
 /**
@@ -43,12 +43,7 @@ export interface ShareKeyInput {
 
 export const shareKey = (input: ShareKeyInput): string => {
   const hash = createHash('sha256');
-  // Length-prefixed and NUL-separated, as content-hash.ts: no two inputs give the same byte stream.
-  const field = (value: string): void => {
-    hash.update(`${value.length}:`);
-    hash.update(value);
-    hash.update('\0');
-  };
+  const field = fieldHasher(hash);
   field(PARSER_VERSION);
   field(path.posix.extname(input.file).toLowerCase());
   field(input.id.slice(input.id.lastIndexOf('/') + 1));

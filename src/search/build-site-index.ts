@@ -148,23 +148,18 @@ async function chunkBatch(
   let query = storage.db
     .selectFrom('chunks')
     .select(['page_path', 'ord', 'analyzed'])
-    .select((eb) => [
+    .select((eb) => {
       // Text only for analyses of another analyzer version: the build analyzes those again.
-      eb
-        .case()
-        .when(sql<boolean>`substr(analyzed, 1, ${CURRENT_ANALYSIS.length}) = ${CURRENT_ANALYSIS}`)
-        .then(sql<string | null>`null`)
-        .else(eb.ref('headings'))
-        .end()
-        .as('headings'),
-      eb
-        .case()
-        .when(sql<boolean>`substr(analyzed, 1, ${CURRENT_ANALYSIS.length}) = ${CURRENT_ANALYSIS}`)
-        .then(sql<string | null>`null`)
-        .else(eb.ref('text'))
-        .end()
-        .as('text'),
-    ])
+      const unlessCurrent = (column: 'headings' | 'text') =>
+        eb
+          .case()
+          .when(sql<boolean>`substr(analyzed, 1, ${CURRENT_ANALYSIS.length}) = ${CURRENT_ANALYSIS}`)
+          .then(sql<string | null>`null`)
+          .else(eb.ref(column))
+          .end()
+          .as(column);
+      return [unlessCurrent('headings'), unlessCurrent('text')];
+    })
     .where('site_id', '=', siteId);
   if (after !== null) {
     const { path, ord } = after;

@@ -126,14 +126,11 @@ export class SiteSearch {
       this.options.embeddings && loaded.vectors
         ? await this.fusedHits(loaded, loaded.vectors, query, options)
         : searchIndex(index, query, options);
-    const rows = await chunkRows(
-      this.storage,
-      siteId,
-      hits.map((hit) => chunkKey(index, hit.chunkId)),
-    );
+    const keys = hits.map((hit) => chunkKey(index, hit.chunkId));
+    const rows = await chunkRows(this.storage, siteId, keys);
     const results: SearchResult[] = [];
-    for (const hit of hits) {
-      const { path, ord } = chunkKey(index, hit.chunkId);
+    for (const [i, hit] of hits.entries()) {
+      const { path, ord } = keys[i] ?? chunkKey(index, hit.chunkId);
       // Gone when an ingestion committed since this index was loaded: the next search loads the new one.
       const row = rows.get(rowKey(path, ord));
       if (!row) continue;
@@ -243,7 +240,7 @@ export class SiteSearch {
       return cached.baseUrl === site.base_url ? cached : { ...cached, baseUrl: site.base_url };
     const inflight = this.loading.get(siteId);
     if (inflight) return inflight;
-    const promise = this.load(siteId).finally(() => this.loading.delete(siteId));
+    const promise = this.load(siteId, site).finally(() => this.loading.delete(siteId));
     this.loading.set(siteId, promise);
     return promise;
   }
@@ -252,13 +249,11 @@ export class SiteSearch {
    * The site's stored index for its current generation; built (in a worker, one build at a time) and
    * stored when there is none, or when the stored one is of another format or damaged.
    */
-  private async load(siteId: string): Promise<LoadedIndex> {
+  private async load(
+    siteId: string,
+    site: { index_generation: number; base_url: string | null },
+  ): Promise<LoadedIndex> {
     const started = performance.now();
-    const site = await this.storage.db
-      .selectFrom('sites')
-      .select(['index_generation', 'base_url'])
-      .where('id', '=', siteId)
-      .executeTakeFirstOrThrow();
     let generation = site.index_generation;
     const stored = await readStoredIndex(this.storage, siteId, generation);
     let index: SearchIndex;
