@@ -3,6 +3,7 @@
  * index costs its bytes and nothing more, and a serialized one is usable as soon as its bytes are in
  * memory (views over them, no rebuilding).
  */
+import { asciiWithinOneEdit, isAscii, withinOneEdit } from './one-edit.ts';
 
 /** Growable typed arrays: an index is collected without one JS object (or Map) per chunk. */
 export class GrowableU32 {
@@ -297,17 +298,32 @@ export class WordTable {
     return offsets[id] === offsets[id + 1];
   }
 
-  /** Ids of the words of `length` UTF-16 units starting with `first`, in id order. */
-  *wordsShaped(first: number, length: number): Generator<number> {
-    const { fuzzyKeys, fuzzyIds } = this.arrays;
-    const key = fuzzyKey(first, length);
-    let lo = 0;
-    let hi = fuzzyKeys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((fuzzyKeys[mid] ?? 0) < key) lo = mid + 1;
-      else hi = mid;
+  /**
+   * Ids of the words at most one edit from `word` (see `withinOneEdit`) that share its first letter
+   * (typos rarely hit it), in bucket order. An ASCII word (nearly every query word) is compared with the stored bytes
+   * without decoding them.
+   */
+  oneEditNeighbours(word: string): number[] {
+    const { fuzzyKeys, fuzzyIds, offsets, bytes } = this.arrays;
+    const ascii = isAscii(word);
+    const out: number[] = [];
+    for (let length = word.length - 1; length <= word.length + 1; length++) {
+      const key = fuzzyKey(word.charCodeAt(0), length);
+      let lo = 0;
+      let hi = fuzzyKeys.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((fuzzyKeys[mid] ?? 0) < key) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < fuzzyKeys.length && fuzzyKeys[i] === key; i++) {
+        const id = fuzzyIds[i] ?? 0;
+        const close = ascii
+          ? asciiWithinOneEdit(word, bytes, offsets[id] ?? 0, offsets[id + 1] ?? 0)
+          : withinOneEdit(word, this.wordAt(id));
+        if (close) out.push(id);
+      }
     }
-    for (let i = lo; i < fuzzyKeys.length && fuzzyKeys[i] === key; i++) yield fuzzyIds[i] ?? 0;
+    return out;
   }
 }

@@ -4,6 +4,8 @@ import { GrowableF32, GrowableU32, PairLookup, PairTable, RawRuns, WordTable } f
 import { stemmerNameFor } from './stemmer.ts';
 import type { IndexableChunk, SearchHit, SearchOptions } from './types.ts';
 
+export { withinOneEdit } from './one-edit.ts';
+
 /** One field's BM25F parameters: its weight in the combined term frequency and its length normalisation. */
 export interface FieldParams {
   weight: number;
@@ -514,35 +516,6 @@ const filterMasks = (index: SearchIndex, version: string | null, language: strin
   return masks;
 };
 
-/** True when `a` and `b` are at most one insertion, deletion, substitution or transposition apart. */
-export const withinOneEdit = (a: string, b: string): boolean => {
-  const la = a.length;
-  const lb = b.length;
-  if (Math.abs(la - lb) > 1) return false;
-  let i = 0;
-  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  if (i === la || i === lb) return true;
-  if (la === lb) {
-    if (a.slice(i + 1) === b.slice(i + 1)) return true;
-    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
-  }
-  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
-};
-
-/**
- * Vocabulary terms one edit from an unknown query word. Only words sharing its first letter are
- * compared (typos rarely hit the first letter), which keeps this to a few hundred comparisons.
- */
-const fuzzyMatches = (index: SearchIndex, word: string): number[] => {
-  const out: number[] = [];
-  for (let len = word.length - 1; len <= word.length + 1; len++) {
-    for (const t of index.words.wordsShaped(word.charCodeAt(0), len)) {
-      if (withinOneEdit(word, index.words.wordAt(t))) out.push(t);
-    }
-  }
-  return out;
-};
-
 /** One distinct word of the query for `coverage`: the term ids it may match and how much it weighs. */
 interface CoverageTerm {
   ids: number[];
@@ -583,7 +556,7 @@ const queryTerms = (
         continue;
       }
       // A typo ("serch") matches nothing; its one-edit neighbours share its weight, at a discount.
-      const matches = index.params.fuzzy && term.length >= 5 ? fuzzyMatches(index, term) : [];
+      const matches = index.params.fuzzy && term.length >= 5 ? index.words.oneEditNeighbours(term) : [];
       for (const t of matches) add(t, (0.7 * count) / matches.length);
       let weight = matches.length === 0 ? unseenIdf : 0;
       for (const t of matches) weight = Math.max(weight, idf[t] ?? 0);

@@ -1,0 +1,65 @@
+/** True when `a` and `b` are at most one insertion, deletion, substitution or transposition apart. */
+export const withinOneEdit = (a: string, b: string): boolean => {
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === la || i === lb) return true;
+  if (la === lb) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+};
+
+/**
+ * `withinOneEdit(a, b)` for an ASCII `a` and a `b` given as UTF-8 bytes `bytes[start, end)`, without
+ * decoding `b` to a string: typo matching compares a query word with a few hundred vocabulary words per
+ * search, and decoding each one was a quarter of the bytes a search allocated. `b`'s UTF-16 units are
+ * read into a scratch array, each non-ASCII unit as -1: `withinOneEdit` only ever compares a unit of
+ * `a` with a unit of `b`, and no ASCII unit equals a non-ASCII one, so the answer is the same.
+ */
+export const asciiWithinOneEdit = (a: string, bytes: Uint8Array, start: number, end: number): boolean => {
+  if (scratch.length < end - start) scratch = new Int32Array(2 * (end - start));
+  const units = scratch;
+  let lb = 0;
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i] ?? 0;
+    if (byte < 0x80) units[lb++] = byte;
+    else if (byte >= 0xf0) {
+      // Four bytes: a surrogate pair.
+      units[lb++] = -1;
+      units[lb++] = -1;
+    } else if (byte >= 0xc0) units[lb++] = -1;
+  }
+  const la = a.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a.charCodeAt(i) === units[i]) i++;
+  if (i === la || i === lb) return true;
+  if (la === lb) {
+    if (sameFrom(a, units, lb, i + 1, i + 1)) return true;
+    return (
+      a.charCodeAt(i) === units[i + 1] &&
+      a.charCodeAt(i + 1) === units[i] &&
+      sameFrom(a, units, lb, i + 2, i + 2)
+    );
+  }
+  return la > lb ? sameFrom(a, units, lb, i + 1, i) : sameFrom(a, units, lb, i, i + 1);
+};
+
+let scratch = new Int32Array(64);
+
+/** `a.slice(ai) === b.slice(bi)` for `b` as units. */
+const sameFrom = (a: string, units: Int32Array, lb: number, ai: number, bi: number): boolean => {
+  if (a.length - ai !== lb - bi) return false;
+  for (let k = 0; ai + k < a.length; k++) if (a.charCodeAt(ai + k) !== units[bi + k]) return false;
+  return true;
+};
+
+/** True when every UTF-16 unit of `word` is ASCII, so its UTF-8 bytes are its char codes. */
+export const isAscii = (word: string): boolean => {
+  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) > 0x7f) return false;
+  return true;
+};
