@@ -94,6 +94,7 @@ export class SourceList {
       path: result.pagePath,
       text: result.text,
       score: result.score,
+      coverage: result.coverage,
     };
     this.all.push(source);
     if (!this.byUrl.has(url)) this.byUrl.set(url, source);

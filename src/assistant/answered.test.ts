@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { declines, isAnswered, MIN_RETRIEVAL_STRENGTH, retrievalStrength } from './answered.ts';
+import {
+  declines,
+  isAnswered,
+  isWeakRetrieval,
+  MIN_RETRIEVAL_STRENGTH,
+  retrievalStrength,
+} from './answered.ts';
 import { NO_COVERAGE_MESSAGE } from './builtin-answerer.ts';
 
 const strong = MIN_RETRIEVAL_STRENGTH + 0.1;
@@ -40,5 +46,13 @@ describe('the answered rule', () => {
   it('takes the strongest retrieved chunk as the retrieval strength (0 with none)', () => {
     expect(retrievalStrength([])).toBe(0);
     expect(retrievalStrength([{ coverage: 0.2 }, { coverage: 0.8 }, { coverage: 0.5 }])).toBe(0.8);
+  });
+
+  it('calls retrieval weak with nothing retrieved or the best chunk below the bar; unknown coverage is not weak', () => {
+    expect(isWeakRetrieval([])).toBe(true);
+    expect(isWeakRetrieval([{ coverage: weak }, { coverage: 0.1 }])).toBe(true);
+    expect(isWeakRetrieval([{ coverage: 0.1 }, { coverage: MIN_RETRIEVAL_STRENGTH }])).toBe(false);
+    expect(isWeakRetrieval([{}, {}])).toBe(false);
+    expect(isWeakRetrieval([{}, { coverage: weak }])).toBe(true);
   });
 });

@@ -5,15 +5,9 @@
  */
 import type { ThreadMessageStatus } from '../storage/schema.ts';
 import { NO_COVERAGE_MESSAGE } from './builtin-answerer.ts';
+import { MIN_RETRIEVAL_STRENGTH } from './retrieval-strength.ts';
 
-/**
- * Retrieval counts as weak below this strength: the best of the retrieved chunks has less than this
- * share of the question's IDF-weighted words (`SearchResult.coverage`). Calibrated with
- * `npm run bench:retrieval-strength` on the two eval sets (see the README): at 0.45, 5 % of the
- * questions each set's docs answer fall below it, and 61 % (Samsung TV questions asked of the Claude
- * docs) and 99 % (the other way round) of questions the docs do not cover.
- */
-export const MIN_RETRIEVAL_STRENGTH = 0.45;
+export { isWeakRetrieval, MIN_RETRIEVAL_STRENGTH, retrievalStrength } from './retrieval-strength.ts';
 
 /** Characters at the start of an answer where a model says the docs do not cover the question. */
 const DECLINE_WINDOW_CHARS = 200;
@@ -24,13 +18,6 @@ const DECLINE_WINDOW_CHARS = 200;
  */
 const DECLINES =
   /couldn['’]t find|could not find|(?:documentation|docs|excerpts) (?:doesn['’]t|does not|don['’]t|do not) (?:cover|mention|say|include|contain|answer)/i;
-
-/** The retrieval's strength: the best coverage among the chunks the answer was given (0 when none). */
-export function retrievalStrength(results: readonly { coverage: number }[]): number {
-  let best = 0;
-  for (const result of results) if (result.coverage > best) best = result.coverage;
-  return Math.round(best * 1000) / 1000;
-}
 
 /** Whether the answer's opening says the docs do not cover the question. */
 export function declines(text: string): boolean {

@@ -29,6 +29,12 @@ export interface RetrievedSource {
   text: string;
   /** Retrieval score; only the order of sources is used (scores of different engines do not compare). */
   score: number;
+  /**
+   * Share (0–1) of the question's IDF-weighted words the chunk has, weighed over the whole site (the
+   * search's `coverage`: a word the site never uses weighs the most, a one-letter typo of a site word
+   * counts as that word). Absent when the sources did not come from Docent's search.
+   */
+  coverage?: number;
 }
 
 /** Page context sent by the client: a code snippet or text the reader selected. */

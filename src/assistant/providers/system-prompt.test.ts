@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RetrievedSource } from '../builtin-answerer.ts';
-import { buildSystemPrompt } from './system-prompt.ts';
+import { MIN_RETRIEVAL_STRENGTH } from '../retrieval-strength.ts';
+import { buildSystemPrompt, WEAK_RETRIEVAL_NOTE } from './system-prompt.ts';
 
 const sources: RetrievedSource[] = [
   {
@@ -40,5 +41,26 @@ describe('buildSystemPrompt', () => {
     expect(prompt).toContain('none matched this question');
     expect(prompt).not.toContain('Instructions from the owner');
     expect(prompt).not.toContain('The reader is on the page');
+  });
+
+  it('tells the model the docs do not appear to cover the question when retrieval is weak', () => {
+    const withCoverage = (best: number): RetrievedSource[] =>
+      sources.map((source, i) => ({ ...source, coverage: i === 0 ? best : best / 2 }));
+    const weak = buildSystemPrompt({
+      siteName: 'Acme',
+      sources: withCoverage(MIN_RETRIEVAL_STRENGTH - 0.05),
+      context: [],
+    });
+    expect(weak).toContain(WEAK_RETRIEVAL_NOTE);
+    expect(weak.indexOf('[2] Billing')).toBeLessThan(weak.indexOf(WEAK_RETRIEVAL_NOTE));
+    expect(WEAK_RETRIEVAL_NOTE).toMatch(/doesn't cover it/);
+    const strong = buildSystemPrompt({
+      siteName: 'Acme',
+      sources: withCoverage(MIN_RETRIEVAL_STRENGTH),
+      context: [],
+    });
+    expect(strong).not.toContain(WEAK_RETRIEVAL_NOTE);
+    // Sources that carry no coverage (not from Docent's search) are not judged.
+    expect(buildSystemPrompt({ siteName: 'Acme', sources, context: [] })).not.toContain(WEAK_RETRIEVAL_NOTE);
   });
 });

@@ -1,4 +1,5 @@
 import type { AnswerContextItem, RetrievedSource } from '../builtin-answerer.ts';
+import { isWeakRetrieval } from '../retrieval-strength.ts';
 
 export interface SystemPromptInput {
   siteName: string;
@@ -64,9 +65,18 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
       return `[${source.id}] ${title}\nURL: ${oneLine(source.url)}\n${source.text.trim()}`;
     });
     parts.push(`Documentation excerpts:\n\n${excerpts.join('\n\n---\n\n')}`);
+    // The built-in answerer declines on the same signal, and such an answer is stored as unanswered.
+    if (isWeakRetrieval(input.sources)) parts.push(WEAK_RETRIEVAL_NOTE);
   }
   return parts.join('\n\n');
 }
+
+/**
+ * Told to a model when retrieval is weak (retrieval-strength.ts): the best excerpt has too little of the
+ * question's words, so the docs most likely do not cover it and the excerpts are near misses.
+ */
+export const WEAK_RETRIEVAL_NOTE =
+  "Retrieval note: the excerpts above match the question only weakly, so the documentation does not appear to cover it. Unless an excerpt clearly answers the question, say plainly that the documentation doesn't cover it (you may name the closest pages) rather than guess.";
 
 function oneLine(value: string): string {
   return value.replace(/\s+/g, ' ').trim();
