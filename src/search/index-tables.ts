@@ -3,7 +3,7 @@
  * index costs its bytes and nothing more, and a serialized one is usable as soon as its bytes are in
  * memory (views over them, no rebuilding).
  */
-import { asciiWithinOneEdit, isAscii, withinOneEdit } from './one-edit.ts';
+import { withinOneEditOfBytes } from './one-edit.ts';
 
 /** Growable typed arrays: an index is collected without one JS object (or Map) per chunk. */
 export class GrowableU32 {
@@ -300,12 +300,10 @@ export class WordTable {
 
   /**
    * Ids of the words at most one edit from `word` (see `withinOneEdit`) that share its first letter
-   * (typos rarely hit it), in bucket order. An ASCII word (nearly every query word) is compared with the stored bytes
-   * without decoding them.
+   * (typos rarely hit it), in bucket order. Compared with the stored bytes, without decoding them to strings.
    */
   oneEditNeighbours(word: string): number[] {
     const { fuzzyKeys, fuzzyIds, offsets, bytes } = this.arrays;
-    const ascii = isAscii(word);
     const out: number[] = [];
     for (let length = word.length - 1; length <= word.length + 1; length++) {
       const key = fuzzyKey(word.charCodeAt(0), length);
@@ -318,10 +316,7 @@ export class WordTable {
       }
       for (let i = lo; i < fuzzyKeys.length && fuzzyKeys[i] === key; i++) {
         const id = fuzzyIds[i] ?? 0;
-        const close = ascii
-          ? asciiWithinOneEdit(word, bytes, offsets[id] ?? 0, offsets[id + 1] ?? 0)
-          : withinOneEdit(word, this.wordAt(id));
-        if (close) out.push(id);
+        if (withinOneEditOfBytes(word, bytes, offsets[id] ?? 0, offsets[id + 1] ?? 0)) out.push(id);
       }
     }
     return out;

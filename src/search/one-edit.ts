@@ -14,24 +14,37 @@ export const withinOneEdit = (a: string, b: string): boolean => {
 };
 
 /**
- * `withinOneEdit(a, b)` for an ASCII `a` and a `b` given as UTF-8 bytes `bytes[start, end)`, without
- * decoding `b` to a string: typo matching compares a query word with a few hundred vocabulary words per
- * search, and decoding each one was a quarter of the bytes a search allocated. `b`'s UTF-16 units are
- * read into a scratch array, each non-ASCII unit as -1: `withinOneEdit` only ever compares a unit of
- * `a` with a unit of `b`, and no ASCII unit equals a non-ASCII one, so the answer is the same.
+ * `withinOneEdit(a, b)` for a `b` given as UTF-8 bytes `bytes[start, end)`, without decoding `b` to a
+ * string: typo matching compares a query word with a few hundred vocabulary words per search, and
+ * decoding each one was a quarter of the bytes a search allocated. `b`'s UTF-16 units are decoded into
+ * a scratch array instead (the bytes are the word table's own, valid UTF-8 from `TextEncoder`).
  */
-export const asciiWithinOneEdit = (a: string, bytes: Uint8Array, start: number, end: number): boolean => {
+export const withinOneEditOfBytes = (a: string, bytes: Uint8Array, start: number, end: number): boolean => {
   if (scratch.length < end - start) scratch = new Int32Array(2 * (end - start));
   const units = scratch;
   let lb = 0;
-  for (let i = start; i < end; i++) {
-    const byte = bytes[i] ?? 0;
-    if (byte < 0x80) units[lb++] = byte;
-    else if (byte >= 0xf0) {
-      // Four bytes: a surrogate pair.
-      units[lb++] = -1;
-      units[lb++] = -1;
-    } else if (byte >= 0xc0) units[lb++] = -1;
+  for (let i = start; i < end; ) {
+    const b0 = bytes[i] ?? 0;
+    if (b0 < 0x80) {
+      units[lb++] = b0;
+      i += 1;
+    } else if (b0 < 0xe0) {
+      units[lb++] = ((b0 & 0x1f) << 6) | ((bytes[i + 1] ?? 0) & 0x3f);
+      i += 2;
+    } else if (b0 < 0xf0) {
+      units[lb++] = ((b0 & 0x0f) << 12) | (((bytes[i + 1] ?? 0) & 0x3f) << 6) | ((bytes[i + 2] ?? 0) & 0x3f);
+      i += 3;
+    } else {
+      const point =
+        (((b0 & 0x07) << 18) |
+          (((bytes[i + 1] ?? 0) & 0x3f) << 12) |
+          (((bytes[i + 2] ?? 0) & 0x3f) << 6) |
+          ((bytes[i + 3] ?? 0) & 0x3f)) -
+        0x10000;
+      units[lb++] = 0xd800 + (point >> 10);
+      units[lb++] = 0xdc00 + (point & 0x3ff);
+      i += 4;
+    }
   }
   const la = a.length;
   if (Math.abs(la - lb) > 1) return false;
@@ -55,11 +68,5 @@ let scratch = new Int32Array(64);
 const sameFrom = (a: string, units: Int32Array, lb: number, ai: number, bi: number): boolean => {
   if (a.length - ai !== lb - bi) return false;
   for (let k = 0; ai + k < a.length; k++) if (a.charCodeAt(ai + k) !== units[bi + k]) return false;
-  return true;
-};
-
-/** True when every UTF-16 unit of `word` is ASCII, so its UTF-8 bytes are its char codes. */
-export const isAscii = (word: string): boolean => {
-  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) > 0x7f) return false;
   return true;
 };
