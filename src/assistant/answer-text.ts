@@ -6,6 +6,7 @@
  * behaviour must not shift when the search engine's analyzer is retuned.
  */
 import { createRequire } from 'node:module';
+import { stopWordsFor } from '../search/stop-words.ts';
 
 interface Stemmer {
   stem(word: string): string;
@@ -39,7 +40,8 @@ const STOP_WORDS = new Set(
   own please same shall she should so some such tell than that the their theirs them then there these they
   this those through to too under until up us use used uses using very via want was way we well were what
   when where whether which while who whom whose why will with within without would yes yet you your yours
-  explain describe difference different possible able`
+  explain describe difference different possible able many two three four five several
+  isn aren wasn weren don doesn didn won wont can cannot couldn shouldn haven hasn`
     .split(/\s+/)
     .filter((w) => w.length > 0),
 );
@@ -60,16 +62,78 @@ export const GENERIC_TERMS = new Set(
     .filter((w) => w.length > 0),
 );
 
+/**
+ * Questions asked in another language than English ("Comment connecter un dépôt ?"): the search's stop
+ * list of each language (their words not in English), plus that language's question scaffolding. A
+ * question's function words would otherwise count as words the docs must cover.
+ */
+const OTHER_LANGUAGES: { name: string; own: ReadonlySet<string> }[] = (
+  [
+    [
+      'french',
+      'peut peuvent peux puis faut faire fait existe possible ai avoir être alors bien voudrais veux',
+    ],
+    ['portuguese', 'posso pode podem fazer faço existe possível ter'],
+    ['spanish', 'puedo puede pueden hacer hago existe posible tener'],
+    ['german', 'gibt geht machen möglich'],
+  ] as const
+).map(([name, scaffolding]) => {
+  const english = stopWordsFor('english');
+  const own = new Set([...stopWordsFor(name)].filter((w) => !english.has(w)));
+  for (const word of scaffolding.split(' ')) own.add(word);
+  return { name, own };
+});
+
+/**
+ * The extra stop words of the language a question is asked in: none for English, else those of the
+ * language with the most function words in it (at least two, or one in a question of few words).
+ */
+function questionStopWords(questionWords: readonly string[]): ReadonlySet<string> | undefined {
+  let best: ReadonlySet<string> | undefined;
+  let bestCount = 0;
+  for (const language of OTHER_LANGUAGES) {
+    let count = 0;
+    for (const word of questionWords) if (language.own.has(word)) count++;
+    if (count > bestCount) {
+      best = language.own;
+      bestCount = count;
+    }
+  }
+  return bestCount >= 2 || (bestCount === 1 && questionWords.length <= 4) ? best : undefined;
+}
+
+/** `terms` of a question, which may be asked in another language than English (see `OTHER_LANGUAGES`). */
+export function questionTerms(text: string): string[] {
+  const extra = questionStopWords(words(text));
+  return extra === undefined ? terms(text) : terms(text, extra);
+}
+
+/**
+ * Terms of the words a question spells as names or identifiers: capitalised past the question's first
+ * word ("Terraform", "Java"), or with capitals inside, digits, `_` or `.` ("GraphQL", "gpt-4o", "max_rpm").
+ */
+export function namedTerms(question: string): Set<string> {
+  const out = new Set<string>();
+  const tokens = question.match(/[\p{L}\p{N}][\p{L}\p{N}_.'-]*/gu) ?? [];
+  for (const [i, token] of tokens.entries()) {
+    const rest = token.slice(1);
+    const named = (i > 0 && /^\p{Lu}/u.test(token)) || /\p{Lu}.*\p{Lu}|\d|_|\./u.test(rest);
+    if (!named) continue;
+    for (const term of terms(token)) out.add(term);
+  }
+  return out;
+}
+
 /** Lowercase alphanumeric words, as written (no stemming, stop words kept). */
 export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /** Index terms: lowercase alphanumeric words minus stop words, Snowball-stemmed. */
-export function terms(text: string): string[] {
+export function terms(text: string, extraStopWords?: ReadonlySet<string>): string[] {
   const out: string[] = [];
   for (const word of words(text)) {
-    if (STOP_WORDS.has(word)) continue;
+    if (STOP_WORDS.has(word) || extraStopWords?.has(word)) continue;
     // Single letters and long digit runs are noise (list markers, ids, timestamps).
     if (word.length < 2 || /^\d{5,}$/.test(word)) continue;
     out.push(stem(word));
@@ -255,6 +319,9 @@ function isQuotable(unit: AnswerUnit): boolean {
   const all = unit.text.split(/\s+/);
   if (all.length > MAX_UNIT_WORDS) return false;
   if (unit.kind === 'sentence' && all.length < 4 && !TERMINAL.test(unit.text)) return false;
+  // Navigation scraped with the page: headings run together ("IntroductionBenefits of RoutingAdvantages").
+  const glued = all.filter((w) => /^\p{Lu}?\p{Ll}+\p{Lu}\p{Ll}/u.test(w)).length;
+  if (glued >= 2 && !TERMINAL.test(unit.text)) return false;
   const wordy = all.filter((w) => /^[\p{L}][\p{L}'’-]*[,.;:!?]?$/u.test(w)).length;
   return wordy / all.length >= 0.6;
 }
@@ -262,4 +329,23 @@ function isQuotable(unit: AnswerUnit): boolean {
 /** Same text modulo case, spacing and punctuation: scraped docs repeat tab contents verbatim. */
 export function dedupeKey(text: string): string {
   return words(text).join(' ');
+}
+
+/**
+ * Whether `a` and `b` differ by at most one edit: a letter inserted, deleted, replaced, or two
+ * neighbours swapped ("telemtry", "dissable", "inspecter"). Cheap enough to try a question's unknown
+ * words against the few hundred terms of an answer's sources.
+ */
+export function withinOneEdit(a: string, b: string): boolean {
+  if (a === b) return true;
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a[i] === b[i]) i++;
+  if (la === lb) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
 }

@@ -8,6 +8,7 @@ import {
   type RetrievedSource,
   splitDeltas,
 } from './builtin-answerer.ts';
+import { MIN_RETRIEVAL_STRENGTH } from './retrieval-strength.ts';
 
 const sources: RetrievedSource[] = [
   {
@@ -176,6 +177,27 @@ describe('BuiltinAnswerer', () => {
       { type: 'textSelection', value: 'download past invoices from the dashboard' },
     ]);
     expect(withContext.citedIds).toEqual(['2']);
+  });
+});
+
+describe('the built-in answerer with the search coverage of its sources', () => {
+  /** The sources as Docent's search returns them: the strongest chunk has `best` of the question. */
+  const searched = (best: number): RetrievedSource[] =>
+    sources.map((source, i) => ({ ...source, coverage: i === 0 ? best : best / 3 }));
+
+  it('declines on weak retrieval, the decision a real model is told about', () => {
+    const question = 'How do I install the CLI on macOS?';
+    expect(composeAnswer(question, searched(MIN_RETRIEVAL_STRENGTH)).covered).toBe(true);
+    const weak = composeAnswer(question, searched(MIN_RETRIEVAL_STRENGTH - 0.01));
+    expect(weak.covered).toBe(false);
+    expect(weak.text.startsWith(NO_COVERAGE_MESSAGE)).toBe(true);
+  });
+
+  it('declines a question naming something no source has, and matches a name with a typo', () => {
+    const strength = 0.5;
+    expect(composeAnswer('Can I install the CLI with Homebrew?', searched(strength)).citedIds).toEqual(['1']);
+    expect(composeAnswer('Can I install the CLI with Homebrw?', searched(strength)).citedIds).toEqual(['1']);
+    expect(composeAnswer('Can I install the CLI with Chocolatey?', searched(strength)).covered).toBe(false);
   });
 });
 

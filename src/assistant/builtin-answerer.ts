@@ -15,8 +15,18 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import { type AnswerUnit, GENERIC_TERMS, splitUnitsCached, termSetCached, terms } from './answer-text.ts';
+import {
+  type AnswerUnit,
+  GENERIC_TERMS,
+  namedTerms,
+  questionTerms,
+  splitUnitsCached,
+  termSetCached,
+  terms,
+  withinOneEdit,
+} from './answer-text.ts';
 import { citedSourceIds } from './citations.ts';
+import { isWeakRetrieval, retrievalStrength } from './retrieval-strength.ts';
 
 /** One retrieved chunk, numbered for citation. */
 export interface RetrievedSource {
@@ -63,10 +73,23 @@ export const NO_COVERAGE_MESSAGE = "I couldn't find this in the documentation.";
  * neighbours, the chunk's headings) must contain for the question to count as covered.
  */
 const MIN_PAGE_COVERAGE = 0.4;
+/**
+ * With Docent's search (sources carry `coverage`): the answer needs `strength + WINDOW_EVIDENCE × window
+ * share − a named-term penalty` of at least `MIN_EVIDENCE`, where strength is the retrieval strength
+ * (retrieval-strength.ts; below its bar the answerer declines outright) and the window share is the best
+ * share of the question's words (everyday words at `GENERIC_WEIGHT`) in a window of the lead's page. Tuned
+ * on claude-docs, tv-manual, crewai-docs and mintlify-docs (eval/README.md).
+ */
+const MIN_EVIDENCE = 1.4;
+const WINDOW_EVIDENCE = 2;
+/** Taken off when a name or identifier the question spells (`Terraform`, `GraphQL`) is in no source. */
+const NAMED_MISSING_PENALTY = 0.3;
 /** Share of the question's weight that the best single sentence must contain. */
 const MIN_UNIT_COVERAGE = 0.15;
 /** Sentences quoted besides the lead. */
 const MAX_SUPPORTING = 3;
+/** A supporting sentence must have at least this share of the question's weight itself. */
+const MIN_SUPPORT_COVERAGE = 0.15;
 /** A supporting sentence must score at least this share of the lead's score. */
 const SUPPORT_RATIO = 0.3;
 /** Items of one list quoted when the answer is a list of steps. */
@@ -74,7 +97,9 @@ const MAX_LIST_ITEMS = 8;
 /** Weight of the whole page's coverage in a sentence's score: sentences of on-topic pages win ties. */
 const PAGE_WEIGHT = 0.35;
 /** Weight of the retrieval order: the search engine saw the whole site, the answerer only these chunks. */
-const RANK_WEIGHT = 0.15;
+const RANK_WEIGHT = 0.6;
+/** Weight of the chunk's search `coverage` (its share of the question, words weighed over the whole site). */
+const SEARCH_COVERAGE_WEIGHT = 0.6;
 /** Units on each side of a sentence in the window that must cover the question. */
 const WINDOW = 1;
 /** Weight of context-item terms relative to question terms. */
@@ -266,12 +291,17 @@ export function composeAnswer(
   // several pieces (a window, a page) are then an OR, and each term's weight is added once, in the
   // question's order, exactly as summing over a union of term sets would.
   const queryTerms = [...weights.keys()];
+  const spellings = typoSpellings(queryTerms, sources, allUnits);
   const words = Math.max(1, Math.ceil(queryTerms.length / 32));
   const has = (mask: Uint32Array, t: number): boolean => ((mask[t >>> 5] as number) & (1 << (t & 31))) !== 0;
   const maskOf = (set: ReadonlySet<string>): Uint32Array => {
     const mask = new Uint32Array(words);
     for (let t = 0; t < queryTerms.length; t++) {
-      if (set.has(queryTerms[t] as string)) mask[t >>> 5] = (mask[t >>> 5] as number) | (1 << (t & 31));
+      for (const spelling of spellings[t] ?? []) {
+        if (!set.has(spelling)) continue;
+        mask[t >>> 5] = (mask[t >>> 5] as number) | (1 << (t & 31));
+        break;
+      }
     }
     return mask;
   };
@@ -318,11 +348,23 @@ export function composeAnswer(
   // Best coverage of a small window (a sentence, its neighbours and the chunk's headings): a page that has
   // every word of the question, but scattered, is usually about something else.
   const windowCoverage = new Map<string, number>();
+  const windowShare = new Map<string, number>();
+  // The same window's share of the question's words, each weighing as the question weighs it (everyday
+  // words less) and not by their rarity among these few chunks, where a word no chunk has weighs the most.
+  const plainWeights = queryTerms.map((term) => weights.get(term) ?? 0);
+  let plainTotal = 0;
+  for (const w of plainWeights) plainTotal += w;
+  const shareOf = (mask: Uint32Array): number => {
+    let sum = 0;
+    for (let t = 0; t < queryTerms.length; t++) if (has(mask, t)) sum += plainWeights[t] as number;
+    return plainTotal === 0 ? 0 : sum / plainTotal;
+  };
   const window = new Uint32Array(words);
   for (const [rank, source] of sources.entries()) {
     const heads = headMasks[rank] ?? new Uint32Array(words);
     const units = unitsBySource[rank] ?? [];
     let best = windowCoverage.get(source.url) ?? 0;
+    let bestShare = windowShare.get(source.url) ?? 0;
     for (let i = 0; i < units.length; i++) {
       window.set(heads);
       for (let j = Math.max(0, i - WINDOW); j <= Math.min(units.length - 1, i + WINDOW); j++) {
@@ -330,8 +372,10 @@ export function composeAnswer(
         if (unit !== undefined) union(window, maskOfUnit(unit));
       }
       best = Math.max(best, coverageOf(window));
+      bestShare = Math.max(bestShare, shareOf(window));
     }
     windowCoverage.set(source.url, best);
+    windowShare.set(source.url, bestShare);
   }
 
   const scored: ScoredUnit[] = [];
@@ -345,7 +389,8 @@ export function composeAnswer(
       const score =
         coverage * lengthNorm * (1 + 0.5 * (headingCoverage.get(source) ?? 0)) +
         PAGE_WEIGHT * (pageCoverage.get(source.url) ?? 0) +
-        (RANK_WEIGHT * (sources.length - rank)) / sources.length;
+        (RANK_WEIGHT * (sources.length - rank)) / sources.length +
+        SEARCH_COVERAGE_WEIGHT * (source.coverage ?? 0);
       scored.push({ unit, source, rank, coverage, score });
     }
   }
@@ -353,10 +398,24 @@ export function composeAnswer(
 
   const prose = scored.filter((s) => s.unit.kind !== 'code');
   const lead = prose[0];
-  if (lead === undefined || (windowCoverage.get(lead.source.url) ?? 0) < MIN_PAGE_COVERAGE) {
+  if (lead === undefined) return noCoverage(sources);
+  if (sources.some((source) => source.coverage !== undefined)) {
+    // Docent's search said how much of the question each chunk has, weighed over the whole site: the
+    // decision every answerer shares (retrieval-strength.ts), then this answerer's own, on the window
+    // it would quote from.
+    if (isWeakRetrieval(sources)) return noCoverage(sources);
+    const named = namedMissing(question, queryTerms, spellings, allUnits, sources)
+      ? NAMED_MISSING_PENALTY
+      : 0;
+    const evidence =
+      retrievalStrength(sources) + WINDOW_EVIDENCE * (windowShare.get(lead.source.url) ?? 0) - named;
+    if (evidence < MIN_EVIDENCE) return noCoverage(sources);
+  } else if (
+    (windowCoverage.get(lead.source.url) ?? 0) < MIN_PAGE_COVERAGE ||
+    lead.coverage < MIN_UNIT_COVERAGE
+  ) {
     return noCoverage(sources);
   }
-  if (lead.coverage < MIN_UNIT_COVERAGE) return noCoverage(sources);
 
   // Quote from the lead's page only: a second page would often be a near miss and cost citation precision.
   const page = lead.source.url;
@@ -364,6 +423,7 @@ export function composeAnswer(
   for (const candidate of prose) {
     if (selected.length > MAX_SUPPORTING) break;
     if (candidate === lead || candidate.source.url !== page) continue;
+    if (candidate.coverage < MIN_SUPPORT_COVERAGE) continue;
     // Compared on the sentence's own part of the score: the page part is the same for every candidate.
     const pagePart = PAGE_WEIGHT * (pageCoverage.get(page) ?? 0);
     if (candidate.score - pagePart < SUPPORT_RATIO * (lead.score - pagePart)) continue;
@@ -381,6 +441,66 @@ export function composeAnswer(
   const extra = listAndCode(selected, unitsBySource, lead, question);
 
   return render(lead, [...selected.slice(1), ...extra]);
+}
+
+/**
+ * Whether the question names something (a capitalised word past its start, an identifier with capitals
+ * inside, digits, `_` or `.`) that none of the sources has: "Terraform", "GraphQL", "Java SDK". The docs
+ * rarely answer a question about a thing they never name.
+ */
+function namedMissing(
+  question: string,
+  queryTerms: readonly string[],
+  spellings: readonly string[][],
+  units: readonly AnswerUnit[],
+  sources: readonly RetrievedSource[],
+): boolean {
+  const named = namedTerms(question);
+  if (named.size === 0) return false;
+  const heads = sources.map((source) => termSetCached([source.pageTitle, ...source.headings].join(' ')));
+  for (const [t, term] of queryTerms.entries()) {
+    if (!named.has(term)) continue;
+    const forms = spellings[t] ?? [term];
+    const found =
+      units.some((unit) => forms.some((f) => unit.termSet.has(f))) ||
+      heads.some((set) => forms.some((f) => set.has(f)));
+    if (!found) return true;
+  }
+  return false;
+}
+
+/** Shortest question term (a stem) tried against the sources' terms for a one-letter typo. */
+const MIN_TYPO_TERM = 5;
+
+/**
+ * Each question term and the spellings it matches: itself, and when the sources never use it, the
+ * sources' terms one edit away ("telemtri" finds "telemetri"). Only the sources' own few hundred terms
+ * are tried, never the site's.
+ */
+function typoSpellings(
+  queryTerms: readonly string[],
+  sources: readonly RetrievedSource[],
+  units: readonly AnswerUnit[],
+): string[][] {
+  const heads = sources.map((source) => termSetCached([source.pageTitle, ...source.headings].join(' ')));
+  const unknown = (term: string): boolean =>
+    term.length >= MIN_TYPO_TERM &&
+    !/\d/.test(term) &&
+    !units.some((unit) => unit.termSet.has(term)) &&
+    !heads.some((set) => set.has(term));
+  let vocabulary: Set<string> | undefined;
+  return queryTerms.map((term) => {
+    if (!unknown(term)) return [term];
+    if (vocabulary === undefined) {
+      vocabulary = new Set();
+      for (const unit of units)
+        for (const t of unit.termSet) if (t.length >= MIN_TYPO_TERM) vocabulary.add(t);
+      for (const set of heads) for (const t of set) if (t.length >= MIN_TYPO_TERM) vocabulary.add(t);
+    }
+    const out = [term];
+    for (const candidate of vocabulary) if (withinOneEdit(term, candidate)) out.push(candidate);
+    return out;
+  });
 }
 
 function byScore(a: ScoredUnit, b: ScoredUnit): number {
@@ -481,7 +601,7 @@ function escapeLinkText(text: string): string {
 
 function queryWeights(question: string, context: readonly AnswerContextItem[]): Map<string, number> {
   const weights = new Map<string, number>();
-  for (const term of terms(question)) weights.set(term, GENERIC_TERMS.has(term) ? GENERIC_WEIGHT : 1);
+  for (const term of questionTerms(question)) weights.set(term, GENERIC_TERMS.has(term) ? GENERIC_WEIGHT : 1);
   for (const item of context) {
     // A long snippet would drown the question: only its first distinct terms count.
     let taken = 0;
