@@ -40,5 +40,15 @@ describe('answer text', () => {
       'IntroductionBenefits of Automated RoutingAdvantages of Using ClaudeDefining the Task\n\nClaude routes tickets by intent.',
     );
     expect(units.map((u) => u.text)).toEqual(['Claude routes tickets by intent.']);
+    const rows = splitUnits(
+      [
+        'Streaming with SDKs Event types Ping events Error events Other events Delta types Text delta',
+        '',
+        'Prompt Engineering GuideOptimize performance through prompting.Claude CookbooksLearn with notebooks.',
+        '',
+        'Each stream ends with a message_stop event.',
+      ].join('\n'),
+    );
+    expect(rows.map((u) => u.text)).toEqual(['Each stream ends with a message_stop event.']);
   });
 });

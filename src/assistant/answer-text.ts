@@ -319,9 +319,16 @@ function isQuotable(unit: AnswerUnit): boolean {
   const all = unit.text.split(/\s+/);
   if (all.length > MAX_UNIT_WORDS) return false;
   if (unit.kind === 'sentence' && all.length < 4 && !TERMINAL.test(unit.text)) return false;
-  // Navigation scraped with the page: headings run together ("IntroductionBenefits of RoutingAdvantages").
+  // Navigation scraped with the page: headings run together ("IntroductionBenefits of RoutingAdvantages",
+  // "through prompting.Claude CookbooksLearn with…"), or listed in a row of capitalised titles with no
+  // sentence around them ("Event types Ping events Error events Other events Delta types").
   const glued = all.filter((w) => /^\p{Lu}?\p{Ll}+\p{Lu}\p{Ll}/u.test(w)).length;
   if (glued >= 2 && !TERMINAL.test(unit.text)) return false;
+  if (all.some((w) => /\p{Ll}[.!?]\p{Lu}\p{Ll}/u.test(w))) return false;
+  const capitalised = all.filter((w) => /^\p{Lu}/u.test(w)).length;
+  if (unit.kind === 'sentence' && !TERMINAL.test(unit.text)) {
+    if (all.length >= 8 && capitalised / all.length >= 0.5) return false;
+  }
   const wordy = all.filter((w) => /^[\p{L}][\p{L}'’-]*[,.;:!?]?$/u.test(w)).length;
   return wordy / all.length >= 0.6;
 }

@@ -31,6 +31,8 @@ describe('eval sets with a set.json and unanswerable questions', () => {
     expect(report.answers?.declined_unanswerable).toBe(1);
     expect(report.declined_by_type?.['off-topic']).toBe(1);
     expect(report.answers?.refusal_recall).toBe(1);
+    // The same questions' retrieval is weak: a real model would be told the docs do not cover them.
+    expect(report.answers?.weak_retrieval_unanswerable).toBe(1);
 
     const changes = compareReports({ ...report, 'hit@1': report['hit@1'] + 0.5, by_type: {} }, report);
     expect(changes).toEqual([

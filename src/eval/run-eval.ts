@@ -1,6 +1,7 @@
 import { SourceList } from '../assistant/answer-sources.ts';
 import { composeAnswer } from '../assistant/builtin-answerer.ts';
 import { retrievalQuery } from '../assistant/retrieval-query.ts';
+import { isWeakRetrieval } from '../assistant/retrieval-strength.ts';
 import { ingestSite } from '../ingest/ingest-site.ts';
 import type { LoadProgress } from '../ingest/types.ts';
 import { type EvalQuestion, isUnanswerableQuestion, readEvalSet } from '../search/eval-set.ts';
@@ -35,12 +36,19 @@ export interface AnswerFigures {
   answered: number;
   /** Share of answerable questions whose relevant page is in the top 5 that were declined anyway. */
   declined_when_found: number;
-  /** Share of off-topic and not-covered questions declined. */
-  declined_unanswerable: number;
-  /** Of all declines, the share that were right (the question was unanswerable). */
-  refusal_precision: number;
-  /** Of all unanswerable questions, the share declined (= declined_unanswerable). */
-  refusal_recall: number;
+  /** Share of off-topic and not-covered questions declined; null when the set has none. */
+  declined_unanswerable: number | null;
+  /** Of all declines, the share that were right (the question was unanswerable); null with no declines. */
+  refusal_precision: number | null;
+  /** Of all unanswerable questions, the share declined (= declined_unanswerable); null when none. */
+  refusal_recall: number | null;
+  /**
+   * Retrieval too weak (retrieval-strength.ts), the signal a real model is given and that marks a stored
+   * answer unanswered: the share of answerable questions with their page in the top 5 that have it, and
+   * of unanswerable questions (null when none).
+   */
+  weak_retrieval_when_found: number;
+  weak_retrieval_unanswerable: number | null;
 }
 
 export interface EvalReport extends RetrievalFigures {
@@ -72,6 +80,8 @@ export interface EvalOptions {
 
 const round = (n: number, digits = 3): number => Math.round(n * 10 ** digits) / 10 ** digits;
 const ratio = (part: number, whole: number): number => round(whole === 0 ? 0 : part / whole);
+/** `ratio`, or null when there is nothing to take a share of. */
+const ratioOrNull = (part: number, whole: number): number | null => (whole === 0 ? null : ratio(part, whole));
 
 const figures = (results: { rankedPages: string[]; relevant: string[] }[]): RetrievalFigures => {
   const m = scoreResults(results);
@@ -209,6 +219,8 @@ async function scoreAnswers(
   let unanswerable = 0;
   let declinedUnanswerable = 0;
   let declines = 0;
+  let weakFound = 0;
+  let weakUnanswerable = 0;
   const perType = new Map<string, { questions: number; declined: number }>();
   for (const { question: q, rankedPages } of results) {
     const messages = [{ id: q.id, role: 'user' as const, content: q.question, parts: [] }];
@@ -217,8 +229,10 @@ async function scoreAnswers(
       version: q.filter?.version,
       language: q.filter?.language,
     });
-    const answer = composeAnswer(q.question, SourceList.of(top).all);
+    const sources = SourceList.of(top).all;
+    const answer = composeAnswer(q.question, sources);
     const declined = !answer.covered;
+    const weak = isWeakRetrieval(sources);
     const type = perType.get(typeOf(q)) ?? { questions: 0, declined: 0 };
     type.questions++;
     if (declined) type.declined++;
@@ -227,6 +241,7 @@ async function scoreAnswers(
     if (q.relevant.length === 0) {
       unanswerable++;
       if (declined) declinedUnanswerable++;
+      if (weak) weakUnanswerable++;
       continue;
     }
     f1Sum += tokenF1(answer.text.replace(/\[\d+\]/g, ''), q.answer);
@@ -235,6 +250,7 @@ async function scoreAnswers(
     if (rank !== null && rank <= 5) {
       found++;
       if (declined) declinedFound++;
+      if (weak) weakFound++;
     }
     const pages = distinctPages(
       answer.citedIds.map((id) => top[Number(id) - 1]?.pagePath).filter((p): p is string => p !== undefined),
@@ -250,9 +266,11 @@ async function scoreAnswers(
       citation_precision: ratio(citedRelevant, citedPages),
       answered: ratio(answered, answerable),
       declined_when_found: ratio(declinedFound, found),
-      declined_unanswerable: ratio(declinedUnanswerable, unanswerable),
-      refusal_precision: ratio(declinedUnanswerable, declines),
-      refusal_recall: ratio(declinedUnanswerable, unanswerable),
+      declined_unanswerable: ratioOrNull(declinedUnanswerable, unanswerable),
+      refusal_precision: ratioOrNull(declinedUnanswerable, declines),
+      refusal_recall: ratioOrNull(declinedUnanswerable, unanswerable),
+      weak_retrieval_when_found: ratio(weakFound, found),
+      weak_retrieval_unanswerable: ratioOrNull(weakUnanswerable, unanswerable),
     },
     declined_by_type: Object.fromEntries(
       [...perType.entries()]
