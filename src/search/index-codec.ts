@@ -3,14 +3,16 @@ import { assembleIndex, type LabelSet, type RankingParams, type SearchIndex } fr
 
 /**
  * The serialized search index: `DCIX`, the format version, the header's length, the header (JSON:
- * parameters, stemmers, paths, titles, label sets, and where each array lies), then the arrays, each
- * 8-byte aligned. Reading one back makes views over its bytes: no array is copied or rebuilt, so a
- * loaded index is ready as soon as its bytes are in memory.
+ * parameters, stemmers, label sets, and where each section lies), then the sections, each 8-byte
+ * aligned: the typed arrays, and the page paths, titles and keys as three JSON texts. Reading one back
+ * makes views over its bytes: no array is copied or rebuilt, so a loaded index is ready once its strings
+ * are parsed. A large site has tens of thousands of them, so they are parsed in three steps, and a
+ * load (`decodeIndexSteps`) lets the event loop run between steps.
  *
  * Bump `INDEX_FORMAT` whenever the layout or the meaning of a stored array changes (including the
  * ranking's build arithmetic): a stored index of another format is ignored and rebuilt.
  */
-export const INDEX_FORMAT = 3;
+export const INDEX_FORMAT = 4;
 
 const MAGIC = 0x58494344; // 'DCIX' read little-endian
 
@@ -27,11 +29,7 @@ interface Section {
 interface Header {
   params: RankingParams;
   stemmers: (string | null)[];
-  paths: string[];
-  pathTitles: string[];
   labelSets: LabelSet[];
-  /** Each ranking page's normalised path, in page order (computed once, at the build). */
-  pageKeys: string[];
   sections: Section[];
 }
 
@@ -52,6 +50,7 @@ const arrays = (index: SearchIndex): Record<string, AnyArray> => ({
   chunkOrd: index.chunkOrd,
   chunkPath: index.chunkPath,
   chunkLabels: index.chunkLabels,
+  chunkPage: index.chunkPage,
   pathPage: index.pathPage,
   pageParent: index.pageParent,
   ...prefixed('postings.', index.postings),
@@ -63,13 +62,33 @@ const prefixed = (prefix: string, record: object): Record<string, AnyArray> =>
 
 const align = (n: number): number => (n + 7) & ~7;
 
+const PATHS = 'paths.json';
+const TITLES = 'pathTitles.json';
+const PAGE_KEYS = 'pageKeys.json';
+
+const jsonBytes = (strings: readonly string[]): Uint8Array => Buffer.from(JSON.stringify(strings), 'utf8');
+
+const jsonStrings = (named: ReadonlyMap<string, AnyArray>, name: string): string[] => {
+  const bytes = named.get(name);
+  if (!(bytes instanceof Uint8Array)) throw new IndexFormatError(`index section ${name} is missing`);
+  const value: unknown = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString());
+  if (!Array.isArray(value)) throw new IndexFormatError(`index section ${name} is not a list`);
+  return value as string[];
+};
+
 /**
  * The serialized index as pieces, in order: the prefix (magic, format, header), then each array's
  * bytes and its padding. Views over the index's own arrays: nothing is copied, so a build's peak memory
  * is the index, not twice it (the storage writer copies one 2 MB part at a time).
  */
 export const encodeIndexPieces = (index: SearchIndex): Uint8Array[] => {
-  const named = arrays(index);
+  const named: Record<string, AnyArray> = {
+    ...arrays(index),
+    [PATHS]: jsonBytes(index.paths),
+    [TITLES]: jsonBytes(index.pathTitles),
+    // Each ranking page's normalised path, in page order (computed once, at the build).
+    [PAGE_KEYS]: jsonBytes([...index.pageByPath.keys()]),
+  };
   const sections: Section[] = [];
   const pieces: Uint8Array[] = [];
   let offset = 0;
@@ -82,10 +101,7 @@ export const encodeIndexPieces = (index: SearchIndex): Uint8Array[] => {
   const header: Header = {
     params: index.params,
     stemmers: [...index.stemmers],
-    paths: [...index.paths],
-    pathTitles: [...index.pathTitles],
     labelSets: [...index.labelSets],
-    pageKeys: [...index.pageByPath.keys()],
     sections,
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
@@ -151,7 +167,13 @@ const typedView = (s: Section, bytes: Uint8Array): AnyArray => {
  * Reads an index back as views over `bytes`, which must start 8-byte aligned in their buffer (a fresh
  * buffer, as the stored-index reader makes). Throws `IndexFormatError` for anything else.
  */
-export const decodeIndex = (bytes: Uint8Array): SearchIndex => {
+export const decodeIndex = (bytes: Uint8Array): SearchIndex => runSteps(decodeIndexSteps(bytes));
+
+/**
+ * `decodeIndex` in steps: each `yield` is a point where a loader lets the event loop run (the string
+ * sections of a large site take tens of milliseconds to parse in one go).
+ */
+export function* decodeIndexSteps(bytes: Uint8Array): Generator<void, SearchIndex> {
   if (bytes.byteOffset % 8 !== 0) throw new IndexFormatError('index bytes are not 8-byte aligned');
   const { header, start } = headerOf(bytes);
   const named = new Map<string, AnyArray>();
@@ -160,8 +182,8 @@ export const decodeIndex = (bytes: Uint8Array): SearchIndex => {
       throw new IndexFormatError(`index section ${s.name} runs past its bytes`);
     named.set(s.name, typedView(s, bytes.subarray(start + s.offset)));
   }
-  return assembleFrom(header, named);
-};
+  return yield* assembleSteps(header, named);
+}
 
 /** Reads an index back from the pieces `encodeIndexPieces` made (a build's result), without copying. */
 export const decodeIndexPieces = (pieces: readonly Uint8Array[]): SearchIndex => {
@@ -174,20 +196,34 @@ export const decodeIndexPieces = (pieces: readonly Uint8Array[]): SearchIndex =>
     if (!bytes) throw new IndexFormatError(`index section ${s.name} is missing`);
     named.set(s.name, typedView(s, bytes));
   });
-  return assembleFrom(header, named);
+  return runSteps(assembleSteps(header, named));
 };
 
-const assembleFrom = (header: Header, named: ReadonlyMap<string, AnyArray>): SearchIndex => {
+const runSteps = <T>(steps: Generator<void, T>): T => {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+};
+
+function* assembleSteps(header: Header, named: ReadonlyMap<string, AnyArray>): Generator<void, SearchIndex> {
   const get = <T extends AnyArray>(name: string, type: new (n: number) => T): T => {
     const array = named.get(name);
     if (!(array instanceof type)) throw new IndexFormatError(`index section ${name} is missing`);
     return array;
   };
-  const chunkPath = get('chunkPath', Uint32Array);
+  const paths = jsonStrings(named, PATHS);
+  yield;
+  const pathTitles = jsonStrings(named, TITLES);
+  yield;
+  const pageKeys = jsonStrings(named, PAGE_KEYS);
+  yield;
   const pathPage = get('pathPage', Uint32Array);
   // Stored, not recomputed: normalising every path of a large site costs the main thread 100+ ms.
-  const pagePaths: string[] = new Array(header.pageKeys.length);
-  for (let i = header.paths.length - 1; i >= 0; i--) pagePaths[pathPage[i] ?? 0] = header.paths[i] ?? '';
+  const pagePaths: string[] = new Array(pageKeys.length);
+  for (let i = paths.length - 1; i >= 0; i--) pagePaths[pathPage[i] ?? 0] = paths[i] ?? '';
+  const pageByPath = new Map(pageKeys.map((key, page) => [key, page]));
+  yield;
   return assembleIndex({
     params: header.params,
     words: new WordTable({
@@ -202,17 +238,17 @@ const assembleFrom = (header: Header, named: ReadonlyMap<string, AnyArray>): Sea
     stemmers: header.stemmers,
     chunkIds: get('chunkIds', Uint32Array),
     chunkOrd: get('chunkOrd', Uint32Array),
-    chunkPath,
-    paths: header.paths,
-    pathTitles: header.pathTitles,
+    chunkPath: get('chunkPath', Uint32Array),
+    paths,
+    pathTitles,
     chunkLabels: get('chunkLabels', Uint32Array),
     labelSets: header.labelSets,
     pathPage,
-    chunkPage: chunkPath.map((p) => pathPage[p] ?? 0),
-    pageCount: header.pageKeys.length,
+    chunkPage: get('chunkPage', Uint32Array),
+    pageCount: pageKeys.length,
     pagePaths,
     pageParent: get('pageParent', Uint32Array),
-    pageByPath: new Map(header.pageKeys.map((key, page) => [key, page])),
+    pageByPath,
     postings: {
       offsets: get('postings.offsets', Uint32Array),
       docs: get('postings.docs', Uint32Array),
@@ -225,4 +261,4 @@ const assembleFrom = (header: Header, named: ReadonlyMap<string, AnyArray>): Sea
       weights: get('forward.weights', Float32Array),
     },
   });
-};
+}

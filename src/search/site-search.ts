@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { type BuiltIndex, buildSiteIndex } from './build-site-index.ts';
@@ -12,13 +13,16 @@ import {
 } from './embeddings/semantic-rank.ts';
 import { normalized } from './embeddings/vectors.ts';
 import { IndexCache, type IndexCacheStats } from './index-cache.ts';
-import { decodeIndex, decodeIndexPieces } from './index-codec.ts';
+import { decodeIndexPieces, decodeIndexSteps } from './index-codec.ts';
 import { chunkPassesFilter, indexBytes, type SearchIndex, searchIndex } from './search-index.ts';
 import { readStoredIndex, writeStoredIndex } from './stored-index.ts';
 import type { SearchHit, SearchOptions } from './types.ts';
 
 /** Longest wait for a query's vector before the search goes on with words alone. */
 export const QUERY_EMBEDDING_TIMEOUT_MS = 2_000;
+
+/** A search that held the main thread longer yields to the event loop before reading its hits. */
+const LONG_SEARCH_MS = 10;
 
 /** One search result as the CLI, the eval and the assistant see it. */
 export interface SearchResult {
@@ -122,10 +126,14 @@ export class SiteSearch {
         ? { ...(this.cache.get(siteId) ?? cached), baseUrl: known.base_url }
         : await this.indexFor(siteId);
     const { index } = loaded;
+    const began = performance.now();
     const hits =
       this.options.embeddings && loaded.vectors
         ? await this.fusedHits(loaded, loaded.vectors, query, options)
         : searchIndex(index, query, options);
+    // A large site's search can hold the main thread for tens of milliseconds, and what follows (reading
+    // the hits, composing an answer) runs on in the same task: let other requests in between.
+    if (performance.now() - began > LONG_SEARCH_MS) await yieldToEventLoop();
     const keys = hits.map((hit) => chunkKey(index, hit.chunkId));
     const rows = await chunkRows(this.storage, siteId, keys);
     const results: SearchResult[] = [];
@@ -259,7 +267,15 @@ export class SiteSearch {
     let index: SearchIndex;
     let from: 'stored' | 'built';
     if ('bytes' in stored) {
-      index = decodeIndex(stored.bytes);
+      // Other sites' answers and /healthz run between the steps of a large site's decoding.
+      const steps = decodeIndexSteps(stored.bytes);
+      for (let step = steps.next(); ; step = steps.next()) {
+        if (step.done) {
+          index = step.value;
+          break;
+        }
+        await yieldToEventLoop();
+      }
       from = 'stored';
     } else {
       if (stored.unusable !== 'missing')

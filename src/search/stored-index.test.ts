@@ -8,9 +8,10 @@ import { createTestDatabase, dialects, type TestDatabase } from '../testing/data
 import { type SeedPage, seedSite } from '../testing/seed-site.ts';
 import { smallDocs } from '../testing/small-docs.ts';
 import { analyzeChunk } from './analyze.ts';
-import { decodeIndex, encodeIndex, INDEX_FORMAT, IndexFormatError } from './index-codec.ts';
+import { decodeIndex, decodeIndexSteps, encodeIndex, INDEX_FORMAT, IndexFormatError } from './index-codec.ts';
 import { buildSearchIndex, searchIndex } from './search-index.ts';
 import { SiteSearch } from './site-search.ts';
+import { storedIndexParts } from './stored-index.ts';
 import type { IndexableChunk } from './types.ts';
 
 const topics = ['keys', 'billing', 'webhooks', 'streaming', 'limits', 'search', 'exports', 'teams'];
@@ -74,6 +75,21 @@ describe('the serialized index', () => {
         { limit: 5, currentPath: '/docs/v2/guides/keys' },
       ])
         expect(searchIndex(read, query, options)).toEqual(searchIndex(built, query, options));
+  });
+
+  it('decodes in steps that leave room for the event loop, to the same index', () => {
+    const steps = decodeIndexSteps(encodeIndex(built));
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    // Paths, titles, page keys, and the page maps: each parsed or built in a step of its own.
+    expect(pauses).toBe(4);
+    expect(step.value.pathTitles).toEqual(built.pathTitles);
+    expect([...step.value.pageByPath]).toEqual([...built.pageByPath]);
+    expect(step.value.pagePaths).toEqual(built.pagePaths);
+    expect(searchIndex(step.value, queries[0] ?? '', { limit: 10 })).toEqual(
+      searchIndex(built, queries[0] ?? '', { limit: 10 }),
+    );
   });
 
   it('is refused when its format is another, or its bytes are cut', () => {
@@ -202,6 +218,32 @@ describe.each(dialects)('stored indexes on %s', (dialect) => {
     expect(new Set(rows.map((r) => r.generation)).size).toBe(1);
     expect(rows.every((r) => r.format === INDEX_FORMAT)).toBe(true);
     expect(warnings).toHaveLength(1);
+  });
+
+  it('publishes a written index only once all its parts are in; unpublished parts read as missing', async () => {
+    const siteId = await newSite('halfway', 'halfway');
+    const search = new SiteSearch(database.storage);
+    const expected = await search.search(siteId, 'rotate keys', { limit: 4 });
+    const [row] = await storedRows(siteId);
+    if (!row) throw new Error('no stored index');
+    // As a write that died before publishing leaves its parts.
+    await database.storage.db
+      .updateTable('search_indexes')
+      .set({ parts: 0 })
+      .where('site_id', '=', siteId)
+      .execute();
+    expect(await storedIndexParts(database.storage, siteId, row.generation)).toEqual({ unusable: 'missing' });
+    const loads: object[] = [];
+    const next = new SiteSearch(database.storage, {
+      logger: {
+        warn: () => {},
+        info: (object, message) => message === 'search index loaded' && loads.push(object),
+      },
+    });
+    expect(await next.search(siteId, 'rotate keys', { limit: 4 })).toEqual(expected);
+    // Built again, and its write reused the unpublished part and published it.
+    expect(loads).toMatchObject([{ from: 'built' }]);
+    expect(await storedRows(siteId)).toEqual([row]);
   });
 
   it('keeps answers right under a tiny cache budget: evicts, reloads, and shares concurrent loads', async () => {

@@ -15,8 +15,15 @@ export const INDEX_PART_BYTES = 2 * 1024 * 1024;
 /**
  * Stores the serialized index (its pieces, as encoded) as the site's index for `generation`, replacing
  * any other generation's, unless the site has moved past that generation (then nothing is written and
- * false is returned). A node that raced this one to the same generation wrote the same bytes: its parts
- * are kept. Parts are copied out of the pieces one at a time, so writing costs 2 MB, not the index again.
+ * false is returned).
+ *
+ * A large site's index is hundreds of megabytes: written in one transaction it would hold the event
+ * loop (SQLite writes synchronously) and the database's write lock for seconds. So each part is written
+ * in a transaction of its own, unpublished (`parts` 0, which readers take for missing), with the event
+ * loop free between parts; one last short transaction publishes them all (sets `parts`) and drops other
+ * generations and formats. A node that raced this one to the same generation writes the same bytes: its
+ * parts are kept. A write that died half-way leaves unpublished parts, which the next write reuses.
+ * Parts are copied out of the pieces one at a time, so writing costs 2 MB, not the index again.
  */
 export async function writeStoredIndex(
   storage: Storage,
@@ -26,42 +33,62 @@ export async function writeStoredIndex(
 ): Promise<boolean> {
   const total = pieces.reduce((n, p) => n + p.byteLength, 0);
   const parts = Math.max(1, Math.ceil(total / INDEX_PART_BYTES));
+  const current = async (db: Storage['db']) =>
+    (await db.selectFrom('sites').select('index_generation').where('id', '=', siteId).executeTakeFirst())
+      ?.index_generation === generation;
+  if (!(await current(storage.db))) return false;
+  // This generation's parts of another format (written by another version) share the primary key.
+  await storage.db
+    .deleteFrom('search_indexes')
+    .where('site_id', '=', siteId)
+    .where('generation', '=', generation)
+    .where('format', '<>', INDEX_FORMAT)
+    .execute();
+  let piece = 0;
+  let within = 0;
+  for (let part = 0; part < parts; part++) {
+    const data = new Uint8Array(Math.min(INDEX_PART_BYTES, total - part * INDEX_PART_BYTES));
+    let at = 0;
+    while (at < data.byteLength) {
+      const from = pieces[piece];
+      if (!from) break;
+      const take = Math.min(from.byteLength - within, data.byteLength - at);
+      data.set(from.subarray(within, within + take), at);
+      at += take;
+      within += take;
+      if (within === from.byteLength) {
+        piece++;
+        within = 0;
+      }
+    }
+    await storage.db
+      .insertInto('search_indexes')
+      .values({ site_id: siteId, generation, format: INDEX_FORMAT, part, parts: 0, data })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    await yieldToEventLoop();
+  }
   return storage.db.transaction().execute(async (trx) => {
-    const site = await trx
-      .selectFrom('sites')
-      .select('index_generation')
-      .where('id', '=', siteId)
-      .executeTakeFirst();
-    if (site?.index_generation !== generation) return false;
-    // Other generations' parts, and this generation's of another format (written by another version).
+    if (!(await current(trx))) return false;
     await trx
       .deleteFrom('search_indexes')
       .where('site_id', '=', siteId)
       .where((eb) => eb.or([eb('generation', '<>', generation), eb('format', '<>', INDEX_FORMAT)]))
       .execute();
-    let piece = 0;
-    let within = 0;
-    for (let part = 0; part < parts; part++) {
-      const data = new Uint8Array(Math.min(INDEX_PART_BYTES, total - part * INDEX_PART_BYTES));
-      let at = 0;
-      while (at < data.byteLength) {
-        const from = pieces[piece];
-        if (!from) break;
-        const take = Math.min(from.byteLength - within, data.byteLength - at);
-        data.set(from.subarray(within, within + take), at);
-        at += take;
-        within += take;
-        if (within === from.byteLength) {
-          piece++;
-          within = 0;
-        }
-      }
-      await trx
-        .insertInto('search_indexes')
-        .values({ site_id: siteId, generation, format: INDEX_FORMAT, part, parts, data })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
+    // Parts past this index's last: left by an earlier write of another size (none for a build of the
+    // same generation and format, which is deterministic), never read as part of this one.
+    await trx
+      .deleteFrom('search_indexes')
+      .where('site_id', '=', siteId)
+      .where('generation', '=', generation)
+      .where('part', '>=', parts)
+      .execute();
+    await trx
+      .updateTable('search_indexes')
+      .set({ parts })
+      .where('site_id', '=', siteId)
+      .where('generation', '=', generation)
+      .execute();
     return true;
   });
 }
@@ -85,7 +112,8 @@ export async function storedIndexParts(
     .where('generation', '=', generation)
     .orderBy('part')
     .execute();
-  if (parts.length === 0) return { unusable: 'missing' };
+  // Unpublished parts are a write in progress (or one that died): not an index yet.
+  if (parts.length === 0 || parts.some((p) => p.parts === 0)) return { unusable: 'missing' };
   const other = parts.find((p) => p.format !== INDEX_FORMAT);
   if (other)
     return { unusable: 'format', detail: `format ${other.format}, this version reads ${INDEX_FORMAT}` };
