@@ -80,7 +80,7 @@ const MIN_PAGE_COVERAGE = 0.4;
  * share of the question's words (everyday words at `GENERIC_WEIGHT`) in a window of the lead's page. Tuned
  * on claude-docs, tv-manual, crewai-docs and mintlify-docs (eval/README.md).
  */
-const MIN_EVIDENCE = 1.4;
+const MIN_EVIDENCE = 1.36;
 const WINDOW_EVIDENCE = 2;
 /** Taken off when a name or identifier the question spells (`Terraform`, `GraphQL`) is in no source. */
 const NAMED_MISSING_PENALTY = 0.3;
