@@ -194,7 +194,7 @@ describe('the built-in answerer with the search coverage of its sources', () => 
   });
 
   it('declines a question naming something no source has, and matches a name with a typo', () => {
-    const strength = 0.5;
+    const strength = 0.46;
     expect(composeAnswer('Can I install the CLI with Homebrew?', searched(strength)).citedIds).toEqual(['1']);
     expect(composeAnswer('Can I install the CLI with Homebrw?', searched(strength)).citedIds).toEqual(['1']);
     expect(composeAnswer('Can I install the CLI with Chocolatey?', searched(strength)).covered).toBe(false);
