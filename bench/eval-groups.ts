@@ -4,9 +4,10 @@
  * in one stream, through the grouping the server uses (src/analytics/question-grouping.ts) and prints how
  * well its groups match the labels: purity, inverse purity, pairwise precision and recall (defined in
  * eval/question-groups/README.md), for the tuning part, the held-out part and all questions, and the
- * grouping's time per question. `--concepts`: with the concept model of Docent's own docs (docs/,
- * ingested into a throwaway SQLite database). Asserts nothing. `--verbose` prints the groups holding tuning questions only: the held-out part stays unread
- * while the grouping is tuned.
+ * grouping's time per question (`GroupIndex.assign` alone). `--concepts`: with the concept model
+ * (question-concepts.ts) of Docent's own docs (docs/, ingested into a throwaway SQLite database, the
+ * model built from its stored index as the server builds a site's). Asserts nothing. `--verbose` prints
+ * the groups holding tuning questions only: the held-out part stays unread while the grouping is tuned.
  */
 import fs from 'node:fs';
 import path from 'node:path';

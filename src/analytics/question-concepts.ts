@@ -8,7 +8,8 @@
  * Built from the site's stored search index (the same bytes `SiteSearch` loads), once per index
  * generation, then the index is let go: the model keeps, per word, only its `CONCEPT_DIMS_PER_TERM`
  * strongest chunks, and at most `MAX_CONCEPT_TERMS` words (the ones in most chunks), so its size is
- * bounded whatever the site's.
+ * bounded whatever the site's: about 6 MB at most (209 KB for Docent's own docs). Building it reads the
+ * whole stored index once (a copy beside the search's, for as long as the build takes).
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { SearchIndex } from '../search/search-index.ts';
