@@ -61,6 +61,16 @@ describe('loadConfig', () => {
 });
 
 describe('loadConfig: the search index cache', () => {
+  it('takes DOCENT_HEAP_GROWTH_PERCENT, 50 unless set, 0 for V8 own factor', () => {
+    expect(loadConfig({}).heapGrowthPercent).toBe(50);
+    expect(loadConfig({ DOCENT_HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
+    expect(loadConfig({ DOCENT_HEAP_GROWTH_PERCENT: '100' }).heapGrowthPercent).toBe(100);
+    for (const bad of ['-1', '401', 'lots', '1.5'])
+      expect(() => loadConfig({ DOCENT_HEAP_GROWTH_PERCENT: bad }), bad).toThrow(
+        /DOCENT_HEAP_GROWTH_PERCENT/,
+      );
+  });
+
   it('takes DOCENT_INDEX_CACHE_MB in megabytes, else a quarter of memory between 256 MB and 8 GB', () => {
     expect(loadConfig({ DOCENT_INDEX_CACHE_MB: '512' }).indexCacheBytes).toBe(512 * 1_048_576);
     expect(loadConfig({}).indexCacheBytes).toBe(defaultIndexCacheMb() * 1_048_576);

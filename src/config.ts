@@ -31,6 +31,13 @@ export const DEFAULT_DATABASE_URL = 'sqlite:.docent/docent.db';
 /** Most `search` tool calls a model may make for one answer. */
 export const MAX_SEARCH_STEPS = 5;
 
+/**
+ * The heap grows to 1.5× its live data between full collections: a server's live data is small (indexes
+ * are off the heap), while each answer leaves garbage, and V8's own factor let 32 concurrent readers grow
+ * it to 3× the live data (the production-memory benchmark in docs/guides/deployment.mdx).
+ */
+export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -87,6 +94,7 @@ const envSchema = z.object({
   DOCENT_EMBEDDINGS_BASE_URL: httpUrl.optional(),
   DOCENT_EMBEDDINGS_API_KEY: z.string().optional(),
   DOCENT_INDEX_CACHE_MB: z.coerce.number().int().min(16).max(1_048_576).optional(),
+  DOCENT_HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(400).default(DEFAULT_HEAP_GROWTH_PERCENT),
 });
 
 /** Credentials and address of one provider; null where the environment does not set them. */
@@ -176,6 +184,12 @@ export interface Config {
   embeddings: EmbeddingsConfig | null;
   /** Byte budget of loaded search indexes (`DOCENT_INDEX_CACHE_MB`, default `defaultIndexCacheMb`). */
   indexCacheBytes: number;
+  /**
+   * How far V8's heap may grow past its live data before a full collection, in percent
+   * (`DOCENT_HEAP_GROWTH_PERCENT`, default `DEFAULT_HEAP_GROWTH_PERCENT`); 0 leaves V8's own factor
+   * (up to 4×). See heap-growth.ts.
+   */
+  heapGrowthPercent: number;
 }
 
 /**
@@ -284,6 +298,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     model: modelConfigOf(e),
     embeddings: embeddingsConfigOf(e),
     indexCacheBytes: (e.DOCENT_INDEX_CACHE_MB ?? defaultIndexCacheMb()) * 1_048_576,
+    heapGrowthPercent: e.DOCENT_HEAP_GROWTH_PERCENT,
     git: {
       dataDir: e.DOCENT_DATA_DIR ?? null,
       env: Object.fromEntries(

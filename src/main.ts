@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.ts';
+import { setHeapGrowth } from './heap-growth.ts';
 import { createLogger, startServer } from './server.ts';
 
 async function main(): Promise<void> {
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config);
+  logger.info({ heapGrowthPercent: setHeapGrowth(config.heapGrowthPercent) }, 'heap growth');
   const server = await startServer(config, { logger });
   let stopping = false;
   const stop = (signal: string) => {

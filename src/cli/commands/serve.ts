@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
+import { setHeapGrowth } from '../../heap-growth.ts';
 import { startServer } from '../../server.ts';
 import { databaseUrlFrom, type GlobalOptions } from '../context.ts';
 
@@ -11,6 +12,7 @@ export function registerServe(program: Command): void {
     .action(async (options: { port?: string }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       const config = loadConfig();
+      setHeapGrowth(config.heapGrowthPercent);
       const server = await startServer({
         ...config,
         databaseUrl: databaseUrlFrom(globals),
