@@ -12,6 +12,7 @@ import { decodeIndex, decodeIndexSteps, encodeIndex, INDEX_FORMAT, IndexFormatEr
 import { buildSearchIndex, searchIndex } from './search-index.ts';
 import { SiteSearch } from './site-search.ts';
 import { storedIndexParts } from './stored-index.ts';
+import { readPartsInWorker } from './stored-index-reader.ts';
 import type { IndexableChunk } from './types.ts';
 
 const topics = ['keys', 'billing', 'webhooks', 'streaming', 'limits', 'search', 'exports', 'teams'];
@@ -267,5 +268,46 @@ describe.each(dialects)('stored indexes on %s', (dialect) => {
     if (!siteId) throw new Error('no site');
     await Promise.all(Array.from({ length: 5 }, () => fresh.search(siteId, 'billing', { limit: 2 })));
     expect(fresh.cacheStats().loads).toBe(1);
+  });
+});
+
+describe('stored indexes in a SQLite file', () => {
+  let database: TestDatabase;
+  let organizationId: string;
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    organizationId = (await createOrganization(database.storage, { name: 'o' })).id;
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it('reads a SQLite file in a worker thread: the stored bytes, or why not', async () => {
+    const site = await createSite(database.storage, { organizationId, domain: 'worker-read' });
+    await seedSite(database.storage, site.id, topicPages('worker'));
+    const siteId = site.id;
+    await new SiteSearch(database.storage).search(siteId, 'rotate keys', { limit: 1 });
+    const rows = await database.storage.db
+      .selectFrom('search_indexes')
+      .select(['generation', 'data'])
+      .where('site_id', '=', siteId)
+      .orderBy('part')
+      .execute();
+    const [first] = rows;
+    const file = database.storage.sqlite?.name;
+    if (!first || !file) throw new Error('no stored index or no file');
+    const sizes = rows.map((r) => r.data.byteLength);
+    const read = await readPartsInWorker({ file, siteId, generation: first.generation, sizes });
+    expect('bytes' in read && Buffer.from(read.bytes).equals(Buffer.concat(rows.map((r) => r.data)))).toBe(
+      true,
+    );
+    expect(
+      await readPartsInWorker({
+        file,
+        siteId,
+        generation: first.generation,
+        sizes: sizes.map((n) => n + 1),
+      }),
+    ).toEqual({ damaged: 'part 0 changed' });
   });
 });

@@ -2,6 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { formatOf, INDEX_FORMAT } from './index-codec.ts';
+import { readPartsInWorker } from './stored-index-reader.ts';
 
 /**
  * A site's serialized index in the database (migration 0014), beside its chunks, so every node of a
@@ -130,7 +131,9 @@ export type StoredIndexRead =
 
 /**
  * The site's stored index for `generation`, read a part at a time into one fresh, aligned buffer (the
- * codec makes views over it, no further copy).
+ * codec makes views over it, no further copy). From a SQLite file, a worker thread reads it
+ * (stored-index-reader.ts); from PostgreSQL, whose reads do not block, the event loop is free between
+ * parts.
  */
 export async function readStoredIndex(
   storage: Storage,
@@ -140,6 +143,17 @@ export async function readStoredIndex(
   const state = await storedIndexParts(storage, siteId, generation);
   if ('unusable' in state) return state;
   const { parts } = state;
+  const sqlite = storage.sqlite;
+  if (sqlite && !sqlite.memory) {
+    const read = await readPartsInWorker({
+      file: sqlite.name,
+      siteId,
+      generation,
+      sizes: parts.map((p) => p.size),
+    });
+    if ('damaged' in read) return { unusable: 'damaged', detail: read.damaged };
+    return formatOf(read.bytes) === INDEX_FORMAT ? read : { unusable: 'damaged', detail: 'bad header' };
+  }
   const total = parts.reduce((sum, p) => sum + p.size, 0);
   const bytes = new Uint8Array(total);
   let at = 0;
