@@ -1,18 +1,15 @@
 /**
- * npm run eval:groups [-- --concepts] [-- --verbose]
+ * npm run eval:groups [-- --verbose]
  * Feeds the labelled questions of eval/question-groups (questions.jsonl, with held-out.jsonl interleaved),
  * in one stream, through the grouping the server uses (src/analytics/question-grouping.ts) and prints how
  * well its groups match the labels: purity, inverse purity, pairwise precision and recall (defined in
- * eval/question-groups/README.md), for the tuning part, the held-out part and all questions, and the
- * grouping's time per question (`GroupIndex.assign` alone). `--concepts`: with the concept model
- * (question-concepts.ts) of Docent's own docs (docs/, ingested into a throwaway SQLite database, the
- * model built from its stored index as the server builds a site's). Asserts nothing. `--verbose` prints
- * the groups holding tuning questions only: the held-out part stays unread while the grouping is tuned.
+ * eval/question-groups/README.md), for the tuning part, the held-out part and all questions. Asserts
+ * nothing. `--verbose` prints the groups holding tuning questions only: the held-out part stays unread
+ * while the grouping is tuned.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConceptModel } from '../src/analytics/question-concepts-store.ts';
-import { GroupIndex, type GroupIndexOptions, questionTerms } from '../src/analytics/question-grouping.ts';
+import { GroupIndex, questionTerms } from '../src/analytics/question-grouping.ts';
 import { ingestSite } from '../src/ingest/ingest-site.ts';
 import { SiteSearch } from '../src/search/site-search.ts';
 import { openStorage } from '../src/storage/database.ts';
@@ -61,57 +58,37 @@ const arg = (name: string): number | undefined => {
   return found === undefined ? undefined : Number(found.split('=')[1]);
 };
 const sourcesPerQuestion = arg('sources') ?? 0;
-// The site's concept model (question-concepts.ts), built from docs/ as the server builds it from a
-// site's stored index; off by default, as in the server.
-const useConcepts = process.argv.includes('--concepts') || arg('concepts') === 1;
-const docsSite = await (async () => {
-  if (sourcesPerQuestion === 0 && !useConcepts) return null;
+const sourcesOf: (question: string) => Promise<string[]> = await (async () => {
+  if (sourcesPerQuestion === 0) return async () => [];
   const temporary = await createTemporaryDatabase('sqlite');
   const storage = await openStorage(temporary.url);
   const org = await createOrganization(storage, { name: 'eval' });
   const site = await createSite(storage, { organizationId: org.id, domain: 'eval' });
   await ingestSite(storage, site.id, path.join(repoRoot, 'docs'));
   const search = new SiteSearch(storage);
-  // Builds and stores the site's index, as the server's first search does.
-  await search.search(site.id, 'docent', { limit: 1 });
-  return { storage, siteId: site.id, search };
+  return async (question: string) => {
+    const hits = await search.search(site.id, question, { limit: sourcesPerQuestion * 4 });
+    const keys: string[] = [];
+    for (const hit of hits) {
+      const key = arg('pages') ? hit.pagePath : `${hit.pagePath}#${hit.anchor ?? ''}`;
+      if (!keys.includes(key)) keys.push(key);
+      if (keys.length >= sourcesPerQuestion) break;
+    }
+    return keys;
+  };
 })();
-const sourcesOf: (question: string) => Promise<string[]> = async (question) => {
-  if (sourcesPerQuestion === 0 || docsSite === null) return [];
-  const hits = await docsSite.search.search(docsSite.siteId, question, { limit: sourcesPerQuestion * 4 });
-  const keys: string[] = [];
-  for (const hit of hits) {
-    const key = arg('pages') ? hit.pagePath : `${hit.pagePath}#${hit.anchor ?? ''}`;
-    if (!keys.includes(key)) keys.push(key);
-    if (keys.length >= sourcesPerQuestion) break;
-  }
-  return keys;
-};
-const concepts =
-  useConcepts && docsSite !== null
-    ? await loadConceptModel(docsSite.storage, docsSite.siteId, {
-        dimsPerTerm: arg('dims'),
-      })
-    : null;
-const options: GroupIndexOptions = {};
+const options: { threshold?: number; sourceWeight?: number; genericWeight?: number } = {};
 if (arg('threshold') !== undefined) options.threshold = arg('threshold');
-if (arg('concept-threshold') !== undefined) options.conceptThreshold = arg('concept-threshold');
-if (arg('lexical-weight') !== undefined) options.lexicalWeight = arg('lexical-weight');
-if (arg('docs-idf') !== undefined) options.docsIdfShare = arg('docs-idf');
 if (arg('source-weight') !== undefined) options.sourceWeight = arg('source-weight');
 if (arg('generic-weight') !== undefined) options.genericWeight = arg('generic-weight');
 const index = new GroupIndex(Number.POSITIVE_INFINITY, options);
-index.setConcepts(concepts);
 let next = 0;
 const assigned: string[] = [];
-let groupingMs = 0;
-for (const [i, row] of rows.entries()) {
-  const sources = await sourcesOf(row.question);
-  const started = performance.now();
-  const assignment = index.assign(questionTerms(row.question), () => `g${next++}`, sources);
-  groupingMs += performance.now() - started;
-  assigned.push(assignment?.groupId ?? `none${i}`);
-}
+for (const [i, row] of rows.entries())
+  assigned.push(
+    index.assign(questionTerms(row.question), () => `g${next++}`, await sourcesOf(row.question))?.groupId ??
+      `none${i}`,
+  );
 
 /** Predicted group → its questions (row indexes); questions without content words are groups of one. */
 const clusters = new Map<string, number[]>();
@@ -208,12 +185,6 @@ for (const [name, f] of parts)
     `${name.padEnd(11)} ${String(f.questions).padStart(9)} ${String(f.labels).padStart(6)} ${String(f.groups).padStart(7)}` +
       `${fmt(f.purity)} ${fmt(f.inversePurity)} ${fmt(f.precision)} ${fmt(f.recall)}`,
   );
-console.log(
-  `grouping: ${((groupingMs * 1000) / rows.length).toFixed(0)} µs per question` +
-    (concepts === null
-      ? ' (words only)'
-      : ` (concept model: ${concepts.terms} words, ${(concepts.bytes / 1024).toFixed(0)} KB)`),
-);
 if (process.argv.includes('--verbose')) {
   for (const [id, members] of clusters) {
     if (!members.some((i) => rows[i]?.part === 'tuning')) continue;

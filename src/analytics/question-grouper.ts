@@ -8,19 +8,12 @@
  * the background), which picks up groups other processes made. A unit that rolls back (a refused
  * charge) leaves its group in memory until then; the group row is an upsert, so a later question of
  * that group writes it anyway.
- *
- * With `concepts` on, each site's concept model (question-concepts.ts) is built from its stored search
- * index with the groups, and again on a reload that finds a new index generation (an ingestion); until
- * the site has a stored index the grouping goes by words alone. Off by default: see
- * eval/question-groups/README.md for what it gains and costs.
  */
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso } from '../storage/ids.ts';
 import { precompile } from '../storage/precompiled.ts';
 import type { QuestionGroupsTable } from '../storage/schema.ts';
 import type { WriteUnit } from '../storage/write-unit.ts';
-import type { ConceptModel } from './question-concepts.ts';
-import { indexGenerationOf, loadConceptModel } from './question-concepts-store.ts';
 import { GroupIndex, type GroupSignature, parseSignature, questionTerms } from './question-grouping.ts';
 
 /** Groups per site kept in memory, the most recently asked: the ones a new question is compared with. */
@@ -53,8 +46,6 @@ const upsertGroup = precompile<QuestionGroupsTable>((db, p) =>
 interface SiteGroups {
   index: GroupIndex;
   loadedAt: number;
-  /** The concept model in use and the index generation it is of. */
-  concepts?: { generation: number; model: ConceptModel | null } | undefined;
   reloading?: Promise<void> | undefined;
 }
 
@@ -72,7 +63,7 @@ export class QuestionGrouper {
 
   constructor(
     private readonly storage: Storage,
-    private readonly options: { refreshMs?: number; now?: () => number; concepts?: boolean } = {},
+    private readonly options: { refreshMs?: number; now?: () => number } = {},
   ) {}
 
   /**
@@ -87,7 +78,7 @@ export class QuestionGrouper {
       site.reloading === undefined &&
       now - site.loadedAt >= (this.options.refreshMs ?? GROUPS_REFRESH_MS)
     ) {
-      site.reloading = this.#read(siteId, site.concepts)
+      site.reloading = this.#read(siteId)
         .then((fresh) => {
           if (this.#sites.get(siteId) === site) this.#sites.set(siteId, fresh);
         })
@@ -143,7 +134,7 @@ export class QuestionGrouper {
     return loading;
   }
 
-  async #read(siteId: string, concepts?: SiteGroups['concepts']): Promise<SiteGroups> {
+  async #read(siteId: string): Promise<SiteGroups> {
     const loadedAt = this.#clock();
     const rows = await this.storage.db
       .selectFrom('question_groups')
@@ -154,22 +145,9 @@ export class QuestionGrouper {
       .limit(MAX_GROUPS_PER_SITE_IN_MEMORY)
       .execute();
     const index = new GroupIndex(MAX_GROUPS_PER_SITE_IN_MEMORY);
-    let model = concepts;
-    if (this.options.concepts === true) {
-      const generation = await indexGenerationOf(this.storage, siteId);
-      if (generation !== null && generation !== model?.generation)
-        model = {
-          generation,
-          // An unreadable stored index costs the grouping its concepts, not the question its group.
-          model: await loadConceptModel(this.storage, siteId, { generation }).catch(() => null),
-        };
-      // A generation without a stored index yet is tried again at the next reload.
-      if (model?.model === null) model = undefined;
-      index.setConcepts(model?.model ?? null);
-    }
     // Oldest first, so the most recently asked are the most recently used in the index.
     for (const row of rows.reverse()) index.load(row.id, safeSignature(row.signature));
-    return { index, loadedAt, concepts: model };
+    return { index, loadedAt };
   }
 
   #install(siteId: string, site: SiteGroups): SiteGroups {

@@ -13,33 +13,14 @@
  * starts one. Only the `MAX_GROUP_CANDIDATES` groups sharing the most weight with it are scored, so a
  * question costs about the same on a site with ten groups or ten thousand.
  *
- * With the site's concept model (question-concepts.ts: which docs sections each word is used in), a
- * question and a group are compared by what the docs say about their words as well: each is a vector
- * of its words' sections plus its own words (weighted `LEXICAL_WEIGHT`), and the similarity is the
- * cosine of the two, at or above `CONCEPT_SIMILARITY_THRESHOLD`. A word's weight then mixes its rarity
- * among the groups with its rarity in the docs (`DOCS_IDF_SHARE`). Groups sharing a word or one of
- * the question's strongest sections are the candidates, so the cost stays bounded the same way.
- *
  * This file is pure (no storage); `question-grouper.ts` keeps one `GroupIndex` per site over the database.
  */
 import { withinOneEdit } from '../search/search-index.ts';
 import { stemmerNameFor } from '../search/stemmer.ts';
 import { tokenize } from '../search/tokenize.ts';
-import type { ConceptModel, SparseVector } from './question-concepts.ts';
 
 /** Similarity a question needs to join a group (chosen on eval/question-groups, see its README). */
 export const GROUP_SIMILARITY_THRESHOLD = 0.4;
-/**
- * Similarity a question needs to join a group when the site's concept model is loaded (a cosine, on
- * another scale than the words' Dice; chosen on eval/question-groups' tuning part, see its README).
- */
-export const CONCEPT_SIMILARITY_THRESHOLD = 0.6;
-/** Weight of a question's own words beside their sections in its concept vector. */
-export const LEXICAL_WEIGHT = 0.5;
-/** Share of a word's weight that comes from its rarity in the docs (the rest: among the groups). */
-export const DOCS_IDF_SHARE = 0.5;
-/** A group is found by its strongest sections, and a question looks groups up by its own. */
-const CONCEPT_KEYS = 4;
 /** Groups scored per question: those sharing the most terms with it, so the cost is bounded. */
 export const MAX_GROUP_CANDIDATES = 8;
 /** Groups gathered as candidates before commoner terms stop adding more (see `#best`). */
@@ -131,19 +112,6 @@ interface Group {
   n: number;
   /** Order of last use: larger is more recent. */
   touched: number;
-  /** The sections the group is found under (with a concept model). */
-  conceptKeys?: number[];
-}
-
-export interface GroupIndexOptions {
-  /** Similarity to join a group, by words alone (default `GROUP_SIMILARITY_THRESHOLD`). */
-  threshold?: number;
-  /** Similarity to join a group with the concept model (default `CONCEPT_SIMILARITY_THRESHOLD`). */
-  conceptThreshold?: number;
-  lexicalWeight?: number;
-  docsIdfShare?: number;
-  sourceWeight?: number;
-  genericWeight?: number;
 }
 
 export interface Assignment {
@@ -160,47 +128,19 @@ export class GroupIndex {
   readonly #keys = new Map<string, Set<string>>();
   /** Groups in memory whose profile has each term: a term's IDF is over groups (topics), not questions. */
   readonly #df = new Map<string, number>();
-  /** Section → groups found under it (with a concept model). */
-  readonly #conceptKeys = new Map<number, Set<string>>();
   #clock = 0;
-  #concepts: ConceptModel | null = null;
 
   readonly #threshold: number;
-  readonly #conceptThreshold: number;
-  readonly #lexicalWeight: number;
-  readonly #docsIdfShare: number;
   readonly #sourceWeight: number;
   readonly #genericWeight: number;
 
   constructor(
     private readonly maxGroups = Number.POSITIVE_INFINITY,
-    options: GroupIndexOptions = {},
+    options: { threshold?: number; sourceWeight?: number; genericWeight?: number } = {},
   ) {
     this.#threshold = options.threshold ?? GROUP_SIMILARITY_THRESHOLD;
-    this.#conceptThreshold = options.conceptThreshold ?? CONCEPT_SIMILARITY_THRESHOLD;
-    this.#lexicalWeight = options.lexicalWeight ?? LEXICAL_WEIGHT;
-    this.#docsIdfShare = options.docsIdfShare ?? DOCS_IDF_SHARE;
     this.#sourceWeight = options.sourceWeight ?? 1;
     this.#genericWeight = options.genericWeight ?? GENERIC_WEIGHT;
-  }
-
-  /** The concept model in use (null: words alone). */
-  get concepts(): ConceptModel | null {
-    return this.#concepts;
-  }
-
-  /**
-   * Compares questions by the site's docs as well as by their words from now on (null: words alone).
-   * Each group's sections are found again under the new model.
-   */
-  setConcepts(model: ConceptModel | null): void {
-    if (model === this.#concepts) return;
-    this.#concepts = model;
-    this.#conceptKeys.clear();
-    for (const group of this.#groups.values()) {
-      group.conceptKeys = undefined;
-      this.#indexConcepts(group);
-    }
   }
 
   get size(): number {
@@ -214,9 +154,12 @@ export class GroupIndex {
       counts.set(term, signature.c[i] ?? 1);
     });
     for (const term of counts.keys()) this.#index(id, term);
-    const group: Group = { id, counts, n: signature.n, touched: ++this.#clock };
-    this.#indexConcepts(group);
-    this.#touch(group);
+    this.#touch({
+      id,
+      counts,
+      n: signature.n,
+      touched: ++this.#clock,
+    });
   }
 
   /** Puts a question (its `questionTerms`) in its group, creating one with `newId` when none is close. */
@@ -242,7 +185,6 @@ export class GroupIndex {
       group.counts.set(key, (group.counts.get(key) ?? 0) + 1);
     }
     for (const dropped of trimProfile(group)) this.#unindex(group.id, dropped);
-    this.#indexConcepts(group);
     this.#touch(group);
     return { groupId: group.id, created: best === undefined, signature: signatureOf(group) };
   }
@@ -280,9 +222,8 @@ export class GroupIndex {
     // scored at all (most candidates share only an everyday word).
     const reachable = (overlap: number): boolean =>
       own > 0 && (2 * overlap) / (own + overlap) >= this.#threshold;
-    const model = this.#concepts;
     const candidates = [...shared]
-      .filter(([, overlap]) => model !== null || reachable(overlap))
+      .filter(([, overlap]) => reachable(overlap))
       .map(([id, overlap]) => ({ group: this.#groups.get(id), overlap }))
       .filter((c): c is { group: Group; overlap: number } => c.group !== undefined)
       .sort((a, b) => b.overlap - a.overlap || b.group.touched - a.group.touched)
@@ -298,40 +239,13 @@ export class GroupIndex {
       }
       return weight;
     };
-    let threshold = this.#threshold;
-    let score: (group: Group) => number = (group) => similarity(terms, own, weightOf, group);
-    if (model !== null) {
-      // Groups found under the question's strongest sections are candidates too: they may share no word.
-      const vector = conceptVector(
-        model,
-        terms.map((t) => [t, weightOf(t)]),
-        this.#lexicalWeight,
-      );
-      const found = new Map<string, number>();
-      for (const key of strongestKeys(vector))
-        for (const id of this.#conceptKeys.get(key) ?? []) found.set(id, (found.get(id) ?? 0) + 1);
-      const byKeys = [...found]
-        .map(([id, keys]) => ({ group: this.#groups.get(id), keys }))
-        .filter((c): c is { group: Group; keys: number } => c.group !== undefined)
-        .sort((a, b) => b.keys - a.keys || b.group.touched - a.group.touched);
-      for (const { group } of byKeys) {
-        if (candidates.length >= 2 * MAX_GROUP_CANDIDATES) break;
-        if (!candidates.some((c) => c.group === group)) candidates.push({ group, overlap: 0 });
-      }
-      threshold = this.#conceptThreshold;
-      score = (group) => cosine(vector, this.#groupVector(group, weightOf));
-    }
     for (const { group } of candidates) {
-      const similar = score(group);
-      if (similar < threshold) continue;
+      const score = similarity(terms, own, weightOf, group);
+      if (score < this.#threshold) continue;
       // Ties go to the most recently used group: deterministic, since use order is.
-      if (
-        best === undefined ||
-        similar > bestScore ||
-        (similar === bestScore && group.touched > best.touched)
-      ) {
+      if (best === undefined || score > bestScore || (score === bestScore && group.touched > best.touched)) {
         best = group;
-        bestScore = similar;
+        bestScore = score;
       }
     }
     return best;
@@ -345,41 +259,9 @@ export class GroupIndex {
    */
   #weight(term: string): number {
     const df = this.#df.get(term) ?? 0;
-    let idf = Math.log(1 + (this.#groups.size + IDF_PRIOR_GROUPS) / (df + 1));
-    // With the docs at hand, a word's rarity in them counts too: `key` is in every group about keys
-    // but in few of the docs' sections, `docent` in all of them.
-    if (this.#concepts !== null && !term.startsWith(SOURCE_PREFIX))
-      idf = (1 - this.#docsIdfShare) * idf + this.#docsIdfShare * this.#concepts.idfOf(term);
+    const idf = Math.log(1 + (this.#groups.size + IDF_PRIOR_GROUPS) / (df + 1));
     if (term.startsWith(SOURCE_PREFIX)) return this.#sourceWeight * idf;
     return (GENERIC_TERMS.has(term) ? this.#genericWeight : 1) * idf;
-  }
-
-  /** The group's concept vector: its typical question's, from the profile. */
-  #groupVector(group: Group, weightOf: (term: string) => number): Map<number | string, number> {
-    const model = this.#concepts;
-    if (model === null) return new Map();
-    return conceptVector(
-      model,
-      [...group.counts].map(([t, c]) => [t, (weightOf(t) * c) / group.n]),
-      this.#lexicalWeight,
-    );
-  }
-
-  /** Files the group under its strongest sections (after any change to its profile). */
-  #indexConcepts(group: Group): void {
-    for (const key of group.conceptKeys ?? []) this.#conceptKeys.get(key)?.delete(group.id);
-    group.conceptKeys = undefined;
-    if (this.#concepts === null) return;
-    const keys = strongestKeys(this.#groupVector(group, (term) => this.#weight(term)));
-    for (const key of keys) {
-      let ids = this.#conceptKeys.get(key);
-      if (ids === undefined) {
-        ids = new Set();
-        this.#conceptKeys.set(key, ids);
-      }
-      ids.add(group.id);
-    }
-    group.conceptKeys = keys;
   }
 
   /** Marks the group most recently used; past `maxGroups`, the least recently used is forgotten. */
@@ -391,11 +273,6 @@ export class GroupIndex {
       const oldest = this.#groups.values().next().value;
       if (oldest === undefined) break;
       for (const term of oldest.counts.keys()) this.#unindex(oldest.id, term);
-      for (const key of oldest.conceptKeys ?? []) {
-        const ids = this.#conceptKeys.get(key);
-        ids?.delete(oldest.id);
-        if (ids?.size === 0) this.#conceptKeys.delete(key);
-      }
       this.#groups.delete(oldest.id);
     }
   }
@@ -445,49 +322,6 @@ function similarity(
   let member = 0;
   for (const [t, c] of group.counts) member += (weightOf(t) * c) / group.n;
   return own + member === 0 ? 0 : (2 * shared) / (own + member);
-}
-
-/**
- * A concept vector: each word's sections (`ConceptModel.vectorOf`, unit length) times its weight,
- * summed, plus the word itself at `lexicalWeight` times its weight (so words the docs do not use, and
- * the exact wording, still count). Sections are numbered keys, words string keys.
- */
-function conceptVector(
-  model: ConceptModel,
-  weighted: readonly (readonly [string, number])[],
-  lexicalWeight: number,
-): Map<number | string, number> {
-  const out = new Map<number | string, number>();
-  for (const [term, weight] of weighted) {
-    const v: SparseVector | undefined = term.startsWith(SOURCE_PREFIX) ? undefined : model.vectorOf(term);
-    if (v !== undefined)
-      for (let i = 0; i < v.dims.length; i++) {
-        const d = v.dims[i] ?? 0;
-        out.set(d, (out.get(d) ?? 0) + weight * (v.weights[i] ?? 0));
-      }
-    out.set(term, (out.get(term) ?? 0) + lexicalWeight * weight);
-  }
-  return out;
-}
-
-/** The `CONCEPT_KEYS` sections weighing most in a concept vector (ties: the lower number). */
-function strongestKeys(vector: ReadonlyMap<number | string, number>): number[] {
-  const sections: [number, number][] = [];
-  for (const [key, weight] of vector) if (typeof key === 'number') sections.push([key, weight]);
-  sections.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-  return sections.slice(0, CONCEPT_KEYS).map(([key]) => key);
-}
-
-function cosine<K>(a: ReadonlyMap<K, number>, b: ReadonlyMap<K, number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (const [key, x] of a) {
-    na += x * x;
-    dot += x * (b.get(key) ?? 0);
-  }
-  for (const x of b.values()) nb += x * x;
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
 /** Keeps the group's most common terms (among equals, the earliest); returns the terms dropped. */
