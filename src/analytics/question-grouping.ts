@@ -15,7 +15,7 @@
  *
  * This file is pure (no storage); `question-grouper.ts` keeps one `GroupIndex` per site over the database.
  */
-import { withinOneEdit } from '../search/search-index.ts';
+import { withinOneEdit } from '../search/one-edit.ts';
 import { stemmerNameFor } from '../search/stemmer.ts';
 import { tokenize } from '../search/tokenize.ts';
 

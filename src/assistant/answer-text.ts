@@ -337,22 +337,3 @@ function isQuotable(unit: AnswerUnit): boolean {
 export function dedupeKey(text: string): string {
   return words(text).join(' ');
 }
-
-/**
- * Whether `a` and `b` differ by at most one edit: a letter inserted, deleted, replaced, or two
- * neighbours swapped ("telemtry", "dissable", "inspecter"). Cheap enough to try a question's unknown
- * words against the few hundred terms of an answer's sources.
- */
-export function withinOneEdit(a: string, b: string): boolean {
-  if (a === b) return true;
-  const la = a.length;
-  const lb = b.length;
-  if (Math.abs(la - lb) > 1) return false;
-  let i = 0;
-  while (i < la && i < lb && a[i] === b[i]) i++;
-  if (la === lb) {
-    if (a.slice(i + 1) === b.slice(i + 1)) return true;
-    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
-  }
-  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
-}

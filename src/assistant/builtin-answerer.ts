@@ -15,6 +15,7 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { withinOneEdit } from '../search/one-edit.ts';
 import {
   type AnswerUnit,
   GENERIC_TERMS,
@@ -23,7 +24,6 @@ import {
   splitUnitsCached,
   termSetCached,
   terms,
-  withinOneEdit,
 } from './answer-text.ts';
 import { citedSourceIds } from './citations.ts';
 import { isWeakRetrieval, retrievalStrength } from './retrieval-strength.ts';

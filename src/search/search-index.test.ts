@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeChunk } from './analyze.ts';
 import { normalizePagePath, resolvePage } from './current-path.ts';
-import { buildSearchIndex, DEFAULT_RANKING, searchIndex, withinOneEdit } from './search-index.ts';
+import { withinOneEdit } from './one-edit.ts';
+import { buildSearchIndex, DEFAULT_RANKING, searchIndex } from './search-index.ts';
 import type { IndexableChunk } from './types.ts';
 
 interface ChunkSpec {

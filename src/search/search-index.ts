@@ -4,8 +4,6 @@ import { GrowableF32, GrowableU32, PairLookup, PairTable, RawRuns, WordTable } f
 import { stemmerNameFor } from './stemmer.ts';
 import type { IndexableChunk, SearchHit, SearchOptions } from './types.ts';
 
-export { withinOneEdit } from './one-edit.ts';
-
 /** One field's BM25F parameters: its weight in the combined term frequency and its length normalisation. */
 export interface FieldParams {
   weight: number;
