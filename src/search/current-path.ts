@@ -27,7 +27,10 @@ export const parentOf = (normalized: string): string => {
  * Finds the page for a reference among normalised page ids. A site may be served under a base path
  * (`/docs/guides/setup` for page `guides/setup`), so leading URL segments are dropped one at a time.
  */
-export const resolvePage = (ref: string, pages: ReadonlyMap<string, number>): number | undefined => {
+export const resolvePage = (
+  ref: string,
+  pages: { get(key: string): number | undefined },
+): number | undefined => {
   let p = normalizePagePath(ref);
   for (;;) {
     const hit = pages.get(p);

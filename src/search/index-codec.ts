@@ -1,18 +1,17 @@
-import { PairLookup, WordTable } from './index-tables.ts';
+import { PairLookup, StringTable, WordTable } from './index-tables.ts';
 import { assembleIndex, type LabelSet, type RankingParams, type SearchIndex } from './search-index.ts';
 
 /**
  * The serialized search index: `DCIX`, the format version, the header's length, the header (JSON:
- * parameters, stemmers, label sets, and where each section lies), then the sections, each 8-byte
- * aligned: the typed arrays, and the page paths, titles and keys as three JSON texts. Reading one back
- * makes views over its bytes: no array is copied or rebuilt, so a loaded index is ready once its strings
- * are parsed. A large site has tens of thousands of them, so they are parsed in three steps, and a
- * load (`decodeIndexSteps`) lets the event loop run between steps.
+ * parameters, stemmers, label sets, and where each array lies), then the arrays, each 8-byte aligned;
+ * page paths, titles and keys are string tables (UTF-8 bytes and offsets, index-tables.ts). Reading one
+ * back makes views over its bytes: nothing is copied, rebuilt or parsed beyond the short header, so a
+ * loaded index is ready as soon as its bytes are in memory.
  *
  * Bump `INDEX_FORMAT` whenever the layout or the meaning of a stored array changes (including the
  * ranking's build arithmetic): a stored index of another format is ignored and rebuilt.
  */
-export const INDEX_FORMAT = 4;
+export const INDEX_FORMAT = 5;
 
 const MAGIC = 0x58494344; // 'DCIX' read little-endian
 
@@ -55,6 +54,10 @@ const arrays = (index: SearchIndex): Record<string, AnyArray> => ({
   pageParent: index.pageParent,
   ...prefixed('postings.', index.postings),
   ...prefixed('forward.', index.forward),
+  ...prefixed('paths.', index.paths.arrays),
+  ...prefixed('pathTitles.', index.pathTitles.arrays),
+  ...prefixed('pagePaths.', index.pagePaths.arrays),
+  ...prefixed('pageKeys.', index.pageByPath.arrays),
 });
 
 const prefixed = (prefix: string, record: object): Record<string, AnyArray> =>
@@ -62,33 +65,13 @@ const prefixed = (prefix: string, record: object): Record<string, AnyArray> =>
 
 const align = (n: number): number => (n + 7) & ~7;
 
-const PATHS = 'paths.json';
-const TITLES = 'pathTitles.json';
-const PAGE_KEYS = 'pageKeys.json';
-
-const jsonBytes = (strings: readonly string[]): Uint8Array => Buffer.from(JSON.stringify(strings), 'utf8');
-
-const jsonStrings = (named: ReadonlyMap<string, AnyArray>, name: string): string[] => {
-  const bytes = named.get(name);
-  if (!(bytes instanceof Uint8Array)) throw new IndexFormatError(`index section ${name} is missing`);
-  const value: unknown = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString());
-  if (!Array.isArray(value)) throw new IndexFormatError(`index section ${name} is not a list`);
-  return value as string[];
-};
-
 /**
  * The serialized index as pieces, in order: the prefix (magic, format, header), then each array's
  * bytes and its padding. Views over the index's own arrays: nothing is copied, so a build's peak memory
  * is the index, not twice it (the storage writer copies one 2 MB part at a time).
  */
 export const encodeIndexPieces = (index: SearchIndex): Uint8Array[] => {
-  const named: Record<string, AnyArray> = {
-    ...arrays(index),
-    [PATHS]: jsonBytes(index.paths),
-    [TITLES]: jsonBytes(index.pathTitles),
-    // Each ranking page's normalised path, in page order (computed once, at the build).
-    [PAGE_KEYS]: jsonBytes([...index.pageByPath.keys()]),
-  };
+  const named = arrays(index);
   const sections: Section[] = [];
   const pieces: Uint8Array[] = [];
   let offset = 0;
@@ -167,13 +150,7 @@ const typedView = (s: Section, bytes: Uint8Array): AnyArray => {
  * Reads an index back as views over `bytes`, which must start 8-byte aligned in their buffer (a fresh
  * buffer, as the stored-index reader makes). Throws `IndexFormatError` for anything else.
  */
-export const decodeIndex = (bytes: Uint8Array): SearchIndex => runSteps(decodeIndexSteps(bytes));
-
-/**
- * `decodeIndex` in steps: each `yield` is a point where a loader lets the event loop run (the string
- * sections of a large site take tens of milliseconds to parse in one go).
- */
-export function* decodeIndexSteps(bytes: Uint8Array): Generator<void, SearchIndex> {
+export const decodeIndex = (bytes: Uint8Array): SearchIndex => {
   if (bytes.byteOffset % 8 !== 0) throw new IndexFormatError('index bytes are not 8-byte aligned');
   const { header, start } = headerOf(bytes);
   const named = new Map<string, AnyArray>();
@@ -182,8 +159,8 @@ export function* decodeIndexSteps(bytes: Uint8Array): Generator<void, SearchInde
       throw new IndexFormatError(`index section ${s.name} runs past its bytes`);
     named.set(s.name, typedView(s, bytes.subarray(start + s.offset)));
   }
-  return yield* assembleSteps(header, named);
-}
+  return assembleFrom(header, named);
+};
 
 /** Reads an index back from the pieces `encodeIndexPieces` made (a build's result), without copying. */
 export const decodeIndexPieces = (pieces: readonly Uint8Array[]): SearchIndex => {
@@ -196,34 +173,23 @@ export const decodeIndexPieces = (pieces: readonly Uint8Array[]): SearchIndex =>
     if (!bytes) throw new IndexFormatError(`index section ${s.name} is missing`);
     named.set(s.name, typedView(s, bytes));
   });
-  return runSteps(assembleSteps(header, named));
+  return assembleFrom(header, named);
 };
 
-const runSteps = <T>(steps: Generator<void, T>): T => {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-};
-
-function* assembleSteps(header: Header, named: ReadonlyMap<string, AnyArray>): Generator<void, SearchIndex> {
+const assembleFrom = (header: Header, named: ReadonlyMap<string, AnyArray>): SearchIndex => {
   const get = <T extends AnyArray>(name: string, type: new (n: number) => T): T => {
     const array = named.get(name);
     if (!(array instanceof type)) throw new IndexFormatError(`index section ${name} is missing`);
     return array;
   };
-  const paths = jsonStrings(named, PATHS);
-  yield;
-  const pathTitles = jsonStrings(named, TITLES);
-  yield;
-  const pageKeys = jsonStrings(named, PAGE_KEYS);
-  yield;
-  const pathPage = get('pathPage', Uint32Array);
-  // Stored, not recomputed: normalising every path of a large site costs the main thread 100+ ms.
-  const pagePaths: string[] = new Array(pageKeys.length);
-  for (let i = paths.length - 1; i >= 0; i--) pagePaths[pathPage[i] ?? 0] = paths[i] ?? '';
-  const pageByPath = new Map(pageKeys.map((key, page) => [key, page]));
-  yield;
+  const strings = (prefix: string): StringTable =>
+    new StringTable({
+      offsets: get(`${prefix}.offsets`, Uint32Array),
+      bytes: get(`${prefix}.bytes`, Uint8Array),
+      slots: get(`${prefix}.slots`, Int32Array),
+      slotHashes: get(`${prefix}.slotHashes`, Uint32Array),
+    });
+  const pageByPath = strings('pageKeys');
   return assembleIndex({
     params: header.params,
     words: new WordTable({
@@ -239,14 +205,14 @@ function* assembleSteps(header: Header, named: ReadonlyMap<string, AnyArray>): G
     chunkIds: get('chunkIds', Uint32Array),
     chunkOrd: get('chunkOrd', Uint32Array),
     chunkPath: get('chunkPath', Uint32Array),
-    paths,
-    pathTitles,
+    paths: strings('paths'),
+    pathTitles: strings('pathTitles'),
     chunkLabels: get('chunkLabels', Uint32Array),
     labelSets: header.labelSets,
-    pathPage,
+    pathPage: get('pathPage', Uint32Array),
     chunkPage: get('chunkPage', Uint32Array),
-    pageCount: pageKeys.length,
-    pagePaths,
+    pageCount: pageByPath.length,
+    pagePaths: strings('pagePaths'),
     pageParent: get('pageParent', Uint32Array),
     pageByPath,
     postings: {
@@ -261,4 +227,4 @@ function* assembleSteps(header: Header, named: ReadonlyMap<string, AnyArray>): G
       weights: get('forward.weights', Float32Array),
     },
   });
-}
+};

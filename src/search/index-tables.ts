@@ -322,3 +322,83 @@ export class WordTable {
     return out;
   }
 }
+
+export interface StringTableArrays {
+  /** Where each string's UTF-8 bytes start in `bytes` (one more entry than strings). */
+  offsets: Uint32Array;
+  bytes: Uint8Array;
+  /** Open-addressing slots: the string's number, or -1 (empty arrays: no lookup by string). */
+  slots: Int32Array;
+  slotHashes: Uint32Array;
+}
+
+/**
+ * Numbered strings (page paths, titles, page keys) as UTF-8 bytes: a string is decoded when it is
+ * asked for, and a loaded index parses none of them (a large site has tens of thousands, whose parsing
+ * held the main thread for tens of milliseconds and filled the heap). With `lookup`, also string →
+ * number, by a hash table over the bytes.
+ */
+export class StringTable {
+  constructor(readonly arrays: StringTableArrays) {}
+
+  static of(strings: readonly string[], options: { lookup?: boolean } = {}): StringTable {
+    const encoder = new TextEncoder();
+    const offsets = new Uint32Array(strings.length + 1);
+    const bytes = new GrowableU8(strings.length * 16);
+    strings.forEach((value, i) => {
+      bytes.append(encoder.encode(value));
+      offsets[i + 1] = bytes.size;
+    });
+    let slots = new Int32Array(0);
+    let slotHashes = new Uint32Array(0);
+    if (options.lookup) {
+      let size = 16;
+      while (size < strings.length * 2) size *= 2;
+      slots = new Int32Array(size).fill(-1);
+      slotHashes = new Uint32Array(size);
+      const mask = size - 1;
+      strings.forEach((value, id) => {
+        const h = wordHash(value);
+        let i = h & mask;
+        while (slots[i] !== -1) i = (i + 1) & mask;
+        slots[i] = id;
+        slotHashes[i] = h;
+      });
+    }
+    return new StringTable({ offsets, bytes: bytes.trimmed(), slots, slotHashes });
+  }
+
+  get length(): number {
+    return this.arrays.offsets.length - 1;
+  }
+
+  at(i: number): string {
+    const { offsets, bytes } = this.arrays;
+    const start = offsets[i] ?? 0;
+    const end = offsets[i + 1] ?? 0;
+    return end <= start ? '' : Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString();
+  }
+
+  /** The number of `value` (the first, if it repeats); undefined when absent or the table has no lookup. */
+  get(value: string): number | undefined {
+    const { slots, slotHashes, offsets, bytes } = this.arrays;
+    if (slots.length === 0) return undefined;
+    const h = wordHash(value);
+    const mask = slots.length - 1;
+    let encoded: Buffer | undefined;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const id = slots[i] ?? -1;
+      if (id === -1) return undefined;
+      if (slotHashes[i] !== h) continue;
+      encoded ??= Buffer.from(value, 'utf8');
+      const start = offsets[id] ?? 0;
+      const end = offsets[id + 1] ?? 0;
+      if (end - start === encoded.length && encoded.equals(bytes.subarray(start, end))) return id;
+    }
+  }
+
+  /** Every string, in order (tests and small tables). */
+  all(): string[] {
+    return Array.from({ length: this.length }, (_, i) => this.at(i));
+  }
+}

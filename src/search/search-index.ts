@@ -1,6 +1,14 @@
 import { type AnalyzedChunk, analyzeChunk, analyzeQueryWith, isAnalyzedChunk } from './analyze.ts';
 import { normalizePagePath, parentOf, resolvePage } from './current-path.ts';
-import { GrowableF32, GrowableU32, PairLookup, PairTable, RawRuns, WordTable } from './index-tables.ts';
+import {
+  GrowableF32,
+  GrowableU32,
+  PairLookup,
+  PairTable,
+  RawRuns,
+  StringTable,
+  WordTable,
+} from './index-tables.ts';
 import { stemmerNameFor } from './stemmer.ts';
 import type { IndexableChunk, SearchHit, SearchOptions } from './types.ts';
 
@@ -111,8 +119,8 @@ export interface SearchIndex {
   readonly chunkOrd: Uint32Array;
   /** Index into `paths`: the page path exactly as the chunk gave it. */
   readonly chunkPath: Uint32Array;
-  readonly paths: readonly string[];
-  readonly pathTitles: readonly string[];
+  readonly paths: StringTable;
+  readonly pathTitles: StringTable;
   /** Index into `labelSets`. */
   readonly chunkLabels: Uint32Array;
   readonly labelSets: readonly LabelSet[];
@@ -122,9 +130,10 @@ export interface SearchIndex {
   readonly chunkPage: Uint32Array;
   readonly pageCount: number;
   /** The first path of each page, as hits name it. */
-  readonly pagePaths: readonly string[];
+  readonly pagePaths: StringTable;
   readonly pageParent: Uint32Array;
-  readonly pageByPath: ReadonlyMap<string, number>;
+  /** Each page's normalised path (`normalizePagePath`), looked up by it. */
+  readonly pageByPath: StringTable;
   readonly postings: Postings;
   readonly forward: Forward;
   /** Per-filter masks, computed on first use: a site has few distinct version × language filters. */
@@ -413,16 +422,16 @@ export class SearchIndexBuilder {
       chunkIds: this.chunkIds.trimmed(),
       chunkOrd: this.chunkOrd.trimmed(),
       chunkPath,
-      paths: this.paths,
-      pathTitles: this.pathTitles,
+      paths: StringTable.of(this.paths),
+      pathTitles: StringTable.of(this.pathTitles),
       chunkLabels: this.chunkLabels.trimmed(),
       labelSets: this.labelSets,
       pathPage: pages.pathPage,
       chunkPage: chunkPath.map((p) => pages.pathPage[p] ?? 0),
       pageCount: pages.pageCount,
-      pagePaths: pages.pagePaths,
+      pagePaths: StringTable.of(pages.pagePaths),
       pageParent: pages.pageParent,
-      pageByPath: pages.pageByPath,
+      pageByPath: StringTable.of([...pages.pageByPath.keys()], { lookup: true }),
       postings: { offsets, docs, weights, idf },
       forward: {
         offsets: forwardOffsets,
@@ -474,10 +483,8 @@ export const indexBytes = (index: SearchIndex): number => {
   for (const a of Object.values(index.postings)) add(a);
   for (const a of Object.values(index.forward)) add(a);
   for (const a of Object.values(index.scratch)) add(a);
-  // Two bytes a character, plus a string's and a map entry's own cost.
-  for (const p of index.paths) bytes += 2 * p.length + 64;
-  for (const t of index.pathTitles) bytes += 2 * t.length + 32;
-  for (const p of index.pageByPath.keys()) bytes += 2 * p.length + 64;
+  for (const table of [index.paths, index.pathTitles, index.pagePaths, index.pageByPath])
+    for (const a of Object.values(table.arrays)) add(a);
   return bytes;
 };
 
@@ -773,7 +780,7 @@ export const searchIndex = (index: SearchIndex, query: string, options: SearchOp
     const c = ranked.docs[i] ?? 0;
     hits.push({
       chunkId: index.chunkIds[c] ?? 0,
-      pagePath: index.pagePaths[index.chunkPage[c] ?? 0] ?? '',
+      pagePath: index.pagePaths.at(index.chunkPage[c] ?? 0),
       score: ranked.scores[i] ?? 0,
       coverage: coverageOf(index, analyzed.coverage, c),
     });

@@ -13,7 +13,7 @@ import {
 } from './embeddings/semantic-rank.ts';
 import { normalized } from './embeddings/vectors.ts';
 import { IndexCache, type IndexCacheStats } from './index-cache.ts';
-import { decodeIndexPieces, decodeIndexSteps } from './index-codec.ts';
+import { decodeIndex, decodeIndexPieces } from './index-codec.ts';
 import { chunkPassesFilter, indexBytes, type SearchIndex, searchIndex } from './search-index.ts';
 import { readStoredIndex, writeStoredIndex } from './stored-index.ts';
 import type { SearchHit, SearchOptions } from './types.ts';
@@ -142,7 +142,7 @@ export class SiteSearch {
       // Gone when an ingestion committed since this index was loaded: the next search loads the new one.
       const row = rows.get(rowKey(path, ord));
       if (!row) continue;
-      const title = index.pathTitles[index.chunkPath[hit.chunkId] ?? 0] ?? '';
+      const title = index.pathTitles.at(index.chunkPath[hit.chunkId] ?? 0);
       const labels = index.labelSets[index.chunkLabels[hit.chunkId] ?? 0];
       results.push({
         pagePath: path,
@@ -267,15 +267,7 @@ export class SiteSearch {
     let index: SearchIndex;
     let from: 'stored' | 'built';
     if ('bytes' in stored) {
-      // Other sites' answers and /healthz run between the steps of a large site's decoding.
-      const steps = decodeIndexSteps(stored.bytes);
-      for (let step = steps.next(); ; step = steps.next()) {
-        if (step.done) {
-          index = step.value;
-          break;
-        }
-        await yieldToEventLoop();
-      }
+      index = decodeIndex(stored.bytes);
       from = 'stored';
     } else {
       if (stored.unusable !== 'missing')
@@ -322,7 +314,7 @@ export class SiteSearch {
 
 /** A chunk's stored key (page and place), to read its text. */
 const chunkKey = (index: SearchIndex, c: number): { path: string; ord: number } => ({
-  path: index.paths[index.chunkPath[c] ?? 0] ?? '',
+  path: index.paths.at(index.chunkPath[c] ?? 0),
   ord: index.chunkOrd[c] ?? 0,
 });
 
