@@ -282,6 +282,8 @@ export class SiteSearch {
       from = 'built';
       await writeStoredIndex(this.storage, siteId, generation, built.pieces);
     }
+    // The loaded bytes' arrival (a collection, the reader's exit) is one task, the first search another.
+    await yieldToEventLoop();
     const vectors = this.options.embeddings
       ? await siteVectors(this.storage, siteId, this.options.embeddings.id, index)
       : null;
