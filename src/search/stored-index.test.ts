@@ -11,7 +11,7 @@ import { analyzeChunk } from './analyze.ts';
 import { decodeIndex, encodeIndex, INDEX_FORMAT, IndexFormatError } from './index-codec.ts';
 import { buildSearchIndex, searchIndex } from './search-index.ts';
 import { SiteSearch } from './site-search.ts';
-import { storedIndexParts } from './stored-index.ts';
+import { INDEX_PART_BYTES, storedIndexParts, writeStoredIndex } from './stored-index.ts';
 import { readPartsInWorker } from './stored-index-reader.ts';
 import type { IndexableChunk } from './types.ts';
 
@@ -209,30 +209,53 @@ describe.each(dialects)('stored indexes on %s', (dialect) => {
     expect(warnings).toHaveLength(1);
   });
 
-  it('publishes a written index only once all its parts are in; unpublished parts read as missing', async () => {
+  it('publishes a written index by its part 0, written last; before that it reads as missing', async () => {
     const siteId = await newSite('halfway', 'halfway');
-    const search = new SiteSearch(database.storage);
-    const expected = await search.search(siteId, 'rotate keys', { limit: 4 });
-    const [row] = await storedRows(siteId);
-    if (!row) throw new Error('no stored index');
-    // As a write that died before publishing leaves its parts.
-    await database.storage.db
-      .updateTable('search_indexes')
-      .set({ parts: 0 })
-      .where('site_id', '=', siteId)
-      .execute();
-    expect(await storedIndexParts(database.storage, siteId, row.generation)).toEqual({ unusable: 'missing' });
-    const loads: object[] = [];
-    const next = new SiteSearch(database.storage, {
-      logger: {
-        warn: () => {},
-        info: (object, message) => message === 'search index loaded' && loads.push(object),
-      },
+    const generation = async () =>
+      (
+        await database.storage.db
+          .selectFrom('sites')
+          .select('index_generation')
+          .where('id', '=', siteId)
+          .executeTakeFirstOrThrow()
+      ).index_generation;
+    const g = await generation();
+    // Five megabytes in three pieces: three parts, whose bounds fall inside pieces.
+    const pieces = [1_000_000, 3_500_000, 742_861].map((n, i) => new Uint8Array(n).fill(i + 1));
+    const whole = Buffer.concat(pieces);
+    expect(await writeStoredIndex(database.storage, siteId, g, pieces)).toBe(true);
+    const stored = await storedIndexParts(database.storage, siteId, g);
+    expect(stored).toEqual({
+      parts: [
+        { part: 0, size: INDEX_PART_BYTES },
+        { part: 1, size: INDEX_PART_BYTES },
+        { part: 2, size: whole.length - 2 * INDEX_PART_BYTES },
+      ],
     });
-    expect(await next.search(siteId, 'rotate keys', { limit: 4 })).toEqual(expected);
-    // Built again, and its write reused the unpublished part and published it.
-    expect(loads).toMatchObject([{ from: 'built' }]);
-    expect(await storedRows(siteId)).toEqual([row]);
+    const rows = await database.storage.db
+      .selectFrom('search_indexes')
+      .select('data')
+      .where('site_id', '=', siteId)
+      .orderBy('part')
+      .execute();
+    expect(Buffer.concat(rows.map((r) => r.data)).equals(whole)).toBe(true);
+
+    // As a write that died before its last step leaves it: parts 1 and 2, no part 0.
+    await database.storage.db
+      .deleteFrom('search_indexes')
+      .where('site_id', '=', siteId)
+      .where('part', '=', 0)
+      .execute();
+    expect(await storedIndexParts(database.storage, siteId, g)).toEqual({ unusable: 'missing' });
+    expect(await writeStoredIndex(database.storage, siteId, g, pieces)).toBe(true);
+    expect(await storedIndexParts(database.storage, siteId, g)).toEqual(stored);
+
+    // A new generation's index replaces this one's parts; an older generation's write stores nothing.
+    await seedSite(database.storage, siteId, topicPages('halfway-2'));
+    const next = await generation();
+    expect(await writeStoredIndex(database.storage, siteId, g, pieces)).toBe(false);
+    expect(await writeStoredIndex(database.storage, siteId, next, [new Uint8Array(10)])).toBe(true);
+    expect(await storedRows(siteId)).toEqual([{ generation: next, format: INDEX_FORMAT, part: 0, parts: 1 }]);
   });
 
   it('keeps answers right under a tiny cache budget: evicts, reloads, and shares concurrent loads', async () => {

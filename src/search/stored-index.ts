@@ -19,12 +19,15 @@ export const INDEX_PART_BYTES = 2 * 1024 * 1024;
  * false is returned).
  *
  * A large site's index is hundreds of megabytes: written in one transaction it would hold the event
- * loop (SQLite writes synchronously) and the database's write lock for seconds. So each part is written
- * in a transaction of its own, unpublished (`parts` 0, which readers take for missing), with the event
- * loop free between parts; one last short transaction publishes them all (sets `parts`) and drops other
- * generations and formats. A node that raced this one to the same generation writes the same bytes: its
- * parts are kept. A write that died half-way leaves unpublished parts, which the next write reuses.
- * Parts are copied out of the pieces one at a time, so writing costs 2 MB, not the index again.
+ * loop (SQLite writes synchronously) and the database's write lock for seconds. So parts 1 to n are
+ * written a transaction each, with the event loop free between them, and part 0 last, in a short
+ * transaction that checks the generation: an index without its part 0 is not one yet (readers take it
+ * for missing), so part 0 publishes it. Other generations' parts are deleted after that, again a part at
+ * a time (SQLite frees a row's 2 MB page by page; and updating a column of such a row rewrites it whole,
+ * which is why publishing is an insert). A node that raced this one to the same generation writes the
+ * same bytes: its parts are kept. A write that died half-way leaves parts without part 0, which the next
+ * write reuses. Parts are copied out of the pieces one at a time, so writing costs 2 MB, not the index
+ * again.
  */
 export async function writeStoredIndex(
   storage: Storage,
@@ -39,59 +42,65 @@ export async function writeStoredIndex(
       ?.index_generation === generation;
   if (!(await current(storage.db))) return false;
   // This generation's parts of another format (written by another version) share the primary key.
-  await storage.db
-    .deleteFrom('search_indexes')
-    .where('site_id', '=', siteId)
-    .where('generation', '=', generation)
-    .where('format', '<>', INDEX_FORMAT)
-    .execute();
-  let piece = 0;
-  let within = 0;
-  for (let part = 0; part < parts; part++) {
-    const data = new Uint8Array(Math.min(INDEX_PART_BYTES, total - part * INDEX_PART_BYTES));
-    let at = 0;
-    while (at < data.byteLength) {
-      const from = pieces[piece];
-      if (!from) break;
-      const take = Math.min(from.byteLength - within, data.byteLength - at);
-      data.set(from.subarray(within, within + take), at);
-      at += take;
-      within += take;
-      if (within === from.byteLength) {
-        piece++;
-        within = 0;
-      }
+  await deletePartsOneByOne(storage, siteId, (p) => p.generation === generation && p.format !== INDEX_FORMAT);
+  const partData = (part: number): Uint8Array => {
+    const start = part * INDEX_PART_BYTES;
+    const data = new Uint8Array(Math.min(INDEX_PART_BYTES, total - start));
+    let offset = 0;
+    for (const piece of pieces) {
+      const from = Math.max(0, start - offset);
+      const to = Math.min(piece.byteLength, start + data.byteLength - offset);
+      if (from < to) data.set(piece.subarray(from, to), offset + from - start);
+      offset += piece.byteLength;
+      if (offset >= start + data.byteLength) break;
     }
-    await storage.db
+    return data;
+  };
+  const insert = (db: Storage['db'], part: number) =>
+    db
       .insertInto('search_indexes')
-      .values({ site_id: siteId, generation, format: INDEX_FORMAT, part, parts: 0, data })
+      .values({ site_id: siteId, generation, format: INDEX_FORMAT, part, parts, data: partData(part) })
       .onConflict((oc) => oc.doNothing())
+      .execute();
+  for (let part = 1; part < parts; part++) {
+    await insert(storage.db, part);
+    await yieldToEventLoop();
+  }
+  const published = await storage.db.transaction().execute(async (trx) => {
+    if (!(await current(trx))) return false;
+    await insert(trx, 0);
+    return true;
+  });
+  if (published)
+    await deletePartsOneByOne(
+      storage,
+      siteId,
+      (p) => p.generation !== generation || p.format !== INDEX_FORMAT || p.part >= parts,
+    );
+  return published;
+}
+
+/** Deletes the site's stored parts that `which` picks, a part per statement, the event loop free between. */
+async function deletePartsOneByOne(
+  storage: Storage,
+  siteId: string,
+  which: (part: { generation: number; format: number; part: number }) => boolean,
+): Promise<void> {
+  const rows = await storage.db
+    .selectFrom('search_indexes')
+    .select(['generation', 'format', 'part'])
+    .where('site_id', '=', siteId)
+    .execute();
+  for (const row of rows.filter(which)) {
+    await storage.db
+      .deleteFrom('search_indexes')
+      .where('site_id', '=', siteId)
+      .where('generation', '=', row.generation)
+      .where('format', '=', row.format)
+      .where('part', '=', row.part)
       .execute();
     await yieldToEventLoop();
   }
-  return storage.db.transaction().execute(async (trx) => {
-    if (!(await current(trx))) return false;
-    await trx
-      .deleteFrom('search_indexes')
-      .where('site_id', '=', siteId)
-      .where((eb) => eb.or([eb('generation', '<>', generation), eb('format', '<>', INDEX_FORMAT)]))
-      .execute();
-    // Parts past this index's last: left by an earlier write of another size (none for a build of the
-    // same generation and format, which is deterministic), never read as part of this one.
-    await trx
-      .deleteFrom('search_indexes')
-      .where('site_id', '=', siteId)
-      .where('generation', '=', generation)
-      .where('part', '>=', parts)
-      .execute();
-    await trx
-      .updateTable('search_indexes')
-      .set({ parts })
-      .where('site_id', '=', siteId)
-      .where('generation', '=', generation)
-      .execute();
-    return true;
-  });
 }
 
 interface StoredPart {
@@ -113,8 +122,8 @@ export async function storedIndexParts(
     .where('generation', '=', generation)
     .orderBy('part')
     .execute();
-  // Unpublished parts are a write in progress (or one that died): not an index yet.
-  if (parts.length === 0 || parts.some((p) => p.parts === 0)) return { unusable: 'missing' };
+  // Without part 0, a write in progress (or one that died): not an index yet.
+  if (parts[0]?.part !== 0) return { unusable: 'missing' };
   const other = parts.find((p) => p.format !== INDEX_FORMAT);
   if (other)
     return { unusable: 'format', detail: `format ${other.format}, this version reads ${INDEX_FORMAT}` };
