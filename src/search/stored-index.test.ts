@@ -11,7 +11,7 @@ import { analyzeChunk } from './analyze.ts';
 import { decodeIndex, encodeIndex, INDEX_FORMAT, IndexFormatError } from './index-codec.ts';
 import { buildSearchIndex, searchIndex } from './search-index.ts';
 import { SiteSearch } from './site-search.ts';
-import { INDEX_PART_BYTES, storedIndexParts, writeStoredIndex } from './stored-index.ts';
+import { INDEX_PART_BYTES, readStoredIndex, storedIndexParts, writeStoredIndex } from './stored-index.ts';
 import { readPartsInWorker } from './stored-index-reader.ts';
 import type { IndexableChunk } from './types.ts';
 
@@ -320,5 +320,15 @@ describe('stored indexes in a SQLite file', () => {
         sizes: sizes.map((n) => n + 1),
       }),
     ).toEqual({ damaged: 'part 0 changed' });
+    // readStoredIndex takes the worker from a size on; both ways read the same bytes.
+    const byWorker = await readStoredIndex(database.storage, siteId, first.generation, {
+      workerFromBytes: 0,
+    });
+    const inline = await readStoredIndex(database.storage, siteId, first.generation, {
+      workerFromBytes: Number.POSITIVE_INFINITY,
+    });
+    expect('bytes' in byWorker && 'bytes' in inline && Buffer.from(byWorker.bytes).equals(inline.bytes)).toBe(
+      true,
+    );
   });
 });

@@ -139,21 +139,29 @@ export type StoredIndexRead =
   | { unusable: 'missing' | 'format' | 'damaged'; detail?: string };
 
 /**
+ * Smallest stored index that a worker thread reads from a SQLite file: starting one costs about 40 ms,
+ * while a few parts read on the main thread cost a few milliseconds (a 100-page site's index is 200 KB).
+ */
+export const WORKER_READ_MIN_BYTES = 4 * INDEX_PART_BYTES;
+
+/**
  * The site's stored index for `generation`, read a part at a time into one fresh, aligned buffer (the
- * codec makes views over it, no further copy). From a SQLite file, a worker thread reads it
- * (stored-index-reader.ts); from PostgreSQL, whose reads do not block, the event loop is free between
- * parts.
+ * codec makes views over it, no further copy). From a SQLite file, a worker thread reads one of
+ * `WORKER_READ_MIN_BYTES` or more (stored-index-reader.ts); otherwise, and from PostgreSQL (whose reads
+ * do not block), the event loop is free between parts.
  */
 export async function readStoredIndex(
   storage: Storage,
   siteId: string,
   generation: number,
+  options: { workerFromBytes?: number } = {},
 ): Promise<StoredIndexRead> {
   const state = await storedIndexParts(storage, siteId, generation);
   if ('unusable' in state) return state;
   const { parts } = state;
   const sqlite = storage.sqlite;
-  if (sqlite && !sqlite.memory) {
+  const total = parts.reduce((sum, p) => sum + p.size, 0);
+  if (sqlite && !sqlite.memory && total >= (options.workerFromBytes ?? WORKER_READ_MIN_BYTES)) {
     const read = await readPartsInWorker({
       file: sqlite.name,
       siteId,
@@ -163,7 +171,6 @@ export async function readStoredIndex(
     if ('damaged' in read) return { unusable: 'damaged', detail: read.damaged };
     return formatOf(read.bytes) === INDEX_FORMAT ? read : { unusable: 'damaged', detail: 'bad header' };
   }
-  const total = parts.reduce((sum, p) => sum + p.size, 0);
   const bytes = new Uint8Array(total);
   let at = 0;
   for (const { part } of parts) {
