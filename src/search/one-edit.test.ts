@@ -26,6 +26,31 @@ describe('one edit', () => {
     );
   });
 
+  it('agrees with the edit distance (insertions, deletions, substitutions, adjacent swaps) being at most 1', () => {
+    // Optimal string alignment distance over UTF-16 units, the plain dynamic programme.
+    const distance = (a: string, b: string): number => {
+      const d = Array.from({ length: a.length + 1 }, (_, i) =>
+        Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+      );
+      for (let i = 1; i <= a.length; i++)
+        for (let j = 1; j <= b.length; j++) {
+          const row = d[i] as number[];
+          const up = d[i - 1] as number[];
+          const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+          row[j] = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
+          if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+            row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+        }
+      return (d[a.length] as number[])[b.length] as number;
+    };
+    fc.assert(
+      fc.property(near, near, (a, b) => {
+        expect(withinOneEdit(a, b)).toBe(distance(a, b) <= 1);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it('finds the same neighbours in a word table as comparing every word', () => {
     const words = [
       'search',

@@ -1,16 +1,9 @@
 /** True when `a` and `b` are at most one insertion, deletion, substitution or transposition apart. */
 export const withinOneEdit = (a: string, b: string): boolean => {
-  const la = a.length;
-  const lb = b.length;
-  if (Math.abs(la - lb) > 1) return false;
-  let i = 0;
-  while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  if (i === la || i === lb) return true;
-  if (la === lb) {
-    if (a.slice(i + 1) === b.slice(i + 1)) return true;
-    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
-  }
-  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+  if (Math.abs(a.length - b.length) > 1) return false;
+  const units = scratchFor(b.length);
+  for (let i = 0; i < b.length; i++) units[i] = b.charCodeAt(i);
+  return withinOneEditOfUnits(a, units, b.length);
 };
 
 /**
@@ -20,8 +13,7 @@ export const withinOneEdit = (a: string, b: string): boolean => {
  * a scratch array instead (the bytes are the word table's own, valid UTF-8 from `TextEncoder`).
  */
 export const withinOneEditOfBytes = (a: string, bytes: Uint8Array, start: number, end: number): boolean => {
-  if (scratch.length < end - start) scratch = new Int32Array(2 * (end - start));
-  const units = scratch;
+  const units = scratchFor(end - start);
   let lb = 0;
   for (let i = start; i < end; ) {
     const b0 = bytes[i] ?? 0;
@@ -46,6 +38,11 @@ export const withinOneEditOfBytes = (a: string, bytes: Uint8Array, start: number
       i += 4;
     }
   }
+  return withinOneEditOfUnits(a, units, lb);
+};
+
+/** `withinOneEdit(a, b)` for `b` as its first `lb` UTF-16 units. */
+const withinOneEditOfUnits = (a: string, units: Int32Array, lb: number): boolean => {
   const la = a.length;
   if (Math.abs(la - lb) > 1) return false;
   let i = 0;
@@ -63,6 +60,12 @@ export const withinOneEditOfBytes = (a: string, bytes: Uint8Array, start: number
 };
 
 let scratch = new Int32Array(64);
+
+/** The scratch array of UTF-16 units, at least `length` long (reused: nothing here keeps it). */
+const scratchFor = (length: number): Int32Array => {
+  if (scratch.length < length) scratch = new Int32Array(2 * length);
+  return scratch;
+};
 
 /** `a.slice(ai) === b.slice(bi)` for `b` as units. */
 const sameFrom = (a: string, units: Int32Array, lb: number, ai: number, bi: number): boolean => {
