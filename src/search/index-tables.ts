@@ -228,32 +228,12 @@ export class WordTable {
 
   /** Builds the table for `words` (term id → word; '' for the ids of pairs). */
   static fromWords(words: readonly string[]): WordTable {
-    const encoder = new TextEncoder();
-    const offsets = new Uint32Array(words.length + 1);
-    const bytes = new GrowableU8(words.length * 8);
-    let wordCount = 0;
+    const { offsets, bytes } = encodeStrings(words, 8);
     const fuzzy: number[] = [];
     words.forEach((word, id) => {
-      if (word !== '') {
-        bytes.append(encoder.encode(word));
-        wordCount++;
-        if (word.length >= FUZZY_MIN_LENGTH) fuzzy.push(id);
-      }
-      offsets[id + 1] = bytes.size;
+      if (word.length >= FUZZY_MIN_LENGTH) fuzzy.push(id);
     });
-    let size = 16;
-    while (size < wordCount * 2) size *= 2;
-    const slots = new Int32Array(size).fill(-1);
-    const slotHashes = new Uint32Array(size);
-    const mask = size - 1;
-    words.forEach((word, id) => {
-      if (word === '') return;
-      const h = wordHash(word);
-      let i = h & mask;
-      while (slots[i] !== -1) i = (i + 1) & mask;
-      slots[i] = id;
-      slotHashes[i] = h;
-    });
+    const { slots, slotHashes } = hashSlots(words, (word) => word !== '');
     const keyOf = (id: number): number => {
       const word = words[id] ?? '';
       return fuzzyKey(word.charCodeAt(0), word.length);
@@ -263,34 +243,19 @@ export class WordTable {
       slots,
       slotHashes,
       offsets,
-      bytes: bytes.trimmed(),
+      bytes,
       fuzzyKeys: Uint32Array.from(fuzzy, keyOf),
       fuzzyIds: Uint32Array.from(fuzzy),
     });
   }
 
   get(word: string): number | undefined {
-    const { slots, slotHashes, offsets, bytes } = this.arrays;
-    const h = wordHash(word);
-    const mask = slots.length - 1;
-    let encoded: Buffer | undefined;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const id = slots[i] ?? -1;
-      if (id === -1) return undefined;
-      if (slotHashes[i] !== h) continue;
-      encoded ??= Buffer.from(word, 'utf8');
-      const start = offsets[id] ?? 0;
-      const end = offsets[id + 1] ?? 0;
-      if (end - start === encoded.length && encoded.equals(bytes.subarray(start, end))) return id;
-    }
+    return findSlot(this.arrays, word);
   }
 
   /** The word of a term id; '' for a pair. */
   wordAt(id: number): string {
-    const { offsets, bytes } = this.arrays;
-    const start = offsets[id] ?? 0;
-    const end = offsets[id + 1] ?? 0;
-    return end === start ? '' : Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString();
+    return stringAt(this.arrays, id);
   }
 
   isPair(id: number): boolean {
@@ -342,30 +307,11 @@ export class StringTable {
   constructor(readonly arrays: StringTableArrays) {}
 
   static of(strings: readonly string[], options: { lookup?: boolean } = {}): StringTable {
-    const encoder = new TextEncoder();
-    const offsets = new Uint32Array(strings.length + 1);
-    const bytes = new GrowableU8(strings.length * 16);
-    strings.forEach((value, i) => {
-      bytes.append(encoder.encode(value));
-      offsets[i + 1] = bytes.size;
-    });
-    let slots = new Int32Array(0);
-    let slotHashes = new Uint32Array(0);
-    if (options.lookup) {
-      let size = 16;
-      while (size < strings.length * 2) size *= 2;
-      slots = new Int32Array(size).fill(-1);
-      slotHashes = new Uint32Array(size);
-      const mask = size - 1;
-      strings.forEach((value, id) => {
-        const h = wordHash(value);
-        let i = h & mask;
-        while (slots[i] !== -1) i = (i + 1) & mask;
-        slots[i] = id;
-        slotHashes[i] = h;
-      });
-    }
-    return new StringTable({ offsets, bytes: bytes.trimmed(), slots, slotHashes });
+    const { offsets, bytes } = encodeStrings(strings, 16);
+    const { slots, slotHashes } = options.lookup
+      ? hashSlots(strings, () => true)
+      : { slots: new Int32Array(0), slotHashes: new Uint32Array(0) };
+    return new StringTable({ offsets, bytes, slots, slotHashes });
   }
 
   get length(): number {
@@ -373,28 +319,12 @@ export class StringTable {
   }
 
   at(i: number): string {
-    const { offsets, bytes } = this.arrays;
-    const start = offsets[i] ?? 0;
-    const end = offsets[i + 1] ?? 0;
-    return end <= start ? '' : Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString();
+    return stringAt(this.arrays, i);
   }
 
   /** The number of `value` (the first, if it repeats); undefined when absent or the table has no lookup. */
   get(value: string): number | undefined {
-    const { slots, slotHashes, offsets, bytes } = this.arrays;
-    if (slots.length === 0) return undefined;
-    const h = wordHash(value);
-    const mask = slots.length - 1;
-    let encoded: Buffer | undefined;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const id = slots[i] ?? -1;
-      if (id === -1) return undefined;
-      if (slotHashes[i] !== h) continue;
-      encoded ??= Buffer.from(value, 'utf8');
-      const start = offsets[id] ?? 0;
-      const end = offsets[id + 1] ?? 0;
-      if (end - start === encoded.length && encoded.equals(bytes.subarray(start, end))) return id;
-    }
+    return this.arrays.slots.length === 0 ? undefined : findSlot(this.arrays, value);
   }
 
   /** Every string, in order (tests and small tables). */
@@ -402,3 +332,66 @@ export class StringTable {
     return Array.from({ length: this.length }, (_, i) => this.at(i));
   }
 }
+
+/** The strings' UTF-8 bytes end to end, and where each starts (one more offset than strings). */
+const encodeStrings = (
+  strings: readonly string[],
+  bytesEach: number,
+): { offsets: Uint32Array; bytes: Uint8Array } => {
+  const encoder = new TextEncoder();
+  const offsets = new Uint32Array(strings.length + 1);
+  const bytes = new GrowableU8(strings.length * bytesEach);
+  strings.forEach((value, i) => {
+    bytes.append(encoder.encode(value));
+    offsets[i + 1] = bytes.size;
+  });
+  return { offsets, bytes: bytes.trimmed() };
+};
+
+/** Open-addressing slots (at most half full) holding the number of each string `include` keeps. */
+const hashSlots = (
+  strings: readonly string[],
+  include: (value: string) => boolean,
+): { slots: Int32Array; slotHashes: Uint32Array } => {
+  const kept = strings.filter(include).length;
+  let size = 16;
+  while (size < kept * 2) size *= 2;
+  const slots = new Int32Array(size).fill(-1);
+  const slotHashes = new Uint32Array(size);
+  const mask = size - 1;
+  strings.forEach((value, id) => {
+    if (!include(value)) return;
+    const h = wordHash(value);
+    let i = h & mask;
+    while (slots[i] !== -1) i = (i + 1) & mask;
+    slots[i] = id;
+    slotHashes[i] = h;
+  });
+  return { slots, slotHashes };
+};
+
+/** The number of `value` in the slots, compared by hash, then by its UTF-8 bytes. */
+const findSlot = (
+  { slots, slotHashes, offsets, bytes }: StringTableArrays,
+  value: string,
+): number | undefined => {
+  const h = wordHash(value);
+  const mask = slots.length - 1;
+  let encoded: Buffer | undefined;
+  for (let i = h & mask; ; i = (i + 1) & mask) {
+    const id = slots[i] ?? -1;
+    if (id === -1) return undefined;
+    if (slotHashes[i] !== h) continue;
+    encoded ??= Buffer.from(value, 'utf8');
+    const start = offsets[id] ?? 0;
+    const end = offsets[id + 1] ?? 0;
+    if (end - start === encoded.length && encoded.equals(bytes.subarray(start, end))) return id;
+  }
+};
+
+/** String number `i`, decoded from its bytes ('' when it has none). */
+const stringAt = ({ offsets, bytes }: { offsets: Uint32Array; bytes: Uint8Array }, i: number): string => {
+  const start = offsets[i] ?? 0;
+  const end = offsets[i + 1] ?? 0;
+  return end <= start ? '' : Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString();
+};
