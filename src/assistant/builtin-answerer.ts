@@ -291,7 +291,9 @@ export function composeAnswer(
   // several pieces (a window, a page) are then an OR, and each term's weight is added once, in the
   // question's order, exactly as summing over a union of term sets would.
   const queryTerms = [...weights.keys()];
-  const spellings = typoSpellings(queryTerms, sources, allUnits);
+  // Each source's page title and headings, as terms.
+  const headTerms = sources.map((source) => termSetCached([source.pageTitle, ...source.headings].join(' ')));
+  const spellings = typoSpellings(queryTerms, headTerms, allUnits);
   const words = Math.max(1, Math.ceil(queryTerms.length / 32));
   const has = (mask: Uint32Array, t: number): boolean => ((mask[t >>> 5] as number) & (1 << (t & 31))) !== 0;
   const maskOf = (set: ReadonlySet<string>): Uint32Array => {
@@ -328,9 +330,7 @@ export function composeAnswer(
     return sum / totalWeight;
   };
   const maskOfUnit = (unit: AnswerUnit): Uint32Array => unitMasks.get(unit) ?? maskOf(unit.termSet);
-  const headMasks = sources.map((source) =>
-    maskOf(termSetCached([source.pageTitle, ...source.headings].join(' '))),
-  );
+  const headMasks = headTerms.map(maskOf);
 
   // Pages, not chunks, are what a citation points at: several chunks of one page are judged together.
   const pageCoverage = new Map<string, number>();
@@ -404,7 +404,7 @@ export function composeAnswer(
     // decision every answerer shares (retrieval-strength.ts), then this answerer's own, on the window
     // it would quote from.
     if (isWeakRetrieval(sources)) return noCoverage(sources);
-    const named = namedMissing(question, queryTerms, spellings, allUnits, sources)
+    const named = namedMissing(question, queryTerms, spellings, allUnits, headTerms)
       ? NAMED_MISSING_PENALTY
       : 0;
     const evidence =
@@ -453,11 +453,10 @@ function namedMissing(
   queryTerms: readonly string[],
   spellings: readonly string[][],
   units: readonly AnswerUnit[],
-  sources: readonly RetrievedSource[],
+  heads: readonly ReadonlySet<string>[],
 ): boolean {
   const named = namedTerms(question);
   if (named.size === 0) return false;
-  const heads = sources.map((source) => termSetCached([source.pageTitle, ...source.headings].join(' ')));
   for (const [t, term] of queryTerms.entries()) {
     if (!named.has(term)) continue;
     const forms = spellings[t] ?? [term];
@@ -479,10 +478,9 @@ const MIN_TYPO_TERM = 5;
  */
 function typoSpellings(
   queryTerms: readonly string[],
-  sources: readonly RetrievedSource[],
+  heads: readonly ReadonlySet<string>[],
   units: readonly AnswerUnit[],
 ): string[][] {
-  const heads = sources.map((source) => termSetCached([source.pageTitle, ...source.headings].join(' ')));
   const unknown = (term: string): boolean =>
     term.length >= MIN_TYPO_TERM &&
     !/\d/.test(term) &&
