@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  declines,
-  isAnswered,
-  isWeakRetrieval,
-  MIN_RETRIEVAL_STRENGTH,
-  retrievalStrength,
-} from './answered.ts';
+import { declines, isAnswered } from './answered.ts';
 import { NO_COVERAGE_MESSAGE } from './builtin-answerer.ts';
+import { isWeakRetrieval, MIN_RETRIEVAL_STRENGTH, retrievalStrength } from './retrieval-strength.ts';
 
 const strong = MIN_RETRIEVAL_STRENGTH + 0.1;
 const weak = MIN_RETRIEVAL_STRENGTH - 0.1;

@@ -7,8 +7,6 @@ import type { ThreadMessageStatus } from '../storage/schema.ts';
 import { NO_COVERAGE_MESSAGE } from './builtin-answerer.ts';
 import { MIN_RETRIEVAL_STRENGTH } from './retrieval-strength.ts';
 
-export { isWeakRetrieval, MIN_RETRIEVAL_STRENGTH, retrievalStrength } from './retrieval-strength.ts';
-
 /** Characters at the start of an answer where a model says the docs do not cover the question. */
 const DECLINE_WINDOW_CHARS = 200;
 

@@ -4,7 +4,7 @@
  * the admin analytics routes then show them, and only to their own organization.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIN_RETRIEVAL_STRENGTH } from '../../../assistant/answered.ts';
+import { MIN_RETRIEVAL_STRENGTH } from '../../../assistant/retrieval-strength.ts';
 import { ingestSite } from '../../../ingest/ingest-site.ts';
 import { createTenant, type Tenant } from '../../../limits/limits-fixtures.ts';
 import { dialects } from '../../../testing/databases.ts';
