@@ -105,6 +105,14 @@ describe.each(dialects)('stored indexes on %s', (dialect) => {
     await seedSite(database.storage, site.id, topicPages(marker));
     return site.id;
   };
+  const generationOf = async (siteId: string): Promise<number> =>
+    (
+      await database.storage.db
+        .selectFrom('sites')
+        .select('index_generation')
+        .where('id', '=', siteId)
+        .executeTakeFirstOrThrow()
+    ).index_generation;
   const storedRows = (siteId: string) =>
     database.storage.db
       .selectFrom('search_indexes')
@@ -127,13 +135,7 @@ describe.each(dialects)('stored indexes on %s', (dialect) => {
     expect(fromBuild[0]?.pagePath).toBe('guides/webhooks');
     expect(fromBuild[0]?.text).toContain('first workspace');
     expect(builder.cacheStats()).toMatchObject({ loads: 1, entries: 1 });
-    const generation = (
-      await database.storage.db
-        .selectFrom('sites')
-        .select('index_generation')
-        .where('id', '=', siteId)
-        .executeTakeFirstOrThrow()
-    ).index_generation;
+    const generation = await generationOf(siteId);
     expect(await storedRows(siteId)).toEqual([{ generation, format: INDEX_FORMAT, part: 0, parts: 1 }]);
 
     const loader = new SiteSearch(database.storage, { logger });
@@ -211,15 +213,7 @@ describe.each(dialects)('stored indexes on %s', (dialect) => {
 
   it('publishes a written index by its part 0, written last; before that it reads as missing', async () => {
     const siteId = await newSite('halfway', 'halfway');
-    const generation = async () =>
-      (
-        await database.storage.db
-          .selectFrom('sites')
-          .select('index_generation')
-          .where('id', '=', siteId)
-          .executeTakeFirstOrThrow()
-      ).index_generation;
-    const g = await generation();
+    const g = await generationOf(siteId);
     // Five megabytes in three pieces: three parts, whose bounds fall inside pieces.
     const pieces = [1_000_000, 3_500_000, 742_861].map((n, i) => new Uint8Array(n).fill(i + 1));
     const whole = Buffer.concat(pieces);
@@ -252,7 +246,7 @@ describe.each(dialects)('stored indexes on %s', (dialect) => {
 
     // A new generation's index replaces this one's parts; an older generation's write stores nothing.
     await seedSite(database.storage, siteId, topicPages('halfway-2'));
-    const next = await generation();
+    const next = await generationOf(siteId);
     expect(await writeStoredIndex(database.storage, siteId, g, pieces)).toBe(false);
     expect(await writeStoredIndex(database.storage, siteId, next, [new Uint8Array(10)])).toBe(true);
     expect(await storedRows(siteId)).toEqual([{ generation: next, format: INDEX_FORMAT, part: 0, parts: 1 }]);
