@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { type BuiltIndex, buildSiteIndex } from './build-site-index.ts';
+import { type ChunkRow, readChunkRows } from './chunk-rows.ts';
 import type { EmbeddingModel } from './embeddings/embedding-model.ts';
 import {
   buildSiteVectors,
@@ -322,31 +322,14 @@ const chunkKey = (index: SearchIndex, c: number): { path: string; ord: number } 
 
 const rowKey = (path: string, ord: number): string => `${ord}\u0000${path}`;
 
-interface ChunkRow {
-  anchor: string | null;
-  headings: string;
-  text: string;
-}
-
-/** The stored text (and anchor, headings) of a search's hits: one read, whatever their number. */
+/** The stored text (and anchor, headings) of a search's hits, by page and place. */
 async function chunkRows(
   storage: Storage,
   siteId: string,
   keys: { path: string; ord: number }[],
 ): Promise<Map<string, ChunkRow>> {
   const rows = new Map<string, ChunkRow>();
-  if (keys.length === 0) return rows;
-  const found = await storage.db
-    .selectFrom('chunks')
-    .select(['page_path', 'ord', 'anchor', 'headings', 'text'])
-    .where('site_id', '=', siteId)
-    // A row-value IN over VALUES: both dialects look each pair up in the primary key (an OR of
-    // pairs made SQLite scan the site's chunks). Cast, as PostgreSQL types bare VALUES parameters text.
-    .where(
-      sql<boolean>`(page_path, ord) in (values ${sql.join(keys.map(({ path, ord }) => sql`(cast(${path} as text), cast(${ord} as integer))`))})`,
-    )
-    .execute();
-  for (const row of found) rows.set(rowKey(row.page_path, row.ord), row);
+  for (const row of await readChunkRows(storage, siteId, keys)) rows.set(rowKey(row.page_path, row.ord), row);
   return rows;
 }
 
