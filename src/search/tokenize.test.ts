@@ -1,9 +1,24 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyzeChunk, analyzeQuery, isAnalyzedChunk } from './analyze.ts';
 import { stemmerNameFor } from './stemmer.ts';
 import { tokenize } from './tokenize.ts';
 
 describe('tokenize', () => {
+  it('gives a plain ASCII word (its fast path) the terms the general path gives it', () => {
+    // `word's` takes the general path (an apostrophe), which drops the possessive: same word, same terms.
+    const plain = fc.stringMatching(/^[A-Z]?[a-z0-9]{0,14}$/).filter((w) => w.length > 0);
+    const stemmers = [null, 'english', 'german', 'french', 'dutch', 'turkish', 'hungarian', 'russian'];
+    fc.assert(
+      fc.property(plain, fc.constantFrom(...stemmers), (word, stemmer) => {
+        expect(tokenize(word, stemmer)).toEqual(tokenize(`${word}'s`, stemmer));
+      }),
+      { numRuns: 2_000 },
+    );
+    for (const word of ['The', 'Install', 'installing', 'v2', 'A', 'x', 'a'.repeat(41)])
+      for (const stemmer of stemmers) expect(tokenize(word, stemmer)).toEqual(tokenize(`${word}'s`, stemmer));
+  });
+
   it('segments Chinese and Japanese words with the dictionary segmenter, unstemmed', () => {
     const zh = tokenize('我们的代理使用工具', null);
     expect(zh).toContain('代理');

@@ -44,7 +44,27 @@ const emitWord = (word: string, ctx: Context): void => {
   }
 };
 
+/**
+ * A plain ASCII word, capitalised at most on its first letter (`Install`, `v2`, `the`): it has no
+ * separator, camel-case boundary, possessive, accent or other script, so it is one word as it stands.
+ * Most of any docs text is such words; the general path below costs several Unicode regular
+ * expressions per word.
+ */
+const PLAIN_WORD = /^[A-Z]?[a-z0-9]*$/;
+const ASCII_LETTERS = /^[a-z]+$/;
+
+const emitPlainWord = (word: string, ctx: Context): void => {
+  if (word.length > MAX_TOKEN_LENGTH || SINGLE_ASCII_LETTER.test(word) || ctx.stop.has(word)) return;
+  // What emitWord does for such a word: stemmed when letters only; only a stemmer's output may need
+  // folding (the word itself is ASCII).
+  ctx.out.push(ctx.stem !== null && ASCII_LETTERS.test(word) ? fold(ctx.stem(word)) : word);
+};
+
 const emitRaw = (raw: string, ctx: Context): void => {
+  if (PLAIN_WORD.test(raw)) {
+    emitPlainWord(raw.toLowerCase(), ctx);
+    return;
+  }
   if (DICTIONARY_SCRIPT.test(raw)) {
     for (const segment of segmenter.segment(raw)) {
       if (!segment.isWordLike) continue;
