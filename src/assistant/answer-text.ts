@@ -170,36 +170,17 @@ const ABBREVIATION = /(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|Mr|Ms|Dr|No|Fig)\.|\b
 /** Longest run of prose worth quoting; longer lines are flattened tables or code, not sentences. */
 const MAX_UNIT_WORDS = 80;
 
-/**
- * Splits chunk text into units. Besides Markdown structure it repairs text whose lines were broken
- * mid-sentence (manuals converted from PDF put a blank line wherever an icon was): a line that does not
- * end a sentence joins the next when that one starts in lowercase.
- */
-/**
- * Chunks repeat across requests (popular pages are retrieved again and again), so their units are
- * kept, keyed by the chunk text. Bounded; units are treated as read-only by every caller.
- */
-const UNIT_CACHE_ENTRIES = 4_000;
-const unitCache = new Map<string, readonly AnswerUnit[]>();
-
-export function splitUnitsCached(text: string): readonly AnswerUnit[] {
-  let units = unitCache.get(text);
-  if (units === undefined) {
-    units = splitUnits(text);
-    if (unitCache.size >= UNIT_CACHE_ENTRIES) unitCache.clear();
-    unitCache.set(text, units);
-  }
-  return units;
-}
+/** Entries kept by each cache below; a cache starts over when full. */
+const TERM_CACHE_ENTRIES = 4_000;
 
 const termCache = new Map<string, readonly string[]>();
 
-/** `terms` of text seen before (chunk texts and their headings), from the same bounded kind of cache. */
+/** `terms` of text seen before (a chunk's page title and headings recur with every chunk of the section). */
 export function termsCached(text: string): readonly string[] {
   let out = termCache.get(text);
   if (out === undefined) {
     out = terms(text);
-    if (termCache.size >= UNIT_CACHE_ENTRIES) termCache.clear();
+    if (termCache.size >= TERM_CACHE_ENTRIES) termCache.clear();
     termCache.set(text, out);
   }
   return out;
@@ -207,17 +188,22 @@ export function termsCached(text: string): readonly string[] {
 
 const termSetCache = new Map<string, ReadonlySet<string>>();
 
-/** `termsCached` as a set (membership tests of whole chunks and heading lines). */
+/** `termsCached` as a set (membership tests of heading lines). */
 export function termSetCached(text: string): ReadonlySet<string> {
   let out = termSetCache.get(text);
   if (out === undefined) {
     out = new Set(termsCached(text));
-    if (termSetCache.size >= UNIT_CACHE_ENTRIES) termSetCache.clear();
+    if (termSetCache.size >= TERM_CACHE_ENTRIES) termSetCache.clear();
     termSetCache.set(text, out);
   }
   return out;
 }
 
+/**
+ * Splits chunk text into units. Besides Markdown structure it repairs text whose lines were broken
+ * mid-sentence (manuals converted from PDF put a blank line wherever an icon was): a line that does not
+ * end a sentence joins the next when that one starts in lowercase.
+ */
 export function splitUnits(text: string): AnswerUnit[] {
   const units: AnswerUnit[] = [];
   let block = 0;

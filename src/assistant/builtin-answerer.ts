@@ -21,10 +21,10 @@ import {
   GENERIC_TERMS,
   namedTerms,
   questionTerms,
-  splitUnitsCached,
   termSetCached,
   terms,
 } from './answer-text.ts';
+import { analyzeChunk, type ChunkAnalysis } from './chunk-analysis.ts';
 import { citedSourceIds } from './citations.ts';
 import { isWeakRetrieval, retrievalStrength } from './retrieval-strength.ts';
 
@@ -275,74 +275,127 @@ export function composeAnswer(
   context: readonly AnswerContextItem[] = [],
 ): BuiltinAnswer {
   const weights = queryWeights(question, context);
-  const seen = new Set<string>();
-  const unitsBySource = sources.map((source) => {
+  const chunks = sources.map((source) => analyzeChunk(source.text));
+  // A sentence repeated in several chunks (tab contents scraped twice) is quoted and counted once. The
+  // units each source keeps are contiguous in `allUnits`, from `unitStart[rank]` on; `slot` maps a
+  // chunk's unit index to its index in `allUnits`, or -1 for a repeat.
+  const allUnits: AnswerUnit[] = [];
+  const unitsBySource: AnswerUnit[][] = [];
+  const unitStart: number[] = [];
+  const slotStart: number[] = [];
+  let slotCount = 0;
+  for (let rank = 0; rank < chunks.length; rank++) {
+    slotStart.push(slotCount);
+    slotCount += (chunks[rank] as ChunkAnalysis).units.length;
+  }
+  const slot = new Int32Array(slotCount);
+  // The key hash of each unit of `allUnits`: a repeat is looked for among equal hashes only.
+  const keptHashes = new Int32Array(slotCount);
+  for (let rank = 0; rank < chunks.length; rank++) {
+    const chunk = chunks[rank] as ChunkAnalysis;
     const units: AnswerUnit[] = [];
-    for (const unit of splitUnitsCached(source.text)) {
-      if (seen.has(unit.key)) continue;
-      seen.add(unit.key);
+    unitStart.push(allUnits.length);
+    const base = slotStart[rank] as number;
+    for (let i = 0; i < chunk.units.length; i++) {
+      const unit = chunk.units[i] as AnswerUnit;
+      const hash = chunk.keyHashes[i] as number;
+      let repeat = false;
+      for (let k = 0; k < allUnits.length; k++) {
+        if (keptHashes[k] === hash && (allUnits[k] as AnswerUnit).key === unit.key) {
+          repeat = true;
+          break;
+        }
+      }
+      if (repeat) {
+        slot[base + i] = -1;
+        continue;
+      }
+      slot[base + i] = allUnits.length;
+      keptHashes[allUnits.length] = hash;
+      allUnits.push(unit);
       units.push(unit);
     }
-    return units;
-  });
+    unitsBySource.push(units);
+  }
 
-  const allUnits = unitsBySource.flat();
   // Which of the question's terms a piece of text has, as a bit mask (32 terms per word): unions of
   // several pieces (a window, a page) are then an OR, and each term's weight is added once, in the
   // question's order, exactly as summing over a union of term sets would.
   const queryTerms = [...weights.keys()];
   // Each source's page title and headings, as terms.
   const headTerms = sources.map((source) => termSetCached([source.pageTitle, ...source.headings].join(' ')));
-  const spellings = typoSpellings(queryTerms, headTerms, allUnits);
+  const spellings = typoSpellings(queryTerms, headTerms, chunks);
   const words = Math.max(1, Math.ceil(queryTerms.length / 32));
-  const has = (mask: Uint32Array, t: number): boolean => ((mask[t >>> 5] as number) & (1 << (t & 31))) !== 0;
+  const has = (mask: Uint32Array, at: number, t: number): boolean =>
+    ((mask[at + (t >>> 5)] as number) & (1 << (t & 31))) !== 0;
   const maskOf = (set: ReadonlySet<string>): Uint32Array => {
     const mask = new Uint32Array(words);
     for (let t = 0; t < queryTerms.length; t++) {
-      for (const spelling of spellings[t] ?? []) {
-        if (!set.has(spelling)) continue;
+      const forms = spellings[t] as string[];
+      for (let f = 0; f < forms.length; f++) {
+        if (!set.has(forms[f] as string)) continue;
         mask[t >>> 5] = (mask[t >>> 5] as number) | (1 << (t & 31));
         break;
       }
     }
     return mask;
   };
-  const union = (into: Uint32Array, mask: Uint32Array): void => {
-    for (let w = 0; w < words; w++) into[w] = (into[w] as number) | (mask[w] as number);
+  const union = (into: Uint32Array, from: Uint32Array, at: number): void => {
+    for (let w = 0; w < words; w++) into[w] = (into[w] as number) | (from[at + w] as number);
   };
-  const unitMasks = new Map<AnswerUnit, Uint32Array>();
-  for (const unit of allUnits) unitMasks.set(unit, maskOf(unit.termSet));
+  // Every kept unit's mask, `words` entries each in `allUnits` order, filled from the chunks' postings:
+  // a lookup per question term and chunk instead of one per term and unit.
+  const unitMasks = new Uint32Array(allUnits.length * words);
+  for (let t = 0; t < queryTerms.length; t++) {
+    const bit = 1 << (t & 31);
+    const word = t >>> 5;
+    const forms = spellings[t] as string[];
+    for (let f = 0; f < forms.length; f++) {
+      for (let rank = 0; rank < chunks.length; rank++) {
+        const units = (chunks[rank] as ChunkAnalysis).postings.get(forms[f] as string);
+        if (units === undefined) continue;
+        const base = slotStart[rank] as number;
+        for (let k = 0; k < units.length; k++) {
+          const at = slot[base + (units[k] as number)] as number;
+          if (at >= 0) unitMasks[at * words + word] = (unitMasks[at * words + word] as number) | bit;
+        }
+      }
+    }
+  }
 
   // IDF over the units of these sources: a word in every sentence (the product name) says little.
   const n = Math.max(allUnits.length, 1);
   let totalWeight = 0;
-  const termWeights = queryTerms.map((term, t) => {
+  // Typed arrays of weights: a plain array switches between integer and double elements from one
+  // question to the next, and code optimized for one kind is thrown away on the other.
+  const termWeights = new Float64Array(queryTerms.length);
+  for (let t = 0; t < queryTerms.length; t++) {
     let d = 0;
-    for (const mask of unitMasks.values()) if (has(mask, t)) d++;
-    const tw = (weights.get(term) ?? 0) * Math.log(1 + (n - d + 0.5) / (d + 0.5));
+    for (let u = 0; u < allUnits.length; u++) if (has(unitMasks, u * words, t)) d++;
+    const tw = (weights.get(queryTerms[t] as string) ?? 0) * Math.log(1 + (n - d + 0.5) / (d + 0.5));
     totalWeight += tw;
-    return tw;
-  });
+    termWeights[t] = tw;
+  }
   if (totalWeight === 0) return noCoverage(sources);
-  const coverageOf = (mask: Uint32Array): number => {
-    let sum = 0;
-    for (let t = 0; t < queryTerms.length; t++) if (has(mask, t)) sum += termWeights[t] as number;
-    return sum / totalWeight;
-  };
-  const maskOfUnit = (unit: AnswerUnit): Uint32Array => unitMasks.get(unit) ?? maskOf(unit.termSet);
+  const coverageOf = (mask: Uint32Array, at: number): number =>
+    sumOfBits(mask, at, words, termWeights) / totalWeight;
   const headMasks = headTerms.map(maskOf);
 
   // Pages, not chunks, are what a citation points at: several chunks of one page are judged together.
   const pageCoverage = new Map<string, number>();
   const headingCoverage = new Map<RetrievedSource, number>();
+  const pageMask = new Uint32Array(words);
   for (const [rank, source] of sources.entries()) {
     const heads = headMasks[rank] ?? new Uint32Array(words);
-    headingCoverage.set(source, coverageOf(heads));
-    const page = Uint32Array.from(heads);
-    for (const unit of unitsBySource[rank] ?? []) union(page, maskOfUnit(unit));
-    for (const other of sources)
-      if (other.url === source.url && other !== source) union(page, maskOf(termSetCached(other.text)));
-    pageCoverage.set(source.url, Math.max(pageCoverage.get(source.url) ?? 0, coverageOf(page)));
+    headingCoverage.set(source, coverageOf(heads, 0));
+    pageMask.set(heads);
+    const start = unitStart[rank] as number;
+    const count = unitsBySource[rank]?.length ?? 0;
+    for (let u = start; u < start + count; u++) union(pageMask, unitMasks, u * words);
+    for (const [o, other] of sources.entries())
+      if (other.url === source.url && other !== source)
+        union(pageMask, maskOf((chunks[o] as ChunkAnalysis).textTerms()), 0);
+    pageCoverage.set(source.url, Math.max(pageCoverage.get(source.url) ?? 0, coverageOf(pageMask, 0)));
   }
 
   // Best coverage of a small window (a sentence, its neighbours and the chunk's headings): a page that has
@@ -351,27 +404,27 @@ export function composeAnswer(
   const windowShare = new Map<string, number>();
   // The same window's share of the question's words, each weighing as the question weighs it (everyday
   // words less) and not by their rarity among these few chunks, where a word no chunk has weighs the most.
-  const plainWeights = queryTerms.map((term) => weights.get(term) ?? 0);
+  const plainWeights = new Float64Array(queryTerms.length);
   let plainTotal = 0;
-  for (const w of plainWeights) plainTotal += w;
-  const shareOf = (mask: Uint32Array): number => {
-    let sum = 0;
-    for (let t = 0; t < queryTerms.length; t++) if (has(mask, t)) sum += plainWeights[t] as number;
-    return plainTotal === 0 ? 0 : sum / plainTotal;
-  };
+  for (let t = 0; t < queryTerms.length; t++) {
+    const w = weights.get(queryTerms[t] as string) ?? 0;
+    plainWeights[t] = w;
+    plainTotal += w;
+  }
+  const shareOf = (mask: Uint32Array): number =>
+    plainTotal === 0 ? 0 : sumOfBits(mask, 0, words, plainWeights) / plainTotal;
   const window = new Uint32Array(words);
   for (const [rank, source] of sources.entries()) {
     const heads = headMasks[rank] ?? new Uint32Array(words);
-    const units = unitsBySource[rank] ?? [];
+    const start = unitStart[rank] as number;
+    const count = unitsBySource[rank]?.length ?? 0;
     let best = windowCoverage.get(source.url) ?? 0;
     let bestShare = windowShare.get(source.url) ?? 0;
-    for (let i = 0; i < units.length; i++) {
+    for (let i = 0; i < count; i++) {
       window.set(heads);
-      for (let j = Math.max(0, i - WINDOW); j <= Math.min(units.length - 1, i + WINDOW); j++) {
-        const unit = units[j];
-        if (unit !== undefined) union(window, maskOfUnit(unit));
-      }
-      best = Math.max(best, coverageOf(window));
+      for (let j = Math.max(0, i - WINDOW); j <= Math.min(count - 1, i + WINDOW); j++)
+        union(window, unitMasks, (start + j) * words);
+      best = Math.max(best, coverageOf(window, 0));
       bestShare = Math.max(bestShare, shareOf(window));
     }
     windowCoverage.set(source.url, best);
@@ -380,8 +433,9 @@ export function composeAnswer(
 
   const scored: ScoredUnit[] = [];
   for (const [rank, source] of sources.entries()) {
-    for (const unit of unitsBySource[rank] ?? []) {
-      const coverage = coverageOf(maskOfUnit(unit));
+    const start = unitStart[rank] as number;
+    for (const [j, unit] of (unitsBySource[rank] ?? []).entries()) {
+      const coverage = coverageOf(unitMasks, (start + j) * words);
       if (coverage === 0) continue;
       const length = unit.kind === 'code' ? 30 : unit.terms.length;
       // Long sentences match more words by chance; damp them gently.
@@ -404,7 +458,7 @@ export function composeAnswer(
     // decision every answerer shares (retrieval-strength.ts), then this answerer's own, on the window
     // it would quote from.
     if (isWeakRetrieval(sources)) return noCoverage(sources);
-    const named = namedMissing(question, queryTerms, spellings, allUnits, headTerms)
+    const named = namedMissing(question, queryTerms, spellings, chunks, headTerms)
       ? NAMED_MISSING_PENALTY
       : 0;
     const evidence =
@@ -452,7 +506,7 @@ function namedMissing(
   question: string,
   queryTerms: readonly string[],
   spellings: readonly string[][],
-  units: readonly AnswerUnit[],
+  chunks: readonly ChunkAnalysis[],
   heads: readonly ReadonlySet<string>[],
 ): boolean {
   const named = namedTerms(question);
@@ -461,7 +515,7 @@ function namedMissing(
     if (!named.has(term)) continue;
     const forms = spellings[t] ?? [term];
     const found =
-      units.some((unit) => forms.some((f) => unit.termSet.has(f))) ||
+      chunks.some((chunk) => forms.some((f) => chunk.postings.has(f))) ||
       heads.some((set) => forms.some((f) => set.has(f)));
     if (!found) return true;
   }
@@ -474,31 +528,51 @@ const MIN_TYPO_TERM = 5;
 /**
  * Each question term and the spellings it matches: itself, and when the sources never use it, the
  * sources' terms one edit away ("telemtri" finds "telemetri"). Only the sources' own few hundred terms
- * are tried, never the site's.
+ * are tried, never the site's. (A chunk's units that repeat another chunk's have the same terms, so the
+ * chunks' whole vocabularies are the terms of the units the answer keeps.)
  */
 function typoSpellings(
   queryTerms: readonly string[],
   heads: readonly ReadonlySet<string>[],
-  units: readonly AnswerUnit[],
+  chunks: readonly ChunkAnalysis[],
 ): string[][] {
   const unknown = (term: string): boolean =>
     term.length >= MIN_TYPO_TERM &&
     !/\d/.test(term) &&
-    !units.some((unit) => unit.termSet.has(term)) &&
+    !chunks.some((chunk) => chunk.postings.has(term)) &&
     !heads.some((set) => set.has(term));
-  let vocabulary: Set<string> | undefined;
   return queryTerms.map((term) => {
     if (!unknown(term)) return [term];
-    if (vocabulary === undefined) {
-      vocabulary = new Set();
-      for (const unit of units)
-        for (const t of unit.termSet) if (t.length >= MIN_TYPO_TERM) vocabulary.add(t);
-      for (const set of heads) for (const t of set) if (t.length >= MIN_TYPO_TERM) vocabulary.add(t);
-    }
     const out = [term];
-    for (const candidate of vocabulary) if (withinOneEdit(term, candidate)) out.push(candidate);
+    const consider = (candidate: string): void => {
+      // The length test first: most candidates fail it, and it is the cheapest.
+      if (candidate.length < MIN_TYPO_TERM || Math.abs(candidate.length - term.length) > 1) return;
+      if (withinOneEdit(term, candidate) && !out.includes(candidate)) out.push(candidate);
+    };
+    for (const chunk of chunks)
+      for (let length = term.length - 1; length <= term.length + 1; length++)
+        for (const candidate of chunk.vocabularyByLength[length] ?? []) consider(candidate);
+    for (const set of heads) for (const candidate of set) consider(candidate);
     return out;
   });
+}
+
+/**
+ * The sum of `weights[t]` over the terms `t` whose bit is set in `mask[at…at+words)`, added in ascending
+ * `t` (the order a loop over every term would add them in, so the same double comes out), visiting only
+ * the set bits.
+ */
+function sumOfBits(mask: Uint32Array, at: number, words: number, weights: Float64Array): number {
+  let sum = 0;
+  for (let w = 0; w < words; w++) {
+    let bits = mask[at + w] as number;
+    while (bits !== 0) {
+      const low = bits & -bits;
+      sum += weights[w * 32 + 31 - Math.clz32(low)] as number;
+      bits ^= low;
+    }
+  }
+  return sum;
 }
 
 function byScore(a: ScoredUnit, b: ScoredUnit): number {
