@@ -27,10 +27,31 @@ export function streamedResponse(
   if (node !== undefined) {
     const { outgoing } = node;
     outgoing.writeHead(200, headers);
-    // A write after the client left is dropped by Node (the stream is destroyed), never thrown.
-    produce({ write: (text) => outgoing.write(text) })
+    // What is written in one turn of the event loop goes out as one chunk: an answer ready at once (the
+    // built-in answerer's) is one write instead of one per part, and each write costs Node's HTTP layer
+    // a chunk of its own (its length line, the data, its end). The flush waits for the end of the turn
+    // (setImmediate: a nextTick would run before the promise continuations that write the next parts);
+    // a model's tokens arrive in turns of their own, so they still go out as they come. A write after
+    // the client left is dropped by Node (the stream is destroyed), never thrown.
+    let pending = '';
+    const flush = (): void => {
+      const text = pending;
+      pending = '';
+      if (text !== '') outgoing.write(text);
+    };
+    produce({
+      write: (text) => {
+        if (text === '') return;
+        if (pending === '') setImmediate(flush);
+        pending += text;
+      },
+    })
       .catch(onError)
-      .finally(() => outgoing.end());
+      .finally(() => {
+        const text = pending;
+        pending = '';
+        outgoing.end(text);
+      });
     // Tells @hono/node-server the response is being written; a copy, so no request touches the shared one.
     return new Response(null, RESPONSE_ALREADY_SENT);
   }
