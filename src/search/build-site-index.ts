@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { ANALYZER_VERSION } from './analyze.ts';
 import type { BuildChunk, BuildReply, BuildRequest } from './index-build-worker.ts';
+import { DEFAULT_RANKING } from './search-index.ts';
 import { storedIndexParts, writeStoredIndex } from './stored-index.ts';
 
 /**
@@ -103,7 +104,9 @@ async function buildFromChunks(storage: Storage, siteId: string): Promise<Uint8A
       .where('site_id', '=', siteId)
       .execute();
     post({
-      type: 'pages',
+      type: 'start',
+      params: DEFAULT_RANKING,
+      analyzerVersion: ANALYZER_VERSION,
       pages: pages.map((p) => ({
         path: p.path,
         title: p.title,

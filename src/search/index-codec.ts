@@ -1,5 +1,6 @@
+import { assembleIndex } from './index-builder.ts';
 import { PairLookup, StringTable, WordTable } from './index-tables.ts';
-import { assembleIndex, type LabelSet, type RankingParams, type SearchIndex } from './search-index.ts';
+import type { LabelSet, RankingParams, SearchIndex } from './search-index.ts';
 
 /**
  * The serialized search index: `DCIX`, the format version, the header's length, the header (JSON:

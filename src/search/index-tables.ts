@@ -37,74 +37,72 @@ export class GrowableF32 {
   }
 }
 
-export class GrowableU8 {
-  data: Uint8Array;
-  size = 0;
-  constructor(capacity: number) {
-    this.data = new Uint8Array(Math.max(16, capacity));
-  }
-  push(value: number): void {
-    if (this.size === this.data.length) this.data = grown(this.data, new Uint8Array(this.data.length * 2));
-    this.data[this.size++] = value;
-  }
-  append(bytes: Uint8Array): void {
-    while (this.size + bytes.length > this.data.length)
-      this.data = grown(this.data, new Uint8Array(this.data.length * 2));
-    this.data.set(bytes, this.size);
-    this.size += bytes.length;
-  }
-  trimmed(): Uint8Array {
-    return this.data.slice(0, this.size);
-  }
-}
-
 const RUN_BLOCK_BITS = 20;
 const RUN_BLOCK = 1 << RUN_BLOCK_BITS;
 const RUN_MASK = RUN_BLOCK - 1;
+/** Term ids fill the low 30 bits of a run's first word, its field the top two. */
+const FIELD_SHIFT = 30;
+const TERM_MASK = (1 << FIELD_SHIFT) - 1;
+/** Term ids a build can number: a site with a billion distinct terms would not fit in memory anyway. */
+export const MAX_TERMS = 1 << FIELD_SHIFT;
+/** A frequency byte saying the run's frequency is in `RawRuns.others` (anything but 0 to 254). */
+const OTHER_TF = 255;
 
 /**
- * An index build's raw (term, frequency, field) runs, 9 bytes each, in blocks of a million: no copy
+ * An index build's raw (term, field, frequency) runs, 5 bytes each, in blocks of a million: no copy
  * when they grow, at most one block spare, and each block released once the build has read past it.
+ * A run is held until `finish` while the postings it makes are filled, so its size is most of a large
+ * build's peak: the field shares the term's word, and the frequency (a count, almost always small) is a
+ * byte, with any other value kept exactly (as a 32-bit float, as postings weigh it) in a side map.
  */
 export class RawRuns {
   private readonly termBlocks: (Uint32Array | null)[] = [];
-  private readonly tfBlocks: (Float32Array | null)[] = [];
-  private readonly fieldBlocks: (Uint8Array | null)[] = [];
+  private readonly tfBlocks: (Uint8Array | null)[] = [];
+  private readonly others = new Map<number, number>();
   size = 0;
 
+  /** `term` below `MAX_TERMS`, `field` 0 to 3. */
   push(term: number, tf: number, field: number): void {
     const block = this.size >>> RUN_BLOCK_BITS;
     if (block === this.termBlocks.length) {
       this.termBlocks.push(new Uint32Array(RUN_BLOCK));
-      this.tfBlocks.push(new Float32Array(RUN_BLOCK));
-      this.fieldBlocks.push(new Uint8Array(RUN_BLOCK));
+      this.tfBlocks.push(new Uint8Array(RUN_BLOCK));
     }
     const at = this.size & RUN_MASK;
-    (this.termBlocks[block] as Uint32Array)[at] = term;
-    (this.tfBlocks[block] as Float32Array)[at] = tf;
-    (this.fieldBlocks[block] as Uint8Array)[at] = field;
+    (this.termBlocks[block] as Uint32Array)[at] = term | (field << FIELD_SHIFT);
+    if (tf === (tf & 0xff) && tf !== OTHER_TF) {
+      (this.tfBlocks[block] as Uint8Array)[at] = tf;
+    } else {
+      (this.tfBlocks[block] as Uint8Array)[at] = OTHER_TF;
+      this.others.set(this.size, Math.fround(tf));
+    }
     this.size++;
   }
 
-  /** Calls `each` for the runs from `start` to `end` (exclusive), in order. */
+  /**
+   * Calls `each` for the runs from `start` to `end` (exclusive), in order, with each run's term, its
+   * frequency as a 32-bit float holds it, and its field.
+   */
   read(start: number, end: number, each: (term: number, tf: number, field: number) => void): void {
-    for (let i = start; i < end; i++) {
+    for (let i = start; i < end; ) {
       const block = i >>> RUN_BLOCK_BITS;
-      const at = i & RUN_MASK;
-      each(
-        this.termBlocks[block]?.[at] ?? 0,
-        this.tfBlocks[block]?.[at] ?? 0,
-        this.fieldBlocks[block]?.[at] ?? 0,
-      );
+      const terms = this.termBlocks[block];
+      const tfs = this.tfBlocks[block];
+      if (!terms || !tfs) throw new Error(`raw run ${i} was released`);
+      const stop = Math.min(end, (block + 1) << RUN_BLOCK_BITS);
+      for (let at = i & RUN_MASK; i < stop; i++, at++) {
+        const packed = terms[at] ?? 0;
+        const tf = tfs[at] ?? 0;
+        each(packed & TERM_MASK, tf === OTHER_TF ? (this.others.get(i) ?? 0) : tf, packed >>> FIELD_SHIFT);
+      }
     }
   }
 
   /** Drops the blocks that hold only runs before `index`. */
   releaseBefore(index: number): void {
-    for (let block = 0; block < index >>> RUN_BLOCK_BITS; block++) {
+    for (let block = index >>> RUN_BLOCK_BITS; block-- > 0 && this.termBlocks[block] !== null; ) {
       this.termBlocks[block] = null;
       this.tfBlocks[block] = null;
-      this.fieldBlocks[block] = null;
     }
   }
 }
@@ -117,44 +115,49 @@ const grown = <T extends Uint32Array | Float32Array | Uint8Array>(from: T, to: T
 /**
  * Pair hash → term id while an index is built, open addressing on typed arrays. Pairs outnumber words
  * several times over, and a JS Map of a few hundred thousand numbers costs more than the rest of the build.
+ * A slot's key and value lie side by side: a lookup's probes read one cache line, not two.
  */
 export class PairTable {
   private count = 0;
 
-  keys: Int32Array = new Int32Array(1 << 12).fill(-1);
-  values: Uint32Array = new Uint32Array(1 << 12);
+  /** Slot i's key (-1: empty) at 2i, its value at 2i + 1. */
+  slots: Int32Array = new Int32Array(2 << 12).fill(-1);
 
   get(key: number): number | undefined {
-    const mask = this.keys.length - 1;
+    const { slots } = this;
+    const mask = (slots.length >> 1) - 1;
     for (let i = key & mask; ; i = (i + 1) & mask) {
-      const k = this.keys[i];
-      if (k === key) return this.values[i];
+      const k = slots[2 * i];
+      if (k === key) return slots[2 * i + 1];
       if (k === -1) return undefined;
     }
   }
 
   set(key: number, value: number): void {
-    if ((this.count + 1) * 2 > this.keys.length) this.grow();
-    const mask = this.keys.length - 1;
+    if ((this.count + 1) * 4 > this.slots.length) this.grow();
+    const { slots } = this;
+    const mask = (slots.length >> 1) - 1;
     let i = key & mask;
-    while (this.keys[i] !== -1 && this.keys[i] !== key) i = (i + 1) & mask;
-    if (this.keys[i] === -1) this.count++;
-    this.keys[i] = key;
-    this.values[i] = value;
+    while (slots[2 * i] !== -1 && slots[2 * i] !== key) i = (i + 1) & mask;
+    if (slots[2 * i] === -1) this.count++;
+    slots[2 * i] = key;
+    slots[2 * i + 1] = value;
   }
 
   private grow(): void {
-    const keys = this.keys;
-    const values = this.values;
-    this.keys = new Int32Array(keys.length * 2).fill(-1);
-    this.values = new Uint32Array(keys.length * 2);
+    const old = this.slots;
+    this.slots = new Int32Array(old.length * 2).fill(-1);
     this.count = 0;
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] ?? -1;
-      if (k !== -1) this.set(k, values[i] ?? 0);
+    for (let i = 0; i < old.length; i += 2) {
+      const k = old[i] ?? -1;
+      if (k !== -1) this.set(k, old[i + 1] ?? 0);
     }
   }
 }
+
+/** Where a 64-bit integer's low and high 32-bit halves lie in a Uint32Array over its bytes. */
+const LOW_HALF = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 0 : 1;
+const HIGH_HALF = 1 - LOW_HALF;
 
 /**
  * Pair hash → term id in a finished index: keys sorted, looked up by binary search. Half the bytes of a
@@ -166,16 +169,34 @@ export class PairLookup {
     readonly values: Uint32Array,
   ) {}
 
+  /**
+   * The table's entries sorted by key, by one native sort of 64-bit integers, each an entry's key (as
+   * unsigned, order kept) above its slot: no array per entry, no comparator. Keys are unique but for
+   * ones no stored analysis holds (not 32-bit integers); those keep their slots' order, as the stable
+   * sort of the slots this replaces did.
+   */
   static fromTable(table: PairTable): PairLookup {
-    const entries: [number, number][] = [];
-    table.keys.forEach((key, i) => {
-      if (key !== -1) entries.push([key, table.values[i] ?? 0]);
-    });
-    entries.sort((a, b) => a[0] - b[0]);
-    return new PairLookup(
-      Int32Array.from(entries, (e) => e[0]),
-      Uint32Array.from(entries, (e) => e[1]),
-    );
+    const { slots } = table;
+    let count = 0;
+    for (let i = 0; i < slots.length; i += 2) if (slots[i] !== -1) count++;
+    const packed = new BigUint64Array(count);
+    const halves = new Uint32Array(packed.buffer);
+    let n = 0;
+    for (let i = 0; i < slots.length; i += 2) {
+      const key = slots[i] ?? -1;
+      if (key === -1) continue;
+      halves[2 * n + HIGH_HALF] = key ^ 0x80000000;
+      halves[2 * n + LOW_HALF] = i;
+      n++;
+    }
+    packed.sort();
+    const keys = new Int32Array(count);
+    const values = new Uint32Array(count);
+    for (let at = 0; at < count; at++) {
+      keys[at] = (halves[2 * at + HIGH_HALF] ?? 0) ^ 0x80000000;
+      values[at] = slots[(halves[2 * at + LOW_HALF] ?? 0) + 1] ?? 0;
+    }
+    return new PairLookup(keys, values);
   }
 
   get(key: number): number | undefined {
@@ -193,11 +214,88 @@ export class PairLookup {
   }
 }
 
+/** FNV-1a's offset basis and prime, for `wordHash` and readers that hash a word as they scan it. */
+export const FNV_OFFSET = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
+
 /** FNV-1a over UTF-16 code units: the word table's slot hash. */
-const wordHash = (word: string): number => {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193);
+export const wordHash = (word: string): number => {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
   return h >>> 0;
+};
+
+/** First index in sorted `keys` whose key is not below `key`. */
+const lowerBound = (keys: Float64Array, key: number): number => {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] ?? 0) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+};
+
+/**
+ * Word → term id while an index is built: open addressing on typed arrays over the builder's own list
+ * of words by id, probed by `wordHash`. A stored analysis's terms are found by comparing their
+ * characters where they lie in its text, with no string made of each: most are words seen before.
+ */
+export class WordIds {
+  private slots: Int32Array = new Int32Array(1 << 12).fill(-1);
+  private hashes: Uint32Array = new Uint32Array(1 << 12);
+  private count = 0;
+
+  constructor(private readonly words: readonly string[]) {}
+
+  /** The id of the word `text.slice(start, end)`, whose `wordHash` is `hash`; -1 when it has none. */
+  find(text: string, start: number, end: number, hash: number): number {
+    const { slots, hashes } = this;
+    const mask = slots.length - 1;
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const id = slots[i] ?? -1;
+      if (id === -1) return -1;
+      if (hashes[i] === hash && sameUnits(this.words[id] ?? '', text, start, end)) return id;
+    }
+  }
+
+  /** The id of `word`; -1 when it has none. */
+  get(word: string): number {
+    return this.find(word, 0, word.length, wordHash(word));
+  }
+
+  /** Gives the word of id `id` (already in the word list), whose `wordHash` is `hash`, its id. */
+  add(hash: number, id: number): void {
+    if ((this.count + 1) * 2 > this.slots.length) this.grow();
+    this.place(hash, id);
+    this.count++;
+  }
+
+  private place(hash: number, id: number): void {
+    const mask = this.slots.length - 1;
+    let i = hash & mask;
+    while (this.slots[i] !== -1) i = (i + 1) & mask;
+    this.slots[i] = id;
+    this.hashes[i] = hash;
+  }
+
+  private grow(): void {
+    const { slots, hashes } = this;
+    this.slots = new Int32Array(slots.length * 2).fill(-1);
+    this.hashes = new Uint32Array(slots.length * 2);
+    for (let i = 0; i < slots.length; i++) {
+      const id = slots[i] ?? -1;
+      if (id !== -1) this.place(hashes[i] ?? 0, id);
+    }
+  }
+}
+
+/** Whether `word` is `text.slice(start, end)`. */
+export const sameUnits = (word: string, text: string, start: number, end: number): boolean => {
+  if (word.length !== end - start) return false;
+  for (let i = 0; i < word.length; i++) if (word.charCodeAt(i) !== text.charCodeAt(start + i)) return false;
+  return true;
 };
 
 /** Typo matching looks words up by first UTF-16 unit and length (terms are at most 40 characters). */
@@ -228,25 +326,9 @@ export class WordTable {
 
   /** Builds the table for `words` (term id → word; '' for the ids of pairs). */
   static fromWords(words: readonly string[]): WordTable {
-    const { offsets, bytes } = encodeStrings(words, 8);
-    const fuzzy: number[] = [];
-    words.forEach((word, id) => {
-      if (word.length >= FUZZY_MIN_LENGTH) fuzzy.push(id);
-    });
-    const { slots, slotHashes } = hashSlots(words, (word) => word !== '');
-    const keyOf = (id: number): number => {
-      const word = words[id] ?? '';
-      return fuzzyKey(word.charCodeAt(0), word.length);
-    };
-    fuzzy.sort((a, b) => keyOf(a) - keyOf(b) || a - b);
-    return new WordTable({
-      slots,
-      slotHashes,
-      offsets,
-      bytes,
-      fuzzyKeys: Uint32Array.from(fuzzy, keyOf),
-      fuzzyIds: Uint32Array.from(fuzzy),
-    });
+    const { offsets, bytes } = encodeStrings(words);
+    const { slots, slotHashes } = hashSlots(words, { withEmpty: false });
+    return new WordTable({ slots, slotHashes, offsets, bytes, ...fuzzyBuckets(words) });
   }
 
   get(word: string): number | undefined {
@@ -288,6 +370,35 @@ export class WordTable {
   }
 }
 
+/**
+ * The words of `FUZZY_MIN_LENGTH` or more units sorted by `fuzzyKey`, ids ascending within a key: a
+ * native sort of the keys, then each word placed at the next free place of its key's run, in id order.
+ */
+const fuzzyBuckets = (words: readonly string[]): { fuzzyKeys: Uint32Array; fuzzyIds: Uint32Array } => {
+  let count = 0;
+  for (const word of words) if (word.length >= FUZZY_MIN_LENGTH) count++;
+  const keys = new Float64Array(count);
+  const ids = new Uint32Array(count);
+  let n = 0;
+  words.forEach((word, id) => {
+    if (word.length < FUZZY_MIN_LENGTH) return;
+    keys[n] = fuzzyKey(word.charCodeAt(0), word.length);
+    ids[n++] = id;
+  });
+  const sorted = keys.slice().sort();
+  const fuzzyKeys = new Uint32Array(count);
+  const fuzzyIds = new Uint32Array(count);
+  const next = new Map<number, number>();
+  for (let i = 0; i < count; i++) {
+    const key = keys[i] ?? 0;
+    const at = next.get(key) ?? lowerBound(sorted, key);
+    next.set(key, at + 1);
+    fuzzyKeys[at] = key;
+    fuzzyIds[at] = ids[i] ?? 0;
+  }
+  return { fuzzyKeys, fuzzyIds };
+};
+
 export interface StringTableArrays {
   /** Where each string's UTF-8 bytes start in `bytes` (one more entry than strings). */
   offsets: Uint32Array;
@@ -307,9 +418,9 @@ export class StringTable {
   constructor(readonly arrays: StringTableArrays) {}
 
   static of(strings: readonly string[], options: { lookup?: boolean } = {}): StringTable {
-    const { offsets, bytes } = encodeStrings(strings, 16);
+    const { offsets, bytes } = encodeStrings(strings);
     const { slots, slotHashes } = options.lookup
-      ? hashSlots(strings, () => true)
+      ? hashSlots(strings, { withEmpty: true })
       : { slots: new Int32Array(0), slotHashes: new Uint32Array(0) };
     return new StringTable({ offsets, bytes, slots, slotHashes });
   }
@@ -333,40 +444,93 @@ export class StringTable {
   }
 }
 
-/** The strings' UTF-8 bytes end to end, and where each starts (one more offset than strings). */
-const encodeStrings = (
-  strings: readonly string[],
-  bytesEach: number,
-): { offsets: Uint32Array; bytes: Uint8Array } => {
-  const encoder = new TextEncoder();
+/**
+ * The strings' UTF-8 bytes end to end, and where each starts (one more offset than strings): measured,
+ * then written into one array of exactly their size, the bytes `TextEncoder` makes (a lone surrogate
+ * as U+FFFD) without an array per string.
+ */
+const encodeStrings = (strings: readonly string[]): { offsets: Uint32Array; bytes: Uint8Array } => {
   const offsets = new Uint32Array(strings.length + 1);
-  const bytes = new GrowableU8(strings.length * bytesEach);
-  strings.forEach((value, i) => {
-    bytes.append(encoder.encode(value));
-    offsets[i + 1] = bytes.size;
-  });
-  return { offsets, bytes: bytes.trimmed() };
+  let total = 0;
+  for (let i = 0; i < strings.length; i++) {
+    total += utf8Length(strings[i] ?? '');
+    offsets[i + 1] = total;
+  }
+  const bytes = new Uint8Array(total);
+  for (let i = 0; i < strings.length; i++) {
+    const value = strings[i] ?? '';
+    if (value !== '') writeUtf8(value, bytes, offsets[i] ?? 0);
+  }
+  return { offsets, bytes };
 };
 
-/** Open-addressing slots (at most half full) holding the number of each string `include` keeps. */
+const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit < 0xdc00;
+const isLowSurrogate = (unit: number): boolean => unit >= 0xdc00 && unit < 0xe000;
+
+const utf8Length = (value: string): number => {
+  let n = value.length;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) n += 1;
+    else if (isHighSurrogate(unit) && isLowSurrogate(value.charCodeAt(i + 1))) {
+      // Four bytes for the pair's two units.
+      n += 2;
+      i++;
+    } else n += 2;
+  }
+  return n;
+};
+
+/** Writes `value`'s UTF-8 bytes into `bytes` from `at` (room for `utf8Length(value)` of them). */
+const writeUtf8 = (value: string, bytes: Uint8Array, start: number): void => {
+  let at = start;
+  for (let i = 0; i < value.length; i++) {
+    let unit = value.charCodeAt(i);
+    if (unit < 0x80) {
+      bytes[at++] = unit;
+    } else if (unit < 0x800) {
+      bytes[at++] = 0xc0 | (unit >> 6);
+      bytes[at++] = 0x80 | (unit & 0x3f);
+    } else if (isHighSurrogate(unit) && isLowSurrogate(value.charCodeAt(i + 1))) {
+      const point = 0x10000 + ((unit - 0xd800) << 10) + (value.charCodeAt(++i) - 0xdc00);
+      bytes[at++] = 0xf0 | (point >> 18);
+      bytes[at++] = 0x80 | ((point >> 12) & 0x3f);
+      bytes[at++] = 0x80 | ((point >> 6) & 0x3f);
+      bytes[at++] = 0x80 | (point & 0x3f);
+    } else {
+      if (isHighSurrogate(unit) || isLowSurrogate(unit)) unit = 0xfffd;
+      bytes[at++] = 0xe0 | (unit >> 12);
+      bytes[at++] = 0x80 | ((unit >> 6) & 0x3f);
+      bytes[at++] = 0x80 | (unit & 0x3f);
+    }
+  }
+};
+
+/**
+ * Open-addressing slots (at most half full) holding the number of each string, the empty one only
+ * `withEmpty` (the word table's pairs have no word).
+ */
 const hashSlots = (
   strings: readonly string[],
-  include: (value: string) => boolean,
+  { withEmpty }: { withEmpty: boolean },
 ): { slots: Int32Array; slotHashes: Uint32Array } => {
-  const kept = strings.filter(include).length;
+  let kept = 0;
+  for (const value of strings) if (withEmpty || value !== '') kept++;
   let size = 16;
   while (size < kept * 2) size *= 2;
   const slots = new Int32Array(size).fill(-1);
   const slotHashes = new Uint32Array(size);
   const mask = size - 1;
-  strings.forEach((value, id) => {
-    if (!include(value)) return;
+  for (let id = 0; id < strings.length; id++) {
+    const value = strings[id] ?? '';
+    if (!withEmpty && value === '') continue;
     const h = wordHash(value);
     let i = h & mask;
     while (slots[i] !== -1) i = (i + 1) & mask;
     slots[i] = id;
     slotHashes[i] = h;
-  });
+  }
   return { slots, slotHashes };
 };
 

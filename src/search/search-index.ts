@@ -1,14 +1,13 @@
-import { type AnalyzedChunk, analyzeChunk, analyzeQueryWith, isAnalyzedChunk } from './analyze.ts';
-import { normalizePagePath, parentOf, resolvePage } from './current-path.ts';
 import {
-  GrowableF32,
-  GrowableU32,
-  PairLookup,
-  PairTable,
-  RawRuns,
-  StringTable,
-  WordTable,
-} from './index-tables.ts';
+  ANALYZER_VERSION,
+  type AnalyzedChunk,
+  analyzeChunk,
+  analyzeQueryWith,
+  isAnalyzedChunk,
+} from './analyze.ts';
+import { resolvePage } from './current-path.ts';
+import { SearchIndexBuilder } from './index-builder.ts';
+import type { PairLookup, StringTable, WordTable } from './index-tables.ts';
 import { stemmerNameFor } from './stemmer.ts';
 import type { IndexableChunk, SearchHit, SearchOptions } from './types.ts';
 
@@ -142,62 +141,13 @@ export interface SearchIndex {
   readonly scratch: Scratch;
 }
 
-interface Scratch {
+export interface Scratch {
   chunkScores: Float32Array;
   chunkTouched: Uint32Array;
   pageBest: Float32Array;
   pageSecond: Float32Array;
   pageTouched: Uint32Array;
 }
-
-export const scratchFor = (chunks: number, pages: number): Scratch => ({
-  chunkScores: new Float32Array(chunks),
-  chunkTouched: new Uint32Array(chunks),
-  pageBest: new Float32Array(pages),
-  pageSecond: new Float32Array(pages),
-  pageTouched: new Uint32Array(pages),
-});
-
-/** The ranking's pages from the chunks' paths: normalised, and each page's folder for sibling boosts. */
-export const rankingPages = (
-  paths: readonly string[],
-): {
-  pathPage: Uint32Array;
-  pageCount: number;
-  pageByPath: Map<string, number>;
-  pageParent: Uint32Array;
-  pagePaths: string[];
-} => {
-  const pageByPath = new Map<string, number>();
-  const pagePaths: string[] = [];
-  const pathPage = new Uint32Array(paths.length);
-  const parents = new Map<string, number>();
-  const pageParent: number[] = [];
-  paths.forEach((p, i) => {
-    const key = normalizePagePath(p);
-    let page = pageByPath.get(key);
-    if (page === undefined) {
-      page = pageByPath.size;
-      pageByPath.set(key, page);
-      pagePaths.push(p);
-      const parent = parentOf(key);
-      let id = parents.get(parent);
-      if (id === undefined) {
-        id = parents.size;
-        parents.set(parent, id);
-      }
-      pageParent.push(id);
-    }
-    pathPage[i] = page;
-  });
-  return {
-    pathPage,
-    pageCount: pageByPath.size,
-    pageByPath,
-    pageParent: Uint32Array.from(pageParent),
-    pagePaths,
-  };
-};
 
 const lowerLabels = (labels: readonly string[]): string[] => labels.map((l) => l.trim().toLowerCase());
 
@@ -215,7 +165,7 @@ const parsedAnalysis = (stored: unknown): unknown => {
  * analyses are never all parsed at once), or a fresh one if storage holds none (or an older analyzer
  * version's).
  */
-const analysisOf = (chunk: IndexableChunk): AnalyzedChunk => {
+export const analysisOf = (chunk: IndexableChunk): AnalyzedChunk => {
   const stored = parsedAnalysis(chunk.analyzed);
   return isAnalyzedChunk(stored)
     ? stored
@@ -227,237 +177,17 @@ const analysisOf = (chunk: IndexableChunk): AnalyzedChunk => {
       });
 };
 
-const FIELD_COUNT = 4;
-
-/**
- * Builds an index one chunk at a time, holding per chunk only its raw (term, field, frequency) runs
- * (9 bytes each, in blocks) until `finish` turns them into postings, releasing the runs as it goes: a
- * site's chunks never need to be in memory at once, and the build's peak is about the raw runs plus the
- * finished postings.
- */
-export class SearchIndexBuilder {
-  private readonly termIds = new Map<string, number>();
-  private readonly pairs = new PairTable();
-  /** Words by id; pairs hold '' (they are never shown, expanded or fuzzily matched). */
-  private readonly termList: string[] = [];
-  private readonly stemmers = new Set<string | null>();
-  private readonly pathIds = new Map<string, number>();
-  private readonly paths: string[] = [];
-  private readonly pathTitles: string[] = [];
-  private readonly labelIds = new Map<string, number>();
-  private readonly labelSets: LabelSet[] = [];
-  private readonly chunkIds = new GrowableU32(1024);
-  private readonly chunkOrd = new GrowableU32(1024);
-  private readonly chunkPath = new GrowableU32(1024);
-  private readonly chunkLabels = new GrowableU32(1024);
-  // Pass 1: term ids and raw (term, field, tf) runs per chunk, plus field lengths for the averages.
-  private readonly rawOffsets = new GrowableU32(1024);
-  private readonly raw = new RawRuns();
-  private readonly lengths = new GrowableF32(4096);
-  private readonly sums = new Float64Array(FIELD_COUNT);
-  /** Chunks per term (postings it will have), counted as chunks arrive. */
-  private df = new Uint32Array(1 << 12);
-  private lastChunk = new Int32Array(1 << 12).fill(-1);
-  private count = 0;
-
-  constructor(private readonly params: RankingParams = DEFAULT_RANKING) {
-    this.rawOffsets.push(0);
-  }
-
-  get chunks(): number {
-    return this.count;
-  }
-
-  add(chunk: IndexableChunk, ord = 0): void {
-    const c = this.count++;
-    const a = analysisOf(chunk);
-    this.stemmers.add(a.s);
-    const fieldLengths = [a.l[0], a.l[1], a.l[2], a.l[0] + a.l[1] + a.l[2]];
-    for (let f = 0; f < FIELD_COUNT; f++) {
-      const len = fieldLengths[f] ?? 0;
-      this.lengths.push(len);
-      this.sums[f] = (this.sums[f] ?? 0) + len;
-    }
-    const fieldTerms = [a.t, a.h, a.b];
-    for (let f = 0; f < 3; f++) {
-      const [names, counts] = fieldTerms[f] ?? [[], []];
-      for (let i = 0; i < names.length; i++) {
-        const name = names[i] ?? '';
-        let id = this.termIds.get(name);
-        if (id === undefined) {
-          id = this.newTerm(name);
-          this.termIds.set(name, id);
-        }
-        this.addRun(c, id, counts[i] ?? 0, f);
-      }
-    }
-    const [hashes, pairCounts] = a.p;
-    for (let i = 0; i < hashes.length; i++) {
-      const hash = hashes[i] ?? 0;
-      let id = this.pairs.get(hash);
-      if (id === undefined) {
-        id = this.newTerm('');
-        this.pairs.set(hash, id);
-      }
-      this.addRun(c, id, pairCounts[i] ?? 0, 3);
-    }
-    this.rawOffsets.push(this.raw.size);
-
-    let path = this.pathIds.get(chunk.pagePath);
-    if (path === undefined) {
-      path = this.paths.length;
-      this.pathIds.set(chunk.pagePath, path);
-      this.paths.push(chunk.pagePath);
-      this.pathTitles.push(chunk.pageTitle);
-    }
-    const labelKey = JSON.stringify([chunk.versions, chunk.languages]);
-    let labels = this.labelIds.get(labelKey);
-    if (labels === undefined) {
-      labels = this.labelSets.length;
-      this.labelIds.set(labelKey, labels);
-      this.labelSets.push({ versions: [...chunk.versions], languages: [...chunk.languages] });
-    }
-    this.chunkIds.push(chunk.id);
-    this.chunkOrd.push(ord);
-    this.chunkPath.push(path);
-    this.chunkLabels.push(labels);
-  }
-
-  private newTerm(word: string): number {
-    const id = this.termList.length;
-    this.termList.push(word);
-    if (id === this.df.length) {
-      const df = new Uint32Array(id * 2);
-      df.set(this.df);
-      this.df = df;
-      const last = new Int32Array(id * 2).fill(-1);
-      last.set(this.lastChunk);
-      this.lastChunk = last;
-    }
-    return id;
-  }
-
-  private addRun(c: number, term: number, tf: number, field: number): void {
-    this.raw.push(term, tf, field);
-    // Only a positive weight makes a posting (see finish); a term counts once per chunk.
-    if (tf > 0 && (this.params.fields[field]?.weight ?? 0) > 0 && this.lastChunk[term] !== c) {
-      this.lastChunk[term] = c;
-      this.df[term] = (this.df[term] ?? 0) + 1;
-    }
-  }
-
-  /**
-   * Pass 2: BM25F. Per-field length-normalised frequencies are weighted and summed into one
-   * pseudo-frequency per term, then saturated once, so repeating a word across fields cannot outscore
-   * covering more of the query. A dense accumulator over term ids avoids a Map per chunk; postings are
-   * written straight to their place (term-ordered, chunks ascending) since every term's count is known.
-   */
-  finish(): SearchIndex {
-    const params = this.params;
-    const chunkCount = this.count;
-    const termCount = this.termList.length;
-    const df = this.df;
-    const averages = Array.from(this.sums, (s) => s / Math.max(1, chunkCount) || 1);
-    const offsets = new Uint32Array(termCount + 1);
-    for (let t = 0; t < termCount; t++) offsets[t + 1] = (offsets[t] ?? 0) + (df[t] ?? 0);
-    const total = offsets[termCount] ?? 0;
-    const docs = new Uint32Array(total);
-    const weights = new Float32Array(total);
-    const cursor = offsets.slice(0, termCount);
-    // The forward (chunk → terms) view is only read by feedback; skip its memory when that is off.
-    const withForward = params.feedbackDocs > 0;
-    const forwardOffsets = new Uint32Array(withForward ? chunkCount + 1 : 1);
-    const forwardTerms = new GrowableU32(withForward ? total : 0);
-    const forwardWeights = new GrowableF32(withForward ? total : 0);
-    const acc = new Float32Array(termCount);
-    const scale = new Float32Array(FIELD_COUNT);
-    const seen: number[] = [];
-    const rawOffsets = this.rawOffsets.data;
-    const lengths = this.lengths.data;
-    const accumulate = (t: number, tf: number, field: number): void => {
-      const w = tf * (scale[field] ?? 0);
-      if (w <= 0) return;
-      if ((acc[t] ?? 0) === 0) seen.push(t);
-      acc[t] = (acc[t] ?? 0) + w;
-    };
-    for (let c = 0; c < chunkCount; c++) {
-      for (let f = 0; f < FIELD_COUNT; f++) {
-        const field = params.fields[f];
-        const norm = field
-          ? 1 - field.b + (field.b * (lengths[c * FIELD_COUNT + f] ?? 0)) / (averages[f] ?? 1)
-          : 1;
-        scale[f] = field ? field.weight / norm : 0;
-      }
-      seen.length = 0;
-      this.raw.read(rawOffsets[c] ?? 0, rawOffsets[c + 1] ?? 0, accumulate);
-      this.raw.releaseBefore(rawOffsets[c + 1] ?? 0);
-      for (const t of seen) {
-        const tf = acc[t] ?? 0;
-        acc[t] = 0;
-        const weight = tf / (params.k1 + tf);
-        const at = cursor[t] ?? 0;
-        cursor[t] = at + 1;
-        docs[at] = c;
-        weights[at] = weight;
-        if (withForward) {
-          forwardTerms.push(t);
-          forwardWeights.push(weight);
-        }
-      }
-      if (withForward) forwardOffsets[c + 1] = forwardTerms.size;
-    }
-    const idf = new Float32Array(termCount);
-    for (let t = 0; t < termCount; t++) {
-      const n = df[t] ?? 0;
-      // BM25's probabilistic IDF with +1 inside the log: always positive, so every match adds.
-      idf[t] = Math.log(1 + (chunkCount - n + 0.5) / (n + 0.5));
-    }
-    const chunkPath = this.chunkPath.trimmed();
-    const pages = rankingPages(this.paths);
-    return assembleIndex({
-      params,
-      words: WordTable.fromWords(this.termList),
-      pairs: PairLookup.fromTable(this.pairs),
-      stemmers: [...this.stemmers],
-      chunkIds: this.chunkIds.trimmed(),
-      chunkOrd: this.chunkOrd.trimmed(),
-      chunkPath,
-      paths: StringTable.of(this.paths),
-      pathTitles: StringTable.of(this.pathTitles),
-      chunkLabels: this.chunkLabels.trimmed(),
-      labelSets: this.labelSets,
-      pathPage: pages.pathPage,
-      chunkPage: chunkPath.map((p) => pages.pathPage[p] ?? 0),
-      pageCount: pages.pageCount,
-      pagePaths: StringTable.of(pages.pagePaths),
-      pageParent: pages.pageParent,
-      pageByPath: StringTable.of([...pages.pageByPath.keys()], { lookup: true }),
-      postings: { offsets, docs, weights, idf },
-      forward: {
-        offsets: forwardOffsets,
-        terms: forwardTerms.trimmed(),
-        weights: forwardWeights.trimmed(),
-      },
-    });
-  }
-}
-
-/** An index from its parts (built, or read back by the codec), with empty per-query state. */
-export const assembleIndex = (
-  parts: Omit<SearchIndex, 'chunkCount' | 'filterCache' | 'scratch'>,
-): SearchIndex => ({
-  ...parts,
-  chunkCount: parts.chunkIds.length,
-  filterCache: new Map(),
-  scratch: scratchFor(parts.chunkIds.length, parts.pageCount),
-});
+/** Adds a chunk to a build: by its stored analysis's text when the builder reads it, else by `analysisOf`. */
+export const addChunk = (builder: SearchIndexBuilder, chunk: IndexableChunk, ord = 0): void => {
+  if (!builder.addStored(chunk, ord)) builder.addAnalyzed(chunk, analysisOf(chunk), ord);
+};
 
 export const buildSearchIndex = (
   chunks: readonly IndexableChunk[],
   params: RankingParams = DEFAULT_RANKING,
 ): SearchIndex => {
-  const builder = new SearchIndexBuilder(params);
-  for (const chunk of chunks) builder.add(chunk);
+  const builder = new SearchIndexBuilder(params, ANALYZER_VERSION);
+  for (const chunk of chunks) addChunk(builder, chunk);
   return builder.finish();
 };
 
