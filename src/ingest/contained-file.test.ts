@@ -22,6 +22,8 @@ describe('containedFolder', () => {
     writeFileSync(path.join(root, 'page.md'), '# Page\n');
     writeFileSync(path.join(root, 'sub', 'deep.md'), '# Deep\n');
     writeFileSync(path.join(root, 'ten.md'), '0123456789');
+    writeFileSync(path.join(root, 'empty.md'), '');
+    writeFileSync(path.join(root, 'large.md'), 'é'.repeat(150_000));
     symlinkSync('../page.md', path.join(root, 'sub', 'alias.md'));
     symlinkSync(path.join(outside, 'secret.md'), path.join(root, 'secret.md'));
     symlinkSync('../../outside/secret.md', path.join(root, 'sub', 'relative-secret.md'));
@@ -78,6 +80,16 @@ describe('containedFolder', () => {
     expect(await read('sub')).toEqual({ ok: false, missing: false, reason: REFUSAL.notRegular });
     expect(Date.now() - started).toBeLessThan(2_000);
   }, 5_000);
+
+  it('reads empty files, and files larger than one read chunk whole', async () => {
+    expect(await read('empty.md')).toEqual({ ok: true, text: '' });
+    expect(await read('large.md', 300_000)).toEqual({ ok: true, text: 'é'.repeat(150_000) });
+    expect(await read('large.md', 299_999)).toEqual({
+      ok: false,
+      missing: false,
+      reason: tooLargeReason(299_999),
+    });
+  });
 
   it('refuses files over the limit and reads one exactly at it', async () => {
     expect(await read('ten.md', 10)).toEqual({ ok: true, text: '0123456789' });

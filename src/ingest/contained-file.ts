@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { open, realpath, stat } from 'node:fs/promises';
+import fs, { constants } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -75,24 +74,44 @@ const isInsideRoot = (realRoot: string, real: string): boolean => {
 };
 
 /** Reads at most `maxBytes + 1` bytes, so a file that grows (or lies about its size) cannot pass the limit. */
+/**
+ * Node's callback file system calls, awaited. The promise API's `FileHandle` cost about twice the main
+ * thread's time per file (measured on crewai-docs' 1,524 files: 440 against 250 ms of CPU), and an
+ * unchanged re-ingestion is mostly this.
+ */
+const call = <T>(run: (done: (error: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> =>
+  new Promise((resolve, reject) => {
+    run((error, value) => (error ? reject(error) : resolve(value)));
+  });
+
 const readBounded = async (real: string, maxBytes: number): Promise<ContainedText> => {
-  const handle = await open(real, OPEN_FLAGS);
+  const fd = await call<number>((done) => fs.open(real, OPEN_FLAGS, done));
   try {
     // The checks before the open looked at the path; this one looks at what was opened.
-    if (!(await handle.stat()).isFile()) return refused(REFUSAL.notRegular);
+    const info = await call<fs.Stats>((done) => fs.fstat(fd, done));
+    if (!info.isFile()) return refused(REFUSAL.notRegular);
+    // One read in the usual case: the size just seen plus a byte, so a short read is the end. A file
+    // that grew since is read on, in chunks, up to the limit.
     const chunks: Buffer[] = [];
     let total = 0;
+    let want = info.size + 1;
     while (total <= maxBytes) {
-      const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, maxBytes + 1 - total));
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
-      if (bytesRead === 0) break;
-      chunks.push(buffer.subarray(0, bytesRead));
+      const buffer = Buffer.allocUnsafe(Math.min(want, maxBytes + 1 - total));
+      const bytesRead = await call<number>((done) => fs.read(fd, buffer, 0, buffer.length, total, done));
+      if (bytesRead > 0) chunks.push(buffer.subarray(0, bytesRead));
       total += bytesRead;
+      if (bytesRead < buffer.length) break;
+      want = READ_CHUNK_BYTES;
     }
     if (total > maxBytes) return refused(tooLargeReason(maxBytes));
-    return { ok: true, text: Buffer.concat(chunks, total).toString('utf8') };
+    const [only] = chunks;
+    return {
+      ok: true,
+      text:
+        chunks.length === 1 && only ? only.toString('utf8') : Buffer.concat(chunks, total).toString('utf8'),
+    };
   } finally {
-    await handle.close();
+    await call<void>((done) => fs.close(fd, (error) => done(error, undefined)));
   }
 };
 
@@ -104,12 +123,12 @@ export const containedFolder = (root: string): ContainedFolder => {
         const normalized = path.posix.normalize(rel.replace(/\\/g, '/'));
         if (path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../'))
           return refused(REFUSAL.outsidePath);
-        realRoot ??= realpath(root);
+        realRoot ??= call<string>((done) => fs.realpath.native(root, done));
         const base = await realRoot;
-        const real = await realpath(path.join(base, normalized));
+        const real = await call<string>((done) => fs.realpath.native(path.join(base, normalized), done));
         if (!isInsideRoot(base, real)) return refused(REFUSAL.outsideLink);
         // stat before opening, so that devices and FIFOs are not even opened in the usual case.
-        const info = await stat(real);
+        const info = await call<fs.Stats>((done) => fs.stat(real, done));
         if (!info.isFile()) return refused(REFUSAL.notRegular);
         if (info.size > maxBytes) return refused(tooLargeReason(maxBytes));
         return await readBounded(real, maxBytes);
