@@ -84,16 +84,28 @@ const OTHER_LANGUAGES: { name: string; own: ReadonlySet<string> }[] = (
   return { name, own };
 });
 
+/** For each word of `OTHER_LANGUAGES`, the languages (bit `l` for `OTHER_LANGUAGES[l]`) that have it: one
+ * lookup per question word instead of one per word and language. */
+const LANGUAGES_OF = new Map<string, number>();
+for (const [l, language] of OTHER_LANGUAGES.entries())
+  for (const word of language.own) LANGUAGES_OF.set(word, (LANGUAGES_OF.get(word) ?? 0) | (1 << l));
+
 /**
  * The extra stop words of the language a question is asked in: none for English, else those of the
  * language with the most function words in it (at least two, or one in a question of few words).
  */
 function questionStopWords(questionWords: readonly string[]): ReadonlySet<string> | undefined {
+  const counts = new Int32Array(OTHER_LANGUAGES.length);
+  for (const word of questionWords) {
+    const languages = LANGUAGES_OF.get(word);
+    if (languages === undefined) continue;
+    for (let l = 0; l < OTHER_LANGUAGES.length; l++)
+      if ((languages & (1 << l)) !== 0) counts[l] = (counts[l] as number) + 1;
+  }
   let best: ReadonlySet<string> | undefined;
   let bestCount = 0;
-  for (const language of OTHER_LANGUAGES) {
-    let count = 0;
-    for (const word of questionWords) if (language.own.has(word)) count++;
+  for (const [l, language] of OTHER_LANGUAGES.entries()) {
+    const count = counts[l] as number;
     if (count > bestCount) {
       best = language.own;
       bestCount = count;
@@ -104,8 +116,8 @@ function questionStopWords(questionWords: readonly string[]): ReadonlySet<string
 
 /** `terms` of a question, which may be asked in another language than English (see `OTHER_LANGUAGES`). */
 export function questionTerms(text: string): string[] {
-  const extra = questionStopWords(words(text));
-  return extra === undefined ? terms(text) : terms(text, extra);
+  const all = words(text);
+  return termsOfWords(all, questionStopWords(all));
 }
 
 /**
@@ -114,31 +126,95 @@ export function questionTerms(text: string): string[] {
  */
 export function namedTerms(question: string): Set<string> {
   const out = new Set<string>();
-  const tokens = question.match(/[\p{L}\p{N}][\p{L}\p{N}_.'-]*/gu) ?? [];
-  for (const [i, token] of tokens.entries()) {
-    const rest = token.slice(1);
-    const named = (i > 0 && /^\p{Lu}/u.test(token)) || /\p{Lu}.*\p{Lu}|\d|_|\./u.test(rest);
+  if (!isAscii(question)) {
+    const tokens = question.match(/[\p{L}\p{N}][\p{L}\p{N}_.'-]*/gu) ?? [];
+    for (const [i, token] of tokens.entries()) {
+      const rest = token.slice(1);
+      const named = (i > 0 && /^\p{Lu}/u.test(token)) || /\p{Lu}.*\p{Lu}|\d|_|\./u.test(rest);
+      if (!named) continue;
+      for (const term of terms(token)) out.add(term);
+    }
+    return out;
+  }
+  // The same tokens and tests, on character codes: in ASCII a letter is A-Z or a-z, a capital A-Z.
+  let i = 0;
+  let index = 0;
+  while (i < question.length) {
+    if (!isAsciiAlphanumeric(question.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let capitalsAfterFirst = 0;
+    let marked = false;
+    for (i++; i < question.length; i++) {
+      const c = question.charCodeAt(i);
+      if (c >= 65 && c <= 90) capitalsAfterFirst++;
+      else if ((c >= 48 && c <= 57) || c === 95 || c === 46) marked = true;
+      else if (!isAsciiAlphanumeric(c) && c !== 39 && c !== 45) break;
+    }
+    const first = question.charCodeAt(start);
+    const named = (index > 0 && first >= 65 && first <= 90) || capitalsAfterFirst >= 2 || marked;
+    index++;
     if (!named) continue;
-    for (const term of terms(token)) out.add(term);
+    for (const term of terms(question.slice(start, i))) out.add(term);
   }
   return out;
 }
 
 /** Lowercase alphanumeric words, as written (no stemming, stop words kept). */
 export function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const lower = text.toLowerCase();
+  if (!isAscii(lower)) return lower.match(/[\p{L}\p{N}]+/gu) ?? [];
+  // ASCII (most docs text): letters and digits are a-z and 0-9, found without the Unicode regex.
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(lower.slice(start, i));
+      start = -1;
+    }
+  }
+  if (start >= 0) out.push(lower.slice(start));
+  return out;
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;
+  return true;
+}
+
+function isAsciiAlphanumeric(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 }
 
 /** Index terms: lowercase alphanumeric words minus stop words, Snowball-stemmed. */
 export function terms(text: string, extraStopWords?: ReadonlySet<string>): string[] {
+  return termsOfWords(words(text), extraStopWords);
+}
+
+function termsOfWords(all: readonly string[], extraStopWords: ReadonlySet<string> | undefined): string[] {
   const out: string[] = [];
-  for (const word of words(text)) {
-    if (STOP_WORDS.has(word) || extraStopWords?.has(word)) continue;
+  for (const word of all) {
     // Single letters and long digit runs are noise (list markers, ids, timestamps).
-    if (word.length < 2 || /^\d{5,}$/.test(word)) continue;
+    if (word.length < 2 || isLongDigitRun(word)) continue;
+    if (STOP_WORDS.has(word) || extraStopWords?.has(word)) continue;
     out.push(stem(word));
   }
   return out;
+}
+
+/** `/^\d{5,}$/` (ASCII digits only, as `\d` without the `u` flag). */
+function isLongDigitRun(word: string): boolean {
+  if (word.length < 5) return false;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 export type UnitKind = 'sentence' | 'item' | 'code';

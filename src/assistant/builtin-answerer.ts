@@ -24,7 +24,7 @@ import {
   termSetCached,
   terms,
 } from './answer-text.ts';
-import { analyzeChunk, type ChunkAnalysis } from './chunk-analysis.ts';
+import { analyzeChunk, type ChunkAnalysis, hashString } from './chunk-analysis.ts';
 import { citedSourceIds } from './citations.ts';
 import { isWeakRetrieval, retrievalStrength } from './retrieval-strength.ts';
 
@@ -289,7 +289,11 @@ export function composeAnswer(
     slotCount += (chunks[rank] as ChunkAnalysis).units.length;
   }
   const slot = new Int32Array(slotCount);
-  // The key hash of each unit of `allUnits`: a repeat is looked for among equal hashes only.
+  // The units kept so far, by key hash: open addressing, at most half full, slot → index + 1 (0: empty).
+  let tableSize = 8;
+  while (tableSize < 2 * slotCount) tableSize *= 2;
+  const tableMask = tableSize - 1;
+  const table = new Int32Array(tableSize);
   const keptHashes = new Int32Array(slotCount);
   for (let rank = 0; rank < chunks.length; rank++) {
     const chunk = chunks[rank] as ChunkAnalysis;
@@ -299,17 +303,20 @@ export function composeAnswer(
     for (let i = 0; i < chunk.units.length; i++) {
       const unit = chunk.units[i] as AnswerUnit;
       const hash = chunk.keyHashes[i] as number;
+      let s = hash & tableMask;
       let repeat = false;
-      for (let k = 0; k < allUnits.length; k++) {
+      for (let k = (table[s] as number) - 1; k >= 0; k = (table[s] as number) - 1) {
         if (keptHashes[k] === hash && (allUnits[k] as AnswerUnit).key === unit.key) {
           repeat = true;
           break;
         }
+        s = (s + 1) & tableMask;
       }
       if (repeat) {
         slot[base + i] = -1;
         continue;
       }
+      table[s] = allUnits.length + 1;
       slot[base + i] = allUnits.length;
       keptHashes[allUnits.length] = hash;
       allUnits.push(unit);
@@ -324,7 +331,21 @@ export function composeAnswer(
   const queryTerms = [...weights.keys()];
   // Each source's page title and headings, as terms.
   const headTerms = sources.map((source) => termSetCached([source.pageTitle, ...source.headings].join(' ')));
-  const spellings = typoSpellings(queryTerms, headTerms, chunks);
+  // Each question term's units in each chunk, looked up once (the typo check, the named-term check and
+  // the unit masks all need them), and whether any source has the term at all.
+  const termPostings: (readonly number[] | undefined)[] = [];
+  const present = new Uint8Array(queryTerms.length);
+  for (let t = 0; t < queryTerms.length; t++) {
+    const term = queryTerms[t] as string;
+    const hash = hashString(term);
+    for (let rank = 0; rank < chunks.length; rank++) {
+      const units = (chunks[rank] as ChunkAnalysis).unitsWith(term, hash);
+      termPostings.push(units);
+      if (units !== undefined) present[t] = 1;
+    }
+    if (present[t] === 0 && headTerms.some((set) => set.has(term))) present[t] = 1;
+  }
+  const spellings = typoSpellings(queryTerms, present, headTerms, chunks);
   const words = Math.max(1, Math.ceil(queryTerms.length / 32));
   const has = (mask: Uint32Array, at: number, t: number): boolean =>
     ((mask[at + (t >>> 5)] as number) & (1 << (t & 31))) !== 0;
@@ -351,8 +372,12 @@ export function composeAnswer(
     const word = t >>> 5;
     const forms = spellings[t] as string[];
     for (let f = 0; f < forms.length; f++) {
+      const formHash = f === 0 ? 0 : hashString(forms[f] as string);
       for (let rank = 0; rank < chunks.length; rank++) {
-        const units = (chunks[rank] as ChunkAnalysis).postings.get(forms[f] as string);
+        const units =
+          f === 0
+            ? termPostings[t * chunks.length + rank]
+            : (chunks[rank] as ChunkAnalysis).unitsWith(forms[f] as string, formHash);
         if (units === undefined) continue;
         const base = slotStart[rank] as number;
         for (let k = 0; k < units.length; k++) {
@@ -458,9 +483,7 @@ export function composeAnswer(
     // decision every answerer shares (retrieval-strength.ts), then this answerer's own, on the window
     // it would quote from.
     if (isWeakRetrieval(sources)) return noCoverage(sources);
-    const named = namedMissing(question, queryTerms, spellings, chunks, headTerms)
-      ? NAMED_MISSING_PENALTY
-      : 0;
+    const named = namedMissing(question, queryTerms, spellings, present) ? NAMED_MISSING_PENALTY : 0;
     const evidence =
       retrievalStrength(sources) + WINDOW_EVIDENCE * (windowShare.get(lead.source.url) ?? 0) - named;
     if (evidence < MIN_EVIDENCE) return noCoverage(sources);
@@ -506,17 +529,14 @@ function namedMissing(
   question: string,
   queryTerms: readonly string[],
   spellings: readonly string[][],
-  chunks: readonly ChunkAnalysis[],
-  heads: readonly ReadonlySet<string>[],
+  present: Uint8Array,
 ): boolean {
   const named = namedTerms(question);
   if (named.size === 0) return false;
   for (const [t, term] of queryTerms.entries()) {
     if (!named.has(term)) continue;
-    const forms = spellings[t] ?? [term];
-    const found =
-      chunks.some((chunk) => forms.some((f) => chunk.postings.has(f))) ||
-      heads.some((set) => forms.some((f) => set.has(f)));
+    // A typo spelling is a term some source has, so a term with one is found.
+    const found = present[t] === 1 || (spellings[t]?.length ?? 0) > 1;
     if (!found) return true;
   }
   return false;
@@ -533,20 +553,23 @@ const MIN_TYPO_TERM = 5;
  */
 function typoSpellings(
   queryTerms: readonly string[],
+  present: Uint8Array,
   heads: readonly ReadonlySet<string>[],
   chunks: readonly ChunkAnalysis[],
 ): string[][] {
-  const unknown = (term: string): boolean =>
-    term.length >= MIN_TYPO_TERM &&
-    !/\d/.test(term) &&
-    !chunks.some((chunk) => chunk.postings.has(term)) &&
-    !heads.some((set) => set.has(term));
-  return queryTerms.map((term) => {
-    if (!unknown(term)) return [term];
+  return queryTerms.map((term, t) => {
+    if (present[t] === 1 || term.length < MIN_TYPO_TERM || /\d/.test(term)) return [term];
     const out = [term];
+    const a0 = term.charCodeAt(0);
+    const a1 = term.charCodeAt(1);
     const consider = (candidate: string): void => {
-      // The length test first: most candidates fail it, and it is the cheapest.
-      if (candidate.length < MIN_TYPO_TERM || Math.abs(candidate.length - term.length) > 1) return;
+      if (candidate.length < MIN_TYPO_TERM) return;
+      // One edit away, two words agree at their first letter (the edit is later), or the first letter of
+      // one is the second of the other (an insertion, deletion or swap there), or at their second letter
+      // (a substitution there): a cheap test that spares most calls.
+      const b0 = candidate.charCodeAt(0);
+      const b1 = candidate.charCodeAt(1);
+      if (a0 !== b0 && a1 !== b1 && a0 !== b1 && a1 !== b0) return;
       if (withinOneEdit(term, candidate) && !out.includes(candidate)) out.push(candidate);
     };
     for (const chunk of chunks)

@@ -9,19 +9,23 @@ import { TextKeyedCache } from './text-keyed-cache.ts';
 export interface ChunkAnalysis {
   /** `splitUnits` of the text. Read-only: shared by every answer that retrieves the chunk. */
   readonly units: readonly AnswerUnit[];
+  /** The units' distinct terms, in order of first use. */
+  readonly vocabulary: readonly string[];
   /**
-   * For each term of the units, the indexes of the units that have it, ascending: an answer looks up its
-   * few question terms here instead of testing every unit for every term.
+   * The indexes of the units that have `term` (ascending), or undefined when none has it; `hash` is
+   * `hashString(term)`. An answer looks up its few question terms here instead of testing every unit for
+   * every term, in a table of numbers probed by the hash (a `Map` keyed by strings was the answer's
+   * costliest step).
    */
-  readonly postings: ReadonlyMap<string, readonly number[]>;
+  unitsWith(term: string, hash: number): readonly number[] | undefined;
   /**
-   * The units' distinct terms (the keys of `postings`) by length: typo matching tries only the terms one
-   * letter shorter or longer than the question's term, or as long.
+   * The distinct terms by length: typo matching tries only the terms one letter shorter or longer than
+   * the question's term, or as long.
    */
   readonly vocabularyByLength: readonly (readonly string[] | undefined)[];
   /**
-   * A hash of each unit's `key`: an answer drops units whose key another chunk's unit has, and comparing
-   * these numbers first spares comparing the (long) keys themselves.
+   * `hashString` of each unit's `key`: an answer drops units whose key another chunk's unit has, and
+   * comparing these numbers first spares comparing the (long) keys themselves.
    */
   readonly keyHashes: Int32Array;
   /** `terms` of the whole text as a set, computed on first use (only when two chunks share a page). */
@@ -42,28 +46,61 @@ export function cachedChunkCount(): number {
   return cache.size;
 }
 
+/** FNV-1a over the string's UTF-16 units. */
+export function hashString(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h | 0;
+}
+
 function analyze(text: string): ChunkAnalysis {
   const units = splitUnits(text);
-  const postings = new Map<string, number[]>();
+  const indexOf = new Map<string, number>();
+  const vocabulary: string[] = [];
+  const postings: number[][] = [];
   for (const [i, unit] of units.entries()) {
     for (const term of unit.termSet) {
-      const list = postings.get(term);
-      if (list === undefined) postings.set(term, [i]);
-      else list.push(i);
+      const j = indexOf.get(term);
+      if (j !== undefined) (postings[j] as number[]).push(i);
+      else {
+        indexOf.set(term, vocabulary.length);
+        vocabulary.push(term);
+        postings.push([i]);
+      }
     }
   }
+  // Open addressing, at most half full: slot → index into `vocabulary` + 1 (0: empty).
+  let size = 8;
+  while (size < 2 * vocabulary.length) size *= 2;
+  const mask = size - 1;
+  const slots = new Int32Array(size);
+  const hashes = new Int32Array(vocabulary.length);
+  for (const [j, term] of vocabulary.entries()) {
+    const h = hashString(term);
+    hashes[j] = h;
+    let s = h & mask;
+    while (slots[s] !== 0) s = (s + 1) & mask;
+    slots[s] = j + 1;
+  }
   const vocabularyByLength: string[][] = [];
-  for (const term of postings.keys()) {
+  for (const term of vocabulary) {
     const list = vocabularyByLength[term.length];
     if (list === undefined) vocabularyByLength[term.length] = [term];
     else list.push(term);
   }
   const keyHashes = new Int32Array(units.length);
-  for (const [i, unit] of units.entries()) keyHashes[i] = hashKey(unit.key);
+  for (const [i, unit] of units.entries()) keyHashes[i] = hashString(unit.key);
   let whole: ReadonlySet<string> | undefined;
   return {
     units,
-    postings,
+    vocabulary,
+    unitsWith: (term, hash) => {
+      for (let s = hash & mask; ; s = (s + 1) & mask) {
+        const j = (slots[s] as number) - 1;
+        if (j < 0) return undefined;
+        if (hashes[j] === hash && vocabulary[j] === term) return postings[j];
+      }
+    },
     vocabularyByLength,
     keyHashes,
     textTerms: () => {
@@ -71,11 +108,4 @@ function analyze(text: string): ChunkAnalysis {
       return whole;
     },
   };
-}
-
-/** FNV-1a over the key's UTF-16 units. */
-function hashKey(key: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
-  return h | 0;
 }
