@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { namedTerms, questionTerms, splitUnits, terms } from './answer-text.ts';
+import { namedTerms, questionTerms, splitUnits, terms, words } from './answer-text.ts';
 
 describe('answer text', () => {
   it('namedTerms: capitalised words past the first, and identifiers', () => {
@@ -40,5 +41,47 @@ describe('answer text', () => {
       ].join('\n'),
     );
     expect(rows.map((u) => u.text)).toEqual(['Each stream ends with a message_stop event.']);
+  });
+
+  it('finds the words and named terms of ASCII text as the Unicode patterns do', () => {
+    // The general definitions, which text with any character past ASCII still goes through.
+    const wordsByPattern = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+    const namedByPattern = (question: string): string[] => {
+      const out = new Set<string>();
+      const tokens = question.match(/[\p{L}\p{N}][\p{L}\p{N}_.'-]*/gu) ?? [];
+      for (const [i, token] of tokens.entries()) {
+        const rest = token.slice(1);
+        if ((i > 0 && /^\p{Lu}/u.test(token)) || /\p{Lu}.*\p{Lu}|\d|_|\./u.test(rest))
+          for (const term of terms(token)) out.add(term);
+      }
+      return [...out];
+    };
+    const ascii = fc.stringMatching(/^[ -~\t\n]{0,60}$/);
+    const wordy = fc
+      .array(
+        fc.constantFrom(
+          'Install',
+          'the',
+          'CLI',
+          'gpt-4o',
+          'max_rpm',
+          'v1.2',
+          "don't",
+          'GraphQL',
+          ' ',
+          '?',
+          '12345',
+          'x',
+        ),
+      )
+      .map((parts) => parts.join(' '));
+    fc.assert(
+      fc.property(fc.oneof(ascii, wordy), (text) => {
+        expect(words(text)).toEqual(wordsByPattern(text));
+        expect([...namedTerms(text)]).toEqual(namedByPattern(text));
+      }),
+      { numRuns: 500 },
+    );
+    expect(words('Ünïcode Wörds and ASCII')).toEqual(['ünïcode', 'wörds', 'and', 'ascii']);
   });
 });
