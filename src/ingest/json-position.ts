@@ -5,17 +5,36 @@ export interface TextPosition {
   column: number;
 }
 
-export const positionAt = (text: string, offset: number): TextPosition => {
+/**
+ * Offsets where each line starts, for the text last asked about: warnings about one config file ask
+ * many times (each missing page of a 2 MB `docs.json`), and scanning from the start each time was
+ * quadratic.
+ */
+let indexed: { text: string; lineStarts: Uint32Array } | undefined;
+
+const lineStartsOf = (text: string): Uint32Array => {
+  if (indexed?.text === text) return indexed.lineStarts;
+  let count = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
+  const lineStarts = new Uint32Array(count);
   let line = 1;
-  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineStarts[line++] = i + 1;
+  indexed = { text, lineStarts };
+  return lineStarts;
+};
+
+export const positionAt = (text: string, offset: number): TextPosition => {
   const end = Math.min(Math.max(offset, 0), text.length);
-  for (let i = 0; i < end; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
+  const lineStarts = lineStartsOf(text);
+  // The last line starting at or before `end`.
+  let low = 0;
+  let high = lineStarts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if ((lineStarts[mid] ?? 0) <= end) low = mid;
+    else high = mid - 1;
   }
-  return { line, column: end - lineStart + 1 };
+  return { line: low + 1, column: end - (lineStarts[low] ?? 0) + 1 };
 };
 
 /** 1-based line of the first occurrence of `value` as a JSON string literal, if any. */
