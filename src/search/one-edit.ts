@@ -1,6 +1,15 @@
 /** True when `a` and `b` are at most one insertion, deletion, substitution or transposition apart. */
 export const withinOneEdit = (a: string, b: string): boolean => {
   if (Math.abs(a.length - b.length) > 1) return false;
+  // Words one edit apart (two letters or more each) share their first or their second letter, or have
+  // one of them crossed (an edit at the start): most pairs a typo search compares stop here.
+  if (a.length >= 2 && b.length >= 2) {
+    const a0 = a.charCodeAt(0);
+    const a1 = a.charCodeAt(1);
+    const b0 = b.charCodeAt(0);
+    const b1 = b.charCodeAt(1);
+    if (a0 !== b0 && a1 !== b1 && a0 !== b1 && a1 !== b0) return false;
+  }
   const units = scratchFor(b.length);
   for (let i = 0; i < b.length; i++) units[i] = b.charCodeAt(i);
   return withinOneEditOfUnits(a, units, b.length);
