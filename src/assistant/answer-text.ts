@@ -287,7 +287,9 @@ export function splitUnits(text: string): AnswerUnit[] {
   const push = (kind: UnitKind, raw: string, unitBlock: number): void => {
     const clean = kind === 'code' ? raw.replace(/\s+$/, '') : raw.replace(/\s+/g, ' ').trim();
     if (clean.length === 0) return;
-    const unitTerms = terms(clean);
+    // The terms and the key both come from the words: found once.
+    const unitWords = words(clean);
+    const unitTerms = termsOfWords(unitWords, undefined);
     units.push({
       kind,
       text: clean,
@@ -295,7 +297,7 @@ export function splitUnits(text: string): AnswerUnit[] {
       block: unitBlock,
       terms: unitTerms,
       termSet: new Set(unitTerms),
-      key: dedupeKey(clean),
+      key: unitWords.join(' '),
     });
   };
 

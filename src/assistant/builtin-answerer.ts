@@ -268,6 +268,42 @@ interface ScoredUnit {
   score: number;
 }
 
+/**
+ * Typed arrays every answer reuses, grown when an answer needs more: allocating them per answer (most
+ * are too large for V8's on-heap typed arrays) cost more than filling them. `composeAnswer` runs to its
+ * end synchronously and never calls itself, so one set serves every answer; each read is of a part the
+ * answer wrote (or cleared) first.
+ */
+class Scratch {
+  private readonly int32s = [
+    new Int32Array(256),
+    new Int32Array(256),
+    new Int32Array(256),
+    new Int32Array(64),
+  ];
+  private readonly uint32s = [new Uint32Array(256)];
+  private readonly float64s = [new Float64Array(64), new Float64Array(64)];
+
+  int32(which: number, length: number): Int32Array {
+    let array = this.int32s[which] as Int32Array;
+    if (array.length < length) this.int32s[which] = array = new Int32Array(2 * length);
+    return array;
+  }
+
+  uint32(which: number, length: number): Uint32Array {
+    let array = this.uint32s[which] as Uint32Array;
+    if (array.length < length) this.uint32s[which] = array = new Uint32Array(2 * length);
+    return array;
+  }
+
+  float64(which: number, length: number): Float64Array {
+    let array = this.float64s[which] as Float64Array;
+    if (array.length < length) this.float64s[which] = array = new Float64Array(2 * length);
+    return array;
+  }
+}
+const scratch = new Scratch();
+
 /** Builds the answer text; exported for tests and the benchmark. */
 export function composeAnswer(
   question: string,
@@ -288,13 +324,13 @@ export function composeAnswer(
     slotStart.push(slotCount);
     slotCount += (chunks[rank] as ChunkAnalysis).units.length;
   }
-  const slot = new Int32Array(slotCount);
+  const slot = scratch.int32(0, slotCount);
   // The units kept so far, by key hash: open addressing, at most half full, slot → index + 1 (0: empty).
   let tableSize = 8;
   while (tableSize < 2 * slotCount) tableSize *= 2;
   const tableMask = tableSize - 1;
-  const table = new Int32Array(tableSize);
-  const keptHashes = new Int32Array(slotCount);
+  const table = scratch.int32(1, tableSize).fill(0, 0, tableSize);
+  const keptHashes = scratch.int32(2, slotCount);
   for (let rank = 0; rank < chunks.length; rank++) {
     const chunk = chunks[rank] as ChunkAnalysis;
     const units: AnswerUnit[] = [];
@@ -334,7 +370,7 @@ export function composeAnswer(
   // Each question term's units in each chunk, looked up once (the typo check, the named-term check and
   // the unit masks all need them), and whether any source has the term at all.
   const termPostings: (readonly number[] | undefined)[] = [];
-  const present = new Uint8Array(queryTerms.length);
+  const present = scratch.int32(3, queryTerms.length).fill(0, 0, queryTerms.length);
   for (let t = 0; t < queryTerms.length; t++) {
     const term = queryTerms[t] as string;
     const hash = hashString(term);
@@ -366,7 +402,7 @@ export function composeAnswer(
   };
   // Every kept unit's mask, `words` entries each in `allUnits` order, filled from the chunks' postings:
   // a lookup per question term and chunk instead of one per term and unit.
-  const unitMasks = new Uint32Array(allUnits.length * words);
+  const unitMasks = scratch.uint32(0, allUnits.length * words).fill(0, 0, allUnits.length * words);
   for (let t = 0; t < queryTerms.length; t++) {
     const bit = 1 << (t & 31);
     const word = t >>> 5;
@@ -393,7 +429,7 @@ export function composeAnswer(
   let totalWeight = 0;
   // Typed arrays of weights: a plain array switches between integer and double elements from one
   // question to the next, and code optimized for one kind is thrown away on the other.
-  const termWeights = new Float64Array(queryTerms.length);
+  const termWeights = scratch.float64(0, queryTerms.length);
   for (let t = 0; t < queryTerms.length; t++) {
     let d = 0;
     for (let u = 0; u < allUnits.length; u++) if (has(unitMasks, u * words, t)) d++;
@@ -429,7 +465,7 @@ export function composeAnswer(
   const windowShare = new Map<string, number>();
   // The same window's share of the question's words, each weighing as the question weighs it (everyday
   // words less) and not by their rarity among these few chunks, where a word no chunk has weighs the most.
-  const plainWeights = new Float64Array(queryTerms.length);
+  const plainWeights = scratch.float64(1, queryTerms.length);
   let plainTotal = 0;
   for (let t = 0; t < queryTerms.length; t++) {
     const w = weights.get(queryTerms[t] as string) ?? 0;
@@ -457,19 +493,23 @@ export function composeAnswer(
   }
 
   const scored: ScoredUnit[] = [];
-  for (const [rank, source] of sources.entries()) {
+  for (let rank = 0; rank < sources.length; rank++) {
+    const source = sources[rank] as RetrievedSource;
+    // The same for every unit of the source: looked up once, and added in the same order as ever.
+    const headingFactor = 1 + 0.5 * (headingCoverage.get(source) ?? 0);
+    const pagePart = PAGE_WEIGHT * (pageCoverage.get(source.url) ?? 0);
+    const rankPart = (RANK_WEIGHT * (sources.length - rank)) / sources.length;
+    const searchPart = SEARCH_COVERAGE_WEIGHT * (source.coverage ?? 0);
     const start = unitStart[rank] as number;
-    for (const [j, unit] of (unitsBySource[rank] ?? []).entries()) {
+    const units = unitsBySource[rank] as AnswerUnit[];
+    for (let j = 0; j < units.length; j++) {
       const coverage = coverageOf(unitMasks, (start + j) * words);
       if (coverage === 0) continue;
+      const unit = units[j] as AnswerUnit;
       const length = unit.kind === 'code' ? 30 : unit.terms.length;
       // Long sentences match more words by chance; damp them gently.
       const lengthNorm = 1 / (1 + Math.max(0, length - 25) / 50);
-      const score =
-        coverage * lengthNorm * (1 + 0.5 * (headingCoverage.get(source) ?? 0)) +
-        PAGE_WEIGHT * (pageCoverage.get(source.url) ?? 0) +
-        (RANK_WEIGHT * (sources.length - rank)) / sources.length +
-        SEARCH_COVERAGE_WEIGHT * (source.coverage ?? 0);
+      const score = coverage * lengthNorm * headingFactor + pagePart + rankPart + searchPart;
       scored.push({ unit, source, rank, coverage, score });
     }
   }
@@ -529,7 +569,7 @@ function namedMissing(
   question: string,
   queryTerms: readonly string[],
   spellings: readonly string[][],
-  present: Uint8Array,
+  present: Int32Array,
 ): boolean {
   const named = namedTerms(question);
   if (named.size === 0) return false;
@@ -553,7 +593,7 @@ const MIN_TYPO_TERM = 5;
  */
 function typoSpellings(
   queryTerms: readonly string[],
-  present: Uint8Array,
+  present: Int32Array,
   heads: readonly ReadonlySet<string>[],
   chunks: readonly ChunkAnalysis[],
 ): string[][] {
