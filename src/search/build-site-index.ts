@@ -166,9 +166,9 @@ async function chunkBatch(
     .where('site_id', '=', siteId);
   if (after !== null) {
     const { path, ord } = after;
-    query = query.where((eb) =>
-      eb.or([eb('page_path', '>', path), eb.and([eb('page_path', '=', path), eb('ord', '>', ord)])]),
-    );
+    // A row-value comparison is a range of the (site, page, ord) key; its spelled-out `or` made SQLite
+    // scan the site's keys from the first for every batch (20 s of reads on a 300,000-chunk site, not 3).
+    query = query.where((eb) => eb(eb.refTuple('page_path', 'ord'), '>', eb.tuple(path, ord)));
   }
   return query.orderBy('page_path').orderBy('ord').limit(BUILD_BATCH).execute();
 }
