@@ -285,7 +285,9 @@ export function splitUnits(text: string): AnswerUnit[] {
   let block = 0;
   let index = 0;
   const push = (kind: UnitKind, raw: string, unitBlock: number): void => {
-    const clean = kind === 'code' ? raw.replace(/\s+$/, '') : raw.replace(/\s+/g, ' ').trim();
+    // `trimEnd` drops exactly what `/\s+$/` matches (white space and line terminators), without the
+    // regex's retries at every run of indentation in a code block.
+    const clean = kind === 'code' ? raw.trimEnd() : raw.replace(/\s+/g, ' ').trim();
     if (clean.length === 0) return;
     // The terms and the key both come from the words: found once.
     const unitWords = words(clean);
