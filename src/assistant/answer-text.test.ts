@@ -84,4 +84,13 @@ describe('answer text', () => {
     );
     expect(words('Ünïcode Wörds and ASCII')).toEqual(['ünïcode', 'wörds', 'and', 'ascii']);
   });
+
+  it('ends a code unit where /\\s+$/ would', () => {
+    // Every white space and line terminator `\s` knows: `trimEnd` drops the same characters.
+    const space = ' \t\n\r\v\f\u00a0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+    for (const tail of space)
+      expect(`a${tail} ${tail}`.trimEnd()).toBe(`a${tail} ${tail}`.replace(/\s+$/, ''));
+    const [unit] = splitUnits('```js\nlet x = 1;  \n\n');
+    expect(unit?.text).toBe('```js\nlet x = 1;  \n\n\n```');
+  });
 });
