@@ -96,9 +96,9 @@ const WORD_FIELDS = 3;
  * `addChunk` does either).
  */
 export class SearchIndexBuilder {
-  /** Words by term id; pairs hold '' (they are never shown, expanded or fuzzily matched). */
-  private termList: string[] = [];
-  private words = new WordIds(this.termList);
+  /** Terms numbered so far: words and pairs share the ids (pairs are never shown, expanded or fuzzily matched). */
+  private termCount = 0;
+  private words = new WordIds();
   private pairs = new PairTable();
   private readonly stemmers = new Set<string | null>();
   private readonly pathIds = new Map<string, number>();
@@ -235,24 +235,23 @@ export class SearchIndexBuilder {
   }
 
   private newWord(word: string, hash: number): number {
-    const id = this.newTerm(word);
-    this.words.add(hash, id);
+    const id = this.newTerm();
+    this.words.add(word, hash, id);
     return id;
   }
 
   private pairTerm(hash: number): number {
     let id = this.pairs.get(hash);
     if (id === undefined) {
-      id = this.newTerm('');
+      id = this.newTerm();
       this.pairs.set(hash, id);
     }
     return id;
   }
 
-  private newTerm(word: string): number {
-    const id = this.termList.length;
+  private newTerm(): number {
+    const id = this.termCount++;
     if (id === MAX_TERMS) throw new Error(`a search index holds at most ${MAX_TERMS} distinct terms`);
-    this.termList.push(word);
     if (id === this.df.length) {
       const df = new Uint32Array(id * 2);
       df.set(this.df);
@@ -286,11 +285,10 @@ export class SearchIndexBuilder {
     this.finished = true;
     const params = this.params;
     const chunkCount = this.count;
-    const termCount = this.termList.length;
-    const words = WordTable.fromWords(this.termList);
+    const termCount = this.termCount;
+    const words = WordTable.of(termCount, this.words.vocabulary());
     const pairs = PairLookup.fromTable(this.pairs);
-    this.termList = [];
-    this.words = new WordIds(this.termList);
+    this.words = new WordIds();
     this.pairs = new PairTable();
     this.lastChunk = new Int32Array(0);
 

@@ -112,6 +112,13 @@ const grown = <T extends Uint32Array | Float32Array | Uint8Array>(from: T, to: T
   return to;
 };
 
+/** A pair table's slots, every key empty (-1) and every value 0. */
+const emptyPairSlots = (size: number): Int32Array => {
+  const slots = new Int32Array(2 * size);
+  for (let i = 0; i < slots.length; i += 2) slots[i] = -1;
+  return slots;
+};
+
 /**
  * Pair hash → term id while an index is built, open addressing on typed arrays. Pairs outnumber words
  * several times over, and a JS Map of a few hundred thousand numbers costs more than the rest of the build.
@@ -121,7 +128,7 @@ export class PairTable {
   private count = 0;
 
   /** Slot i's key (-1: empty) at 2i, its value at 2i + 1. */
-  slots: Int32Array = new Int32Array(2 << 12).fill(-1);
+  slots: Int32Array = emptyPairSlots(1 << 12);
 
   get(key: number): number | undefined {
     const { slots } = this;
@@ -146,7 +153,7 @@ export class PairTable {
 
   private grow(): void {
     const old = this.slots;
-    this.slots = new Int32Array(old.length * 2).fill(-1);
+    this.slots = emptyPairSlots(old.length);
     this.count = 0;
     for (let i = 0; i < old.length; i += 2) {
       const k = old[i] ?? -1;
@@ -237,57 +244,70 @@ const lowerBound = (keys: Float64Array, key: number): number => {
   return lo;
 };
 
+/** An index's words: word i is term `ids[i]` (ids ascending), and `hashes[i]` is its `wordHash`. */
+export interface Vocabulary {
+  words: readonly string[];
+  ids: ArrayLike<number>;
+  hashes: ArrayLike<number>;
+}
+
 /**
- * Word → term id while an index is built: open addressing on typed arrays over the builder's own list
- * of words by id, probed by `wordHash`. A stored analysis's terms are found by comparing their
- * characters where they lie in its text, with no string made of each: most are words seen before.
+ * Word → term id while an index is built: open addressing on typed arrays over the words, probed by
+ * `wordHash`. A stored analysis's terms are found by comparing their characters where they lie in its
+ * text, with no string made of each: most are words seen before. Pairs share the term ids but are not
+ * here: the word table is made from the words alone, without a pass over every term.
  */
 export class WordIds {
   private slots: Int32Array = new Int32Array(1 << 12).fill(-1);
-  private hashes: Uint32Array = new Uint32Array(1 << 12);
-  private count = 0;
+  private slotHashes: Uint32Array = new Uint32Array(1 << 12);
+  private readonly words: string[] = [];
+  private readonly ids = new GrowableU32(1024);
+  private readonly hashes = new GrowableU32(1024);
 
-  constructor(private readonly words: readonly string[]) {}
-
-  /** The id of the word `text.slice(start, end)`, whose `wordHash` is `hash`; -1 when it has none. */
+  /** The term id of the word `text.slice(start, end)`, whose `wordHash` is `hash`; -1 when it has none. */
   find(text: string, start: number, end: number, hash: number): number {
-    const { slots, hashes } = this;
+    const { slots, slotHashes } = this;
     const mask = slots.length - 1;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
-      const id = slots[i] ?? -1;
-      if (id === -1) return -1;
-      if (hashes[i] === hash && sameUnits(this.words[id] ?? '', text, start, end)) return id;
+      const word = slots[i] ?? -1;
+      if (word === -1) return -1;
+      if (slotHashes[i] === hash && sameUnits(this.words[word] ?? '', text, start, end))
+        return this.ids.data[word] ?? -1;
     }
   }
 
-  /** The id of `word`; -1 when it has none. */
+  /** The term id of `word`; -1 when it has none. */
   get(word: string): number {
     return this.find(word, 0, word.length, wordHash(word));
   }
 
-  /** Gives the word of id `id` (already in the word list), whose `wordHash` is `hash`, its id. */
-  add(hash: number, id: number): void {
-    if ((this.count + 1) * 2 > this.slots.length) this.grow();
-    this.place(hash, id);
-    this.count++;
+  /** Gives `word` (not yet here), whose `wordHash` is `hash`, the term id `id` (above every id given yet). */
+  add(word: string, hash: number, id: number): void {
+    if ((this.words.length + 1) * 2 > this.slots.length) this.grow();
+    this.place(hash, this.words.length);
+    this.words.push(word);
+    this.ids.push(id);
+    this.hashes.push(hash);
   }
 
-  private place(hash: number, id: number): void {
+  vocabulary(): Vocabulary {
+    return { words: this.words, ids: this.ids.data, hashes: this.hashes.data };
+  }
+
+  private place(hash: number, word: number): void {
     const mask = this.slots.length - 1;
     let i = hash & mask;
     while (this.slots[i] !== -1) i = (i + 1) & mask;
-    this.slots[i] = id;
-    this.hashes[i] = hash;
+    this.slots[i] = word;
+    this.slotHashes[i] = hash;
   }
 
   private grow(): void {
-    const { slots, hashes } = this;
-    this.slots = new Int32Array(slots.length * 2).fill(-1);
-    this.hashes = new Uint32Array(slots.length * 2);
-    for (let i = 0; i < slots.length; i++) {
-      const id = slots[i] ?? -1;
-      if (id !== -1) this.place(hashes[i] ?? 0, id);
-    }
+    const size = this.slots.length * 2;
+    this.slots = new Int32Array(size).fill(-1);
+    this.slotHashes = new Uint32Array(size);
+    const { words, hashes } = this;
+    for (let word = 0; word < words.length; word++) this.place(hashes.data[word] ?? 0, word);
   }
 }
 
@@ -326,9 +346,23 @@ export class WordTable {
 
   /** Builds the table for `words` (term id → word; '' for the ids of pairs). */
   static fromWords(words: readonly string[]): WordTable {
-    const { offsets, bytes } = encodeStrings(words);
-    const { slots, slotHashes } = hashSlots(words, { withEmpty: false });
-    return new WordTable({ slots, slotHashes, offsets, bytes, ...fuzzyBuckets(words) });
+    const ids: number[] = [];
+    words.forEach((word, id) => {
+      if (word !== '') ids.push(id);
+    });
+    return WordTable.of(words.length, {
+      words: ids.map((id) => words[id] ?? ''),
+      ids,
+      hashes: ids.map((id) => wordHash(words[id] ?? '')),
+    });
+  }
+
+  /** Builds the table for `termCount` terms, of which the vocabulary's are words and the rest pairs. */
+  static of(termCount: number, vocabulary: Vocabulary): WordTable {
+    const { offsets, bytes } = encodeStrings(vocabulary.words, termCount, vocabulary.ids);
+    const { words, ids, hashes } = vocabulary;
+    const { slots, slotHashes } = hashSlots(words, hashes, { ids, withEmpty: false });
+    return new WordTable({ slots, slotHashes, offsets, bytes, ...fuzzyBuckets(vocabulary) });
   }
 
   get(word: string): number | undefined {
@@ -374,17 +408,18 @@ export class WordTable {
  * The words of `FUZZY_MIN_LENGTH` or more units sorted by `fuzzyKey`, ids ascending within a key: a
  * native sort of the keys, then each word placed at the next free place of its key's run, in id order.
  */
-const fuzzyBuckets = (words: readonly string[]): { fuzzyKeys: Uint32Array; fuzzyIds: Uint32Array } => {
+const fuzzyBuckets = ({ words, ids }: Vocabulary): { fuzzyKeys: Uint32Array; fuzzyIds: Uint32Array } => {
   let count = 0;
   for (const word of words) if (word.length >= FUZZY_MIN_LENGTH) count++;
   const keys = new Float64Array(count);
-  const ids = new Uint32Array(count);
+  const keyIds = new Uint32Array(count);
   let n = 0;
-  words.forEach((word, id) => {
-    if (word.length < FUZZY_MIN_LENGTH) return;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] ?? '';
+    if (word.length < FUZZY_MIN_LENGTH) continue;
     keys[n] = fuzzyKey(word.charCodeAt(0), word.length);
-    ids[n++] = id;
-  });
+    keyIds[n++] = ids[i] ?? 0;
+  }
   const sorted = keys.slice().sort();
   const fuzzyKeys = new Uint32Array(count);
   const fuzzyIds = new Uint32Array(count);
@@ -394,7 +429,7 @@ const fuzzyBuckets = (words: readonly string[]): { fuzzyKeys: Uint32Array; fuzzy
     const at = next.get(key) ?? lowerBound(sorted, key);
     next.set(key, at + 1);
     fuzzyKeys[at] = key;
-    fuzzyIds[at] = ids[i] ?? 0;
+    fuzzyIds[at] = keyIds[i] ?? 0;
   }
   return { fuzzyKeys, fuzzyIds };
 };
@@ -418,9 +453,9 @@ export class StringTable {
   constructor(readonly arrays: StringTableArrays) {}
 
   static of(strings: readonly string[], options: { lookup?: boolean } = {}): StringTable {
-    const { offsets, bytes } = encodeStrings(strings);
+    const { offsets, bytes } = encodeStrings(strings, strings.length);
     const { slots, slotHashes } = options.lookup
-      ? hashSlots(strings, { withEmpty: true })
+      ? hashSlots(strings, strings.map(wordHash), { withEmpty: true })
       : { slots: new Int32Array(0), slotHashes: new Uint32Array(0) };
     return new StringTable({ offsets, bytes, slots, slotHashes });
   }
@@ -445,21 +480,30 @@ export class StringTable {
 }
 
 /**
- * The strings' UTF-8 bytes end to end, and where each starts (one more offset than strings): measured,
- * then written into one array of exactly their size, the bytes `TextEncoder` makes (a lone surrogate
- * as U+FFFD) without an array per string.
+ * The UTF-8 bytes of `count` entries end to end, and where each starts (one more offset than
+ * entries): entry `ids[i]` is `strings[i]` (ids ascending; all of them in order without `ids`), the
+ * others have no bytes. Measured, then written into one array of exactly their size, the bytes
+ * `TextEncoder` makes (a lone surrogate as U+FFFD) without an array per string.
  */
-const encodeStrings = (strings: readonly string[]): { offsets: Uint32Array; bytes: Uint8Array } => {
-  const offsets = new Uint32Array(strings.length + 1);
+const encodeStrings = (
+  strings: readonly string[],
+  count: number,
+  ids?: ArrayLike<number>,
+): { offsets: Uint32Array; bytes: Uint8Array } => {
+  const offsets = new Uint32Array(count + 1);
   let total = 0;
+  let last = -1;
   for (let i = 0; i < strings.length; i++) {
+    const id = ids ? (ids[i] ?? 0) : i;
+    offsets.fill(total, last + 1, id + 1);
     total += utf8Length(strings[i] ?? '');
-    offsets[i + 1] = total;
+    last = id;
   }
+  offsets.fill(total, last + 1, count + 1);
   const bytes = new Uint8Array(total);
   for (let i = 0; i < strings.length; i++) {
     const value = strings[i] ?? '';
-    if (value !== '') writeUtf8(value, bytes, offsets[i] ?? 0);
+    if (value !== '') writeUtf8(value, bytes, offsets[ids ? (ids[i] ?? 0) : i] ?? 0);
   }
   return { offsets, bytes };
 };
@@ -508,12 +552,13 @@ const writeUtf8 = (value: string, bytes: Uint8Array, start: number): void => {
 };
 
 /**
- * Open-addressing slots (at most half full) holding the number of each string, the empty one only
- * `withEmpty` (the word table's pairs have no word).
+ * Open-addressing slots (at most half full) holding the number of each string (its id, when the
+ * strings have ids), the empty one only `withEmpty` (a word table's pairs have no word).
  */
 const hashSlots = (
   strings: readonly string[],
-  { withEmpty }: { withEmpty: boolean },
+  hashes: ArrayLike<number>,
+  { ids, withEmpty }: { ids?: ArrayLike<number>; withEmpty: boolean },
 ): { slots: Int32Array; slotHashes: Uint32Array } => {
   let kept = 0;
   for (const value of strings) if (withEmpty || value !== '') kept++;
@@ -522,13 +567,12 @@ const hashSlots = (
   const slots = new Int32Array(size).fill(-1);
   const slotHashes = new Uint32Array(size);
   const mask = size - 1;
-  for (let id = 0; id < strings.length; id++) {
-    const value = strings[id] ?? '';
-    if (!withEmpty && value === '') continue;
-    const h = wordHash(value);
+  for (let k = 0; k < strings.length; k++) {
+    if (!withEmpty && strings[k] === '') continue;
+    const h = hashes[k] ?? 0;
     let i = h & mask;
     while (slots[i] !== -1) i = (i + 1) & mask;
-    slots[i] = id;
+    slots[i] = ids ? (ids[k] ?? 0) : k;
     slotHashes[i] = h;
   }
   return { slots, slotHashes };
