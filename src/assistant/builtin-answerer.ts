@@ -280,6 +280,7 @@ class Scratch {
     new Int32Array(256),
     new Int32Array(256),
     new Int32Array(64),
+    new Int32Array(256),
   ];
   private readonly uint32s = [new Uint32Array(256)];
   private readonly float64s = [new Float64Array(64), new Float64Array(64)];
@@ -331,6 +332,8 @@ export function composeAnswer(
   const tableMask = tableSize - 1;
   const table = scratch.int32(1, tableSize).fill(0, 0, tableSize);
   const keptHashes = scratch.int32(2, slotCount);
+  // Each kept unit's term count as scoring needs it (`ChunkAnalysis.termCounts`), in `allUnits` order.
+  const keptTermCounts = scratch.int32(4, slotCount);
   for (let rank = 0; rank < chunks.length; rank++) {
     const chunk = chunks[rank] as ChunkAnalysis;
     const units: AnswerUnit[] = [];
@@ -355,6 +358,7 @@ export function composeAnswer(
       table[s] = allUnits.length + 1;
       slot[base + i] = allUnits.length;
       keptHashes[allUnits.length] = hash;
+      keptTermCounts[allUnits.length] = chunk.termCounts[i] as number;
       allUnits.push(unit);
       units.push(unit);
     }
@@ -505,12 +509,12 @@ export function composeAnswer(
     for (let j = 0; j < units.length; j++) {
       const coverage = coverageOf(unitMasks, (start + j) * words);
       if (coverage === 0) continue;
-      const unit = units[j] as AnswerUnit;
-      const length = unit.kind === 'code' ? 30 : unit.terms.length;
+      const counted = keptTermCounts[start + j] as number;
+      const length = counted < 0 ? 30 : counted;
       // Long sentences match more words by chance; damp them gently.
       const lengthNorm = 1 / (1 + Math.max(0, length - 25) / 50);
       const score = coverage * lengthNorm * headingFactor + pagePart + rankPart + searchPart;
-      scored.push({ unit, source, rank, coverage, score });
+      scored.push({ unit: units[j] as AnswerUnit, source, rank, coverage, score });
     }
   }
   scored.sort(byScore);

@@ -36,6 +36,8 @@ describe('analyzeChunk', () => {
     }
     expect(chunk.unitsWith('kubernet', hashString('kubernet'))).toBeUndefined();
     expect([...chunk.keyHashes]).toEqual(chunk.units.map((u) => hashString(u.key)));
+    expect([...chunk.termCounts]).toEqual(chunk.units.map((u) => (u.kind === 'code' ? -1 : u.terms.length)));
+    expect(chunk.termCounts).toContain(-1);
   });
 
   it(`keeps at most CHUNK_CACHE_ENTRIES (${CHUNK_CACHE_ENTRIES}) chunks`, () => {

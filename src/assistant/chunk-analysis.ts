@@ -28,6 +28,11 @@ export interface ChunkAnalysis {
    * comparing these numbers first spares comparing the (long) keys themselves.
    */
   readonly keyHashes: Int32Array;
+  /**
+   * Each unit's number of terms, or -1 for a code block: what scoring reads of every unit, kept together
+   * so that it does not visit each unit object.
+   */
+  readonly termCounts: Int32Array;
   /** `terms` of the whole text as a set, computed on first use (only when two chunks share a page). */
   textTerms(): ReadonlySet<string>;
 }
@@ -89,7 +94,11 @@ function analyze(text: string): ChunkAnalysis {
     else list.push(term);
   }
   const keyHashes = new Int32Array(units.length);
-  for (const [i, unit] of units.entries()) keyHashes[i] = hashString(unit.key);
+  const termCounts = new Int32Array(units.length);
+  for (const [i, unit] of units.entries()) {
+    keyHashes[i] = hashString(unit.key);
+    termCounts[i] = unit.kind === 'code' ? -1 : unit.terms.length;
+  }
   let whole: ReadonlySet<string> | undefined;
   return {
     units,
@@ -103,6 +112,7 @@ function analyze(text: string): ChunkAnalysis {
     },
     vocabularyByLength,
     keyHashes,
+    termCounts,
     textTerms: () => {
       whole ??= new Set(terms(text));
       return whole;

@@ -15,7 +15,8 @@ const CITATION = /\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?![(:])/g;
 export function citedSourceIds(text: string, knownIds?: Iterable<string>): string[] {
   const known = knownIds === undefined ? undefined : new Set(knownIds);
   const seen = new Set<string>();
-  const prose = text.replace(CODE, ' ');
+  // Without a backtick there is no code to blank out (and the regex would only scan the text for one).
+  const prose = text.includes('`') ? text.replace(CODE, ' ') : text;
   for (const match of prose.matchAll(CITATION)) {
     for (const raw of (match[1] ?? '').split(',')) {
       const id = String(Number.parseInt(raw.trim(), 10));
