@@ -128,6 +128,19 @@ describe('WordTable', () => {
       for (const id of ids) expect(table.get(words[id] ?? '')).toBe(id);
     }
   });
+
+  it('orders typo buckets whose keys pass 32 bits (words of 65,536 units) as the reference does', () => {
+    const words = [
+      '\uffff'.repeat(70_000),
+      'search',
+      '',
+      '\uffffabc',
+      'a'.repeat(65_536),
+      'seach',
+      '\uffff'.repeat(65_537),
+    ];
+    expect(WordTable.fromWords(words).arrays).toEqual(referenceWordTable(words));
+  });
 });
 
 describe('StringTable bytes', () => {

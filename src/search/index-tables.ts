@@ -167,6 +167,23 @@ const LOW_HALF = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 0 : 1;
 const HIGH_HALF = 1 - LOW_HALF;
 
 /**
+ * The order of a stable sort of `keys`: one native sort of 64-bit integers, each a key above its
+ * index, with no comparator and no array per entry.
+ */
+const stableOrder = (keys: Uint32Array): Uint32Array => {
+  const packed = new BigUint64Array(keys.length);
+  const halves = new Uint32Array(packed.buffer);
+  for (let i = 0; i < keys.length; i++) {
+    halves[2 * i + HIGH_HALF] = keys[i] ?? 0;
+    halves[2 * i + LOW_HALF] = i;
+  }
+  packed.sort();
+  const order = new Uint32Array(keys.length);
+  for (let at = 0; at < order.length; at++) order[at] = halves[2 * at + LOW_HALF] ?? 0;
+  return order;
+};
+
+/**
  * Pair hash → term id in a finished index: keys sorted, looked up by binary search. Half the bytes of a
  * hash table at its load factor (a query looks up a handful of pairs; a site has hundreds of thousands).
  */
@@ -177,8 +194,7 @@ export class PairLookup {
   ) {}
 
   /**
-   * The table's entries sorted by key, by one native sort of 64-bit integers, each an entry's key (as
-   * unsigned, order kept) above its slot: no array per entry, no comparator. Keys are unique but for
+   * The table's entries sorted by key (as unsigned, order kept), natively. Keys are unique but for
    * ones no stored analysis holds (not 32-bit integers); those keep their slots' order, as the stable
    * sort of the slots this replaces did.
    */
@@ -186,22 +202,22 @@ export class PairLookup {
     const { slots } = table;
     let count = 0;
     for (let i = 0; i < slots.length; i += 2) if (slots[i] !== -1) count++;
-    const packed = new BigUint64Array(count);
-    const halves = new Uint32Array(packed.buffer);
+    const unsigned = new Uint32Array(count);
+    const slotValues = new Uint32Array(count);
     let n = 0;
     for (let i = 0; i < slots.length; i += 2) {
       const key = slots[i] ?? -1;
       if (key === -1) continue;
-      halves[2 * n + HIGH_HALF] = key ^ 0x80000000;
-      halves[2 * n + LOW_HALF] = i;
-      n++;
+      unsigned[n] = key ^ 0x80000000;
+      slotValues[n++] = slots[i + 1] ?? 0;
     }
-    packed.sort();
+    const order = stableOrder(unsigned);
     const keys = new Int32Array(count);
     const values = new Uint32Array(count);
     for (let at = 0; at < count; at++) {
-      keys[at] = (halves[2 * at + HIGH_HALF] ?? 0) ^ 0x80000000;
-      values[at] = slots[(halves[2 * at + LOW_HALF] ?? 0) + 1] ?? 0;
+      const entry = order[at] ?? 0;
+      keys[at] = (unsigned[entry] ?? 0) ^ 0x80000000;
+      values[at] = slotValues[entry] ?? 0;
     }
     return new PairLookup(keys, values);
   }
@@ -230,18 +246,6 @@ export const wordHash = (word: string): number => {
   let h = FNV_OFFSET;
   for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
   return h >>> 0;
-};
-
-/** First index in sorted `keys` whose key is not below `key`. */
-const lowerBound = (keys: Float64Array, key: number): number => {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] ?? 0) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 };
 
 /** An index's words: word i is term `ids[i]` (ids ascending), and `hashes[i]` is its `wordHash`. */
@@ -405,8 +409,9 @@ export class WordTable {
 }
 
 /**
- * The words of `FUZZY_MIN_LENGTH` or more units sorted by `fuzzyKey`, ids ascending within a key: a
- * native sort of the keys, then each word placed at the next free place of its key's run, in id order.
+ * The words of `FUZZY_MIN_LENGTH` or more units sorted by `fuzzyKey`, ids ascending within a key (a
+ * stable sort of them in id order). Keys fit 32 bits unless a word has 65,536 units or more: only then
+ * is the sort a comparison sort.
  */
 const fuzzyBuckets = ({ words, ids }: Vocabulary): { fuzzyKeys: Uint32Array; fuzzyIds: Uint32Array } => {
   let count = 0;
@@ -420,16 +425,15 @@ const fuzzyBuckets = ({ words, ids }: Vocabulary): { fuzzyKeys: Uint32Array; fuz
     keys[n] = fuzzyKey(word.charCodeAt(0), word.length);
     keyIds[n++] = ids[i] ?? 0;
   }
-  const sorted = keys.slice().sort();
+  const order = keys.every((key) => key < 2 ** 32)
+    ? stableOrder(Uint32Array.from(keys))
+    : Uint32Array.from([...keys.keys()].sort((a, b) => (keys[a] ?? 0) - (keys[b] ?? 0) || a - b));
   const fuzzyKeys = new Uint32Array(count);
   const fuzzyIds = new Uint32Array(count);
-  const next = new Map<number, number>();
-  for (let i = 0; i < count; i++) {
-    const key = keys[i] ?? 0;
-    const at = next.get(key) ?? lowerBound(sorted, key);
-    next.set(key, at + 1);
-    fuzzyKeys[at] = key;
-    fuzzyIds[at] = keyIds[i] ?? 0;
+  for (let at = 0; at < count; at++) {
+    const entry = order[at] ?? 0;
+    fuzzyKeys[at] = keys[entry] ?? 0;
+    fuzzyIds[at] = keyIds[entry] ?? 0;
   }
   return { fuzzyKeys, fuzzyIds };
 };
@@ -482,8 +486,8 @@ export class StringTable {
 /**
  * The UTF-8 bytes of `count` entries end to end, and where each starts (one more offset than
  * entries): entry `ids[i]` is `strings[i]` (ids ascending; all of them in order without `ids`), the
- * others have no bytes. Measured, then written into one array of exactly their size, the bytes
- * `TextEncoder` makes (a lone surrogate as U+FFFD) without an array per string.
+ * others have no bytes. Measured, then written into one array of exactly their size, without an array
+ * per string; the bytes `TextEncoder` makes (a lone surrogate as U+FFFD).
  */
 const encodeStrings = (
   strings: readonly string[],
@@ -496,59 +500,17 @@ const encodeStrings = (
   for (let i = 0; i < strings.length; i++) {
     const id = ids ? (ids[i] ?? 0) : i;
     offsets.fill(total, last + 1, id + 1);
-    total += utf8Length(strings[i] ?? '');
+    total += Buffer.byteLength(strings[i] ?? '', 'utf8');
     last = id;
   }
   offsets.fill(total, last + 1, count + 1);
   const bytes = new Uint8Array(total);
+  const writer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let i = 0; i < strings.length; i++) {
     const value = strings[i] ?? '';
-    if (value !== '') writeUtf8(value, bytes, offsets[ids ? (ids[i] ?? 0) : i] ?? 0);
+    if (value !== '') writer.write(value, offsets[ids ? (ids[i] ?? 0) : i] ?? 0, 'utf8');
   }
   return { offsets, bytes };
-};
-
-const isHighSurrogate = (unit: number): boolean => unit >= 0xd800 && unit < 0xdc00;
-const isLowSurrogate = (unit: number): boolean => unit >= 0xdc00 && unit < 0xe000;
-
-const utf8Length = (value: string): number => {
-  let n = value.length;
-  for (let i = 0; i < value.length; i++) {
-    const unit = value.charCodeAt(i);
-    if (unit < 0x80) continue;
-    if (unit < 0x800) n += 1;
-    else if (isHighSurrogate(unit) && isLowSurrogate(value.charCodeAt(i + 1))) {
-      // Four bytes for the pair's two units.
-      n += 2;
-      i++;
-    } else n += 2;
-  }
-  return n;
-};
-
-/** Writes `value`'s UTF-8 bytes into `bytes` from `at` (room for `utf8Length(value)` of them). */
-const writeUtf8 = (value: string, bytes: Uint8Array, start: number): void => {
-  let at = start;
-  for (let i = 0; i < value.length; i++) {
-    let unit = value.charCodeAt(i);
-    if (unit < 0x80) {
-      bytes[at++] = unit;
-    } else if (unit < 0x800) {
-      bytes[at++] = 0xc0 | (unit >> 6);
-      bytes[at++] = 0x80 | (unit & 0x3f);
-    } else if (isHighSurrogate(unit) && isLowSurrogate(value.charCodeAt(i + 1))) {
-      const point = 0x10000 + ((unit - 0xd800) << 10) + (value.charCodeAt(++i) - 0xdc00);
-      bytes[at++] = 0xf0 | (point >> 18);
-      bytes[at++] = 0x80 | ((point >> 12) & 0x3f);
-      bytes[at++] = 0x80 | ((point >> 6) & 0x3f);
-      bytes[at++] = 0x80 | (point & 0x3f);
-    } else {
-      if (isHighSurrogate(unit) || isLowSurrogate(unit)) unit = 0xfffd;
-      bytes[at++] = 0xe0 | (unit >> 12);
-      bytes[at++] = 0x80 | ((unit >> 6) & 0x3f);
-      bytes[at++] = 0x80 | (unit & 0x3f);
-    }
-  }
 };
 
 /**
