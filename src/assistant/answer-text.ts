@@ -5,31 +5,11 @@
  * Kept local to the assistant on purpose: the answerer ranks sentences within a handful of chunks, and its
  * behaviour must not shift when the search engine's analyzer is retuned.
  */
-import { createRequire } from 'node:module';
+import { getStemmer } from '../search/stemmer.ts';
 import { stopWordsFor } from '../search/stop-words.ts';
 
-interface Stemmer {
-  stem(word: string): string;
-}
-
-// `snowball-stemmers` is CommonJS without types; loading it through `require` keeps this module
-// independent of any ambient declaration elsewhere in the repository.
-const snowball = createRequire(import.meta.url)('snowball-stemmers') as {
-  newStemmer(name: string): Stemmer;
-};
-const english = snowball.newStemmer('english');
-const stemCache = new Map<string, string>();
-
-export function stem(word: string): string {
-  let out = stemCache.get(word);
-  if (out === undefined) {
-    out = english.stem(word);
-    // Bounded: a long-running server sees an open vocabulary.
-    if (stemCache.size > 50_000) stemCache.clear();
-    stemCache.set(word, out);
-  }
-  return out;
-}
+/** English Snowball stemming, memoised: the search analyzer's stemmer (the algorithm, not its tokenizer). */
+export const stem = getStemmer('english');
 
 /** Function words and question scaffolding ("how do I…") that say nothing about the topic. */
 const STOP_WORDS = new Set(
