@@ -1,5 +1,6 @@
 import fs, { constants } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
 /**
  * The one way ingestion reads a file of a docs folder. Docs folders are untrusted content (a git checkout
@@ -74,21 +75,21 @@ const isInsideRoot = (realRoot: string, real: string): boolean => {
 };
 
 /** Reads at most `maxBytes + 1` bytes, so a file that grows (or lies about its size) cannot pass the limit. */
-/**
- * Node's callback file system calls, awaited. The promise API's `FileHandle` cost about twice the main
- * thread's time per file (measured on crewai-docs' 1,524 files: 440 against 250 ms of CPU), and an
- * unchanged re-ingestion is mostly this.
- */
-const call = <T>(run: (done: (error: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> =>
-  new Promise((resolve, reject) => {
-    run((error, value) => (error ? reject(error) : resolve(value)));
-  });
+// Node's callback file system calls, promisified: the promise API's `FileHandle` cost about twice the
+// main thread's time per file (measured on crewai-docs' 1,524 files: 440 against 250 ms of CPU), and an
+// unchanged re-ingestion is mostly this.
+const openFile = promisify(fs.open);
+const fstatFile = promisify(fs.fstat);
+const readFile = promisify(fs.read);
+const closeFile = promisify(fs.close);
+const statPath = promisify(fs.stat);
+const realPath = promisify(fs.realpath.native);
 
 const readBounded = async (real: string, maxBytes: number): Promise<ContainedText> => {
-  const fd = await call<number>((done) => fs.open(real, OPEN_FLAGS, done));
+  const fd = await openFile(real, OPEN_FLAGS);
   try {
     // The checks before the open looked at the path; this one looks at what was opened.
-    const info = await call<fs.Stats>((done) => fs.fstat(fd, done));
+    const info = await fstatFile(fd);
     if (!info.isFile()) return refused(REFUSAL.notRegular);
     // One read in the usual case: the size just seen plus a byte, so a short read is the end. A file
     // that grew since is read on, in chunks, up to the limit.
@@ -97,7 +98,7 @@ const readBounded = async (real: string, maxBytes: number): Promise<ContainedTex
     let want = info.size + 1;
     while (total <= maxBytes) {
       const buffer = Buffer.allocUnsafe(Math.min(want, maxBytes + 1 - total));
-      const bytesRead = await call<number>((done) => fs.read(fd, buffer, 0, buffer.length, total, done));
+      const { bytesRead } = await readFile(fd, buffer, 0, buffer.length, total);
       if (bytesRead > 0) chunks.push(buffer.subarray(0, bytesRead));
       total += bytesRead;
       if (bytesRead < buffer.length) break;
@@ -111,7 +112,7 @@ const readBounded = async (real: string, maxBytes: number): Promise<ContainedTex
         chunks.length === 1 && only ? only.toString('utf8') : Buffer.concat(chunks, total).toString('utf8'),
     };
   } finally {
-    await call<void>((done) => fs.close(fd, (error) => done(error, undefined)));
+    await closeFile(fd);
   }
 };
 
@@ -123,12 +124,12 @@ export const containedFolder = (root: string): ContainedFolder => {
         const normalized = path.posix.normalize(rel.replace(/\\/g, '/'));
         if (path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../'))
           return refused(REFUSAL.outsidePath);
-        realRoot ??= call<string>((done) => fs.realpath.native(root, done));
+        realRoot ??= realPath(root);
         const base = await realRoot;
-        const real = await call<string>((done) => fs.realpath.native(path.join(base, normalized), done));
+        const real = await realPath(path.join(base, normalized));
         if (!isInsideRoot(base, real)) return refused(REFUSAL.outsideLink);
         // stat before opening, so that devices and FIFOs are not even opened in the usual case.
-        const info = await call<fs.Stats>((done) => fs.stat(real, done));
+        const info = await statPath(real);
         if (!info.isFile()) return refused(REFUSAL.notRegular);
         if (info.size > maxBytes) return refused(tooLargeReason(maxBytes));
         return await readBounded(real, maxBytes);
