@@ -34,9 +34,13 @@ export function streamedResponse(
     // a model's tokens arrive in turns of their own, so they still go out as they come. A write after
     // the client left is dropped by Node (the stream is destroyed), never thrown.
     let pending = '';
-    const flush = (): void => {
+    const take = (): string => {
       const text = pending;
       pending = '';
+      return text;
+    };
+    const flush = (): void => {
+      const text = take();
       if (text !== '') outgoing.write(text);
     };
     produce({
@@ -47,11 +51,7 @@ export function streamedResponse(
       },
     })
       .catch(onError)
-      .finally(() => {
-        const text = pending;
-        pending = '';
-        outgoing.end(text);
-      });
+      .finally(() => outgoing.end(take()));
     // Tells @hono/node-server the response is being written; a copy, so no request touches the shared one.
     return new Response(null, RESPONSE_ALREADY_SENT);
   }
