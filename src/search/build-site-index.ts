@@ -1,4 +1,3 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
@@ -6,6 +5,7 @@ import { ANALYZER_VERSION } from './analyze.ts';
 import type { BuildChunk, BuildReply, BuildRequest } from './index-build-worker.ts';
 import { DEFAULT_RANKING } from './search-index.ts';
 import { storedIndexParts, writeStoredIndex } from './stored-index.ts';
+import { yieldToIo } from './yield-to-io.ts';
 
 /**
  * Chunks read and posted to the build worker at a time: one synchronous SQLite read of this many
@@ -127,7 +127,7 @@ async function buildFromChunks(storage: Storage, siteId: string): Promise<Uint8A
         await next();
         inFlight--;
       }
-      await yieldToEventLoop();
+      await yieldToIo();
     }
     while (inFlight > 0) {
       await next();

@@ -1,4 +1,3 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Storage } from '../storage/database.ts';
 import { type BuiltIndex, buildSiteIndex } from './build-site-index.ts';
 import { type ChunkRow, readChunkRows } from './chunk-rows.ts';
@@ -17,6 +16,7 @@ import { decodeIndex, decodeIndexPieces } from './index-codec.ts';
 import { chunkPassesFilter, indexBytes, type SearchIndex, searchIndex } from './search-index.ts';
 import { readStoredIndex, writeStoredIndex } from './stored-index.ts';
 import type { SearchHit, SearchOptions } from './types.ts';
+import { yieldToIo } from './yield-to-io.ts';
 
 /** Longest wait for a query's vector before the search goes on with words alone. */
 export const QUERY_EMBEDDING_TIMEOUT_MS = 2_000;
@@ -133,7 +133,7 @@ export class SiteSearch {
         : searchIndex(index, query, options);
     // A large site's search can hold the main thread for tens of milliseconds, and what follows (reading
     // the hits, composing an answer) runs on in the same task: let other requests in between.
-    if (performance.now() - began > LONG_SEARCH_MS) await yieldToEventLoop();
+    if (performance.now() - began > LONG_SEARCH_MS) await yieldToIo();
     const keys = hits.map((hit) => chunkKey(index, hit.chunkId));
     const rows = await chunkRows(this.storage, siteId, keys);
     const results: SearchResult[] = [];
@@ -267,6 +267,9 @@ export class SiteSearch {
     let index: SearchIndex;
     let from: 'stored' | 'built';
     if ('bytes' in stored) {
+      // The bytes' arrival (a worker's message, a collection of its garbage), the decoding and the first
+      // search are each a task of their own: together they held the event loop for about 50 ms.
+      await yieldToIo();
       index = decodeIndex(stored.bytes);
       from = 'stored';
     } else {
@@ -282,8 +285,7 @@ export class SiteSearch {
       from = 'built';
       await writeStoredIndex(this.storage, siteId, generation, built.pieces);
     }
-    // The loaded bytes' arrival (a collection, the reader's exit) is one task, the first search another.
-    await yieldToEventLoop();
+    await yieldToIo();
     const vectors = this.options.embeddings
       ? await siteVectors(this.storage, siteId, this.options.embeddings.id, index)
       : null;

@@ -1,8 +1,8 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { formatOf, INDEX_FORMAT } from './index-codec.ts';
 import { readPartsInWorker } from './stored-index-reader.ts';
+import { yieldToIo } from './yield-to-io.ts';
 
 /**
  * A site's serialized index in the database (migration 0014), beside its chunks, so every node of a
@@ -64,7 +64,7 @@ export async function writeStoredIndex(
       .execute();
   for (let part = 1; part < parts; part++) {
     await insert(storage.db, part);
-    await yieldToEventLoop();
+    await yieldToIo();
   }
   const published = await storage.db.transaction().execute(async (trx) => {
     if (!(await current(trx))) return false;
@@ -99,7 +99,7 @@ async function deletePartsOneByOne(
       .where('format', '=', row.format)
       .where('part', '=', row.part)
       .execute();
-    await yieldToEventLoop();
+    await yieldToIo();
   }
 }
 
@@ -174,7 +174,7 @@ export async function readStoredIndex(
   const bytes = new Uint8Array(total);
   let at = 0;
   for (const { part } of parts) {
-    await yieldToEventLoop();
+    await yieldToIo();
     const row = await storage.db
       .selectFrom('search_indexes')
       .select('data')
