@@ -27,7 +27,10 @@ const isMethod = (token: string): boolean =>
 
 /** Null when `entry` is not an operation reference (a page path, a URL). */
 export const parseOperationRef = (entry: string): OperationRef | null => {
-  const tokens = entry.trim().split(/\s+/);
+  const trimmed = entry.trim();
+  // One word, a page path, is no operation: most entries of a large navigation, spared the split.
+  if (!/\s/.test(trimmed)) return null;
+  const tokens = trimmed.split(/\s+/);
   if (tokens.length === 2) {
     const [method = '', path = ''] = tokens;
     if (!isMethod(method.toLowerCase())) return null;
