@@ -1,8 +1,10 @@
 /**
  * The many-sites part of `npm run bench:scale`, on one tree: the planned sites are written in one child
- * process through the tree's own library (bench/lib/scale-write-sites.ts: wall time, pages/s, peak RSS),
- * then a fresh server with a small index cache (`DOCENT_INDEX_CACHE_MB`; a tree that does not know the
- * variable ignores it) is asked each site's question, every site in a random order, twice. An answer is
+ * process through the tree's own library (bench/lib/scale-write-sites.ts: wall time, pages/s, peak RSS;
+ * by default each corpus is parsed once and the sites' rows copied from it, a few sampled sites checked
+ * row for row against a real ingestion; --write-by-ingestion ingests every site), then a fresh server
+ * with a small index cache (`DOCENT_INDEX_CACHE_MB`; a tree that does not know the variable ignores it)
+ * is asked each site's question, every site in a random order, twice. An answer is
  * correct when it cites at least one page and every cited page, and every page the search tool
  * returned, is a page of that site (stored paths start with the site's domain, so a result from another
  * site's index shows). RSS is sampled throughout; the server's log lines about its index and cache, and
@@ -12,10 +14,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CopyStats } from './scale-copy-sites.ts';
 import { type PlannedSite, seededRandom, shuffled } from './scale-corpus.ts';
 import { type AskResult, askV1, type Distribution, distribution, getText, newAgent } from './scale-http.ts';
 import { procMemory, runNodeTimed, sqliteSize, startServer, stopChild, type Tree } from './scale-tree.ts';
-import type { WriteSitesJob, WriteSitesResult } from './scale-write-sites.ts';
+import type { WriteMode, WriteSitesJob, WriteSitesResult } from './scale-write-sites.ts';
 
 const WRITER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'scale-write-sites.ts');
 const METRICS_TOKEN = 'bench-scale-metrics-token-0123456789';
@@ -42,7 +45,17 @@ export interface ManySitesResult {
   tree: string;
   sites: number;
   pages: number;
-  write: { seconds: number; pagesPerSecond: number; peakRssBytes: number; peakFrom: string };
+  write: {
+    seconds: number;
+    pagesPerSecond: number;
+    peakRssBytes: number;
+    peakFrom: string;
+    mode: WriteMode;
+    /** Set when a copy was asked for and the tree could not do it. */
+    modeNote: string | null;
+    /** The copy writer's phases, templates and sampled check (null when written by ingestion). */
+    copy: CopyStats | null;
+  };
   disk: { db: number; wal: number; shm: number; total: number };
   cacheMb: number;
   server: { startSeconds: number; idleRssBytes: number };
@@ -53,6 +66,8 @@ export interface ManySitesResult {
   cacheMetrics: string[];
   warnLines: number;
   examplesWrong: string[];
+  /** A few uncited answers of the first round: the question, what was found and the answer's start. */
+  examplesUncited: string[];
 }
 
 export interface ManySitesInput {
@@ -64,6 +79,10 @@ export interface ManySitesInput {
   seed: number;
   /** Stop a round when the server's RSS passes this many bytes. */
   rssLimitBytes: number;
+  /** Ingest every site (bootstrapSite per site) instead of copying rows from one ingestion per corpus. */
+  writeByIngestion: boolean;
+  /** Sites the copy writer ingests for real as well and compares with their copies. */
+  checkSites: number;
   keep: boolean;
   log: (line: string) => void;
 }
@@ -73,6 +92,7 @@ export async function measureManySites(input: ManySitesInput): Promise<ManySites
   const tag = `[many sites ${tree.label}]`;
   const file = path.join(input.workDir, `many-sites-${tree.label}.db`);
   const databaseUrl = `sqlite:${file}`;
+  const checkFile = path.join(input.workDir, `many-sites-${tree.label}-check.db`);
   const siteDir = path.join(input.workDir, `many-sites-docs-${tree.label}`);
   const jobFile = path.join(input.workDir, `many-sites-job-${tree.label}.json`);
   const resultFile = path.join(input.workDir, `many-sites-result-${tree.label}.json`);
@@ -80,17 +100,30 @@ export async function measureManySites(input: ManySitesInput): Promise<ManySites
     const job: WriteSitesJob = {
       root: tree.root,
       databaseUrl,
+      checkDatabaseUrl: `sqlite:${checkFile}`,
       corporaDir: input.corporaDir,
       workDir: siteDir,
       sites: input.plan,
+      mode: input.writeByIngestion ? 'ingestion' : 'copy',
+      checkSites: input.checkSites,
+      seed: input.seed,
     };
     fs.writeFileSync(jobFile, JSON.stringify(job));
-    log(`${tag} writing ${input.plan.length} sites through the library (one process)`);
+    log(
+      `${tag} writing ${input.plan.length} sites through the library (one process, ${
+        input.writeByIngestion
+          ? 'each site ingested'
+          : `each corpus ingested once and copied, ${input.checkSites} sampled sites ingested and compared`
+      })`,
+    );
     const run = await runNodeTimed(tree, ['--import', 'tsx', WRITER, jobFile, resultFile], {}, (line) =>
       log(`${tag} ${line.trim()}`),
     );
     if (run.code !== 0) throw new Error(`${tag} site writer exited ${run.code}: ${run.stderr.slice(-2000)}`);
     const written = JSON.parse(fs.readFileSync(resultFile, 'utf8')) as WriteSitesResult;
+    // The copy writer's templates and sampled ingestions are not part of what is served.
+    if (!input.keep)
+      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${checkFile}${suffix}`, { force: true });
     const disk = sqliteSize(file);
     const keys = new Map(written.sites.map((s) => [s.domain, s.assistantKey]));
 
@@ -101,6 +134,7 @@ export async function measureManySites(input: ManySitesInput): Promise<ManySites
     const idleRss = procMemory(server.pid)?.rss ?? Number.NaN;
     const rounds: RoundResult[] = [];
     const examplesWrong: string[] = [];
+    const examplesUncited: string[] = [];
     let cacheMetrics: string[] = [];
     const agent = newAgent();
     const random = seededRandom(input.seed + 7);
@@ -154,8 +188,15 @@ export async function measureManySites(input: ManySitesInput): Promise<ManySites
               examplesWrong.push(
                 `${site.domain} "${site.question}": ${[...foreign, ...foreignDomain].slice(0, 3).join(', ')}`,
               );
-          } else if (answer.citedPaths.length === 0) r.uncited += 1;
-          else r.correct += 1;
+          } else if (answer.citedPaths.length === 0) {
+            r.uncited += 1;
+            if (round === 1 && examplesUncited.length < 5)
+              examplesUncited.push(
+                `${site.domain} "${site.question}" (${answer.resultPaths.length} results${
+                  answer.resultPaths.includes(site.questionPage) ? ', its page among them' : ''
+                }): ${JSON.stringify(answer.text.slice(0, 120))}`,
+              );
+          } else r.correct += 1;
         }
         clearInterval(sampler);
         r.totalMs = distribution(latencies);
@@ -194,6 +235,9 @@ export async function measureManySites(input: ManySitesInput): Promise<ManySites
         pagesPerSecond: written.pages / written.seconds,
         peakRssBytes: run.peakRssBytes,
         peakFrom: run.peakFrom,
+        mode: written.mode,
+        modeNote: written.modeNote,
+        copy: written.copy,
       },
       disk,
       cacheMb: input.cacheMb,
@@ -203,11 +247,13 @@ export async function measureManySites(input: ManySitesInput): Promise<ManySites
       cacheMetrics,
       warnLines: (server.levels.warn ?? 0) + (server.levels.error ?? 0),
       examplesWrong,
+      examplesUncited,
     };
   } finally {
     fs.rmSync(siteDir, { recursive: true, force: true });
     for (const f of [jobFile, resultFile]) fs.rmSync(f, { force: true });
     if (!input.keep)
-      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
+      for (const db of [file, checkFile])
+        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${db}${suffix}`, { force: true });
   }
 }

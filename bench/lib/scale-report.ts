@@ -243,6 +243,20 @@ export function manySitesTable(
     false,
   );
   add('writer peak RSS', (r) => r.write.peakRssBytes, fmt.mib, true);
+  rows.push({
+    metric: 'how the sites were written',
+    current: c ? writerCell(c) : '—',
+    baseline: b ? writerCell(b) : '—',
+    change: '',
+    bar: '',
+  });
+  rows.push({
+    metric: 'copied sites checked against a real ingestion',
+    current: c ? checkCell(c) : '—',
+    baseline: b ? checkCell(b) : '—',
+    change: '',
+    bar: 'identical rows',
+  });
   add('database on disk', (r) => r.disk.total, fmt.mib, true);
   add('DOCENT_INDEX_CACHE_MB given to the server', (r) => r.cacheMb, fmt.n, null);
   add('server RSS idle', (r) => r.server.idleRssBytes, fmt.mib, true);
@@ -281,6 +295,17 @@ export function manySitesTable(
     for (const x of r.rounds) if (x.stopped) notes.push(`${r.tree} round ${x.round} stopped: ${x.stopped}`);
     if (r.examplesWrong.length > 0)
       notes.push(`${r.tree}: wrong or failed answers, e.g. ${r.examplesWrong.join(' | ')}`);
+    if ((r.examplesUncited ?? []).length > 0)
+      notes.push(`${r.tree}: uncited answers (round 1), e.g. ${r.examplesUncited.join(' | ')}`);
+    const copy = r.write.copy;
+    if (copy)
+      notes.push(
+        `${r.tree}: writer phases: templates ${copy.templates
+          .map((t) => `${t.corpus} ${t.pages} pages ${t.seconds.toFixed(1)} s`)
+          .join(', ')}; sampled real ingestions and comparisons ${copy.seconds.check.toFixed(1)} s; ` +
+          `organizations, sites, jobs, keys ${copy.seconds.setup.toFixed(1)} s; copying rows ${copy.seconds.rows.toFixed(1)} s; ` +
+          `storeSiteIndex ${copy.seconds.index.toFixed(1)} s`,
+      );
     if (r.cacheMetrics.length > 0)
       notes.push(`${r.tree}: /metrics: ${r.cacheMetrics.slice(0, 12).join('; ')}`);
     const messages = Object.entries(r.cacheLog.messages);
@@ -290,6 +315,31 @@ export function manySitesTable(
       notes.push(`${r.tree}: last such line: ${JSON.stringify(r.cacheLog.last).slice(0, 400)}`);
   }
   return table(title, rows, notes);
+}
+
+function writerCell(r: ManySitesResult): string {
+  const copy = r.write.copy;
+  if (r.write.mode !== 'copy' || !copy)
+    return `every site ingested (bootstrapSite)${r.write.modeNote ? `: ${r.write.modeNote}` : ''}`;
+  const parsed = copy.templates.reduce((n, t) => n + t.pages, 0);
+  const ingested = copy.ingestedSites.length;
+  return (
+    `each corpus ingested once (${copy.templates.length} templates, ${fmt.n(parsed)} pages), ` +
+    `every site's pages and chunks copied from it under its own paths, index by storeSiteIndex` +
+    (ingested > 0 ? `; ${ingested} sites ingested (a page of theirs reaches other files)` : '')
+  );
+}
+
+function checkCell(r: ManySitesResult): string {
+  const copy = r.write.copy;
+  if (r.write.mode !== 'copy' || !copy) return 'not applicable (no copies)';
+  const { check } = copy;
+  if (check.sites.length === 0) return 'none (--check-sites 0)';
+  return (
+    `${check.sites.length} sampled sites (${check.sites.join(', ')}): ${fmt.n(check.pages)} pages, ` +
+    `${fmt.n(check.chunks)} chunks, ${fmt.mib(check.indexBytes)} of stored index, ` +
+    `${check.matched ? 'all identical' : 'NOT identical'}`
+  );
 }
 
 function roundCell(r: RoundResult | undefined): string {
