@@ -2,9 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BuildWorker, ensureStoredIndex, startBuildWorker } from '../search/build-site-index.ts';
 import { SiteSearch } from '../search/site-search.ts';
-import { storedIndexParts } from '../search/stored-index.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite, getIndexGeneration } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
@@ -83,10 +81,6 @@ describe.each(dialects)('ingestSite on %s', (dialect) => {
     const changed = await ingestSite(storage, siteId, dir);
     expect(changed.counts).toMatchObject({ pages: 3, added: 1, updated: 1, removed: 1, unchanged: 1 });
     expect(await getIndexGeneration(storage, siteId)).toBe((generation ?? 0) + 1);
-    // Built by the worker the re-ingestion started at its first changed page, and stored.
-    expect(changed.warnings.filter((w) => w.file === '(search index)')).toEqual([]);
-    const newGeneration = (await getIndexGeneration(storage, siteId)) ?? 0;
-    expect('parts' in (await storedIndexParts(storage, siteId, newGeneration))).toBe(true);
 
     const search = new SiteSearch(storage);
     expect((await search.search(siteId, 'apricots', { limit: 5 }))[0]?.pagePath).toBe('a');
@@ -95,27 +89,6 @@ describe.each(dialects)('ingestSite on %s', (dialect) => {
     const deep = (await search.search(siteId, 'dates', { limit: 5 })).map((r) => r.url);
     expect(deep).toContain('/d#details');
     expect((await listIngestionJobs(storage, siteId)).length).toBe(3);
-  });
-
-  it('ends a build worker started for an index that turns out to be stored already', async () => {
-    const { storage } = database;
-    writeSite(dir, { a: page('Alpha', 'apples') });
-    await ingestSite(storage, siteId, dir);
-    const started = startBuildWorker();
-    const calls: string[] = [];
-    const spy: BuildWorker = {
-      post: (request) => {
-        calls.push(request.type);
-        started.post(request);
-      },
-      next: () => started.next(),
-      end: () => {
-        calls.push('end');
-        return started.end();
-      },
-    };
-    expect(await ensureStoredIndex(storage, siteId, spy)).toBeNull();
-    expect(calls).toEqual(['end']);
   });
 
   it("stores every page's navigation place and moves unchanged pages without re-indexing them", async () => {

@@ -1,4 +1,4 @@
-import { type BuildWorker, ensureStoredIndex, startBuildWorker } from '../search/build-site-index.ts';
+import { ensureStoredIndex } from '../search/build-site-index.ts';
 import { embedSiteChunks } from '../search/embeddings/embed-chunks.ts';
 import type { EmbeddingModel } from '../search/embeddings/embedding-model.ts';
 import type { Storage } from '../storage/database.ts';
@@ -75,12 +75,8 @@ export async function runIngestionJob(
   options: IngestOptions = {},
 ): Promise<IngestionResult> {
   await markIngestionStarted(storage, job.id);
-  // Started at a re-ingestion's first changed page, so its start overlaps the rest of the folder's
-  // reading. Not on a first ingestion: it would sit idle, holding memory, for the whole parse.
-  let buildWorker: BuildWorker | undefined;
   try {
     const known = await loaderHashes(storage, job.siteId);
-    const reingesting = Object.keys(known).length > 0;
     const stager = new PageStager(storage, job.id, nowIso());
     // Every page handed on, by id, for the final diff: a few hundred bytes each, never its content.
     const incoming = new Map<string, IncomingPage>();
@@ -99,10 +95,7 @@ export async function runIngestionJob(
           navGroup: navGroupOf(page),
           reused: page.reused === true,
         });
-        if (!page.reused) {
-          if (reingesting) buildWorker ??= startBuildWorker();
-          await stager.add(page);
-        }
+        if (!page.reused) await stager.add(page);
       },
     );
     await stager.flush();
@@ -125,8 +118,7 @@ export async function runIngestionJob(
         });
     }
     // After the vectors, whose write moves the generation again: the index is stored for the final one.
-    const indexFailure = await ensureStoredIndex(storage, job.siteId, buildWorker);
-    buildWorker = undefined;
+    const indexFailure = await ensureStoredIndex(storage, job.siteId);
     if (indexFailure !== null)
       warnings.push({
         file: '(search index)',
@@ -137,7 +129,6 @@ export async function runIngestionJob(
     await finishIngestionJob(storage, job.id, { status: 'success', counts, warnings });
     return { job: { ...job, status: 'success' }, counts, warnings, sharedParses: loaded.sharedParses };
   } catch (error) {
-    await buildWorker?.end();
     // The staged rows of a failed job are of no use; should this fail too, the next recovery pass
     // (recover-interrupted-ingestions.ts) clears them once the job is recorded as ended.
     await clearStagedPages(storage, job.id).catch(() => {});

@@ -36,20 +36,11 @@ export interface BuiltIndex {
  * every write to a site's chunks bumps its generation in the same transaction, so a generation that is
  * the same before and after the reads proves they saw one version of the site. Null: no such site.
  */
-export async function buildSiteIndex(
-  storage: Storage,
-  siteId: string,
-  started?: BuildWorker,
-): Promise<BuiltIndex | null> {
-  let worker = started;
+export async function buildSiteIndex(storage: Storage, siteId: string): Promise<BuiltIndex | null> {
   for (let attempt = 1; ; attempt++) {
     const before = await generationOf(storage, siteId);
-    if (before === null) {
-      await worker?.end();
-      return null;
-    }
-    const pieces = await buildFromChunks(storage, siteId, worker ?? startBuildWorker());
-    worker = undefined;
+    if (before === null) return null;
+    const pieces = await buildFromChunks(storage, siteId);
     const after = await generationOf(storage, siteId);
     if (after === null) return null;
     if (after === before) return { generation: before, pieces };
@@ -59,12 +50,8 @@ export async function buildSiteIndex(
 }
 
 /** Builds and stores the site's index for its current generation (after an ingestion, say). */
-export async function storeSiteIndex(
-  storage: Storage,
-  siteId: string,
-  started?: BuildWorker,
-): Promise<BuiltIndex | null> {
-  const built = await buildSiteIndex(storage, siteId, started);
+export async function storeSiteIndex(storage: Storage, siteId: string): Promise<BuiltIndex | null> {
+  const built = await buildSiteIndex(storage, siteId);
   if (built !== null) await writeStoredIndex(storage, siteId, built.generation, built.pieces);
   return built;
 }
@@ -78,19 +65,7 @@ async function generationOf(storage: Storage, siteId: string): Promise<number | 
   return site?.index_generation ?? null;
 }
 
-/**
- * An index build worker, started ahead of the build when the caller knows one is coming: an ingestion
- * that stages a changed page starts it then, so the thread's start (and, under tsx, its loader's) runs
- * while the rest of the folder is read. Used by one build, then ended; `end` when it was not needed.
- */
-export interface BuildWorker {
-  post(request: BuildRequest): void;
-  /** The next reply; rejects when the worker failed or exited. */
-  next(): Promise<BuildReply>;
-  end(): Promise<void>;
-}
-
-export function startBuildWorker(): BuildWorker {
+async function buildFromChunks(storage: Storage, siteId: string): Promise<Uint8Array[]> {
   const worker = new Worker(WORKER_URL, { execArgv: [] });
   const replies: BuildReply[] = [];
   let wake: (() => void) | null = null;
@@ -107,30 +82,21 @@ export function startBuildWorker(): BuildWorker {
     exited ??= new Error(`the index build worker exited (${code})`);
     wake?.();
   });
-  return {
-    post: (request) => worker.postMessage(request),
-    next: async () => {
-      for (;;) {
-        const reply = replies.shift();
-        if (reply) {
-          if (reply.type === 'error') throw new Error(`index build failed: ${reply.message}`);
-          return reply;
-        }
-        if (exited) throw exited;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = null;
+  const next = async (): Promise<BuildReply> => {
+    for (;;) {
+      const reply = replies.shift();
+      if (reply) {
+        if (reply.type === 'error') throw new Error(`index build failed: ${reply.message}`);
+        return reply;
       }
-    },
-    end: async () => {
-      await worker.terminate();
-    },
+      if (exited) throw exited;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = null;
+    }
   };
-}
-
-async function buildFromChunks(storage: Storage, siteId: string, worker: BuildWorker): Promise<Uint8Array[]> {
-  const { post, next } = worker;
+  const post = (request: BuildRequest): void => worker.postMessage(request);
   try {
     const pages = await storage.db
       .selectFrom('pages')
@@ -172,7 +138,7 @@ async function buildFromChunks(storage: Storage, siteId: string, worker: BuildWo
     if (done.type !== 'done') throw new Error(`index build worker answered ${done.type}`);
     return done.pieces;
   } finally {
-    await worker.end();
+    await worker.terminate();
   }
 }
 
@@ -212,24 +178,15 @@ async function chunkBatch(
  * unchanged re-ingestion moves no generation and builds nothing). A failure here never fails the
  * ingestion: the first search builds the index instead; the reason is returned for the job's warnings.
  */
-export async function ensureStoredIndex(
-  storage: Storage,
-  siteId: string,
-  started?: BuildWorker,
-): Promise<string | null> {
-  let worker = started;
+export async function ensureStoredIndex(storage: Storage, siteId: string): Promise<string | null> {
   try {
     const generation = await generationOf(storage, siteId);
+    if (generation === null) return null;
     // Whole and of this format; anything else (another version's, a damaged write) is built again.
-    if (generation !== null && 'unusable' in (await storedIndexParts(storage, siteId, generation))) {
-      const handed = worker;
-      worker = undefined;
-      await storeSiteIndex(storage, siteId, handed);
-    }
+    if ('unusable' in (await storedIndexParts(storage, siteId, generation)))
+      await storeSiteIndex(storage, siteId);
     return null;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
-  } finally {
-    await worker?.end();
   }
 }
