@@ -74,7 +74,6 @@ const isInsideRoot = (realRoot: string, real: string): boolean => {
   );
 };
 
-/** Reads at most `maxBytes + 1` bytes, so a file that grows (or lies about its size) cannot pass the limit. */
 // Node's callback file system calls, promisified: the promise API's `FileHandle` cost about twice the
 // main thread's time per file (measured on crewai-docs' 1,524 files: 440 against 250 ms of CPU), and an
 // unchanged re-ingestion is mostly this.
@@ -85,6 +84,7 @@ const closeFile = promisify(fs.close);
 const statPath = promisify(fs.stat);
 const realPath = promisify(fs.realpath.native);
 
+/** Reads at most `maxBytes + 1` bytes, so a file that grows (or lies about its size) cannot pass the limit. */
 const readBounded = async (real: string, maxBytes: number): Promise<ContainedText> => {
   const fd = await openFile(real, OPEN_FLAGS);
   try {
