@@ -13,6 +13,7 @@ import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { startInstanceLifecycle } from './recovery/instance-lifecycle.ts';
+import { closeIdleIndexBuildWorker } from './search/build-site-index.ts';
 import { embeddingModelsFor } from './search/embeddings/embedding-model.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { type GitPollerOptions, startGitPoller } from './sources/git-poller.ts';
@@ -194,6 +195,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       retention.stop();
       // Warm page workers never keep a process alive, but a server that embeds Docent lives on.
       await closeIdlePageWorkers();
+      await closeIdleIndexBuildWorker();
       await lifecycle.stop();
       await rateLimitStore.close();
       await redisPubSub?.close();
