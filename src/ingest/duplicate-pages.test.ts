@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -86,19 +86,62 @@ describe('shared parses of identical pages', () => {
       'f/g/imports.mdx':
         "import A from '/e/snippets/x.mdx';\nimport B from './snippets/x.mdx';\n\n# Imports\n\n<A />\n\n<B />\n",
       'f/g/snippets/x.mdx': 'Snippet text.\n',
-      // A parse with a warning quotes its file: never shared.
-      'h/broken.mdx': '# Broken\n\n<Unclosed>\n',
-      'i/broken.mdx': '# Broken\n\n<Unclosed>\n',
+      // The same import is missing from one copy and found in the other.
+      'h/uses.mdx': "import X from './snippets/x.mdx';\n\n# Uses\n\n<X />\n",
+      'i/uses.mdx': "import X from './snippets/x.mdx';\n\n# Uses\n\n<X />\n",
+      'i/snippets/x.mdx': 'Snippet text.\n',
+      // A warning that quotes file names (an import cycle between two snippets).
+      'j/loop.mdx': "import A from './s/a.mdx';\n\n# Loop\n\n<A />\n",
+      'j/s/a.mdx': "import B from './b.mdx';\n\nA says <B />\n",
+      'j/s/b.mdx': "import A from './a.mdx';\n\nB says <A />\n",
+      'k/loop.mdx': "import A from './s/a.mdx';\n\n# Loop\n\n<A />\n",
+      'k/s/a.mdx': "import B from './b.mdx';\n\nA says <B />\n",
+      'k/s/b.mdx': "import A from './a.mdx';\n\nB says <A />\n",
     });
     const { shared } = await loadBothWays(root);
     const titles = Object.fromEntries(shared.pages.map((p) => [p.path, p.title]));
     expect(titles['a/alpha']).toBe('alpha');
     expect(titles['b/beta']).toBe('beta');
-    expect(shared.warnings.filter((w) => w.file.endsWith('broken.mdx')).map((w) => w.file)).toEqual([
-      'h/broken.mdx',
-      'i/broken.mdx',
+    expect(shared.warnings.map((w) => w.file)).toContain('h/uses.mdx');
+    expect(shared.warnings.filter((w) => w.message.includes('cycle')).map((w) => w.file)).toEqual([
+      'j/s/b.mdx',
+      'j/s/a.mdx',
+      'k/s/b.mdx',
+      'k/s/a.mdx',
     ]);
     expect(await sharedCount(root)).toBe(0);
+  });
+
+  it('share a parse with warnings, each moved to the same place in the sharing copy', async () => {
+    // An import of a file missing from the folder (a root-relative import in a copy) and a snippet
+    // with an invalid expression: each copy warns about its own files.
+    const page =
+      "import Missing from '/snippets/missing.mdx';\nimport Note from './parts/note.mdx';\n\n# Broken\n\nText here.\n\n<Note />\n\n<Missing />\n";
+    const note = 'A note with {a( broken} expression.\n';
+    const root = fixture({
+      'one/broken.mdx': page,
+      'one/parts/note.mdx': note,
+      'two/broken.mdx': page,
+      'two/parts/note.mdx': note,
+      'three/deep/broken.mdx': page,
+      'three/deep/parts/note.mdx': note,
+    });
+    const { shared } = await loadBothWays(root);
+    expect(shared.pages.map((p) => p.path)).toEqual([
+      'one/broken',
+      'one/parts/note',
+      'three/deep/broken',
+      'three/deep/parts/note',
+      'two/broken',
+      'two/parts/note',
+    ]);
+    const byFile = (file: string) => shared.warnings.filter((w) => w.file === file).map((w) => w.message);
+    for (const copy of ['one', 'two', 'three/deep']) {
+      expect(byFile(`${copy}/broken.mdx`)).toEqual(['snippet "/snippets/missing.mdx" not found']);
+      expect(byFile(`${copy}/parts/note.mdx`)).toEqual([expect.stringContaining('invalid MDX')]);
+    }
+    // The second and third copy of both the page and the snippet.
+    expect(await sharedCount(root)).toBe(4);
   });
 
   it('share a page that is left out on purpose, and keep labels and places per page', async () => {
@@ -125,6 +168,33 @@ describe('shared parses of identical pages', () => {
     ]);
     expect(shared.skipped).toBe(2);
     expect(await sharedCount(root)).toBe(2);
+  });
+
+  it('index real pages whose root-relative snippet imports a copy breaks exactly as parsing each would', async () => {
+    // unstructured-docs imports `/snippets/…` from its docs root; in a copy under a subfolder those
+    // files are missing, so every such page warns, and the copies still share its parse.
+    const source = corpusDir('unstructured-docs');
+    const pages = readdirSync(source, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.mdx'))
+      .sort()
+      .filter((file) => /^import .* from ['"]\/snippets/m.test(readFileSync(path.join(source, file), 'utf8')))
+      .slice(0, 24);
+    expect(pages).toHaveLength(24);
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-shared-missing-'));
+    roots.push(root);
+    for (const copy of ['one', 'two/nested'])
+      for (const file of pages) {
+        mkdirSync(path.dirname(path.join(root, copy, file)), { recursive: true });
+        cpSync(path.join(source, file), path.join(root, copy, file));
+      }
+    const { shared } = await loadBothWays(root);
+    expect(shared.pages).toHaveLength(48);
+    const missing = shared.warnings.filter((w) => /^snippet "\/snippets\/.*" not found$/.test(w.message));
+    expect(missing.filter((w) => w.file.startsWith('one/')).length).toBeGreaterThanOrEqual(24);
+    expect(missing.filter((w) => w.file.startsWith('two/nested/')).length).toBe(
+      missing.filter((w) => w.file.startsWith('one/')).length,
+    );
+    expect(await sharedCount(root)).toBe(24);
   });
 
   it('index real docs copied into one folder exactly as parsing every page would', async () => {

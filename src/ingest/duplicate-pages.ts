@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fieldHasher, PARSER_VERSION } from './content-hash.ts';
 import type { PageCandidate, PageResult } from './load-page.ts';
+import type { Warning } from './types.ts';
 
 /**
  * Identical pages in one ingestion share one parse. Versioned docs repeat most pages in every version
@@ -16,12 +17,16 @@ import type { PageCandidate, PageResult } from './load-page.ts';
  * last segment (the title of a page that names none); the first language label (the analyzer's
  * language); and the snippets its imports reach, by text and extension, with which import names which
  * file (importShape: the renderer knows a snippet by its text and, for cycles, by which file it is).
- * The share key hashes exactly those. Everything else that depends on where a page sits is a warning
- * (they quote file names), or the snippet files it reports, or comes from `openapi:` front matter or an
- * OpenAPI operation; so a page is only shared when its parse gave no warning at all, its snippet files
- * are the ones its import scan found, and the content hash the worker computed is the one the main
- * thread computed for it (the same inputs); pages with `openapi:` front matter and generated operation
- * pages never get a key. Anything else is parsed on its own, as before.
+ * The share key hashes exactly those (an import of a missing file too: it is a position of its own in
+ * the shape). Everything else that depends on where a page sits is in its warnings (they name files),
+ * or the snippet files it reports, or comes from `openapi:` front matter or an OpenAPI operation. So a
+ * page is only shared when each warning of its parse names one of the files of its shape and says
+ * nothing about where they are (no file name, page id or folder in its message: a missing snippet's
+ * "snippet "/snippets/x" not found" or an invalid expression's message is the same text for every
+ * copy, and moves to the sharer's file at the same position), its snippet files are the ones its import
+ * scan found, and the content hash the worker computed is the one the main thread computed for it (the
+ * same inputs); pages with `openapi:` front matter and generated operation pages never get a key.
+ * Anything else is parsed on its own, as before.
  */
 
 /** One node of a page's import shape (import-closure.ts: importShape). */
@@ -62,8 +67,18 @@ export const shareKey = (input: ShareKeyInput): string => {
  */
 export const MAX_SHARED_PARSES = 65_536;
 
-/** What a shared parse gave: a page (named by its id, whose content the sharer takes), or a skip. */
-export type SharedOutcome = { id: string } | { skipped: true };
+/** A shared parse's warning, by the position in the shape of the file it names. */
+export interface PlacedWarning {
+  node: number;
+  line?: number;
+  message: string;
+}
+
+/**
+ * What a shared parse gave: a page (named by its id, whose content the sharer takes) or a skip, with
+ * its warnings.
+ */
+export type SharedOutcome = ({ id: string } | { skipped: true }) & { warnings: PlacedWarning[] };
 
 export interface ShareInfo {
   key: string;
@@ -71,6 +86,8 @@ export interface ShareInfo {
   contentHash: string;
   /** The snippet files the page's import scan found. */
   snippetFiles: string[];
+  /** The files of the page's shape by position, the page's own first (import-closure.ts importShape). */
+  shapeFiles: string[];
 }
 
 /**
@@ -113,14 +130,43 @@ const sameFiles = (a: readonly string[], b: readonly string[]): boolean => {
   return set.size === new Set(b).size && b.every((file) => set.has(file));
 };
 
+/**
+ * The parse's warnings by shape position, or null when one could depend on where the page is: it names
+ * a file outside the shape, or its message quotes a file of the shape, the page's id or its folder.
+ */
+const placedWarnings = (result: PageResult, info: ShareInfo, id: string): PlacedWarning[] | null => {
+  if (result.warnings.length === 0) return [];
+  const folder = path.posix.dirname(info.shapeFiles[0] ?? '');
+  const places = [...info.shapeFiles, id, ...(folder === '.' ? [] : [folder])];
+  const placed: PlacedWarning[] = [];
+  for (const warning of result.warnings) {
+    const node = info.shapeFiles.indexOf(warning.file);
+    if (node < 0 || places.some((place) => warning.message.includes(place))) return null;
+    placed.push(
+      warning.line === undefined
+        ? { node, message: warning.message }
+        : { node, line: warning.line, message: warning.message },
+    );
+  }
+  return placed;
+};
+
 /** What a page's own parse offers to later identical pages: null when it cannot be shared (see above). */
-export const outcomeToShare = (result: PageResult, info: ShareInfo): SharedOutcome | null => {
-  if (result.warnings.length > 0) return null;
-  if (result.page === null) return result.skipped ? { skipped: true } : null;
+export const outcomeToShare = (result: PageResult, info: ShareInfo, id: string): SharedOutcome | null => {
+  const warnings = placedWarnings(result, info, id);
+  if (warnings === null) return null;
+  if (result.page === null) return result.skipped ? { skipped: true, warnings } : null;
   if (result.page.contentHash !== info.contentHash) return null;
   if (!sameFiles(result.snippetFiles, info.snippetFiles)) return null;
-  return { id: result.page.path };
+  return { id: result.page.path, warnings };
 };
+
+/** The shared parse's warnings, each on the sharer's file at its position. */
+const ownWarnings = (outcome: SharedOutcome, info: ShareInfo): Warning[] =>
+  outcome.warnings.map(({ node, line, message }) => {
+    const file = info.shapeFiles[node] ?? '';
+    return line === undefined ? { file, message } : { file, line, message };
+  });
 
 /** The result of a page that takes a shared parse: its own labels and hash, the other page's content. */
 export const sharedResult = (
@@ -129,7 +175,7 @@ export const sharedResult = (
   info: ShareInfo,
 ): PageResult =>
   'skipped' in outcome
-    ? { page: null, skipped: true, warnings: [], snippetFiles: [] }
+    ? { page: null, skipped: true, warnings: ownWarnings(outcome, info), snippetFiles: [] }
     : {
         page: {
           path: candidate.id,
@@ -144,6 +190,6 @@ export const sharedResult = (
           sameAs: outcome.id,
         },
         skipped: false,
-        warnings: [],
+        warnings: ownWarnings(outcome, info),
         snippetFiles: info.snippetFiles,
       };

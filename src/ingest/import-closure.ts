@@ -13,16 +13,17 @@ const CODE_EXTENSIONS = /\.(jsx|js|tsx|ts|mjs|cjs|json)$/i;
 
 /**
  * The Markdown files an ESM `import` of `source` (a page or snippet) may name, found by scanning the text,
- * not parsing it. It errs on the side of more: every local `.md`/`.mdx` import counts, named or default,
+ * not parsing it, in the order written; null for an import that names a missing file (the parser warns
+ * about it). It errs on the side of more: every local `.md`/`.mdx` import counts, named or default,
  * used or not, so that a page's content hash built over these files changes whenever anything it
- * renders changes. Null when the text has more imports than are scanned, or one names a missing file.
+ * renders changes. Null when the text has more imports than are scanned.
  */
 export const scanImports = (
   fromFile: string,
   source: string,
   files: ReadonlySet<string>,
-): string[] | null => {
-  const found: string[] = [];
+): (string | null)[] | null => {
+  const found: (string | null)[] = [];
   let count = 0;
   const fences = fencedRanges(source);
   // MDX reads ESM only at the start of a line.
@@ -44,7 +45,7 @@ export const scanImports = (
       continue;
     }
     // Inside a code block it is an example, not an import; outside, the parser warns about it.
-    if (!fences.some(([start, end]) => match.index > start && match.index < end)) return null;
+    if (!fences.some(([start, end]) => match.index > start && match.index < end)) found.push(null);
   }
   return found;
 };
@@ -68,8 +69,8 @@ const fencedRanges = (source: string): [number, number][] => {
 
 interface ScannedSnippet {
   text: string;
-  /** Null: more imports than are scanned, or one naming a missing file. */
-  imports: string[] | null;
+  /** As scanImports gives them (null: more imports than are scanned). */
+  imports: (string | null)[] | null;
 }
 
 /** Snippet files read and scanned once per ingestion: hundreds of pages import the same few. */
@@ -77,9 +78,10 @@ export type SnippetScanCache = Map<string, Promise<ScannedSnippet | null>>;
 
 /**
  * Every snippet file reachable from a page by imports, sorted, with its text: what a page's content
- * hash covers besides its own source. Null when the scan cannot vouch for the page (too many imports
- * or files, a snippet missing or unreadable): the page is then parsed, and hashed over what the parser
- * resolved.
+ * hash covers besides its own source; `missing` when an import names a file that does not exist (the
+ * parser warns about it, so the page cannot be reused without parsing). Null when the scan cannot
+ * vouch for the page (too many imports or files, a snippet unreadable): the page is then parsed, and
+ * hashed over what the parser resolved.
  */
 const scannedFile = (
   folder: ContainedFolder,
@@ -104,16 +106,21 @@ export const importClosure = async (
   page: string,
   source: string,
   cache: SnippetScanCache = new Map(),
-): Promise<{ file: string; source: string }[] | null> => {
+): Promise<{ parts: { file: string; source: string }[]; missing: boolean } | null> => {
   const scanned = (file: string): Promise<ScannedSnippet | null> => scannedFile(folder, files, cache, file);
   const texts = new Map<string, string>();
+  let missing = false;
   let frontier = scanImports(page, source, files);
   if (frontier === null) return null;
   for (let depth = 0; frontier.length > 0; depth++) {
     // Deeper than the renderer inlines: anything past it is still covered by the hash.
     if (depth > MAX_SNIPPET_DEPTH + 1) break;
-    const next: string[] = [];
+    const next: (string | null)[] = [];
     for (const file of new Set(frontier)) {
+      if (file === null) {
+        missing = true;
+        continue;
+      }
       if (texts.has(file)) continue;
       if (texts.size >= MAX_CLOSURE_FILES) return null;
       const snippet = await scanned(file);
@@ -123,19 +130,22 @@ export const importClosure = async (
     }
     frontier = next;
   }
-  return [...texts.entries()]
+  const parts = [...texts.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([file, text]) => ({ file, source: text }));
+  return { parts, missing };
 };
 
 /**
  * The shape of a page's imports with every file name taken out: the files its imports reach in
  * breadth-first order (imports in the order they are written), each given as its extension (`.md` and
- * `.mdx` parse differently), its text and the positions in that order of the files it imports. Two
- * pages with the same source and the same shape render the same snippets into the same blocks wherever
- * they sit, since the renderer knows a snippet only by its text and by which file it is (cycles); so
- * identical pages in two copies of a folder (versioned docs) share one parse (duplicate-pages.ts). Null
- * whenever the scan cannot vouch for a file (as for importClosure), or past MAX_CLOSURE_FILES files.
+ * `.mdx` parse differently), its text and the positions in that order of the files it imports (-1 for
+ * an import of a missing file). Two pages with the same source and the same shape render the same
+ * snippets into the same blocks wherever they sit, since the renderer knows a snippet only by its text
+ * and by which file it is (cycles); so identical pages in two copies of a folder (versioned docs) share
+ * one parse (duplicate-pages.ts). `files` names the positions, the page first: what a shared parse's
+ * warnings are moved to. Null whenever the scan cannot vouch for a file (as for importClosure), or past
+ * MAX_CLOSURE_FILES files.
  */
 export const importShape = async (
   folder: ContainedFolder,
@@ -143,10 +153,10 @@ export const importShape = async (
   page: string,
   source: string,
   cache: SnippetScanCache = new Map(),
-): Promise<{ extension: string; text: string; imports: number[] }[] | null> => {
+): Promise<{ nodes: { extension: string; text: string; imports: number[] }[]; files: string[] } | null> => {
   const order = new Map<string, number>([[page, 0]]);
-  const shape: { extension: string; text: string; imports: number[] }[] = [];
-  const pending: { file: string; text: string; imports: string[] | null }[] = [
+  const nodes: { extension: string; text: string; imports: number[] }[] = [];
+  const pending: { file: string; text: string; imports: (string | null)[] | null }[] = [
     { file: page, text: source, imports: scanImports(page, source, files) },
   ];
   for (let at = 0; at < pending.length; at++) {
@@ -154,6 +164,10 @@ export const importShape = async (
     if (node.imports === null) return null;
     const imports: number[] = [];
     for (const target of node.imports) {
+      if (target === null) {
+        imports.push(-1);
+        continue;
+      }
       let position = order.get(target);
       if (position === undefined) {
         if (order.size > MAX_CLOSURE_FILES) return null;
@@ -165,7 +179,7 @@ export const importShape = async (
       }
       imports.push(position);
     }
-    shape.push({ extension: path.posix.extname(node.file).toLowerCase(), text: node.text, imports });
+    nodes.push({ extension: path.posix.extname(node.file).toLowerCase(), text: node.text, imports });
   }
-  return shape;
+  return { nodes, files: [...order.keys()] };
 };

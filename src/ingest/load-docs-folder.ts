@@ -224,7 +224,7 @@ export const streamDocsFolder = async (
       claim.settle?.(null);
       throw error;
     }
-    claim.settle?.(outcomeToShare(result, share));
+    claim.settle?.(outcomeToShare(result, share, candidate.id));
     return result;
   };
   const load = async (candidate: PageCandidate, index: number): Promise<PageResult> => {

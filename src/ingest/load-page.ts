@@ -212,15 +212,17 @@ export const createPageTriage = (
         parts.push(found.source.hashPart);
       }
       const closure = await importClosure(folder, fileSet, candidate.file, source, snippetScans);
-      if (closure === null) return parseIt;
-      const hash = hashOf(source, [...closure, ...parts]);
+      // A missing snippet's warning comes from the parser: such a page is parsed.
+      if (closure === null || closure.missing) return parseIt;
+      const hash = hashOf(source, [...closure.parts, ...parts]);
       return hash === stored ? { reused: { ...reusedPage(candidate, hash), warnings } } : parseIt;
     }
     const closure = await importClosure(folder, fileSet, candidate.file, source, snippetScans);
     if (closure === null) return parseIt;
     // What the worker computes too: without `openapi:` front matter its hash covers exactly this.
-    const hash = hashOf(source, closure);
-    if (hash === stored) return { reused: reusedPage(candidate, hash) };
+    const hash = hashOf(source, closure.parts);
+    // A missing snippet's warning comes from the parser: such a page is parsed (or shares a parse).
+    if (!closure.missing && hash === stored) return { reused: reusedPage(candidate, hash) };
     if (!share) return parseIt;
     const shape = await importShape(folder, fileSet, candidate.file, source, snippetScans);
     if (shape === null) return parseIt;
@@ -231,10 +233,11 @@ export const createPageTriage = (
           file: candidate.file,
           id: candidate.id,
           language: candidate.languages[0] ?? null,
-          shape,
+          shape: shape.nodes,
         }),
         contentHash: hash,
-        snippetFiles: closure.map((part) => part.file),
+        snippetFiles: closure.parts.map((part) => part.file),
+        shapeFiles: shape.files,
       },
     };
   };
@@ -398,7 +401,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       path: candidate.id,
       source,
       snippets: [
-        ...(closure ??
+        ...(closure?.parts ??
           resolved.files.map((f) => ({ file: f, source: resolved.byFile.get(f)?.source ?? '' }))),
         ...extraHashParts,
       ],
