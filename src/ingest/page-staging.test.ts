@@ -15,7 +15,16 @@ import {
   markIngestionStarted,
 } from './jobs.ts';
 import { loadDocsFolder, PAGES_IN_FLIGHT, streamDocsFolder } from './load-docs-folder.ts';
-import { clearStagedPages, PageStager, STAGE_BATCH_PAGES } from './page-staging.ts';
+import {
+  clearStagedPages,
+  type IncomingPage,
+  navGroupOf,
+  PageStager,
+  PUBLISH_BATCH_PAGES,
+  publishStagedPages,
+  STAGE_BATCH_PAGES,
+  storedHash,
+} from './page-staging.ts';
 import { recoverInterruptedIngestions } from './recover-interrupted-ingestions.ts';
 
 const dirs: string[] = [];
@@ -174,6 +183,53 @@ describe.each(dialects)('ingestion staging on %s', (dialect) => {
     const changed = await ingestSite(storage, siteId, dir);
     expect(changed.counts).toMatchObject({ unchanged: 2, updated: 1, chunksWritten: 2 });
     expect(await stagedCounts(storage)).toEqual({ pages: 0, chunks: 0 });
+  });
+
+  it('publishes and clears a large site a few hundred pages per statement, the event loop turning between them', async () => {
+    const { storage } = database;
+    const total = 2 * PUBLISH_BATCH_PAGES + 88;
+    const dir = generatedSite(total, 'gadget');
+    const siteId = await newSite();
+    const job = await createIngestionJob(storage, siteId, dir, null);
+    const stager = new PageStager(storage, job.id, '2026-01-01T00:00:00.000Z');
+    const incoming = new Map<string, IncomingPage>();
+    await streamDocsFolder(dir, { analyze: true }, async (page) => {
+      incoming.set(page.path, {
+        hash: storedHash(page),
+        navOrder: page.navOrder,
+        navGroup: navGroupOf(page),
+        reused: false,
+      });
+      await stager.add(page);
+    });
+    await stager.flush();
+    /** Turns of the event loop while `work` runs (SQLite runs statements synchronously: none unless it yields). */
+    const turnsDuring = async <T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> => {
+      let turns = 0;
+      let counting = true;
+      const tick = (): void => {
+        if (!counting) return;
+        turns++;
+        setImmediate(tick);
+      };
+      setImmediate(tick);
+      const result = await work();
+      counting = false;
+      return { result, turns };
+    };
+    const published = await turnsDuring(() => publishStagedPages(storage, siteId, job.id, incoming));
+    expect(published.result).toMatchObject({ added: total, chunksWritten: 2 * total });
+    // Three batches of pages: the loop turned between them.
+    expect(published.turns).toBeGreaterThanOrEqual(2);
+    const stored = await storage.db
+      .selectFrom('chunks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('site_id', '=', siteId)
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBe(2 * total);
+    const cleared = await turnsDuring(() => clearStagedPages(storage, job.id));
+    expect(cleared.turns).toBeGreaterThanOrEqual(2);
+    expect(await stagedCounts(storage, job.id)).toEqual({ pages: 0, chunks: 0 });
   });
 
   it('clears the staged pages of a job that fails, and the site keeps what it had', async () => {
