@@ -75,7 +75,6 @@ export async function runIngestionJob(
   options: IngestOptions = {},
 ): Promise<IngestionResult> {
   await markIngestionStarted(storage, job.id);
-  let clearing: Promise<unknown> | null = null;
   try {
     const known = await loaderHashes(storage, job.siteId);
     const stager = new PageStager(storage, job.id, nowIso());
@@ -102,12 +101,7 @@ export async function runIngestionJob(
     await stager.flush();
     const counts = await publishStagedPages(storage, job.siteId, job.id, incoming);
     incoming.clear();
-    // The staged rows are deleted while the index is built: its worker thread does most of the build,
-    // and the deletes (a few hundred pages per transaction) fill this thread's waits for it.
-    clearing = clearStagedPages(storage, job.id).then(
-      () => null,
-      (error: unknown) => error,
-    );
+    await clearStagedPages(storage, job.id);
     // Not part of the index (no generation bump): the next answer's system prompt reads it.
     await storage.db
       .updateTable('sites')
@@ -130,9 +124,6 @@ export async function runIngestionJob(
         file: '(search index)',
         message: `the search index was not stored (${indexFailure}); the first search builds it`,
       });
-    const clearFailure = await clearing;
-    clearing = null;
-    if (clearFailure !== null) throw clearFailure;
     counts.skipped = loaded.skipped;
     counts.warnings = warnings.length;
     await finishIngestionJob(storage, job.id, { status: 'success', counts, warnings });
@@ -140,7 +131,6 @@ export async function runIngestionJob(
   } catch (error) {
     // The staged rows of a failed job are of no use; should this fail too, the next recovery pass
     // (recover-interrupted-ingestions.ts) clears them once the job is recorded as ended.
-    await clearing;
     await clearStagedPages(storage, job.id).catch(() => {});
     await failIngestionJob(storage, job.id, error);
     throw error;

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { IdleWorker } from '../workers/idle-worker.ts';
 import type { PageCandidate, PageLoaderOptions, PageResult } from './load-page.ts';
 import type { SpecListing } from './openapi/spec-cache.ts';
 import type {
@@ -37,8 +38,6 @@ export const PAGE_WORKER_MAX_OLD_GENERATION_MB = 1024;
  * to parse, so one worker is kept warm between ingestions for this long. It never keeps the process alive.
  */
 export const PAGE_WORKER_IDLE_MS = 30_000;
-/** Workers kept warm at most: enough for back-to-back ingestions, without holding idle heaps (≈50 MB each). */
-const WARM_PAGE_WORKERS = 1;
 /** Pages posted ahead to one worker: it starts the next as soon as one is done, and stays balanced. */
 const WORKER_QUEUE_DEPTH = 4;
 /**
@@ -140,8 +139,8 @@ function spawnPageWorker(maxOldGenerationSizeMb: number): Worker {
   });
 }
 
-/** Idle, started workers with the default limits, waiting for the next ingestion in this process. */
-const warm: { worker: Worker; timer: NodeJS.Timeout; detach: () => void }[] = [];
+/** An idle, started worker with the default limits, waiting for the next ingestion in this process. */
+const idleWorker = new IdleWorker(PAGE_WORKER_IDLE_MS);
 
 const ignoreError = (): void => {};
 
@@ -167,45 +166,15 @@ function listen(worker: Worker, listeners: WorkerListeners): () => void {
   };
 }
 
-function takeWarmWorker(): Worker | null {
-  const entry = warm.pop();
-  if (!entry) return null;
-  clearTimeout(entry.timer);
-  entry.detach();
-  return entry.worker;
-}
-
-/** Keeps a healthy idle worker (listened to by no pool) for the next ingestion. */
+/** Keeps a healthy idle worker (listened to by no pool) for the next ingestion; none is kept yet. */
 function keepWarm(worker: Worker): void {
   worker.postMessage({ kind: 'reset' } satisfies PageWorkerRequest);
-  const drop = (): void => {
-    const at = warm.indexOf(entry);
-    if (at >= 0) warm.splice(at, 1);
-    clearTimeout(entry.timer);
-  };
-  const entry = {
-    worker,
-    timer: setTimeout(() => {
-      drop();
-      worker.terminate().catch(ignoreError);
-    }, PAGE_WORKER_IDLE_MS),
-    // An idle worker that dies is simply forgotten; an 'error' without a listener would crash the process.
-    detach: listen(worker, { error: ignoreError, exit: drop }),
-  };
-  entry.timer.unref();
-  worker.unref();
-  warm.push(entry);
+  idleWorker.keep(worker);
 }
 
-/** Ends the warm workers now (a server shutting down; they would not keep the process alive anyway). */
-export async function closeIdlePageWorkers(): Promise<void> {
-  const entries = warm.splice(0);
-  await Promise.all(
-    entries.map((entry) => {
-      clearTimeout(entry.timer);
-      return entry.worker.terminate().catch(ignoreError);
-    }),
-  );
+/** Ends the warm worker now (a server shutting down; it would not keep the process alive anyway). */
+export function closeIdlePageWorkers(): Promise<void> {
+  return idleWorker.close();
 }
 
 /** What a job that failed in its worker (over budget, out of memory, threw) resolves as. */
@@ -277,7 +246,7 @@ export function createPageLoaderPool(
       fill(fresh);
     }
     while (queue.length > 0 && lanes.length < wanted) {
-      const lane = open((reusable ? takeWarmWorker() : null) ?? spawnPageWorker(memoryMb));
+      const lane = open((reusable ? idleWorker.take() : null) ?? spawnPageWorker(memoryMb));
       lanes.push(lane);
       fill(lane);
     }
@@ -408,7 +377,7 @@ export function createPageLoaderPool(
         for (const task of lane.posted.values()) task.reject(error);
         const idle = lane.alive && lane.posted.size === 0;
         lane.posted.clear();
-        if (idle && reusable && warm.length < WARM_PAGE_WORKERS) {
+        if (idle && reusable && !idleWorker.occupied) {
           lane.detach();
           keepWarm(lane.worker);
           lane.alive = false;

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
+import { IdleWorker } from '../workers/idle-worker.ts';
 import { ANALYZER_VERSION } from './analyze.ts';
 import type { BuildChunk, BuildReply, BuildRequest } from './index-build-worker.ts';
 import { DEFAULT_RANKING } from './search-index.ts';
@@ -76,61 +77,15 @@ const WARM_WORKER_MAX_CHUNKS = 50_000;
 /** How long a kept worker waits for another build before it ends. */
 export const INDEX_BUILD_WORKER_IDLE_MS = 30_000;
 
-let warm: { worker: Worker; timer: NodeJS.Timeout; detach: () => void } | null = null;
-
-const ignoreError = (): void => {};
-
-function takeWorker(): Worker {
-  const kept = warm;
-  if (kept === null) return new Worker(WORKER_URL, { execArgv: [] });
-  warm = null;
-  clearTimeout(kept.timer);
-  kept.detach();
-  kept.worker.ref();
-  return kept.worker;
-}
-
-function keepWarm(worker: Worker): void {
-  if (warm !== null) {
-    void worker.terminate().catch(ignoreError);
-    return;
-  }
-  // An idle worker that dies is forgotten; an 'error' without a listener would crash the process.
-  const forget = (): void => {
-    if (warm?.worker === worker) {
-      clearTimeout(warm.timer);
-      warm = null;
-    }
-  };
-  worker.on('error', ignoreError);
-  worker.on('exit', forget);
-  const timer = setTimeout(() => {
-    forget();
-    void worker.terminate().catch(ignoreError);
-  }, INDEX_BUILD_WORKER_IDLE_MS);
-  timer.unref();
-  worker.unref();
-  warm = {
-    worker,
-    timer,
-    detach: () => {
-      worker.off('error', ignoreError);
-      worker.off('exit', forget);
-    },
-  };
-}
+const idleWorker = new IdleWorker(INDEX_BUILD_WORKER_IDLE_MS);
 
 /** Ends the kept build worker now (a server shutting down; it would not keep the process alive anyway). */
-export async function closeIdleIndexBuildWorker(): Promise<void> {
-  const kept = warm;
-  if (kept === null) return;
-  warm = null;
-  clearTimeout(kept.timer);
-  await kept.worker.terminate().catch(ignoreError);
+export function closeIdleIndexBuildWorker(): Promise<void> {
+  return idleWorker.close();
 }
 
 async function buildFromChunks(storage: Storage, siteId: string): Promise<Uint8Array[]> {
-  const worker = takeWorker();
+  const worker = idleWorker.take() ?? new Worker(WORKER_URL, { execArgv: [] });
   const replies: BuildReply[] = [];
   let wake: (() => void) | null = null;
   let exited: Error | null = null;
@@ -213,8 +168,7 @@ async function buildFromChunks(storage: Storage, siteId: string): Promise<Uint8A
     worker.off('message', onMessage);
     worker.off('error', onError);
     worker.off('exit', onExit);
-    if (reusable && exited === null) keepWarm(worker);
-    else await worker.terminate();
+    if (!(reusable && exited === null && idleWorker.keep(worker))) await worker.terminate();
   }
 }
 
@@ -268,4 +222,4 @@ export async function ensureStoredIndex(storage: Storage, siteId: string): Promi
 }
 
 /** The thread id of the build worker kept for the next build, if one is (for tests). */
-export const keptIndexBuildWorker = (): number | null => warm?.worker.threadId ?? null;
+export const keptIndexBuildWorker = (): number | null => idleWorker.threadId;
