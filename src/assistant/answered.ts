@@ -6,6 +6,7 @@
 import type { ThreadMessageStatus } from '../storage/schema.ts';
 import { NO_COVERAGE_MESSAGE } from './builtin-answerer.ts';
 import { MIN_RETRIEVAL_STRENGTH } from './retrieval-strength.ts';
+import { isSmallTalkReply } from './small-talk.ts';
 
 /** Characters at the start of an answer where a model says the docs do not cover the question. */
 const DECLINE_WINDOW_CHARS = 200;
@@ -17,9 +18,12 @@ const DECLINE_WINDOW_CHARS = 200;
 const DECLINES =
   /couldn['’]t find|could not find|(?:documentation|docs|excerpts) (?:doesn['’]t|does not|don['’]t|do not) (?:cover|mention|say|include|contain|answer)/i;
 
-/** Whether the answer's opening says the docs do not cover the question. */
+/**
+ * Whether the answer's opening says the docs do not cover the question, or the answer is the built-in
+ * answerer's reply to small talk ("hi there"), which answers nothing from the docs either.
+ */
 export function declines(text: string): boolean {
-  if (text.startsWith(NO_COVERAGE_MESSAGE)) return true;
+  if (text.startsWith(NO_COVERAGE_MESSAGE) || isSmallTalkReply(text)) return true;
   return DECLINES.test(text.slice(0, DECLINE_WINDOW_CHARS));
 }
 

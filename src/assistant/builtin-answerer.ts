@@ -27,6 +27,7 @@ import {
 import { analyzeChunk, type ChunkAnalysis, hashString } from './chunk-analysis.ts';
 import { citedSourceIds } from './citations.ts';
 import { isWeakRetrieval, retrievalStrength } from './retrieval-strength.ts';
+import { SMALL_TALK_REPLIES, smallTalk } from './small-talk.ts';
 
 /** One retrieved chunk, numbered for citation. */
 export interface RetrievedSource {
@@ -115,7 +116,7 @@ export interface BuiltinAnswer {
   text: string;
   /** Source ids cited, in order of first citation. */
   citedIds: string[];
-  /** False when the answer is the no-coverage message. */
+  /** False when the answer is the no-coverage message or a small-talk reply (small-talk.ts). */
   covered: boolean;
 }
 
@@ -311,6 +312,9 @@ export function composeAnswer(
   sources: readonly RetrievedSource[],
   context: readonly AnswerContextItem[] = [],
 ): BuiltinAnswer {
+  // "hi there" or "thanks!" is not a question: quoting whatever its words match would be nonsense.
+  const talk = smallTalk(question);
+  if (talk !== null) return { text: SMALL_TALK_REPLIES[talk], citedIds: [], covered: false };
   const weights = queryWeights(question, context);
   const chunks = sources.map((source) => analyzeChunk(source.text));
   // A sentence repeated in several chunks (tab contents scraped twice) is quoted and counted once. The

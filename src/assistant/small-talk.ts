@@ -1,0 +1,64 @@
+/**
+ * Small talk: a message that is only a greeting, a thank-you or a goodbye ("hi there", "thanks!",
+ * "merci beaucoup", "bye"). Readers type these into a docs widget; searching the docs for them finds
+ * nonsense (`hi` matches `hi_res`), so the built-in answerer replies with a fixed line instead. A real
+ * model answers them itself. Recognised by words only, in the docs' usual languages, never by meaning:
+ * one word outside these lists ("hi, how do I install?") makes it a question.
+ */
+import { words } from './answer-text.ts';
+
+export type SmallTalkKind = 'greeting' | 'thanks' | 'goodbye';
+
+/** Longest message (in words) still taken as small talk: "hello, good morning to you all" is 6. */
+export const MAX_SMALL_TALK_WORDS = 8;
+
+/** The words that make a message small talk of a kind (at least one must be there). */
+const KIND_WORDS: Record<SmallTalkKind, string> = {
+  greeting: `hi hii hello helo hey heya hiya howdy yo greetings morning afternoon evening hallo hola bonjour
+    bonsoir salut coucou ciao olá ola oi buenos buenas bom boa dia tarde noite guten tag moin servus`,
+  thanks: `thanks thank thx ty tysm cheers merci gracias obrigado obrigada danke vielen grazie appreciate
+    appreciated`,
+  goodbye: `bye goodbye byebye cya ciao adios adiós revoir tchau tschüss tschuss farewell goodnight night`,
+};
+
+/** Words that may stand beside them ("hi there", "thanks a lot", "good morning everyone", "hi, how are you?"). */
+const FILLER = new Set(
+  `a again all and are bien beaucoup bonne bot buddy day days dear doing everybody everyone folks for friend
+  friends good great guys have help how i is it journée later le lot lots many monde much muchas mucho muito
+  nice ok okay schön see sehr so soon team the there this to today tous tout très va very vous ya you your ça`
+    .split(/\s+/)
+    .filter((w) => w.length > 0),
+);
+
+const KINDS = new Map<string, SmallTalkKind>();
+for (const [kind, list] of Object.entries(KIND_WORDS) as [SmallTalkKind, string][])
+  for (const word of list.split(/\s+/)) if (word.length > 0 && !KINDS.has(word)) KINDS.set(word, kind);
+
+/** What the built-in answerer says to each kind: it points the reader back at asking about the docs. */
+export const SMALL_TALK_REPLIES: Record<SmallTalkKind, string> = {
+  greeting:
+    'Hello! I answer questions about this documentation. Ask me how to do something, what a setting does, or paste an error message.',
+  thanks: "You're welcome! Ask me anything else about this documentation.",
+  goodbye: 'Goodbye! Come back with any question about this documentation.',
+};
+
+/**
+ * The kind of small talk `message` is, or null when it is (also) a question. The first kind word
+ * decides ("thanks, bye" is thanks).
+ */
+export function smallTalk(message: string): SmallTalkKind | null {
+  const all = words(message);
+  if (all.length === 0 || all.length > MAX_SMALL_TALK_WORDS) return null;
+  let kind: SmallTalkKind | null = null;
+  for (const word of all) {
+    const own = KINDS.get(word);
+    if (own !== undefined) kind ??= own;
+    else if (!FILLER.has(word)) return null;
+  }
+  return kind;
+}
+
+/** Whether `text` is one of the fixed small-talk replies (so it is not counted as an answer). */
+export function isSmallTalkReply(text: string): boolean {
+  return Object.values(SMALL_TALK_REPLIES).includes(text);
+}
