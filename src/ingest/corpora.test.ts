@@ -110,6 +110,9 @@ describe('ollama', () => {
     site = await loadDocsFolder(corpusDir('ollama'), CORPUS_LOAD);
   });
 
+  it('labels every question of eval/ollama with pages the loader indexes', () =>
+    evalSetLabelsHold(site, 'ollama'));
+
   it('indexes exactly the navigation pages that exist, and a reference page per OpenAPI entry', () => {
     const expected = expectedNavPages(corpusDir('ollama'));
     expect(expected).toHaveLength(54);
