@@ -27,6 +27,7 @@ import { questionQuery } from './retrieval-query.ts';
 import { retrievalStrength } from './retrieval-strength.ts';
 import type { RunningAnswers } from './running-answers.ts';
 import { toolResultItems } from './search-tool.ts';
+import { smallTalk } from './small-talk.ts';
 import { sourceLinker } from './source-links.ts';
 import { startAnswer, type Turn } from './start-answer.ts';
 import {
@@ -192,14 +193,18 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         ?.catch((error: unknown) =>
           logger.warn({ err: error, requestId }, 'question groups could not be read'),
         );
+      // A greeting or a thank-you asks nothing: it joins no group, so no topic, gap or top question.
       const grouped = async (unit: WriteUnit): Promise<AppendMessage> => ({
         ...question,
-        questionGroupId: await grouper.assignWithin(unit, {
-          organizationId,
-          siteId: site.id,
-          question: input.question,
-          language: input.retrieval.language,
-        }),
+        questionGroupId:
+          smallTalk(input.question) !== null
+            ? null
+            : await grouper.assignWithin(unit, {
+                organizationId,
+                siteId: site.id,
+                question: input.question,
+                language: input.retrieval.language,
+              }),
       });
       const askWithin = async (unit: WriteUnit): Promise<Charged> => {
         if (followUp !== undefined) {

@@ -180,6 +180,26 @@ describe.each(dialects)('analytics of real answers on %s', (dialect) => {
     expect(groups[0]?.closestPages[0]?.path).toBe('keys');
   });
 
+  it('keeps greetings and thanks out of the topics: stored, not answered, in no group and no gap', async () => {
+    // An organization of its own, so the counts the other tests check do not move.
+    const greeter = await createTenant(server.storage, { domain: 'greeter' });
+    await ingestSite(server.storage, greeter.site.id, smallDocs());
+    const hello = await askV2(greeter, 'hi there!');
+    const thanks = await askV1(greeter, 'thanks a lot');
+    for (const threadId of [hello.threadId, thanks]) {
+      const [question, answer] = await messagesOf(threadId);
+      expect(question?.question_group_id).toBeNull();
+      expect(answer).toMatchObject({ role: 'assistant', answered: 0 });
+      expect(answer?.content).toMatch(/^(Hello!|You're welcome!)/);
+    }
+    expect((await admin('/v1/admin/analytics/gaps?period=24h', greeter)).json.items).toEqual([]);
+    expect((await admin('/v1/admin/analytics/questions?period=24h', greeter)).json.items).toEqual([]);
+    expect((await admin('/v1/admin/analytics/overview?period=24h', greeter)).json).toMatchObject({
+      questions: 2,
+      unanswered: 2,
+    });
+  });
+
   it('filters conversations by page, version, language, words and outcome', async () => {
     const ids = async (query: string) =>
       (
