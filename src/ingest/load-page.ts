@@ -18,7 +18,6 @@ import { findOperation } from './openapi/operations.ts';
 import { createSpecCache, type SpecCache, type SpecListing } from './openapi/spec-cache.ts';
 import { parseCostProblem } from './parse-cost.ts';
 import { parseSource } from './parse-markdown.ts';
-import { RememberedPages } from './remembered-pages.ts';
 import { SnippetStore } from './snippets.ts';
 import type { ParsedChunk, ParsedPage, Warning } from './types.ts';
 
@@ -161,7 +160,6 @@ export const createPageTriage = (
   const specs = createSpecCache(folder);
   const fileSet = new Set(options.files);
   const snippetScans: SnippetScanCache = new Map();
-  const remembered = new RememberedPages(options.root, options.files);
   return async (candidate) => {
     // Own keys only: a page named `constructor` must not find Object's.
     const stored = known !== null && Object.hasOwn(known, candidate.id) ? known[candidate.id] : undefined;
@@ -186,12 +184,6 @@ export const createPageTriage = (
       const hash = hashOf('', [found.source.hashPart]);
       return hash === stored ? { reused: reusedPage(candidate, hash) } : parseIt;
     }
-    if (stored !== undefined) {
-      // Files unchanged since this process last read them (remembered-pages.ts): not read again.
-      const same = await remembered.unchanged(candidate.id, stored, candidate.versions, candidate.languages);
-      if (same !== null) return { reused: reusedPage(candidate, same) };
-    }
-    const readStartedAt = Date.now();
     const read = await folder.readText(candidate.file, MAX_PAGE_FILE_BYTES);
     if (!read.ok) return parseIt;
     const source = read.text;
@@ -230,18 +222,7 @@ export const createPageTriage = (
     // What the worker computes too: without `openapi:` front matter its hash covers exactly this.
     const hash = hashOf(source, closure.parts);
     // A missing snippet's warning comes from the parser: such a page is parsed (or shares a parse).
-    if (!closure.missing) {
-      const files = [candidate.file, ...closure.parts.map((part) => part.file)];
-      await remembered.remember(
-        candidate.id,
-        hash,
-        candidate.versions,
-        candidate.languages,
-        files,
-        readStartedAt,
-      );
-      if (hash === stored) return { reused: reusedPage(candidate, hash) };
-    }
+    if (!closure.missing && hash === stored) return { reused: reusedPage(candidate, hash) };
     if (!share) return parseIt;
     const shape = await importShape(folder, fileSet, candidate.file, source, snippetScans);
     if (shape === null) return parseIt;
