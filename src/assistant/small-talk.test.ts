@@ -17,6 +17,9 @@ describe('smallTalk', () => {
     ['ok thanks, bye', 'thanks'],
     ['bye', 'goodbye'],
     ['see you later, goodbye', 'goodbye'],
+    ['Guten Tag', 'greeting'],
+    ['vielen Dank!', 'thanks'],
+    ['good night', 'goodbye'],
   ])('%j is %s', (message, kind) => {
     expect(smallTalk(message)).toBe(kind);
   });
@@ -30,6 +33,10 @@ describe('smallTalk', () => {
     '',
     '???',
     'hi_res strategy',
+    // Half of a two-word greeting is an everyday docs word on its own.
+    'tag',
+    'night mode',
+    'morning',
   ])('%j is a question (or nothing), not small talk', (message) => {
     expect(smallTalk(message)).toBeNull();
   });

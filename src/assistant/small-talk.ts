@@ -12,14 +12,37 @@ export type SmallTalkKind = 'greeting' | 'thanks' | 'goodbye';
 /** Longest message (in words) still taken as small talk: "hello, good morning to you all" is 6. */
 export const MAX_SMALL_TALK_WORDS = 8;
 
-/** The words that make a message small talk of a kind (at least one must be there). */
+/**
+ * The words that make a message small talk of a kind (at least one must be there). Words that are
+ * small talk only beside another ("morning", "tag", "night") are in `PAIRS`: alone, a docs reader
+ * typing `tag` or `night mode` is asking about the docs.
+ */
 const KIND_WORDS: Record<SmallTalkKind, string> = {
-  greeting: `hi hii hello helo hey heya hiya howdy yo greetings morning afternoon evening hallo hola bonjour
-    bonsoir salut coucou ciao olá ola oi buenos buenas bom boa dia tarde noite guten tag moin servus`,
-  thanks: `thanks thank thx ty tysm cheers merci gracias obrigado obrigada danke vielen grazie appreciate
-    appreciated`,
-  goodbye: `bye goodbye byebye cya ciao adios adiós revoir tchau tschüss tschuss farewell goodnight night`,
+  greeting: `hi hii hello helo hey heya hiya howdy yo greetings hallo hola bonjour bonsoir salut coucou ciao
+    olá ola oi moin servus`,
+  thanks:
+    'thanks thank thx ty tysm cheers merci gracias obrigado obrigada danke grazie appreciate appreciated',
+  goodbye: 'bye goodbye byebye cya adios adiós tchau tschüss tschuss farewell goodnight',
 };
+
+/** Two-word greetings, thanks and goodbyes whose second word alone is an everyday word. */
+const PAIRS = new Map<string, SmallTalkKind>([
+  ['good morning', 'greeting'],
+  ['good afternoon', 'greeting'],
+  ['good evening', 'greeting'],
+  ['guten morgen', 'greeting'],
+  ['guten tag', 'greeting'],
+  ['bom dia', 'greeting'],
+  ['boa tarde', 'greeting'],
+  ['boa noite', 'greeting'],
+  ['buenos días', 'greeting'],
+  ['buenos dias', 'greeting'],
+  ['buenas tardes', 'greeting'],
+  ['buenas noches', 'greeting'],
+  ['vielen dank', 'thanks'],
+  ['good night', 'goodbye'],
+  ['au revoir', 'goodbye'],
+]);
 
 /** Words that may stand beside them ("hi there", "thanks a lot", "good morning everyone", "hi, how are you?"). */
 const FILLER = new Set(
@@ -32,7 +55,7 @@ const FILLER = new Set(
 
 const KINDS = new Map<string, SmallTalkKind>();
 for (const [kind, list] of Object.entries(KIND_WORDS) as [SmallTalkKind, string][])
-  for (const word of list.split(/\s+/)) if (word.length > 0 && !KINDS.has(word)) KINDS.set(word, kind);
+  for (const word of list.split(/\s+/)) if (word.length > 0) KINDS.set(word, kind);
 
 /** What the built-in answerer says to each kind: it points the reader back at asking about the docs. */
 export const SMALL_TALK_REPLIES: Record<SmallTalkKind, string> = {
@@ -50,8 +73,11 @@ export function smallTalk(message: string): SmallTalkKind | null {
   const all = words(message);
   if (all.length === 0 || all.length > MAX_SMALL_TALK_WORDS) return null;
   let kind: SmallTalkKind | null = null;
-  for (const word of all) {
-    const own = KINDS.get(word);
+  for (let i = 0; i < all.length; i++) {
+    const word = all[i] as string;
+    const pair = i + 1 < all.length ? PAIRS.get(`${word} ${all[i + 1]}`) : undefined;
+    const own = pair ?? KINDS.get(word);
+    if (pair !== undefined) i++;
     if (own !== undefined) kind ??= own;
     else if (!FILLER.has(word)) return null;
   }
