@@ -270,7 +270,9 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         };
         const search = (q: string): Promise<SearchResult[]> =>
           deps.search.search(site.id, q, searchOptions, site);
-        const results = await search(query);
+        // A greeting or a thank-you asks nothing of the docs: nothing is searched, and no search shown.
+        const chitchat = smallTalk(asked) !== null;
+        const results = chitchat ? [] : await search(query);
         const retrievalMs = performance.now() - started;
         const strength = retrievalStrength(results);
         // Every source the answer may cite; a model's own searches (the `search` tool) add to it.
@@ -290,7 +292,15 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         // turn of the loop, before the commit's turn comes.
         const charging = chargedFirst !== undefined ? Promise.resolve(chargedFirst) : charge();
         charging.catch(() => {});
-        return { query, retrievalMs, strength, sources, results0, starting, charging };
+        return {
+          query: chitchat ? null : query,
+          retrievalMs,
+          strength,
+          sources,
+          results0,
+          starting,
+          charging,
+        };
       };
       let prepared: Awaited<ReturnType<typeof prepare>> | undefined;
       let charged: Charged;

@@ -64,8 +64,8 @@ export interface AnswerSink {
 
 export interface StreamAnswerOptions {
   toolCallId: string;
-  /** The search query shown as the retrieval's tool call. */
-  query: string;
+  /** The search query shown as the retrieval's tool call; null: there was no retrieval to show. */
+  query: string | null;
   results: readonly SearchResultItem[];
   /** Sources the answer may cite; looked up when it ends, so sources a model's searches add count. */
   sources: () => readonly CitableSource[];
@@ -97,8 +97,10 @@ export async function streamAnswer(
 ): Promise<AnswerOutcome> {
   const { abortSignal } = options;
   sink.start();
-  sink.searchCall(options.toolCallId, options.query);
-  sink.searchResult(options.toolCallId, options.results);
+  if (options.query !== null) {
+    sink.searchCall(options.toolCallId, options.query);
+    sink.searchResult(options.toolCallId, options.results);
+  }
 
   let text = '';
   let stepOpen = true;

@@ -324,6 +324,26 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     }
   });
 
+  it('answers a greeting without a search: no tool parts, only the reply', async () => {
+    const response = await fetch(`${server.baseUrl}/v2/assistant/docs/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'curl',
+        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'hi there!' }] }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    const chunks = (await response.text())
+      .split('\n\n')
+      .filter((c) => c.startsWith('data: {'))
+      .map((c) => JSON.parse(c.slice('data: '.length)) as { type: string; delta?: string });
+    expect(chunks.map((c) => c.type).filter((t) => t.startsWith('tool-') || t.startsWith('source'))).toEqual(
+      [],
+    );
+    expect(chunks.map((c) => c.delta ?? '').join('')).toMatch(/^Hello!/);
+  });
+
   it('allows the user-agent header and GET in a preflight', async () => {
     const response = await fetch(`${server.baseUrl}/v2/assistant/docs/message/chat-1/stream`, {
       method: 'OPTIONS',

@@ -351,6 +351,22 @@ describe.each(dialects)('POST /v1/assistant/{domain}/message on %s', (dialect) =
     expect(withContext.text).toContain('"path":"guides/cli"');
   });
 
+  it('answers a thank-you without a search: no tool call, only the reply', async () => {
+    const thanks = await post(
+      server,
+      'docs',
+      { messages: [userMessage('thanks!')], fp: 'anonymous' },
+      { key },
+    );
+    expect(thanks.status).toBe(200);
+    const lines = thanks.text.split('\n').filter(Boolean);
+    expect(lines.filter((line) => /^[9ab]:/.test(line))).toEqual([]);
+    const text = lines
+      .filter((line) => line.startsWith('0:'))
+      .map((line) => JSON.parse(line.slice(2)) as string);
+    expect(text.join('')).toMatch(/^You're welcome!/);
+  });
+
   it('serves the same route under /discovery', async () => {
     const result = await chat(
       server,
