@@ -296,6 +296,44 @@ describe('page parsing', () => {
     expect(text(page(site, 'a'))).toContain('Text.');
   });
 
+  it('joins the lines of a hard-wrapped paragraph or list item, keeping other line breaks', async () => {
+    const body = [
+      'Docent runs on PostgreSQL as well as on its default SQLite file: set `DATABASE_URL` to a `postgres://`',
+      'URL, create an empty database and a user that owns it, then point Docent at it and',
+      'start it.',
+      '',
+      '- `--git <url>`: the repository to clone. A site reads a folder (`--docs`)',
+      '  or a repository, not both.',
+      '',
+      // Scraped pages: a label, then a sample flattened into the paragraph; and a colon introducing it.
+      'Example error',
+      'event: error',
+      'We may send errors in the stream, for example an overloaded_error, as follows:',
+      'data: {"type": "error"}',
+      '',
+      'Line one of an address, ended by a hard break  ',
+      'line two',
+      '',
+      '| a | b |',
+      '|---|---|',
+      '| 1 | 2 |',
+      '| 3 | 4 |',
+    ].join('\n');
+    for (const file of ['w.md', 'w.mdx']) {
+      const site = await loadDocsFolder(fixture({ [file]: md('Wrapped', body) }));
+      const t = text(page(site, 'w'));
+      expect(t).toContain(
+        'set `DATABASE_URL` to a `postgres://` URL, create an empty database and a user that owns it, then point Docent at it and start it.',
+      );
+      expect(t).toContain('A site reads a folder (`--docs`) or a repository, not both.');
+      expect(t).toContain('Example error\nevent: error\nWe may send errors');
+      expect(t).toContain('as follows:\ndata: {');
+      expect(t).toContain('ended by a hard break\nline two');
+      expect(t).toContain('a | b\n1 | 2\n3 | 4');
+      expect(t).not.toContain('\u2028');
+    }
+  });
+
   it('falls back to Markdown on invalid MDX, warning with file and line', async () => {
     const root = fixture({
       'bad.mdx': '---\ntitle: Bad\n---\n\nFine line.\n\nBroken <Tag attr={ here\n\nStill here.\n',

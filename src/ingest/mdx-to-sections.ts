@@ -134,8 +134,39 @@ const fence = (lang: string | null | undefined, value: string): string => {
   return `${ticks}${lang ?? ''}\n${value}\n${ticks}`;
 };
 
+/** A newline inside a text node (a soft line break), until `collapse` decides what it is. */
+const SOFT_BREAK = '\u2028';
+/** Lines a hard-wrapping editor leaves: long enough to have been wrapped, short of any wrap width. */
+const WRAPPED_LINE = { min: 40, max: 120 } as const;
+
+/**
+ * Soft line breaks after a line as long as wrapped prose is (and not ending in a colon, which
+ * introduces what follows) are where an editor wrapped a sentence: they become spaces. Kept as
+ * newlines, the answerer took each wrapped line for a block of its own and quoted sentences cut in
+ * half. The others stay newlines: in text scraped from web pages they part things that are not one
+ * sentence (a label, then a code sample flattened into the paragraph).
+ */
+const unwrap = (text: string): string => {
+  if (!text.includes(SOFT_BREAK)) return text;
+  const parts = text.split(SOFT_BREAK);
+  let out = parts[0] ?? '';
+  // Where the line before the next soft break starts: after the last break of either kind.
+  let lineStart = out.lastIndexOf('\n') + 1;
+  for (let i = 1; i < parts.length; i++) {
+    const previous = out.slice(lineStart).trim();
+    const wrapped =
+      previous.length >= WRAPPED_LINE.min && previous.length <= WRAPPED_LINE.max && !previous.endsWith(':');
+    out += wrapped ? ' ' : '\n';
+    const part = parts[i] ?? '';
+    const hard = part.lastIndexOf('\n');
+    lineStart = hard === -1 ? out.length : out.length + hard + 1;
+    out += part;
+  }
+  return out;
+};
+
 const collapse = (text: string): string =>
-  text
+  unwrap(text)
     .replace(/[ \t\f\v\u00a0]+/g, ' ')
     .replace(/ *\n */g, '\n')
     .replace(/\n{3,}/g, '\n\n')
@@ -323,7 +354,8 @@ class Renderer {
     for (const node of nodes) {
       switch (node.type) {
         case 'text':
-          out += node.value;
+          // Settled by `collapse`, once the whole line before it is known.
+          out += node.value.replace(/\u2028/g, ' ').replace(/\n/g, SOFT_BREAK);
           break;
         case 'inlineCode':
           out += `\`${node.value}\``;
