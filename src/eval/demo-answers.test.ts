@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SourceList } from '../assistant/answer-sources.ts';
+import { composeAnswer } from '../assistant/builtin-answerer.ts';
+import { retrievalQuery } from '../assistant/retrieval-query.ts';
+import { ingestSite } from '../ingest/ingest-site.ts';
+import { SiteSearch } from '../search/site-search.ts';
+import { createOrganization } from '../tenancy/organizations.ts';
+import { createSite } from '../tenancy/sites.ts';
+import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
+import { repoRoot } from '../testing/paths.ts';
+
+/**
+ * What a new user asks the demo site (`npm start` seeds it from `docs/`) first, and the section whose
+ * words the built-in answerer must quote: the first impression of Docent is these answers. A change to
+ * the docs, the search or the answerer that sends one of them elsewhere fails here.
+ */
+const FIRST_QUESTIONS: [question: string, section: string][] = [
+  ['how to embed the widget in my site', 'guides/widget#embed-it-in-your-docs'],
+  ['How do I rotate an API key?', 'guides/cli#keys-create-list-and-revoke-keys'],
+  ['how do I change the model to gpt-4o', 'guides/models#choose-a-model'],
+  ['can I use postgres', 'guides/self-hosting#use-postgresql'],
+  ['how do I deploy with docker', 'guides/deployment#the-container-image'],
+  ['how do I add my docs from github', 'guides/git-sources#create-a-site-from-a-repository'],
+  ['what happens when I run out of credits', 'guides/limits-and-credits#credits'],
+  ['how do I make the widget dark', 'guides/widget#theming'],
+  ['does it support docusaurus', 'guides/docs-frameworks'],
+  ['how do I back up the database', 'guides/self-hosting#back-up-your-data'],
+  ['how do I set allowed origins', 'guides/limits-and-credits#browser-use-and-allowed-origins'],
+  ['how do I run it behind nginx', 'guides/self-hosting#run-behind-a-reverse-proxy'],
+];
+
+describe("the demo site's answers to a new user's first questions", () => {
+  let database: TestDatabase;
+  let siteId: string;
+  let search: SiteSearch;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    const organizationId = (await createOrganization(database.storage, { name: 'demo' })).id;
+    siteId = (await createSite(database.storage, { organizationId, domain: 'demo' })).id;
+    await ingestSite(database.storage, siteId, `${repoRoot}/docs`);
+    search = new SiteSearch(database.storage);
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it.each(FIRST_QUESTIONS)('%s: quotes %s, in whole sentences', async (question, section) => {
+    const messages = [{ id: 'm1', role: 'user' as const, content: question, parts: [] }];
+    const top = await search.search(siteId, retrievalQuery(messages), { limit: 5 });
+    const answer = composeAnswer(question, SourceList.of(top).all);
+    expect(answer.covered, answer.text).toBe(true);
+    const cited = top[Number(answer.citedIds[0]) - 1];
+    expect(cited && (cited.anchor === null ? cited.pagePath : `${cited.pagePath}#${cited.anchor}`)).toBe(
+      section,
+    );
+    // No quoted sentence is cut where the docs' source wrapped a line ("…every page (in the <head> or
+    // before [1]"): none ends on a word that cannot end one.
+    for (const unit of answer.text.split(/\s*\[\d+\]/)) {
+      expect(unit.trim(), answer.text).not.toMatch(
+        /\b(a|an|the|to|of|or|and|before|for|with|in|on|by|from)$/i,
+      );
+    }
+  });
+});
