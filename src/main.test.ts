@@ -4,6 +4,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TemporaryDatabase } from './storage/temporary-database.ts';
+import { DEMO_STARTER_QUESTIONS } from './tenancy/seed-demo.ts';
 import { createTemporaryTestDatabase } from './testing/databases.ts';
 import { repoRoot } from './testing/paths.ts';
 
@@ -117,6 +118,13 @@ describe('npm start on an empty database', () => {
     });
     expect(widgetAnswer.status).toBe(200);
     expect(await widgetAnswer.text()).toContain('"type":"source-url"');
+    // What the widget offers on its empty panel.
+    const config = await fetch(`http://127.0.0.1:${port}/v2/assistant/demo/config`, {
+      headers: { Authorization: `Bearer ${tag?.[2]}` },
+    });
+    expect(((await config.json()) as { starterQuestions: string[] }).starterQuestions).toEqual([
+      ...DEMO_STARTER_QUESTIONS,
+    ]);
 
     const exited = new Promise<number | null>((resolve) => child?.once('exit', resolve));
     child.kill('SIGTERM');

@@ -5,6 +5,7 @@ import { retrievalQuery } from '../assistant/retrieval-query.ts';
 import { ingestSite } from '../ingest/ingest-site.ts';
 import { SiteSearch } from '../search/site-search.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
+import { DEMO_STARTER_QUESTIONS } from '../tenancy/seed-demo.ts';
 import { createSite } from '../tenancy/sites.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
 import { repoRoot } from '../testing/paths.ts';
@@ -15,6 +16,10 @@ import { repoRoot } from '../testing/paths.ts';
  * the docs, the search or the answerer that sends one of them elsewhere fails here.
  */
 const FIRST_QUESTIONS: [question: string, section: string][] = [
+  // The demo widget's starter questions, as offered.
+  [DEMO_STARTER_QUESTIONS[0], 'guides/widget#embed-it-in-your-docs'],
+  [DEMO_STARTER_QUESTIONS[1], 'guides/self-hosting#use-postgresql'],
+  [DEMO_STARTER_QUESTIONS[2], 'guides/cli#keys-create-list-and-revoke-keys'],
   ['how to embed the widget in my site', 'guides/widget#embed-it-in-your-docs'],
   ['How do I rotate an API key?', 'guides/cli#keys-create-list-and-revoke-keys'],
   ['how do I change the model to gpt-4o', 'guides/models#choose-a-model'],

@@ -8,6 +8,16 @@ import { countOrganizations } from './organizations.ts';
 export const DEMO_DOMAIN = 'demo';
 
 /**
+ * What the demo's widget offers to ask on an empty panel: questions its docs answer from the section
+ * that covers them (src/eval/demo-answers.test.ts checks each).
+ */
+export const DEMO_STARTER_QUESTIONS = [
+  'How do I embed the widget in my site?',
+  'Can I use PostgreSQL?',
+  'How do I rotate an API key?',
+] as const;
+
+/**
  * First start on an empty database: a demo organization and site built from the bundled docs, and a
  * key printed with a ready-to-paste request, so a new user can ask a question straight away.
  */
@@ -20,6 +30,12 @@ export async function seedDemo(storage: Storage, config: Config, logger: Logger)
     organizationName: 'Demo',
     siteName: 'Docent',
   });
+  // Stored as the site settings store a list (a JSON array), which the widget's config route reads.
+  await storage.db
+    .updateTable('sites')
+    .set({ starter_questions: JSON.stringify(DEMO_STARTER_QUESTIONS) })
+    .where('id', '=', result.site.id)
+    .execute();
   logger.info({ site: DEMO_DOMAIN, ...result.ingestion.counts }, 'demo site ingested');
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const base = `http://${host}:${config.port}`;
