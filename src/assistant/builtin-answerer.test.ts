@@ -180,6 +180,40 @@ describe('BuiltinAnswerer', () => {
   });
 });
 
+describe('tables in the built-in answer', () => {
+  const page = (text: string): RetrievedSource[] => [
+    {
+      id: '1',
+      pageTitle: 'The chat widget',
+      headings: ['Embed it in your docs'],
+      url: 'https://docs.example.com/widget#embed',
+      text,
+      score: 10,
+    },
+  ];
+  const attributes = [
+    'attribute | default | meaning',
+    '`data-domain` | required | the site domain the widget asks',
+    '`data-server` | where the widget script came from | the widget server address',
+  ].join('\n');
+
+  it('does not add a row of a table to a sentence it quotes: a row says little without its header', () => {
+    const answer = composeAnswer(
+      'how do I embed the widget on my site',
+      page(`To embed the widget on your site, add one script tag to every page.\n\n${attributes}`),
+    );
+    expect(answer.covered).toBe(true);
+    expect(answer.text).toContain('To embed the widget on your site');
+    expect(answer.text).not.toContain(' | ');
+  });
+
+  it('quotes rows together when the answer is in the table', () => {
+    const answer = composeAnswer('widget data-domain data-server attribute default', page(attributes));
+    expect(answer.text).toContain('`data-domain` | required');
+    expect(answer.text).toContain('`data-server` | where');
+  });
+});
+
 describe('the built-in answerer with the search coverage of its sources', () => {
   /** The sources as Docent's search returns them: the strongest chunk has `best` of the question. */
   const searched = (best: number): RetrievedSource[] =>

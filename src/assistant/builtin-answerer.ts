@@ -549,6 +549,9 @@ export function composeAnswer(
     if (selected.length > MAX_SUPPORTING) break;
     if (candidate === lead || candidate.source.url !== page) continue;
     if (candidate.coverage < MIN_SUPPORT_COVERAGE) continue;
+    // A table row read out of its table (`data-server` | where widget.js came from | …) says little
+    // without its header: it supports a lead that is a row of a table, not a sentence.
+    if (isTableRow(candidate.unit) && !isTableRow(lead.unit)) continue;
     // Compared on the sentence's own part of the score: the page part is the same for every candidate.
     const pagePart = PAGE_WEIGHT * (pageCoverage.get(page) ?? 0);
     if (candidate.score - pagePart < SUPPORT_RATIO * (lead.score - pagePart)) continue;
@@ -567,6 +570,9 @@ export function composeAnswer(
 
   return render(lead, [...selected.slice(1), ...extra]);
 }
+
+/** A table's row as chunk text flattens it: its cells joined by ` | `. */
+const isTableRow = (unit: AnswerUnit): boolean => unit.text.includes(' | ');
 
 /**
  * Whether the question names something (a capitalised word past its start, an identifier with capitals
