@@ -32,6 +32,11 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I back up the database', 'guides/self-hosting#back-up-your-data'],
   ['how do I set allowed origins', 'guides/limits-and-credits#browser-use-and-allowed-origins'],
   ['how do I run it behind nginx', 'guides/self-hosting#run-behind-a-reverse-proxy'],
+  ['how do I use ollama', 'guides/models#self-hosted-and-other-openai-compatible-servers'],
+  ['how do I use claude as the model', 'guides/models#choose-a-model'],
+  ['how do I delete a site', 'guides/cli#sites-list-create-show-restrict-and-delete-sites'],
+  ['how do I re-ingest after changing docs', 'guides/cli#ingest-update-a-site-from-a-docs-folder'],
+  ['how do I see usage', 'guides/cli#usage-orgs-and-plans'],
 ];
 
 describe("the demo site's answers to a new user's first questions", () => {
