@@ -26,6 +26,16 @@ describe('answer text', () => {
     expect(questionTerms("What are two ways? It isn't working")).toEqual(terms('ways working'));
   });
 
+  it('starts a sentence at inline code after a full stop, and not after an abbreviation', () => {
+    const texts = (text: string) => splitUnits(text).map((u) => u.text);
+    expect(
+      texts('To see usage, run the usage command with a site. `usage` prints the balance per day.'),
+    ).toEqual(['To see usage, run the usage command with a site.', '`usage` prints the balance per day.']);
+    expect(texts('Pass a flag to the command, e.g. `--json` for machine output.')).toEqual([
+      'Pass a flag to the command, e.g. `--json` for machine output.',
+    ]);
+  });
+
   it('does not quote navigation whose headings ran together', () => {
     const units = splitUnits(
       'IntroductionBenefits of Automated RoutingAdvantages of Using ClaudeDefining the Task\n\nClaude routes tickets by intent.',

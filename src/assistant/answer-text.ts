@@ -219,7 +219,7 @@ const LIST_MARKER = /^\s*(?:[-*+•]|\d{1,2}[.)])\s+/;
 const HEADING = /^\s{0,3}#{1,6}\s+/;
 const TERMINAL = /[.!?:;)"'’”]$/;
 // Sentence boundary: terminal punctuation, space, then something that can start a sentence.
-const SENTENCE_BREAK = /(?<=[.!?])["'’”)]?\s+(?=["'‘“(]?[\p{Lu}\p{N}])/u;
+const SENTENCE_BREAK = /(?<=[.!?])["'’”)]?\s+(?=["'‘“(]?[\p{Lu}\p{N}]|`)/u;
 // Abbreviations that end in a period but rarely end a sentence.
 const ABBREVIATION = /(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|Mr|Ms|Dr|No|Fig)\.|\b[A-Z]\.)$/;
 
