@@ -214,6 +214,53 @@ describe('tables in the built-in answer', () => {
   });
 });
 
+describe('a quoted sentence that introduces a code block', () => {
+  const page: RetrievedSource[] = [
+    {
+      id: '1',
+      pageTitle: 'Docs for agents',
+      headings: ['MCP server', 'Add it to an MCP client'],
+      url: 'https://docs.example.com/agents#mcp',
+      text: [
+        'Claude Code, Cursor and other MCP clients accept this MCP server shape:',
+        '',
+        '```json',
+        '{ "mcpServers": { "acme": { "url": "https://docs.example.com/mcp/acme" } } }',
+        '```',
+        '',
+        'The MCP server answers searches of the docs for every MCP client.',
+      ].join('\n'),
+      score: 10,
+    },
+  ];
+
+  it('is quoted with its code, whatever the question asks', () => {
+    const answer = composeAnswer('what MCP server shape do MCP clients accept', page);
+    expect(answer.text).toMatch(/accept this MCP server shape: \[1\]\n\n```json\n\{ "mcpServers"/);
+  });
+
+  it('brings no code to a sentence that does not introduce it, unless the question asks how to', () => {
+    const plain: RetrievedSource[] = [
+      {
+        ...(page[0] as RetrievedSource),
+        text: [
+          'The MCP server answers searches of the docs for every MCP client.',
+          '',
+          '```json',
+          '{ "mcpServers": { "acme": { "url": "https://docs.example.com/mcp/acme" } } }',
+          '```',
+        ].join('\n'),
+      },
+    ];
+    const what = composeAnswer('what does the MCP server answer for every MCP client', plain);
+    expect(what.text).toContain('The MCP server answers searches');
+    expect(what.text).not.toContain('```');
+    expect(composeAnswer('how do I connect an MCP client to the MCP server', plain).text).toContain(
+      '```json',
+    );
+  });
+});
+
 describe('the built-in answerer with the search coverage of its sources', () => {
   /** The sources as Docent's search returns them: the strongest chunk has `best` of the question. */
   const searched = (best: number): RetrievedSource[] =>

@@ -667,7 +667,7 @@ function listAndCode(
   lead: ScoredUnit,
   question: string,
 ): ScoredUnit[] {
-  if (!HOW_TO.test(question)) return [];
+  const howTo = HOW_TO.test(question);
   const units = unitsBySource[lead.rank] ?? [];
   const chosen = new Set(selected.filter((s) => s.rank === lead.rank).map((s) => s.unit));
   const out: ScoredUnit[] = [];
@@ -678,6 +678,9 @@ function listAndCode(
   };
   for (const s of selected) {
     if (s.rank !== lead.rank) continue;
+    // Steps and commands answer a how-to; a sentence that introduces its list or code ("…accept this
+    // shape:") reads as cut short without it, whatever was asked.
+    if (!howTo && !/:$/.test(s.unit.text)) continue;
     const i = units.indexOf(s.unit);
     const next = units[i + 1];
     if (s.unit.kind === 'item' || (next?.kind === 'item' && /:$/.test(s.unit.text))) {
