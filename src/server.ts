@@ -6,6 +6,7 @@ import { createApp } from './app.ts';
 import type { ModelProvider } from './assistant/model-provider.ts';
 import { createModelProvider } from './assistant/providers/create-model-provider.ts';
 import { formatModelSpec } from './assistant/providers/model-spec.ts';
+import { updateSiteModelSettings } from './assistant/providers/site-model-settings.ts';
 import { RunningAnswers } from './assistant/running-answers.ts';
 import { type Config, resolveDataDir } from './config.ts';
 import { closeIdlePageWorkers } from './ingest/page-loader-pool.ts';
@@ -23,7 +24,7 @@ import type { RedisPubSub } from './streams/redis-pub-sub.ts';
 import { createResumableStreams } from './streams/resumable-streams.ts';
 import { mintDemoPageKey } from './tenancy/demo-page-key.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
-import { DEMO_DOMAIN, seedDemo } from './tenancy/seed-demo.ts';
+import { DEMO_DOMAIN, DEMO_STARTER_QUESTIONS, seedDemo } from './tenancy/seed-demo.ts';
 import { defaultWidgetDir, loadWidgetAssets } from './widget-assets/widget-asset.ts';
 
 export interface RunningServer {
@@ -77,7 +78,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const logger = options.logger ?? createLogger(config);
   const storage = await openStorage(config.databaseUrl, { backgroundCheckpoints: true });
   logger.info({ database: storage.describe }, 'storage ready');
-  if (config.seedDemo) await seedDemo(storage, config, logger);
+  const demo = config.seedDemo ? await seedDemo(storage, config, logger) : null;
+  if (demo !== null)
+    await updateSiteModelSettings(storage, demo.siteId, { starterQuestions: [...DEMO_STARTER_QUESTIONS] });
   const widget = loadWidgetAssets(options.widgetDir ?? defaultWidgetDir());
   if (!widget) logger.warn('the widget is not built (npm run build): /widget.js and the demo page are off');
   const demoKey = config.demoPage && widget ? await mintDemoPageKey(storage, DEMO_DOMAIN) : undefined;

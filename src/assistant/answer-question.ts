@@ -261,7 +261,9 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       const reader = deps.stopping === undefined ? input.gone : goneOr(input.gone, deps.stopping);
       const gone = refused ? goneOr(reader, refused.signal) : reader;
       const prepare = async () => {
-        const query = questionQuery(asked, previous, input.retrieval.context);
+        // A greeting or a thank-you asks nothing of the docs: nothing is searched, and no search shown.
+        const query =
+          smallTalk(asked) === null ? questionQuery(asked, previous, input.retrieval.context) : null;
         const searchOptions: SearchOptions = {
           limit: input.retrieval.pageSize,
           version: input.retrieval.version ?? undefined,
@@ -270,9 +272,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         };
         const search = (q: string): Promise<SearchResult[]> =>
           deps.search.search(site.id, q, searchOptions, site);
-        // A greeting or a thank-you asks nothing of the docs: nothing is searched, and no search shown.
-        const chitchat = smallTalk(asked) !== null;
-        const results = chitchat ? [] : await search(query);
+        const results = query === null ? [] : await search(query);
         const retrievalMs = performance.now() - started;
         const strength = retrievalStrength(results);
         // Every source the answer may cite; a model's own searches (the `search` tool) add to it.
@@ -292,15 +292,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         // turn of the loop, before the commit's turn comes.
         const charging = chargedFirst !== undefined ? Promise.resolve(chargedFirst) : charge();
         charging.catch(() => {});
-        return {
-          query: chitchat ? null : query,
-          retrievalMs,
-          strength,
-          sources,
-          results0,
-          starting,
-          charging,
-        };
+        return { query, retrievalMs, strength, sources, results0, starting, charging };
       };
       let prepared: Awaited<ReturnType<typeof prepare>> | undefined;
       let charged: Charged;

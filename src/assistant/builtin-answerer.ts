@@ -680,10 +680,11 @@ function listAndCode(
     if (s.rank !== lead.rank) continue;
     // Steps and commands answer a how-to; a sentence that introduces its list or code ("…accept this
     // shape:") reads as cut short without it, whatever was asked.
-    if (!howTo && !/:$/.test(s.unit.text)) continue;
+    const introduces = /:$/.test(s.unit.text);
+    if (!howTo && !introduces) continue;
     const i = units.indexOf(s.unit);
     const next = units[i + 1];
-    if (s.unit.kind === 'item' || (next?.kind === 'item' && /:$/.test(s.unit.text))) {
+    if (s.unit.kind === 'item' || (next?.kind === 'item' && introduces)) {
       const block = s.unit.kind === 'item' ? s.unit.block : next?.block;
       const items = units.filter((u) => u.kind === 'item' && u.block === block).slice(0, MAX_LIST_ITEMS);
       for (const item of items) add(item);

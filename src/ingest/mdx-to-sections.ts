@@ -355,7 +355,7 @@ class Renderer {
       switch (node.type) {
         case 'text':
           // Settled by `collapse`, once the whole line before it is known.
-          out += node.value.replace(/\u2028/g, ' ').replace(/\n/g, SOFT_BREAK);
+          out += node.value.replaceAll(SOFT_BREAK, ' ').replaceAll('\n', SOFT_BREAK);
           break;
         case 'inlineCode':
           out += `\`${node.value}\``;

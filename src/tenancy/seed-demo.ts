@@ -9,7 +9,8 @@ export const DEMO_DOMAIN = 'demo';
 
 /**
  * What the demo's widget offers to ask on an empty panel: questions its docs answer from the section
- * that covers them (src/eval/demo-answers.test.ts checks each).
+ * that covers them (src/eval/demo-answers.test.ts checks each). The server stores them as the site's
+ * starter questions once `seedDemo` has created it.
  */
 export const DEMO_STARTER_QUESTIONS = [
   'How do I embed the widget in my site?',
@@ -21,8 +22,12 @@ export const DEMO_STARTER_QUESTIONS = [
  * First start on an empty database: a demo organization and site built from the bundled docs, and a
  * key printed with a ready-to-paste request, so a new user can ask a question straight away.
  */
-export async function seedDemo(storage: Storage, config: Config, logger: Logger): Promise<void> {
-  if ((await countOrganizations(storage)) > 0) return;
+export async function seedDemo(
+  storage: Storage,
+  config: Config,
+  logger: Logger,
+): Promise<{ siteId: string } | null> {
+  if ((await countOrganizations(storage)) > 0) return null;
   const docsDir = path.resolve(config.docsDir);
   const result = await bootstrapSite(storage, {
     domain: DEMO_DOMAIN,
@@ -30,12 +35,6 @@ export async function seedDemo(storage: Storage, config: Config, logger: Logger)
     organizationName: 'Demo',
     siteName: 'Docent',
   });
-  // Stored as the site settings store a list (a JSON array), which the widget's config route reads.
-  await storage.db
-    .updateTable('sites')
-    .set({ starter_questions: JSON.stringify(DEMO_STARTER_QUESTIONS) })
-    .where('id', '=', result.site.id)
-    .execute();
   logger.info({ site: DEMO_DOMAIN, ...result.ingestion.counts }, 'demo site ingested');
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const base = `http://${host}:${config.port}`;
@@ -64,4 +63,5 @@ export async function seedDemo(storage: Storage, config: Config, logger: Logger)
       '',
     ].join('\n'),
   );
+  return { siteId: result.site.id };
 }
