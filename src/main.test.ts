@@ -75,18 +75,23 @@ describe('npm start on an empty database', () => {
     expect(key).toBeDefined();
     const body = output.match(/-d '(.+)'/)?.[1];
     expect(body).toBeDefined();
+    // The current wire, not the deprecated v1.
+    const printedPath = output.match(/curl -N http:\/\/[^/\s]+(\/\S+)/)?.[1];
+    expect(printedPath).toBe('/v2/assistant/demo/message');
 
     // The printed call, sent to the port this run chose (the banner shows the configured one).
-    const response = await fetch(`http://127.0.0.1:${port}/v1/assistant/demo/message`, {
+    const response = await fetch(`http://127.0.0.1:${port}${printedPath}`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
       body: body ?? '',
     });
     expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
     const stream = await response.text();
-    expect(stream).toMatch(/^f:/);
-    expect(stream).toMatch(/\n0:"/);
-    expect(stream).toMatch(/\nd:\{"finishReason":"stop"/);
+    expect(stream).toMatch(/^data: \{"type":"start"/);
+    expect(stream).toMatch(/\ndata: \{"type":"text-delta"/);
+    expect(stream).toMatch(/\ndata: \{"type":"source-url"/);
+    expect(stream.endsWith('data: [DONE]\n\n')).toBe(true);
 
     // The second line a newcomer follows: the demo page, with the widget from the build, signed with a
     // key that answers.

@@ -38,16 +38,11 @@ export async function seedDemo(
   logger.info({ site: DEMO_DOMAIN, ...result.ingestion.counts }, 'demo site ingested');
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const base = `http://${host}:${config.port}`;
+  // The current wire (v2, what AI SDK 5 and later send); v1 is deprecated. No chat `id`: a curl call
+  // has nothing to resume with.
   const body = JSON.stringify({
     fp: 'anonymous',
-    messages: [
-      {
-        id: 'm1',
-        role: 'user',
-        content: 'How do I ingest my docs?',
-        parts: [{ type: 'text', text: 'How do I ingest my docs?' }],
-      },
-    ],
+    messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'How do I ingest my docs?' }] }],
   });
   process.stdout.write(
     [
@@ -56,7 +51,7 @@ export async function seedDemo(
       `Assistant key (shown once): ${result.assistantKey}`,
       '',
       'Ask it a question:',
-      `  curl -N ${base}/v1/assistant/${DEMO_DOMAIN}/message \\`,
+      `  curl -N ${base}/v2/assistant/${DEMO_DOMAIN}/message \\`,
       `    -H 'Authorization: Bearer ${result.assistantKey}' \\`,
       `    -H 'Content-Type: application/json' \\`,
       `    -d '${body}'`,
