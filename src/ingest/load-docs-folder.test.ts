@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_REPOSITORY_INSTRUCTIONS_CHARS } from './assistant-instructions.ts';
 import { chunkPage } from './chunk-page.ts';
+import { MAX_PAGE_LINES } from './ingest-limits.ts';
 import { loadDocsFolder } from './load-docs-folder.ts';
 import type { LoadedSite, ParsedPage } from './types.ts';
 
@@ -146,6 +147,22 @@ describe('docs.json navigation shapes', () => {
     const site = await loadDocsFolder(root);
     expect(site.pages.map((p) => p.path)).toEqual(['a', 'f']);
     expect(site.skipped).toBe(4);
+  });
+
+  it('skips a page by its front matter before parsing it, so a changelog too long to parse costs nothing', async () => {
+    const long = Array.from({ length: MAX_PAGE_LINES + 1 }, (_, i) => `Release ${i}.`).join('\n');
+    const root = fixture({
+      'a.mdx': `---\ntitle: Changelog\nnoindex: true\n---\n${long}`,
+      // No skip key: the full parse's front matter decides (and this page is not skipped).
+      'b.mdx': `---\ntitle: Long\ndescription: hidden gems\n---\n${long}`,
+      'c.mdx': '---\ntitle: C\n"searchable": false\n---\nC',
+      'd.mdx': md('D'),
+    });
+    const site = await loadDocsFolder(root);
+    expect(site.pages.map((p) => p.path)).toEqual(['d']);
+    expect(site.skipped).toBe(2);
+    expect(site.warnings.map((w) => w.file)).toEqual(['b.mdx']);
+    expect(site.warnings[0]?.message).toMatch(/MAX_PAGE_LINES/);
   });
 });
 
