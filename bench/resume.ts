@@ -1,10 +1,10 @@
 /**
- * npm run bench:resume [-- --answers N --rounds R]
+ * npm run bench:resume [-- --answers N --rounds R --batch B]
  * What recording a v2 answer for resuming costs, per answer, in one process: Docent's in-process recorder
  * (src/streams/in-process-resumable-streams.ts, what a server without Redis runs) against the
  * `resumable-stream` package over an in-process pub/sub (what it ran before; with Redis it still does).
  * Each answer is recorded as the v2 route records it: 20 chunks of an SSE answer written, then ended, in
- * batches of 100 answers at once; nobody resumes. The two take turns for R rounds of N answers; prints CPU
+ * batches of B answers at once (default 100; 1 is a server answering one reader at a time); nobody resumes. The two take turns for R rounds of N answers; prints CPU
  * and wall time per answer per round and the median. Asserts nothing.
  */
 
@@ -20,7 +20,7 @@ const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => Number(args[args.indexOf(name) + 1] ?? 0) || fallback;
 const answers = option('--answers', 20_000);
 const rounds = option('--rounds', 4);
-const BATCH = 100;
+const BATCH = option('--batch', 100);
 const CHUNKS = Array.from(
   { length: 20 },
   (_, i) => `data: {"type":"text-delta","id":"txt_0","delta":"word ${i} "}\n\n`,
@@ -51,7 +51,7 @@ const sides: [string, () => ResumableStreams][] = [
 ];
 const results = new Map<string, { cpuUs: number; wallUs: number }[]>(sides.map(([name]) => [name, []]));
 console.log(
-  `resume recording benchmark: ${answers} answers of ${CHUNKS.length} chunks per round, ${rounds} rounds, Node ${process.version}`,
+  `resume recording benchmark: ${answers} answers of ${CHUNKS.length} chunks per round, ${BATCH} at once, ${rounds} rounds, Node ${process.version}`,
 );
 await run(sides[0]?.[1]() as ResumableStreams);
 await run(sides[1]?.[1]() as ResumableStreams);

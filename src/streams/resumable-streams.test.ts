@@ -1,13 +1,14 @@
 import crypto from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { testRedisUrl } from '../testing/services.ts';
-import { createInProcessResumableStreams } from './in-process-resumable-streams.ts';
+import { createInProcessResumableStreams, MAX_IN_PROCESS_ANSWERS } from './in-process-resumable-streams.ts';
 import { MemoryPubSub } from './memory-pub-sub.ts';
 import { RedisPubSub } from './redis-pub-sub.ts';
 import {
   createResumableStreams,
   type Gone,
   type PubSub,
+  RESUMABLE_TTL_SECONDS,
   type ResumableStreams,
 } from './resumable-streams.ts';
 
@@ -146,5 +147,32 @@ describe.each(backends)('resumable answers, %s', (_label, open) => {
     await tick(20);
     second.end();
     expect(await reading).toBe('data: new\n\n');
+  });
+});
+
+describe('in-process recorder bounds', () => {
+  it('keeps at most MAX_IN_PROCESS_ANSWERS answers, the oldest going first, and none past the TTL', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const streams = createInProcessResumableStreams({ graceMs: 5_000 });
+      const recorded = Array.from({ length: MAX_IN_PROCESS_ANSWERS + 1 }, (_, i) => {
+        const recording = streams.record(`chat-${i}`, connection());
+        recording.write(`data: ${i}\n\n`);
+        return recording;
+      });
+      expect(await streams.resume('chat-0')).toBeUndefined();
+      const second = await streams.resume('chat-1');
+      if (!second) throw new Error('chat-1 is not resumable');
+      recorded[1]?.end();
+      expect(await readAll(second)).toBe('data: 1\n\n');
+      // Ended answers are not resumable; one still running is, until it is older than the TTL.
+      expect(await streams.resume('chat-1')).toBeUndefined();
+      expect(await streams.resume(`chat-${MAX_IN_PROCESS_ANSWERS}`)).toBeDefined();
+      vi.setSystemTime(Date.now() + RESUMABLE_TTL_SECONDS * 1_000 + 1);
+      expect(await streams.resume(`chat-${MAX_IN_PROCESS_ANSWERS}`)).toBeUndefined();
+      for (const recording of recorded) recording.end();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
