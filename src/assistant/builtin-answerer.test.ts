@@ -4,6 +4,7 @@ import {
   BuiltinAnswerer,
   citedSourceIds,
   composeAnswer,
+  definitionOf,
   NO_COVERAGE_MESSAGE,
   type RetrievedSource,
   splitDeltas,
@@ -258,6 +259,47 @@ describe('a quoted sentence that introduces a code block', () => {
     expect(composeAnswer('how do I connect an MCP client to the MCP server', plain).text).toContain(
       '```json',
     );
+  });
+});
+
+describe('a question that asks what something is', () => {
+  const pages: RetrievedSource[] = [
+    {
+      id: '1',
+      pageTitle: 'Docs for agents',
+      headings: ['Add it to an MCP client'],
+      url: 'https://docs.example.com/agents#add-it-to-an-mcp-client',
+      text: 'Claude Code, Cursor and other MCP clients accept this shape.',
+      score: 10,
+    },
+    {
+      id: '2',
+      pageTitle: 'Docs for agents',
+      headings: ['MCP server'],
+      url: 'https://docs.example.com/agents#mcp-server',
+      text: 'Each site has an MCP server. MCP, the Model Context Protocol, is how agents and editors reach tools and data.',
+      score: 8,
+    },
+  ];
+
+  it('quotes the sentence that defines it, not the first that uses the name', () => {
+    expect(composeAnswer('what is MCP?', pages).text).toMatch(/^MCP, the Model Context Protocol, is how/);
+    // Any other question about MCP keeps the retrieval's order.
+    expect(composeAnswer('which MCP clients', pages).text).toMatch(/^Claude Code, Cursor/);
+  });
+
+  it('recognises definitions by the name first, an optional aside, then is/are/means', () => {
+    const mcp = definitionOf("What's MCP");
+    expect(mcp?.test('MCP, the Model Context Protocol, is how agents reach tools.')).toBe(true);
+    expect(mcp?.test('MCP (Model Context Protocol) means one server per site.')).toBe(true);
+    expect(mcp?.test('Claude Code and other MCP clients accept this shape.')).toBe(false);
+    expect(mcp?.test('MCP clients are editors.')).toBe(false);
+    expect(definitionOf('what is a thread key?')?.test('A thread key is a secret.')).toBe(true);
+    expect(definitionOf('what is llms.txt')?.test('`llms.txt` is a file.')).toBe(true);
+    // Questions about something else than what a thing is.
+    expect(definitionOf('what is the difference between v1 and v2')).toBeNull();
+    expect(definitionOf('what is the best way to deploy docent behind nginx')).toBeNull();
+    expect(definitionOf('how do I use MCP')).toBeNull();
   });
 });
 

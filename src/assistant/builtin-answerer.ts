@@ -107,6 +107,15 @@ const WINDOW = 1;
 const CONTEXT_WEIGHT = 0.3;
 /** Weight of everyday words (see `GENERIC_TERMS`) relative to topical ones. */
 const GENERIC_WEIGHT = 0.4;
+/**
+ * Score added to a sentence that defines what a "what is X?" question asks about ("MCP, the Model Context
+ * Protocol, is how…"): every sentence that merely uses the name covers such a question as fully, and
+ * without this the first retrieved one wins (a config snippet's "MCP clients accept this shape:").
+ */
+const DEFINITION_BONUS = 1;
+/** Words at most in the subject of a definition question: longer ones ask about a situation. */
+const MAX_DEFINED_WORDS = 4;
+
 /** Words per streamed text delta: the whole answer is known at once, so deltas only pace the reader; each
  * delta costs a pass through the SDK stream pipeline and a socket write, hence not one word each. */
 const WORDS_PER_DELTA = 8;
@@ -501,6 +510,7 @@ export function composeAnswer(
   }
 
   const scored: ScoredUnit[] = [];
+  const defined = definitionOf(question);
   for (let rank = 0; rank < sources.length; rank++) {
     const source = sources[rank] as RetrievedSource;
     // The same for every unit of the source: looked up once, and added in the same order as ever.
@@ -517,7 +527,13 @@ export function composeAnswer(
       const length = counted < 0 ? 30 : counted;
       // Long sentences match more words by chance; damp them gently.
       const lengthNorm = 1 / (1 + Math.max(0, length - 25) / 50);
-      const score = coverage * lengthNorm * headingFactor + pagePart + rankPart + searchPart;
+      const defines = defined?.test((units[j] as AnswerUnit).text) === true;
+      const score =
+        coverage * lengthNorm * headingFactor +
+        pagePart +
+        rankPart +
+        searchPart +
+        (defines ? DEFINITION_BONUS : 0);
       scored.push({ unit: units[j] as AnswerUnit, source, rank, coverage, score });
     }
   }
@@ -569,6 +585,24 @@ export function composeAnswer(
   const extra = listAndCode(selected, unitsBySource, lead, question);
 
   return render(lead, [...selected.slice(1), ...extra]);
+}
+
+/**
+ * For a question that only asks what something is ("what is MCP?", "What are thread keys"), a pattern
+ * matching a sentence that defines it: the name first (after "The"/"A"), an optional aside between commas
+ * or parentheses, then "is", "are", "means" or "stands for". Null for any other question.
+ */
+export function definitionOf(question: string): RegExp | null {
+  const asked = /^\s*what(?:'s|\s+is|\s+are)\s+(?:(?:an?|the)\s+)?([^?!]+?)\s*[?!.]*\s*$/i.exec(question);
+  const subject = asked?.[1]?.trim();
+  if (subject === undefined || subject === '') return null;
+  const words = subject.split(/\s+/);
+  if (words.length > MAX_DEFINED_WORDS || words.some((w) => /^(and|or|vs\.?|versus)$/i.test(w))) return null;
+  const name = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+');
+  return new RegExp(
+    `^(?:(?:the|an?)\\s+)?\`?${name}\`?(?:\\s*\\([^)]{0,80}\\)|,[^,]{1,80},)?\\s+(?:is|are|means|stands\\s+for)\\b`,
+    'i',
+  );
 }
 
 /** A table's row as chunk text flattens it: its cells joined by ` | `. */

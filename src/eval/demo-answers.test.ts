@@ -37,6 +37,7 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I delete a site', 'guides/cli#sites-list-create-show-restrict-and-delete-sites'],
   ['how do I re-ingest after changing docs', 'guides/cli#ingest-update-a-site-from-a-docs-folder'],
   ['how do I see usage', 'guides/cli#usage-orgs-and-plans'],
+  ['what is MCP', 'guides/agents#mcp-server'],
 ];
 
 describe("the demo site's answers to a new user's first questions", () => {
