@@ -38,6 +38,11 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I re-ingest after changing docs', 'guides/cli#ingest-update-a-site-from-a-docs-folder'],
   ['how do I see usage', 'guides/cli#usage-orgs-and-plans'],
   ['what is MCP', 'guides/agents#mcp-server'],
+  ['how do I hide a page from the assistant', 'guides/docs-formats#which-pages-are-indexed'],
+  ['where is my data stored', 'guides/self-hosting#where-your-data-is-stored'],
+  ['does it work without an LLM', 'guides/models'],
+  ['how do I give the assistant custom instructions', 'guides/models#a-model-and-instructions-per-site'],
+  ['how do I search a specific version', 'guides/docs-formats#versions-and-languages'],
 ];
 
 describe("the demo site's answers to a new user's first questions", () => {
