@@ -53,6 +53,26 @@ describe('answer text', () => {
     expect(rows.map((u) => u.text)).toEqual(['Each stream ends with a message_stop event.']);
   });
 
+  it('quotes a list item written mostly in inline code, not JSON or code pasted as prose', () => {
+    const texts = (text: string) => splitUnits(text).map((u) => u.text);
+    expect(
+      texts(
+        [
+          'Filter by the label:',
+          '',
+          '- `"filter": {"version": "v2"}` in a request to the search API;',
+          "- `--version v2` with the CLI's `search`.",
+        ].join('\n'),
+      ),
+    ).toEqual([
+      'Filter by the label:',
+      '`"filter": {"version": "v2"}` in a request to the search API;',
+      "`--version v2` with the CLI's `search`.",
+    ]);
+    expect(texts('{"filter": {"version": "v2"}, "limit": 5} is sent as is.')).toEqual([]);
+    expect(texts('Then set x = f(y) and call run(x) before the request.')).toEqual([]);
+  });
+
   it('finds the words and named terms of ASCII text as the Unicode patterns do', () => {
     // The general definitions, which text with any character past ASCII still goes through.
     const wordsByPattern = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];

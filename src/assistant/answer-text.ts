@@ -358,11 +358,13 @@ function splitSentences(paragraph: string): string[] {
 /** Drops what reads badly when quoted: bare labels, flattened tables and code written as prose. */
 function isQuotable(unit: AnswerUnit): boolean {
   if (unit.kind === 'code') return unit.text.split('\n').length <= 40;
+  // Inline code (`--version`, `"filter": {…}`) is marked as code by the writer: it reads as one word.
+  const text = unit.text.replace(/`[^`\n]+`/g, 'code');
   // JSON and code pasted into prose (`{"text": …`, `x = f(y)`) is not a sentence to quote.
-  if (/^[{[]/.test(unit.text) || /":\s|\w\(|\)\s*[;{]|\s=\s/.test(unit.text)) return false;
+  if (/^[{[]/.test(text) || /":\s|\w\(|\)\s*[;{]|\s=\s/.test(text)) return false;
   // A fragment left where an icon or label was cut out (", you can view…") reads as broken text.
-  if (/^[,;.)\]]/.test(unit.text)) return false;
-  const all = unit.text.split(/\s+/);
+  if (/^[,;.)\]]/.test(text)) return false;
+  const all = text.split(/\s+/);
   if (all.length > MAX_UNIT_WORDS) return false;
   if (unit.kind === 'sentence' && all.length < 4 && !TERMINAL.test(unit.text)) return false;
   // Navigation scraped with the page: headings run together ("IntroductionBenefits of RoutingAdvantages",
