@@ -4,6 +4,7 @@ import {
   type ClientOptions,
   resume,
   type SiteConfig,
+  type Source,
   type StreamEvent,
   sendFeedback,
   siteConfig,
@@ -510,10 +511,12 @@ export class AssistantPanel implements PanelController {
     else if (message.status === 'streaming') body.append(h('p', { class: 'typing' }, 'Searching the docs…'));
     const node = h('div', { class: 'msg answer' }, body);
     if (message.sources.length > 0 && message.status !== 'streaming') {
-      const items = message.sources.map((source) => {
+      // Numbered as the answer cites them ("[2]" is source 2), not by their place in the list: an answer
+      // cites only some of the sources it was given, so its list can start at 2.
+      const items = [...message.sources].sort(bySourceNumber).map((source) => {
         const link = h('a', { href: safeUrl(source.url) }, source.title);
         openElsewhere(link);
-        return h('li', {}, link);
+        return h('li', { value: sourceNumber(source) === null ? undefined : source.id }, link);
       });
       node.append(h('div', { class: 'sources' }, h('h3', {}, 'Sources'), h('ol', {}, ...items)));
     }
@@ -642,4 +645,13 @@ function deepActiveElement(): Element | null {
   let active = document.activeElement;
   while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
   return active;
+}
+
+/** A source's citation number (`[2]`), or null for an id that is not one. */
+function sourceNumber(source: Source): number | null {
+  return /^[1-9]\d{0,2}$/.test(source.id) ? Number(source.id) : null;
+}
+
+function bySourceNumber(a: Source, b: Source): number {
+  return (sourceNumber(a) ?? Number.POSITIVE_INFINITY) - (sourceNumber(b) ?? Number.POSITIVE_INFINITY);
 }

@@ -180,6 +180,12 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       const cite = answer.locator('a.cite').first();
       expect(await cite.count()).toBe(1);
       expect(await answer.locator('.sources li').count()).toBeGreaterThan(0);
+      // The Sources list is numbered as the text cites ("[2]" is item 2), whatever the first cited number.
+      const cited = [...new Set(await answer.locator('a.cite').allInnerTexts())].map(Number).sort();
+      const listed = await answer.locator('.sources li').evaluateAll((items) =>
+        items.map((item) => (item as HTMLLIElement).value),
+      );
+      expect(listed).toEqual(cited);
 
       const href = (await cite.getAttribute('href')) ?? '';
       expect(href).toMatch(/\/sites\/demo\/pages\/.+#.+/);
