@@ -1,9 +1,10 @@
 import type { StoredPage } from './stored-page.ts';
+import { storedTablesAsGfm } from './stored-tables.ts';
 
 /**
  * A stored page as Markdown, for agents: `# title`, the description as a quote, then each section under
  * its heading at its depth (H2 for the page's top sections), its text as stored at ingestion (front
- * matter gone, components reduced to their text, code blocks kept fenced). Chunks of one long section
+ * matter gone, components reduced to their text, code blocks kept fenced, tables as GFM tables). Chunks of one long section
  * share their heading, which is written once.
  */
 export function renderPageMarkdown(page: StoredPage): string {
@@ -29,7 +30,7 @@ export function renderPageMarkdown(page: StoredPage): string {
     }
     previous = section.headings;
     previousAnchor = section.anchor;
-    if (text !== '') out.push(text);
+    if (text !== '') out.push(storedTablesAsGfm(text));
   }
   return `${out.join('\n\n')}\n`;
 }

@@ -8,6 +8,7 @@ import { unified } from 'unified';
 import { visit } from 'unist-util-visit';
 import { markupCharacters } from '../ingest/parse-cost.ts';
 import { remarkGfmTables } from '../ingest/parse-markdown.ts';
+import { storedTablesAsGfm } from './stored-tables.ts';
 
 /**
  * A stored section's text (the docs' Markdown, components reduced to text) as HTML for the page view.
@@ -55,7 +56,7 @@ const stringify = unified().use(rehypeStringify).freeze();
 export function sectionHtml(text: string, pagesBase: string): string | null {
   if (text.length > MAX_RENDERED_SECTION_CHARS) return null;
   if (markupCharacters(text) > MAX_RENDERED_SECTION_MARKUP) return null;
-  const tree = processor.runSync(processor.parse(text)) as HastRoot;
+  const tree = processor.runSync(processor.parse(storedTablesAsGfm(text))) as HastRoot;
   docsLinksInto(pagesBase)(tree);
   return stringify.stringify(tree);
 }

@@ -1,0 +1,63 @@
+/**
+ * Ingestion stores a table as its rows, one a line, cells joined by ` | ` (mdx-to-sections.ts), which
+ * search and the built-in answerer read as text. Shown to a reader (the page view) or an agent (Markdown
+ * pages, llms-full.txt) that is a run-on paragraph, so a block of such rows is written back as a GFM
+ * table, its first row the header.
+ */
+
+/** Cells a stored row has, or 0 for a line that is not one. */
+function cellCount(line: string): number {
+  return line.includes(' | ') ? line.split(' | ').length : 0;
+}
+
+const FENCE = /^\s*(`{3,}|~{3,})/;
+
+/**
+ * `text` with every block of at least two consecutive lines that each have the same number (2 or more)
+ * of ` | `-joined cells turned into a GFM table; fenced code and anything else left as it is.
+ */
+export function storedTablesAsGfm(text: string): string {
+  if (!text.includes(' | ')) return text;
+  const lines = text.split('\n');
+  const out: string[] = [];
+  let fence: string | null = null;
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i] as string;
+    const opened = FENCE.exec(line)?.[1];
+    if (fence !== null) {
+      if (opened !== undefined && opened[0] === fence[0] && opened.length >= fence.length) fence = null;
+      out.push(line);
+      i++;
+      continue;
+    }
+    if (opened !== undefined) {
+      fence = opened;
+      out.push(line);
+      i++;
+      continue;
+    }
+    const cells = cellCount(line);
+    let end = i + 1;
+    while (cells >= 2 && end < lines.length && cellCount(lines[end] as string) === cells) end++;
+    if (cells < 2 || end - i < 2) {
+      out.push(line);
+      i++;
+      continue;
+    }
+    // A table must stand apart from the text before it, or GFM reads its header as that paragraph's.
+    if (out.length > 0 && (out[out.length - 1] as string).trim() !== '') out.push('');
+    // A pipe inside a cell (`a|b` in code) would split it: GFM reads it as a cell only when escaped.
+    const row = (stored: string) =>
+      `| ${stored
+        .trim()
+        .split(' | ')
+        .map((cell) => cell.replaceAll('|', '\\|'))
+        .join(' | ')} |`;
+    out.push(row(line), `|${' --- |'.repeat(cells)}`);
+    for (let r = i + 1; r < end; r++) out.push(row(lines[r] as string));
+    if (end < lines.length && (lines[end] as string).trim() !== '') out.push('');
+    i = end;
+  }
+  return out.join('\n');
+}
