@@ -98,6 +98,9 @@ describe('npm start on an empty database', () => {
     expect(lines).toContain(
       `Demo page: open http://127.0.0.1:${port}/ and ask the assistant (Ctrl+I or ⌘I).`,
     );
+    expect(lines).toContain(
+      `Owner's console: http://127.0.0.1:${port}/console, signed in with an admin key from npm run docent -- keys create --admin --site demo`,
+    );
     expect(fs.existsSync(path.join(repoRoot, 'dist', 'widget', 'widget.js'))).toBe(true);
     const home = await fetch(`http://127.0.0.1:${port}/`, { redirect: 'manual' });
     expect(home.status).toBe(302);

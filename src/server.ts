@@ -164,7 +164,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   logger.info({ port, host: config.host }, 'docent listening');
   if (demoKey !== undefined) {
     const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-    process.stdout.write(`Demo page: open http://${host}:${port}/ and ask the assistant (Ctrl+I or ⌘I).\n`);
+    process.stdout.write(
+      `Demo page: open http://${host}:${port}/ and ask the assistant (Ctrl+I or ⌘I).\n` +
+        // The console takes an admin key, which only the CLI mints (it has the database): say how.
+        `Owner's console: http://${host}:${port}/console, signed in with an admin key from ` +
+        `npm run docent -- keys create --admin --site ${DEMO_DOMAIN}\n`,
+    );
   }
   return {
     port,
