@@ -182,8 +182,8 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       expect(await answer.locator('.sources li').count()).toBeGreaterThan(0);
       // The Sources list is numbered as the text cites ("[2]" is item 2), whatever the first cited number.
       const cited = [...new Set(await answer.locator('a.cite').allInnerTexts())].map(Number).sort();
-      const listed = await answer.locator('.sources li').evaluateAll((items) =>
-        items.map((item) => (item as HTMLLIElement).value),
+      const listed = await page.evaluate(
+        `[...[...document.querySelector('docent-assistant').shadowRoot.querySelectorAll('.answer')].at(-1).querySelectorAll('.sources li')].map((li) => li.value)`,
       );
       expect(listed).toEqual(cited);
 

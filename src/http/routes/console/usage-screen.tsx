@@ -5,7 +5,7 @@ import {
   MIN_RETENTION_DAYS,
   setRetentionDays,
 } from '../../../analytics/retention.ts';
-import { dailyUsage, dayOf, getBalance } from '../../../limits/credits.ts';
+import { type DailyUsage, dailyUsage, dayOf, getBalance } from '../../../limits/credits.ts';
 import type { Storage } from '../../../storage/database.ts';
 import { FALLBACK_PLAN, getOrganizationPlan } from '../../../tenancy/plans.ts';
 import { DocentError } from '../../errors.ts';
@@ -41,6 +41,7 @@ export function usageScreen(deps: { storage: Storage; scriptSrc: string | null }
       getRetentionDays(deps.storage, organizationId),
     ]);
     const p = plan ?? FALLBACK_PLAN;
+    const chartDays = everyDay({ from, to }, days);
     return c.html(
       <Layout title="Plan and usage" session={session} active="usage" scriptSrc={deps.scriptSrc}>
         <div class="cards">
@@ -69,10 +70,10 @@ export function usageScreen(deps: { storage: Storage; scriptSrc: string | null }
         </p>
         <Chart
           title="Answered requests and credits per day, this month"
-          x={days.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000)}
+          x={chartDays.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000)}
           series={[
-            { label: 'Requests', values: days.map((d) => d.requests) },
-            { label: 'Credits', values: days.map((d) => d.credits) },
+            { label: 'Requests', values: chartDays.map((d) => d.requests) },
+            { label: 'Credits', values: chartDays.map((d) => d.credits) },
           ]}
         />
         <h2>Conversation retention</h2>
@@ -124,4 +125,19 @@ export function usageScreen(deps: { storage: Storage; scriptSrc: string | null }
     );
   });
   return route;
+}
+
+/**
+ * One entry per day of `range`, zeros where nothing was used: the chart's axis is the month so far (given
+ * only the days with usage, one day of traffic drew a point on an axis running years).
+ */
+export function everyDay(range: { from: string; to: string }, used: readonly DailyUsage[]): DailyUsage[] {
+  const byDay = new Map(used.map((d) => [d.day, d]));
+  const out: DailyUsage[] = [];
+  const end = Date.parse(`${range.to}T00:00:00Z`);
+  for (let t = Date.parse(`${range.from}T00:00:00Z`); t <= end; t += 86_400_000) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    out.push(byDay.get(day) ?? { day, requests: 0, credits: 0, overage: 0 });
+  }
+  return out;
 }
