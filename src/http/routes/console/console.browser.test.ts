@@ -416,6 +416,15 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
       await page.goto(`${seeded.baseUrl}/console`);
       await page.locator('[data-chart] canvas').first().waitFor();
       await page.screenshot({ path: path.join(screenshots, 'console-overview.png'), fullPage: false });
+      // On a phone every screen fits the screen's width: the screens' links above the page, wide tables
+      // scrolling inside themselves.
+      await page.setViewportSize({ width: 390, height: 844 });
+      for (const screen of screensToVisit) {
+        await page.goto(`${seeded.baseUrl}${screen}`);
+        expect(await page.evaluate('document.documentElement.scrollWidth'), screen).toBeLessThanOrEqual(390);
+      }
+      await page.goto(`${seeded.baseUrl}/console/conversations`);
+      await page.screenshot({ path: path.join(screenshots, 'console-phone.png'), fullPage: false });
       await context.close();
     } finally {
       await seeded.stop();

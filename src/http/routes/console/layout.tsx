@@ -41,6 +41,10 @@ button.danger{background:#fff;color:#b91c1c;border:1px solid #fca5a5;border-radi
 .msg{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.7rem 1rem;margin:.6rem 0}.msg.user{border-left:4px solid #1d4ed8}
 .msg pre{white-space:pre-wrap;font:inherit;margin:.3rem 0}.chart{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.6rem;margin-top:1rem;min-height:260px}
 .stack>*+*{margin-top:.6rem}.row{display:flex;gap:.6rem;align-items:center;flex-wrap:wrap}
+@media (max-width:760px){header.top{padding:.6rem .8rem}.shell{flex-direction:column}
+nav.side{flex:none;display:flex;gap:.2rem;overflow-x:auto;padding:.4rem .6rem;border-right:0;border-bottom:1px solid #e5e7eb}
+nav.side a{white-space:nowrap}main{padding:1rem .8rem 3rem}table{display:block;overflow-x:auto}
+input,select,textarea,.row>*{max-width:100%}}
 `;
 
 /** Every console page: the top bar (organization, sign out), the screens, and the page's own content. */
@@ -57,6 +61,8 @@ export function Layout(props: {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />
         <title>{`${props.title} · Docent console`}</title>
+        {/* No icon to fetch: without this the browser asks for /favicon.ico, a 404 in every page's console. */}
+        <link rel="icon" href="data:," />
         <style>{raw(STYLE)}</style>
         {props.scriptSrc ? <script src={props.scriptSrc} defer /> : null}
       </head>
