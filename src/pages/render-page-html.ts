@@ -17,7 +17,7 @@ export function escapeHtml(text: string): string {
 
 const STYLE = `body{font:16px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2937;background:#fff}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0 0 1rem;padding:.6rem .8rem;background:#f3f4f6;border-radius:6px;font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}
-code{font:.9em ui-monospace,SFMono-Regular,Menlo,monospace}pre code{font:inherit}
+code{font:.9em ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}pre code{font:inherit}
 table{border-collapse:collapse;display:block;overflow-x:auto}th,td{border:1px solid #d1d5db;padding:.3rem .6rem}h2,h3,h4{margin-top:2rem}
 @media (prefers-color-scheme:dark){body{color:#e5e7eb;background:#111827}pre{background:#1f2937}th,td{border-color:#374151}a{color:#93c5fd}}`;
 
@@ -39,7 +39,9 @@ nav h2{font-size:.75rem;text-transform:uppercase;letter-spacing:.05em;color:#4b5
 nav ul{list-style:none;margin:0;padding:0}nav li{margin:.25rem 0}nav a{color:inherit;text-decoration:none}
 nav a[aria-current=page]{color:#2557d6;font-weight:600}
 main{flex:1;min-width:0;max-width:46rem;padding:0 1.5rem 6rem}
-@media (max-width:760px){.layout{display:block}nav{position:static;max-height:none;border-bottom:1px solid #e5e7eb}}
+.top a.menu{display:none}
+@media (max-width:760px){.layout{flex-direction:column;align-items:stretch}main{order:-1}.top a.menu{display:inline;margin-left:auto}
+nav{position:static;max-height:none;border-top:1px solid #e5e7eb}}
 @media (prefers-color-scheme:dark){.top,nav{border-color:#374151}.top span,nav h2{color:#9ca3af}nav a[aria-current=page]{color:#7aa2ff}}`;
 
 /**
@@ -88,6 +90,7 @@ function frame(page: StoredPage, chrome: PageChrome, content: string): string {
     .join('');
   const { src, domain, key } = chrome.widget;
   const widget = `<script src="${escapeHtml(src)}" data-domain="${escapeHtml(domain)}" data-key="${escapeHtml(key)}" data-path-prefix="${escapeHtml(chrome.pagesBase)}" defer></script>`;
-  return `<header class="top"><strong>${escapeHtml(chrome.siteName)}</strong><span>Docent demo: ask the assistant about these docs (Ctrl+I or ⌘I)</span></header>
-<div class="layout"><nav aria-label="Docs">${nav}</nav><main>${content}</main></div>${widget}`;
+  // On a phone the page comes first and the navigation after it, reached from the top bar's "Menu".
+  return `<header class="top"><strong>${escapeHtml(chrome.siteName)}</strong><span>Docent demo: ask the assistant about these docs (Ask AI, or Ctrl+I / ⌘I)</span><a class="menu" href="#docs-nav">Menu</a></header>
+<div class="layout"><nav id="docs-nav" aria-label="Docs">${nav}</nav><main>${content}</main></div>${widget}`;
 }

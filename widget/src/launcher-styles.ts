@@ -28,6 +28,7 @@ border-radius:999px;background:var(--docent-accent);color:var(--docent-accent-fg
 box-shadow:var(--docent-shadow)}
 .launcher svg{width:18px;height:18px}
 .launcher kbd{font:500 12px var(--docent-font);opacity:.8;border:1px solid currentColor;border-radius:5px;padding:1px 5px}
+@media (hover:none) and (pointer:coarse){.launcher kbd{display:none}}
 .ask-selection{position:fixed;border:0;border-radius:8px;padding:5px 10px;background:var(--docent-accent);color:var(--docent-accent-fg);
 font:600 13px/1.2 var(--docent-font);box-shadow:var(--docent-shadow)}
 `;

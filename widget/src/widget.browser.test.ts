@@ -254,6 +254,24 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
         context = await browser.newContext(options);
         const page = await context.newPage();
         await page.goto(`${server.baseUrl}/`);
+        if (options?.isMobile) {
+          // A phone shows the page first (the navigation after it, behind "Menu"), as wide as the screen,
+          // and no keyboard shortcut on the launcher.
+          for (const docsPage of [
+            '/',
+            '/sites/demo/pages/guides/configuration',
+            '/sites/demo/pages/quickstart',
+          ]) {
+            await page.goto(`${server.baseUrl}${docsPage}`);
+            expect(
+              await page.evaluate(
+                `(() => ({ mainFirst: document.querySelector('main').getBoundingClientRect().top < document.querySelector('nav').getBoundingClientRect().top, width: document.documentElement.scrollWidth, kbd: getComputedStyle(document.querySelector('docent-assistant').shadowRoot.querySelector('.launcher kbd')).display }))()`,
+              ),
+              docsPage,
+            ).toEqual({ mainFirst: true, width: 390, kbd: 'none' });
+          }
+          expect(await page.getByRole('link', { name: 'Menu' }).isVisible()).toBe(true);
+        }
         await page.locator('docent-assistant .launcher').click();
         await askInPanel(page, 'How do I ingest my docs?');
         const panel = await page.locator('docent-assistant .panel').boundingBox();
