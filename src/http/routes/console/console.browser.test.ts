@@ -189,7 +189,8 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await page.goto(`${server.baseUrl}/console/sites`);
     await page.getByRole('link', { name: 'acme' }).click();
     await page.getByLabel(/Starter questions/).fill('How do I rotate keys?\nWhere are invoices sent?');
-    await page.getByLabel(/Allowed origins/).fill('https://docs.acme.example');
+    // As pasted from the address bar: the trailing slash is no path.
+    await page.getByLabel(/Allowed origins/).fill('https://docs.acme.example/');
     await page.getByLabel(/Temperature/).fill('0.3');
     await page.getByLabel(/Reasoning effort/).selectOption('medium');
     await page.getByRole('button', { name: 'Save settings' }).click();
@@ -207,10 +208,20 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
       'How do I rotate keys?',
       'Where are invoices sent?',
     ]);
-    // A bad value is explained, not stored.
-    await page.getByLabel(/Allowed origins/).fill('not an origin');
+    expect(JSON.parse((await getSiteByDomain(server.storage, 'acme'))?.allowed_origins ?? '[]')).toEqual([
+      'https://docs.acme.example',
+    ]);
+    // A bad value is explained in the form's words, not stored, and what was typed stays in the form.
+    await page.getByLabel(/^Name/).fill('Acme handbook');
+    await page.getByLabel(/Allowed origins/).fill('https://docs.acme.example\nnot an origin');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    expect(await page.getByRole('alert').innerText()).toContain('allowedOrigins');
+    expect(await page.getByRole('alert').innerText()).toMatch(/^Allowed origins, line 2: /);
+    expect(await page.getByLabel(/^Name/).inputValue()).toBe('Acme handbook');
+    expect(await page.getByLabel(/Allowed origins/).inputValue()).toBe(
+      'https://docs.acme.example\nnot an origin',
+    );
+    expect(await page.getByLabel(/Temperature/).inputValue()).toBe('0.3');
+    expect((await getSiteByDomain(server.storage, 'acme'))?.name).not.toBe('Acme handbook');
 
     await page.goto(`${server.baseUrl}/console/sites/acme`);
     await page.getByRole('button', { name: 'Re-ingest now' }).click();

@@ -47,8 +47,64 @@ function JobStatus(props: { job: IngestionJob }) {
   return <span class={`badge ${cls}`}>{props.job.status.replace('_', ' ')}</span>;
 }
 
-function SiteSettingsForm(props: { site: Site; settings: SiteModelSettings; csrf: Child; errors: string[] }) {
-  const { site, settings } = props;
+/** The settings form's fields as the owner sees them: stored values, or what was just typed. */
+type SettingsFormValues = Record<(typeof SETTINGS_FIELDS)[number], string>;
+
+const SETTINGS_FIELDS = [
+  'name',
+  'baseUrl',
+  'allowedOrigins',
+  'model',
+  'temperature',
+  'maxOutputTokens',
+  'reasoningEffort',
+  'instructions',
+  'starterQuestions',
+] as const;
+
+function storedValues(site: Site, settings: SiteModelSettings): SettingsFormValues {
+  return {
+    name: site.name,
+    baseUrl: site.base_url ?? '',
+    allowedOrigins: siteAllowedOrigins(site).join('\n'),
+    model: settings.model ?? '',
+    temperature: settings.modelOptions?.temperature?.toString() ?? '',
+    maxOutputTokens: settings.modelOptions?.maxOutputTokens?.toString() ?? '',
+    reasoningEffort: settings.modelOptions?.reasoningEffort ?? '',
+    instructions: settings.instructions ?? '',
+    starterQuestions: (settings.starterQuestions ?? []).join('\n'),
+  };
+}
+
+/** A refused form shows what was typed, so the owner fixes one field instead of typing all again. */
+function typedValues(form: Record<string, unknown>): SettingsFormValues {
+  const values = {} as SettingsFormValues;
+  for (const field of SETTINGS_FIELDS) values[field] = typeof form[field] === 'string' ? form[field] : '';
+  return values;
+}
+
+/** A validation issue in the form's own words: "Allowed origins, line 2: …", not "allowedOrigins.1: …". */
+const FIELD_LABELS: Record<string, string> = {
+  name: 'Name',
+  baseUrl: 'Base URL',
+  allowedOrigins: 'Allowed origins',
+  model: 'Model',
+  temperature: 'Temperature',
+  maxOutputTokens: 'Longest answer',
+  reasoningEffort: 'Reasoning effort',
+  instructions: 'Instructions',
+  starterQuestions: 'Starter questions',
+};
+
+function issueText(path: readonly PropertyKey[], message: string): string {
+  const keys = path.filter((key) => key !== 'modelOptions');
+  const field = typeof keys[0] === 'string' ? (FIELD_LABELS[keys[0]] ?? keys[0]) : 'Form';
+  const line = typeof keys[1] === 'number' ? `, line ${keys[1] + 1}` : '';
+  return `${field}${line}: ${message}`;
+}
+
+function SiteSettingsForm(props: { site: Site; values: SettingsFormValues; csrf: Child; errors: string[] }) {
+  const { site, values } = props;
   return (
     <form
       method="post"
@@ -67,14 +123,14 @@ function SiteSettingsForm(props: { site: Site; settings: SiteModelSettings; csrf
       <label>
         Name
         <br />
-        <input name="name" value={site.name} required maxlength={200} style="width:100%" />
+        <input name="name" value={values.name} required maxlength={200} style="width:100%" />
       </label>
       <label>
         Base URL (citations link there; empty: Docent's page view)
         <br />
         <input
           name="baseUrl"
-          value={site.base_url ?? ''}
+          value={values.baseUrl}
           style="width:100%"
           placeholder="https://docs.example.com"
         />
@@ -83,7 +139,7 @@ function SiteSettingsForm(props: { site: Site; settings: SiteModelSettings; csrf
         Allowed origins, one per line (empty: any)
         <br />
         <textarea name="allowedOrigins" rows={3} style="width:100%">
-          {siteAllowedOrigins(site).join('\n')}
+          {values.allowedOrigins}
         </textarea>
       </label>
       <label>
@@ -91,9 +147,9 @@ function SiteSettingsForm(props: { site: Site; settings: SiteModelSettings; csrf
         <br />
         <input
           name="model"
-          value={settings.model ?? ''}
+          value={values.model}
           style="width:100%"
-          placeholder="openai:gpt-4o-mini"
+          placeholder="builtin, openai:gpt-4o-mini, anthropic:claude-haiku-4-5…"
         />
       </label>
       <fieldset style="display:flex;gap:1rem;flex-wrap:wrap;border:1px solid var(--line,#ddd)">
@@ -107,7 +163,7 @@ function SiteSettingsForm(props: { site: Site; settings: SiteModelSettings; csrf
             min="0"
             max={String(MAX_TEMPERATURE)}
             step="0.1"
-            value={settings.modelOptions?.temperature?.toString() ?? ''}
+            value={values.temperature}
           />
         </label>
         <label>
@@ -119,7 +175,7 @@ function SiteSettingsForm(props: { site: Site; settings: SiteModelSettings; csrf
             min="1"
             max={String(MAX_OUTPUT_TOKENS)}
             step="1"
-            value={settings.modelOptions?.maxOutputTokens?.toString() ?? ''}
+            value={values.maxOutputTokens}
           />
         </label>
         <label>
@@ -127,7 +183,7 @@ function SiteSettingsForm(props: { site: Site; settings: SiteModelSettings; csrf
           <br />
           <select name="reasoningEffort">
             {['', 'low', 'medium', 'high'].map((level) => (
-              <option value={level} selected={(settings.modelOptions?.reasoningEffort ?? '') === level}>
+              <option value={level} selected={values.reasoningEffort === level}>
                 {level === '' ? 'default' : level}
               </option>
             ))}
@@ -138,14 +194,14 @@ function SiteSettingsForm(props: { site: Site; settings: SiteModelSettings; csrf
         Instructions added to the model's prompt
         <br />
         <textarea name="instructions" rows={3} style="width:100%">
-          {settings.instructions ?? ''}
+          {values.instructions}
         </textarea>
       </label>
       <label>
         Starter questions, one per line (at most 6)
         <br />
         <textarea name="starterQuestions" rows={4} style="width:100%">
-          {(settings.starterQuestions ?? []).join('\n')}
+          {values.starterQuestions}
         </textarea>
       </label>
       <button class="primary" type="submit">
@@ -165,7 +221,11 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
     return site;
   };
 
-  const detail = async (c: Context<ConsoleEnv>, site: Site, errors: string[]) => {
+  const detail = async (
+    c: Context<ConsoleEnv>,
+    site: Site,
+    refused?: { errors: string[]; typed: SettingsFormValues },
+  ) => {
     const session = c.get('session');
     const [settings, jobs] = await Promise.all([
       getSiteModelSettings(deps.storage, site.id),
@@ -177,11 +237,15 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
         <h2>Settings</h2>
         <SiteSettingsForm
           site={site}
-          settings={
-            settings ?? { model: null, instructions: null, starterQuestions: null, modelOptions: null }
+          values={
+            refused?.typed ??
+            storedValues(
+              site,
+              settings ?? { model: null, instructions: null, starterQuestions: null, modelOptions: null },
+            )
           }
           csrf={<Csrf session={session} />}
-          errors={errors}
+          errors={refused?.errors ?? []}
         />
         <h2>Ingestion</h2>
         <p class="muted">Docs folder: {site.docs_dir ?? 'none set (use the CLI or the admin API)'}</p>
@@ -222,7 +286,7 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
           </tbody>
         </table>
       </Layout>,
-      errors.length > 0 ? 400 : 200,
+      refused === undefined ? 200 : 400,
     );
   };
 
@@ -258,7 +322,7 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
   });
 
   route.get('/console/sites/:domain', async (c) =>
-    detail(c, await siteOr404(c.get('session').organization.id, c.req.param('domain')), []),
+    detail(c, await siteOr404(c.get('session').organization.id, c.req.param('domain'))),
   );
 
   route.post('/console/sites/:domain/settings', async (c) => {
@@ -268,7 +332,10 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
     const siteFields = updateSiteBody.safeParse({
       name: text('name'),
       baseUrl: text('baseUrl') === '' ? null : text('baseUrl'),
-      allowedOrigins: lines(form.allowedOrigins),
+      // Pasted from the address bar, an origin often ends in "/": that slash is no path.
+      allowedOrigins: lines(form.allowedOrigins).map((origin) =>
+        origin.replace(/^(https?:\/\/[^/]+)\/$/i, '$1'),
+      ),
     });
     const modelFields = siteModelSettingsSchema.safeParse({
       model: text('model') === '' ? null : text('model'),
@@ -281,9 +348,10 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
       },
     });
     const errors = [siteFields, modelFields].flatMap((result) =>
-      result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || 'form'}: ${i.message}`),
+      result.success ? [] : result.error.issues.map((i) => issueText(i.path, i.message)),
     );
-    if (!siteFields.success || !modelFields.success) return detail(c, site, errors);
+    if (!siteFields.success || !modelFields.success)
+      return detail(c, site, { errors, typed: typedValues(form) });
     const fields = siteFields.data;
     await updateSite(deps.storage, site.id, {
       ...(fields.name !== undefined ? { name: fields.name } : {}),
