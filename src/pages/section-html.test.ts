@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RENDERED_SECTION_CHARS, MAX_RENDERED_SECTION_MARKUP, sectionHtml } from './section-html.ts';
+import {
+  MAX_RENDERED_SECTION_CHARS,
+  MAX_RENDERED_SECTION_MARKUP,
+  markdownPlainText,
+  sectionHtml,
+} from './section-html.ts';
 
 describe('a section as HTML in the page view', () => {
   it('renders the docs’ Markdown: paragraphs, lists, code, tables, links into the page view', () => {
@@ -41,5 +46,15 @@ describe('a section as HTML in the page view', () => {
     expect(sectionHtml('a'.repeat(MAX_RENDERED_SECTION_CHARS + 1), '/p/')).toBeNull();
     expect(sectionHtml('*a* '.repeat(MAX_RENDERED_SECTION_MARKUP / 2 + 1), '/p/')).toBeNull();
     expect(sectionHtml('*a* '.repeat(10), '/p/')).toContain('<em>a</em>');
+  });
+});
+
+describe('markdownPlainText', () => {
+  it("is an answer's text without its Markdown syntax, blocks apart", () => {
+    expect(
+      markdownPlainText('Run `docent keys rotate` now [1].\n\n- [Keys](/keys#rotate)\n- **Bold** item'),
+    ).toBe('Run docent keys rotate now [1]. Keys Bold item');
+    const dense = '*a* '.repeat(MAX_RENDERED_SECTION_MARKUP);
+    expect(markdownPlainText(dense)).toBe(dense);
   });
 });

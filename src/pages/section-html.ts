@@ -1,5 +1,6 @@
 import type { Root as HastRoot } from 'hast';
 import type { Root } from 'mdast';
+import { toString as mdastText } from 'mdast-util-to-string';
 import rehypeSanitize from 'rehype-sanitize';
 import rehypeStringify from 'rehype-stringify';
 import remarkParse from 'remark-parse';
@@ -59,4 +60,27 @@ export function sectionHtml(text: string, pagesBase: string): string | null {
   const tree = processor.runSync(processor.parse(storedTablesAsGfm(text))) as HastRoot;
   docsLinksInto(pagesBase)(tree);
   return stringify.stringify(tree);
+}
+
+/**
+ * Markdown's text without its syntax (an answer's preview in a list: "Set `X`" reads "Set X"), under the
+ * same bounds as `sectionHtml`; beyond them the text is returned as it is.
+ */
+export function markdownPlainText(text: string): string {
+  if (text.length > MAX_RENDERED_SECTION_CHARS || markupCharacters(text) > MAX_RENDERED_SECTION_MARKUP)
+    return text;
+  // Block by block, so paragraphs and list items keep a space between them.
+  const blocks: string[] = [];
+  visit(processor.parse(text), (node) => {
+    if (
+      node.type !== 'paragraph' &&
+      node.type !== 'heading' &&
+      node.type !== 'code' &&
+      node.type !== 'tableCell'
+    )
+      return;
+    blocks.push(mdastText(node, { includeHtml: false }));
+    return 'skip';
+  });
+  return blocks.join(' ').replace(/\s+/g, ' ').trim();
 }

@@ -282,6 +282,10 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await page.screenshot({ path: path.join(screenshots, 'console-conversations.png'), fullPage: true });
     await page.goto(`${server.baseUrl}/console/conversations/${threadId}`);
     expect(await page.locator('main').innerText()).toContain('What is the weather on Mars?');
+    // The answer as the reader saw it: its Markdown rendered into the page, not shown as source.
+    expect(await page.locator('.msg.assistant .answer p').innerText()).toBe(
+      "I couldn't find this in the documentation.",
+    );
 
     await page.goto(`${server.baseUrl}/console/questions`);
     expect(await page.locator('main').innerText()).toContain('rotate');

@@ -1,7 +1,9 @@
 import { Hono } from 'hono';
+import { raw } from 'hono/html';
 import { deleteConversation, listConversations } from '../../../analytics/conversations.ts';
 import { listThreadFeedback } from '../../../assistant/feedback.ts';
 import { listThreadMessages } from '../../../assistant/threads.ts';
+import { sectionHtml } from '../../../pages/section-html.ts';
 import type { Storage } from '../../../storage/database.ts';
 import { getOrganizationThread } from '../../../tenancy/organization-threads.ts';
 import { listSites } from '../../../tenancy/sites.ts';
@@ -112,11 +114,11 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
                 <span class="badge warn">{m.status}</span>
               ) : null}
             </div>
-            <pre>{m.content}</pre>
+            <AnswerText role={m.role} content={m.content} pagesBase={`/sites/${found.domain}/pages/`} />
             {m.sources.length > 0 ? (
               <ol>
                 {m.sources.map((s) => (
-                  <li>
+                  <li value={/^[1-9]\d{0,2}$/.test(s.id ?? '') ? s.id : undefined}>
                     <a href={/^https?:\/\//.test(s.url) ? s.url : '#'}>{s.title}</a>
                   </li>
                 ))}
@@ -156,4 +158,13 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
     return c.redirect('/console/conversations', 303);
   });
   return route;
+}
+
+/**
+ * An answer as the reader saw it: its Markdown rendered (sanitized, bounded: src/pages/section-html.ts),
+ * or as written when too long to render; a reader's message as typed.
+ */
+function AnswerText(props: { role: string; content: string; pagesBase: string }) {
+  const html = props.role === 'assistant' ? sectionHtml(props.content, props.pagesBase) : null;
+  return html === null ? <pre>{props.content}</pre> : <div class="answer">{raw(html)}</div>;
 }

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { listFeedback, resolveFeedback } from '../../../analytics/feedback-inbox.ts';
+import { markdownPlainText } from '../../../pages/section-html.ts';
 import type { Storage } from '../../../storage/database.ts';
 import { listSites } from '../../../tenancy/sites.ts';
 import { DocentError } from '../../errors.ts';
@@ -76,8 +77,7 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
                 <strong>Q:</strong> {f.question}
               </p>
               <p class="muted">
-                <strong>A:</strong> {f.answer.slice(0, 400)}
-                {f.answer.length > 400 ? '…' : ''}
+                <strong>A:</strong> {preview(f.answer)}
               </p>
             </div>
           ))}
@@ -112,4 +112,10 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
     );
   });
   return route;
+}
+
+/** The start of an answer as text: its Markdown's syntax dropped, 400 characters at most. */
+function preview(answer: string): string {
+  const text = markdownPlainText(answer);
+  return text.length > 400 ? `${text.slice(0, 400)}…` : text;
 }
