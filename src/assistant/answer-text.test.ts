@@ -36,6 +36,22 @@ describe('answer text', () => {
     ]);
   });
 
+  it('does not end a sentence inside parentheses, a quotation or inline code', () => {
+    const texts = (text: string) => splitUnits(text).map((u) => u.text);
+    expect(
+      texts(
+        'The answerer replies with a fixed line ("Hello! I answer questions about these docs."). Then it stops.',
+      ),
+    ).toEqual([
+      'The answerer replies with a fixed line ("Hello! I answer questions about these docs.").',
+      'Then it stops.',
+    ]);
+    expect(texts('Set `a. B` as the value. It works.')).toEqual(['Set `a. B` as the value.', 'It works.']);
+    // A bracket never closed keeps its sentence open only so far.
+    const long = `A stray ( opens here. ${'Words go on and on. '.repeat(30)}`;
+    expect(texts(long).length).toBeGreaterThan(1);
+  });
+
   it('does not quote navigation whose headings ran together', () => {
     const units = splitUnits(
       'IntroductionBenefits of Automated RoutingAdvantages of Using ClaudeDefining the Task\n\nClaude routes tickets by intent.',

@@ -349,10 +349,36 @@ function splitSentences(paragraph: string): string[] {
   const out: string[] = [];
   for (const part of parts) {
     const previous = out[out.length - 1];
-    if (previous !== undefined && ABBREVIATION.test(previous)) out[out.length - 1] = `${previous} ${part}`;
+    if (previous !== undefined && (ABBREVIATION.test(previous) || unclosed(previous)))
+      out[out.length - 1] = `${previous} ${part}`;
     else out.push(part);
   }
   return out;
+}
+
+/** Longest sentence kept open for its closing bracket or quote: a stray "(" must not glue a paragraph. */
+const MAX_UNCLOSED_CHARS = 400;
+
+/**
+ * Whether `text` ends inside inline code, parentheses or a quotation: the "!" in `("Hello! I answer…")`
+ * or a "." in code does not end the sentence around it, and a quote cut there breaks its markup.
+ */
+function unclosed(text: string): boolean {
+  if (text.length > MAX_UNCLOSED_CHARS) return false;
+  let ticks = 0;
+  let open = 0;
+  let quotes = 0;
+  let curly = 0;
+  for (const char of text) {
+    if (char === '`') ticks++;
+    else if (ticks % 2 === 1) continue;
+    else if (char === '(') open++;
+    else if (char === ')') open--;
+    else if (char === '"') quotes++;
+    else if (char === '“') curly++;
+    else if (char === '”') curly--;
+  }
+  return ticks % 2 === 1 || open > 0 || quotes % 2 === 1 || curly > 0;
 }
 
 /** Drops what reads badly when quoted: bare labels, flattened tables and code written as prose. */
