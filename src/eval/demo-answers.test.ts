@@ -43,6 +43,9 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['does it work without an LLM', 'guides/models'],
   ['how do I give the assistant custom instructions', 'guides/models#a-model-and-instructions-per-site'],
   ['how do I search a specific version', 'guides/docs-formats#versions-and-languages'],
+  ['How do I change the accent color of the widget?', 'guides/widget#theming'],
+  ['does it work with Mintlify?', 'guides/docs-formats'],
+  ['why do I get 429', 'api-reference/errors#retrying-safely'],
 ];
 
 describe("the demo site's answers to a new user's first questions", () => {
