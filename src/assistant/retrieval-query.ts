@@ -3,6 +3,13 @@ import type { Turn } from './start-answer.ts';
 
 /** Follow-ups shorter than this many words borrow the previous question ("and on Windows?"). */
 const SHORT_FOLLOW_UP_WORDS = 6;
+/**
+ * Longer follow-ups borrow it too when they refer back to it ("and how do I do that incrementally
+ * later?"): they start with "and", "also", "what about"… or point at it with "that", "it", "them"…
+ */
+const REFERRING_FOLLOW_UP_WORDS = 12;
+const REFERS_BACK =
+  /^(?:and|also|but|so|then|what about|how about)\b|\b(?:that|this|it|its|those|these|them|they|there|same)\b/i;
 /** How much of each context item joins the query: enough to sharpen it, not enough to drown it. */
 const CONTEXT_QUERY_CHARS = 300;
 
@@ -14,9 +21,18 @@ export function messageText(message: RequestMessage): string {
   return (fromParts || message.content).trim();
 }
 
+/** Whether a question leans on the one before it: short ("and on Windows?"), or referring back to it. */
+export function followsUp(question: string): boolean {
+  const words = question.split(/\s+/).filter(Boolean).length;
+  return (
+    words < SHORT_FOLLOW_UP_WORDS || (words <= REFERRING_FOLLOW_UP_WORDS && REFERS_BACK.test(question.trim()))
+  );
+}
+
 /**
  * The search query for a question: the question, the previous question when this one is a short
- * follow-up, and the beginning of any selected text or code the reader sent along.
+ * follow-up or one that refers back to it, and the beginning of any selected text or code the reader
+ * sent along.
  */
 export function questionQuery(
   question: string,
@@ -24,8 +40,7 @@ export function questionQuery(
   context: readonly Pick<ContextItem, 'value'>[] = [],
 ): string {
   const parts = [question];
-  const words = question.split(/\s+/).filter(Boolean).length;
-  if (words < SHORT_FOLLOW_UP_WORDS && previousQuestion) parts.unshift(previousQuestion);
+  if (previousQuestion && followsUp(question)) parts.unshift(previousQuestion);
   for (const item of context) parts.push(item.value.slice(0, CONTEXT_QUERY_CHARS));
   return parts.join('\n').trim();
 }

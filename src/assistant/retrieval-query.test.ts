@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { questionQuery } from './retrieval-query.ts';
+
+describe('the retrieval query of a follow-up', () => {
+  const previous = 'How do I ingest my docs?';
+
+  it('borrows the previous question when short, or when it refers back to it', () => {
+    expect(questionQuery('and on Windows?', previous)).toBe(`${previous}\nand on Windows?`);
+    expect(questionQuery('and how do I do that incrementally later?', previous)).toBe(
+      `${previous}\nand how do I do that incrementally later?`,
+    );
+    expect(questionQuery('Can I run it from a cron job every night?', previous)).toBe(
+      `${previous}\nCan I run it from a cron job every night?`,
+    );
+  });
+
+  it('stands alone when it is a question of its own', () => {
+    expect(questionQuery('How do I rotate an API key for the widget?', previous)).toBe(
+      'How do I rotate an API key for the widget?',
+    );
+    // Long enough to say what it means by "it" itself.
+    const long = 'Is it possible to run the ingestion from a GitHub Actions workflow on every push to main?';
+    expect(questionQuery(long, previous)).toBe(long);
+    expect(questionQuery('and on Windows?', undefined)).toBe('and on Windows?');
+  });
+});
