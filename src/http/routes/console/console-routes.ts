@@ -62,7 +62,10 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<AppEnv> {
   screens.route('/', feedbackScreen({ storage: deps.storage, scriptSrc }));
   screens.route('/', exportRoutes({ storage: deps.storage }));
   screens.route('/', sitesScreen({ storage: deps.storage, ingestions: deps.ingestions, scriptSrc }));
-  screens.route('/', keysScreen({ storage: deps.storage, scriptSrc }));
+  screens.route(
+    '/',
+    keysScreen({ storage: deps.storage, scriptSrc, trustProxy: deps.trustProxy, publicUrl: deps.publicUrl }),
+  );
   screens.route('/', usageScreen({ storage: deps.storage, scriptSrc }));
   app.route('/', screens as unknown as Hono<AppEnv>);
   return app;

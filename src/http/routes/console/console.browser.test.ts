@@ -164,6 +164,10 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
       headers: { Authorization: `Bearer ${created}` },
     });
     expect(works.status).toBe(200);
+    // With the tag that puts the widget on the site's pages, ready to paste.
+    expect((await page.getByTestId('widget-tag').innerText()).trim()).toBe(
+      `<script src="${server.baseUrl}/widget.js" data-domain="acme" data-key="${created}" defer></script>`,
+    );
     await page.screenshot({ path: path.join(screenshots, 'console-keys.png'), fullPage: true });
     // Shown once: a reload of the list does not have it.
     await page.goto(`${server.baseUrl}/console/keys`);

@@ -60,7 +60,7 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
           <tbody>
             {list.items.map((t) => (
               <tr>
-                <td>{t.updatedAt.slice(0, 16).replace('T', ' ')}</td>
+                <td class="when">{t.updatedAt.slice(0, 16).replace('T', ' ')}</td>
                 <td>{t.site}</td>
                 <td>
                   <a href={`/console/conversations/${t.threadId}`}>{t.firstQuestion.slice(0, 140)}</a>

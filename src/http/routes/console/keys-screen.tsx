@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import type { TrustProxy } from '../../../config.ts';
 import type { Storage } from '../../../storage/database.ts';
 import {
   createApiKey,
@@ -10,6 +11,7 @@ import {
 } from '../../../tenancy/api-keys.ts';
 import { getOrganizationSite, listSites } from '../../../tenancy/sites.ts';
 import { DocentError } from '../../errors.ts';
+import { requestOrigin } from '../../request-origin.ts';
 import type { ConsoleEnv } from './console-env.ts';
 import { Csrf, Layout } from './layout.tsx';
 
@@ -17,10 +19,18 @@ import { Csrf, Layout } from './layout.tsx';
 const MAX_KEY_NAME_CHARS = 100;
 
 /** Keys: create (the secret shown once), list, revoke. */
-export function keysScreen(deps: { storage: Storage; scriptSrc: string | null }): Hono<ConsoleEnv> {
+export function keysScreen(deps: {
+  storage: Storage;
+  scriptSrc: string | null;
+  trustProxy: TrustProxy;
+  publicUrl: string | null;
+}): Hono<ConsoleEnv> {
   const route = new Hono<ConsoleEnv>();
 
-  const page = async (c: Context<ConsoleEnv>, notice: { secret?: string; error?: string } = {}) => {
+  const page = async (
+    c: Context<ConsoleEnv>,
+    notice: { secret?: string; error?: string; widgetTag?: string } = {},
+  ) => {
     const session = c.get('session');
     const [keys, sites] = await Promise.all([
       listApiKeys(deps.storage, session.organization.id),
@@ -35,6 +45,14 @@ export function keysScreen(deps: { storage: Storage; scriptSrc: string | null })
             <div class="secret" data-testid="new-key">
               {notice.secret}
             </div>
+            {notice.widgetTag ? (
+              <>
+                <p>To put the chat widget on the site's pages, add this tag to each of them:</p>
+                <div class="secret" data-testid="widget-tag">
+                  {notice.widgetTag}
+                </div>
+              </>
+            ) : null}
           </div>
         ) : null}
         {notice.error ? (
@@ -90,7 +108,7 @@ export function keysScreen(deps: { storage: Storage; scriptSrc: string | null })
                 <td>{key.siteId ? (domainOf.get(key.siteId) ?? '') : ''}</td>
                 <td>{key.name ?? ''}</td>
                 <td>{key.createdAt.slice(0, 10)}</td>
-                <td>{key.lastUsedAt?.slice(0, 16).replace('T', ' ') ?? 'never'}</td>
+                <td class="when">{key.lastUsedAt?.slice(0, 16).replace('T', ' ') ?? 'never'}</td>
                 <td>
                   {key.revokedAt ? (
                     <span class="badge bad">revoked {key.revokedAt.slice(0, 10)}</span>
@@ -124,20 +142,28 @@ export function keysScreen(deps: { storage: Storage; scriptSrc: string | null })
       typeof form.name === 'string' && form.name.trim() !== ''
         ? form.name.trim().slice(0, MAX_KEY_NAME_CHARS)
         : undefined;
-    let siteId: string | null = null;
+    let site: Awaited<ReturnType<typeof getOrganizationSite>> | undefined;
     if (kind === 'assistant') {
-      const site = await getOrganizationSite(deps.storage, session.organization.id, String(form.site ?? ''));
+      site = await getOrganizationSite(deps.storage, session.organization.id, String(form.site ?? ''));
       if (!site) return page(c, { error: 'Choose a site of this organization for an assistant key.' });
-      siteId = site.id;
     }
     try {
       const created = await createApiKey(deps.storage, {
         organizationId: session.organization.id,
-        siteId,
+        siteId: site?.id ?? null,
         kind,
         ...(name ? { name } : {}),
       });
-      return page(c, { secret: created.key });
+      // An assistant key's first use is the widget: the tag to paste, from this server's public address.
+      const origin = deps.publicUrl ?? requestOrigin(c, deps.trustProxy);
+      return page(c, {
+        secret: created.key,
+        ...(site
+          ? {
+              widgetTag: `<script src="${origin}/widget.js" data-domain="${site.domain}" data-key="${created.key}" defer></script>`,
+            }
+          : {}),
+      });
     } catch (error) {
       if (error instanceof KeyCreationLimitError) return page(c, { error: error.message });
       throw error;

@@ -42,6 +42,7 @@ button.danger{background:#fff;color:#b91c1c;border:1px solid #fca5a5;border-radi
 .msg pre{white-space:pre-wrap;font:inherit;margin:.3rem 0}.msg .answer>*{margin:.35rem 0}
 .msg .answer pre{font:13px/1.45 ui-monospace,monospace;background:#f3f4f6;padding:.5rem .7rem;border-radius:6px}
 .msg .answer code{font-family:ui-monospace,monospace;font-size:.9em}.chart{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.6rem;margin-top:1rem;min-height:260px}
+.when{white-space:nowrap}main a[aria-current=page]{font-weight:650;color:#111827;text-decoration:none}
 .stack>*+*{margin-top:.6rem}.row{display:flex;gap:.6rem;align-items:center;flex-wrap:wrap}
 @media (max-width:760px){header.top{padding:.6rem .8rem}.shell{flex-direction:column}
 nav.side{flex:none;display:flex;gap:.2rem;overflow-x:auto;padding:.4rem .6rem;border-right:0;border-bottom:1px solid #e5e7eb}

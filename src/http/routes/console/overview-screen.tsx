@@ -81,7 +81,7 @@ export function overviewScreen(deps: { storage: Storage; scriptSrc: string | nul
               .filter((b) => b.questions > 0)
               .map((b) => (
                 <tr>
-                  <td>{b.start.slice(0, 16).replace('T', ' ')}</td>
+                  <td class="when">{b.start.slice(0, 16).replace('T', ' ')}</td>
                   <td>{b.questions}</td>
                   <td>{b.unanswered}</td>
                 </tr>
