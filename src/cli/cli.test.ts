@@ -101,6 +101,7 @@ describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect
       [['search', '--site', 'clidocs', '--limit', '0', 'x'], /--limit must be an integer/],
       [['ingest', path.join(docs, 'missing'), '--site', 'clidocs'], /is not a directory/],
       [['init', '--site', 'Bad_Domain'], /--site:/],
+      [['init', '--site', 'typo', '--docs', path.join(docs, 'missing')], /is not a directory/],
       [['eval', docs], /is not an eval set/],
     ];
     for (const [args, message] of cases) {
@@ -109,6 +110,9 @@ describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect
       expect(result.stderr, args.join(' ')).toMatch(message);
       expect(result.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
     }
+    // Nothing was created by the init whose folder did not exist: the same domain is free.
+    const sites = await docent([...db, '--json', 'sites', 'list']);
+    expect(sites.stdout).not.toContain('"typo"');
     const badUrl = await docent(['--database-url', 'mysql://x', 'search', '--site', 'a', 'b']);
     expect(badUrl.code).toBe(1);
     expect(badUrl.stderr).toMatch(/Unsupported database URL/);

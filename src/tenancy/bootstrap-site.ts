@@ -62,7 +62,14 @@ export async function bootstrapSite(
       throw error;
     }
   } else {
-    ingestion = await ingestSite(storage, site.id, input.docsDir as string, options);
+    try {
+      ingestion = await ingestSite(storage, site.id, input.docsDir as string, options);
+    } catch (error) {
+      // As for a repository: a site whose first ingestion failed (no such folder, no page workers) is
+      // not left behind, keyless, to block the next attempt under its domain.
+      await storage.db.deleteFrom('organizations').where('id', '=', organization.id).execute();
+      throw error;
+    }
   }
   const { key } = await createApiKey(storage, {
     organizationId: organization.id,

@@ -54,6 +54,14 @@ describe.each(dialects)('site URLs in the domain layer on %s', (dialect) => {
       ).rejects.toThrow(InvalidSiteError);
       const after = await database.storage.db.selectFrom('organizations').select('id').execute();
       expect(after).toHaveLength(before.length);
+      // Nor does a first ingestion that fails (a folder that is not there): its domain stays free.
+      await expect(
+        bootstrapSite(database.storage, { domain: 'gone', docsDir: path.join(docs, 'missing') }),
+      ).rejects.toThrow(/docs folder not found/);
+      expect(await getSiteByDomain(database.storage, 'gone')).toBeUndefined();
+      expect(await database.storage.db.selectFrom('organizations').select('id').execute()).toHaveLength(
+        before.length,
+      );
     } finally {
       fs.rmSync(docs, { recursive: true, force: true });
     }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
@@ -26,7 +27,11 @@ function sourceOf(options: InitOptions, globals: GlobalOptions) {
   if (options.git === undefined) {
     for (const flag of ['branch', 'subdir', 'poll'] as const)
       if (options[flag] !== undefined) throw new CliError(`--${flag} needs --git`);
-    return { docsDir: path.resolve(options.docs ?? loadConfig().docsDir) };
+    const docsDir = path.resolve(options.docs ?? loadConfig().docsDir);
+    // Checked before anything is created, as `ingest` checks it.
+    if (!fs.existsSync(docsDir) || !fs.statSync(docsDir).isDirectory())
+      throw new CliError(`${options.docs ?? docsDir} is not a directory`);
+    return { docsDir };
   }
   if (options.docs !== undefined) throw new CliError('--docs and --git cannot be used together');
   return {
