@@ -6,7 +6,7 @@ import { SiteSearch } from '../search/site-search.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite, getIndexGeneration } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
-import { ingestSite } from './ingest-site.ts';
+import { EmptyDocsFolderError, ingestSite } from './ingest-site.ts';
 import { getIngestionJob, listIngestionJobs } from './jobs.ts';
 
 function writeSite(dir: string, pages: Record<string, string>, nav: string[] = Object.keys(pages)): void {
@@ -167,6 +167,32 @@ describe.each(dialects)('ingestSite on %s', (dialect) => {
     expect(latest?.error).toMatch(/.+/);
     const after = await storage.db.selectFrom('pages').select('path').where('site_id', '=', siteId).execute();
     expect(after.map((r) => r.path).sort()).toEqual(before.map((r) => r.path).sort());
+  });
+
+  it('refuses a folder with no pages rather than empty the site, unless told to', async () => {
+    const { storage } = database;
+    const pathsOf = async () =>
+      (await storage.db.selectFrom('pages').select('path').where('site_id', '=', siteId).execute())
+        .map((r) => r.path)
+        .sort();
+    const before = await pathsOf();
+    expect(before.length).toBeGreaterThan(0);
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-empty-'));
+    try {
+      await expect(ingestSite(storage, siteId, empty)).rejects.toThrow(EmptyDocsFolderError);
+      const [latest] = await listIngestionJobs(storage, siteId, 1);
+      expect(latest?.status).toBe('failure');
+      expect(latest?.error).toContain(`would remove all ${before.length} pages`);
+      expect(await pathsOf()).toEqual(before);
+      // A site whose docs really are gone can still be emptied on purpose; then re-filled.
+      const emptied = await ingestSite(storage, siteId, empty, { allowEmpty: true });
+      expect(emptied.counts.removed).toBe(before.length);
+      expect(await pathsOf()).toEqual([]);
+      await ingestSite(storage, siteId, dir);
+      expect(await pathsOf()).toEqual(before);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
   });
 
   it('never lets a search see a half-updated site', async () => {

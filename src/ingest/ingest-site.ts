@@ -38,6 +38,16 @@ export interface IngestOptions {
   embeddings?: EmbeddingModel | null;
   /** Identical pages share one parse (duplicate-pages.ts; the default); false parses every page. */
   shareParses?: boolean;
+  /**
+   * Let a folder with no pages remove every stored page of the site. Off by default: a mistyped or
+   * emptied folder would otherwise wipe a site without a word (EmptyDocsFolderError instead).
+   */
+  allowEmpty?: boolean;
+}
+
+/** The folder has no pages, and ingesting it would remove every page the site has. */
+export class EmptyDocsFolderError extends Error {
+  override name = 'EmptyDocsFolderError';
 }
 
 export interface IngestionResult {
@@ -76,7 +86,7 @@ export async function runIngestionJob(
 ): Promise<IngestionResult> {
   await markIngestionStarted(storage, job.id);
   try {
-    const known = await loaderHashes(storage, job.siteId);
+    const { known, storedCount } = await loaderHashes(storage, job.siteId);
     const stager = new PageStager(storage, job.id, nowIso());
     // Every page handed on, by id, for the final diff: a few hundred bytes each, never its content.
     const incoming = new Map<string, IncomingPage>();
@@ -99,6 +109,10 @@ export async function runIngestionJob(
       },
     );
     await stager.flush();
+    if (incoming.size === 0 && storedCount > 0 && options.allowEmpty !== true)
+      throw new EmptyDocsFolderError(
+        `${job.sourceDir} has no pages to index: ingesting it would remove all ${storedCount} pages of the site. Check the folder; to empty the site on purpose, ingest it with --allow-empty`,
+      );
     const counts = await publishStagedPages(storage, job.siteId, job.id, incoming);
     incoming.clear();
     await clearStagedPages(storage, job.id);
@@ -137,12 +151,19 @@ export async function runIngestionJob(
   }
 }
 
-/** The loader's hashes of the pages stored under the current analyzer: the ones it may skip parsing. */
-async function loaderHashes(storage: Storage, siteId: string): Promise<Record<string, string>> {
+/**
+ * The loader's hashes of the pages stored under the current analyzer (the ones it may skip parsing), and
+ * how many pages the site has.
+ */
+async function loaderHashes(
+  storage: Storage,
+  siteId: string,
+): Promise<{ known: Record<string, string>; storedCount: number }> {
+  const stored = await storedPages(storage.db, siteId);
   // No prototype: page paths such as `__proto__` or `constructor` are keys like any other.
   const known: Record<string, string> = Object.create(null);
-  for (const [path, { hash }] of await storedPages(storage.db, siteId)) {
+  for (const [path, { hash }] of stored) {
     if (hash.startsWith(STORED_HASH_PREFIX)) known[path] = hash.slice(STORED_HASH_PREFIX.length);
   }
-  return known;
+  return { known, storedCount: stored.size };
 }
