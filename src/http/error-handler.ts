@@ -19,8 +19,24 @@ function fromHttpException(error: HTTPException): DocentError {
   return new DocentError('internal_error', 'Internal server error', { cause: error });
 }
 
+/** Longest path written to a log line. */
+const MAX_LOGGED_PATH = 200;
+
 function respond(c: Context<AppEnv>, error: DocentError): Response {
   const requestId = c.get('requestId') ?? 'unknown';
+  if (error.status < 500) {
+    // An integrator debugging "my widget gets 403" looks the request id up in the log. A flood of 429s
+    // from one abuser would drown it, so those are written at debug level only.
+    const line = {
+      status: error.status,
+      code: error.code,
+      method: c.req.method,
+      path: new URL(c.req.url).pathname.slice(0, MAX_LOGGED_PATH),
+    };
+    const logger = c.get('logger');
+    if (error.status === 429) logger?.debug(line, 'request refused');
+    else logger?.info(line, 'request refused');
+  }
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   return c.json(errorBody(error, requestId), error.status);
 }

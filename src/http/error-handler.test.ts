@@ -1,0 +1,72 @@
+import { Writable } from 'node:stream';
+import { Hono } from 'hono';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { AppEnv } from './app-env.ts';
+import { handleError, handleNotFound } from './error-handler.ts';
+import { DocentError } from './errors.ts';
+
+/** An app as createApp wires the error handler: a request id and a logger carrying it, then routes. */
+function appLogging(lines: Record<string, unknown>[]): Hono<AppEnv> {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  const logger = pino({ level: 'info' }, sink);
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    c.set('requestId', 'req_test');
+    c.set('logger', logger.child({ requestId: 'req_test' }));
+    await next();
+  });
+  app.get('/forbidden', () => {
+    throw new DocentError('forbidden', 'Origin https://evil.example is not allowed for this site');
+  });
+  app.get('/limited', () => {
+    throw new DocentError('rate_limited', 'Too many requests');
+  });
+  app.onError(handleError);
+  app.notFound(handleNotFound);
+  return app;
+}
+
+describe('refused requests in the log', () => {
+  it('are written with their request id, status, code and path; 429s only at debug level', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const app = appLogging(lines);
+    const forbidden = await app.request('/forbidden');
+    expect(forbidden.status).toBe(403);
+    expect(await app.request('/nowhere', { method: 'PUT' })).toHaveProperty('status', 404);
+    expect(await app.request('/limited')).toHaveProperty('status', 429);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(
+      lines.map(({ requestId, status, code, method, path, msg }) => ({
+        requestId,
+        status,
+        code,
+        method,
+        path,
+        msg,
+      })),
+    ).toEqual([
+      {
+        requestId: 'req_test',
+        status: 403,
+        code: 'forbidden',
+        method: 'GET',
+        path: '/forbidden',
+        msg: 'request refused',
+      },
+      {
+        requestId: 'req_test',
+        status: 404,
+        code: 'not_found',
+        method: 'PUT',
+        path: '/nowhere',
+        msg: 'request refused',
+      },
+    ]);
+  });
+});
