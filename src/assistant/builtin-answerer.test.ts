@@ -215,6 +215,33 @@ describe('tables in the built-in answer', () => {
   });
 });
 
+describe('a table of numbers', () => {
+  const plans: RetrievedSource[] = [
+    {
+      id: '1',
+      pageTitle: 'Plans',
+      headings: ['Limits'],
+      url: 'https://docs.example.com/plans#limits',
+      text: [
+        'The table below lists the limits per plan.',
+        '',
+        'plan | requests per minute | sprockets per day',
+        'Free | 60 | 1,000',
+        'Team | 600 | 50,000',
+        'Enterprise | 6,000 | unlimited',
+      ].join('\n'),
+      score: 10,
+    },
+  ];
+
+  it('quotes the row the question names, one row a line (a row of numbers is not noise)', () => {
+    const answer = composeAnswer('How many requests per minute does the Team plan allow?', plans).text;
+    expect(answer).toMatch(/^plan \| requests per minute \| sprockets per day \[1\]/);
+    expect(answer).toContain('\n- Team | 600 | 50,000 [1]');
+    expect(answer).not.toContain('Enterprise');
+  });
+});
+
 describe('a quoted sentence that introduces a code block', () => {
   const page: RetrievedSource[] = [
     {

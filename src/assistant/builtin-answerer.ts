@@ -743,7 +743,8 @@ function render(lead: ScoredUnit, rest: readonly ScoredUnit[]): BuiltinAnswer {
     list = [];
   };
   for (const s of ordered) {
-    if (s.unit.kind === 'item') {
+    // A table's rows one a line, as a list: run together in a paragraph, their cells blur.
+    if (s.unit.kind === 'item' || isTableRow(s.unit)) {
       flushParagraph();
       list.push(`- ${s.unit.text}${cite(s)}`);
     } else if (s.unit.kind === 'code') {
