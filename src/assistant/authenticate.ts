@@ -1,5 +1,11 @@
 import { DomainError } from '../errors/domain-error.ts';
-import { type ApiKey, ASSISTANT_KEY_PREFIX, hashKey, keyIsActive } from '../tenancy/api-keys.ts';
+import {
+  ADMIN_KEY_PREFIX,
+  type ApiKey,
+  ASSISTANT_KEY_PREFIX,
+  hashKey,
+  keyIsActive,
+} from '../tenancy/api-keys.ts';
 import type { Site } from '../tenancy/sites.ts';
 import type { TenancyCache } from '../tenancy/tenancy-cache.ts';
 
@@ -41,9 +47,12 @@ export async function authenticateAssistant(
   const row = hash === undefined ? undefined : await tenancy.keyByHash(hash);
   const key = row !== undefined && hash !== undefined && keyIsActive(row, hash) ? row : undefined;
   if (key?.kind !== 'assistant') {
-    throw new DomainError('unauthenticated', 'Invalid, revoked or expired assistant API key', {
-      reason: 'invalid',
-    });
+    // Said from the prefix alone, as the admin API says it of assistant keys: nothing is learnt of the key.
+    const message =
+      presented.startsWith(ADMIN_KEY_PREFIX) && !presented.startsWith(ASSISTANT_KEY_PREFIX)
+        ? `Admin keys (${ADMIN_KEY_PREFIX}…) are not accepted here; use the site's assistant key (${ASSISTANT_KEY_PREFIX}…)`
+        : 'Invalid, revoked or expired assistant API key';
+    throw new DomainError('unauthenticated', message, { reason: 'invalid' });
   }
   const site = await tenancy.siteByDomain(domain);
   if (!site) throw new DomainError('not_found', `No documentation site "${domain}"`);

@@ -28,7 +28,7 @@ interface AnswerMetadata {
 }
 
 interface ErrorJson {
-  error: { code: string };
+  error: { code: string; message?: string };
 }
 
 const metadataOf = (message: UiMessage | undefined) => message?.metadata as AnswerMetadata | undefined;
@@ -429,5 +429,13 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     const anonymous = await fetch(`${server.baseUrl}/v2/assistant/docs/message/never-used/stream`);
     expect(anonymous.status).toBe(401);
     expect(((await anonymous.json()) as ErrorJson).error.code).toBe('unauthorized');
+    // An admin key by mistake is named as one, as the admin API names an assistant key.
+    const admin = await fetch(`${server.baseUrl}/v2/assistant/docs/message/never-used/stream`, {
+      headers: { Authorization: 'Bearer svc_0123456789abcdefghijklmnopqrstuv' },
+    });
+    expect(admin.status).toBe(401);
+    expect(((await admin.json()) as ErrorJson).error.message).toMatch(
+      /^Admin keys \(svc_…\) are not accepted here/,
+    );
   });
 });
