@@ -7,7 +7,7 @@ import type { RunningAnswers } from './assistant/running-answers.ts';
 import type { TrustProxy } from './config.ts';
 import type { AppEnv } from './http/app-env.ts';
 import { createAssistantAccess } from './http/assistant-access.ts';
-import { handleError, handleNotFound } from './http/error-handler.ts';
+import { handleError, notFoundOrWrongMethod } from './http/error-handler.ts';
 import { requestHeader } from './http/node-request.ts';
 import { serverRequestId } from './http/request-id.ts';
 import { adminApi } from './http/routes/admin/admin-api.ts';
@@ -123,7 +123,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     });
   }
   app.onError(handleError);
-  app.notFound(handleNotFound);
+  app.notFound(notFoundOrWrongMethod(app.routes));
 
   app.route('/', healthzRoute());
   if (metrics && deps.metricsToken) app.route('/', metricsRoute({ metrics, token: deps.metricsToken }));

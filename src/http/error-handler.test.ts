@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AppEnv } from './app-env.ts';
-import { handleError, handleNotFound } from './error-handler.ts';
+import { handleError, handleNotFound, notFoundOrWrongMethod } from './error-handler.ts';
 import { DocentError } from './errors.ts';
 
 /** An app as createApp wires the error handler: a request id and a logger carrying it, then routes. */
@@ -68,5 +68,29 @@ describe('refused requests in the log', () => {
         msg: 'request refused',
       },
     ]);
+  });
+});
+
+describe('a wrong method', () => {
+  it('is 405 with Allow where the path has routes for other methods, 404 elsewhere', async () => {
+    const app = new Hono<AppEnv>();
+    app.use(async (c, next) => {
+      c.set('requestId', 'req_test');
+      await next();
+    });
+    const message = new Hono<AppEnv>();
+    message.options('/v2/assistant/:domain/message', (c) => c.body(null, 204));
+    message.post('/v2/assistant/:domain/message', (c) => c.text('answer'));
+    app.route('/', message);
+    app.onError(handleError);
+    app.notFound(notFoundOrWrongMethod(app.routes));
+
+    const wrong = await app.request('/v2/assistant/demo/message');
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('Allow')).toBe('OPTIONS, POST');
+    expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+    expect((await app.request('/v2/assistant/demo/message', { method: 'POST' })).status).toBe(200);
+    expect((await app.request('/v2/assistant/demo/nothing')).status).toBe(404);
+    expect((await app.request('/v2/assistant/demo/message/extra')).status).toBe(404);
   });
 });

@@ -55,3 +55,45 @@ export const handleError: ErrorHandler<AppEnv> = (error, c) => {
 
 export const handleNotFound: NotFoundHandler<AppEnv> = (c) =>
   respond(c, new DocentError('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`));
+
+/**
+ * Not found, unless the path has routes for other methods: then 405 with `Allow` (a GET on the POST
+ * message route is a wrong method, not a wrong address). `routes` is the app's own table (`app.routes`).
+ */
+export function notFoundOrWrongMethod(
+  routes: readonly { method: string; path: string }[],
+): NotFoundHandler<AppEnv> {
+  const patterns = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  const compile = (): void => {
+    for (const route of routes) {
+      // Middleware (`ALL`, with wildcards) allows nothing of its own.
+      if (route.method === 'ALL' || route.path.includes('*')) continue;
+      let entry = patterns.get(route.path);
+      if (entry === undefined) {
+        const source = route.path
+          .split('/')
+          .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+          .join('/');
+        entry = { pattern: new RegExp(`^${source}/?$`), methods: new Set() };
+        patterns.set(route.path, entry);
+      }
+      entry.methods.add(route.method);
+    }
+  };
+  return (c) => {
+    // The table is complete once the app serves: read on the first miss, not when the handler is made.
+    if (patterns.size === 0) compile();
+    const path = new URL(c.req.url).pathname;
+    const allowed = new Set<string>();
+    for (const { pattern, methods } of patterns.values())
+      if (pattern.test(path)) for (const method of methods) allowed.add(method);
+    if (allowed.size === 0) return handleNotFound(c);
+    const allow = [...allowed].sort().join(', ');
+    return respond(
+      c,
+      new DocentError('method_not_allowed', `${c.req.method} is not allowed here: use ${allow}`, {
+        headers: { Allow: allow },
+      }),
+    );
+  };
+}
