@@ -118,7 +118,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       await next();
       // The route pattern, not the path: labels stay few whatever clients request.
       const matched = routePath(c);
-      const route = c.res.status === 404 && matched === '/*' ? '(unmatched)' : matched;
+      const route =
+        matched === '/*' && (c.res.status === 404 || c.res.status === 405) ? '(unmatched)' : matched;
       metrics.request(c.req.method, route, c.res.status, (performance.now() - started) / 1000);
     });
   }
