@@ -62,7 +62,12 @@ function parseOrigins(origins: string[]): string[] {
   const parsed = allowedOriginsSchema.safeParse(origins);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new CliError(`origin ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+    const at = issue?.path[0];
+    // The value as typed, not its index: "origin "not-a-url": must be an origin…".
+    const value = typeof at === 'number' ? origins[at] : undefined;
+    throw new CliError(
+      `origin ${value === undefined ? (issue?.path.join('.') ?? '') : JSON.stringify(value)}: ${issue?.message ?? 'invalid'}`,
+    );
   }
   return parsed.data;
 }

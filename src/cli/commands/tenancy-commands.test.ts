@@ -75,6 +75,10 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     expect(set.allowedOrigins).toEqual(['https://a.example', 'http://localhost:3000']);
     expect(JSON.parse(await run('--json', 'sites', 'set-origins', 'acme-two')).allowedOrigins).toEqual([]);
     await expect(run('sites', 'set-origins', 'acme-two', 'https://a.example/')).rejects.toThrow(CliError);
+    // The bad value is quoted, not numbered.
+    await expect(run('sites', 'set-origins', 'acme-two', 'https://a.example', 'not-a-url')).rejects.toThrow(
+      /^origin "not-a-url": must be an origin/,
+    );
     await expect(run('sites', 'create', 'Bad Domain', '--org', orgId)).rejects.toThrow(CliError);
     await expect(run('sites', 'delete', 'acme-two')).rejects.toThrow(/--yes/);
     await run('sites', 'delete', 'acme-two', '--yes');
