@@ -47,6 +47,61 @@ const assistantV2Operation: Operation = {
   },
 };
 
+const resumeOperation: Operation = {
+  method: 'get',
+  path: '/v2/assistant/{domain}/message/{chatId}/stream',
+  summary:
+    "Resume a chat's answer in flight (what `useChat({resume: true})` calls): replayed from its start, then live. Also served under /discovery.",
+  tags: ['Assistant'],
+  security: [{ assistantKey: [] }],
+  request: { params: z.object({ domain: domainSchema, chatId: z.string().min(1).max(512) }) },
+  responses: {
+    200: {
+      description: 'The same SSE stream as the message route, from its first chunk.',
+      content: { 'text/event-stream': { schema: z.string() } },
+    },
+    204: { description: 'Nothing is in flight for this chat.' },
+    ...errorResponses(401, 403, 404, 429),
+  },
+};
+
+/** The public mirrors of a site's pages: where citations link, and what agents read. No key. */
+const pageOperations: Operation[] = [
+  {
+    method: 'get',
+    path: '/sites/{domain}/pages/{path}',
+    summary:
+      "A stored page as readable HTML, or as Markdown at `{path}.md` or when `Accept` prefers `text/markdown`. `{path}` is the page id and may hold slashes (`guides/cli`). Headers: `ETag`, `Link` to the site's llms.txt.",
+    tags: ['Pages'],
+    request: { params: z.object({ domain: domainSchema, path: z.string().min(1) }) },
+    responses: {
+      200: {
+        description: 'The page.',
+        content: { 'text/html': { schema: z.string() }, 'text/markdown': { schema: z.string() } },
+      },
+      304: { description: 'Unchanged since the `If-None-Match` tag.' },
+      ...errorResponses(404),
+    },
+  },
+  ...(['llms.txt', 'llms-full.txt'] as const).map(
+    (name): Operation => ({
+      method: 'get',
+      path: `/sites/{domain}/${name}`,
+      summary:
+        name === 'llms.txt'
+          ? "The site's pages for language models: one `- [title](url): description` line per page, linking its Markdown."
+          : 'Every page of the site as Markdown, in navigation order, each after a `Source: {url}` line.',
+      tags: ['Pages'],
+      request: { params: z.object({ domain: domainSchema }) },
+      responses: {
+        200: { description: name, content: { 'text/plain': { schema: z.string() } } },
+        304: { description: 'Unchanged since the `If-None-Match` tag.' },
+        ...errorResponses(404),
+      },
+    }),
+  ),
+];
+
 /** `GET /openapi.json`, built once from the schemas the routes validate with. */
 export function openApiRoute(): Hono<AppEnv> {
   let document: object | undefined;
@@ -55,8 +110,10 @@ export function openApiRoute(): Hono<AppEnv> {
       [
         assistantOperation,
         assistantV2Operation,
+        resumeOperation,
         ...widgetApiOperations,
         ...agentApiOperations,
+        ...pageOperations,
         ...adminOperations,
       ],
       { version: OPENAPI_VERSION },

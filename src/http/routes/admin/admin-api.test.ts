@@ -404,6 +404,11 @@ describe.each(dialects)('admin API on %s', (dialect) => {
         '/v1/assistant/{domain}/message',
         '/v2/assistant/{domain}/feedback',
         '/v2/assistant/{domain}/config',
+        '/v2/assistant/{domain}/message',
+        '/v2/assistant/{domain}/message/{chatId}/stream',
+        '/sites/{domain}/pages/{path}',
+        '/sites/{domain}/llms.txt',
+        '/sites/{domain}/llms-full.txt',
       ]),
     );
     expect(Object.keys(document.paths['/v1/admin/sites/{domain}'] ?? {})).toEqual(
