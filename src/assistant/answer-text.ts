@@ -5,6 +5,7 @@
  * Kept local to the assistant on purpose: the answerer ranks sentences within a handful of chunks, and its
  * behaviour must not shift when the search engine's analyzer is retuned.
  */
+import { STORED_CELL_SEPARATOR } from '../ingest/table-cells.ts';
 import { getStemmer } from '../search/stemmer.ts';
 import { stopWordsFor } from '../search/stop-words.ts';
 
@@ -392,9 +393,9 @@ function isQuotable(unit: AnswerUnit): boolean {
   if (/^[,;.)\]]/.test(text)) return false;
   const all = text.split(/\s+/);
   if (all.length > MAX_UNIT_WORDS) return false;
-  // A table's row (its cells joined by " | " at ingestion): numbers and names are what it is made of, so
+  // A table's row (isTableRow): numbers and names are what it is made of, so
   // it is quotable when one cell at least has letters ("Team | 600 | 50,000"), however few words it has.
-  const cells = unit.text.split(' | ');
+  const cells = unit.text.split(STORED_CELL_SEPARATOR);
   if (cells.length >= 2) return cells.some((cell) => /\p{L}/u.test(cell));
   if (unit.kind === 'sentence' && all.length < 4 && !TERMINAL.test(unit.text)) return false;
   // Navigation scraped with the page: headings run together ("IntroductionBenefits of RoutingAdvantages",
@@ -415,3 +416,6 @@ function isQuotable(unit: AnswerUnit): boolean {
 export function dedupeKey(text: string): string {
   return words(text).join(' ');
 }
+
+/** A table's row, as ingestion stores one: its cells joined by STORED_CELL_SEPARATOR. */
+export const isTableRow = (unit: AnswerUnit): boolean => unit.text.includes(STORED_CELL_SEPARATOR);

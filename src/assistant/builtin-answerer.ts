@@ -19,6 +19,7 @@ import { withinOneEdit } from '../search/one-edit.ts';
 import {
   type AnswerUnit,
   GENERIC_TERMS,
+  isTableRow,
   namedTerms,
   questionTerms,
   termSetCached,
@@ -604,9 +605,6 @@ export function definitionOf(question: string): RegExp | null {
     'i',
   );
 }
-
-/** A table's row as chunk text flattens it: its cells joined by ` | `. */
-const isTableRow = (unit: AnswerUnit): boolean => unit.text.includes(' | ');
 
 /**
  * Whether the question names something (a capitalised word past its start, an identifier with capitals

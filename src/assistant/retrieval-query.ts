@@ -22,7 +22,7 @@ export function messageText(message: RequestMessage): string {
 }
 
 /** Whether a question leans on the one before it: short ("and on Windows?"), or referring back to it. */
-export function followsUp(question: string): boolean {
+function followsUp(question: string): boolean {
   const words = question.split(/\s+/).filter(Boolean).length;
   return (
     words < SHORT_FOLLOW_UP_WORDS || (words <= REFERRING_FOLLOW_UP_WORDS && REFERS_BACK.test(question.trim()))

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { type EmbeddingModels, embeddingModelsFor } from '../search/embeddings/embedding-model.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
@@ -10,6 +12,14 @@ export interface GlobalOptions {
 /** An error the CLI reports as one line on stderr with exit code 1 (no stack: it is the user's input). */
 export class CliError extends Error {
   override name = 'CliError';
+}
+
+/** `dir` resolved, or a CliError naming it as given when it is not a directory. */
+export function docsDirectory(dir: string): string {
+  const resolved = path.resolve(dir);
+  if (!fs.existsSync(resolved) || !fs.statSync(resolved).isDirectory())
+    throw new CliError(`${dir} is not a directory`);
+  return resolved;
 }
 
 export function databaseUrlFrom(options: GlobalOptions): string {

@@ -7,6 +7,7 @@ import type {
 } from 'mdast-util-mdx';
 import { MAX_PAGE_EXPANDED_CHARS, MAX_SNIPPET_DEPTH } from './ingest-limits.ts';
 import type { ImportScope, LoadedSnippet, ResolvedSnippets } from './snippets.ts';
+import { STORED_CELL_SEPARATOR } from './table-cells.ts';
 
 /** A page flattened into what chunking needs: headings and text blocks, in reading order. */
 export type Block = { kind: 'heading'; depth: number; text: string } | { kind: 'text'; text: string };
@@ -262,7 +263,11 @@ class Renderer {
       case 'table':
         this.push(
           node.children
-            .map((row) => row.children.map((cell) => collapse(this.inline(cell.children, scope))).join(' | '))
+            .map((row) =>
+              row.children
+                .map((cell) => collapse(this.inline(cell.children, scope)))
+                .join(STORED_CELL_SEPARATOR),
+            )
             .join('\n'),
         );
         return;

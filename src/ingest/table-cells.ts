@@ -1,3 +1,9 @@
+/**
+ * How ingestion stores a table: one row a line, its cells joined by this (mdx-to-sections.ts). Search and
+ * the built-in answerer read rows as text; the page view writes them back as a table (pages/stored-tables.ts).
+ */
+export const STORED_CELL_SEPARATOR = ' | ';
+
 const DELIMITER_CELL = /^:?-+:?$/;
 
 const stripQuote = (line: string): string => {

@@ -1,13 +1,15 @@
+import { STORED_CELL_SEPARATOR } from '../ingest/table-cells.ts';
+
 /**
- * Ingestion stores a table as its rows, one a line, cells joined by ` | ` (mdx-to-sections.ts), which
- * search and the built-in answerer read as text. Shown to a reader (the page view) or an agent (Markdown
- * pages, llms-full.txt) that is a run-on paragraph, so a block of such rows is written back as a GFM
- * table, its first row the header.
+ * Ingestion stores a table as its rows, one a line, cells joined by STORED_CELL_SEPARATOR, which search
+ * and the built-in answerer read as text. Shown to a reader (the page view) or an agent (Markdown pages,
+ * llms-full.txt) that is a run-on paragraph, so a block of such rows is written back as a GFM table, its
+ * first row the header.
  */
 
 /** Cells a stored row has, or 0 for a line that is not one. */
 function cellCount(line: string): number {
-  return line.includes(' | ') ? line.split(' | ').length : 0;
+  return line.includes(STORED_CELL_SEPARATOR) ? line.split(STORED_CELL_SEPARATOR).length : 0;
 }
 
 const FENCE = /^\s*(`{3,}|~{3,})/;
@@ -17,7 +19,7 @@ const FENCE = /^\s*(`{3,}|~{3,})/;
  * of ` | `-joined cells turned into a GFM table; fenced code and anything else left as it is.
  */
 export function storedTablesAsGfm(text: string): string {
-  if (!text.includes(' | ')) return text;
+  if (!text.includes(STORED_CELL_SEPARATOR)) return text;
   const lines = text.split('\n');
   const out: string[] = [];
   let fence: string | null = null;
@@ -51,9 +53,9 @@ export function storedTablesAsGfm(text: string): string {
     const row = (stored: string) =>
       `| ${stored
         .trim()
-        .split(' | ')
+        .split(STORED_CELL_SEPARATOR)
         .map((cell) => cell.replaceAll('|', '\\|'))
-        .join(' | ')} |`;
+        .join(STORED_CELL_SEPARATOR)} |`;
     out.push(row(line), `|${' --- |'.repeat(cells)}`);
     for (let r = i + 1; r < end; r++) out.push(row(lines[r] as string));
     if (end < lines.length && (lines[end] as string).trim() !== '') out.push('');

@@ -50,26 +50,21 @@ export async function bootstrapSite(
   const options = input.onProgress ? { onProgress: input.onProgress } : {};
   let ingestion: IngestionResult;
   let git: BootstrapResult['git'];
-  if (input.git) {
-    const { newSecret } = await setGitSource(storage, site.id, input.git.source);
-    try {
+  try {
+    if (input.git) {
+      const { newSecret } = await setGitSource(storage, site.id, input.git.source);
       const result = await ingestGitSite(storage, input.git.workspace, site.id, options);
       ingestion = result;
       git = { commit: result.commit, hookSecret: newSecret ?? '' };
-    } catch (error) {
-      await storage.db.deleteFrom('organizations').where('id', '=', organization.id).execute();
-      await removeClone(input.git.workspace.dataDir, site.id);
-      throw error;
-    }
-  } else {
-    try {
+    } else {
       ingestion = await ingestSite(storage, site.id, input.docsDir as string, options);
-    } catch (error) {
-      // As for a repository: a site whose first ingestion failed (no such folder, no page workers) is
-      // not left behind, keyless, to block the next attempt under its domain.
-      await storage.db.deleteFrom('organizations').where('id', '=', organization.id).execute();
-      throw error;
     }
+  } catch (error) {
+    // A site whose first ingestion failed (a repository that cannot be cloned, no such folder) is not
+    // left behind, keyless, to block the next attempt under its domain.
+    await storage.db.deleteFrom('organizations').where('id', '=', organization.id).execute();
+    if (input.git) await removeClone(input.git.workspace.dataDir, site.id);
+    throw error;
   }
   const { key } = await createApiKey(storage, {
     organizationId: organization.id,

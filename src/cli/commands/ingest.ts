@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import { destination, pino } from 'pino';
 import { EmptyDocsFolderError, type IngestionResult, ingestSite } from '../../ingest/ingest-site.ts';
@@ -9,9 +7,21 @@ import { ingestGitSite } from '../../sources/git-ingestion.ts';
 import { getGitSource } from '../../sources/git-sources.ts';
 import { GitSourceError } from '../../sources/git-url.ts';
 import { getSiteByDomain, updateSite } from '../../tenancy/sites.ts';
-import { CliError, embeddingModelsFromEnv, type GlobalOptions, printJson, withStorage } from '../context.ts';
+import {
+  CliError,
+  docsDirectory,
+  embeddingModelsFromEnv,
+  type GlobalOptions,
+  printJson,
+  withStorage,
+} from '../context.ts';
 import { cliGitWorkspace } from '../git-options.ts';
 import { progressBar } from '../progress.ts';
+
+interface IngestCliOptions {
+  site: string;
+  allowEmpty?: boolean;
+}
 
 export function registerIngest(program: Command): void {
   program
@@ -22,81 +32,74 @@ export function registerIngest(program: Command): void {
     .argument('[dir]', 'docs folder: a Mintlify docs.json/mint.json site or plain Markdown')
     .requiredOption('--site <domain>', 'domain identifier of the site')
     .option('--allow-empty', 'let a folder with no pages remove every page of the site')
-    .action(
-      async (dir: string | undefined, options: { site: string; allowEmpty?: boolean }, command: Command) => {
-        const globals = command.optsWithGlobals<GlobalOptions>();
-        const docsDir = dir === undefined ? undefined : path.resolve(dir);
-        if (docsDir !== undefined && (!fs.existsSync(docsDir) || !fs.statSync(docsDir).isDirectory())) {
-          throw new CliError(`${dir} is not a directory`);
-        }
-        await withStorage(globals, async (storage) => {
-          const site = await getSiteByDomain(storage, options.site);
-          if (!site)
-            throw new CliError(`No site "${options.site}"; create it with "init --site ${options.site}"`);
-          const git = await getGitSource(storage, site.id);
-          if (git && docsDir !== undefined)
-            throw new CliError(
-              `Site "${site.domain}" reads a git repository: run "ingest --site ${site.domain}" to fetch it, or "sites unset-git ${site.domain}" first`,
-            );
-          const folder = docsDir ?? site.docs_dir ?? undefined;
-          if (!git && folder === undefined)
-            throw new CliError(
-              `Site "${site.domain}" has no docs folder or git repository yet: name a folder`,
-            );
-          // Registered like a server, so a run killed midway leaves a job a live process marks failed.
-          const lifecycle = await startInstanceLifecycle(storage, pino({ level: 'warn' }, destination(2)));
-          const progress = progressBar('Ingesting', !globals.json);
-          const started = performance.now();
-          const ingestOptions = {
-            instanceId: lifecycle.instance.id,
-            embeddings: embeddingModelsFromEnv()?.ingestion ?? null,
-            allowEmpty: options.allowEmpty === true,
-            ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-          };
-          const run: Promise<IngestionResult & { commit?: string }> = git
-            ? ingestGitSite(storage, cliGitWorkspace(globals), site.id, ingestOptions)
-            : ingestSite(storage, site.id, folder as string, ingestOptions);
-          const result = await run
-            .catch((error: unknown) => {
-              // The job row says so too; the operator gets git's words without a stack.
-              if (
-                error instanceof GitCommandError ||
-                error instanceof GitSourceError ||
-                error instanceof EmptyDocsFolderError
-              )
-                throw new CliError(error.message);
-              throw error;
-            })
-            .finally(async () => {
-              progress.stop();
-              await lifecycle.stop();
-            });
-          if (!git) await updateSite(storage, site.id, { docs_dir: folder as string });
-          const commit = result.commit ?? null;
-          const seconds = (performance.now() - started) / 1000;
-          if (globals.json) {
-            printJson({
-              jobId: result.job.id,
-              status: 'success',
-              ...(commit ? { commit } : {}),
-              counts: result.counts,
-              warnings: result.warnings,
-              seconds,
-            });
-            return;
-          }
-          const c = result.counts;
-          process.stdout.write(
-            `Ingested ${c.pages} pages into "${site.domain}"${commit ? ` at commit ${commit.slice(0, 12)}` : ''} ` +
-              `in ${seconds.toFixed(2)} s: ${c.added} added, ` +
-              `${c.updated} updated, ${c.removed} removed, ${c.unchanged} unchanged, ${c.skipped} skipped.\n`,
+    .action(async (dir: string | undefined, options: IngestCliOptions, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      const docsDir = dir === undefined ? undefined : docsDirectory(dir);
+      await withStorage(globals, async (storage) => {
+        const site = await getSiteByDomain(storage, options.site);
+        if (!site)
+          throw new CliError(`No site "${options.site}"; create it with "init --site ${options.site}"`);
+        const git = await getGitSource(storage, site.id);
+        if (git && docsDir !== undefined)
+          throw new CliError(
+            `Site "${site.domain}" reads a git repository: run "ingest --site ${site.domain}" to fetch it, or "sites unset-git ${site.domain}" first`,
           );
-          for (const w of result.warnings.slice(0, 20)) {
-            process.stdout.write(`  warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}\n`);
-          }
-          if (result.warnings.length > 20)
-            process.stdout.write(`  … ${result.warnings.length - 20} more warnings\n`);
-        });
-      },
-    );
+        const folder = docsDir ?? site.docs_dir ?? undefined;
+        if (!git && folder === undefined)
+          throw new CliError(`Site "${site.domain}" has no docs folder or git repository yet: name a folder`);
+        // Registered like a server, so a run killed midway leaves a job a live process marks failed.
+        const lifecycle = await startInstanceLifecycle(storage, pino({ level: 'warn' }, destination(2)));
+        const progress = progressBar('Ingesting', !globals.json);
+        const started = performance.now();
+        const ingestOptions = {
+          instanceId: lifecycle.instance.id,
+          embeddings: embeddingModelsFromEnv()?.ingestion ?? null,
+          allowEmpty: options.allowEmpty === true,
+          ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+        };
+        const run: Promise<IngestionResult & { commit?: string }> = git
+          ? ingestGitSite(storage, cliGitWorkspace(globals), site.id, ingestOptions)
+          : ingestSite(storage, site.id, folder as string, ingestOptions);
+        const result = await run
+          .catch((error: unknown) => {
+            // The job row says so too; the operator gets git's words without a stack.
+            if (
+              error instanceof GitCommandError ||
+              error instanceof GitSourceError ||
+              error instanceof EmptyDocsFolderError
+            )
+              throw new CliError(error.message);
+            throw error;
+          })
+          .finally(async () => {
+            progress.stop();
+            await lifecycle.stop();
+          });
+        if (!git) await updateSite(storage, site.id, { docs_dir: folder as string });
+        const commit = result.commit ?? null;
+        const seconds = (performance.now() - started) / 1000;
+        if (globals.json) {
+          printJson({
+            jobId: result.job.id,
+            status: 'success',
+            ...(commit ? { commit } : {}),
+            counts: result.counts,
+            warnings: result.warnings,
+            seconds,
+          });
+          return;
+        }
+        const c = result.counts;
+        process.stdout.write(
+          `Ingested ${c.pages} pages into "${site.domain}"${commit ? ` at commit ${commit.slice(0, 12)}` : ''} ` +
+            `in ${seconds.toFixed(2)} s: ${c.added} added, ` +
+            `${c.updated} updated, ${c.removed} removed, ${c.unchanged} unchanged, ${c.skipped} skipped.\n`,
+        );
+        for (const w of result.warnings.slice(0, 20)) {
+          process.stdout.write(`  warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}\n`);
+        }
+        if (result.warnings.length > 20)
+          process.stdout.write(`  … ${result.warnings.length - 20} more warnings\n`);
+      });
+    });
 }

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { GitCommandError } from '../../sources/git.ts';
@@ -7,7 +5,7 @@ import { GitSourceError } from '../../sources/git-url.ts';
 import { createApiKey } from '../../tenancy/api-keys.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { baseUrlSchema, DomainTakenError, domainSchema, getSiteByDomain } from '../../tenancy/sites.ts';
-import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
+import { CliError, docsDirectory, type GlobalOptions, printJson, withStorage } from '../context.ts';
 import { cliGitWorkspace, parseGitCliOptions } from '../git-options.ts';
 import { progressBar } from '../progress.ts';
 
@@ -27,11 +25,8 @@ function sourceOf(options: InitOptions, globals: GlobalOptions) {
   if (options.git === undefined) {
     for (const flag of ['branch', 'subdir', 'poll'] as const)
       if (options[flag] !== undefined) throw new CliError(`--${flag} needs --git`);
-    const docsDir = path.resolve(options.docs ?? loadConfig().docsDir);
     // Checked before anything is created, as `ingest` checks it.
-    if (!fs.existsSync(docsDir) || !fs.statSync(docsDir).isDirectory())
-      throw new CliError(`${options.docs ?? docsDir} is not a directory`);
-    return { docsDir };
+    return { docsDir: docsDirectory(options.docs ?? loadConfig().docsDir) };
   }
   if (options.docs !== undefined) throw new CliError('--docs and --git cannot be used together');
   return {
