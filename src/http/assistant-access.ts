@@ -30,7 +30,7 @@ export interface AdmittedCaller extends AssistantCaller {
 }
 
 interface AccessState {
-  /** The request's Origin once it is known to be allowed (null: no Origin header). */
+  /** The request's Origin once the key and site are known (null: no Origin header). */
   origin?: string | null;
   headers: Record<string, string>;
   /** The route wrote the response itself, with `responseHeaders`: `wrap` has nothing left to add. */
@@ -107,12 +107,8 @@ export function createAssistantAccess(deps: AccessDeps): AssistantAccess {
       await next();
       if (state.sent) return;
       const origin = requestHeader(c, 'Origin');
-      if (origin !== undefined && state.origin === undefined) {
-        // Failed before the origin check (bad key, unknown domain): answer as the preflight did, so
-        // the page can read why.
-        const site = await deps.tenancy.siteByDomain(c.req.param('domain') ?? '').catch(() => undefined);
-        if (originAllowed(site, origin)) state.origin = origin;
-      }
+      // Failed before the origin check (bad key, unknown domain): a refusal, so the page may read why.
+      if (origin !== undefined && state.origin === undefined) state.origin = origin;
       const headers = accessHeaders(state);
       try {
         for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
@@ -132,11 +128,10 @@ export function createAssistantAccess(deps: AccessDeps): AssistantAccess {
     preflight: async (c) => {
       const origin = requestHeader(c, 'Origin');
       if (!origin) throw new DocentError('invalid_request', 'A CORS preflight needs an Origin header');
-      const domain = c.req.param('domain') ?? '';
-      // Unknown domains get the permissive answer: the real request then says 401 or 404, and a
-      // preflight cannot be used to probe which domains exist.
-      const site = await deps.tenancy.siteByDomain(domain);
-      if (!originAllowed(site, origin)) throw originForbidden(origin, domain);
+      // Every origin gets the permissive answer, and the real request is refused (403, before any
+      // work) when its origin is not allowed. A refused preflight would reach the page as a bare
+      // network error, so a widget on a staging host would say "cannot be reached" instead of naming
+      // the allowed-origins list; answering it gives nothing away that the 403 does not.
       return preflightResponse(c, origin);
     },
 
@@ -150,7 +145,8 @@ export function createAssistantAccess(deps: AccessDeps): AssistantAccess {
       const state = stateOf(c);
       const origin = requestHeader(c, 'Origin');
       if (origin !== undefined && !originAllowed(caller.site, origin)) {
-        state.origin = null;
+        // The refusal carries CORS headers so the page can read why (the widget names the fix).
+        state.origin = origin;
         throw originForbidden(origin, caller.site.domain);
       }
       state.origin = origin ?? null;

@@ -553,6 +553,21 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       expect(await lastAnswer(page).locator('.failure').innerText()).toContain('used all of its answers');
       expect(await lastAnswer(page).getByRole('button', { name: 'Try again' }).count()).toBe(0);
 
+      // A page whose origin the site does not allow: the refusal names who can fix it, not a network error.
+      const fenced = await createTenant(server.storage, {
+        domain: 'fenced',
+        allowedOrigins: ['https://docs.example.com'],
+      });
+      host.set(
+        '/fenced',
+        hostPage({ docentUrl: server.baseUrl, domain: 'fenced', key: fenced.assistantKey }),
+      );
+      await page.goto(`${host.origin}/fenced`);
+      await askInPanel(page, 'Any question?');
+      const fencedOut = await lastAnswer(page).locator('.failure').innerText();
+      expect(fencedOut).toContain('The assistant is not set up for this page.');
+      expect(fencedOut).toContain('allowed sites need attention from the site owner');
+
       // A server that goes away after the page loaded.
       const gone = await startTestServer('sqlite');
       const goneKey = (await bootstrapSite(gone.storage, { domain: 'gone', docsDir: smallDocs() }))
