@@ -190,8 +190,8 @@ export function keyIsActive(row: ApiKey, hash: string, now = new Date()): boolea
   return row.expires_at === null || new Date(row.expires_at) > now;
 }
 
-export async function touchApiKey(storage: Storage, id: string): Promise<void> {
-  await storage.db.updateTable('api_keys').set({ last_used_at: nowIso() }).where('id', '=', id).execute();
+export async function touchApiKey(storage: Storage, id: string, at = nowIso()): Promise<void> {
+  await storage.db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
 }
 
 /**
@@ -202,5 +202,5 @@ export async function noteKeyUsed(storage: Storage, key: ApiKey, now = Date.now(
   if (key.last_used_at !== null && now - new Date(key.last_used_at).getTime() < LAST_USED_RESOLUTION_MS)
     return;
   key.last_used_at = new Date(now).toISOString();
-  await touchApiKey(storage, key.id);
+  await touchApiKey(storage, key.id, key.last_used_at);
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Storage } from '../storage/database.ts';
 import { nowIso, randomBase62 } from '../storage/ids.ts';
-import { ADMIN_KEY_PREFIX, type ApiKey, findActiveKey, hashKey } from './api-keys.ts';
+import { ADMIN_KEY_PREFIX, type ApiKey, findActiveKey, hashKey, noteKeyUsed } from './api-keys.ts';
 import { getOrganization, type Organization } from './organizations.ts';
 
 /** How long a console sign-in lasts; signing in again starts a new one. */
@@ -56,6 +56,8 @@ export async function signInToConsole(
     .execute();
   // Expired sessions go when anyone signs in: no job needed for a table this small.
   await storage.db.deleteFrom('console_sessions').where('expires_at', '<', now.toISOString()).execute();
+  // Signing in is a use of the key: the keys screen would otherwise show the key in hand as never used.
+  await noteKeyUsed(storage, key, now.getTime());
   return { secret, session: { organization, key, csrfToken, expiresAt } };
 }
 
@@ -82,7 +84,10 @@ export async function findConsoleSession(
   const csrfToken = session.csrf_token;
   const expiresAt = session.expires_at;
   const organization = await getOrganization(storage, key.organization_id);
-  return organization && { organization, key, csrfToken, expiresAt };
+  if (!organization) return undefined;
+  // The console acts with the key that opened the session, so its use counts as the key's.
+  await noteKeyUsed(storage, key, now.getTime());
+  return { organization, key, csrfToken, expiresAt };
 }
 
 export async function signOutOfConsole(storage: Storage, secret: string): Promise<void> {
