@@ -52,13 +52,15 @@ describe('npm start on an empty database', () => {
     });
     const lines: string[] = [];
     const port = await new Promise<number>((resolve, reject) => {
+      let listening: number | undefined;
       readline.createInterface({ input: child?.stdout as NodeJS.ReadableStream }).on('line', (line) => {
         lines.push(line);
         try {
           const entry = JSON.parse(line) as { msg?: string; port?: number };
-          if (entry.msg === 'docent listening' && entry.port) resolve(entry.port);
+          if (entry.msg === 'docent listening' && entry.port) listening = entry.port;
         } catch {
-          // Not a log line: the human-readable banner.
+          // Not a log line: the human-readable banner, whose last line comes once the server listens.
+          if (line.startsWith("Owner's console:") && listening !== undefined) resolve(listening);
         }
       });
       child?.once('exit', (code) => reject(new Error(`exited with ${code}: ${lines.join('\n')}\n${stderr}`)));
@@ -76,11 +78,17 @@ describe('npm start on an empty database', () => {
     const body = output.match(/-d '(.+)'/)?.[1];
     expect(body).toBeDefined();
     // The current wire, not the deprecated v1.
-    const printedPath = output.match(/curl -N http:\/\/[^/\s]+(\/\S+)/)?.[1];
-    expect(printedPath).toBe('/v2/assistant/demo/message');
+    const printedUrl = output.match(/curl -N (http:\/\/\S+)/)?.[1];
+    expect(printedUrl).toBe(`http://127.0.0.1:${port}/v2/assistant/demo/message`);
+    // One block, printed once the server listens: no log line splits it.
+    const bannerStart = lines.findIndex((line) => line.startsWith('Demo site "demo" created'));
+    const bannerEnd = lines.findIndex((line) => line.startsWith("Owner's console:"));
+    expect(bannerEnd).toBeGreaterThan(bannerStart);
+    expect(lines.slice(bannerStart, bannerEnd + 1).filter((line) => line.startsWith('{'))).toEqual([]);
+    expect(lines.findIndex((line) => line.includes('"msg":"docent listening"'))).toBeLessThan(bannerStart);
 
-    // The printed call, sent to the port this run chose (the banner shows the configured one).
-    const response = await fetch(`http://127.0.0.1:${port}${printedPath}`, {
+    // The printed call, as printed.
+    const response = await fetch(printedUrl ?? '', {
       method: 'POST',
       headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
       body: body ?? '',

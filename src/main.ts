@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { setHeapGrowth } from './heap-growth.ts';
-import { createLogger, startServer } from './server.ts';
+import { createStdoutLogger, startServer } from './server.ts';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -13,9 +13,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config);
+  const { logger, print } = createStdoutLogger(config);
   logger.info({ heapGrowthPercent: setHeapGrowth(config.heapGrowthPercent) }, 'heap growth');
   const server = await startServer(config, { logger });
+  if (server.banner !== '') print(server.banner);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { type Logger, pino } from 'pino';
+import { destination, type Logger, pino } from 'pino';
 import { startRetentionJob } from './analytics/retention.ts';
 import { createApp } from './app.ts';
 import type { ModelProvider } from './assistant/model-provider.ts';
@@ -24,12 +24,14 @@ import type { RedisPubSub } from './streams/redis-pub-sub.ts';
 import { createResumableStreams } from './streams/resumable-streams.ts';
 import { mintDemoPageKey } from './tenancy/demo-page-key.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
-import { DEMO_DOMAIN, DEMO_STARTER_QUESTIONS, seedDemo } from './tenancy/seed-demo.ts';
+import { DEMO_DOMAIN, DEMO_STARTER_QUESTIONS, demoBanner, seedDemo } from './tenancy/seed-demo.ts';
 import { defaultWidgetDir, loadWidgetAssets } from './widget-assets/widget-asset.ts';
 
 export interface RunningServer {
   port: number;
   storage: Storage;
+  /** What a new user is told once the server listens (the demo site, page and console); '' for none. */
+  banner: string;
   /**
    * Shuts down gracefully: readiness turns 503 and no new connection is accepted at once; answers in
    * progress run on for up to `graceMs` (`DOCENT_SHUTDOWN_GRACE_MS`, default 30 s), then the rest end
@@ -45,6 +47,19 @@ const IDLE_SWEEP_MS = 100;
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel });
+}
+
+/**
+ * The process's logger on standard output, and `print` for human-readable text (the first-start
+ * banner) written through the same stream: pino writes asynchronously, so a plain
+ * `process.stdout.write` lands among the log lines written before it.
+ */
+export function createStdoutLogger(config: Pick<Config, 'logLevel'>): {
+  logger: Logger;
+  print: (text: string) => void;
+} {
+  const stdout = destination(1);
+  return { logger: pino({ level: config.logLevel }, stdout), print: (text) => void stdout.write(text) };
 }
 
 /** Opens storage (migrating it), seeds the demo site on an empty database, and serves HTTP. */
@@ -162,18 +177,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   });
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, host: config.host }, 'docent listening');
-  if (demoKey !== undefined) {
-    const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-    process.stdout.write(
-      `Demo page: open http://${host}:${port}/ and ask the assistant (Ctrl+I or ⌘I).\n` +
-        // The console takes an admin key, which only the CLI mints (it has the database): say how.
-        `Owner's console: http://${host}:${port}/console, signed in with an admin key from ` +
-        `npm run docent -- keys create --admin --site ${DEMO_DOMAIN}\n`,
-    );
-  }
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   return {
     port,
     storage,
+    banner: demoBanner(`http://${host}:${port}`, demo, demoKey !== undefined),
     close: async (options = {}) => {
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

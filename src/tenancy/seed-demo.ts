@@ -18,15 +18,20 @@ export const DEMO_STARTER_QUESTIONS = [
   'How do I rotate an API key?',
 ] as const;
 
+/** What a first start created: the banner (`demoBanner`) tells the new user about it. */
+export interface SeededDemo {
+  siteId: string;
+  docsDir: string;
+  pages: number;
+  /** Shown once, in the banner. */
+  assistantKey: string;
+}
+
 /**
- * First start on an empty database: a demo organization and site built from the bundled docs, and a
- * key printed with a ready-to-paste request, so a new user can ask a question straight away.
+ * First start on an empty database: a demo organization and site built from the bundled docs, so a new
+ * user can ask a question straight away. Null when the database already has an organization.
  */
-export async function seedDemo(
-  storage: Storage,
-  config: Config,
-  logger: Logger,
-): Promise<{ siteId: string } | null> {
+export async function seedDemo(storage: Storage, config: Config, logger: Logger): Promise<SeededDemo | null> {
   if ((await countOrganizations(storage)) > 0) return null;
   const docsDir = path.resolve(config.docsDir);
   const result = await bootstrapSite(storage, {
@@ -36,27 +41,48 @@ export async function seedDemo(
     siteName: 'Docent',
   });
   logger.info({ site: DEMO_DOMAIN, ...result.ingestion.counts }, 'demo site ingested');
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const base = `http://${host}:${config.port}`;
-  // The current wire (v2, what AI SDK 5 and later send); v1 is deprecated. No chat `id`: a curl call
-  // has nothing to resume with.
-  const body = JSON.stringify({
-    fp: 'anonymous',
-    messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'How do I ingest my docs?' }] }],
-  });
-  process.stdout.write(
-    [
-      '',
-      `Demo site "${DEMO_DOMAIN}" created from ${docsDir} (${result.ingestion.counts.pages} pages).`,
-      `Assistant key (shown once): ${result.assistantKey}`,
+  return {
+    siteId: result.site.id,
+    docsDir,
+    pages: result.ingestion.counts.pages,
+    assistantKey: result.assistantKey,
+  };
+}
+
+/**
+ * The lines a first start prints once the server listens, in one block (log lines written between
+ * its parts used to split it): the demo site and its key with a ready-to-paste request, then the demo
+ * page and the console when the widget is built.
+ */
+export function demoBanner(base: string, demo: SeededDemo | null, demoPage: boolean): string {
+  const lines: string[] = [''];
+  if (demo !== null) {
+    // The current wire (v2, what AI SDK 5 and later send); v1 is deprecated. No chat `id`: a curl call
+    // has nothing to resume with.
+    const body = JSON.stringify({
+      fp: 'anonymous',
+      messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'How do I ingest my docs?' }] }],
+    });
+    lines.push(
+      `Demo site "${DEMO_DOMAIN}" created from ${demo.docsDir} (${demo.pages} pages).`,
+      `Assistant key (shown once): ${demo.assistantKey}`,
       '',
       'Ask it a question:',
       `  curl -N ${base}/v2/assistant/${DEMO_DOMAIN}/message \\`,
-      `    -H 'Authorization: Bearer ${result.assistantKey}' \\`,
+      `    -H 'Authorization: Bearer ${demo.assistantKey}' \\`,
       `    -H 'Content-Type: application/json' \\`,
       `    -d '${body}'`,
       '',
-    ].join('\n'),
-  );
-  return { siteId: result.site.id };
+    );
+  }
+  if (demoPage) {
+    lines.push(
+      `Demo page: open ${base}/ and ask the assistant (Ctrl+I or ⌘I).`,
+      // The console takes an admin key, which only the CLI mints (it has the database): say how.
+      `Owner's console: ${base}/console, signed in with an admin key from ` +
+        `npm run docent -- keys create --admin --site ${DEMO_DOMAIN}`,
+      '',
+    );
+  }
+  return lines.length === 1 ? '' : lines.join('\n');
 }

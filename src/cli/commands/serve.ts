@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { setHeapGrowth } from '../../heap-growth.ts';
-import { startServer } from '../../server.ts';
+import { createStdoutLogger, startServer } from '../../server.ts';
 import { databaseUrlFrom, type GlobalOptions } from '../context.ts';
 
 export function registerServe(program: Command): void {
@@ -13,11 +13,16 @@ export function registerServe(program: Command): void {
       const globals = command.optsWithGlobals<GlobalOptions>();
       const config = loadConfig();
       setHeapGrowth(config.heapGrowthPercent);
-      const server = await startServer({
-        ...config,
-        databaseUrl: databaseUrlFrom(globals),
-        port: options.port === undefined ? config.port : Number(options.port),
-      });
+      const { logger, print } = createStdoutLogger(config);
+      const server = await startServer(
+        {
+          ...config,
+          databaseUrl: databaseUrlFrom(globals),
+          port: options.port === undefined ? config.port : Number(options.port),
+        },
+        { logger },
+      );
+      if (server.banner !== '') print(server.banner);
       const stop = () => void server.close().then(() => process.exit(0));
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
