@@ -322,6 +322,10 @@ describe('page parsing', () => {
       '- `--git <url>`: the repository to clone. A site reads a folder (`--docs`)',
       '  or a repository, not both.',
       '',
+      // A code span wrapped over two lines is one span (CommonMark: its line ending is a space).
+      'After you edit the docs, update the site with `npm run docent -- ingest ../acme-docs',
+      '--site acme` and it parses only the pages that changed.',
+      '',
       // Scraped pages: a label, then a sample flattened into the paragraph; and a colon introducing it.
       'Example error',
       'event: error',
@@ -343,6 +347,9 @@ describe('page parsing', () => {
         'set `DATABASE_URL` to a `postgres://` URL, create an empty database and a user that owns it, then point Docent at it and start it.',
       );
       expect(t).toContain('A site reads a folder (`--docs`) or a repository, not both.');
+      expect(t).toContain(
+        'update the site with `npm run docent -- ingest ../acme-docs --site acme` and it parses only the pages that changed.',
+      );
       expect(t).toContain('Example error\nevent: error\nWe may send errors');
       expect(t).toContain('as follows:\ndata: {');
       expect(t).toContain('ended by a hard break\nline two');

@@ -363,7 +363,9 @@ class Renderer {
           out += node.value.replaceAll(SOFT_BREAK, ' ').replaceAll('\n', SOFT_BREAK);
           break;
         case 'inlineCode':
-          out += `\`${node.value}\``;
+          // CommonMark turns a line ending inside a code span into a space: a span wrapped over two lines
+          // of the source is one line of code, not a block break in the middle of a sentence.
+          out += `\`${node.value.replace(/\r\n?|\n/g, ' ')}\``;
           break;
         case 'break':
           out += '\n';
