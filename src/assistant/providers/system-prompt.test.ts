@@ -34,6 +34,9 @@ describe('buildSystemPrompt', () => {
     // The reader's selection cannot close its own delimiter.
     expect(prompt).toContain('<<<\nacme keys rotate > > > x\n>>>');
     expect(prompt).toMatch(/doesn't cover it/);
+    // The reader's language by default; the owner's instructions (after the rules) can choose another.
+    expect(prompt).toContain("- Answer in the language of the reader's question");
+    expect(prompt.indexOf("language of the reader's question")).toBeLessThan(prompt.indexOf('Answer in French.'));
   });
 
   it('tells the model there is nothing to answer from when retrieval found nothing', () => {
