@@ -36,7 +36,9 @@ describe('buildSystemPrompt', () => {
     expect(prompt).toMatch(/doesn't cover it/);
     // The reader's language by default; the owner's instructions (after the rules) can choose another.
     expect(prompt).toContain("- Answer in the language of the reader's question");
-    expect(prompt.indexOf("language of the reader's question")).toBeLessThan(prompt.indexOf('Answer in French.'));
+    expect(prompt.indexOf("language of the reader's question")).toBeLessThan(
+      prompt.indexOf('Answer in French.'),
+    );
   });
 
   it('tells the model there is nothing to answer from when retrieval found nothing', () => {
