@@ -6,6 +6,7 @@ import { SiteSearch } from '../search/site-search.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite, getIndexGeneration } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
+import { FIXTURES } from './frameworks/fixture-navigation.ts';
 import { EmptyDocsFolderError, ingestSite } from './ingest-site.ts';
 import { getIngestionJob, listIngestionJobs } from './jobs.ts';
 
@@ -152,6 +153,32 @@ describe.each(dialects)('ingestSite on %s', (dialect) => {
     } finally {
       fs.rmSync(protoDir, { recursive: true, force: true });
     }
+  });
+
+  it("finds an untranslated page in a language the site shows it in (the default language's text)", async () => {
+    const { storage } = database;
+    const org = await createOrganization(storage, { name: 'i18n' });
+    const translated = (await createSite(storage, { organizationId: org.id, domain: 'translated' })).id;
+    await ingestSite(storage, translated, path.join(FIXTURES, 'docusaurus-versioned-i18n'));
+    const search = new SiteSearch(storage);
+    const french = (query: string) =>
+      search.search(translated, query, { limit: 10, language: 'fr', version: 'Next 🚧' });
+    // "Scaling" has no French translation: the French site shows the English page, so French finds it.
+    expect((await french('scaling workers')).map((r) => r.pagePath)).toContain(
+      'docs/next/guides/advanced/scaling',
+    );
+    // A translated page is found in French as its translation, not as the English original.
+    const intro = (await french('widgets')).map((r) => r.pagePath);
+    expect(intro).toContain('fr/docs/next');
+    expect(intro).not.toContain('docs/next');
+    // English readers never get the French page.
+    const english = await search.search(translated, 'widgets', {
+      limit: 10,
+      language: 'en',
+      version: 'Next 🚧',
+    });
+    expect(english.map((r) => r.pagePath)).toContain('docs/next');
+    expect(english.map((r) => r.pagePath)).not.toContain('fr/docs/next');
   });
 
   it('records a failed job and leaves the stored site untouched', async () => {

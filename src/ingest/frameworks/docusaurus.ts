@@ -75,7 +75,8 @@ export const readDocusaurus = async (
           docsByVersion.set(version.name, docs);
         }
         const localizedDir = isDefault ? null : localizedContentDir(siteDir, locale, instance, version);
-        // Untranslated docs show the default locale's text; only translations are indexed per locale.
+        // Untranslated docs show the default locale's text; only translations are indexed per locale (the
+        // default locale's page gets this locale's label too, below).
         const fileOf = (doc: DocusaurusDoc): string | null => {
           if (localizedDir === null) return doc.file;
           const translated = `${localizedDir}/${doc.source}`;
@@ -105,7 +106,14 @@ export const readDocusaurus = async (
         await walkSidebar(ctx, siteDir, instance, version, target, configFile);
         for (const doc of docs) {
           const pageFile = fileOf(doc);
-          if (pageFile !== null && !builder.hasFile(pageFile)) target.emit(doc, null, configFile, undefined);
+          if (pageFile === null) {
+            // Untranslated: this locale shows the default locale's page, so that page is in its language too.
+            if (multilingual)
+              builder.addLanguage(
+                pageIdOfUrl(joinUrl(instance.routeBasePath, version.urlPath, doc.slug)),
+                locale,
+              );
+          } else if (!builder.hasFile(pageFile)) target.emit(doc, null, configFile, undefined);
         }
       }
     }

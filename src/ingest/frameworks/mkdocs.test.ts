@@ -24,7 +24,7 @@ describe('MkDocs URLs', () => {
 });
 
 describe('MkDocs Material site with suffix translations and mike', () => {
-  it('follows nav (sections as groups), then unlisted pages; French only where translated', async () => {
+  it('follows nav (sections as groups), then unlisted pages; untranslated pages are French too', async () => {
     const { nav, fileOf } = await readFixture('mkdocs-material-i18n');
     expect(nav.summary).toEqual({
       kind: 'mkdocs',
@@ -42,11 +42,12 @@ describe('MkDocs Material site with suffix translations and mike', () => {
         'latest',
         'en',
       ],
-      ['latest/getting-started', 'docs/getting-started/README.md', 'Getting started', 'latest', 'en'],
-      ['latest/reference/commands', 'docs/reference/commands.md', 'Commands', 'latest', 'en'],
+      // Not translated: the French site shows these, so a French reader's search must find them.
+      ['latest/getting-started', 'docs/getting-started/README.md', 'Getting started', 'latest', 'en,fr'],
+      ['latest/reference/commands', 'docs/reference/commands.md', 'Commands', 'latest', 'en,fr'],
       // Built by MkDocs though not in nav.
-      ['latest/about', 'docs/about.md', null, 'latest', 'en'],
-      ['latest/faq/general', 'docs/faq/general.md', null, 'latest', 'en'],
+      ['latest/about', 'docs/about.md', null, 'latest', 'en,fr'],
+      ['latest/faq/general', 'docs/faq/general.md', null, 'latest', 'en,fr'],
       ['latest/fr', 'docs/index.fr.md', null, 'latest', 'fr'],
       [
         'latest/fr/getting-started/install',
@@ -82,8 +83,8 @@ describe('MkDocs site without nav, folder translations, no directory URLs', () =
     });
     expect(rows(nav)).toEqual([
       ['index.html', 'content/en/index.md', null, '', 'en'],
-      ['about.html', 'content/en/about.md', null, '', 'en'],
-      ['user-guide/index.html', 'content/en/user-guide/index.md', 'User guide', '', 'en'],
+      ['about.html', 'content/en/about.md', null, '', 'en,fr'],
+      ['user-guide/index.html', 'content/en/user-guide/index.md', 'User guide', '', 'en,fr'],
       ['user-guide/writing.html', 'content/en/user-guide/writing.md', 'User guide', '', 'en'],
       ['fr/index.html', 'content/fr/index.md', null, '', 'fr'],
       ['fr/user-guide/writing.html', 'content/fr/user-guide/writing.md', 'User guide', '', 'fr'],

@@ -125,6 +125,14 @@ export const readMkDocs = async (
         undefined,
       );
     }
+    // Untranslated pages: this language shows the default language's page, so it is in this language too.
+    if (language && defaultLanguage && language !== defaultLanguage) {
+      for (const canonical of languagePages(sources, defaultLanguage, defaultLanguage, languages).keys()) {
+        if (pages.has(canonical)) continue;
+        const url = mkdocsUrl(canonical, directoryUrls, hasIndexSibling(canonical));
+        builder.addLanguage(pageIdOfUrl(joinUrl(version ?? '', url)), language.locale);
+      }
+    }
   }
   return builder.build({
     kind: 'mkdocs',
@@ -142,7 +150,8 @@ const identity = (sources: readonly string[]): Map<string, string> =>
 /**
  * mkdocs-static-i18n: which file is each page in `language`. Suffix structure: `page.fr.md` (the default
  * language also takes plain `page.md`); folder structure: `fr/page.md`. Untranslated pages are not
- * listed for a language: the site shows the default language's text there, indexed once already.
+ * listed for a language: the site shows the default language's text there, indexed once already (and
+ * labelled with the language too).
  */
 const languagePages = (
   sources: readonly string[],

@@ -66,6 +66,14 @@ export class NavBuilder {
     return this.idsByFile.has(file);
   }
 
+  /**
+   * Labels a page placed already with one more language, keeping its place: a page the framework shows
+   * in that language too, where the language has no translation of it (the default language's text).
+   */
+  addLanguage(id: string, language: string): void {
+    this.pages.get(id)?.languages.add(language);
+  }
+
   add(placement: Placement): void {
     if (!this.spend(placement.configFile)) return;
     const existing = this.pages.get(placement.id);

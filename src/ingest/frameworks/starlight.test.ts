@@ -24,18 +24,19 @@ describe('Starlight site with a root locale and pt-BR', () => {
       name: 'Acme Starlight',
     });
     const c = 'src/content/docs';
+    // pt-BR translates two pages; Starlight shows the others' English text there, so they are pt-BR too.
     expect(rows(nav)).toEqual([
       ['getting-started', `${c}/getting-started.md`, 'Start here', 'en'],
-      ['installation', `${c}/installation.md`, 'Start here', 'en'],
+      ['installation', `${c}/installation.md`, 'Start here', 'en,pt-BR'],
       // autogenerate: sidebar.order first, then by name; subfolders are groups named after the folder.
       ['guides/deploy', `${c}/guides/deploy.md`, 'Guides', 'en'],
-      ['guides/advanced/tuning', `${c}/guides/advanced/tuning.md`, 'advanced', 'en'],
-      ['guides/writing-pages', `${c}/guides/Writing Pages.md`, 'Guides', 'en'],
-      ['changelog', `${c}/changelog.md`, null, 'en'],
+      ['guides/advanced/tuning', `${c}/guides/advanced/tuning.md`, 'advanced', 'en,pt-BR'],
+      ['guides/writing-pages', `${c}/guides/Writing Pages.md`, 'Guides', 'en,pt-BR'],
+      ['changelog', `${c}/changelog.md`, null, 'en,pt-BR'],
       // Published but not in the sidebar (hidden, the splash page, and items only an import names).
-      ['guides/hidden-trick', `${c}/guides/hidden-trick.md`, null, 'en'],
-      ['index', `${c}/index.mdx`, null, 'en'],
-      ['reference/api', `${c}/reference/api.md`, null, 'en'],
+      ['guides/hidden-trick', `${c}/guides/hidden-trick.md`, null, 'en,pt-BR'],
+      ['index', `${c}/index.mdx`, null, 'en,pt-BR'],
+      ['reference/api', `${c}/reference/api.md`, null, 'en,pt-BR'],
       ['pt-br/getting-started', `${c}/pt-br/getting-started.md`, 'Start here', 'pt-BR'],
       ['pt-br/guides/deploy', `${c}/pt-br/guides/deploy.md`, 'Guides', 'pt-BR'],
     ]);

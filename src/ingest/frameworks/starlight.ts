@@ -181,6 +181,20 @@ export const readStarlight = async (
   }
   // Outside every locale folder (a root redirect page when all locales have folders): published, unlabelled.
   for (const page of pages) if (!builder.hasFile(page.file)) emit(page, null, undefined);
+  // Starlight shows the default locale's page where a locale has no translation of it: that page is in
+  // the other locale's language too.
+  const [defaultLocale, ...others] = locales;
+  if (multilingual && defaultLocale !== undefined) {
+    for (const page of pages) {
+      if (page.locale !== defaultLocale.dir) continue;
+      const dir = defaultLocale.dir;
+      const rest = dir === '' ? page.slug : page.slug === dir ? '' : page.slug.slice(dir.length + 1);
+      const own = rest === 'index' ? '' : rest;
+      for (const locale of others)
+        if (!bySlug.has(joinUrl(locale.dir, own) || 'index'))
+          builder.addLanguage(pageIdOfUrl(page.slug === 'index' ? '' : page.slug), locale.label);
+    }
+  }
   return builder.build({
     kind: 'starlight',
     versions: [],
