@@ -7,9 +7,19 @@ import { DocentError } from './errors.ts';
 export const EXPOSED_HEADERS = ['X-Thread-Id', 'X-Thread-Key', 'X-Request-Id', ...RATE_LIMIT_HEADERS];
 /**
  * `User-Agent`: some AI SDK 5 and 6 releases set their own, which makes a browser ask for it in the
- * preflight (protocol notes).
+ * preflight (protocol notes). `Mcp-Protocol-Version`, `Mcp-Session-Id` and `Last-Event-ID`: the MCP
+ * SDK's Streamable HTTP client sends them (the first on every request after `initialize`), so a browser
+ * MCP client's preflight names them.
  */
-export const ALLOWED_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id', 'User-Agent'];
+export const ALLOWED_REQUEST_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'X-Request-Id',
+  'User-Agent',
+  'Mcp-Protocol-Version',
+  'Mcp-Session-Id',
+  'Last-Event-ID',
+];
 /** `GET`: resuming a v2 answer stream. */
 export const ALLOWED_METHODS = ['POST', 'GET', 'OPTIONS'];
 /** How long (seconds) a browser may cache a preflight answer. */

@@ -53,6 +53,39 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     return client;
   }
 
+  it("allows in its CORS preflight every header the MCP SDK's client sends, so browser clients work", async () => {
+    // The real client, with a fetch that records the request headers it sets.
+    const sent = new Set<string>();
+    const recording: typeof fetch = (input, init) => {
+      for (const name of new Headers(init?.headers).keys()) sent.add(name.toLowerCase());
+      return fetch(input, init);
+    };
+    const client = new Client({ name: 'docent-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp/versioned`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+      fetch: recording,
+    });
+    await client.connect(transport);
+    clients.push(client);
+    await client.listTools();
+    expect(sent).toContain('mcp-protocol-version');
+    // Headers a browser sends without asking (the CORS-safelisted ones) need no permission.
+    const asked = [...sent].filter(
+      (name) => !['accept', 'accept-language', 'content-language'].includes(name),
+    );
+    const preflight = await fetch(`${server.baseUrl}/mcp/versioned`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://agent.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': asked.join(','),
+      },
+    });
+    expect(preflight.status).toBe(204);
+    const allowed = (preflight.headers.get('Access-Control-Allow-Headers') ?? '').toLowerCase().split(/,\s*/);
+    for (const name of asked) expect(allowed, name).toContain(name);
+  });
+
   it('lists three read-only tools with descriptions and input schemas', async () => {
     const client = await connect('versioned', key);
     expect(client.getServerVersion()?.name).toBe('docent-versioned');
