@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
+import type { Warning } from '../ingest/types.ts';
 import { type EmbeddingModels, embeddingModelsFor } from '../search/embeddings/embedding-model.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 
@@ -45,4 +46,15 @@ export async function withStorage<T>(
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Warnings printed after an ingestion's summary line; the rest are counted (`--json` has them all). */
+const PRINTED_WARNINGS = 20;
+
+/** An ingestion's warnings, one line each with file and line, for `init` and `ingest`. */
+export function printWarnings(warnings: readonly Warning[]): void {
+  for (const w of warnings.slice(0, PRINTED_WARNINGS))
+    process.stdout.write(`  warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}\n`);
+  if (warnings.length > PRINTED_WARNINGS)
+    process.stdout.write(`  … ${warnings.length - PRINTED_WARNINGS} more warnings\n`);
 }

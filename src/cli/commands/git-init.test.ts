@@ -89,6 +89,10 @@ describe.each(dialects)('docent init --git on %s', (dialect) => {
     await expect(runCliInProcess(db.url, 'ingest', temp, '--site', 'from-git')).rejects.toThrow(
       /git repository/,
     );
+    // init again names the command that updates a git site: without a folder.
+    await expect(runCliInProcess(db.url, 'init', '--site', 'from-git', '--git', repo)).rejects.toThrow(
+      'Site "from-git" already exists; use "ingest --site from-git" to update it',
+    );
   });
 
   it('creates nothing when the repository cannot be cloned, and says why in one line', async () => {

@@ -13,6 +13,7 @@ import {
   embeddingModelsFromEnv,
   type GlobalOptions,
   printJson,
+  printWarnings,
   withStorage,
 } from '../context.ts';
 import { cliGitWorkspace } from '../git-options.ts';
@@ -95,11 +96,7 @@ export function registerIngest(program: Command): void {
             `in ${seconds.toFixed(2)} s: ${c.added} added, ` +
             `${c.updated} updated, ${c.removed} removed, ${c.unchanged} unchanged, ${c.skipped} skipped.\n`,
         );
-        for (const w of result.warnings.slice(0, 20)) {
-          process.stdout.write(`  warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}\n`);
-        }
-        if (result.warnings.length > 20)
-          process.stdout.write(`  … ${result.warnings.length - 20} more warnings\n`);
+        printWarnings(result.warnings);
       });
     });
 }

@@ -72,6 +72,24 @@ describe.each(dialects)('docent init --base-url on %s', (dialect) => {
       .executeTakeFirst();
     expect(site?.base_url).toBe('https://docs.example.com');
   });
+
+  it("prints its first ingestion's warnings, with file and line, and --json carries them and the counts", async () => {
+    const warned = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-init-warn-'));
+    try {
+      fs.writeFileSync(path.join(warned, 'index.mdx'), '# Welcome\n\nFine.\n\nBroken <Tag attr={ here\n');
+      const out = await runCliInProcess(db.url, 'init', '--site', 'warned', '--docs', warned);
+      expect(out).toMatch(/created: 1 pages, 1 warnings\./);
+      expect(out).toMatch(/\n {2}warning: index\.mdx:5: .*invalid MDX/);
+      const json = JSON.parse(
+        await runCliInProcess(db.url, '--json', 'init', '--site', 'warned-json', '--docs', warned),
+      ) as { jobId: string; counts: { pages: number }; warnings: { file: string; line?: number }[] };
+      expect(json.jobId).toMatch(/^ing_/);
+      expect(json.counts.pages).toBe(1);
+      expect(json.warnings).toEqual([expect.objectContaining({ file: 'index.mdx', line: 5 })]);
+    } finally {
+      fs.rmSync(warned, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('docent init --base-url as a process', () => {

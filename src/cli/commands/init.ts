@@ -1,11 +1,19 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { GitCommandError } from '../../sources/git.ts';
+import { getGitSource } from '../../sources/git-sources.ts';
 import { GitSourceError } from '../../sources/git-url.ts';
 import { createApiKey } from '../../tenancy/api-keys.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { baseUrlSchema, DomainTakenError, domainSchema, getSiteByDomain } from '../../tenancy/sites.ts';
-import { CliError, docsDirectory, type GlobalOptions, printJson, withStorage } from '../context.ts';
+import {
+  CliError,
+  docsDirectory,
+  type GlobalOptions,
+  printJson,
+  printWarnings,
+  withStorage,
+} from '../context.ts';
 import { cliGitWorkspace, parseGitCliOptions } from '../git-options.ts';
 import { progressBar } from '../progress.ts';
 
@@ -64,10 +72,13 @@ export function registerInit(program: Command): void {
         throw new CliError(`--base-url: ${baseUrl.error.issues[0]?.message ?? 'invalid URL'}`);
       const source = sourceOf(options, globals);
       await withStorage(globals, async (storage) => {
-        if (await getSiteByDomain(storage, domain.data)) {
-          throw new CliError(
-            `Site "${domain.data}" already exists; use "ingest <dir> --site ${domain.data}" to update it`,
-          );
+        const existing = await getSiteByDomain(storage, domain.data);
+        if (existing) {
+          // A site read from git is updated without a folder: "ingest <dir>" would move it off git.
+          const update = (await getGitSource(storage, existing.id))
+            ? `ingest --site ${domain.data}`
+            : `ingest <dir> --site ${domain.data}`;
+          throw new CliError(`Site "${domain.data}" already exists; use "${update}" to update it`);
         }
         const progress = progressBar('Ingesting', !globals.json);
         try {
@@ -92,6 +103,9 @@ export function registerInit(program: Command): void {
               site: result.site.domain,
               assistantKey: result.assistantKey,
               adminKey: admin.key,
+              jobId: result.ingestion.job.id,
+              counts: result.ingestion.counts,
+              warnings: result.ingestion.warnings,
               ...(result.git
                 ? {
                     commit: result.git.commit,
@@ -107,6 +121,7 @@ export function registerInit(program: Command): void {
               `${result.ingestion.warnings.length} warnings.\nAssistant key (shown once, public): ${result.assistantKey}\n` +
               `Admin key for organization ${result.organization.id} (shown once, keep it secret): ${admin.key}\n`,
           );
+          printWarnings(result.ingestion.warnings);
           if (result.git)
             process.stdout.write(
               `Ingested commit ${result.git.commit}.\nWebhook: POST /v1/hooks/sites/${result.site.domain}/git ` +
