@@ -1,6 +1,6 @@
 import { zValidator } from '@hono/zod-validator';
-import type { ValidationTargets } from 'hono';
-import type { ZodSchema } from 'zod';
+import type { Context, ValidationTargets } from 'hono';
+import type { ZodSchema, z } from 'zod';
 import { zodDetails } from '../errors/validation-details.ts';
 import { DocentError } from './errors.ts';
 import { refuseNulCharacters } from './nul-characters.ts';
@@ -22,4 +22,29 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
     }
     refuseNulCharacters(result.data);
   });
+}
+
+/**
+ * The JSON body of a route whose body is optional: an empty body is `{}` even when it comes with
+ * `Content-Type: application/json` (`curl -X POST -H 'Content-Type: application/json'` and no `-d`), which
+ * the `json` validator refuses as malformed.
+ */
+export async function optionalJsonBody<Schema extends ZodSchema>(
+  c: Context,
+  schema: Schema,
+): Promise<z.infer<Schema>> {
+  const text = await c.req.text();
+  let value: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new DocentError('invalid_request', 'Malformed JSON in request body');
+    }
+  }
+  const result = schema.safeParse(value);
+  if (!result.success)
+    throw new DocentError('invalid_request', 'Invalid request body', { details: zodDetails(result.error) });
+  refuseNulCharacters(result.data);
+  return result.data;
 }

@@ -247,6 +247,20 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     });
     expect(again.status).toBe(202);
     await ingestions.idle();
+    // Nor does one whose client sends the JSON content type with an empty body (curl -H … and no -d).
+    const empty = await app.request('/v1/admin/sites/alpha/ingestions', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.adminKey}`, 'Content-Type': 'application/json' },
+    });
+    expect(empty.status).toBe(202);
+    await ingestions.idle();
+    const malformed = await app.request('/v1/admin/sites/alpha/ingestions', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.adminKey}`, 'Content-Type': 'application/json' },
+      body: '{"docsDir":',
+    });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
     const failing = await call('POST', '/v1/admin/sites/alpha/ingestions', a.adminKey, { docsDir: 'empty' });
     expect(failing.status).toBe(202);
     await ingestions.idle();

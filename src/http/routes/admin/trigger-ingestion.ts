@@ -6,7 +6,7 @@ import { IngestionBusyError } from '../../../tenancy/ingestion-runner.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
-import { validate } from '../../validation.ts';
+import { optionalJsonBody, validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { docsDirOfRequest } from './git-source-request.ts';
 import { requireOrganizationSite } from './require-site.ts';
@@ -48,10 +48,9 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
   return new Hono<AdminEnv>().post(
     '/v1/admin/sites/:domain/ingestions',
     validate('param', domainParamSchema),
-    validate('json', triggerIngestionBody),
     async (c) => {
       const { domain } = c.req.valid('param');
-      const body = c.req.valid('json');
+      const body = await optionalJsonBody(c, triggerIngestionBody);
       const site = await requireOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
       let docsDir = site.docs_dir;
       if (body.docsDir !== undefined) {
