@@ -229,6 +229,8 @@ function storedHash(lib: CopyLibrary, pagePath: string, source: string, page: Pa
     snippets: [],
     versions: JSON.parse(page.versions) as string[],
     languages: JSON.parse(page.languages) as string[],
+    // The copies are plain folders: no framework block syntax.
+    syntax: '',
   })}`;
 }
 

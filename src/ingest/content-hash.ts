@@ -4,7 +4,7 @@ import { createHash, type Hash } from 'node:crypto';
  * Bump whenever parsing or chunking changes what a page turns into, so every stored page is re-indexed
  * even though its source did not change.
  */
-export const PARSER_VERSION = 'docent-loader-3';
+export const PARSER_VERSION = 'docent-loader-4';
 
 /**
  * What a page's content hash covers. Not its place in the navigation (order, group): one page added at
@@ -17,6 +17,8 @@ export interface HashInput {
   snippets: { file: string; source: string }[];
   versions: string[];
   languages: string[];
+  /** The site's framework block syntax (`PageSyntax`), '' for none: it changes what a page parses to. */
+  syntax: string;
 }
 
 /**
@@ -43,5 +45,6 @@ export const contentHash = (input: HashInput): string => {
   }
   field(JSON.stringify(input.versions));
   field(JSON.stringify(input.languages));
+  field(input.syntax);
   return hash.digest('hex');
 };

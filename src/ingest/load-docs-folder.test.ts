@@ -358,6 +358,78 @@ describe('page parsing', () => {
     }
   });
 
+  it('reads Material for MkDocs admonitions and content tabs as the site shows them, not as code', async () => {
+    const body = [
+      '!!! warning "Windows"',
+      '    Install the Visual Studio Build Tools first.',
+      '',
+      '=== "Linux"',
+      '',
+      '    ```bash',
+      '    sudo apt install lumen',
+      '    ```',
+      '',
+      '=== "macOS"',
+      '',
+      '    ```bash',
+      '    brew install lumen',
+      '    ```',
+    ].join('\n');
+    const site = await loadDocsFolder(
+      fixture({ 'mkdocs.yml': 'site_name: Lumen\n', 'docs/install.md': md('Install', body) }),
+    );
+    const t = text(page(site, 'install'));
+    expect(t).toContain('Windows:\nInstall the Visual Studio Build Tools first.');
+    expect(t).toContain('macOS:\n\n```bash\nbrew install lumen\n```');
+    expect(t).not.toContain('!!!');
+    expect(t).not.toContain('````');
+    // A plain Markdown folder is not an MkDocs site: the same text stays as CommonMark reads it.
+    const plain = await loadDocsFolder(fixture({ 'install.md': md('Install', body) }));
+    expect(text(page(plain, 'install'))).toContain('!!! warning');
+  });
+
+  it('reads Docusaurus admonitions (both title forms) and tab labels as the site shows them', async () => {
+    const config = "export default { title: 'Rocket', presets: [['classic', { docs: {} }]] };\n";
+    const intro = [
+      ':::tip Default region',
+      'Rocket deploys to eu-west-1 unless told otherwise.',
+      ':::',
+      '',
+      ':::warning[Secrets]',
+      'Never commit the `.env` file.',
+      ':::',
+      '',
+      'Keep the ratio at 16:9 and read the note:this part too.',
+    ].join('\n');
+    const tabs = [
+      "import Tabs from '@theme/Tabs';",
+      "import TabItem from '@theme/TabItem';",
+      '',
+      '<Tabs>',
+      '  <TabItem value="toml" label="TOML">',
+      '',
+      'Set `region` in `rocket.toml`.',
+      '',
+      '  </TabItem>',
+      '</Tabs>',
+    ].join('\n');
+    const site = await loadDocsFolder(
+      fixture({
+        'docusaurus.config.js': config,
+        'docs/intro.md': md('Intro', intro),
+        'docs/config.mdx': md('Config', tabs),
+      }),
+    );
+    const t = text(page(site, 'docs/intro'));
+    expect(t).toContain('Default region');
+    expect(t).toContain('Rocket deploys to eu-west-1 unless told otherwise.');
+    expect(t).toContain('Secrets');
+    expect(t).not.toContain(':::');
+    // Colons in prose survive the directive syntax.
+    expect(t).toContain('Keep the ratio at 16:9 and read the note:this part too.');
+    expect(text(page(site, 'docs/config'))).toContain('TOML\n\nSet `region` in `rocket.toml`.');
+  });
+
   it('falls back to Markdown on invalid MDX, warning with file and line', async () => {
     const root = fixture({
       'bad.mdx': '---\ntitle: Bad\n---\n\nFine line.\n\nBroken <Tag attr={ here\n\nStill here.\n',

@@ -154,6 +154,7 @@ export const streamDocsFolder = async (
     indexHidden,
     analyze: options.analyze ?? false,
     ...(openapi ? { openapiSpecs: openapi.specs } : {}),
+    ...(summary.kind === 'docusaurus' || summary.kind === 'mkdocs' ? { syntax: summary.kind } : {}),
   };
   // Workers start on demand: pages reused on the main thread and small specs listed here start none.
   const pool = createPageLoaderPool(loaderOptions, {

@@ -17,7 +17,7 @@ import {
 import { findOperation } from './openapi/operations.ts';
 import { createSpecCache, type SpecCache, type SpecListing } from './openapi/spec-cache.ts';
 import { parseCostProblem } from './parse-cost.ts';
-import { parseSource } from './parse-markdown.ts';
+import { type PageSyntax, parseSource } from './parse-markdown.ts';
 import { SnippetStore } from './snippets.ts';
 import type { ParsedChunk, ParsedPage, Warning } from './types.ts';
 
@@ -54,6 +54,8 @@ export interface PageLoaderOptions {
   analyze?: boolean;
   /** Every OpenAPI file the config declares: where `openapi:` front matter without a file is looked up. */
   openapiSpecs?: readonly string[];
+  /** The site's framework block syntax (parse-markdown.ts), when it has one. */
+  syntax?: PageSyntax;
 }
 
 const isTrue = (value: unknown): boolean => value === true || value === 'true';
@@ -177,6 +179,7 @@ export const createPageTriage = (
         snippets: parts,
         versions: candidate.versions,
         languages: candidate.languages,
+        syntax: options.syntax ?? '',
       });
     if (candidate.operation) {
       if (stored === undefined) return parseIt;
@@ -258,7 +261,7 @@ export interface PageLoader {
 
 /** Snippets and OpenAPI documents are read once per loader (one ingestion in one worker). */
 export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
-  const snippets = new SnippetStore(options.root, new Set(options.files));
+  const snippets = new SnippetStore(options.root, new Set(options.files), options.syntax);
   const folder = containedFolder(options.root);
   const specs = createSpecCache(folder);
   const fileSet = new Set(options.files);
@@ -270,7 +273,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       warnings.push({ file, message: `generated API reference text has ${tooCostly}; not indexed` });
       return [];
     }
-    const parsed = parseSource(file, markdown, (w) => warnings.push(w));
+    const parsed = parseSource(file, markdown, (w) => warnings.push(w), options.syntax);
     const resolved = await snippets.resolve(snippets.scopeFor(parsed.tree, file, warnings));
     return treeToBlocks(parsed.tree, {
       snippets: resolved,
@@ -326,6 +329,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       snippets: [found.source.hashPart],
       versions: candidate.versions,
       languages: candidate.languages,
+      syntax: options.syntax ?? '',
     });
     const loaded = await loadOperation(specs, found.source);
     warnings.push(...loaded.warnings);
@@ -369,7 +373,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       warnings.push({ file, message: `${tooCostly}; skipped` });
       return { page: null, skipped: false, warnings, snippetFiles: [] };
     }
-    const parsed = parseSource(file, source, (w) => warnings.push(w));
+    const parsed = parseSource(file, source, (w) => warnings.push(w), options.syntax);
     const fm = parsed.frontMatter;
     if (skipFlags(fm, options.indexHidden)) {
       return { page: null, skipped: true, warnings, snippetFiles: [] };
@@ -413,6 +417,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       ],
       versions: candidate.versions,
       languages: candidate.languages,
+      syntax: options.syntax ?? '',
     });
     return finish(candidate, file, title, description, blocks, hash, warnings, resolved.files);
   };

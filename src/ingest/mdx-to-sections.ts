@@ -1,4 +1,6 @@
 import type { Nodes, Parents, PhrasingContent, Root, RootContent } from 'mdast';
+// Adds the directive nodes (Docusaurus admonitions) to mdast's node types.
+import type {} from 'mdast-util-directive';
 import type {
   MdxJsxAttribute,
   MdxJsxExpressionAttribute,
@@ -273,7 +275,12 @@ class Renderer {
         return;
       case 'blockquote':
       case 'footnoteDefinition':
+      // A Docusaurus admonition (`:::tip[Title]` … `:::`): its label, then its body.
+      case 'containerDirective':
         this.flow(node.children, scope);
+        return;
+      case 'leafDirective':
+        this.push(this.inline(node.children, scope));
         return;
       case 'html':
         this.push(htmlToText(node.value));
@@ -311,6 +318,11 @@ class Renderer {
     const name = node.name;
     if (name !== null && DROPPED_ELEMENTS.has(name)) return '';
     if (name !== null && scope.has(name)) return this.snippet(node, scope.get(name) ?? null, scope, mode);
+    return this.component(node, scope, mode);
+  }
+
+  /** A component that is no snippet: its text attributes (a tab's label, a card's title), then its children. */
+  private component(node: JsxElement, scope: ImportScope, mode: 'flow' | 'inline'): string {
     const label = attributeText(node);
     if (mode === 'inline') {
       // One-line components (`<Accordion title="Why?">Because.</Accordion>`) land inside paragraphs.
@@ -330,12 +342,9 @@ class Renderer {
     mode: 'flow' | 'inline',
   ): string {
     const snippet = file === null ? undefined : this.options.snippets.byFile.get(file);
-    if (!snippet) {
-      // A React component (or an unresolved import): its children are still the author's text.
-      if (mode === 'inline') return this.inline(node.children as PhrasingContent[], scope);
-      this.flow(node.children, scope);
-      return '';
-    }
+    // A React component (`@theme/TabItem`, a .jsx file) or an unresolved import: its children and text
+    // attributes are still the author's text.
+    if (!snippet) return this.component(node, scope, mode);
     if (this.stack.includes(snippet.file)) {
       this.options.onCycle([...this.stack, snippet.file]);
       return '';
@@ -376,6 +385,13 @@ class Renderer {
         case 'mdxJsxTextElement':
           out += this.element(node, scope, 'inline');
           break;
+        case 'textDirective': {
+          // Docusaurus parses `:name` in prose as a directive it does not know and prints it back as
+          // written ("Note:this", "ratio 4:3px"): so does Docent.
+          const label = this.inline(node.children, scope);
+          out += `:${node.name}${node.children.length > 0 ? `[${label}]` : ''}`;
+          break;
+        }
         case 'image':
         case 'imageReference':
         case 'footnoteReference':

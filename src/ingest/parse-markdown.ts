@@ -1,11 +1,13 @@
 import type { Root } from 'mdast';
 import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
 import { gfmTable } from 'micromark-extension-gfm-table';
+import remarkDirective from 'remark-directive';
 import remarkFrontmatter from 'remark-frontmatter';
 import remarkMdx from 'remark-mdx';
 import remarkParse from 'remark-parse';
 import { type Processor, unified } from 'unified';
 import { parseDocument } from 'yaml';
+import { rewriteDocusaurusAdmonitionTitles, rewriteMkDocsBlocks } from './frameworks/framework-blocks.ts';
 import type { Warning } from './types.ts';
 
 /**
@@ -34,6 +36,15 @@ const markdownProcessor = unified()
   .use(remarkFrontmatter, ['yaml'])
   .use(remarkGfmTables)
   .freeze();
+// Docusaurus parses its pages with remark-directive: `:::tip[Title]` … `:::` admonitions are directives.
+const docusaurusMdxProcessor = mdxProcessor().use(remarkDirective).freeze();
+const docusaurusMarkdownProcessor = markdownProcessor().use(remarkDirective).freeze();
+
+/**
+ * A docs framework's own block syntax, read as that framework reads it: `docusaurus` (admonitions as
+ * remark-directive containers), `mkdocs` (Material's admonitions and content tabs); framework-blocks.ts.
+ */
+export type PageSyntax = 'docusaurus' | 'mkdocs';
 
 export interface ParsedSource {
   tree: Root;
@@ -62,12 +73,25 @@ const errorReason = (error: unknown): string => {
  * Parses a page or snippet. `.md` files are Markdown (real ones are full of `<` and `{` that MDX rejects);
  * `.mdx` that fails to parse falls back to Markdown with a warning, so one bad tag never drops a page.
  */
-export const parseSource = (file: string, source: string, warn: (warning: Warning) => void): ParsedSource => {
+export const parseSource = (
+  file: string,
+  written: string,
+  warn: (warning: Warning) => void,
+  syntax?: PageSyntax,
+): ParsedSource => {
+  const source =
+    syntax === 'mkdocs'
+      ? rewriteMkDocsBlocks(written)
+      : syntax === 'docusaurus'
+        ? rewriteDocusaurusAdmonitionTitles(written)
+        : written;
+  const mdxParser = syntax === 'docusaurus' ? docusaurusMdxProcessor : mdxProcessor;
+  const markdownParser = syntax === 'docusaurus' ? docusaurusMarkdownProcessor : markdownProcessor;
   let tree: Root | null = null;
   let mdx = false;
   if (/\.mdx$/i.test(file)) {
     try {
-      tree = mdxProcessor.parse(source);
+      tree = mdxParser.parse(source);
       mdx = true;
     } catch (error) {
       const line = errorLine(error);
@@ -75,7 +99,7 @@ export const parseSource = (file: string, source: string, warn: (warning: Warnin
       warn(line === undefined ? { file, message } : { file, line, message });
     }
   }
-  tree ??= markdownProcessor.parse(source);
+  tree ??= markdownParser.parse(source);
   return { tree, frontMatter: readFrontMatter(file, tree, warn), mdx };
 };
 

@@ -3,7 +3,7 @@ import type { ImportDeclaration, Program } from 'estree';
 import type { Root } from 'mdast';
 import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { parseCostProblem } from './parse-cost.ts';
-import { type ParsedSource, parseSource } from './parse-markdown.ts';
+import { type PageSyntax, type ParsedSource, parseSource } from './parse-markdown.ts';
 import type { Warning } from './types.ts';
 
 /**
@@ -78,6 +78,7 @@ export class SnippetStore {
   constructor(
     root: string,
     private readonly files: ReadonlySet<string>,
+    private readonly syntax?: PageSyntax,
   ) {
     this.folder = containedFolder(root);
   }
@@ -137,7 +138,7 @@ export class SnippetStore {
       warnings.push({ file, message: `${tooCostly}; not inlined` });
       return { snippet: null, warnings };
     }
-    const parsed: ParsedSource = parseSource(file, source, (w) => warnings.push(w));
+    const parsed: ParsedSource = parseSource(file, source, (w) => warnings.push(w), this.syntax);
     const imports = this.scopeFor(parsed.tree, file, warnings);
     return { snippet: { file, source, tree: parsed.tree, imports }, warnings };
   }

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { rewriteDocusaurusAdmonitionTitles, rewriteMkDocsBlocks } from './framework-blocks.ts';
+
+const page = (...lines: string[]): string => lines.join('\n');
+
+describe('rewriteMkDocsBlocks', () => {
+  it('turns an admonition into its title and its de-indented body, line for line', () => {
+    const source = page(
+      'Before.',
+      '',
+      '!!! warning "Windows"',
+      '    Install the Visual Studio Build Tools first.',
+      '',
+      '    ```bash',
+      '    winget install lumen',
+      '    ```',
+      '',
+      'After.',
+    );
+    const out = rewriteMkDocsBlocks(source);
+    expect(out).toBe(
+      page(
+        'Before.',
+        '',
+        'Windows:',
+        'Install the Visual Studio Build Tools first.',
+        '',
+        '```bash',
+        'winget install lumen',
+        '```',
+        '',
+        'After.',
+      ),
+    );
+    expect(out.split('\n')).toHaveLength(source.split('\n').length);
+  });
+
+  it('names an untitled admonition by its type, and reads collapsible ones and modifiers', () => {
+    expect(rewriteMkDocsBlocks(page('!!! note', '    Plain body.'))).toBe(page('Note:', 'Plain body.'));
+    expect(rewriteMkDocsBlocks(page('??? tip "Faster"', '    Use a cache.'))).toBe(
+      page('Faster:', 'Use a cache.'),
+    );
+    expect(rewriteMkDocsBlocks(page('???+ info inline end "Aside"', '    Side note.'))).toBe(
+      page('Aside:', 'Side note.'),
+    );
+    // An explicitly empty title shows none.
+    expect(rewriteMkDocsBlocks(page('!!! note ""', '    No title.'))).toBe(page('', 'No title.'));
+  });
+
+  it('turns content tabs into one titled part each, and rewrites blocks nested in a body', () => {
+    const out = rewriteMkDocsBlocks(
+      page(
+        '=== "Linux"',
+        '',
+        '    ```bash',
+        '    sudo apt install lumen',
+        '    ```',
+        '',
+        '=== "macOS"',
+        '',
+        '    !!! tip',
+        '        Homebrew works too.',
+        '',
+        '    ```bash',
+        '    brew install lumen',
+        '    ```',
+      ),
+    );
+    expect(out).toBe(
+      page(
+        'Linux:',
+        '',
+        '```bash',
+        'sudo apt install lumen',
+        '```',
+        '',
+        'macOS:',
+        '',
+        'Tip:',
+        'Homebrew works too.',
+        '',
+        '```bash',
+        'brew install lumen',
+        '```',
+      ),
+    );
+  });
+
+  it('leaves fenced code, indented code and text that only looks alike untouched', () => {
+    const source = page(
+      '```text',
+      '!!! warning "not a block here"',
+      '    body of a sample',
+      '```',
+      '',
+      '    !!! note "an indented code block"',
+      '',
+      'A sentence with !!! in it, and a === "b" comparison.',
+    );
+    expect(rewriteMkDocsBlocks(source)).toBe(source);
+  });
+});
+
+describe('rewriteDocusaurusAdmonitionTitles', () => {
+  it('reads the older `:::tip Title` as the label it is today, outside code only', () => {
+    const source = [
+      ':::tip Default region',
+      'Use eu-west-1.',
+      ':::',
+      '',
+      ':::note[Already a label]',
+      ':::',
+      '',
+      '```md',
+      ':::tip Shown as an example',
+      '```',
+    ].join('\n');
+    expect(rewriteDocusaurusAdmonitionTitles(source).split('\n')).toEqual([
+      ':::tip[Default region]',
+      'Use eu-west-1.',
+      ':::',
+      '',
+      ':::note[Already a label]',
+      ':::',
+      '',
+      '```md',
+      ':::tip Shown as an example',
+      '```',
+    ]);
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Docs frameworks' own block syntax, rewritten before a page is parsed as what the framework reads it
+ * as. Every line stays on its line, so warnings keep their line numbers, and fenced code is left alone.
+ */
+
+/** `!!! type "Title"`, `??? type`, `???+ type inline end "Title"`; `=== "Tab"`, `===! "Tab"`, `===+ "Tab"`. */
+const MKDOCS_MARKER =
+  /^( {0,3})(?:(?:!!!|\?\?\?\+?)[ \t]+([\w-]+)(?:[ \t]+[\w-]+)*(?:[ \t]+"([^"]*)")?|===[!+]?[ \t]+"([^"]*)")[ \t]*$/;
+/** Nesting deeper than this is left as it is (the body stays indented): no real page nests so deep. */
+const MAX_MKDOCS_DEPTH = 16;
+/** Docusaurus' older admonition title, `:::tip Title`. */
+const LEGACY_ADMONITION_TITLE = /^([ \t]*:::+[ \t]*[\w-]+)[ \t]+([^\s[{].*?)[ \t]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/** Follows fenced code line by line: `inFence` is true for a line inside a fence, or opening or closing one. */
+class FenceTracker {
+  private fence: string | null = null;
+
+  inFence(line: string): boolean {
+    const opened = FENCE.exec(line)?.[1];
+    if (this.fence !== null) {
+      // A fence closes on a line of at least as many of its characters.
+      const closes =
+        opened !== undefined &&
+        opened[0] === this.fence[0] &&
+        opened.length >= this.fence.length &&
+        line.trim() === opened;
+      if (closes) this.fence = null;
+      return true;
+    }
+    if (opened === undefined) return false;
+    this.fence = opened;
+    return true;
+  }
+}
+
+/**
+ * Docusaurus reads `:::tip Title` (its older admonition title) as `:::tip[Title]`, the remark-directive
+ * label it parses today: rewritten so.
+ */
+export function rewriteDocusaurusAdmonitionTitles(source: string): string {
+  if (!source.includes(':::')) return source;
+  const fences = new FenceTracker();
+  return source
+    .split('\n')
+    .map((line) => (fences.inFence(line) ? line : line.replace(LEGACY_ADMONITION_TITLE, '$1[$2]')))
+    .join('\n');
+}
+
+/**
+ * Material for MkDocs writes admonitions (`!!! warning "Windows"`, collapsible `???` and `???+`) and
+ * content tabs (`=== "Linux"`) as a marker line and a body indented four spaces: Python-Markdown
+ * extensions that no JavaScript parser reads, so a CommonMark parser takes the marker for text and the
+ * body for an indented code block. Rewritten as the CommonMark they mean: the marker becomes its title
+ * ("Windows:", or the admonition's type when it has no title), the body is de-indented, and blocks nested
+ * in a body are rewritten the same way.
+ */
+export function rewriteMkDocsBlocks(source: string): string {
+  if (!source.includes('!!!') && !source.includes('???') && !source.includes('===')) return source;
+  return rewriteMkDocsLines(source.split('\n'), 0).join('\n');
+}
+
+function rewriteMkDocsLines(lines: readonly string[], depth: number): string[] {
+  const out: string[] = [];
+  const fences = new FenceTracker();
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const marker =
+      fences.inFence(line) || depth >= MAX_MKDOCS_DEPTH ? null : MKDOCS_MARKER.exec(line.replace(/\r$/, ''));
+    if (marker === null) {
+      out.push(line);
+      continue;
+    }
+    const indent = (marker[1] as string).length;
+    const inner = ' '.repeat(indent + 4);
+    // The body: the lines indented past the marker, and blank lines between them.
+    let end = i + 1;
+    while (end < lines.length) {
+      const next = lines[end] as string;
+      if (next.trim() !== '' && !next.startsWith(inner)) break;
+      end++;
+    }
+    while (end > i + 1 && (lines[end - 1] as string).trim() === '') end--;
+    const type = marker[2];
+    const title = (
+      marker[4] ??
+      marker[3] ??
+      (type ? type.charAt(0).toUpperCase() + type.slice(1) : '')
+    ).trim();
+    // A title ending in a colon stays a line of its own (the chunker keeps that break), and CommonMark
+    // lets a code fence or a list start right after it.
+    out.push(title === '' ? '' : `${' '.repeat(indent)}${title}:`);
+    const body = lines
+      .slice(i + 1, end)
+      .map((l) => (l.trim() === '' ? '' : l.slice(0, indent) + l.slice(indent + 4)));
+    out.push(...rewriteMkDocsLines(body, depth + 1));
+    i = end - 1;
+  }
+  return out;
+}
