@@ -111,7 +111,8 @@ describe.each(dialects)('llms.txt and llms-full.txt on %s', (dialect) => {
         '',
         `- [Rotate keys](${BASE}/acme/pages/guides/rotate.md): Rotate a key without downtime.`,
         '',
-        '## Other pages',
+        // Listed by the navigation outside any group: a section of its own, where it comes.
+        '## Pages',
         '',
         `- [API overview](${BASE}/acme/pages/api/overview.md)`,
         '',

@@ -3,8 +3,10 @@ import type { Database } from '../storage/schema.ts';
 
 /** A site's pages as its navigation lists them (llms.txt, the demo page's sidebar). */
 
-/** Section of the pages the navigation does not put in a group; `Pages` when no page has a group. */
+/** Section of the pages no navigation lists, when others are in groups. */
 export const OTHER_PAGES = 'Other pages';
+/** Section of the pages the navigation lists outside any group, or of every page when none has one. */
+export const UNGROUPED_PAGES = 'Pages';
 
 export interface ListedPage {
   path: string;
@@ -14,26 +16,30 @@ export interface ListedPage {
   navGroup: string | null;
 }
 
-/** The pages grouped as the navigation lists them: groups in navigation order, then the rest. */
+/**
+ * The pages grouped as the navigation lists them: sections in the order their first page comes in the
+ * navigation (pages it lists outside any group, such as a home page, are a section of their own, where
+ * they come), then the pages no navigation lists. Sections are named by group; with no group at all,
+ * everything is one `Pages` section.
+ */
 export function sectionsOf(pages: ListedPage[]): { name: string; pages: ListedPage[] }[] {
-  // Code-unit order, not the database's collation, so both dialects list pages alike.
-  const byPath = (a: ListedPage, b: ListedPage) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  // Code-unit order, not the database's collation, so both dialects list pages alike; a folder's index
+  // page before the pages in it, as the frameworks' own automatic navigation puts it.
+  const key = (path: string) => (path === 'index' ? '' : path.endsWith('/index') ? path.slice(0, -5) : path);
+  const byPath = (a: ListedPage, b: ListedPage) => {
+    const [x, y] = [key(a.path), key(b.path)];
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
   const listed = pages.filter((p) => p.navOrder !== null);
   listed.sort((a, b) => (a.navOrder ?? 0) - (b.navOrder ?? 0) || byPath(a, b));
   const unlisted = pages.filter((p) => p.navOrder === null).sort(byPath);
+  const grouped = listed.some((page) => page.navGroup !== null);
   // One section per group name: versions and languages often repeat a group's name, and agents
   // expect each H2 once.
   const sections = new Map<string, ListedPage[]>();
-  const rest: ListedPage[] = [];
-  for (const page of listed) {
-    if (page.navGroup === null) rest.push(page);
-    else sections.set(page.navGroup, [...(sections.get(page.navGroup) ?? []), page]);
-  }
-  rest.push(...unlisted);
-  if (rest.length > 0) {
-    const name = sections.size === 0 ? 'Pages' : OTHER_PAGES;
-    sections.set(name, [...(sections.get(name) ?? []), ...rest]);
-  }
+  const add = (name: string, page: ListedPage) => sections.set(name, [...(sections.get(name) ?? []), page]);
+  for (const page of listed) add(grouped ? (page.navGroup ?? UNGROUPED_PAGES) : UNGROUPED_PAGES, page);
+  for (const page of unlisted) add(grouped ? OTHER_PAGES : UNGROUPED_PAGES, page);
   return [...sections].map(([name, list]) => ({ name, pages: list }));
 }
 
