@@ -27,10 +27,9 @@ export function mcpUrl(docentUrl: string, domain: string): string {
  * form the extension asks for: Docent's host reversed, then the site (`com.example.docs-ai/mydocs`).
  */
 export function serverCard(site: Pick<Site, 'domain' | 'name' | 'public'>, docentUrl: string): ServerCard {
-  const host = new URL(docentUrl).hostname;
   return {
     $schema: SERVER_CARD_SCHEMA,
-    name: `${host.split('.').reverse().join('.')}/${site.domain}`,
+    name: `${reverseDnsHost(new URL(docentUrl).hostname)}/${site.domain}`,
     version: DOCENT_VERSION,
     title: `${site.name} docs`,
     description: `Search, read and ask the ${site.name} documentation: tools search_docs, get_page and ask_docs.`,
@@ -52,4 +51,14 @@ export function serverCard(site: Pick<Site, 'domain' | 'name' | 'public'>, docen
       },
     ],
   };
+}
+
+/**
+ * `docs-ai.example.com` → `com.example.docs-ai`. An IP address or a one-label host (`localhost`) has no
+ * DNS name to reverse ("1.0.0.127" would name no one): it is kept as it is.
+ */
+export function reverseDnsHost(hostname: string): string {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (host.includes(':') || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) || !host.includes('.')) return host;
+  return host.split('.').reverse().join('.');
 }

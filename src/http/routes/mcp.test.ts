@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVER_CARD_SCHEMA } from '../../agents/server-card.ts';
+import { reverseDnsHost, SERVER_CARD_SCHEMA } from '../../agents/server-card.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { setOrganizationPlan } from '../../tenancy/organizations.ts';
 import { upsertPlan } from '../../tenancy/plans.ts';
@@ -255,6 +255,13 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     }
   });
 
+  it('names the server card in reverse-DNS form after a DNS host, and after an address as it is', () => {
+    expect(reverseDnsHost('docs-ai.example.com')).toBe('com.example.docs-ai');
+    expect(reverseDnsHost('127.0.0.1')).toBe('127.0.0.1');
+    expect(reverseDnsHost('[::1]')).toBe('::1');
+    expect(reverseDnsHost('localhost')).toBe('localhost');
+  });
+
   it('publishes a server card naming the endpoint and its key header', async () => {
     for (const path of ['/mcp/versioned/server-card', '/sites/versioned/.well-known/mcp/server-card.json']) {
       const response = await fetch(`${server.baseUrl}${path}`);
@@ -265,7 +272,8 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
         remotes: { type: string; url: string; headers: { name: string; isRequired: boolean }[] }[];
       };
       expect(card.$schema).toBe(SERVER_CARD_SCHEMA);
-      expect(card.name).toBe('1.0.0.127/versioned');
+      // The test server is on 127.0.0.1: an address is no DNS name to reverse.
+      expect(card.name).toBe('127.0.0.1/versioned');
       expect(card.remotes).toEqual([
         expect.objectContaining({
           type: 'streamable-http',
