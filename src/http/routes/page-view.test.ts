@@ -90,6 +90,15 @@ describe.each(dialects)('GET /sites/{domain}/pages/{path} on %s', (dialect) => {
     expect(again.status).toBe(304);
   });
 
+  it('sends a page URL written with a trailing slash or its file extension to the page', async () => {
+    for (const written of ['guides/cli/', 'guides/cli.mdx']) {
+      const response = await fetch(`${server.baseUrl}/sites/docs/pages/${written}`, { redirect: 'manual' });
+      expect(response.status, written).toBe(301);
+      expect(response.headers.get('Location'), written).toBe('/sites/docs/pages/guides/cli');
+    }
+    expect((await fetch(`${server.baseUrl}/sites/docs/pages/guides/nothing-here/`)).status).toBe(404);
+  });
+
   it('answers 404 JSON for an unknown site or page', async () => {
     for (const url of ['/sites/nope/pages/evil', '/sites/evil/pages/missing', '/sites/evil/pages/../evil']) {
       const response = await fetch(`${server.baseUrl}${url}`);

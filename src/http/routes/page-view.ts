@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { normalizePagePath } from '../../agents/read-page.ts';
 import type { TrustProxy } from '../../config.ts';
 import { type DemoPage, demoChrome } from '../../pages/demo-page.ts';
 import { llmsTxtUrl } from '../../pages/llms-txt.ts';
@@ -57,6 +58,12 @@ export function pageViewRoute(deps: {
     const site = await deps.tenancy.siteByDomain(c.req.param('domain'));
     const valid = path.length <= MAX_PAGE_PATH_CHARS && !path.includes('\u0000');
     const found = site && valid ? await findPage(deps.storage, site.id, path) : undefined;
+    if (site && valid && !found) {
+      // `guides/cli/` or `guides/cli.mdx`, as a link or a reader may write it: the page's own URL.
+      const canonical = normalizePagePath(path);
+      if (canonical !== path && canonical !== '' && (await readStoredPage(deps.storage, site.id, canonical)))
+        return c.redirect(`/sites/${encodeURIComponent(site.domain)}/pages/${encodePath(canonical)}`, 301);
+    }
     if (!site || !found) throw new DocentError('not_found', 'No such page');
     const { page, suffix } = found;
     const markdown = suffix || prefersMarkdown(c.req.header('Accept'));
@@ -138,3 +145,6 @@ function rank(
   }
   return { quality: 0, exact: false, index: Number.POSITIVE_INFINITY };
 }
+
+/** A page path in a URL: each segment percent-encoded, the slashes kept. */
+const encodePath = (path: string): string => path.split('/').map(encodeURIComponent).join('/');
