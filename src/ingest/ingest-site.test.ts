@@ -179,6 +179,21 @@ describe.each(dialects)('ingestSite on %s', (dialect) => {
     });
     expect(english.map((r) => r.pagePath)).toContain('docs/next');
     expect(english.map((r) => r.pagePath)).not.toContain('fr/docs/next');
+    // A page's <html lang> with a region selects the site's label of that language.
+    const regional = await search.search(translated, 'widgets', {
+      limit: 10,
+      language: 'fr-FR',
+      version: 'Next 🚧',
+    });
+    expect(regional.map((r) => r.pagePath)).toContain('fr/docs/next');
+    expect(regional.map((r) => r.pagePath)).not.toContain('docs/next');
+    // A language the docs lack filters nothing out: the reader reads the languages they have.
+    const german = await search.search(translated, 'widgets', {
+      limit: 10,
+      language: 'de',
+      version: 'Next 🚧',
+    });
+    expect(german.map((r) => r.pagePath)).toEqual(expect.arrayContaining(['docs/next', 'fr/docs/next']));
   });
 
   it('records a failed job and leaves the stored site untouched', async () => {

@@ -218,6 +218,21 @@ export const indexBytes = (index: SearchIndex): number => {
   return bytes;
 };
 
+/**
+ * The site's language label a requested language (lowercased) filters by: itself when a page carries
+ * it; else the site's label of the same primary subtag (`en-us` from a page's `<html lang>` → `en`,
+ * `pt` → `pt-br`); else none, so a reader whose language the docs lack still searches the languages
+ * they have rather than finding nothing.
+ */
+export const siteLanguageLabel = (index: SearchIndex, requested: string | null): string | null => {
+  if (requested === null) return null;
+  const labels = new Set(index.labelSets.flatMap((set) => lowerLabels(set.languages)));
+  if (labels.has(requested)) return requested;
+  const primary = (tag: string) => tag.split(/[-_]/)[0];
+  for (const label of labels) if (primary(label) === primary(requested)) return label;
+  return null;
+};
+
 /** A chunk passes a filter value when it carries that label, or carries no label of that kind. */
 const passes = (labels: readonly string[], wanted: string | null): boolean =>
   wanted === null || labels.length === 0 || lowerLabels(labels).includes(wanted);
@@ -490,7 +505,7 @@ export const searchIndex = (index: SearchIndex, query: string, options: SearchOp
   if (qterms.size === 0) return [];
 
   const version = options.version?.trim().toLowerCase() || null;
-  const language = options.language?.trim().toLowerCase() || null;
+  const language = siteLanguageLabel(index, options.language?.trim().toLowerCase() || null);
   const pass: Pass = {
     mask: filterMasks(index, version, language).chunks,
     current: options.currentPath ? resolvePage(options.currentPath, index.pageByPath) : undefined,

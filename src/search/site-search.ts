@@ -13,7 +13,13 @@ import {
 import { normalized } from './embeddings/vectors.ts';
 import { IndexCache, type IndexCacheStats } from './index-cache.ts';
 import { decodeIndex, decodeIndexPieces } from './index-codec.ts';
-import { chunkPassesFilter, indexBytes, type SearchIndex, searchIndex } from './search-index.ts';
+import {
+  chunkPassesFilter,
+  indexBytes,
+  type SearchIndex,
+  searchIndex,
+  siteLanguageLabel,
+} from './search-index.ts';
 import { readStoredIndex, writeStoredIndex } from './stored-index.ts';
 import type { SearchHit, SearchOptions } from './types.ts';
 import { yieldToIo } from './yield-to-io.ts';
@@ -178,7 +184,7 @@ export class SiteSearch {
     const pool = Math.max(Math.floor(options.limit), FUSION_CANDIDATES);
     const lexical = searchIndex(index, query, { ...options, limit: pool });
     const version = options.version?.trim().toLowerCase() || null;
-    const language = options.language?.trim().toLowerCase() || null;
+    const language = siteLanguageLabel(index, options.language?.trim().toLowerCase() || null);
     const semantic = nearestChunks(vectors, queryVector, pool, (chunk) =>
       chunkPassesFilter(index, chunk, version, language),
     );
