@@ -57,6 +57,11 @@ const searchOutput = {
       path: z.string().describe('Page path, for get_page'),
       content: z.string(),
       score: z.number().describe('Relevance relative to the best result (1)'),
+      version: z
+        .string()
+        .optional()
+        .describe('The docs version the section belongs to, when the site has versions'),
+      language: z.string().optional().describe('Its language, when the site has several'),
     }),
   ),
 };
@@ -109,12 +114,21 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
         path: hit.path,
         content: hit.content,
         score: hit.metadata.score,
+        // Without them an agent cannot tell the 1.0 and 2.x "Installation" apart, or pick a filter.
+        ...(hit.metadata.version === undefined ? {} : { version: hit.metadata.version }),
+        ...(hit.metadata.language === undefined ? {} : { language: hit.metadata.language }),
       }));
       const text =
         results.length === 0
           ? `No sections of the ${site.name} docs match "${query}".`
           : results
-              .map((r, i) => `[${i + 1}] ${r.title}\nURL: ${r.url}\nPath: ${r.path}\n\n${r.content}`)
+              .map((r, i) => {
+                const labels = [r.version && `Version: ${r.version}`, r.language && `Language: ${r.language}`]
+                  .filter(Boolean)
+                  .map((line) => `\n${line}`)
+                  .join('');
+                return `[${i + 1}] ${r.title}\nURL: ${r.url}\nPath: ${r.path}${labels}\n\n${r.content}`;
+              })
               .join('\n\n---\n\n');
       return { content: [{ type: 'text', text }], structuredContent: { results } };
     },

@@ -116,9 +116,13 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
       name: 'search_docs',
       arguments: { query: 'install the widget', version: 'v1' },
     })) as ToolResult;
-    const paths = (v1.structuredContent?.results as { path: string }[]).map((r) => r.path);
+    const v1Results = v1.structuredContent?.results as { path: string; version?: string }[];
+    const paths = v1Results.map((r) => r.path);
     expect(paths).toContain('v1/setup');
     expect(paths).not.toContain('v2/setup');
+    // Each section says its version, so an agent can tell v1's setup from v2's.
+    expect(v1Results.find((r) => r.path === 'v1/setup')?.version).toBe('v1');
+    expect(v1.content[0]?.text).toContain('Path: v1/setup\nVersion: v1');
     const none = (await client.callTool({
       name: 'search_docs',
       arguments: { query: 'zebrafish rotation password' },
