@@ -173,6 +173,13 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     })) as ToolResult;
     expect(follow.isError).toBeFalsy();
     expect((follow.structuredContent as { threadId: string }).threadId).toBe(answer.threadId);
+    // A thread id alone continues nothing: every MCP caller has the same fingerprint.
+    const keyless = (await client.callTool({
+      name: 'ask_docs',
+      arguments: { question: 'And the refresh tokens?', threadId: answer.threadId },
+    })) as ToolResult;
+    expect(keyless.isError).toBe(true);
+    expect(keyless.content[0]?.text).toContain('threadKey');
     const messages = await server.storage.db
       .selectFrom('thread_messages')
       .select(['role'])
