@@ -115,6 +115,21 @@ describe.each(dialects)('git sources on %s', (dialect) => {
       /git clone failed: .*(does not exist|does not appear to be a git repository)/i,
     );
     expect(fs.existsSync(cloneFolder(workspace.dataDir, site.id))).toBe(false);
+
+    // A clone that starts and fails (no such branch): git's "Cloning into '<the data folder>'…" is not
+    // passed on. The server's folders are not the caller's business.
+    const branchless = await newSite('git-no-branch');
+    await setGitSource(storage, branchless.id, {
+      url: repo,
+      branch: 'no-such-branch',
+      subdir: '',
+      pollMinutes: null,
+    });
+    await expect(ingestGitSite(storage, workspace, branchless.id)).rejects.toThrow(/git clone failed/);
+    const [failed] = await listIngestionJobs(storage, branchless.id);
+    expect(failed?.error).toMatch(/no-such-branch not found/);
+    expect(failed?.error).not.toContain(workspace.dataDir);
+    expect(failed?.error).not.toContain('Cloning into');
   });
 
   it('refuses a subdir that a symlink in the repository leads outside the clone', async () => {

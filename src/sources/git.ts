@@ -117,7 +117,9 @@ export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOp
         },
         (error, stdout, stderr) => {
           if (!error) return resolve(stdout);
-          reject(gitFailure(args[0] ?? 'git', error, stderr, { timeoutMs, tooLarge, maxBytes }));
+          // The server's own folders (the clone under the data folder) are no business of the caller.
+          const told = serverFoldersHidden(stderr, [options.cwd, options.watchFolder]);
+          reject(gitFailure(args[0] ?? 'git', error, told, { timeoutMs, tooLarge, maxBytes }));
         },
       );
     });
@@ -173,4 +175,20 @@ export async function folderExceeds(dir: string, maxBytes: number): Promise<bool
     }
   }
   return false;
+}
+
+/**
+ * git's words without the server's folders: progress lines ("Cloning into '/data/…'…") go, and any
+ * folder of the command (its working folder, the clone it writes) is named "the clone folder".
+ */
+export function serverFoldersHidden(stderr: string, folders: readonly (string | undefined)[]): string {
+  let text = stderr
+    .split('\n')
+    .filter((line) => !/^\s*Cloning into\b/.test(line))
+    .join('\n');
+  const known = folders
+    .filter((f): f is string => f !== undefined && f.length > 1)
+    .sort((a, b) => b.length - a.length);
+  for (const folder of known) text = text.split(folder).join('the clone folder');
+  return text;
 }
