@@ -56,6 +56,8 @@ export interface IngestionResult {
   warnings: Warning[];
   /** Pages that took an identical page's parse instead of being parsed (not stored with the job). */
   sharedParses?: number;
+  /** The docs' own name for the site (docs.json `name`, `site_name`, a Docusaurus `title`), if any. */
+  docsName?: string | null;
 }
 
 /**
@@ -141,7 +143,13 @@ export async function runIngestionJob(
     counts.skipped = loaded.skipped;
     counts.warnings = warnings.length;
     await finishIngestionJob(storage, job.id, { status: 'success', counts, warnings });
-    return { job: { ...job, status: 'success' }, counts, warnings, sharedParses: loaded.sharedParses };
+    return {
+      job: { ...job, status: 'success' },
+      counts,
+      warnings,
+      sharedParses: loaded.sharedParses,
+      docsName: loaded.navigation.name?.trim() || null,
+    };
   } catch (error) {
     // The staged rows of a failed job are of no use; should this fail too, the next recovery pass
     // (recover-interrupted-ingestions.ts) clears them once the job is recorded as ended.

@@ -6,7 +6,7 @@ import { type GitSourceInput, setGitSource } from '../sources/git-sources.ts';
 import type { Storage } from '../storage/database.ts';
 import { createApiKey } from './api-keys.ts';
 import { createOrganization, type Organization } from './organizations.ts';
-import { createSite, parseBaseUrl, type Site } from './sites.ts';
+import { createSite, MAX_NAME_LENGTH, parseBaseUrl, type Site, updateSite } from './sites.ts';
 
 export interface BootstrapResult {
   organization: Organization;
@@ -65,6 +65,12 @@ export async function bootstrapSite(
     await storage.db.deleteFrom('organizations').where('id', '=', organization.id).execute();
     if (input.git) await removeClone(input.git.workspace.dataDir, site.id);
     throw error;
+  }
+  // Unnamed by the caller: the docs' own name (llms.txt's title, the MCP tools' "Search the … docs").
+  const docsName = ingestion.docsName?.slice(0, MAX_NAME_LENGTH);
+  if (input.siteName === undefined && docsName) {
+    await updateSite(storage, site.id, { name: docsName });
+    site.name = docsName;
   }
   const { key } = await createApiKey(storage, {
     organizationId: organization.id,

@@ -10,6 +10,8 @@ export type Site = SitesTable;
  * lowercase letters, digits and inner hyphens, 1–63 characters.
  */
 export const MAX_DOMAIN_LENGTH = 63;
+/** Longest name of an organization, a site or a key. */
+export const MAX_NAME_LENGTH = 200;
 export const domainSchema = z
   .string()
   .min(1)

@@ -73,6 +73,29 @@ describe.each(dialects)('docent init --base-url on %s', (dialect) => {
     expect(site?.base_url).toBe('https://docs.example.com');
   });
 
+  it("names the site after the docs' own name unless --name gives one", async () => {
+    const named = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-init-named-'));
+    try {
+      fs.writeFileSync(path.join(named, 'mkdocs.yml'), 'site_name: Lumen Docs\n');
+      fs.mkdirSync(path.join(named, 'docs'));
+      fs.writeFileSync(path.join(named, 'docs', 'index.md'), '# Lumen\n\nHello.\n');
+      await runCliInProcess(db.url, 'init', '--site', 'lumen', '--docs', named);
+      await runCliInProcess(db.url, 'init', '--site', 'lumen-own', '--docs', named, '--name', 'Our Lumen');
+      const names = await db.storage.db
+        .selectFrom('sites')
+        .select(['domain', 'name'])
+        .where('domain', 'in', ['lumen', 'lumen-own'])
+        .orderBy('domain')
+        .execute();
+      expect(names).toEqual([
+        { domain: 'lumen', name: 'Lumen Docs' },
+        { domain: 'lumen-own', name: 'Our Lumen' },
+      ]);
+    } finally {
+      fs.rmSync(named, { recursive: true, force: true });
+    }
+  });
+
   it("prints its first ingestion's warnings, with file and line, and --json carries them and the counts", async () => {
     const warned = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-init-warn-'));
     try {

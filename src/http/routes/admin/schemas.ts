@@ -8,11 +8,11 @@ import {
 } from '../../../sources/git-sources.ts';
 import { MAX_BRANCH_LENGTH, MAX_GIT_URL_LENGTH, MAX_SUBDIR_LENGTH } from '../../../sources/git-url.ts';
 import { type ApiKey, keySummary } from '../../../tenancy/api-keys.ts';
-import { domainSchema, type Site, siteAllowedOrigins } from '../../../tenancy/sites.ts';
+import { domainSchema, MAX_NAME_LENGTH, type Site, siteAllowedOrigins } from '../../../tenancy/sites.ts';
 
 /** Shared request and response shapes of the admin API (the OpenAPI document is built from them). */
 
-export const MAX_NAME_LENGTH = 200;
+export { MAX_NAME_LENGTH };
 export const MAX_PATH_LENGTH = 1024;
 export const MAX_ID_LENGTH = 64;
 
