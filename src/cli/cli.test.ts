@@ -65,10 +65,16 @@ describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect
       'readiness database reachable',
     ]);
     expect(search.code, search.stderr).toBe(0);
-    const results = JSON.parse(search.stdout) as { pagePath: string; url: string; breadcrumbs: string[] }[];
+    // The search API's shape: the same use case.
+    const results = JSON.parse(search.stdout) as {
+      path: string;
+      content: string;
+      metadata: { breadcrumbs: string[]; score: number };
+    }[];
     expect(results).toHaveLength(3);
-    expect(results.map((r) => r.pagePath)).toContain('api-reference/health');
-    expect(results[0]?.breadcrumbs.length).toBeGreaterThan(0);
+    expect(results.map((r) => r.path)).toContain('api-reference/health');
+    expect(results[0]?.metadata.breadcrumbs.length).toBeGreaterThan(0);
+    expect(results[0]?.metadata.score).toBe(1);
 
     const human = await docent([...db, 'search', '--site', 'clidocs', 'readiness']);
     expect(human.stdout).toMatch(/^1\. .+›?/m);
@@ -87,7 +93,9 @@ describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect
     const changed = await docent([...db, '--json', 'ingest', docs, '--site', 'clidocs']);
     expect((JSON.parse(changed.stdout) as { counts: Record<string, number> }).counts.updated).toBe(1);
     const zebra = await docent([...db, '--json', 'search', '--site', 'clidocs', 'zebra crossing']);
-    expect((JSON.parse(zebra.stdout) as { url: string }[])[0]?.url).toBe('/quickstart#zebra-crossing');
+    expect((JSON.parse(zebra.stdout) as { metadata: { url: string } }[])[0]?.metadata.url).toMatch(
+      /^http:\/\/localhost:\d+\/sites\/clidocs\/pages\/quickstart#zebra-crossing$/,
+    );
 
     const key = await docent([...db, '--json', 'keys', 'create', '--site', 'clidocs']);
     expect(key.code, key.stderr).toBe(0);

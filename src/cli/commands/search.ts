@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { searchDocs } from '../../agents/search-docs.ts';
+import { loadConfig } from '../../config.ts';
 import { SiteSearch } from '../../search/site-search.ts';
 import { getSiteByDomain } from '../../tenancy/sites.ts';
 import { CliError, embeddingModelsFromEnv, type GlobalOptions, printJson, withStorage } from '../context.ts';
@@ -29,20 +31,27 @@ export function registerSearch(program: Command): void {
           const site = await getSiteByDomain(storage, options.site);
           if (!site) throw new CliError(`No site "${options.site}"`);
           const search = new SiteSearch(storage, { embeddings: embeddingModelsFromEnv()?.query ?? null });
-          const results = await search.search(site.id, query, {
-            limit,
-            version: options.version,
-            language: options.language,
-          });
+          // The search API's use case and shape (`POST /v1/search/{domain}`), links to this server's page
+          // view (DOCENT_PUBLIC_URL, else the local server) unless the site has a base URL of its own.
+          const config = loadConfig();
+          const docentUrl = config.publicUrl ?? `http://localhost:${config.port}`;
+          const hits = await searchDocs(
+            search,
+            site,
+            { query, pageSize: limit, filter: { version: options.version, language: options.language } },
+            docentUrl,
+          );
           if (globals.json) {
-            printJson(results);
+            printJson(hits);
             return;
           }
-          if (results.length === 0) process.stdout.write('No results.\n');
-          results.forEach((r, i) => {
-            const snippet = r.text.replace(/\s+/g, ' ').slice(0, 160);
+          if (hits.length === 0) process.stdout.write('No results.\n');
+          hits.forEach((hit, i) => {
+            const { breadcrumbs, url, score, version, language } = hit.metadata;
+            const labels = [version, language].filter(Boolean).join(', ');
+            const snippet = hit.content.replace(/\s+/g, ' ').slice(0, 160);
             process.stdout.write(
-              `${i + 1}. ${r.breadcrumbs.join(' › ')}  (${r.score.toFixed(2)})\n   ${r.url}\n   ${snippet}\n`,
+              `${i + 1}. ${breadcrumbs.join(' › ')}${labels ? ` [${labels}]` : ''}  (${score.toFixed(2)})\n   ${url}\n   ${snippet}\n`,
             );
           });
         });
