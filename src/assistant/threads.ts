@@ -84,6 +84,17 @@ export async function requireThreadForFollowUp(
   return thread;
 }
 
+/** The reader fingerprint of threads the MCP server's `ask_docs` creates over HTTP. */
+export const MCP_FP = 'mcp';
+/** The same over stdio (`docent mcp`). */
+export const STDIO_MCP_FP = 'mcp-stdio';
+/**
+ * Fingerprints every caller of a channel shares: a thread under one is only the caller's if it holds the
+ * thread key, so a thread id alone (from a log, the owner's console) follows up on nothing, whichever
+ * route it is sent to.
+ */
+const SHARED_FINGERPRINTS: ReadonlySet<string> = new Set([MCP_FP, STDIO_MCP_FP]);
+
 async function findThreadForFollowUp(
   storage: Storage,
   input: { threadId: string; siteId: string; fp: string; threadKey?: string | null | undefined },
@@ -96,12 +107,11 @@ async function findThreadForFollowUp(
     .where('fp', '=', input.fp)
     .executeTakeFirst();
   if (!thread) return undefined;
-  if (input.threadKey !== undefined && input.threadKey !== null) {
-    const a = Buffer.from(thread.key_hash, 'hex');
-    const b = Buffer.from(hashKey(input.threadKey), 'hex');
-    if (!crypto.timingSafeEqual(a, b)) return undefined;
-  }
-  return thread;
+  const key = input.threadKey ?? null;
+  if (key === null) return SHARED_FINGERPRINTS.has(input.fp) ? undefined : thread;
+  const a = Buffer.from(thread.key_hash, 'hex');
+  const b = Buffer.from(hashKey(key), 'hex');
+  return crypto.timingSafeEqual(a, b) ? thread : undefined;
 }
 
 export interface AppendMessage {

@@ -194,6 +194,13 @@ describe.each(dialects)('ingestSite on %s', (dialect) => {
       version: 'Next 🚧',
     });
     expect(german.map((r) => r.pagePath)).toEqual(expect.arrayContaining(['docs/next', 'fr/docs/next']));
+    // …stemmed as those pages are, not as German ("workers" stems apart in German and English).
+    const germanWorkers = await search.search(translated, 'scaling workers', {
+      limit: 10,
+      language: 'de-DE',
+      version: 'Next 🚧',
+    });
+    expect(germanWorkers.map((r) => r.pagePath)).toContain('docs/next/guides/advanced/scaling');
   });
 
   it('records a failed job and leaves the stored site untouched', async () => {

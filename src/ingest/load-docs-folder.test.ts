@@ -393,6 +393,10 @@ describe('page parsing', () => {
     const intro = [
       ':::tip Default region',
       'Rocket deploys to eu-west-1 unless told otherwise.',
+      '',
+      '```bash',
+      'rocket deploy --region eu-west-1',
+      '```',
       ':::',
       '',
       ':::warning[Secrets]',
@@ -421,9 +425,11 @@ describe('page parsing', () => {
       }),
     );
     const t = text(page(site, 'docs/intro'));
-    expect(t).toContain('Default region');
-    expect(t).toContain('Rocket deploys to eu-west-1 unless told otherwise.');
-    expect(t).toContain('Secrets');
+    // Title, text and code as blocks of their own, as the admonition shows them.
+    expect(t).toContain(
+      'Default region\n\nRocket deploys to eu-west-1 unless told otherwise.\n\n```bash\nrocket deploy --region eu-west-1\n```',
+    );
+    expect(t).toContain('Secrets\n\nNever commit the `.env` file.');
     expect(t).not.toContain(':::');
     // Colons in prose survive the directive syntax.
     expect(t).toContain('Keep the ratio at 16:9 and read the note:this part too.');

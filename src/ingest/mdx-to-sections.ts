@@ -88,6 +88,8 @@ export const attributeText = (element: JsxElement): string => {
 };
 
 const BLOCK_TYPES = new Set([
+  'containerDirective',
+  'leafDirective',
   'heading',
   'paragraph',
   'code',

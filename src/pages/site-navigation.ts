@@ -37,7 +37,11 @@ export function sectionsOf(pages: ListedPage[]): { name: string; pages: ListedPa
   // One section per group name: versions and languages often repeat a group's name, and agents
   // expect each H2 once.
   const sections = new Map<string, ListedPage[]>();
-  const add = (name: string, page: ListedPage) => sections.set(name, [...(sections.get(name) ?? []), page]);
+  const add = (name: string, page: ListedPage) => {
+    const section = sections.get(name);
+    if (section) section.push(page);
+    else sections.set(name, [page]);
+  };
   for (const page of listed) add(grouped ? (page.navGroup ?? UNGROUPED_PAGES) : UNGROUPED_PAGES, page);
   for (const page of unlisted) add(grouped ? OTHER_PAGES : UNGROUPED_PAGES, page);
   return [...sections].map(([name, list]) => ({ name, pages: list }));

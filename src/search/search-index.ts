@@ -500,12 +500,14 @@ const coverageOf = (index: SearchIndex, analyses: readonly CoverageTerm[][], c: 
 export const searchIndex = (index: SearchIndex, query: string, options: SearchOptions): SearchHit[] => {
   const limit = Math.max(0, Math.floor(options.limit));
   if (limit === 0 || index.chunkCount === 0) return [];
-  const analyzed = queryTerms(index, query, options.language);
+  // The site's label the requested language selects, if any: the query is stemmed as the pages it
+  // searches are (a German reader of English docs searches them as English).
+  const language = siteLanguageLabel(index, options.language?.trim().toLowerCase() || null);
+  const analyzed = queryTerms(index, query, language ?? undefined);
   let qterms = analyzed.weights;
   if (qterms.size === 0) return [];
 
   const version = options.version?.trim().toLowerCase() || null;
-  const language = siteLanguageLabel(index, options.language?.trim().toLowerCase() || null);
   const pass: Pass = {
     mask: filterMasks(index, version, language).chunks,
     current: options.currentPath ? resolvePage(options.currentPath, index.pageByPath) : undefined,

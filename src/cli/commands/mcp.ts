@@ -6,6 +6,7 @@ import { createDocsMcpServer } from '../../agents/docs-mcp-server.ts';
 import { createAnswerService } from '../../assistant/answer-question.ts';
 import { createModelProvider } from '../../assistant/providers/create-model-provider.ts';
 import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/request-schema.ts';
+import { STDIO_MCP_FP } from '../../assistant/threads.ts';
 import { loadConfig } from '../../config.ts';
 import { createCreditGuard } from '../../limits/credit-guard.ts';
 import { startInstanceLifecycle } from '../../recovery/instance-lifecycle.ts';
@@ -17,9 +18,6 @@ import { FALLBACK_PLAN, getOrganizationPlan } from '../../tenancy/plans.ts';
 import { getSiteByDomain } from '../../tenancy/sites.ts';
 import { DOCENT_VERSION } from '../../version.ts';
 import { CliError, databaseUrlFrom, type GlobalOptions } from '../context.ts';
-
-/** The reader fingerprint of threads the stdio server's `ask_docs` creates. */
-export const STDIO_MCP_FP = 'mcp-stdio';
 
 /**
  * `docent mcp --site <domain>`: the site's MCP server on stdin/stdout, for an agent on this machine

@@ -180,6 +180,18 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     })) as ToolResult;
     expect(keyless.isError).toBe(true);
     expect(keyless.content[0]?.text).toContain('threadKey');
+    // Nor through the assistant endpoint, claiming MCP's shared fingerprint.
+    const throughV2 = await fetch(`${server.baseUrl}/v2/assistant/versioned/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'mcp',
+        threadId: answer.threadId,
+        messages: [{ id: 'm9', role: 'user', parts: [{ type: 'text', text: 'What did I ask before?' }] }],
+      }),
+    });
+    expect(throughV2.status).toBe(404);
+    expect(((await throughV2.json()) as { error: { code: string } }).error.code).toBe('thread_not_found');
     const messages = await server.storage.db
       .selectFrom('thread_messages')
       .select(['role'])

@@ -4,6 +4,7 @@ import { loadMcpServer } from '../../agents/load-mcp-server.ts';
 import { serverCard } from '../../agents/server-card.ts';
 import type { AnswerService } from '../../assistant/answer-question.ts';
 import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/request-schema.ts';
+import { MCP_FP } from '../../assistant/threads.ts';
 import type { TrustProxy } from '../../config.ts';
 import type { SiteSearch } from '../../search/site-search.ts';
 import type { Storage } from '../../storage/database.ts';
@@ -18,8 +19,6 @@ import { requestOrigin } from '../request-origin.ts';
 
 /** Largest JSON-RPC message read: tool calls carry a question or a query, not documents. */
 export const MAX_MCP_BODY_BYTES = 64 * 1024;
-/** The reader fingerprint of threads `ask_docs` creates. */
-export const MCP_FP = 'mcp';
 
 export interface McpRouteDeps {
   storage: Storage;

@@ -129,3 +129,17 @@ describe('rewriteDocusaurusAdmonitionTitles', () => {
     ]);
   });
 });
+
+describe('framework block rewrites on awkward input', () => {
+  it('keeps CRLF line ends, reads tab indentation as four spaces, and keeps long titles whole', () => {
+    expect(rewriteDocusaurusAdmonitionTitles(':::tip Default region\r\nUse it.\r\n:::\r\n')).toBe(
+      ':::tip[Default region]\r\nUse it.\r\n:::\r\n',
+    );
+    expect(rewriteMkDocsBlocks('!!! note "Tabbed"\n\tBody with a tab.\nAfter.')).toBe(
+      'Tabbed:\nBody with a tab.\nAfter.',
+    );
+    // A title with a long run of spaces inside is kept whole (the pattern has no lazy part to backtrack).
+    const long = `:::tip a${' '.repeat(2_000)}b   `;
+    expect(rewriteDocusaurusAdmonitionTitles(long)).toBe(`:::tip[a${' '.repeat(2_000)}b]`);
+  });
+});

@@ -8,8 +8,11 @@ const MKDOCS_MARKER =
   /^( {0,3})(?:(?:!!!|\?\?\?\+?)[ \t]+([\w-]+)(?:[ \t]+[\w-]+)*(?:[ \t]+"([^"]*)")?|===[!+]?[ \t]+"([^"]*)")[ \t]*$/;
 /** Nesting deeper than this is left as it is (the body stays indented): no real page nests so deep. */
 const MAX_MKDOCS_DEPTH = 16;
-/** Docusaurus' older admonition title, `:::tip Title`. */
-const LEGACY_ADMONITION_TITLE = /^([ \t]*:::+[ \t]*[\w-]+)[ \t]+([^\s[{].*?)[ \t]*$/;
+/**
+ * Docusaurus' older admonition title, `:::tip Title` (a `\r` kept for CRLF files). Linear: the title ends
+ * at its last non-space character, with no lazy match that backtracks over a long line of spaces.
+ */
+const LEGACY_ADMONITION_TITLE = /^([ \t]*:::+[ \t]*[\w-]+)[ \t]+([^\s[{](?:.*\S)?)[ \t]*(\r?)$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /** Follows fenced code line by line: `inFence` is true for a line inside a fence, or opening or closing one. */
@@ -43,7 +46,7 @@ export function rewriteDocusaurusAdmonitionTitles(source: string): string {
   const fences = new FenceTracker();
   return source
     .split('\n')
-    .map((line) => (fences.inFence(line) ? line : line.replace(LEGACY_ADMONITION_TITLE, '$1[$2]')))
+    .map((line) => (fences.inFence(line) ? line : line.replace(LEGACY_ADMONITION_TITLE, '$1[$2]$3')))
     .join('\n');
 }
 
@@ -60,7 +63,14 @@ export function rewriteMkDocsBlocks(source: string): string {
   return rewriteMkDocsLines(source.split('\n'), 0).join('\n');
 }
 
-function rewriteMkDocsLines(lines: readonly string[], depth: number): string[] {
+/** Python-Markdown reads a tab in a line's indentation as four spaces. */
+const expandIndent = (line: string): string => {
+  const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
+  return indent.includes('\t') ? indent.replace(/\t/g, '    ') + line.slice(indent.length) : line;
+};
+
+function rewriteMkDocsLines(written: readonly string[], depth: number): string[] {
+  const lines = written.map(expandIndent);
   const out: string[] = [];
   const fences = new FenceTracker();
   for (let i = 0; i < lines.length; i++) {
