@@ -59,18 +59,18 @@ export async function bootstrapSite(
     } else {
       ingestion = await ingestSite(storage, site.id, input.docsDir as string, options);
     }
+    // Unnamed by the caller: the docs' own name (llms.txt's title, the MCP tools' "Search the … docs").
+    const docsName = siteNameOf(ingestion.docsName);
+    if (input.siteName === undefined && docsName !== null) {
+      await updateSite(storage, site.id, { name: docsName });
+      site.name = docsName;
+    }
   } catch (error) {
     // A site whose first ingestion failed (a repository that cannot be cloned, no such folder) is not
     // left behind, keyless, to block the next attempt under its domain.
     await storage.db.deleteFrom('organizations').where('id', '=', organization.id).execute();
     if (input.git) await removeClone(input.git.workspace.dataDir, site.id);
     throw error;
-  }
-  // Unnamed by the caller: the docs' own name (llms.txt's title, the MCP tools' "Search the … docs").
-  const docsName = ingestion.docsName?.slice(0, MAX_NAME_LENGTH);
-  if (input.siteName === undefined && docsName) {
-    await updateSite(storage, site.id, { name: docsName });
-    site.name = docsName;
   }
   const { key } = await createApiKey(storage, {
     organizationId: organization.id,
@@ -79,4 +79,19 @@ export async function bootstrapSite(
     name: 'default',
   });
   return { organization, site, assistantKey: key, ingestion, ...(git ? { git } : {}) };
+}
+
+/**
+ * A name read from a docs config, fit for a site name: one line of printable characters (a NUL, which
+ * PostgreSQL refuses, or a newline in llms.txt's `# name` line, never reaches storage), at most
+ * MAX_NAME_LENGTH characters, cut between characters; null when nothing is left.
+ */
+export function siteNameOf(written: string | null | undefined): string | null {
+  if (written === null || written === undefined) return null;
+  const line = written
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const name = [...line].slice(0, MAX_NAME_LENGTH).join('').trim();
+  return name === '' ? null : name;
 }

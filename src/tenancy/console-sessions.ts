@@ -85,8 +85,9 @@ export async function findConsoleSession(
   const expiresAt = session.expires_at;
   const organization = await getOrganization(storage, key.organization_id);
   if (!organization) return undefined;
-  // The console acts with the key that opened the session, so its use counts as the key's.
-  await noteKeyUsed(storage, key, now.getTime());
+  // The console acts with the key that opened the session, so its use counts as the key's. A failed
+  // note (a busy database) must not fail the page: the next use records it.
+  await noteKeyUsed(storage, key, now.getTime()).catch(() => {});
   return { organization, key, csrfToken, expiresAt };
 }
 
