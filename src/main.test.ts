@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -146,4 +147,47 @@ describe('npm start on an empty database', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
+
+  it(
+    'on a port in use, says so in one line and still shows the key it seeded',
+    { timeout: 120_000 },
+    async () => {
+      const taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const busy = (taken.address() as net.AddressInfo).port;
+      const fresh = await createTemporaryTestDatabase('sqlite');
+      try {
+        const run = spawn(process.execPath, [path.join(repoRoot, 'scripts/start.mjs')], {
+          cwd: repoRoot,
+          env: {
+            ...process.env,
+            DATABASE_URL: fresh.url,
+            PORT: String(busy),
+            HOST: '127.0.0.1',
+            LOG_LEVEL: 'warn',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        let err = '';
+        run.stdout?.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+        });
+        run.stderr?.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+        });
+        const code = await new Promise<number | null>((resolve) => run.once('exit', resolve));
+        expect(code).toBe(1);
+        expect(err).toContain(
+          `docent failed to start: port ${busy} on 127.0.0.1 is in use (set PORT to another)`,
+        );
+        expect(err).not.toMatch(/\n\s+at /);
+        // The key was made and is shown once: here, or never.
+        expect(out).toMatch(/Assistant key \(shown once\): svc_dsc_\w+/);
+      } finally {
+        await new Promise((resolve) => taken.close(resolve));
+        await fresh.remove();
+      }
+    },
+  );
 });

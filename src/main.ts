@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { setHeapGrowth } from './heap-growth.ts';
-import { createStdoutLogger, startServer } from './server.ts';
+import { createStdoutLogger, ServerStartError, startServer } from './server.ts';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -15,7 +15,12 @@ async function main(): Promise<void> {
   }
   const { logger, print } = createStdoutLogger(config);
   logger.info({ heapGrowthPercent: setHeapGrowth(config.heapGrowthPercent) }, 'heap growth');
-  const server = await startServer(config, { logger });
+  const server = await startServer(config, { logger }).catch((error: unknown) => {
+    if (!(error instanceof ServerStartError)) throw error;
+    if (error.banner !== '') print(error.banner);
+    process.stderr.write(`docent failed to start: ${error.message}\n`);
+    process.exit(1);
+  });
   if (server.banner !== '') print(server.banner);
   let stopping = false;
   const stop = (signal: string) => {

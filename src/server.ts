@@ -62,6 +62,18 @@ export function createStdoutLogger(config: Pick<Config, 'logLevel'>): {
   return { logger: pino({ level: config.logLevel }, stdout), print: (text) => void stdout.write(text) };
 }
 
+/** The server could not start listening; `banner` holds what a first start seeded (its key is shown once). */
+export class ServerStartError extends Error {
+  override name = 'ServerStartError';
+
+  constructor(
+    message: string,
+    readonly banner: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Opens storage (migrating it), seeds the demo site on an empty database, and serves HTTP. */
 export interface ServerOptions {
   logger?: Logger;
@@ -172,12 +184,21 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     demoPage: demoKey === undefined ? null : { domain: DEMO_DOMAIN, key: demoKey },
     modelProvider: options.modelProvider ?? createModelProvider(config.model, { logger }),
   });
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+    // A port in use ends the start, not the process with an unhandled event. The demo's key, shown once,
+    // was made already: it goes with the error, or no later start would ever show it.
+    s.once('error', (error: NodeJS.ErrnoException) => {
+      const why =
+        error.code === 'EADDRINUSE'
+          ? `port ${config.port} on ${config.host} is in use (set PORT to another)`
+          : error.message;
+      reject(new ServerStartError(why, demoBanner(`http://${host}:${config.port}`, demo, false)));
+    });
   });
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, host: config.host }, 'docent listening');
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   return {
     port,
     storage,
