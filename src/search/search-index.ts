@@ -219,12 +219,13 @@ export const indexBytes = (index: SearchIndex): number => {
 };
 
 /**
- * The site's language label a requested language (lowercased) filters by: itself when a page carries
+ * The site's language label a requested language filters by (lowercased): itself when a page carries
  * it; else the site's label of the same primary subtag (`en-us` from a page's `<html lang>` → `en`,
  * `pt` → `pt-br`); else none, so a reader whose language the docs lack still searches the languages
  * they have rather than finding nothing.
  */
-export const siteLanguageLabel = (index: SearchIndex, requested: string | null): string | null => {
+export const siteLanguageLabel = (index: SearchIndex, asked: string | undefined): string | null => {
+  const requested = asked?.trim().toLowerCase() || null;
   if (requested === null) return null;
   const labels = new Set(index.labelSets.flatMap((set) => lowerLabels(set.languages)));
   if (labels.has(requested)) return requested;
@@ -502,7 +503,7 @@ export const searchIndex = (index: SearchIndex, query: string, options: SearchOp
   if (limit === 0 || index.chunkCount === 0) return [];
   // The site's label the requested language selects, if any: the query is stemmed as the pages it
   // searches are (a German reader of English docs searches them as English).
-  const language = siteLanguageLabel(index, options.language?.trim().toLowerCase() || null);
+  const language = siteLanguageLabel(index, options.language);
   const analyzed = queryTerms(index, query, language ?? undefined);
   let qterms = analyzed.weights;
   if (qterms.size === 0) return [];

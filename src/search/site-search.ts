@@ -184,7 +184,7 @@ export class SiteSearch {
     const pool = Math.max(Math.floor(options.limit), FUSION_CANDIDATES);
     const lexical = searchIndex(index, query, { ...options, limit: pool });
     const version = options.version?.trim().toLowerCase() || null;
-    const language = siteLanguageLabel(index, options.language?.trim().toLowerCase() || null);
+    const language = siteLanguageLabel(index, options.language);
     const semantic = nearestChunks(vectors, queryVector, pool, (chunk) =>
       chunkPassesFilter(index, chunk, version, language),
     );
