@@ -165,10 +165,6 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
       annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
     },
     async ({ question, threadId, threadKey }): Promise<CallToolResult> => {
-      // Every MCP caller shares one reader fingerprint, so the key is the only proof that the thread
-      // is the caller's: a thread id seen elsewhere (a log, the owner's console) must not continue it.
-      if (threadId !== undefined && threadKey === undefined)
-        return toolError('To continue a thread, pass back the threadKey returned with its threadId.');
       try {
         const answer = await deps.ask({ question, threadId, threadKey });
         return {

@@ -395,8 +395,7 @@ function isQuotable(unit: AnswerUnit): boolean {
   if (all.length > MAX_UNIT_WORDS) return false;
   // A table's row (isTableRow): numbers and names are what it is made of, so
   // it is quotable when one cell at least has letters ("Team | 600 | 50,000"), however few words it has.
-  const cells = unit.text.split(STORED_CELL_SEPARATOR);
-  if (cells.length >= 2) return cells.some((cell) => /\p{L}/u.test(cell));
+  if (isTableRow(unit)) return unit.text.split(STORED_CELL_SEPARATOR).some((cell) => /\p{L}/u.test(cell));
   if (unit.kind === 'sentence' && all.length < 4 && !TERMINAL.test(unit.text)) return false;
   // Navigation scraped with the page: headings run together ("IntroductionBenefits of RoutingAdvantages",
   // "through prompting.Claude CookbooksLearn with…"), or listed in a row of capitalised titles with no

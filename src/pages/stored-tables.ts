@@ -1,3 +1,4 @@
+import { FenceTracker } from '../ingest/fenced-code.ts';
 import { STORED_CELL_SEPARATOR } from '../ingest/table-cells.ts';
 
 /**
@@ -12,8 +13,6 @@ function cellCount(line: string): number {
   return line.includes(STORED_CELL_SEPARATOR) ? line.split(STORED_CELL_SEPARATOR).length : 0;
 }
 
-const FENCE = /^\s*(`{3,}|~{3,})/;
-
 /**
  * `text` with every block of at least two consecutive lines that each have the same number (2 or more)
  * of ` | `-joined cells turned into a GFM table; fenced code and anything else left as it is.
@@ -22,19 +21,11 @@ export function storedTablesAsGfm(text: string): string {
   if (!text.includes(STORED_CELL_SEPARATOR)) return text;
   const lines = text.split('\n');
   const out: string[] = [];
-  let fence: string | null = null;
+  const fences = new FenceTracker();
   let i = 0;
   while (i < lines.length) {
     const line = lines[i] as string;
-    const opened = FENCE.exec(line)?.[1];
-    if (fence !== null) {
-      if (opened !== undefined && opened[0] === fence[0] && opened.length >= fence.length) fence = null;
-      out.push(line);
-      i++;
-      continue;
-    }
-    if (opened !== undefined) {
-      fence = opened;
+    if (fences.inFence(line)) {
       out.push(line);
       i++;
       continue;

@@ -82,6 +82,9 @@ export const readDocusaurus = async (
           const translated = `${localizedDir}/${doc.source}`;
           return ctx.fileSet.has(translated) ? translated : null;
         };
+        // A doc's page id under a locale's path ('' for the default locale).
+        const pageIdIn = (prefix: string, doc: DocusaurusDoc): string =>
+          pageIdOfUrl(joinUrl(prefix, instance.routeBasePath, version.urlPath, doc.slug));
         const target: SidebarTarget = {
           byId: new Map(docs.map((doc) => [doc.id, doc])),
           docs,
@@ -93,7 +96,7 @@ export const readDocusaurus = async (
             const pageFile = fileOf(doc);
             if (pageFile === null) return;
             builder.add({
-              id: pageIdOfUrl(joinUrl(localePath, instance.routeBasePath, version.urlPath, doc.slug)),
+              id: pageIdIn(localePath, doc),
               file: pageFile,
               configFile: file,
               ...(line === undefined ? {} : { line }),
@@ -108,11 +111,7 @@ export const readDocusaurus = async (
           const pageFile = fileOf(doc);
           if (pageFile === null) {
             // Untranslated: this locale shows the default locale's page, so that page is in its language too.
-            if (multilingual)
-              builder.addLanguage(
-                pageIdOfUrl(joinUrl(instance.routeBasePath, version.urlPath, doc.slug)),
-                locale,
-              );
+            if (multilingual) builder.addLanguage(pageIdIn('', doc), locale);
           } else if (!builder.hasFile(pageFile)) target.emit(doc, null, configFile, undefined);
         }
       }

@@ -1,3 +1,5 @@
+import { FenceTracker } from '../fenced-code.ts';
+
 /**
  * Docs frameworks' own block syntax, rewritten before a page is parsed as what the framework reads it
  * as. Every line stays on its line, so warnings keep their line numbers, and fenced code is left alone.
@@ -13,30 +15,6 @@ const MAX_MKDOCS_DEPTH = 16;
  * at its last non-space character, with no lazy match that backtracks over a long line of spaces.
  */
 const LEGACY_ADMONITION_TITLE = /^([ \t]*:::+[ \t]*[\w-]+)[ \t]+([^\s[{](?:.*\S)?)[ \t]*(\r?)$/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-
-/** Follows fenced code line by line: `inFence` is true for a line inside a fence, or opening or closing one. */
-class FenceTracker {
-  private fence: string | null = null;
-
-  inFence(line: string): boolean {
-    const opened = FENCE.exec(line)?.[1];
-    if (this.fence !== null) {
-      // A fence closes on a line of at least as many of its characters.
-      const closes =
-        opened !== undefined &&
-        opened[0] === this.fence[0] &&
-        opened.length >= this.fence.length &&
-        line.trim() === opened;
-      if (closes) this.fence = null;
-      return true;
-    }
-    if (opened === undefined) return false;
-    this.fence = opened;
-    return true;
-  }
-}
-
 /**
  * Docusaurus reads `:::tip Title` (its older admonition title) as `:::tip[Title]`, the remark-directive
  * label it parses today: rewritten so.

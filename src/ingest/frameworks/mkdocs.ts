@@ -82,19 +82,24 @@ export const readMkDocs = async (
     return sourceSet.has(dir === '.' ? 'index.md' : `${dir}/index.md`);
   };
 
+  // Per language: the canonical path (as the main nav names it) → the source file of that language.
+  const pagesOf = (language: MkDocsLanguage | undefined): Map<string, string> =>
+    language && defaultLanguage
+      ? languagePages(sources, language, defaultLanguage, languages)
+      : identity(sources);
+  const defaultPages = pagesOf(multilingual ? defaultLanguage : undefined);
+  const pageId = (urlPrefix: string, canonical: string): string =>
+    pageIdOfUrl(joinUrl(urlPrefix, mkdocsUrl(canonical, directoryUrls, hasIndexSibling(canonical))));
+
   for (const language of multilingual ? languages : [undefined]) {
     if (!builder.open) break;
-    // Per language: the canonical path (as the main nav names it) → the source file of that language.
-    const pages =
-      language && defaultLanguage
-        ? languagePages(sources, language, defaultLanguage, languages)
-        : identity(sources);
+    const pages = language === undefined || language === defaultLanguage ? defaultPages : pagesOf(language);
     const urlPrefix = joinUrl(version ?? '', language && !language.isDefault ? language.locale : '');
     const emit = (canonical: string, group: string | null, line: number | undefined): boolean => {
       const src = pages.get(canonical);
       if (src === undefined) return false;
       builder.add({
-        id: pageIdOfUrl(joinUrl(urlPrefix, mkdocsUrl(canonical, directoryUrls, hasIndexSibling(canonical)))),
+        id: pageId(urlPrefix, canonical),
         file: joinUrl(docsDir, src),
         configFile,
         ...(line === undefined ? {} : { line }),
@@ -126,12 +131,9 @@ export const readMkDocs = async (
       );
     }
     // Untranslated pages: this language shows the default language's page, so it is in this language too.
-    if (language && defaultLanguage && language !== defaultLanguage) {
-      for (const canonical of languagePages(sources, defaultLanguage, defaultLanguage, languages).keys()) {
-        if (pages.has(canonical)) continue;
-        const url = mkdocsUrl(canonical, directoryUrls, hasIndexSibling(canonical));
-        builder.addLanguage(pageIdOfUrl(joinUrl(version ?? '', url)), language.locale);
-      }
+    if (language && language !== defaultLanguage) {
+      for (const canonical of defaultPages.keys())
+        if (!pages.has(canonical)) builder.addLanguage(pageId(version ?? '', canonical), language.locale);
     }
   }
   return builder.build({
