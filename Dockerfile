@@ -22,6 +22,10 @@ ENV NODE_ENV=production \
     PORT=3000 \
     DATABASE_URL=sqlite:/data/docent.db \
     DOCENT_DOCS_DIR=/app/docs
+# V8's background threads (garbage collection, compilation) sized from the container's CPUs, not Node's
+# fixed four: beside the page-parsing workers, which use every core, four made ingestion about a quarter
+# slower on 2 cores (docs/guides/deployment.mdx). In NODE_OPTIONS so that the CLI has it too.
+ENV NODE_OPTIONS=--v8-pool-size=0
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -32,7 +32,7 @@ import { BUILTIN_MODEL_CONFIG, type ModelConfig } from '../src/config.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { bootstrapSite } from '../src/tenancy/bootstrap-site.ts';
 import type { Site } from '../src/tenancy/sites.ts';
-import { ensureBuild, startNodeScript } from './lib/processes.ts';
+import { ensureBuild, startNodeScript, startScriptNodeFlags } from './lib/processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -152,7 +152,10 @@ async function runBench(): Promise<void> {
     },
     60_000,
     // `--profile <dir>` writes a CPU profile of the Docent process there (read it in Chrome DevTools).
-    values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [],
+    [
+      ...startScriptNodeFlags(),
+      ...(values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : []),
+    ],
   );
 
   const direct = (): Promise<number> => directTtft(provider.value);

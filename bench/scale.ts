@@ -48,6 +48,9 @@
  *
  * The current tree is this working tree (its uncommitted edits included); --current <ref> measures a ref
  * instead, checked out like the baseline.
+ * Each tree's CLI and server run with the Node flags of that tree's own `npm start` (package.json's start
+ * script: `--v8-pool-size=0` since it was added, none at af3b680), as a deployment of it would; the report
+ * prints them. To give both the same flags, set NODE_OPTIONS for the whole run (children inherit it).
  * Flags: --copies n (8) | --big-pages n (exactly n page files instead of whole copies), --copies-100k n
  *   (31) --no-100k --no-big --sites n (1000) --site-pages a-b (100-500) --no-many --cache-mb n (256)
  *   --write-by-ingestion --check-sites n (5)
@@ -221,7 +224,7 @@ async function main(): Promise<void> {
       baseline = null;
     }
   }
-  report.trees = { current: current.describe, baseline: baseline?.describe ?? null };
+  report.trees = { current: treeLine(current), baseline: baseline ? treeLine(baseline) : null };
   const questions = warmQuestions(questionCount);
   const smallDocsDir = path.join(corporaDir, 'ollama');
   log(
@@ -320,8 +323,8 @@ async function main(): Promise<void> {
   const out: string[] = [
     `## npm run bench:scale: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, SQLite, compiled dist/`,
     '',
-    `current: ${current.describe}`,
-    `baseline: ${baseline?.describe ?? `none (${baselineWhy})`}`,
+    `current: ${treeLine(current)}`,
+    `baseline: ${baseline ? treeLine(baseline) : `none (${baselineWhy})`}`,
     `load average at the start ${report.machine.loadAverage.map((l) => l.toFixed(1)).join(' ')}, at the end ${os
       .loadavg()
       .map((l) => l.toFixed(1))
@@ -381,4 +384,9 @@ try {
   await main();
 } finally {
   cleanUp();
+}
+
+/** A tree and the Node flags its servers and CLI ran with (its own `npm start`'s). */
+function treeLine(tree: Tree): string {
+  return `${tree.describe}; node flags: ${tree.nodeFlags.length > 0 ? tree.nodeFlags.join(' ') : 'none'}`;
 }

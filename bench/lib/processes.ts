@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import readline from 'node:readline';
 import { repoRoot } from '../../src/testing/paths.ts';
 
@@ -90,6 +91,27 @@ export function processMemory(pid: number | undefined): { rss: number; peak: num
   }
 }
 
+/**
+ * The Node flags `npm start` gives the server (package.json's `start` script, `node <flags>
+ * scripts/start.mjs`), read from the tree at `root`: every server or CLI a benchmark starts runs with
+ * them, as a deployment does, and a baseline tree with its own.
+ */
+export function startScriptNodeFlags(root: string = repoRoot): string[] {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  const start = manifest.scripts?.start ?? '';
+  const match = /^node((?:\s+--\S+)*)\s+scripts\/start\.mjs\b/.exec(start);
+  if (!match)
+    throw new Error(
+      `package.json in ${root}: the start script is not "node [flags] scripts/start.mjs": ${start}`,
+    );
+  return (match[1] ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter((flag) => flag !== '');
+}
+
 let built = false;
 
 /** Builds dist/ when it is missing or older than the sources, once per benchmark process. */
@@ -124,12 +146,21 @@ export async function startDocentServer(
       const entry = JSON.parse(line) as { msg?: string; port?: number };
       return entry.msg === 'docent listening' ? `http://127.0.0.1:${entry.port}` : undefined;
     },
+    60_000,
+    startScriptNodeFlags(),
   );
 }
 
-/** Starts `bench/bare-server.ts` (the bare Hono + ai@4.3.19 stream route) and returns its origin. */
+/**
+ * Starts `bench/bare-server.ts` (the bare Hono + ai@4.3.19 stream route) and returns its origin; with the
+ * server's own Node flags, so that the two differ only in what they run.
+ */
 export async function startBareServer(): Promise<StartedProcess<string>> {
-  return startNodeScript(['bench/bare-server.ts'], {}, (line) =>
-    /^\d+$/.test(line.trim()) ? `http://127.0.0.1:${line.trim()}` : undefined,
+  return startNodeScript(
+    ['bench/bare-server.ts'],
+    {},
+    (line) => (/^\d+$/.test(line.trim()) ? `http://127.0.0.1:${line.trim()}` : undefined),
+    60_000,
+    startScriptNodeFlags(),
   );
 }

@@ -9,7 +9,7 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { processMemory } from './processes.ts';
+import { processMemory, startScriptNodeFlags } from './processes.ts';
 
 export interface Tree {
   /** `current` or `baseline`. */
@@ -17,6 +17,8 @@ export interface Tree {
   root: string;
   /** What the tree is: `working tree` or the ref and its commit. */
   describe: string;
+  /** The Node flags of the tree's own `npm start` (processes.ts): its server and CLI run with them. */
+  nodeFlags: string[];
 }
 
 const live = new Set<ChildProcess>();
@@ -85,6 +87,7 @@ export function currentTree(root: string): Tree {
     label: 'current',
     root,
     describe: `working tree ${root} (HEAD ${gitHead(root)}, uncommitted edits included)`,
+    nodeFlags: startScriptNodeFlags(root),
   };
 }
 
@@ -128,7 +131,12 @@ export function prepareWorktree(
       if (ci.status !== 0) throw new Error(`npm ci in ${dir} failed (exit ${ci.status})`);
     }
   }
-  return { label, root: dir, describe: `${ref} (${commit.slice(0, 12)}) in ${dir}` };
+  return {
+    label,
+    root: dir,
+    describe: `${ref} (${commit.slice(0, 12)}) in ${dir}`,
+    nodeFlags: startScriptNodeFlags(dir),
+  };
 }
 
 /** Builds the tree's dist/ when it is missing or older than its sources (`npm start`'s own check). */
@@ -168,7 +176,8 @@ export async function runNodeTimed(
   tempDirs.add(timeDir);
   const timeFile = path.join(timeDir, 'time.txt');
   const command = useTime ? TIME_BINARY : process.execPath;
-  const fullArgs = useTime ? ['-f', '%M', '-o', timeFile, process.execPath, ...args] : args;
+  const nodeArgs = [...tree.nodeFlags, ...args];
+  const fullArgs = useTime ? ['-f', '%M', '-o', timeFile, process.execPath, ...nodeArgs] : nodeArgs;
   const started = performance.now();
   const child = spawnTracked(command, fullArgs, { cwd: tree.root, env });
   let stdout = '';
@@ -261,7 +270,7 @@ export function startServer(
   timeoutMs = 120_000,
 ): Promise<RunningServer> {
   const started = performance.now();
-  const child = spawnTracked(process.execPath, ['scripts/start.mjs'], {
+  const child = spawnTracked(process.execPath, [...tree.nodeFlags, 'scripts/start.mjs'], {
     cwd: tree.root,
     env: {
       DATABASE_URL: databaseUrl,
