@@ -7,6 +7,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DomainError } from '../errors/domain-error.ts';
+import type { SiteLabels } from '../search/search-index.ts';
 import type { SiteSearch } from '../search/site-search.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Site } from '../tenancy/sites.ts';
@@ -38,16 +39,38 @@ export interface DocsMcpDeps {
   /** Answers a question, charged to the site's organization like an assistant request. */
   ask(input: AskDocsInput): Promise<CollectedAnswer>;
   version: string;
+  /** The versions and languages the site's pages carry (SiteSearch `labels`). */
+  labels: SiteLabels;
 }
 
-const filterShape = {
+/** Most label values a parameter's description names; an agent sees the rest in the results. */
+const MAX_LABELS_DESCRIBED = 20;
+
+const named = (labels: readonly string[]): string =>
+  labels.slice(0, MAX_LABELS_DESCRIBED).join(', ') +
+  (labels.length > MAX_LABELS_DESCRIBED ? ` and ${labels.length - MAX_LABELS_DESCRIBED} more` : '');
+
+/** The filters, described with the values this site's pages carry, so that an agent can pick one. */
+const filterShape = (labels: SiteLabels) => ({
   version: z
     .string()
     .max(MAX_LABEL_CHARS)
     .optional()
-    .describe('Only this docs version (as the site names it)'),
-  language: z.string().max(MAX_LABEL_CHARS).optional().describe('Only this language (e.g. "en")'),
-};
+    .describe(
+      labels.versions.length > 0
+        ? `Only this docs version: one of ${named(labels.versions)}`
+        : 'Only this docs version (these docs have none: leave it out)',
+    ),
+  language: z
+    .string()
+    .max(MAX_LABEL_CHARS)
+    .optional()
+    .describe(
+      labels.languages.length > 0
+        ? `Only this language (e.g. "en"); these docs label pages ${named(labels.languages)}`
+        : 'Only this language (e.g. "en")',
+    ),
+});
 
 const searchOutput = {
   results: z.array(
@@ -96,7 +119,7 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
           .max(MAX_SEARCH_PAGE_SIZE)
           .optional()
           .describe(`Sections to return (default ${DEFAULT_SEARCH_PAGE_SIZE})`),
-        ...filterShape,
+        ...filterShape(deps.labels),
       },
       outputSchema: searchOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },

@@ -134,8 +134,8 @@ export interface StartedAnswer {
 export interface AnswerService {
   /**
    * Charges the question, retrieves, and starts the model. Throws a `DomainError` when it cannot answer
-   * (`thread_not_found`, `credits_exhausted`, `unavailable` when the model fails before any text);
-   * nothing stays charged then.
+   * (`thread_not_found`, `invalid_input` for a version the docs do not have, `credits_exhausted`,
+   * `unavailable` when the model fails before any text); nothing stays charged then.
    */
   ask(input: AskInput): Promise<StartedAnswer>;
 }
@@ -162,7 +162,9 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       // aborted, failed, or settled by crash recovery), so the client can refer to it (feedback).
       const messageId = newId('msg');
 
-      // A follow-up's thread is checked before charging, so a wrong thread id costs nothing.
+      // A follow-up's thread, and a version filter the docs have, are checked before charging, so a
+      // wrong thread id or a misspelt version costs nothing and stores nothing.
+      await deps.search.checkFilter(site.id, { version: input.retrieval.version ?? undefined }, site);
       let followUp: string | undefined;
       let storedTurns: Turn[] | undefined;
       if (input.threadId) {

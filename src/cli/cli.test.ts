@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TemporaryDatabase } from '../storage/temporary-database.ts';
 import { createTemporaryTestDatabase, dialects } from '../testing/databases.ts';
 import { evalSetDir, repoRoot } from '../testing/paths.ts';
+import { versionedDocs } from '../testing/versioned-docs.ts';
 
 const run = promisify(execFile);
 const cli = path.join(repoRoot, 'src/cli/main.ts');
@@ -124,6 +125,12 @@ describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect
     const badUrl = await docent(['--database-url', 'mysql://x', 'search', '--site', 'a', 'b']);
     expect(badUrl.code).toBe(1);
     expect(badUrl.stderr).toMatch(/Unsupported database URL/);
+    // A version the docs do not have: the domain's own words, with no stack.
+    const versioned = await docent([...db, 'init', '--site', 'clivers', '--docs', versionedDocs()]);
+    expect(versioned.code, versioned.stderr).toBe(0);
+    const v9 = await docent([...db, 'search', '--site', 'clivers', '--version', 'v9', 'install']);
+    expect(v9.code).toBe(1);
+    expect(v9.stderr).toBe('docent: These docs have no version "v9"; their versions are v1, v2\n');
   });
 });
 

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
+import { DomainError } from '../errors/domain-error.ts';
 import { DatabaseUrlError } from '../storage/database.ts';
 import { CliError } from './context.ts';
 import { createProgram } from './program.ts';
@@ -8,7 +9,13 @@ const program = createProgram().exitOverride();
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) process.exit(error.exitCode);
-  if (error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseUrlError) {
+  // A domain error says what went wrong in the caller's terms (a version the docs do not have, say).
+  if (
+    error instanceof CliError ||
+    error instanceof ConfigError ||
+    error instanceof DatabaseUrlError ||
+    error instanceof DomainError
+  ) {
     process.stderr.write(`docent: ${error.message}\n`);
     process.exit(1);
   }

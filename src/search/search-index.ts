@@ -234,6 +234,36 @@ export const siteLanguageLabel = (index: SearchIndex, asked: string | undefined)
   return null;
 };
 
+/** The versions and languages a site's pages carry: the values its filters can name. */
+export interface SiteLabels {
+  versions: string[];
+  languages: string[];
+}
+
+const distinctLabels = (labels: readonly string[]): string[] =>
+  [...new Set(labels.map((l) => l.trim()).filter((l) => l !== ''))].sort((a, b) =>
+    a.localeCompare(b, 'en', { numeric: true }),
+  );
+
+export const siteLabels = (index: SearchIndex): SiteLabels => ({
+  versions: distinctLabels(index.labelSets.flatMap((set) => set.versions)),
+  languages: distinctLabels(index.labelSets.flatMap((set) => set.languages)),
+});
+
+/**
+ * The site's versions, when a version filter names none of them (compared as the filter is: trimmed,
+ * any case); null when there is no filter, the site has no versions, or it has the one asked for. A
+ * version filter has no fallback, unlike a language one: a misspelt version would otherwise find
+ * only the unversioned pages, and an answer would decline with no word of why.
+ */
+export const versionsWithout = (index: SearchIndex, asked: string | undefined): string[] | null => {
+  const requested = asked?.trim().toLowerCase() || null;
+  if (requested === null) return null;
+  const { versions } = siteLabels(index);
+  if (versions.length === 0 || versions.some((v) => v.toLowerCase() === requested)) return null;
+  return versions;
+};
+
 /** A chunk passes a filter value when it carries that label, or carries no label of that kind. */
 const passes = (labels: readonly string[], wanted: string | null): boolean =>
   wanted === null || labels.length === 0 || lowerLabels(labels).includes(wanted);

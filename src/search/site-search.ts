@@ -1,3 +1,4 @@
+import { DomainError } from '../errors/domain-error.ts';
 import type { Storage } from '../storage/database.ts';
 import { type BuiltIndex, buildSiteIndex } from './build-site-index.ts';
 import { type ChunkRow, readChunkRows } from './chunk-rows.ts';
@@ -17,8 +18,11 @@ import {
   chunkPassesFilter,
   indexBytes,
   type SearchIndex,
+  type SiteLabels,
   searchIndex,
+  siteLabels,
   siteLanguageLabel,
+  versionsWithout,
 } from './search-index.ts';
 import { readStoredIndex, writeStoredIndex } from './stored-index.ts';
 import type { SearchHit, SearchOptions } from './types.ts';
@@ -124,14 +128,9 @@ export class SiteSearch {
     options: SearchOptions,
     known?: { index_generation: number; base_url: string | null },
   ): Promise<SearchResult[]> {
-    // Peeked, then counted by the one `get` that serves the search (here or in indexFor).
-    const cached = known === undefined ? undefined : this.cache.peek(siteId);
-    const fresh = cached !== undefined && known !== undefined && cached.generation >= known.index_generation;
-    const loaded =
-      fresh && known !== undefined
-        ? { ...(this.cache.get(siteId) ?? cached), baseUrl: known.base_url }
-        : await this.indexFor(siteId);
+    const loaded = await this.loadedFor(siteId, known);
     const { index } = loaded;
+    throwOnUnknownVersion(index, options.version);
     const began = performance.now();
     const hits =
       this.options.embeddings && loaded.vectors
@@ -164,6 +163,41 @@ export class SiteSearch {
       });
     }
     return results;
+  }
+
+  /**
+   * Refuses (`invalid_input`, naming the site's versions) a version filter the site has none of pages
+   * of, as `search` would: for callers that must refuse before they write anything (the answer service,
+   * before its charge).
+   */
+  async checkFilter(
+    siteId: string,
+    filter: { version?: string | undefined },
+    known?: { index_generation: number; base_url: string | null },
+  ): Promise<void> {
+    if (!filter.version?.trim()) return;
+    throwOnUnknownVersion((await this.loadedFor(siteId, known)).index, filter.version);
+  }
+
+  /** The versions and languages the site's pages carry (what its filters can name). */
+  async labels(
+    siteId: string,
+    known?: { index_generation: number; base_url: string | null },
+  ): Promise<SiteLabels> {
+    return siteLabels((await this.loadedFor(siteId, known)).index);
+  }
+
+  /** The cached index when it is at least as new as `known`, else the site's current one. */
+  private async loadedFor(
+    siteId: string,
+    known: { index_generation: number; base_url: string | null } | undefined,
+  ): Promise<LoadedIndex> {
+    // Peeked, then counted by the one `get` that serves the search (here or in indexFor).
+    const cached = known === undefined ? undefined : this.cache.peek(siteId);
+    const fresh = cached !== undefined && known !== undefined && cached.generation >= known.index_generation;
+    return fresh && known !== undefined
+      ? { ...(this.cache.get(siteId) ?? cached), baseUrl: known.base_url }
+      : this.indexFor(siteId);
   }
 
   /**
@@ -366,6 +400,21 @@ async function siteVectors(
     if (chunk !== undefined) paired.push({ chunk, dimensions: row.dimensions, vector: row.vector });
   }
   return buildSiteVectors(paired);
+}
+
+/** Longest list of versions an error names; a site with more gets the first ones and a count. */
+const MAX_VERSIONS_NAMED = 20;
+
+function throwOnUnknownVersion(index: SearchIndex, version: string | undefined): void {
+  const versions = versionsWithout(index, version);
+  if (versions === null) return;
+  const named = versions.slice(0, MAX_VERSIONS_NAMED).join(', ');
+  const more =
+    versions.length > MAX_VERSIONS_NAMED ? ` and ${versions.length - MAX_VERSIONS_NAMED} more` : '';
+  throw new DomainError(
+    'invalid_input',
+    `These docs have no version "${version?.trim()}"; their versions are ${named}${more}`,
+  );
 }
 
 /**

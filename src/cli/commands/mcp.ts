@@ -62,6 +62,9 @@ export function registerMcp(program: Command): void {
         search,
         docentUrl,
         version: DOCENT_VERSION,
+        // Read once: a process that lives across re-ingestions describes the labels it started with
+        // (searches still check a version against the current ones).
+        labels: await search.labels(site.id),
         ask: async (input) =>
           askDocs(answers, {
             site,

@@ -91,6 +91,13 @@ describe.each(dialects)('search, page and context APIs on %s', (dialect) => {
     expect(v1.map((h) => h.path)).toContain('v1/setup');
     expect(v1.map((h) => h.path)).not.toContain('v2/setup');
     expect(v1.find((h) => h.path === 'v1/setup')?.metadata.version).toBe('v1');
+    for (const path of ['/v1/search/versioned', '/v1/context/versioned']) {
+      const unknown = await post(path, { query: 'install widget', filter: { version: '3.0' } });
+      expect(unknown.status, path).toBe(400);
+      expect(((await unknown.json()) as { error: { message: string } }).error.message, path).toBe(
+        'These docs have no version "3.0"; their versions are v1, v2',
+      );
+    }
     const es = (await (
       await post('/discovery/v1/search/versioned', { query: 'instalar widget', filter: { language: 'es' } })
     ).json()) as Hit[];
@@ -149,7 +156,8 @@ describe.each(dialects)('search, page and context APIs on %s', (dialect) => {
       ['/v1/search/versioned', { query: 'x', pageSize: 51 }, 400],
       ['/v1/search/versioned', { query: 'x', scoreThreshold: 1.5 }, 400],
       ['/v1/search/versioned', { query: 'x', extra: true }, 400],
-      ['/v1/search/versioned', { query: 'x', filter: { version: 'constructor' } }, 200],
+      // Not a version of these docs (and a prototype key): refused like any other unknown version.
+      ['/v1/search/versioned', { query: 'x', filter: { version: 'constructor' } }, 400],
       ['/v1/search/versioned', { query: 'x'.repeat(2_001) }, 400],
       ['/v1/search/versioned', '{"query":', 400],
       ['/v1/search/versioned', { query: 'x'.repeat(MAX_AGENT_BODY_BYTES) }, 413],

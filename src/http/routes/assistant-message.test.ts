@@ -331,6 +331,36 @@ describe.each(dialects)('POST /v1/assistant/{domain}/message on %s', (dialect) =
     expect(paths(v2)).toEqual(['v2/rotate-keys']);
     expect(v1.message?.content).toContain('legacy rotate command');
     expect(v2.message?.content).toContain('dashboard settings page');
+    // A version the docs do not have is refused before anything is charged or stored, naming theirs;
+    // a known one in another case or with spaces is the same version.
+    const threads = async () =>
+      Number(
+        (
+          await server.storage.db
+            .selectFrom('threads')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await threads();
+    const unknown = await post(
+      server,
+      'versions',
+      { messages: [userMessage('How do I rotate keys?')], fp: 'a', filter: { version: 'v3' } },
+      { key: otherSiteKey },
+    );
+    expect(unknown.status).toBe(400);
+    const error = (JSON.parse(unknown.text) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('invalid_request');
+    expect(error.message).toBe('These docs have no version "v3"; their versions are v1, v2');
+    expect(await threads()).toBe(before);
+    const spelled = await chat(
+      server,
+      otherSiteKey,
+      { messages: [userMessage('How do I rotate keys?')], fp: 'a', filter: { version: ' V2 ' } },
+      'versions',
+    );
+    expect(paths(spelled)).toEqual(['v2/rotate-keys']);
 
     const withContext = await post(
       server,

@@ -98,6 +98,10 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     }
     const search = tools.find((t) => t.name === 'search_docs');
     expect(search?.inputSchema.required).toEqual(['query']);
+    // The filters name the values this site's pages carry, so that an agent can choose one.
+    const filters = search?.inputSchema.properties as Record<string, { description?: string }>;
+    expect(filters.version?.description).toBe('Only this docs version: one of v1, v2');
+    expect(filters.language?.description).toBe('Only this language (e.g. "en"); these docs label pages es');
   });
 
   it('search_docs finds sections with absolute links and honours filters', async () => {
@@ -123,6 +127,12 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     // Each section says its version, so an agent can tell v1's setup from v2's.
     expect(v1Results.find((r) => r.path === 'v1/setup')?.version).toBe('v1');
     expect(v1.content[0]?.text).toContain('Path: v1/setup\nVersion: v1');
+    const v3 = (await client.callTool({
+      name: 'search_docs',
+      arguments: { query: 'install the widget', version: 'v3' },
+    })) as ToolResult;
+    expect(v3.isError).toBe(true);
+    expect(v3.content[0]?.text).toContain('These docs have no version "v3"; their versions are v1, v2');
     const none = (await client.callTool({
       name: 'search_docs',
       arguments: { query: 'zebrafish rotation password' },

@@ -55,6 +55,7 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
       search: deps.search,
       docentUrl: origin,
       version: DOCENT_VERSION,
+      labels: await deps.search.labels(caller.site.id, caller.site),
       ask: (input) =>
         askDocs(deps.answers, {
           site: caller.site,
