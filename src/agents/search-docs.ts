@@ -87,15 +87,18 @@ export async function searchDocs(
 }
 
 /**
- * The version (language) a result belongs to: the one filtered on when the page carries it, else the
- * page's only label; none for a page under several labels or none (it matches every filter).
+ * The version (language) a result belongs to: the one filtered on when the page carries it (as the page
+ * spells it: a filter matches trimmed and in any case), else the page's only label; none for a page
+ * under several labels or none (it matches every filter).
  */
 function label<K extends 'version' | 'language'>(
   key: K,
   labels: readonly string[],
   filtered: string | undefined,
 ): Partial<Record<K, string>> {
-  if (filtered !== undefined && labels.includes(filtered)) return { [key]: filtered } as Record<K, string>;
+  const wanted = filtered?.trim().toLowerCase();
+  const own = wanted ? labels.find((l) => l.trim().toLowerCase() === wanted) : undefined;
+  if (own !== undefined) return { [key]: own } as Record<K, string>;
   const only = labels.length === 1 ? labels[0] : undefined;
   return only === undefined ? {} : ({ [key]: only } as Record<K, string>);
 }

@@ -163,8 +163,9 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       const messageId = newId('msg');
 
       // A follow-up's thread, and a version filter the docs have, are checked before charging, so a
-      // wrong thread id or a misspelt version costs nothing and stores nothing.
-      await deps.search.checkFilter(site.id, { version: input.retrieval.version ?? undefined }, site);
+      // wrong thread id or a misspelt version costs nothing and stores nothing. The version is searched
+      // and stored as the docs spell it (`V2` as `v2`), so the console's version filter finds it.
+      const version = await deps.search.resolveVersion(site.id, input.retrieval.version, site);
       let followUp: string | undefined;
       let storedTurns: Turn[] | undefined;
       if (input.threadId) {
@@ -185,7 +186,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         status: 'complete',
         requestId,
         currentPath: input.retrieval.currentPath ?? null,
-        filterVersion: input.retrieval.version ?? null,
+        filterVersion: version ?? null,
         filterLanguage: input.retrieval.language ?? null,
       };
       // The site's question groups are in memory after its first question (a read only then); a
@@ -268,7 +269,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
           smallTalk(asked) === null ? questionQuery(asked, previous, input.retrieval.context) : null;
         const searchOptions: SearchOptions = {
           limit: input.retrieval.pageSize,
-          version: input.retrieval.version ?? undefined,
+          version,
           language: input.retrieval.language ?? undefined,
           currentPath: input.retrieval.currentPath,
         };

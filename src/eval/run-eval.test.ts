@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evalSetDir } from '../testing/paths.ts';
 import { testPostgresUrl } from '../testing/services.ts';
+import { versionedDocs } from '../testing/versioned-docs.ts';
 import { tokenF1 } from './answer-metrics.ts';
 import { type EvalReport, runEval } from './run-eval.ts';
 
@@ -39,5 +43,29 @@ describe('tokenF1', () => {
     // 2 shared of 4 answer tokens and 2 reference tokens: P 0.5, R 1 → F1 2/3.
     expect(tokenF1('The cat, the hat!', 'cat hat')).toBeCloseTo(2 / 3);
     expect(tokenF1('a a a', 'a')).toBeCloseTo(0.5);
+  });
+});
+
+describe('an eval set whose question names a version its docs lack', () => {
+  it('is refused before any question runs, naming the question', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-eval-versions-'));
+    const docs = versionedDocs();
+    try {
+      fs.writeFileSync(path.join(dir, 'set.json'), JSON.stringify({ docs: path.relative(dir, docs) }));
+      const row = (id: string, version: string) =>
+        JSON.stringify({
+          id,
+          question: 'install widget',
+          answer: 'a',
+          relevant: ['v1/setup'],
+          filter: { version },
+        });
+      fs.writeFileSync(path.join(dir, 'questions.jsonl'), `${row('q1', 'V1')}\n${row('q2', 'v7')}\n`);
+      await expect(runEval(dir, { database: { dialect: 'sqlite' } })).rejects.toThrow(
+        'question q2: These docs have no version "v7"; their versions are v1, v2',
+      );
+    } finally {
+      for (const d of [dir, docs]) fs.rmSync(d, { recursive: true, force: true });
+    }
   });
 });

@@ -2,6 +2,7 @@ import { SourceList } from '../assistant/answer-sources.ts';
 import { composeAnswer } from '../assistant/builtin-answerer.ts';
 import { retrievalQuery } from '../assistant/retrieval-query.ts';
 import { isWeakRetrieval } from '../assistant/retrieval-strength.ts';
+import { DomainError } from '../errors/domain-error.ts';
 import { ingestSite } from '../ingest/ingest-site.ts';
 import type { LoadProgress } from '../ingest/types.ts';
 import { type EvalQuestion, isUnanswerableQuestion, readEvalSet } from '../search/eval-set.ts';
@@ -151,6 +152,13 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
     const ingestSeconds = (performance.now() - ingestStarted) / 1000;
     const search = new SiteSearch(storage);
     await search.search(site.id, 'warm up', { limit: 1 });
+    // A version the docs lack would stop the run at its question: say which question, before any runs.
+    for (const q of set.questions) {
+      await search.resolveVersion(site.id, q.filter?.version).catch((error: unknown) => {
+        if (!(error instanceof DomainError)) throw error;
+        throw new DomainError(error.kind, `question ${q.id}: ${error.message}`);
+      });
+    }
     const bm25 = buildPlainBm25(await storedPages(storage, site.id));
 
     const answerable = set.questions.filter((q) => !isUnanswerableQuestion(q));

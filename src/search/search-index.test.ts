@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeChunk } from './analyze.ts';
 import { normalizePagePath, resolvePage } from './current-path.ts';
 import { withinOneEdit } from './one-edit.ts';
-import { buildSearchIndex, DEFAULT_RANKING, searchIndex } from './search-index.ts';
+import { buildSearchIndex, DEFAULT_RANKING, searchIndex, siteVersionLabel } from './search-index.ts';
 import type { IndexableChunk } from './types.ts';
 
 interface ChunkSpec {
@@ -186,6 +186,16 @@ describe('searchIndex filters', () => {
     expect(filtered('v2', 'es')).toEqual([3, 4, 5]);
     expect(filtered()).toEqual([1, 2, 3, 4, 5]);
     expect(filtered('v9')).toEqual([4]);
+  });
+
+  it('names a version filter as the site spells it, or the versions it has', () => {
+    expect(siteVersionLabel(index, ' V1 ')).toEqual({ version: 'v1' });
+    expect(siteVersionLabel(index, 'v1')).toEqual({ version: 'v1' });
+    expect(siteVersionLabel(index, '  ')).toEqual({ version: undefined });
+    expect(siteVersionLabel(index, null)).toEqual({ version: undefined });
+    expect(siteVersionLabel(index, 'v9')).toEqual({ unknown: ['v1', 'v2', 'V2'] });
+    const unversioned = buildSearchIndex([chunk({ id: 1, pagePath: 'a', pageTitle: 'A', text: 'setup' })]);
+    expect(siteVersionLabel(unversioned, ' v9 ')).toEqual({ version: 'v9' });
   });
 });
 

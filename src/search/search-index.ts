@@ -251,17 +251,24 @@ export const siteLabels = (index: SearchIndex): SiteLabels => ({
 });
 
 /**
- * The site's versions, when a version filter names none of them (compared as the filter is: trimmed,
- * any case); null when there is no filter, the site has no versions, or it has the one asked for. A
- * version filter has no fallback, unlike a language one: a misspelt version would otherwise find
- * only the unversioned pages, and an answer would decline with no word of why.
+ * A version filter as the site spells it: matched trimmed and in any case, so that `V2` and ` v2 `
+ * search, label results and are stored as `v2`. `unknown` (with the site's versions) when the site has
+ * versions and none is the one asked for: a version filter has no fallback, unlike a language one, as a
+ * misspelt version would otherwise find only the unversioned pages and an answer would decline with no
+ * word of why. A site without versions takes any version (it filters nothing), trimmed; a blank one is
+ * no filter.
  */
-export const versionsWithout = (index: SearchIndex, asked: string | undefined): string[] | null => {
-  const requested = asked?.trim().toLowerCase() || null;
-  if (requested === null) return null;
+export const siteVersionLabel = (
+  index: SearchIndex,
+  asked: string | null | undefined,
+): { version: string | undefined } | { unknown: string[] } => {
+  const trimmed = asked?.trim() ?? '';
+  if (trimmed === '') return { version: undefined };
   const { versions } = siteLabels(index);
-  if (versions.length === 0 || versions.some((v) => v.toLowerCase() === requested)) return null;
-  return versions;
+  if (versions.length === 0) return { version: trimmed };
+  const wanted = trimmed.toLowerCase();
+  const own = versions.find((v) => v.toLowerCase() === wanted);
+  return own === undefined ? { unknown: versions } : { version: own };
 };
 
 /** A chunk passes a filter value when it carries that label, or carries no label of that kind. */

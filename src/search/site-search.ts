@@ -22,7 +22,7 @@ import {
   searchIndex,
   siteLabels,
   siteLanguageLabel,
-  versionsWithout,
+  siteVersionLabel,
 } from './search-index.ts';
 import { readStoredIndex, writeStoredIndex } from './stored-index.ts';
 import type { SearchHit, SearchOptions } from './types.ts';
@@ -130,12 +130,12 @@ export class SiteSearch {
   ): Promise<SearchResult[]> {
     const loaded = await this.loadedFor(siteId, known);
     const { index } = loaded;
-    throwOnUnknownVersion(index, options.version);
+    const filtered: SearchOptions = { ...options, version: versionOrThrow(index, options.version) };
     const began = performance.now();
     const hits =
       this.options.embeddings && loaded.vectors
-        ? await this.fusedHits(loaded, loaded.vectors, query, options)
-        : searchIndex(index, query, options);
+        ? await this.fusedHits(loaded, loaded.vectors, query, filtered)
+        : searchIndex(index, query, filtered);
     // A large site's search can hold the main thread for tens of milliseconds, and what follows (reading
     // the hits, composing an answer) runs on in the same task: let other requests in between.
     if (performance.now() - began > LONG_SEARCH_MS) await yieldToIo();
@@ -166,17 +166,17 @@ export class SiteSearch {
   }
 
   /**
-   * Refuses (`invalid_input`, naming the site's versions) a version filter the site has none of pages
-   * of, as `search` would: for callers that must refuse before they write anything (the answer service,
-   * before its charge).
+   * A version filter as the site spells it (`siteVersionLabel`; undefined for none), or `invalid_input`
+   * naming the site's versions when it has none such, as `search` would refuse it: for callers that must
+   * refuse before they write anything, and store the filter as the site names it (the answer service).
    */
-  async checkFilter(
+  async resolveVersion(
     siteId: string,
-    filter: { version?: string | undefined },
+    version: string | null | undefined,
     known?: { index_generation: number; base_url: string | null },
-  ): Promise<void> {
-    if (!filter.version?.trim()) return;
-    throwOnUnknownVersion((await this.loadedFor(siteId, known)).index, filter.version);
+  ): Promise<string | undefined> {
+    if (!version?.trim()) return undefined;
+    return versionOrThrow((await this.loadedFor(siteId, known)).index, version);
   }
 
   /** The versions and languages the site's pages carry (what its filters can name). */
@@ -405,15 +405,24 @@ async function siteVectors(
 /** Longest list of versions an error names; a site with more gets the first ones and a count. */
 const MAX_VERSIONS_NAMED = 20;
 
-function throwOnUnknownVersion(index: SearchIndex, version: string | undefined): void {
-  const versions = versionsWithout(index, version);
-  if (versions === null) return;
-  const named = versions.slice(0, MAX_VERSIONS_NAMED).join(', ');
+/** Longest part of an unknown version an error repeats. */
+const MAX_VERSION_ECHOED = 100;
+
+/** A label as an error names it: quoted as JSON when it holds a comma, a quote or a line break. */
+const named = (label: string): string => (/[,"\n\r]/.test(label) ? JSON.stringify(label) : label);
+
+function versionOrThrow(index: SearchIndex, version: string | undefined): string | undefined {
+  const match = siteVersionLabel(index, version);
+  if ('version' in match) return match.version;
+  const versions = match.unknown;
+  const list = versions.slice(0, MAX_VERSIONS_NAMED).map(named).join(', ');
   const more =
     versions.length > MAX_VERSIONS_NAMED ? ` and ${versions.length - MAX_VERSIONS_NAMED} more` : '';
+  const asked = version?.trim() ?? '';
+  const echoed = asked.length > MAX_VERSION_ECHOED ? `${asked.slice(0, MAX_VERSION_ECHOED)}…` : asked;
   throw new DomainError(
     'invalid_input',
-    `These docs have no version "${version?.trim()}"; their versions are ${named}${more}`,
+    `These docs have no version ${JSON.stringify(echoed)}; their versions are ${list}${more}`,
   );
 }
 

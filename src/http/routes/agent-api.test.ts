@@ -91,6 +91,13 @@ describe.each(dialects)('search, page and context APIs on %s', (dialect) => {
     expect(v1.map((h) => h.path)).toContain('v1/setup');
     expect(v1.map((h) => h.path)).not.toContain('v2/setup');
     expect(v1.find((h) => h.path === 'v1/setup')?.metadata.version).toBe('v1');
+    // A filter in another case or with spaces is the same version, and results name it as the docs do.
+    const cased = (await (
+      await post('/v1/search/versioned', { query: 'install widget', filter: { version: ' V1 ' } })
+    ).json()) as Hit[];
+    expect(cased.map((h) => [h.path, h.metadata.version])).toEqual(
+      v1.map((h) => [h.path, h.metadata.version]),
+    );
     for (const path of ['/v1/search/versioned', '/v1/context/versioned']) {
       const unknown = await post(path, { query: 'install widget', filter: { version: '3.0' } });
       expect(unknown.status, path).toBe(400);

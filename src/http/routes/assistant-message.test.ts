@@ -361,6 +361,24 @@ describe.each(dialects)('POST /v1/assistant/{domain}/message on %s', (dialect) =
       'versions',
     );
     expect(paths(spelled)).toEqual(['v2/rotate-keys']);
+    // Stored as the docs spell it, so the console's `version=v2` filter finds the conversation.
+    const spelledThread = spelled.headers?.get('X-Thread-Id') ?? '';
+    expect((await listThreadMessages(server.storage, spelledThread))[0]?.version).toBe('v2');
+    // An unknown version is repeated as JSON (one line, however it is spelled) and at most 100 characters.
+    const odd = await post(
+      server,
+      'versions',
+      {
+        messages: [userMessage('How do I rotate keys?')],
+        fp: 'a',
+        filter: { version: `v3\n"x${'y'.repeat(200)}` },
+      },
+      { key: otherSiteKey },
+    );
+    expect(odd.status).toBe(400);
+    expect((JSON.parse(odd.text) as { error: { message: string } }).error.message).toBe(
+      `These docs have no version ${JSON.stringify(`v3\n"x${'y'.repeat(95)}…`)}; their versions are v1, v2`,
+    );
 
     const withContext = await post(
       server,
