@@ -6,6 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { MAX_ID_CHARS } from '../assistant/request-schema.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import type { SiteLabels } from '../search/search-index.ts';
 import type { SiteSearch } from '../search/site-search.ts';
@@ -22,7 +23,6 @@ import {
 
 /** Longest question `ask_docs` takes (characters), as a message on the assistant routes. */
 export const MAX_ASK_QUESTION_CHARS = 8_000;
-const MAX_LABEL_CHARS = 200;
 
 export interface AskDocsInput {
   question: string;
@@ -43,18 +43,29 @@ export interface DocsMcpDeps {
   labels: SiteLabels;
 }
 
-/** Most label values a parameter's description names; an agent sees the rest in the results. */
-const MAX_LABELS_DESCRIBED = 20;
+/**
+ * Most characters of label values a parameter's description lists (every one, on most sites); past it,
+ * a count of the rest, which an agent sees in the results and in a refused version's error.
+ */
+const MAX_LABELS_DESCRIBED_CHARS = 1_000;
 
-const named = (labels: readonly string[]): string =>
-  labels.slice(0, MAX_LABELS_DESCRIBED).join(', ') +
-  (labels.length > MAX_LABELS_DESCRIBED ? ` and ${labels.length - MAX_LABELS_DESCRIBED} more` : '');
+const named = (labels: readonly string[]): string => {
+  let text = '';
+  let listed = 0;
+  for (const label of labels) {
+    const next = listed === 0 ? label : `${text}, ${label}`;
+    if (listed > 0 && next.length > MAX_LABELS_DESCRIBED_CHARS) break;
+    text = next;
+    listed++;
+  }
+  return listed < labels.length ? `${text} and ${labels.length - listed} more` : text;
+};
 
 /** The filters, described with the values this site's pages carry, so that an agent can pick one. */
 const filterShape = (labels: SiteLabels) => ({
   version: z
     .string()
-    .max(MAX_LABEL_CHARS)
+    .max(MAX_ID_CHARS)
     .optional()
     .describe(
       labels.versions.length > 0
@@ -63,7 +74,7 @@ const filterShape = (labels: SiteLabels) => ({
     ),
   language: z
     .string()
-    .max(MAX_LABEL_CHARS)
+    .max(MAX_ID_CHARS)
     .optional()
     .describe(
       labels.languages.length > 0
@@ -180,8 +191,8 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
       description: `Answers a question about ${site.name} from its documentation, citing sources as [n] with their URLs. Costs one assistant credit of the docs owner; to follow up, pass back threadId and threadKey.`,
       inputSchema: {
         question: z.string().min(1).max(MAX_ASK_QUESTION_CHARS),
-        threadId: z.string().max(MAX_LABEL_CHARS).optional().describe('Continue this conversation'),
-        threadKey: z.string().max(MAX_LABEL_CHARS).optional().describe('The key returned with threadId'),
+        threadId: z.string().max(MAX_ID_CHARS).optional().describe('Continue this conversation'),
+        threadKey: z.string().max(MAX_ID_CHARS).optional().describe('The key returned with threadId'),
       },
       outputSchema: askOutput,
       // Read-only for the docs; it does write a thread and spend a credit, hence not idempotent.

@@ -1,0 +1,53 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { describe, expect, it } from 'vitest';
+import type { SiteSearch } from '../search/site-search.ts';
+import type { Storage } from '../storage/database.ts';
+import type { Site } from '../tenancy/sites.ts';
+import { createDocsMcpServer } from './docs-mcp-server.ts';
+
+/** The `search_docs` filter descriptions an agent is shown for a site with these labels. */
+async function filterDescriptions(versions: string[], languages: string[]) {
+  const server = createDocsMcpServer({
+    site: { id: 'site_1', domain: 'docs' } as Site,
+    storage: {} as Storage,
+    search: {} as SiteSearch,
+    docentUrl: 'http://127.0.0.1',
+    version: 'test',
+    labels: { versions, languages },
+    ask: () => Promise.reject(new Error('not asked')),
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test', version: '1' });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  try {
+    const { tools } = await client.listTools();
+    const properties = tools.find((t) => t.name === 'search_docs')?.inputSchema.properties as Record<
+      string,
+      { description?: string }
+    >;
+    return { version: properties.version?.description, language: properties.language?.description };
+  } finally {
+    await client.close();
+  }
+}
+
+describe('search_docs filter descriptions', () => {
+  it("list the site's versions and languages, or say there are none", async () => {
+    expect(await filterDescriptions(['v1', 'v2'], ['en', 'fr'])).toEqual({
+      version: 'Only this docs version: one of v1, v2',
+      language: 'Only this language (e.g. "en"); these docs label pages en, fr',
+    });
+    expect(await filterDescriptions([], [])).toEqual({
+      version: 'Only this docs version (these docs have none: leave it out)',
+      language: 'Only this language (e.g. "en")',
+    });
+  });
+
+  it('list about a thousand characters of versions, then count the rest', async () => {
+    const versions = Array.from({ length: 300 }, (_, i) => `release-${String(i).padStart(3, '0')}`);
+    const { version } = await filterDescriptions(versions, []);
+    // 11 characters each, 13 with the separator: 77 fit in 1,000 characters.
+    expect(version).toBe(`Only this docs version: one of ${versions.slice(0, 77).join(', ')} and 223 more`);
+  });
+});
