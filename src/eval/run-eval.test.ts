@@ -69,3 +69,62 @@ describe('an eval set whose question names a version its docs lack', () => {
     }
   });
 });
+
+describe('an eval set with a language filter', () => {
+  it("reports those questions with the filter and without it (the question's own language)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-eval-languages-'));
+    try {
+      const write = (file: string, text: string) => {
+        fs.mkdirSync(path.dirname(path.join(dir, 'docs', file)), { recursive: true });
+        fs.writeFileSync(path.join(dir, 'docs', file), text);
+      };
+      const group = (pages: string[]) => [{ group: 'Guides', pages }];
+      write(
+        'docs.json',
+        JSON.stringify({
+          name: 'Bilingual',
+          navigation: {
+            languages: [
+              { language: 'en', groups: group(['en/install', 'en/tokens']) },
+              { language: 'es', groups: group(['es/install', 'es/tokens']) },
+            ],
+          },
+        }),
+      );
+      write(
+        'en/install.mdx',
+        '---\ntitle: Install the widget\n---\n\nRun `acme install` to install the widget.\n',
+      );
+      write('en/tokens.mdx', '---\ntitle: Tokens\n---\n\nA token comes from `acme tokens create`.\n');
+      write(
+        'es/tokens.mdx',
+        '---\ntitle: Tokens\n---\n\nUn token sale de `acme tokens create`. El comando `acme tokens create` imprime el token.\n',
+      );
+      const rows = [
+        {
+          id: 'q1',
+          question: 'What does acme tokens create do?',
+          relevant: ['en/tokens'],
+          filter: { language: 'en' },
+        },
+        {
+          id: 'q2',
+          question: '¿Qué hace acme tokens create?',
+          relevant: ['es/tokens'],
+          filter: { language: 'es' },
+        },
+      ];
+      fs.writeFileSync(
+        path.join(dir, 'questions.jsonl'),
+        rows.map((r) => JSON.stringify({ ...r, answer: 'a' })).join('\n'),
+      );
+      const report = await runEval(dir, { database: { dialect: 'sqlite' } });
+      // Both token pages hold the question's words, the Spanish one more often: without a filter, only
+      // the question's language tells them apart.
+      expect(report.language_filter?.with).toMatchObject({ questions: 2, 'hit@1': 1 });
+      expect(report.language_filter?.without).toMatchObject({ questions: 2, 'hit@1': 1 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

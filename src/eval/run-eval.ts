@@ -67,6 +67,12 @@ export interface EvalReport extends RetrievalFigures {
   plain_bm25: RetrievalFigures;
   /** Retrieval per question type (answerable types only). */
   by_type: Record<string, RetrievalFigures>;
+  /**
+   * The answerable questions that carry a language filter, searched without it (as an API or MCP client
+   * that sends none: the search then takes the language the question is written in), beside the same
+   * questions with it. Absent when no question has one.
+   */
+  language_filter?: { with: RetrievalFigures; without: RetrievalFigures };
   answers?: AnswerFigures;
   /** Decline rate per question type, with `--answers`. */
   declined_by_type?: Record<string, number>;
@@ -204,6 +210,18 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
       ),
       by_type: byType,
     };
+    const withLanguage = scored.filter((r) => r.question.filter?.language);
+    if (withLanguage.length > 0) {
+      const without: { rankedPages: string[]; relevant: string[] }[] = [];
+      for (const r of withLanguage) {
+        const hits = await search.search(site.id, r.question.question, {
+          limit: EVAL_CHUNK_LIMIT,
+          version: r.question.filter?.version,
+        });
+        without.push({ rankedPages: hits.map((h) => h.pagePath), relevant: r.relevant });
+      }
+      report.language_filter = { with: figures(withLanguage), without: figures(without) };
+    }
     if (options.answers) Object.assign(report, await scoreAnswers(search, site.id, results));
     return report;
   } finally {

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { analyzeChunk } from './analyze.ts';
 import { normalizePagePath, resolvePage } from './current-path.ts';
 import { withinOneEdit } from './one-edit.ts';
-import { buildSearchIndex, DEFAULT_RANKING, searchIndex, siteVersionLabel } from './search-index.ts';
+import {
+  buildSearchIndex,
+  DEFAULT_RANKING,
+  questionLanguageLabel,
+  searchIndex,
+  siteVersionLabel,
+} from './search-index.ts';
 import type { IndexableChunk } from './types.ts';
 
 interface ChunkSpec {
@@ -196,6 +202,42 @@ describe('searchIndex filters', () => {
     expect(siteVersionLabel(index, 'v9')).toEqual({ unknown: ['v1', 'v2', 'V2'] });
     const unversioned = buildSearchIndex([chunk({ id: 1, pagePath: 'a', pageTitle: 'A', text: 'setup' })]);
     expect(siteVersionLabel(unversioned, ' v9 ')).toEqual({ version: 'v9' });
+  });
+});
+
+describe('the language of a question without a language filter', () => {
+  const bilingual = buildSearchIndex([
+    chunk({
+      id: 1,
+      pagePath: 'en/keys',
+      pageTitle: 'API keys',
+      text: 'Rotate the API key',
+      languages: ['en'],
+    }),
+    chunk({
+      id: 2,
+      pagePath: 'fr/keys',
+      pageTitle: 'Clés API',
+      text: 'Faire pivoter la clé API',
+      languages: ['fr'],
+    }),
+  ]);
+
+  it("is the site's label of the language it is written in, when it is clear", () => {
+    expect(questionLanguageLabel(bilingual, 'How do I rotate the API key?')).toBe('en');
+    expect(questionLanguageLabel(bilingual, 'Comment faire pivoter la clé API ?')).toBe('fr');
+    expect(questionLanguageLabel(bilingual, 'API key')).toBeUndefined();
+  });
+
+  it('is none on a site without language labels, or without a label for that language', () => {
+    const unlabelled = buildSearchIndex([chunk({ id: 1, pagePath: 'a', pageTitle: 'A', text: 'the key' })]);
+    expect(questionLanguageLabel(unlabelled, 'Comment faire pivoter la clé ?')).toBeUndefined();
+    const frenchOnly = buildSearchIndex([
+      chunk({ id: 1, pagePath: 'keys', pageTitle: 'Keys', text: 'Rotate the key' }),
+      chunk({ id: 2, pagePath: 'fr/keys', pageTitle: 'Clés', text: 'Pivoter la clé', languages: ['fr'] }),
+    ]);
+    expect(questionLanguageLabel(frenchOnly, 'How do I rotate the key?')).toBeUndefined();
+    expect(questionLanguageLabel(frenchOnly, 'Comment faire pivoter la clé ?')).toBe('fr');
   });
 });
 

@@ -9,6 +9,7 @@ import { resolvePage } from './current-path.ts';
 import { SearchIndexBuilder } from './index-builder.ts';
 import type { PairLookup, StringTable, WordTable } from './index-tables.ts';
 import { stemmerNameFor } from './stemmer.ts';
+import { writtenIn } from './stop-words.ts';
 import type { IndexableChunk, SearchHit, SearchOptions } from './types.ts';
 
 /** One field's BM25F parameters: its weight in the combined term frequency and its length normalisation. */
@@ -269,6 +270,24 @@ export const siteVersionLabel = (
   const wanted = trimmed.toLowerCase();
   const own = versions.find((v) => v.toLowerCase() === wanted);
   return own === undefined ? { unknown: versions } : { version: own };
+};
+
+/**
+ * The site's language label a question without a language filter is searched in: the one of the
+ * language it is written in (`writtenIn`, by its function words), as the widget's reader's page
+ * language would be; undefined when the site has no language labels, the language is not clear, or the
+ * site has no label for it (English questions on a site whose English pages carry no label).
+ */
+export const questionLanguageLabel = (index: SearchIndex, question: string): string | undefined => {
+  const { languages } = siteLabels(index);
+  if (languages.length === 0) return undefined;
+  const byStemmer = new Map<string, string>();
+  for (const label of languages) {
+    const stemmer = stemmerNameFor(label);
+    if (stemmer !== null && !byStemmer.has(stemmer)) byStemmer.set(stemmer, label);
+  }
+  const written = writtenIn(question, [...new Set(['english', ...byStemmer.keys()])]);
+  return written === null ? undefined : byStemmer.get(written);
 };
 
 /** A chunk passes a filter value when it carries that label, or carries no label of that kind. */

@@ -17,6 +17,7 @@ import { decodeIndex, decodeIndexPieces } from './index-codec.ts';
 import {
   chunkPassesFilter,
   indexBytes,
+  questionLanguageLabel,
   type SearchIndex,
   type SiteLabels,
   searchIndex,
@@ -130,7 +131,11 @@ export class SiteSearch {
   ): Promise<SearchResult[]> {
     const loaded = await this.loadedFor(siteId, known);
     const { index } = loaded;
-    const filtered: SearchOptions = { ...options, version: versionOrThrow(index, options.version) };
+    const filtered: SearchOptions = {
+      ...options,
+      version: versionOrThrow(index, options.version),
+      language: options.language?.trim() ? options.language : questionLanguageLabel(index, query),
+    };
     const began = performance.now();
     const hits =
       this.options.embeddings && loaded.vectors

@@ -52,3 +52,41 @@ const BY_STEMMER: Record<string, ReadonlySet<string>> = {
  */
 export const stopWordsFor = (stemmer: string | null): ReadonlySet<string> =>
   (stemmer === null ? undefined : BY_STEMMER[stemmer]) ?? ENGLISH_SET;
+
+/** Each language's own function words (without the English ones the stop lists add), by stemmer name. */
+const OWN_WORDS: Record<string, ReadonlySet<string>> = {
+  english: ENGLISH_SET,
+  spanish: toSet(SPANISH),
+  portuguese: toSet(PORTUGUESE),
+  french: toSet(FRENCH),
+  german: toSet(GERMAN),
+};
+
+const WORD = /[\p{L}\p{M}']+/gu;
+
+/**
+ * The stemmer language a question is written in, told by its function words ("comment", "le" → French;
+ * "how", "the" → English), among `candidates` (stemmer names); null when no candidate's words are
+ * clearly the most frequent (a question of keywords only, say). A word two candidates share counts for
+ * neither.
+ */
+export const writtenIn = (question: string, candidates: readonly string[]): string | null => {
+  const lists = candidates.flatMap((name) => {
+    const own = OWN_WORDS[name];
+    return own === undefined ? [] : [{ name, own }];
+  });
+  if (lists.length < 2) return null;
+  const counts = new Map<string, number>();
+  for (const match of question.toLowerCase().matchAll(WORD)) {
+    const word = match[0].replace(/^'+|'+$/g, '');
+    const having = lists.filter((l) => l.own.has(word));
+    if (having.length === 1) {
+      const name = (having[0] as { name: string }).name;
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+  }
+  const ranked = [...counts].sort((a, b) => b[1] - a[1]);
+  const [first, second] = ranked;
+  if (first === undefined) return null;
+  return second === undefined || first[1] > second[1] ? first[0] : null;
+};
