@@ -12,6 +12,23 @@ import { sourceLinker } from './source-links.ts';
  * New base URLs are refused unless http(s) (tenancy/sites.ts), but a database written before that rule
  * may hold a script URL: readers' links never use one.
  */
+describe('links to the sections readers are sent to', () => {
+  it("follow the site's published paths under its base URL, and page ids on Docent's page view", () => {
+    const own = sourceLinker(
+      { domain: 'acme', base_url: 'https://docs.acme.dev/' },
+      'https://docent.example.com',
+    );
+    expect(own({ pagePath: 'index', anchor: null })).toBe('https://docs.acme.dev/');
+    expect(own({ pagePath: 'index', anchor: 'install' })).toBe('https://docs.acme.dev/#install');
+    expect(own({ pagePath: 'guides/index', anchor: null })).toBe('https://docs.acme.dev/guides/');
+    expect(own({ pagePath: 'guides/reindex', anchor: 'a' })).toBe('https://docs.acme.dev/guides/reindex#a');
+    const view = sourceLinker({ domain: 'acme', base_url: null }, 'https://docent.example.com');
+    expect(view({ pagePath: 'index', anchor: null })).toBe(
+      'https://docent.example.com/sites/acme/pages/index',
+    );
+  });
+});
+
 describe.each(dialects)('links from a stored script base URL on %s', (dialect) => {
   let database: TestDatabase;
   let docs: string;

@@ -1,4 +1,4 @@
-import { linkableBaseUrl, pageUrl, type SearchResult } from '../search/site-search.ts';
+import { linkableBaseUrl, pageUrl, publishedPath, type SearchResult } from '../search/site-search.ts';
 import type { Site } from '../tenancy/sites.ts';
 
 /** Where Docent serves a site's pages itself (http/routes/page-view.ts), under its own address. */
@@ -15,6 +15,8 @@ export function sourceLinker(
   site: Pick<Site, 'domain' | 'base_url'>,
   docentUrl: string,
 ): (result: Pick<SearchResult, 'pagePath' | 'anchor'>) => string {
-  const base = linkableBaseUrl(site.base_url) ?? pageViewBase(docentUrl, site.domain);
-  return (result) => pageUrl(base, result.pagePath, result.anchor);
+  const own = linkableBaseUrl(site.base_url);
+  if (own !== null) return (result) => pageUrl(own, publishedPath(result.pagePath), result.anchor);
+  const view = pageViewBase(docentUrl, site.domain);
+  return (result) => pageUrl(view, result.pagePath, result.anchor);
 }

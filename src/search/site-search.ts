@@ -156,7 +156,10 @@ export class SiteSearch {
       const labels = index.labelSets[index.chunkLabels[hit.chunkId] ?? 0];
       results.push({
         pagePath: path,
-        url: pageUrl(linkableBaseUrl(loaded.baseUrl) ?? this.options.publicUrl ?? null, path, row.anchor),
+        url:
+          linkableBaseUrl(loaded.baseUrl) === null
+            ? pageUrl(this.options.publicUrl ?? null, path, row.anchor)
+            : pageUrl(linkableBaseUrl(loaded.baseUrl), publishedPath(path), row.anchor),
         title,
         breadcrumbs: [title, ...(JSON.parse(row.headings) as string[])],
         anchor: row.anchor,
@@ -437,6 +440,15 @@ function versionOrThrow(index: SearchIndex, version: string | undefined): string
  */
 export function linkableBaseUrl(baseUrl: string | null): string | null {
   return baseUrl !== null && /^https?:\/\//i.test(baseUrl) ? baseUrl : null;
+}
+
+/**
+ * A page's path as a docs framework publishes it under the site's base URL: an `index` page is its
+ * folder (`index` → `/`, `guides/index` → `/guides/`), as Mintlify, Docusaurus and MkDocs serve it;
+ * `/index` is a 404 on most of them. Docent's page view keeps the id as it is.
+ */
+export function publishedPath(pagePath: string): string {
+  return pagePath.replace(/(^|\/)index$/, '$1');
 }
 
 export function pageUrl(baseUrl: string | null, pagePath: string, anchor: string | null): string {
