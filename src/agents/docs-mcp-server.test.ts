@@ -5,11 +5,12 @@ import type { SiteSearch } from '../search/site-search.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Site } from '../tenancy/sites.ts';
 import { createDocsMcpServer } from './docs-mcp-server.ts';
+import { docsTitle } from './server-card.ts';
 
 /** The `search_docs` filter descriptions an agent is shown for a site with these labels. */
 async function filterDescriptions(versions: string[], languages: string[]) {
   const server = createDocsMcpServer({
-    site: { id: 'site_1', domain: 'docs' } as Site,
+    site: { id: 'site_1', domain: 'docs', name: 'Acme' } as Site,
     storage: {} as Storage,
     search: {} as SiteSearch,
     docentUrl: 'http://127.0.0.1',
@@ -49,5 +50,14 @@ describe('search_docs filter descriptions', () => {
     const { version } = await filterDescriptions(versions, []);
     // 11 characters each, 13 with the separator: 77 fit in 1,000 characters.
     expect(version).toBe(`Only this docs version: one of ${versions.slice(0, 77).join(', ')} and 223 more`);
+  });
+});
+
+describe('docsTitle', () => {
+  it('does not say docs twice', () => {
+    expect(docsTitle('Acme')).toBe('Acme docs');
+    expect(docsTitle('Skyhook Docs ')).toBe('Skyhook Docs');
+    expect(docsTitle('Acme Documentation')).toBe('Acme Documentation');
+    expect(docsTitle('Dockerdocs')).toBe('Dockerdocs docs');
   });
 });

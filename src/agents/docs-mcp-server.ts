@@ -20,6 +20,7 @@ import {
   MAX_SEARCH_QUERY_CHARS,
   searchDocs,
 } from './search-docs.ts';
+import { docsTitle } from './server-card.ts';
 
 /** Longest question `ask_docs` takes (characters), as a message on the assistant routes. */
 export const MAX_ASK_QUESTION_CHARS = 8_000;
@@ -109,8 +110,9 @@ const askOutput = {
 
 export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
   const { site } = deps;
+  const docs = docsTitle(site.name);
   const server = new McpServer(
-    { name: `docent-${site.domain}`, title: `${site.name} docs`, version: deps.version },
+    { name: `docent-${site.domain}`, title: docs, version: deps.version },
     {
       instructions: `Search and read the ${site.name} documentation. Use search_docs to find sections, get_page to read a whole page as Markdown, and ask_docs for a cited answer written from the docs.`,
     },
@@ -119,7 +121,7 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
   server.registerTool(
     'search_docs',
     {
-      title: `Search the ${site.name} docs`,
+      title: `Search the ${docs}`,
       description: `Searches the ${site.name} documentation and returns the best-matching sections with their text, page path and absolute URL. Use it before answering questions about ${site.name}; read a whole page with get_page.`,
       inputSchema: {
         query: z.string().min(1).max(MAX_SEARCH_QUERY_CHARS).describe('What to look for, in words'),
@@ -154,7 +156,7 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
       }));
       const text =
         results.length === 0
-          ? `No sections of the ${site.name} docs match "${query}".`
+          ? `No sections of the ${docs} match "${query}".`
           : results
               .map((r, i) => {
                 const labels = [r.version && `Version: ${r.version}`, r.language && `Language: ${r.language}`]
@@ -171,7 +173,7 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
   server.registerTool(
     'get_page',
     {
-      title: `Read a ${site.name} docs page`,
+      title: `Read a ${docs} page`,
       description:
         'Returns one documentation page as Markdown, by its path (as search_docs gives it, e.g. "guides/setup").',
       inputSchema: { path: z.string().min(1).max(MAX_PAGE_PATH_CHARS).describe('The page path') },
@@ -179,7 +181,7 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
     },
     async ({ path }): Promise<CallToolResult> => {
       const page = await readPageMarkdown(deps.storage, site.id, path);
-      if (!page) return toolError(`No page "${path}" in the ${site.name} docs; find pages with search_docs.`);
+      if (!page) return toolError(`No page "${path}" in the ${docs}; find pages with search_docs.`);
       return { content: [{ type: 'text', text: page.content }] };
     },
   );
@@ -187,7 +189,7 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
   server.registerTool(
     'ask_docs',
     {
-      title: `Ask the ${site.name} docs assistant`,
+      title: `Ask the ${docs} assistant`,
       description: `Answers a question about ${site.name} from its documentation, citing sources as [n] with their URLs. Costs one assistant credit of the docs owner; to follow up, pass back threadId and threadKey.`,
       inputSchema: {
         question: z.string().min(1).max(MAX_ASK_QUESTION_CHARS),

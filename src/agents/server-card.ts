@@ -18,6 +18,12 @@ export interface ServerCard {
 }
 
 /** Where a site's MCP server is: `{docentUrl}/mcp/{domain}`. */
+/** A site's docs as a title: `Acme docs`, or the name alone when it says so already (`Acme Docs`). */
+export function docsTitle(name: string): string {
+  const trimmed = name.trim();
+  return /\b(docs|documentation)$/i.test(trimmed) ? trimmed : `${trimmed} docs`;
+}
+
 export function mcpUrl(docentUrl: string, domain: string): string {
   return `${docentUrl.replace(/\/+$/, '')}/mcp/${encodeURIComponent(domain)}`;
 }
@@ -31,7 +37,7 @@ export function serverCard(site: Pick<Site, 'domain' | 'name' | 'public'>, docen
     $schema: SERVER_CARD_SCHEMA,
     name: `${reverseDnsHost(new URL(docentUrl).hostname)}/${site.domain}`,
     version: DOCENT_VERSION,
-    title: `${site.name} docs`,
+    title: docsTitle(site.name),
     description: `Search, read and ask the ${site.name} documentation: tools search_docs, get_page and ask_docs.`,
     remotes: [
       {
