@@ -15,7 +15,7 @@ export interface AnalyticsFilter {
   to: string;
   answered?: 'answered' | 'unanswered';
   feedback?: 'up' | 'down' | 'none' | 'any';
-  /** The page the reader was on (currentPath as sent), exact match. */
+  /** The page the reader was on (the page id its currentPath named, else currentPath as sent), exact match. */
   page?: string;
   version?: string;
   language?: string;
@@ -76,7 +76,9 @@ export const analyticsFilterFields = {
     .describe('Questions whose answer got a vote up, down, none at all, or any'),
   page: trimmed(MAX_PAGE_FILTER_CHARS)
     .optional()
-    .describe('The page the reader was on (`currentPath`), exactly'),
+    .describe(
+      'The page the reader was on, exactly: the page id its `currentPath` named (`guides/setup`), else `currentPath` as sent',
+    ),
   version: trimmed(MAX_LABEL_FILTER_CHARS)
     .optional()
     .describe('The `filter.version` the question was asked with'),

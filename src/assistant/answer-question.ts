@@ -166,6 +166,13 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       // wrong thread id or a misspelt version costs nothing and stores nothing. The version is searched
       // and stored as the docs spell it (`V2` as `v2`), so the console's version filter finds it.
       const version = await deps.search.resolveVersion(site.id, input.retrieval.version, site);
+      // Stored as the page id it names, when it names one of the site's pages, so that the console counts
+      // `/guides/setup/`, `https://docs.acme.dev/guides/setup` and `guides/setup` as one page.
+      const { currentPath } = input.retrieval;
+      const currentPage =
+        currentPath === undefined
+          ? null
+          : ((await deps.search.pageOf(site.id, currentPath, site)) ?? currentPath);
       let followUp: string | undefined;
       let storedTurns: Turn[] | undefined;
       if (input.threadId) {
@@ -185,7 +192,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         content: input.question,
         status: 'complete',
         requestId,
-        currentPath: input.retrieval.currentPath ?? null,
+        currentPath: currentPage,
         filterVersion: version ?? null,
         filterLanguage: input.retrieval.language ?? null,
       };

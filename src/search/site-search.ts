@@ -2,6 +2,7 @@ import { DomainError } from '../errors/domain-error.ts';
 import type { Storage } from '../storage/database.ts';
 import { type BuiltIndex, buildSiteIndex } from './build-site-index.ts';
 import { type ChunkRow, readChunkRows } from './chunk-rows.ts';
+import { resolvePage } from './current-path.ts';
 import type { EmbeddingModel } from './embeddings/embedding-model.ts';
 import {
   buildSiteVectors,
@@ -185,6 +186,21 @@ export class SiteSearch {
   ): Promise<string | undefined> {
     if (!version?.trim()) return undefined;
     return versionOrThrow((await this.loadedFor(siteId, known)).index, version);
+  }
+
+  /**
+   * The page a reader's current-page reference (a page id, URL path or URL, as `currentPath` takes it)
+   * names, as the site's page id; null when it names none of the site's pages.
+   */
+  async pageOf(
+    siteId: string,
+    ref: string | null | undefined,
+    known?: { index_generation: number; base_url: string | null },
+  ): Promise<string | null> {
+    if (!ref?.trim()) return null;
+    const { index } = await this.loadedFor(siteId, known);
+    const page = resolvePage(ref, index.pageByPath);
+    return page === undefined ? null : index.pagePaths.at(page);
   }
 
   /** The versions and languages the site's pages carry (what its filters can name). */

@@ -397,6 +397,21 @@ describe.each(dialects)('POST /v1/assistant/{domain}/message on %s', (dialect) =
     const toolCall = withContext.text.split('\n').find((line) => line.startsWith('9:'));
     expect(toolCall).toContain('eval ../shared/eval/claude-docs');
     expect(withContext.text).toContain('"path":"guides/cli"');
+    // The question is stored with the page id its currentPath names, whatever its spelling; a path that
+    // names no page of the site as it was sent.
+    const storedPath = async (currentPath: string) => {
+      const asked = await post(
+        server,
+        'docs',
+        { messages: [userMessage('How do I ingest my docs?')], fp: 'anonymous', currentPath },
+        { key },
+      );
+      const stored = await listThreadMessages(server.storage, asked.headers.get('X-Thread-Id') ?? '');
+      return stored[0]?.currentPath;
+    };
+    expect(await storedPath('https://docs.example.com/guides/cli/')).toBe('guides/cli');
+    expect(await storedPath('guides/CLI.mdx')).toBe('guides/cli');
+    expect(await storedPath('/blog/launch')).toBe('/blog/launch');
   });
 
   it('answers a thank-you without a search: no tool call, only the reply', async () => {
