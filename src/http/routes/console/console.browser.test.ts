@@ -82,10 +82,15 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${server.baseUrl}/console/login`);
-    for (const wrong of ['svc_not-a-key', assistantKey]) {
-      await page.getByLabel('Admin key').fill(wrong);
+    // An assistant key, live or not, is named for what it is, with the way to an admin key.
+    for (const [wrong, said] of [
+      ['svc_not-a-key', 'not a live admin key'],
+      [assistantKey, 'That is an assistant key (svc_dsc_…)'],
+      ['svc_dsc_not-a-key', 'keys create --admin'],
+    ]) {
+      await page.getByLabel('Admin key').fill(wrong ?? '');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      expect(await page.getByRole('alert').innerText()).toContain('not a live admin key');
+      expect(await page.getByRole('alert').innerText()).toContain(said);
     }
     expect(await context.cookies()).toEqual([]);
 

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import { clientIp } from '../../../limits/client-ip.ts';
 import type { RateLimitStore } from '../../../limits/rate-limit-store.ts';
+import { ASSISTANT_KEY_PREFIX } from '../../../tenancy/api-keys.ts';
 import {
   ConsoleSignInError,
   findConsoleSession,
@@ -102,7 +103,14 @@ export function signInRoutes(deps: GuardDeps & { store: RateLimitStore }): Hono<
       return c.redirect('/console', 303);
     } catch (error) {
       if (error instanceof ConsoleSignInError)
-        return page(c, 401, 'That is not a live admin key of any organization.');
+        return page(
+          c,
+          401,
+          // Told by its prefix alone, so a live assistant key and a dead one read the same.
+          key.trim().startsWith(ASSISTANT_KEY_PREFIX)
+            ? 'That is an assistant key (svc_dsc_…), for the widget and the message API. Sign in with an admin key (svc_…): npm run docent -- init printed one, and npm run docent -- keys create --admin --site <domain> makes another.'
+            : 'That is not a live admin key of any organization.',
+        );
       throw error;
     }
   });
