@@ -113,7 +113,10 @@ describe('BuiltinAnswerer', () => {
     const result = await model.doGenerate(callOptions('What is a good recipe for sourdough bread?'));
     const text = textOf(result.content);
     expect(text.startsWith(NO_COVERAGE_MESSAGE)).toBe(true);
-    expect(text).toContain('[Install the CLI](https://docs.example.com/cli/install#macos)');
+    // Each section by its page and its own heading: three sections of one page read apart.
+    expect(text).toContain(
+      '[Install the CLI › Install on macOS](https://docs.example.com/cli/install#macos)',
+    );
     expect(citedSourceIds(text)).toEqual([]);
   });
 

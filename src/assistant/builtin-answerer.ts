@@ -769,9 +769,20 @@ function noCoverage(sources: readonly RetrievedSource[]): BuiltinAnswer {
   const lines = [NO_COVERAGE_MESSAGE];
   if (pages.length > 0) {
     lines.push('', 'The closest pages I found are:');
-    for (const page of pages) lines.push(`- [${escapeLinkText(page.pageTitle)}](${page.url})`);
+    for (const page of pages) lines.push(`- [${escapeLinkText(sectionTitle(page))}](${page.url})`);
   }
   return { text: lines.join('\n'), citedIds: [], covered: false };
+}
+
+/**
+ * A section as a reader tells it apart: its page's title and its own heading (`Installation › Install
+ * with Docker`), so that three sections of one page are not three links named alike.
+ */
+function sectionTitle(source: RetrievedSource): string {
+  const heading = source.headings.at(-1)?.trim();
+  return heading && heading !== source.pageTitle.trim()
+    ? `${source.pageTitle} › ${heading}`
+    : source.pageTitle;
 }
 
 function escapeLinkText(text: string): string {
