@@ -8,6 +8,7 @@ import {
   MAX_MESSAGE_CHARS,
   MAX_MESSAGES,
 } from './request-schema.ts';
+import { uiAssistantRequestSchema } from './ui-request-schema.ts';
 
 const user = (content = 'How do I install the CLI?', id = 'm-user') => ({
   id,
@@ -300,5 +301,23 @@ describe('invalid requests', () => {
   it('a body that is not an object', () => {
     expect(rejected('hello')).toEqual([{ path: '', message: 'Expected object, received string' }]);
     expect(rejected(null)[0]?.path).toBe('');
+  });
+});
+
+describe('a v1 body sent to the v2 endpoint', () => {
+  it('says v2 messages hold their text in parts, and where a v1 message goes', () => {
+    const parsed = uiAssistantRequestSchema.safeParse({
+      fp: 'anonymous',
+      messages: [{ id: 'm1', role: 'user', content: 'How do I rotate keys?' }],
+    });
+    expect(parsed.success).toBe(false);
+    if (parsed.success) return;
+    const details = zodDetails(parsed.error);
+    expect(details).toContainEqual(
+      expect.objectContaining({
+        path: 'messages.0.parts',
+        message: expect.stringContaining('for POST /v1/assistant/{domain}/message'),
+      }),
+    );
   });
 });

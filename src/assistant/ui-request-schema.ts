@@ -50,7 +50,13 @@ export const uiMessageSchema = z.object({
   id: idString,
   role: z.enum(['system', 'user', 'assistant']),
   metadata: z.unknown().optional(),
-  parts: z.array(partSchema).max(MAX_MESSAGE_PARTS),
+  parts: z
+    .array(partSchema, {
+      // A v1 body (messages with `content` only) sent here: say where it belongs.
+      required_error:
+        'Required: a v2 message holds its text in parts ([{"type": "text", "text": "…"}]); messages with content alone are v1 messages, for POST /v1/assistant/{domain}/message',
+    })
+    .max(MAX_MESSAGE_PARTS),
 });
 
 export const uiAssistantRequestSchema = z
