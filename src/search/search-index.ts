@@ -237,8 +237,8 @@ export const siteLanguageLabel = (index: SearchIndex, asked: string | undefined)
 
 /** The versions and languages a site's pages carry: the values its filters can name. */
 export interface SiteLabels {
-  versions: string[];
-  languages: string[];
+  readonly versions: readonly string[];
+  readonly languages: readonly string[];
 }
 
 const distinctLabels = (labels: readonly string[]): string[] =>
@@ -246,10 +246,21 @@ const distinctLabels = (labels: readonly string[]): string[] =>
     a.localeCompare(b, 'en', { numeric: true }),
   );
 
-export const siteLabels = (index: SearchIndex): SiteLabels => ({
-  versions: distinctLabels(index.labelSets.flatMap((set) => set.versions)),
-  languages: distinctLabels(index.labelSets.flatMap((set) => set.languages)),
-});
+/** Each loaded index's labels, worked out once: every search without a language filter asks. */
+const labelsOfIndex = new WeakMap<SearchIndex, SiteLabels>();
+
+export const siteLabels = (index: SearchIndex): SiteLabels => {
+  let labels = labelsOfIndex.get(index);
+  if (labels === undefined) {
+    // Frozen: every caller of this index shares the one object.
+    labels = Object.freeze({
+      versions: Object.freeze(distinctLabels(index.labelSets.flatMap((set) => set.versions))),
+      languages: Object.freeze(distinctLabels(index.labelSets.flatMap((set) => set.languages))),
+    });
+    labelsOfIndex.set(index, labels);
+  }
+  return labels;
+};
 
 /**
  * A version filter as the site spells it: matched trimmed and in any case, so that `V2` and ` v2 `
@@ -262,7 +273,7 @@ export const siteLabels = (index: SearchIndex): SiteLabels => ({
 export const siteVersionLabel = (
   index: SearchIndex,
   asked: string | null | undefined,
-): { version: string | undefined } | { unknown: string[] } => {
+): { version: string | undefined } | { unknown: readonly string[] } => {
   const trimmed = asked?.trim() ?? '';
   if (trimmed === '') return { version: undefined };
   const { versions } = siteLabels(index);
