@@ -8,14 +8,14 @@ import { createDocsMcpServer } from './docs-mcp-server.ts';
 import { docsTitle } from './server-card.ts';
 
 /** The `search_docs` filter descriptions an agent is shown for a site with these labels. */
-async function filterDescriptions(versions: string[], languages: string[]) {
+async function filterDescriptions(versions: string[] | null, languages: string[] = []) {
   const server = createDocsMcpServer({
     site: { id: 'site_1', domain: 'docs', name: 'Acme' } as Site,
     storage: {} as Storage,
     search: {} as SiteSearch,
     docentUrl: 'http://127.0.0.1',
     version: 'test',
-    labels: { versions, languages },
+    labels: versions === null ? null : { versions, languages },
     ask: () => Promise.reject(new Error('not asked')),
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -41,6 +41,11 @@ describe('search_docs filter descriptions', () => {
     });
     expect(await filterDescriptions([], [])).toEqual({
       version: 'Only this docs version (these docs have none: leave it out)',
+      language: 'Only this language (e.g. "en")',
+    });
+    // Labels that could not be read: described without them.
+    expect(await filterDescriptions(null)).toEqual({
+      version: 'Only this docs version (as the docs name it)',
       language: 'Only this language (e.g. "en")',
     });
   });

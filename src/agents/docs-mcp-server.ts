@@ -40,8 +40,11 @@ export interface DocsMcpDeps {
   /** Answers a question, charged to the site's organization like an assistant request. */
   ask(input: AskDocsInput): Promise<CollectedAnswer>;
   version: string;
-  /** The versions and languages the site's pages carry (SiteSearch `labels`). */
-  labels: SiteLabels;
+  /**
+   * The versions and languages the site's pages carry (SiteSearch `labels`); null when they could not
+   * be read (the tools are then described without them).
+   */
+  labels: SiteLabels | null;
 }
 
 /**
@@ -63,22 +66,24 @@ const named = (labels: readonly string[]): string => {
 };
 
 /** The filters, described with the values this site's pages carry, so that an agent can pick one. */
-const filterShape = (labels: SiteLabels) => ({
+const filterShape = (labels: SiteLabels | null) => ({
   version: z
     .string()
     .max(MAX_ID_CHARS)
     .optional()
     .describe(
-      labels.versions.length > 0
-        ? `Only this docs version: one of ${named(labels.versions)}`
-        : 'Only this docs version (these docs have none: leave it out)',
+      labels === null
+        ? 'Only this docs version (as the docs name it)'
+        : labels.versions.length > 0
+          ? `Only this docs version: one of ${named(labels.versions)}`
+          : 'Only this docs version (these docs have none: leave it out)',
     ),
   language: z
     .string()
     .max(MAX_ID_CHARS)
     .optional()
     .describe(
-      labels.languages.length > 0
+      labels !== null && labels.languages.length > 0
         ? `Only this language (e.g. "en"); these docs label pages ${named(labels.languages)}`
         : 'Only this language (e.g. "en")',
     ),

@@ -17,13 +17,13 @@ export interface ServerCard {
   }[];
 }
 
-/** Where a site's MCP server is: `{docentUrl}/mcp/{domain}`. */
 /** A site's docs as a title: `Acme docs`, or the name alone when it says so already (`Acme Docs`). */
 export function docsTitle(name: string): string {
   const trimmed = name.trim();
   return /\b(docs|documentation)$/i.test(trimmed) ? trimmed : `${trimmed} docs`;
 }
 
+/** Where a site's MCP server is: `{docentUrl}/mcp/{domain}`. */
 export function mcpUrl(docentUrl: string, domain: string): string {
   return `${docentUrl.replace(/\/+$/, '')}/mcp/${encodeURIComponent(domain)}`;
 }

@@ -278,6 +278,9 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
           limit: input.retrieval.pageSize,
           version,
           language: input.retrieval.language ?? undefined,
+          // Without a language, the question's own, not that of the previous question or selected code
+          // the query also holds.
+          languageOf: asked,
           currentPath: input.retrieval.currentPath,
         };
         const search = (q: string): Promise<SearchResult[]> =>

@@ -287,18 +287,21 @@ export const siteVersionLabel = (
  * The site's language label a question without a language filter is searched in: the one of the
  * language it is written in (`writtenIn`, by its function words), as the widget's reader's page
  * language would be; undefined when the site has no language labels, the language is not clear, or the
- * site has no label for it (English questions on a site whose English pages carry no label).
+ * site has no label for it (English questions on a site whose English pages carry no label) or two
+ * (`pt-BR` and `pt-PT`).
  */
 export const questionLanguageLabel = (index: SearchIndex, question: string): string | undefined => {
   const { languages } = siteLabels(index);
   if (languages.length === 0) return undefined;
-  const byStemmer = new Map<string, string>();
+  const byStemmer = new Map<string, string[]>();
   for (const label of languages) {
     const stemmer = stemmerNameFor(label);
-    if (stemmer !== null && !byStemmer.has(stemmer)) byStemmer.set(stemmer, label);
+    if (stemmer !== null) byStemmer.set(stemmer, [...(byStemmer.get(stemmer) ?? []), label]);
   }
   const written = writtenIn(question, [...new Set(['english', ...byStemmer.keys()])]);
-  return written === null ? undefined : byStemmer.get(written);
+  const labels = written === null ? undefined : byStemmer.get(written);
+  // Two variants of the language (`pt-BR`, `pt-PT`): which one the reader reads is not in the words.
+  return labels?.length === 1 ? labels[0] : undefined;
 };
 
 /** A chunk passes a filter value when it carries that label, or carries no label of that kind. */

@@ -130,18 +130,24 @@ export class SiteSearch {
     options: SearchOptions,
     known?: { index_generation: number; base_url: string | null },
   ): Promise<SearchResult[]> {
-    const loaded = await this.loadedFor(siteId, known);
+    const loaded = await this.loadedFor(siteId, known, true);
     const { index } = loaded;
+    const given = options.language?.trim() ? options.language : undefined;
+    const guessed =
+      given === undefined ? questionLanguageLabel(index, options.languageOf ?? query) : undefined;
     const filtered: SearchOptions = {
       ...options,
       version: versionOrThrow(index, options.version),
-      language: options.language?.trim() ? options.language : questionLanguageLabel(index, query),
+      language: given ?? guessed,
     };
     const began = performance.now();
-    const hits =
+    const rank = (o: SearchOptions): Promise<SearchHit[]> | SearchHit[] =>
       this.options.embeddings && loaded.vectors
-        ? await this.fusedHits(loaded, loaded.vectors, query, filtered)
-        : searchIndex(index, query, filtered);
+        ? this.fusedHits(loaded, loaded.vectors, query, o)
+        : searchIndex(index, query, o);
+    let hits = await rank(filtered);
+    // A guessed language is a preference: when its pages have nothing, every language is searched.
+    if (hits.length === 0 && guessed !== undefined) hits = await rank({ ...filtered, language: undefined });
     // A large site's search can hold the main thread for tens of milliseconds, and what follows (reading
     // the hits, composing an answer) runs on in the same task: let other requests in between.
     if (performance.now() - began > LONG_SEARCH_MS) await yieldToIo();
@@ -211,17 +217,22 @@ export class SiteSearch {
     return siteLabels((await this.loadedFor(siteId, known)).index);
   }
 
-  /** The cached index when it is at least as new as `known`, else the site's current one. */
+  /**
+   * The cached index when it is at least as new as `known`, else the site's current one. Only the search
+   * itself counts as a use of the cache (`counted`): the checks before it (a version, the current page,
+   * the labels) peek, so that one question is one hit.
+   */
   private async loadedFor(
     siteId: string,
     known: { index_generation: number; base_url: string | null } | undefined,
+    counted = false,
   ): Promise<LoadedIndex> {
     // Peeked, then counted by the one `get` that serves the search (here or in indexFor).
     const cached = known === undefined ? undefined : this.cache.peek(siteId);
     const fresh = cached !== undefined && known !== undefined && cached.generation >= known.index_generation;
-    return fresh && known !== undefined
-      ? { ...(this.cache.get(siteId) ?? cached), baseUrl: known.base_url }
-      : this.indexFor(siteId);
+    if (fresh && known !== undefined)
+      return { ...((counted ? this.cache.get(siteId) : undefined) ?? cached), baseUrl: known.base_url };
+    return this.indexFor(siteId);
   }
 
   /**

@@ -6,17 +6,25 @@ describe('writtenIn', () => {
 
   it('tells the language of a question by its function words', () => {
     expect(writtenIn('How do I rotate the API key?', site)).toBe('english');
-    expect(writtenIn('Comment faire pivoter la clé API ?', site)).toBe('french');
-    expect(writtenIn('¿Cómo roto la clave de la API?', site)).toBe('spanish');
+    expect(writtenIn("Comment faire pivoter la clé de l'API avec le tableau de bord ?", site)).toBe('french');
+    expect(writtenIn('¿Cómo roto la clave de la API en el panel?', site)).toBe('spanish');
     expect(writtenIn("Qu'est-ce que le mode hors ligne", site)).toBe('french');
+    expect(writtenIn('Can’t find the c++ compiler', site)).toBe('english');
+    // A site whose other language has no word list (Japanese) still tells English from it.
+    expect(writtenIn('How do I rotate the API key?', ['english'])).toBe('english');
   });
 
-  it('says nothing for keywords, a tie, or a site of one language', () => {
+  it('says nothing for keywords, identifiers, a single word, or a tie', () => {
     expect(writtenIn('webhook retries', site)).toBeNull();
     // "de" is French and Spanish: it counts for neither.
     expect(writtenIn('API de webhooks', site)).toBeNull();
     expect(writtenIn('the clé le', ['english', 'french'])).toBeNull();
-    expect(writtenIn('How do I rotate the API key?', ['english'])).toBeNull();
+    // Pieces of identifiers are not words: s3's s, eu-west-1's eu, c++'s c.
+    expect(writtenIn('S3 bucket permissions', ['english', 'french'])).toBeNull();
+    expect(writtenIn('AWS eu-west-1 region', ['english', 'portuguese'])).toBeNull();
+    // One function word is too easily a keyword (German's "es").
+    expect(writtenIn('ES module import', ['english', 'german'])).toBeNull();
+    expect(writtenIn('Comment installer ?', ['english', 'french'])).toBeNull();
     expect(writtenIn('Wie drehe ich den Schlüssel', ['english', 'klingon'])).toBeNull();
   });
 

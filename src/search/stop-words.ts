@@ -62,23 +62,53 @@ const OWN_WORDS: Record<string, ReadonlySet<string>> = {
   german: toSet(GERMAN),
 };
 
-const WORD = /[\p{L}\p{M}']+/gu;
+/**
+ * Function words a language needs in a question to be told: one alone is too easily a keyword (`ES
+ * modules`, German's `es`). Measured on mintlify-docs and crewai-docs without their filters: one word
+ * told more questions right (hit@1 0.813 and 0.820 against 0.807 and 0.787), two err less on keywords.
+ */
+const MIN_FUNCTION_WORDS = 2;
+
+/** Words of a question, as written between spaces and punctuation. */
+const TOKEN = /[^\s,;:!?¿¡()[\]{}"«»“”]+/gu;
+/** A token that is part of an identifier, a version or a path (`s3`, `eu-west-1`, `c++`, `a.b`): no word. */
+const IDENTIFIER = /[\p{N}_+./\\@#$%&=<>*`|~^]/u;
+const LETTERS = /^[\p{L}\p{M}]+$/u;
+
+/**
+ * The function words of a question: the letter-only pieces of its tokens, split at hyphens and
+ * apostrophes (`qu'est-ce` → `qu`, `est`, `ce`), two letters or more; tokens holding digits or symbols
+ * are identifiers, and one letter (`c'est`'s `c`, `s3`'s `s`) is too little to tell a language by.
+ */
+function functionWordsOf(question: string): string[] {
+  const words: string[] = [];
+  for (const [token] of question.toLowerCase().replace(/[’‘]/g, "'").matchAll(TOKEN)) {
+    if (IDENTIFIER.test(token)) continue;
+    const whole = token.replace(/^[-'.]+|[-'.]+$/g, '');
+    // English contractions are listed whole (`can't`, `don't`).
+    if (ENGLISH_SET.has(whole)) {
+      words.push(whole);
+      continue;
+    }
+    for (const piece of whole.split(/[-']+/)) if (piece.length >= 2 && LETTERS.test(piece)) words.push(piece);
+  }
+  return words;
+}
 
 /**
  * The stemmer language a question is written in, told by its function words ("comment", "le" → French;
- * "how", "the" → English), among `candidates` (stemmer names); null when no candidate's words are
- * clearly the most frequent (a question of keywords only, say). A word two candidates share counts for
- * neither.
+ * "how", "the" → English), among `candidates` (stemmer names; those without a word list are never
+ * told); null when no candidate has `MIN_FUNCTION_WORDS` words and more than any other (a question of
+ * keywords only, say). A word two candidates share counts for neither.
  */
 export const writtenIn = (question: string, candidates: readonly string[]): string | null => {
   const lists = candidates.flatMap((name) => {
     const own = OWN_WORDS[name];
     return own === undefined ? [] : [{ name, own }];
   });
-  if (lists.length < 2) return null;
+  if (lists.length === 0) return null;
   const counts = new Map<string, number>();
-  for (const match of question.toLowerCase().matchAll(WORD)) {
-    const word = match[0].replace(/^'+|'+$/g, '');
+  for (const word of functionWordsOf(question)) {
     const having = lists.filter((l) => l.own.has(word));
     if (having.length === 1) {
       const name = (having[0] as { name: string }).name;
@@ -87,6 +117,6 @@ export const writtenIn = (question: string, candidates: readonly string[]): stri
   }
   const ranked = [...counts].sort((a, b) => b[1] - a[1]);
   const [first, second] = ranked;
-  if (first === undefined) return null;
+  if (first === undefined || first[1] < MIN_FUNCTION_WORDS) return null;
   return second === undefined || first[1] > second[1] ? first[0] : null;
 };

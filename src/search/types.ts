@@ -23,6 +23,11 @@ export interface SearchOptions {
   limit: number;
   version?: string | undefined;
   language?: string | undefined;
+  /**
+   * Without a `language`: the text whose language the search takes (questionLanguageLabel), when the
+   * query holds more than the question (a previous question, selected code). Default: the query.
+   */
+  languageOf?: string | undefined;
   /** Page the reader is on (a page id or URL path); boosts that page and its neighbours. */
   currentPath?: string | undefined;
 }

@@ -272,7 +272,7 @@ export interface ThreadMessagesTable {
    * Added by migration 0008, null on older rows. A question carries where and how it was asked and its
    * group; an answer whether it answered and how strong its retrieval was.
    */
-  /** Question: the page the reader was on (`currentPath` as sent). */
+  /** Question: the page the reader was on: the page id its `currentPath` named, else `currentPath` as sent. */
   current_path?: string | null;
   /** Question: the `filter.version` and `filter.language` it was asked with. */
   filter_version?: string | null;

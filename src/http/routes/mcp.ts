@@ -55,7 +55,8 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
       search: deps.search,
       docentUrl: origin,
       version: DOCENT_VERSION,
-      labels: await deps.search.labels(caller.site.id, caller.site),
+      // A site whose index cannot be loaded still serves get_page: its tools are described without labels.
+      labels: await deps.search.labels(caller.site.id, caller.site).catch(() => null),
       ask: (input) =>
         askDocs(deps.answers, {
           site: caller.site,

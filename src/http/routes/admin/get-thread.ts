@@ -29,7 +29,12 @@ export const transcriptSchema = z.object({
       timings: z.record(z.number()).nullable(),
       requestId: z.string().nullable(),
       createdAt: z.string(),
-      currentPath: z.string().nullable().describe('Questions: the page the reader was on (`currentPath`)'),
+      currentPath: z
+        .string()
+        .nullable()
+        .describe(
+          'Questions: the page the reader was on: the page id its `currentPath` named, else `currentPath` as sent',
+        ),
       version: z.string().nullable().describe('Questions: the `filter.version` asked with'),
       language: z.string().nullable().describe('Questions: the `filter.language` asked with'),
       answered: z
