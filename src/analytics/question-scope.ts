@@ -90,7 +90,12 @@ function activeSince(from: string): string {
 /** The filter's conditions on a question `q` and its answer `a` (the range and site aside), each `and …`. */
 export function questionConditions(filter: AnalyticsFilter): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [];
-  if (filter.page !== undefined) parts.push(sql`and q.current_path = ${filter.page}`);
+  if (filter.page !== undefined) {
+    // As typed, as the page id questions are stored with (no slashes around it), and as a URL path, how
+    // questions stored before page ids kept what the widget sent.
+    const id = filter.page.replace(/^\/+|\/+$/g, '');
+    parts.push(sql`and q.current_path in (${filter.page}, ${id}, ${`/${id}`})`);
+  }
   if (filter.version !== undefined) parts.push(sql`and q.filter_version = ${filter.version}`);
   if (filter.language !== undefined) parts.push(sql`and q.filter_language = ${filter.language}`);
   if (filter.q !== undefined)

@@ -209,6 +209,8 @@ describe.each(dialects)('analytics of real answers on %s', (dialect) => {
         }[]
       ).map((i) => i.threadId);
     expect(await ids('page=keys')).toEqual([covered.threadId]);
+    // Typed as a URL path, with its slashes.
+    expect(await ids('page=%2Fkeys%2F')).toEqual([covered.threadId]);
     expect(await ids('version=v2&language=en')).toEqual([covered.threadId]);
     expect(await ids('q=SAML')).toEqual([uncovered.threadId]);
     expect(await ids('answered=unanswered')).toEqual([uncovered.threadId]);
