@@ -119,16 +119,24 @@ export function insightsScreens(deps: {
           </tbody>
         </table>
         <h2>Never cited in this period ({stats.neverCited.length})</h2>
-        <ul>
-          {stats.neverCited.map((p) => (
-            <li>
-              {p.title}{' '}
-              <span class="muted">
-                {p.site}/{p.path}
-              </span>
-            </li>
-          ))}
-        </ul>
+        <table>
+          <thead>
+            <tr>
+              <th>Page</th>
+              <th>Site</th>
+            </tr>
+          </thead>
+          <tbody>
+            {stats.neverCited.map((p) => (
+              <tr>
+                <td>
+                  {p.title} <span class="muted">{p.path}</span>
+                </td>
+                <td>{p.site}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </Layout>,
     );
   });
