@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_ID_CHARS } from '../assistant/request-schema.ts';
 import { DomainError } from '../errors/domain-error.ts';
-import type { SiteLabels } from '../search/search-index.ts';
+import { listLabels, type SiteLabels } from '../search/search-index.ts';
 import type { SiteSearch } from '../search/site-search.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Site } from '../tenancy/sites.ts';
@@ -47,24 +47,6 @@ export interface DocsMcpDeps {
   labels: SiteLabels | null;
 }
 
-/**
- * Most characters of label values a parameter's description lists (every one, on most sites); past it,
- * a count of the rest, which an agent sees in the results and in a refused version's error.
- */
-const MAX_LABELS_DESCRIBED_CHARS = 1_000;
-
-const named = (labels: readonly string[]): string => {
-  let text = '';
-  let listed = 0;
-  for (const label of labels) {
-    const next = listed === 0 ? label : `${text}, ${label}`;
-    if (listed > 0 && next.length > MAX_LABELS_DESCRIBED_CHARS) break;
-    text = next;
-    listed++;
-  }
-  return listed < labels.length ? `${text} and ${labels.length - listed} more` : text;
-};
-
 /** The filters, described with the values this site's pages carry, so that an agent can pick one. */
 const filterShape = (labels: SiteLabels | null) => ({
   version: z
@@ -75,7 +57,7 @@ const filterShape = (labels: SiteLabels | null) => ({
       labels === null
         ? 'Only this docs version (as the docs name it)'
         : labels.versions.length > 0
-          ? `Only this docs version: one of ${named(labels.versions)}`
+          ? `Only this docs version: one of ${listLabels(labels.versions)}`
           : 'Only this docs version (these docs have none: leave it out)',
     ),
   language: z
@@ -84,7 +66,7 @@ const filterShape = (labels: SiteLabels | null) => ({
     .optional()
     .describe(
       labels !== null && labels.languages.length > 0
-        ? `Only this language (e.g. "en"); these docs label pages ${named(labels.languages)}`
+        ? `Only this language (e.g. "en"); these docs label pages ${listLabels(labels.languages)}`
         : 'Only this language (e.g. "en")',
     ),
 });

@@ -1,4 +1,4 @@
-import { linkableBaseUrl, pageUrl, publishedPath, type SearchResult } from '../search/site-search.ts';
+import { linkableBaseUrl, pageUrl, publishedUrl, type SearchResult } from '../search/site-search.ts';
 import type { Site } from '../tenancy/sites.ts';
 
 /** Where Docent serves a site's pages itself (http/routes/page-view.ts), under its own address. */
@@ -16,7 +16,7 @@ export function sourceLinker(
   docentUrl: string,
 ): (result: Pick<SearchResult, 'pagePath' | 'anchor'>) => string {
   const own = linkableBaseUrl(site.base_url);
-  if (own !== null) return (result) => pageUrl(own, publishedPath(result.pagePath), result.anchor);
+  if (own !== null) return (result) => publishedUrl(own, result.pagePath, result.anchor);
   const view = pageViewBase(docentUrl, site.domain);
   return (result) => pageUrl(view, result.pagePath, result.anchor);
 }

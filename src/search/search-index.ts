@@ -246,21 +246,57 @@ const distinctLabels = (labels: readonly string[]): string[] =>
     a.localeCompare(b, 'en', { numeric: true }),
   );
 
-/** Each loaded index's labels, worked out once: every search without a language filter asks. */
-const labelsOfIndex = new WeakMap<SearchIndex, SiteLabels>();
+/**
+ * Most characters of label values a list names (every one, on most sites); past it, a count of the
+ * rest. The same list in an unknown version's error and in the MCP tools' descriptions.
+ */
+const MAX_LISTED_LABEL_CHARS = 1_000;
 
-export const siteLabels = (index: SearchIndex): SiteLabels => {
-  let labels = labelsOfIndex.get(index);
-  if (labels === undefined) {
+/** Labels as a reader lists them: `v1, v2`; one holding a comma, a quote or a line break as JSON. */
+export const listLabels = (labels: readonly string[]): string => {
+  let text = '';
+  let listed = 0;
+  for (const label of labels) {
+    const shown = /[,"\n\r]/.test(label) ? JSON.stringify(label) : label;
+    const next = listed === 0 ? shown : `${text}, ${shown}`;
+    if (listed > 0 && next.length > MAX_LISTED_LABEL_CHARS) break;
+    text = next;
+    listed++;
+  }
+  return listed < labels.length ? `${text} and ${labels.length - listed} more` : text;
+};
+
+/** A loaded index's labels, with each language label's stemmer: worked out once per index. */
+interface IndexLabels {
+  labels: SiteLabels;
+  /** Language labels by their stemmer's name (`french` → [`fr`]), the languages a question may be told. */
+  byStemmer: ReadonlyMap<string, readonly string[]>;
+  /** The stemmers a question's language is told among: English (often unlabelled) and the labels'. */
+  told: readonly string[];
+}
+
+const labelsOfIndex = new WeakMap<SearchIndex, IndexLabels>();
+
+const indexLabels = (index: SearchIndex): IndexLabels => {
+  let known = labelsOfIndex.get(index);
+  if (known === undefined) {
     // Frozen: every caller of this index shares the one object.
-    labels = Object.freeze({
+    const labels = Object.freeze({
       versions: Object.freeze(distinctLabels(index.labelSets.flatMap((set) => set.versions))),
       languages: Object.freeze(distinctLabels(index.labelSets.flatMap((set) => set.languages))),
     });
-    labelsOfIndex.set(index, labels);
+    const byStemmer = new Map<string, string[]>();
+    for (const label of labels.languages) {
+      const stemmer = stemmerNameFor(label);
+      if (stemmer !== null) byStemmer.set(stemmer, [...(byStemmer.get(stemmer) ?? []), label]);
+    }
+    known = { labels, byStemmer, told: [...new Set(['english', ...byStemmer.keys()])] };
+    labelsOfIndex.set(index, known);
   }
-  return labels;
+  return known;
 };
+
+export const siteLabels = (index: SearchIndex): SiteLabels => indexLabels(index).labels;
 
 /**
  * A version filter as the site spells it: matched trimmed and in any case, so that `V2` and ` v2 `
@@ -291,17 +327,12 @@ export const siteVersionLabel = (
  * (`pt-BR` and `pt-PT`).
  */
 export const questionLanguageLabel = (index: SearchIndex, question: string): string | undefined => {
-  const { languages } = siteLabels(index);
-  if (languages.length === 0) return undefined;
-  const byStemmer = new Map<string, string[]>();
-  for (const label of languages) {
-    const stemmer = stemmerNameFor(label);
-    if (stemmer !== null) byStemmer.set(stemmer, [...(byStemmer.get(stemmer) ?? []), label]);
-  }
-  const written = writtenIn(question, [...new Set(['english', ...byStemmer.keys()])]);
-  const labels = written === null ? undefined : byStemmer.get(written);
+  const { labels, byStemmer, told } = indexLabels(index);
+  if (labels.languages.length === 0) return undefined;
+  const written = writtenIn(question, told);
+  const variants = written === null ? undefined : byStemmer.get(written);
   // Two variants of the language (`pt-BR`, `pt-PT`): which one the reader reads is not in the words.
-  return labels?.length === 1 ? labels[0] : undefined;
+  return variants?.length === 1 ? variants[0] : undefined;
 };
 
 /** A chunk passes a filter value when it carries that label, or carries no label of that kind. */

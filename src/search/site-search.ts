@@ -18,6 +18,7 @@ import { decodeIndex, decodeIndexPieces } from './index-codec.ts';
 import {
   chunkPassesFilter,
   indexBytes,
+  listLabels,
   questionLanguageLabel,
   type SearchIndex,
   type SiteLabels,
@@ -88,6 +89,12 @@ export interface SiteSearchOptions {
   logger?: SearchLogger;
 }
 
+/** The site row as the caller just read it: its index generation and base URL. */
+export interface KnownSite {
+  index_generation: number;
+  base_url: string | null;
+}
+
 /**
  * Per-process search over stored sites. The database is the source of truth: each site's index is
  * stored serialized beside its chunks for the site's index generation (which every ingestion bumps in
@@ -128,7 +135,7 @@ export class SiteSearch {
     siteId: string,
     query: string,
     options: SearchOptions,
-    known?: { index_generation: number; base_url: string | null },
+    known?: KnownSite,
   ): Promise<SearchResult[]> {
     const loaded = await this.loadedFor(siteId, known, true);
     const { index } = loaded;
@@ -153,6 +160,7 @@ export class SiteSearch {
     if (performance.now() - began > LONG_SEARCH_MS) await yieldToIo();
     const keys = hits.map((hit) => chunkKey(index, hit.chunkId));
     const rows = await chunkRows(this.storage, siteId, keys);
+    const ownBase = linkableBaseUrl(loaded.baseUrl);
     const results: SearchResult[] = [];
     for (const [i, hit] of hits.entries()) {
       const { path, ord } = keys[i] ?? chunkKey(index, hit.chunkId);
@@ -164,9 +172,9 @@ export class SiteSearch {
       results.push({
         pagePath: path,
         url:
-          linkableBaseUrl(loaded.baseUrl) === null
+          ownBase === null
             ? pageUrl(this.options.publicUrl ?? null, path, row.anchor)
-            : pageUrl(linkableBaseUrl(loaded.baseUrl), publishedPath(path), row.anchor),
+            : publishedUrl(ownBase, path, row.anchor),
         title,
         breadcrumbs: [title, ...(JSON.parse(row.headings) as string[])],
         anchor: row.anchor,
@@ -188,7 +196,7 @@ export class SiteSearch {
   async resolveVersion(
     siteId: string,
     version: string | null | undefined,
-    known?: { index_generation: number; base_url: string | null },
+    known?: KnownSite,
   ): Promise<string | undefined> {
     if (!version?.trim()) return undefined;
     return versionOrThrow((await this.loadedFor(siteId, known)).index, version);
@@ -198,11 +206,7 @@ export class SiteSearch {
    * The page a reader's current-page reference (a page id, URL path or URL, as `currentPath` takes it)
    * names, as the site's page id; null when it names none of the site's pages.
    */
-  async pageOf(
-    siteId: string,
-    ref: string | null | undefined,
-    known?: { index_generation: number; base_url: string | null },
-  ): Promise<string | null> {
+  async pageOf(siteId: string, ref: string | null | undefined, known?: KnownSite): Promise<string | null> {
     if (!ref?.trim()) return null;
     const { index } = await this.loadedFor(siteId, known);
     const page = resolvePage(ref, index.pageByPath);
@@ -210,10 +214,7 @@ export class SiteSearch {
   }
 
   /** The versions and languages the site's pages carry (what its filters can name). */
-  async labels(
-    siteId: string,
-    known?: { index_generation: number; base_url: string | null },
-  ): Promise<SiteLabels> {
+  async labels(siteId: string, known?: KnownSite): Promise<SiteLabels> {
     return siteLabels((await this.loadedFor(siteId, known)).index);
   }
 
@@ -224,7 +225,7 @@ export class SiteSearch {
    */
   private async loadedFor(
     siteId: string,
-    known: { index_generation: number; base_url: string | null } | undefined,
+    known: KnownSite | undefined,
     counted = false,
   ): Promise<LoadedIndex> {
     // Peeked, then counted by the one `get` that serves the search (here or in indexFor).
@@ -437,27 +438,17 @@ async function siteVectors(
   return buildSiteVectors(paired);
 }
 
-/** Longest list of versions an error names; a site with more gets the first ones and a count. */
-const MAX_VERSIONS_NAMED = 20;
-
 /** Longest part of an unknown version an error repeats. */
 const MAX_VERSION_ECHOED = 100;
-
-/** A label as an error names it: quoted as JSON when it holds a comma, a quote or a line break. */
-const named = (label: string): string => (/[,"\n\r]/.test(label) ? JSON.stringify(label) : label);
 
 function versionOrThrow(index: SearchIndex, version: string | undefined): string | undefined {
   const match = siteVersionLabel(index, version);
   if ('version' in match) return match.version;
-  const versions = match.unknown;
-  const list = versions.slice(0, MAX_VERSIONS_NAMED).map(named).join(', ');
-  const more =
-    versions.length > MAX_VERSIONS_NAMED ? ` and ${versions.length - MAX_VERSIONS_NAMED} more` : '';
   const asked = version?.trim() ?? '';
   const echoed = asked.length > MAX_VERSION_ECHOED ? `${asked.slice(0, MAX_VERSION_ECHOED)}…` : asked;
   throw new DomainError(
     'invalid_input',
-    `These docs have no version ${JSON.stringify(echoed)}; their versions are ${list}${more}`,
+    `These docs have no version ${JSON.stringify(echoed)}; their versions are ${listLabels(match.unknown)}`,
   );
 }
 
@@ -470,12 +461,12 @@ export function linkableBaseUrl(baseUrl: string | null): string | null {
 }
 
 /**
- * A page's path as a docs framework publishes it under the site's base URL: an `index` page is its
- * folder (`index` → `/`, `guides/index` → `/guides/`), as Mintlify, Docusaurus and MkDocs serve it;
- * `/index` is a 404 on most of them. Docent's page view keeps the id as it is.
+ * A section's URL on the site's own docs: an `index` page is its folder (`index` → `/`, `guides/index`
+ * → `/guides/`), as Mintlify, Docusaurus and MkDocs publish it; `/index` is a 404 on most of them.
+ * Docent's page view (`pageUrl`) keeps the id as it is.
  */
-export function publishedPath(pagePath: string): string {
-  return pagePath.replace(/(^|\/)index$/, '$1');
+export function publishedUrl(baseUrl: string, pagePath: string, anchor: string | null): string {
+  return pageUrl(baseUrl, pagePath.replace(/(^|\/)index$/, '$1'), anchor);
 }
 
 export function pageUrl(baseUrl: string | null, pagePath: string, anchor: string | null): string {
