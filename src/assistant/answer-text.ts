@@ -34,7 +34,7 @@ const STOP_WORDS = new Set(
 export const GENERIC_TERMS = new Set(
   `access account add allow appear applic automat avail back basic button call chang check choos click close
   complet connect control creat current data default delet devic display download edit enabl end error exampl
-  featur file find first follow function go guid help inform input instal instruct item key last learn level list
+  featur file find first follow function go guid happen help inform input instal instruct item key last learn level list
   make manag manual menu messag method mode name network new next note number off on open option output page
   part possibl press problem procedur program provid receiv remov request requir reset result run save screen
   search section select send servic set show sign simpl specif start state status step stop support system

@@ -372,3 +372,75 @@ describe('helpers', () => {
     expect(citedSourceIds('A [2] B [7]', ['1', '2'])).toEqual(['2']);
   });
 });
+
+describe('follow-up questions', () => {
+  const deploy: RetrievedSource = {
+    id: '1',
+    pageTitle: 'Deployment',
+    headings: ['The container image'],
+    url: 'https://docs.example.com/deploy#image',
+    text: 'The image runs Docent as an unprivileged user and installs nothing at start.\n\nTo deploy with Docker, build the image and run it with a volume for its data.',
+    score: 3,
+  };
+  const install: RetrievedSource = {
+    id: '2',
+    pageTitle: 'Install Docent',
+    headings: [],
+    url: 'https://docs.example.com/install',
+    text: 'To install Docent, run npm install, then npm start. Docent needs Node 20.',
+    score: 5,
+  };
+  // As Docent's search returns them for the follow-up's query (the two questions): with `coverage`.
+  const limits: RetrievedSource = { ...(sources[2] as RetrievedSource), id: '3', coverage: 0.8 };
+  const installCovering: RetrievedSource = { ...install, coverage: 0.2 };
+
+  it('borrow the words of the previous question when their own are only everyday words', () => {
+    const question = 'what happens when I go over it';
+    expect(composeAnswer(question, [installCovering, limits]).covered).toBe(false);
+    const answer = composeAnswer(question, [installCovering, limits], [], "what's the rate limit?");
+    expect(answer.covered, answer.text).toBe(true);
+    expect(answer.citedIds).toEqual(['3']);
+    expect(answer.text).toContain('429');
+  });
+
+  it("are answered by their own subject, not the previous question's", () => {
+    const answer = composeAnswer('What about Docker?', [install, deploy], [], 'How do I install Docent?');
+    expect(answer.citedIds).toEqual(['1']);
+    expect(answer.text.startsWith('To deploy with Docker, build the image')).toBe(true);
+  });
+
+  it('are declined when no source has any of their own words', () => {
+    const answer = composeAnswer('and on windows?', [install, deploy], [], 'How do I install Docent?');
+    expect(answer.covered).toBe(false);
+  });
+
+  it('find the previous question in the prompt the model is given', async () => {
+    const model = new BuiltinAnswerer({ sources: [installCovering, limits] });
+    const result = await model.doGenerate({
+      prompt: [
+        { role: 'system', content: 'Answer from the docs.' },
+        { role: 'user', content: [{ type: 'text', text: "what's the rate limit?" }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'text', text: 'Each organization may send 10,000 requests per hour. [3]' }],
+        },
+        { role: 'user', content: [{ type: 'text', text: 'what happens when I go over it' }] },
+      ],
+    });
+    expect(textOf(result.content)).toContain('429');
+  });
+
+  it('quote a sentence that spells out a short form the question uses', () => {
+    const models: RetrievedSource = {
+      id: '1',
+      pageTitle: 'Language models',
+      headings: ['Choose a model'],
+      url: 'https://docs.example.com/models',
+      text: 'The DOCENT_MODEL environment variable sets the model every site answers with.',
+      score: 2,
+    };
+    const answer = composeAnswer('which env var sets the model', [models, install]);
+    expect(answer.covered, answer.text).toBe(true);
+    expect(answer.citedIds).toEqual(['1']);
+  });
+});

@@ -15,6 +15,7 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { longFormTerms } from '../search/abbreviations.ts';
 import { withinOneEdit } from '../search/one-edit.ts';
 import {
   type AnswerUnit,
@@ -27,6 +28,7 @@ import {
 } from './answer-text.ts';
 import { analyzeChunk, type ChunkAnalysis, hashString } from './chunk-analysis.ts';
 import { citedSourceIds } from './citations.ts';
+import { borrowedQuestion } from './retrieval-query.ts';
 import { isWeakRetrieval, retrievalStrength } from './retrieval-strength.ts';
 import { SMALL_TALK_REPLIES, smallTalk } from './small-talk.ts';
 
@@ -106,6 +108,8 @@ const SEARCH_COVERAGE_WEIGHT = 0.6;
 const WINDOW = 1;
 /** Weight of context-item terms relative to question terms. */
 const CONTEXT_WEIGHT = 0.3;
+/** Weight of the words a follow-up borrows from the previous question, relative to its own. */
+const FOLLOW_UP_WEIGHT = 0.3;
 /** Weight of everyday words (see `GENERIC_TERMS`) relative to topical ones. */
 const GENERIC_WEIGHT = 0.4;
 /**
@@ -149,17 +153,20 @@ export class BuiltinAnswerer implements LanguageModelV3 {
     this.deltaDelayMs = options.deltaDelayMs ?? 0;
   }
 
-  /** The answer to `question` over this answerer's sources (what `doStream` streams). */
-  answer(question: string): BuiltinAnswer {
-    return composeAnswer(question, this.sources, this.context);
+  /**
+   * The answer to `question` over this answerer's sources (what `doStream` streams); `previous` is the
+   * question asked before it in the conversation, borrowed from when this one is a follow-up.
+   */
+  answer(question: string, previous?: string): BuiltinAnswer {
+    return composeAnswer(question, this.sources, this.context, borrowedQuestion(question, previous));
   }
 
   async doGenerate(
     options: LanguageModelV3CallOptions,
   ): Promise<Awaited<ReturnType<LanguageModelV3['doGenerate']>>> {
     options.abortSignal?.throwIfAborted();
-    const question = lastUserText(options.prompt);
-    const { text } = this.answer(question);
+    const [question, previous] = lastUserTexts(options.prompt);
+    const { text } = this.answer(question, previous);
     return {
       content: [{ type: 'text', text }],
       finishReason: STOP,
@@ -172,8 +179,8 @@ export class BuiltinAnswerer implements LanguageModelV3 {
     options: LanguageModelV3CallOptions,
   ): Promise<Awaited<ReturnType<LanguageModelV3['doStream']>>> {
     options.abortSignal?.throwIfAborted();
-    const question = lastUserText(options.prompt);
-    const { text } = this.answer(question);
+    const [question, previous] = lastUserTexts(options.prompt);
+    const { text } = this.answer(question, previous);
     const deltas = splitDeltas(text);
     const usage = this.usage(question, text);
     const signal = options.abortSignal;
@@ -244,15 +251,23 @@ export function approxTokens(chars: number): number {
 
 /** Text of the last user message of a prompt (all its text parts). */
 export function lastUserText(prompt: LanguageModelV3Prompt): string {
-  for (let i = prompt.length - 1; i >= 0; i--) {
+  return lastUserTexts(prompt)[0];
+}
+
+/** Texts of the last user message of a prompt and of the one before it (the previous question), if any. */
+function lastUserTexts(prompt: LanguageModelV3Prompt): [string, string | undefined] {
+  const texts: string[] = [];
+  for (let i = prompt.length - 1; i >= 0 && texts.length < 2; i--) {
     const message = prompt[i];
     if (message?.role !== 'user') continue;
-    return message.content
-      .map((part) => (part.type === 'text' ? part.text : ''))
-      .join('\n')
-      .trim();
+    texts.push(
+      message.content
+        .map((part) => (part.type === 'text' ? part.text : ''))
+        .join('\n')
+        .trim(),
+    );
   }
-  return '';
+  return [texts[0] ?? '', texts[1]];
 }
 
 /** Splits the answer into deltas of a few words; concatenated they are exactly `text`. */
@@ -316,16 +331,28 @@ class Scratch {
 }
 const scratch = new Scratch();
 
-/** Builds the answer text; exported for tests and the benchmark. */
+/**
+ * Builds the answer text; exported for tests and the benchmark. `borrowed`: the previous question, when
+ * `question` is a follow-up that leans on it (`borrowedQuestion`): its words count, below the question's.
+ */
 export function composeAnswer(
   question: string,
   sources: readonly RetrievedSource[],
   context: readonly AnswerContextItem[] = [],
+  borrowed?: string,
 ): BuiltinAnswer {
   // "hi there" or "thanks!" is not a question: quoting whatever its words match would be nonsense.
   const talk = smallTalk(question);
   if (talk !== null) return { text: SMALL_TALK_REPLIES[talk], citedIds: [], covered: false };
-  const weights = queryWeights(question, context);
+  const weights = queryWeights(question, context, borrowed);
+  // A follow-up with topical words of its own ("What about Docker?") picks its sentences by them; the
+  // words it borrows only help decide whether the docs cover it. One without ("what happens when I go
+  // over it?") is found by the borrowed words too.
+  const own = borrowed === undefined ? null : new Set(questionTerms(question));
+  const ownTopical = own !== null && [...own].some((term) => !GENERIC_TERMS.has(term));
+  const borrowedTerms = ownTopical && borrowed !== undefined ? new Set(questionTerms(borrowed)) : null;
+  const scoringWeight = (term: string): number =>
+    borrowedTerms?.has(term) && !own?.has(term) ? 0 : (weights.get(term) ?? 0);
   const chunks = sources.map((source) => analyzeChunk(source.text));
   // A sentence repeated in several chunks (tab contents scraped twice) is quoted and counted once. The
   // units each source keeps are contiguous in `allUnits`, from `unitStart[rank]` on; `slot` maps a
@@ -451,7 +478,7 @@ export function composeAnswer(
   for (let t = 0; t < queryTerms.length; t++) {
     let d = 0;
     for (let u = 0; u < allUnits.length; u++) if (has(unitMasks, u * words, t)) d++;
-    const tw = (weights.get(queryTerms[t] as string) ?? 0) * Math.log(1 + (n - d + 0.5) / (d + 0.5));
+    const tw = scoringWeight(queryTerms[t] as string) * Math.log(1 + (n - d + 0.5) / (d + 0.5));
     totalWeight += tw;
     termWeights[t] = tw;
   }
@@ -492,6 +519,10 @@ export function composeAnswer(
   }
   const shareOf = (mask: Uint32Array): number =>
     plainTotal === 0 ? 0 : sumOfBits(mask, 0, words, plainWeights) / plainTotal;
+  // A follow-up's own topical words ("windows" in "and on windows?"), apart from what it borrows: when
+  // it has some, the answer must speak to at least one of them, not only to the previous question.
+  const ownWeights = ownTopical ? ownTopicalWeights(question, queryTerms) : null;
+  const ownShare = new Map<string, number>();
   const window = new Uint32Array(words);
   for (const [rank, source] of sources.entries()) {
     const heads = headMasks[rank] ?? new Uint32Array(words);
@@ -505,6 +536,11 @@ export function composeAnswer(
         union(window, unitMasks, (start + j) * words);
       best = Math.max(best, coverageOf(window, 0));
       bestShare = Math.max(bestShare, shareOf(window));
+      if (ownWeights !== null)
+        ownShare.set(
+          source.url,
+          Math.max(ownShare.get(source.url) ?? 0, sumOfBits(window, 0, words, ownWeights)),
+        );
     }
     windowCoverage.set(source.url, best);
     windowShare.set(source.url, bestShare);
@@ -540,7 +576,10 @@ export function composeAnswer(
   }
   scored.sort(byScore);
 
-  const prose = scored.filter((s) => s.unit.kind !== 'code');
+  let prose = scored.filter((s) => s.unit.kind !== 'code');
+  // A follow-up with words of its own is answered from a page that has one of them: the best sentence
+  // of a page that only speaks to the previous question would repeat the previous answer.
+  if (ownWeights !== null) prose = prose.filter((s) => (ownShare.get(s.source.url) ?? 0) > 0);
   const lead = prose[0];
   if (lead === undefined) return noCoverage(sources);
   if (sources.some((source) => source.coverage !== undefined)) {
@@ -644,8 +683,17 @@ function typoSpellings(
   chunks: readonly ChunkAnalysis[],
 ): string[][] {
   return queryTerms.map((term, t) => {
-    if (present[t] === 1 || term.length < MIN_TYPO_TERM || /\d/.test(term)) return [term];
+    // A short form ("env") also matches its long form ("environment") where the sources have it.
     const out = [term];
+    for (const long of longFormTerms(term, 'english')) {
+      const hash = hashString(long);
+      if (
+        chunks.some((chunk) => chunk.unitsWith(long, hash) !== undefined) ||
+        heads.some((set) => set.has(long))
+      )
+        out.push(long);
+    }
+    if (present[t] === 1 || out.length > 1 || term.length < MIN_TYPO_TERM || /\d/.test(term)) return out;
     const consider = (candidate: string): void => {
       if (candidate.length < MIN_TYPO_TERM) return;
       // withinOneEdit refuses most candidates on their first two letters, before comparing them whole.
@@ -789,9 +837,25 @@ function escapeLinkText(text: string): string {
   return text.replace(/([[\]\\])/g, '\\$1');
 }
 
-function queryWeights(question: string, context: readonly AnswerContextItem[]): Map<string, number> {
+/** 1 for each query term that is a topical word of `question` itself, 0 for the rest. */
+function ownTopicalWeights(question: string, queryTerms: readonly string[]): Float64Array {
+  const own = new Set(questionTerms(question).filter((term) => !GENERIC_TERMS.has(term)));
+  return Float64Array.from(queryTerms, (term) => (own.has(term) ? 1 : 0));
+}
+
+function queryWeights(
+  question: string,
+  context: readonly AnswerContextItem[],
+  borrowed: string | undefined,
+): Map<string, number> {
   const weights = new Map<string, number>();
-  for (const term of questionTerms(question)) weights.set(term, GENERIC_TERMS.has(term) ? GENERIC_WEIGHT : 1);
+  const generic = (term: string): number => (GENERIC_TERMS.has(term) ? GENERIC_WEIGHT : 1);
+  for (const term of questionTerms(question)) weights.set(term, generic(term));
+  // "what happens when I go over it?" after "what's the rate limit?" asks about rate limits: without
+  // the earlier question's words, nothing but everyday words is left to find a sentence by.
+  if (borrowed !== undefined)
+    for (const term of questionTerms(borrowed))
+      if (!weights.has(term)) weights.set(term, FOLLOW_UP_WEIGHT * generic(term));
   for (const item of context) {
     // A long snippet would drown the question: only its first distinct terms count.
     let taken = 0;

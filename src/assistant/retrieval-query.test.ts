@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { questionQuery } from './retrieval-query.ts';
+import { borrowedQuestion, questionQuery } from './retrieval-query.ts';
 
 describe('the retrieval query of a follow-up', () => {
   const previous = 'How do I ingest my docs?';
@@ -22,5 +22,17 @@ describe('the retrieval query of a follow-up', () => {
     const long = 'Is it possible to run the ingestion from a GitHub Actions workflow on every push to main?';
     expect(questionQuery(long, previous)).toBe(long);
     expect(questionQuery('and on Windows?', undefined)).toBe('and on Windows?');
+  });
+});
+
+describe('the question a follow-up borrows from', () => {
+  it('is the previous one exactly when the search query borrows it', () => {
+    expect(borrowedQuestion('what happens when I go over it', "what's the rate limit?")).toBe(
+      "what's the rate limit?",
+    );
+    expect(
+      borrowedQuestion('How do I rotate an API key for the widget?', 'How do I install?'),
+    ).toBeUndefined();
+    expect(borrowedQuestion('and on Windows?', undefined)).toBeUndefined();
   });
 });

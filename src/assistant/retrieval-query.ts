@@ -30,6 +30,14 @@ function followsUp(question: string): boolean {
 }
 
 /**
+ * The previous question when `question` leans on it (a short follow-up, or one that refers back to it),
+ * else undefined: what the search query and the built-in answerer borrow from.
+ */
+export function borrowedQuestion(question: string, previousQuestion: string | undefined): string | undefined {
+  return previousQuestion && followsUp(question) ? previousQuestion : undefined;
+}
+
+/**
  * The search query for a question: the question, the previous question when this one is a short
  * follow-up or one that refers back to it, and the beginning of any selected text or code the reader
  * sent along.
@@ -40,7 +48,8 @@ export function questionQuery(
   context: readonly Pick<ContextItem, 'value'>[] = [],
 ): string {
   const parts = [question];
-  if (previousQuestion && followsUp(question)) parts.unshift(previousQuestion);
+  const borrowed = borrowedQuestion(question, previousQuestion);
+  if (borrowed) parts.unshift(borrowed);
   for (const item of context) parts.push(item.value.slice(0, CONTEXT_QUERY_CHARS));
   return parts.join('\n').trim();
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SourceList } from '../assistant/answer-sources.ts';
 import { composeAnswer } from '../assistant/builtin-answerer.ts';
-import { retrievalQuery } from '../assistant/retrieval-query.ts';
+import { borrowedQuestion, retrievalQuery } from '../assistant/retrieval-query.ts';
 import { ingestSite } from '../ingest/ingest-site.ts';
 import { SiteSearch } from '../search/site-search.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
@@ -48,6 +48,18 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['why do I get 429', 'api-reference/errors#retrying-safely'],
 ];
 
+/** Follow-ups as readers type them after a first question, and the section the answer must quote. */
+const FOLLOW_UPS: [previous: string, question: string, section: string][] = [
+  ['How do I install Docent?', 'What about Docker?', 'guides/deployment#the-container-image'],
+  [
+    'which database does docent use',
+    'can I use postgres instead?',
+    'guides/self-hosting#choose-a-storage-engine',
+  ],
+  ['how do I ingest my docs', 'and from a git repo?', 'guides/git-sources#create-a-site-from-a-repository'],
+  ['how do i add the chat widget to my site', 'can I change its colors?', 'guides/widget#theming'],
+];
+
 describe("the demo site's answers to a new user's first questions", () => {
   let database: TestDatabase;
   let siteId: string;
@@ -62,6 +74,21 @@ describe("the demo site's answers to a new user's first questions", () => {
   });
   afterAll(async () => {
     await database.drop();
+  });
+
+  it.each(FOLLOW_UPS)('%s, then %s: quotes %s', async (previous, question, section) => {
+    const messages = [
+      { id: 'm1', role: 'user' as const, content: previous, parts: [] },
+      { id: 'm2', role: 'assistant' as const, content: 'An earlier answer.', parts: [] },
+      { id: 'm3', role: 'user' as const, content: question, parts: [] },
+    ];
+    const top = await search.search(siteId, retrievalQuery(messages), { limit: 5 });
+    const answer = composeAnswer(question, SourceList.of(top).all, [], borrowedQuestion(question, previous));
+    expect(answer.covered, answer.text).toBe(true);
+    const cited = top[Number(answer.citedIds[0]) - 1];
+    expect(cited && (cited.anchor === null ? cited.pagePath : `${cited.pagePath}#${cited.anchor}`)).toBe(
+      section,
+    );
   });
 
   it.each(FIRST_QUESTIONS)('%s: quotes %s, in whole sentences', async (question, section) => {

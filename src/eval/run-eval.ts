@@ -1,6 +1,6 @@
 import { SourceList } from '../assistant/answer-sources.ts';
 import { composeAnswer } from '../assistant/builtin-answerer.ts';
-import { retrievalQuery } from '../assistant/retrieval-query.ts';
+import { borrowedQuestion, questionQuery } from '../assistant/retrieval-query.ts';
 import { isWeakRetrieval } from '../assistant/retrieval-strength.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { ingestSite } from '../ingest/ingest-site.ts';
@@ -176,7 +176,7 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
     }[] = [];
     for (const q of set.questions) {
       const started = performance.now();
-      const hits = await search.search(site.id, q.question, {
+      const hits = await search.search(site.id, questionQuery(q.question, q.previous), {
         limit: EVAL_CHUNK_LIMIT,
         version: q.filter?.version,
         language: q.filter?.language,
@@ -206,7 +206,10 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
       p99_ms: round(percentile(latencies, 99)),
       ingest_s: round(ingestSeconds, 2),
       plain_bm25: figures(
-        answerable.map((q) => ({ rankedPages: bm25.search(q.question, 10, q.filter), relevant: q.relevant })),
+        answerable.map((q) => ({
+          rankedPages: bm25.search(questionQuery(q.question, q.previous), 10, q.filter),
+          relevant: q.relevant,
+        })),
       ),
       by_type: byType,
     };
@@ -214,7 +217,7 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
     if (withLanguage.length > 0) {
       const without: { rankedPages: string[]; relevant: string[] }[] = [];
       for (const r of withLanguage) {
-        const hits = await search.search(site.id, r.question.question, {
+        const hits = await search.search(site.id, questionQuery(r.question.question, r.question.previous), {
           limit: EVAL_CHUNK_LIMIT,
           version: r.question.filter?.version,
         });
@@ -249,14 +252,13 @@ async function scoreAnswers(
   let weakUnanswerable = 0;
   const perType = new Map<string, { questions: number; declined: number }>();
   for (const { question: q, rankedPages } of results) {
-    const messages = [{ id: q.id, role: 'user' as const, content: q.question, parts: [] }];
-    const top = await search.search(siteId, retrievalQuery(messages), {
+    const top = await search.search(siteId, questionQuery(q.question, q.previous), {
       limit: EVAL_ANSWER_SOURCES,
       version: q.filter?.version,
       language: q.filter?.language,
     });
     const sources = SourceList.of(top).all;
-    const answer = composeAnswer(q.question, sources);
+    const answer = composeAnswer(q.question, sources, [], borrowedQuestion(q.question, q.previous));
     const declined = !answer.covered;
     const weak = isWeakRetrieval(sources);
     const type = perType.get(typeOf(q)) ?? { questions: 0, declined: 0 };

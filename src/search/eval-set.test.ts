@@ -16,6 +16,12 @@ describe('eval set parsing', () => {
     expect(qs[1]?.filter).toEqual({ version: 'v2', language: 'es' });
   });
 
+  it('keeps the previous question of a follow-up, and refuses an empty one', () => {
+    const [q] = parseQuestions(row({ previous: 'How do I install Docent?', question: 'and on Docker?' }));
+    expect(q?.previous).toBe('How do I install Docent?');
+    expect(() => parseQuestions(row({ previous: '' }), 'q.jsonl')).toThrow(/^q\.jsonl:1: previous/);
+  });
+
   it('reports invalid JSON with its line number', () => {
     expect(() => parseQuestions(`${row()}\n{not json`, 'q.jsonl')).toThrow(/^q\.jsonl:2: invalid JSON/);
   });

@@ -17,6 +17,11 @@ export const evalQuestionSchema = z
   .object({
     id: z.string().min(1),
     question: z.string().min(1),
+    /**
+     * The question asked just before, in the same conversation: this one is a follow-up ("and on
+     * Windows?"), searched and answered as the assistant endpoints search and answer a follow-up.
+     */
+    previous: z.string().min(1).optional(),
     answer: z.string(),
     relevant: z.array(z.string().min(1)),
     /** How the question is asked (`vague`, `error-message`…) or `off-topic`/`not-covered`. */

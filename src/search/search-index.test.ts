@@ -133,6 +133,27 @@ describe('searchIndex ranking', () => {
     expect(withinOneEdit('stream', 'dream')).toBe(false);
   });
 
+  it('finds the long form of a short form readers type ("env var" for "environment variable")', () => {
+    const short = buildSearchIndex([
+      chunk({
+        id: 1,
+        pagePath: 'a',
+        pageTitle: 'Models',
+        text: `Set the DOCENT_MODEL environment variable. ${filler}`,
+      }),
+      chunk({
+        id: 2,
+        pagePath: 'b',
+        pageTitle: 'Templates',
+        text: `Template placeholders and their defaults. ${filler}`,
+      }),
+    ]);
+    const hits = searchIndex(short, 'which env var', { limit: 2 });
+    expect(ids(hits)).toEqual([1]);
+    // Both words count as found for the retrieval strength, as if the reader had spelt them out.
+    expect(hits[0]?.coverage).toBe(1);
+  });
+
   it('re-analyzes chunks whose stored analysis is missing or stale, with identical results', () => {
     const raw = buildSearchIndex(corpus.map((c) => ({ ...c, analyzed: { v: 0 } })));
     expect(searchIndex(raw, 'rate limits 429', { limit: 10 })).toEqual(

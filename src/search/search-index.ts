@@ -1,3 +1,4 @@
+import { longFormTerms } from './abbreviations.ts';
 import {
   ANALYZER_VERSION,
   type AnalyzedChunk,
@@ -368,6 +369,9 @@ const filterMasks = (index: SearchIndex, version: string | null, language: strin
   return masks;
 };
 
+/** Query weight of a short form's long-form words ("environment" for "env"), relative to a word's own. */
+const LONG_FORM_WEIGHT = 0.7;
+
 /** One distinct word of the query for `coverage`: the term ids it may match and how much it weighs. */
 interface CoverageTerm {
   ids: number[];
@@ -402,9 +406,20 @@ const queryTerms = (
     const words: CoverageTerm[] = [];
     for (const { term, count } of analyzed.terms) {
       const id = index.words.get(term);
-      if (id !== undefined) {
-        add(id, count);
-        words.push({ ids: [id], weight: idf[id] ?? 0 });
+      // A short form ("env", "repo") also finds its long form's words, a little below the word itself.
+      const long: number[] = [];
+      for (const t of longFormTerms(term, stemmer)) {
+        const longId = index.words.get(t);
+        if (longId === undefined) continue;
+        long.push(longId);
+        add(longId, LONG_FORM_WEIGHT * count);
+      }
+      if (id !== undefined || long.length > 0) {
+        if (id !== undefined) add(id, count);
+        const ids = id === undefined ? long : [id, ...long];
+        let weight = 0;
+        for (const t of ids) weight = Math.max(weight, idf[t] ?? 0);
+        words.push({ ids, weight });
         continue;
       }
       // A typo ("serch") matches nothing; its one-edit neighbours share its weight, at a discount.
