@@ -24,6 +24,7 @@ describe('answer text', () => {
     expect(questionTerms('How do I connect a repository?')).toEqual(terms('connect repository'));
     // Question scaffolding of English: counts and contractions say nothing about the topic.
     expect(questionTerms("What are two ways? It isn't working")).toEqual(terms('ways working'));
+    expect(questionTerms('whats the default port, it doesnt start')).toEqual(terms('default port start'));
   });
 
   it('starts a sentence at inline code after a full stop, and not after an abbreviation', () => {

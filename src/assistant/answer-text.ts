@@ -7,7 +7,7 @@
  */
 import { STORED_CELL_SEPARATOR } from '../ingest/table-cells.ts';
 import { getStemmer } from '../search/stemmer.ts';
-import { stopWordsFor } from '../search/stop-words.ts';
+import { stopWordsFor, UNMARKED_CONTRACTIONS } from '../search/stop-words.ts';
 
 /** English Snowball stemming, memoised: the search analyzer's stemmer (the algorithm, not its tokenizer). */
 export const stem = getStemmer('english');
@@ -22,7 +22,7 @@ const STOP_WORDS = new Set(
   this those through to too under until up us use used uses using very via want was way we well were what
   when where whether which while who whom whose why will with within without would yes yet you your yours
   explain describe difference different possible able many two three four five several
-  isn aren wasn weren don doesn didn won wont can cannot couldn shouldn haven hasn`
+  isn aren wasn weren don doesn didn won wont can cannot couldn shouldn haven hasn ${UNMARKED_CONTRACTIONS}`
     .split(/\s+/)
     .filter((w) => w.length > 0),
 );

@@ -444,3 +444,25 @@ describe('follow-up questions', () => {
     expect(answer.citedIds).toEqual(['1']);
   });
 });
+
+describe("a section's first sentence", () => {
+  const limits: RetrievedSource = {
+    id: '1',
+    pageTitle: 'Limits',
+    headings: ['Rate limits'],
+    url: 'https://docs.example.com/limits#rate-limits',
+    text: 'By default an organization can ask 10,000 questions per hour, and each IP address 10,000 per day.\n\nA 429 error means a rate limit was reached: wait, then retry.',
+    score: 3,
+    coverage: 1,
+  };
+
+  it('answers for the section its headings name, in words of its own', () => {
+    const answer = composeAnswer("what's the rate limit", [limits]);
+    expect(answer.text.startsWith('By default an organization can ask 10,000 questions per hour')).toBe(true);
+  });
+
+  it('is not preferred under a heading that does not name the question', () => {
+    const other = { ...limits, headings: ['Quotas'], pageTitle: 'Plans' };
+    expect(composeAnswer("what's the rate limit", [other]).text.startsWith('A 429 error')).toBe(true);
+  });
+});

@@ -118,6 +118,12 @@ const GENERIC_WEIGHT = 0.4;
  * without this the first retrieved one wins (a config snippet's "MCP clients accept this shape:").
  */
 const DEFINITION_BONUS = 1;
+/**
+ * A section's first sentence, when the section's headings (and page title) have at least this share of
+ * the question's weight, covers the question as much as they do: it says what the section is about in
+ * words of its own ("By default an organization can ask 10,000 questions per hour" under "Rate limits").
+ */
+const OPENING_MIN_HEADING = 0.75;
 /** Words at most in the subject of a definition question: longer ones ask about a situation. */
 const MAX_DEFINED_WORDS = 4;
 
@@ -557,8 +563,11 @@ export function composeAnswer(
     const searchPart = SEARCH_COVERAGE_WEIGHT * (source.coverage ?? 0);
     const start = unitStart[rank] as number;
     const units = unitsBySource[rank] as AnswerUnit[];
+    const headingCov = headingCoverage.get(source) ?? 0;
+    const opening = headingCov >= OPENING_MIN_HEADING ? units.findIndex((u) => u.kind !== 'code') : -1;
     for (let j = 0; j < units.length; j++) {
-      const coverage = coverageOf(unitMasks, (start + j) * words);
+      const own = coverageOf(unitMasks, (start + j) * words);
+      const coverage = j === opening ? Math.max(own, headingCov) : own;
       if (coverage === 0) continue;
       const counted = keptTermCounts[start + j] as number;
       const length = counted < 0 ? 30 : counted;

@@ -46,6 +46,9 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['How do I change the accent color of the widget?', 'guides/widget#theming'],
   ['does it work with Mintlify?', 'guides/docs-formats'],
   ['why do I get 429', 'api-reference/errors#retrying-safely'],
+  // Typed without apostrophes, as readers do.
+  ['whats the keyboard shortcut to open the chat', 'guides/widget#keyboard-and-accessibility'],
+  ['whats the default rate limit', 'guides/limits-and-credits#rate-limits'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */

@@ -33,17 +33,26 @@ der des dich die dir doch du ein eine einem einen einer eines er es für hat hat
 kann man mich mir mit muss nach nicht noch nur ob oder sein seine sich sie sind so über um und uns unser von
 vor war was wie wir wird wo zu zum zur wie warum welche welcher welches`;
 
+/**
+ * Contractions typed without their apostrophe ("whats the default port", "it doesnt start"): readers
+ * write them so, and each would otherwise be a word no page has, the rarest of all, which makes a plain
+ * question look like one the docs do not cover. Stop words of every list, like the spelt-out forms.
+ * Stored analyses made before they were added may still hold one; no query has it, so nothing matches it.
+ */
+export const UNMARKED_CONTRACTIONS = `whats hows wheres whos whens whys thats theres dont doesnt didnt cant isnt
+arent wasnt werent wont wouldnt shouldnt couldnt hasnt havent hadnt im ive youre theyre`;
+
 const toSet = (...lists: string[]): ReadonlySet<string> =>
   new Set(lists.flatMap((words) => words.split(/\s+/)).filter(Boolean));
 
-const ENGLISH_SET = toSet(ENGLISH);
+const ENGLISH_SET = toSet(ENGLISH, UNMARKED_CONTRACTIONS);
 
 const BY_STEMMER: Record<string, ReadonlySet<string>> = {
   english: ENGLISH_SET,
-  spanish: toSet(SPANISH, ENGLISH),
-  portuguese: toSet(PORTUGUESE, ENGLISH),
-  french: toSet(FRENCH, ENGLISH),
-  german: toSet(GERMAN, ENGLISH),
+  spanish: toSet(SPANISH, ENGLISH, UNMARKED_CONTRACTIONS),
+  portuguese: toSet(PORTUGUESE, ENGLISH, UNMARKED_CONTRACTIONS),
+  french: toSet(FRENCH, ENGLISH, UNMARKED_CONTRACTIONS),
+  german: toSet(GERMAN, ENGLISH, UNMARKED_CONTRACTIONS),
 };
 
 /**

@@ -59,6 +59,14 @@ describe('tokenize', () => {
     expect(tokenize('a b c', 'english')).toEqual([]);
   });
 
+  it('drops contractions typed without their apostrophe, as it drops the spelt-out ones', () => {
+    expect(tokenize('whats the default port', 'english')).toEqual(
+      tokenize("what's the default port", 'english'),
+    );
+    expect(tokenize('it doesnt start and i cant log in', 'english')).toEqual(['start', 'log']);
+    expect(tokenize('whats', 'french')).toEqual([]);
+  });
+
   it('stems by language', () => {
     expect(tokenize('running agents', 'english')).toEqual(['run', 'agent']);
     expect(tokenize('configuraciones agentes', 'spanish')).toEqual(['configur', 'agent']);
