@@ -87,6 +87,14 @@ export const attributeText = (element: JsxElement): string => {
   return parts.join(' — ');
 };
 
+/** Whether a component names an API field (`<ParamField body="fp">`, `<ResponseField name="id">`). */
+const isField = (element: JsxElement): boolean =>
+  /^[A-Z]/.test(element.name ?? '') &&
+  FIELD_NAME_ATTRIBUTES.some((key) => (stringAttr(element.attributes, key) ?? '').trim() !== '');
+
+/** A block of prose: not code, a list, a table or a quote, whose first line a label may lead. */
+const isProse = (text: string): boolean => !/^(?:```|~~~|[-*+] |\d+\. |\||>)/.test(text);
+
 const BLOCK_TYPES = new Set([
   'containerDirective',
   'leafDirective',
@@ -331,6 +339,19 @@ class Renderer {
       const inner = this.inline(node.children as PhrasingContent[], scope);
       if (label === '') return inner;
       return inner.trim() === '' ? ` ${label} ` : ` ${label}: ${inner} `;
+    }
+    if (label !== '' && isField(node)) {
+      // A field's name, type and flags start its description's first paragraph ("body threadId (string):
+      // Thread to continue."), as they do on one line: a quoted description says which field it describes.
+      const inner = this.capture(() => this.flow(node.children, scope));
+      const first = inner[0];
+      if (first?.kind === 'text' && isProse(first.text)) {
+        this.blocks.push({ kind: 'text', text: `${collapse(label)}: ${first.text}` }, ...inner.slice(1));
+        return '';
+      }
+      this.push(label);
+      this.blocks.push(...inner);
+      return '';
     }
     if (label !== '') this.push(label);
     this.flow(node.children, scope);
