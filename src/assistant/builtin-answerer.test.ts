@@ -9,6 +9,7 @@ import {
   type RetrievedSource,
   splitDeltas,
 } from './builtin-answerer.ts';
+import { borrowedQuestion } from './retrieval-query.ts';
 import { MIN_RETRIEVAL_STRENGTH } from './retrieval-strength.ts';
 
 const sources: RetrievedSource[] = [
@@ -407,11 +408,43 @@ describe('follow-up questions', () => {
     const answer = composeAnswer('What about Docker?', [install, deploy], [], 'How do I install Docent?');
     expect(answer.citedIds).toEqual(['1']);
     expect(answer.text.startsWith('To deploy with Docker, build the image')).toBe(true);
+    // The borrowed words pick no sentence: "Docent" would lift the second one over the first.
+    const both: RetrievedSource = {
+      ...deploy,
+      text: 'To deploy with Docker, build the image and run it with a volume.\n\nNode runs as PID 1, so docker stop sends SIGTERM straight to Docent.',
+    };
+    const lead = composeAnswer('What about Docker?', [both], [], 'How do I install Docent?');
+    expect(lead.text.startsWith('To deploy with Docker'), lead.text).toBe(true);
   });
 
   it('are declined when no source has any of their own words', () => {
-    const answer = composeAnswer('and on windows?', [install, deploy], [], 'How do I install Docent?');
-    expect(answer.covered).toBe(false);
+    // Strong retrieval for the borrowed words alone would carry the answer without this rule.
+    const strong: RetrievedSource = { ...install, coverage: 0.8 };
+    const answer = composeAnswer('and on windows?', [strong, deploy], [], 'How do I install Docent?');
+    expect(answer.covered, answer.text).toBe(false);
+    // Nor by an everyday word of their own ("run") on a page without their subject.
+    const run = composeAnswer('can I run it on windows?', [strong], [], 'How do I install Docent?');
+    expect(run.covered, run.text).toBe(false);
+  });
+
+  it('are not defined by a sentence that starts with their pronoun', () => {
+    const free: RetrievedSource = {
+      id: '1',
+      pageTitle: 'Pricing',
+      headings: [],
+      url: 'https://docs.example.com/pricing',
+      text: 'Rate limits apply per organization.\n\nIt is free for open source projects, at a rate of 100 answers a day.',
+      score: 1,
+      coverage: 0.9,
+    };
+    const answer = composeAnswer('what is it?', [free], [], 'how do I raise the rate limit?');
+    expect(answer.text.startsWith('It is free'), answer.text).toBe(false);
+  });
+
+  it('borrow nothing for an empty message', () => {
+    expect(composeAnswer('', [limits], [], borrowedQuestion('', "what's the rate limit?")).covered).toBe(
+      false,
+    );
   });
 
   it('find the previous question in the prompt the model is given', async () => {
@@ -457,12 +490,13 @@ describe("a section's first sentence", () => {
   };
 
   it('answers for the section its headings name, in words of its own', () => {
-    const answer = composeAnswer("what's the rate limit", [limits]);
+    const answer = composeAnswer('whats the default rate limit', [limits]);
     expect(answer.text.startsWith('By default an organization can ask 10,000 questions per hour')).toBe(true);
   });
 
-  it('is not preferred under a heading that does not name the question', () => {
+  it('is not preferred under a heading that does not name the question, nor without a word of it', () => {
     const other = { ...limits, headings: ['Quotas'], pageTitle: 'Plans' };
-    expect(composeAnswer("what's the rate limit", [other]).text.startsWith('A 429 error')).toBe(true);
+    expect(composeAnswer('whats the default rate limit', [other]).text.startsWith('A 429 error')).toBe(true);
+    expect(composeAnswer("what's the rate limit", [limits]).text.startsWith('A 429 error')).toBe(true);
   });
 });

@@ -119,9 +119,11 @@ const GENERIC_WEIGHT = 0.4;
  */
 const DEFINITION_BONUS = 1;
 /**
- * A section's first sentence, when the section's headings (and page title) have at least this share of
- * the question's weight, covers the question as much as they do: it says what the section is about in
- * words of its own ("By default an organization can ask 10,000 questions per hour" under "Rate limits").
+ * A chunk's first sentence (not code, not a table row), when the chunk's headings (and page title) have at
+ * least this share of the question's weight and the sentence has a word of the question itself, covers
+ * the question as much as the headings do: a section's first sentence says what it is about in words of
+ * its own ("By default an organization can ask 10,000 questions per hour" under "Rate limits", for "whats
+ * the default rate limit").
  */
 const OPENING_MIN_HEADING = 0.75;
 /** Words at most in the subject of a definition question: longer ones ask about a situation. */
@@ -350,15 +352,18 @@ export function composeAnswer(
   // "hi there" or "thanks!" is not a question: quoting whatever its words match would be nonsense.
   const talk = smallTalk(question);
   if (talk !== null) return { text: SMALL_TALK_REPLIES[talk], citedIds: [], covered: false };
-  const weights = queryWeights(question, context, borrowed);
+  const asked = questionTerms(question);
+  const borrowedList = borrowed === undefined ? [] : questionTerms(borrowed);
+  const weights = queryWeights(asked, context, borrowedList);
   // A follow-up with topical words of its own ("What about Docker?") picks its sentences by them; the
   // words it borrows only help decide whether the docs cover it. One without ("what happens when I go
   // over it?") is found by the borrowed words too.
-  const own = borrowed === undefined ? null : new Set(questionTerms(question));
-  const ownTopical = own !== null && [...own].some((term) => !GENERIC_TERMS.has(term));
-  const borrowedTerms = ownTopical && borrowed !== undefined ? new Set(questionTerms(borrowed)) : null;
+  const ownTopical =
+    borrowed === undefined ? null : new Set(asked.filter((term) => !GENERIC_TERMS.has(term)));
+  const hasOwnTopical = ownTopical !== null && ownTopical.size > 0;
+  const ownTerms = hasOwnTopical ? new Set(asked) : null;
   const scoringWeight = (term: string): number =>
-    borrowedTerms?.has(term) && !own?.has(term) ? 0 : (weights.get(term) ?? 0);
+    ownTerms !== null && !ownTerms.has(term) && borrowedList.includes(term) ? 0 : (weights.get(term) ?? 0);
   const chunks = sources.map((source) => analyzeChunk(source.text));
   // A sentence repeated in several chunks (tab contents scraped twice) is quoted and counted once. The
   // units each source keeps are contiguous in `allUnits`, from `unitStart[rank]` on; `slot` maps a
@@ -527,7 +532,9 @@ export function composeAnswer(
     plainTotal === 0 ? 0 : sumOfBits(mask, 0, words, plainWeights) / plainTotal;
   // A follow-up's own topical words ("windows" in "and on windows?"), apart from what it borrows: when
   // it has some, the answer must speak to at least one of them, not only to the previous question.
-  const ownWeights = ownTopical ? ownTopicalWeights(question, queryTerms) : null;
+  const ownWeights = hasOwnTopical
+    ? Float64Array.from(queryTerms, (term) => (ownTopical?.has(term) ? 1 : 0))
+    : null;
   const ownShare = new Map<string, number>();
   const window = new Uint32Array(words);
   for (const [rank, source] of sources.entries()) {
@@ -564,10 +571,12 @@ export function composeAnswer(
     const start = unitStart[rank] as number;
     const units = unitsBySource[rank] as AnswerUnit[];
     const headingCov = headingCoverage.get(source) ?? 0;
-    const opening = headingCov >= OPENING_MIN_HEADING ? units.findIndex((u) => u.kind !== 'code') : -1;
+    const opening =
+      headingCov >= OPENING_MIN_HEADING ? units.findIndex((u) => u.kind !== 'code' && !isTableRow(u)) : -1;
     for (let j = 0; j < units.length; j++) {
       const own = coverageOf(unitMasks, (start + j) * words);
-      const coverage = j === opening ? Math.max(own, headingCov) : own;
+      // Lifted, never admitted: it must have a word of the question itself.
+      const coverage = j === opening && own > 0 ? Math.max(own, headingCov) : own;
       if (coverage === 0) continue;
       const counted = keptTermCounts[start + j] as number;
       const length = counted < 0 ? 30 : counted;
@@ -645,6 +654,8 @@ export function definitionOf(question: string): RegExp | null {
   const asked = /^\s*what(?:'s|\s+is|\s+are)\s+(?:(?:an?|the)\s+)?([^?!]+?)\s*[?!.]*\s*$/i.exec(question);
   const subject = asked?.[1]?.trim();
   if (subject === undefined || subject === '') return null;
+  // "what is it?", a follow-up: "It is free for…" defines nothing it asks about.
+  if (/^(?:it|this|that|these|those|they|them)$/i.test(subject)) return null;
   const words = subject.split(/\s+/);
   if (words.length > MAX_DEFINED_WORDS || words.some((w) => /^(and|or|vs\.?|versus)$/i.test(w))) return null;
   const name = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+');
@@ -846,25 +857,18 @@ function escapeLinkText(text: string): string {
   return text.replace(/([[\]\\])/g, '\\$1');
 }
 
-/** 1 for each query term that is a topical word of `question` itself, 0 for the rest. */
-function ownTopicalWeights(question: string, queryTerms: readonly string[]): Float64Array {
-  const own = new Set(questionTerms(question).filter((term) => !GENERIC_TERMS.has(term)));
-  return Float64Array.from(queryTerms, (term) => (own.has(term) ? 1 : 0));
-}
-
+/** The question's terms, the borrowed question's (a follow-up's), and the context items' words, weighed. */
 function queryWeights(
-  question: string,
+  asked: readonly string[],
   context: readonly AnswerContextItem[],
-  borrowed: string | undefined,
+  borrowed: readonly string[],
 ): Map<string, number> {
   const weights = new Map<string, number>();
   const generic = (term: string): number => (GENERIC_TERMS.has(term) ? GENERIC_WEIGHT : 1);
-  for (const term of questionTerms(question)) weights.set(term, generic(term));
+  for (const term of asked) weights.set(term, generic(term));
   // "what happens when I go over it?" after "what's the rate limit?" asks about rate limits: without
   // the earlier question's words, nothing but everyday words is left to find a sentence by.
-  if (borrowed !== undefined)
-    for (const term of questionTerms(borrowed))
-      if (!weights.has(term)) weights.set(term, FOLLOW_UP_WEIGHT * generic(term));
+  for (const term of borrowed) if (!weights.has(term)) weights.set(term, FOLLOW_UP_WEIGHT * generic(term));
   for (const item of context) {
     // A long snippet would drown the question: only its first distinct terms count.
     let taken = 0;

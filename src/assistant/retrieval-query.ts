@@ -34,7 +34,8 @@ function followsUp(question: string): boolean {
  * else undefined: what the search query and the built-in answerer borrow from.
  */
 export function borrowedQuestion(question: string, previousQuestion: string | undefined): string | undefined {
-  return previousQuestion && followsUp(question) ? previousQuestion : undefined;
+  // An empty message asks nothing, not the previous question again.
+  return previousQuestion && question.trim() !== '' && followsUp(question) ? previousQuestion : undefined;
 }
 
 /**

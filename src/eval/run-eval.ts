@@ -178,6 +178,9 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
       const started = performance.now();
       const hits = await search.search(site.id, questionQuery(q.question, q.previous), {
         limit: EVAL_CHUNK_LIMIT,
+        // As the endpoints search: without a language filter, the question's own language, not that of
+        // the previous question the query may carry.
+        languageOf: q.question,
         version: q.filter?.version,
         language: q.filter?.language,
       });
@@ -254,6 +257,7 @@ async function scoreAnswers(
   for (const { question: q, rankedPages } of results) {
     const top = await search.search(siteId, questionQuery(q.question, q.previous), {
       limit: EVAL_ANSWER_SOURCES,
+      languageOf: q.question,
       version: q.filter?.version,
       language: q.filter?.language,
     });

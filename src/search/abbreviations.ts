@@ -4,7 +4,9 @@
  * (site-search ranking and `coverage`) and in the built-in answerer, so "which env var sets the model"
  * finds and quotes "the `DOCENT_MODEL` environment variable". The list is fixed and English: these short
  * forms are the jargon of software docs whatever language a reader writes in, and only forms that name
- * one thing are listed (not "app", "doc" or "spec", which docs use as words of their own).
+ * one thing are listed (not "app", "doc" or "spec", which docs use as words of their own), whose long
+ * form's stem names only that thing: not "prod" (its stem `product`), "deps" (`depend`), "impl"
+ * (`implement`), "info" (`inform`), nor "authorization" for "auth" (`author`).
  */
 import { getStemmer } from './stemmer.ts';
 
@@ -29,20 +31,16 @@ const SHORT_FORMS: Readonly<Record<string, string>> = {
   postgres: 'postgresql',
   pg: 'postgresql',
   dbs: 'databases',
-  auth: 'authentication authorization',
+  auth: 'authentication',
   creds: 'credentials',
   cert: 'certificate',
   certs: 'certificates',
-  info: 'information',
-  prod: 'production',
   k8s: 'kubernetes',
   msg: 'message',
   msgs: 'messages',
   pkg: 'package',
   pkgs: 'packages',
-  deps: 'dependencies',
   perms: 'permissions',
-  impl: 'implementation',
   js: 'javascript',
   ts: 'typescript',
   py: 'python',

@@ -28,6 +28,13 @@ describe('writtenIn', () => {
     expect(writtenIn('Wie drehe ich den Schlüssel', ['english', 'klingon'])).toBeNull();
   });
 
+  it('counts no French or German function word as English ("dont", "im")', () => {
+    // Were they English contractions, each would tip its question to English.
+    expect(writtenIn('quels paramètres dont on a besoin', ['english', 'french'])).not.toBe('english');
+    expect(writtenIn('Datei im Ordner', ['english', 'german'])).not.toBe('english');
+    expect(writtenIn('whats the default port', ['english', 'french'])).toBe('english');
+  });
+
   it('leaves the stop lists as they were: English words stay stop words of every language', () => {
     expect(stopWordsFor('french').has('the')).toBe(true);
     expect(stopWordsFor('french').has('comment')).toBe(true);

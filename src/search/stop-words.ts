@@ -36,11 +36,12 @@ vor war was wie wir wird wo zu zum zur wie warum welche welcher welches`;
 /**
  * Contractions typed without their apostrophe ("whats the default port", "it doesnt start"): readers
  * write them so, and each would otherwise be a word no page has, the rarest of all, which makes a plain
- * question look like one the docs do not cover. Stop words of every list, like the spelt-out forms.
- * Stored analyses made before they were added may still hold one; no query has it, so nothing matches it.
+ * question look like one the docs do not cover. Stop words of every list, like the spelt-out forms. Not
+ * "dont" nor "im", function words of French and German ("dont", "im Ordner"). Adding them moved
+ * analyze.ts `ANALYZER_VERSION` to 2: analyses stored before hold them and the word pairs around them.
  */
-export const UNMARKED_CONTRACTIONS = `whats hows wheres whos whens whys thats theres dont doesnt didnt cant isnt
-arent wasnt werent wont wouldnt shouldnt couldnt hasnt havent hadnt im ive youre theyre`;
+export const UNMARKED_CONTRACTIONS = `whats hows wheres whos whens whys thats theres doesnt didnt cant isnt
+arent wasnt werent wont wouldnt shouldnt couldnt hasnt havent hadnt ive youre theyre`;
 
 const toSet = (...lists: string[]): ReadonlySet<string> =>
   new Set(lists.flatMap((words) => words.split(/\s+/)).filter(Boolean));
