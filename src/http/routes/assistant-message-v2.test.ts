@@ -289,6 +289,30 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     },
   );
 
+  it('answers a follow-up that leans on the question before it, read from the stored thread', async () => {
+    const client = UI_CLIENTS[0] as UiClient;
+    const chat = await createUiChat(client, {
+      api,
+      key,
+      body: { fp: 'reader-2' },
+      id: `chat-follow-${dialect}`,
+    });
+    await chat.sendMessage({ text: "what's the rate limit?" });
+    const metadata = metadataOf(lastAssistant(chat));
+    await chat.sendMessage(
+      { text: 'what happens when I go over it' },
+      { body: { threadId: metadata?.threadId, threadKey: metadata?.threadKey } },
+    );
+    expect(chat.error).toBeUndefined();
+    const answer = lastAssistant(chat);
+    // Its own words ("happens", "go over") are everyday words: without the earlier question it declines.
+    expect(uiText(answer)).not.toContain("I couldn't find this");
+    const sources = answer?.parts.filter((p) => p.type === 'source-url') ?? [];
+    expect(sources.map((p) => String(p.url))).toContainEqual(
+      expect.stringContaining('/guides/limits-and-credits'),
+    );
+  });
+
   it('answers curl with the SSE stream and the thread headers, on both prefixes', async () => {
     for (const prefix of ['', '/discovery']) {
       const response = await fetch(`${server.baseUrl}${prefix}/v2/assistant/docs/message`, {
