@@ -7,6 +7,7 @@ describe('short forms readers type', () => {
     expect(longFormTerms('repo', 'english')).toEqual(['repositori']);
     expect(longFormTerms('auth', 'english')).toEqual(['authent']);
     expect(longFormTerms('k8s', 'english')).toEqual(['kubernet']);
+    expect(longFormTerms('ram', 'english')).toEqual(['memori']);
     expect(longFormTerms('postgres', 'english')).toEqual(['postgresql']);
     // Without a stemmer the long form is the word as written.
     expect(longFormTerms('config', null)).toEqual(['configuration']);

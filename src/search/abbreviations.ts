@@ -36,6 +36,8 @@ const SHORT_FORMS: Readonly<Record<string, string>> = {
   cert: 'certificate',
   certs: 'certificates',
   k8s: 'kubernetes',
+  ram: 'memory',
+  mem: 'memory',
   msg: 'message',
   msgs: 'messages',
   pkg: 'package',
