@@ -34,6 +34,13 @@ describe('question grouping', () => {
     expect(new Set(groups)).toEqual(new Set([0]));
   });
 
+  it('reads a short form as its long form ("repo", "repository")', () => {
+    expect(questionTerms('connect my git repo')).toEqual(questionTerms('connect my git repository'));
+    expect(new Set(partition(['which env var sets the port', 'environment variable for the port']))).toEqual(
+      new Set([0]),
+    );
+  });
+
   it('keeps unrelated questions apart, also from an existing group', () => {
     const groups = partition([...rotate.slice(0, 3), ...unrelated]);
     const unrelatedGroups = groups.slice(3);

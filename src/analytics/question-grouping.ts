@@ -15,6 +15,7 @@
  *
  * This file is pure (no storage); `question-grouper.ts` keeps one `GroupIndex` per site over the database.
  */
+import { longFormTerms } from '../search/abbreviations.ts';
 import { withinOneEdit } from '../search/one-edit.ts';
 import { stemmerNameFor } from '../search/stemmer.ts';
 import { tokenize } from '../search/tokenize.ts';
@@ -51,10 +52,12 @@ const GENERIC_TERMS = new Set(
 
 /** The distinct content terms of a question, in order of first use, analyzed as the site's search would. */
 export function questionTerms(question: string, language?: string | null): string[] {
+  const stemmer = stemmerNameFor(language);
   const seen = new Set<string>();
-  for (const term of tokenize(question, stemmerNameFor(language))) {
+  for (const term of tokenize(question, stemmer)) {
     if (seen.size >= MAX_QUESTION_TERMS) break;
-    seen.add(term);
+    // "repo" and "repository" are one word to a group: a short form stands for its long form's first word.
+    seen.add(longFormTerms(term, stemmer)[0] ?? term);
   }
   return [...seen];
 }
