@@ -41,6 +41,10 @@ describe('question grouping', () => {
     );
   });
 
+  it("splits a word into two of its groups' words ('ratelimit' after 'rate limit')", () => {
+    expect(new Set(partition(['rate limit headers', 'ratelimit headers']))).toEqual(new Set([0]));
+  });
+
   it('keeps unrelated questions apart, also from an existing group', () => {
     const groups = partition([...rotate.slice(0, 3), ...unrelated]);
     const unrelatedGroups = groups.slice(3);

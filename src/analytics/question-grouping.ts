@@ -172,7 +172,7 @@ export class GroupIndex {
     sources: readonly string[] = [],
   ): Assignment | null {
     if (questionTerms.length === 0) return null;
-    const terms = [...questionTerms, ...sources.map((s) => `${SOURCE_PREFIX}${s}`)];
+    const terms = [...this.#decompound(questionTerms), ...sources.map((s) => `${SOURCE_PREFIX}${s}`)];
     const weights = new Map(terms.map((term) => [term, this.#weight(term)]));
     const best = this.#best(terms, weights);
     const group: Group = best ?? { id: newId(), counts: new Map(), n: 0, touched: 0 };
@@ -190,6 +190,32 @@ export class GroupIndex {
     for (const dropped of trimProfile(group)) this.#unindex(group.id, dropped);
     this.#touch(group);
     return { groupId: group.id, created: best === undefined, signature: signatureOf(group) };
+  }
+
+  /**
+   * Two words of the site's groups written as one ("ratelimit", "healthcheck") count as written apart,
+   * when the one word is in no group and both halves (4 letters or more) are.
+   */
+  #decompound(terms: readonly string[]): string[] {
+    const out: string[] = [];
+    for (const term of terms) {
+      let parts: [string, string] | null = null;
+      if (term.length >= 8 && !this.#df.has(term)) {
+        let bestDistance = Number.POSITIVE_INFINITY;
+        for (let i = 4; i <= term.length - 4; i++) {
+          const left = term.slice(0, i);
+          const right = term.slice(i);
+          if (!this.#df.has(left) || !this.#df.has(right)) continue;
+          const distance = Math.abs(i - term.length / 2);
+          if (distance < bestDistance) {
+            parts = [left, right];
+            bestDistance = distance;
+          }
+        }
+      }
+      for (const t of parts ?? [term]) if (!out.includes(t)) out.push(t);
+    }
+    return out;
   }
 
   /** The closest group at or above the threshold, among the candidates sharing the most weight. */
