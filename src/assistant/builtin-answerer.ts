@@ -358,12 +358,10 @@ export function composeAnswer(
   // A follow-up with topical words of its own ("What about Docker?") picks its sentences by them; the
   // words it borrows only help decide whether the docs cover it. One without ("what happens when I go
   // over it?") is found by the borrowed words too.
-  const ownTopical =
-    borrowed === undefined ? null : new Set(asked.filter((term) => !GENERIC_TERMS.has(term)));
-  const hasOwnTopical = ownTopical !== null && ownTopical.size > 0;
-  const ownTerms = hasOwnTopical ? new Set(asked) : null;
-  const scoringWeight = (term: string): number =>
-    ownTerms !== null && !ownTerms.has(term) && borrowedList.includes(term) ? 0 : (weights.get(term) ?? 0);
+  const ownTopical = new Set(borrowed === undefined ? [] : asked.filter((term) => !GENERIC_TERMS.has(term)));
+  const borrowedOnly =
+    ownTopical.size === 0 ? null : new Set(borrowedList.filter((term) => !asked.includes(term)));
+  const scoringWeight = (term: string): number => (borrowedOnly?.has(term) ? 0 : (weights.get(term) ?? 0));
   const chunks = sources.map((source) => analyzeChunk(source.text));
   // A sentence repeated in several chunks (tab contents scraped twice) is quoted and counted once. The
   // units each source keeps are contiguous in `allUnits`, from `unitStart[rank]` on; `slot` maps a
@@ -532,9 +530,8 @@ export function composeAnswer(
     plainTotal === 0 ? 0 : sumOfBits(mask, 0, words, plainWeights) / plainTotal;
   // A follow-up's own topical words ("windows" in "and on windows?"), apart from what it borrows: when
   // it has some, the answer must speak to at least one of them, not only to the previous question.
-  const ownWeights = hasOwnTopical
-    ? Float64Array.from(queryTerms, (term) => (ownTopical?.has(term) ? 1 : 0))
-    : null;
+  const ownWeights =
+    ownTopical.size === 0 ? null : Float64Array.from(queryTerms, (term) => (ownTopical.has(term) ? 1 : 0));
   const ownShare = new Map<string, number>();
   const window = new Uint32Array(words);
   for (const [rank, source] of sources.entries()) {

@@ -7,7 +7,7 @@ import { ingestSite } from '../ingest/ingest-site.ts';
 import type { LoadProgress } from '../ingest/types.ts';
 import { type EvalQuestion, isUnanswerableQuestion, readEvalSet } from '../search/eval-set.ts';
 import { distinctPages, firstRelevantRank, percentile, scoreResults } from '../search/metrics.ts';
-import { SiteSearch } from '../search/site-search.ts';
+import { type SearchResult, SiteSearch } from '../search/site-search.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { createTemporaryDatabase } from '../storage/temporary-database.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
@@ -176,14 +176,7 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
     }[] = [];
     for (const q of set.questions) {
       const started = performance.now();
-      const hits = await search.search(site.id, questionQuery(q.question, q.previous), {
-        limit: EVAL_CHUNK_LIMIT,
-        // As the endpoints search: without a language filter, the question's own language, not that of
-        // the previous question the query may carry.
-        languageOf: q.question,
-        version: q.filter?.version,
-        language: q.filter?.language,
-      });
+      const hits = await searchQuestion(search, site.id, q, EVAL_CHUNK_LIMIT);
       const latencyMs = performance.now() - started;
       results.push({
         question: q,
@@ -220,9 +213,8 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
     if (withLanguage.length > 0) {
       const without: { rankedPages: string[]; relevant: string[] }[] = [];
       for (const r of withLanguage) {
-        const hits = await search.search(site.id, questionQuery(r.question.question, r.question.previous), {
-          limit: EVAL_CHUNK_LIMIT,
-          version: r.question.filter?.version,
+        const hits = await searchQuestion(search, site.id, r.question, EVAL_CHUNK_LIMIT, {
+          withLanguage: false,
         });
         without.push({ rankedPages: hits.map((h) => h.pagePath), relevant: r.relevant });
       }
@@ -234,6 +226,26 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
     await storage.close();
     await temporary.remove();
   }
+}
+
+/**
+ * A question searched as the assistant endpoints search it: with the question before it when it is a
+ * follow-up, and, without a language filter (none given, or `withLanguage` false), in the question's own
+ * language rather than the previous question's.
+ */
+function searchQuestion(
+  search: SiteSearch,
+  siteId: string,
+  q: EvalQuestion,
+  limit: number,
+  { withLanguage = true }: { withLanguage?: boolean } = {},
+): Promise<SearchResult[]> {
+  return search.search(siteId, questionQuery(q.question, q.previous), {
+    limit,
+    languageOf: q.question,
+    version: q.filter?.version,
+    language: withLanguage ? q.filter?.language : undefined,
+  });
 }
 
 /** Runs the built-in answerer on every question and scores answers, citations and declines. */
@@ -255,12 +267,7 @@ async function scoreAnswers(
   let weakUnanswerable = 0;
   const perType = new Map<string, { questions: number; declined: number }>();
   for (const { question: q, rankedPages } of results) {
-    const top = await search.search(siteId, questionQuery(q.question, q.previous), {
-      limit: EVAL_ANSWER_SOURCES,
-      languageOf: q.question,
-      version: q.filter?.version,
-      language: q.filter?.language,
-    });
+    const top = await searchQuestion(search, siteId, q, EVAL_ANSWER_SOURCES);
     const sources = SourceList.of(top).all;
     const answer = composeAnswer(q.question, sources, [], borrowedQuestion(q.question, q.previous));
     const declined = !answer.covered;

@@ -49,7 +49,7 @@ const SHORT_FORMS: Readonly<Record<string, string>> = {
   gh: 'github',
 };
 
-/** Short forms are written in lowercase ASCII letters and digits: what the tokenizer keeps of them. */
+/** Each stemmer's table (short form, as written and as stemmed → long-form terms), built on first use. */
 const byStemmer = new Map<string, ReadonlyMap<string, readonly string[]>>();
 
 /**
