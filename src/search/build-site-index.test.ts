@@ -1,9 +1,20 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
 import { type SeedPage, seedSite } from '../testing/seed-site.ts';
-import { buildSiteIndex, closeIdleIndexBuildWorker, keptIndexBuildWorker } from './build-site-index.ts';
+import {
+  buildSiteIndex,
+  closeIdleIndexBuildWorker,
+  keptIndexBuildWorker,
+  removeAbandonedSpills,
+  storeSiteIndex,
+} from './build-site-index.ts';
+import { readStoredIndex } from './stored-index.ts';
 
 const pages = (words: string[]): SeedPage[] =>
   words.map((word, i) => ({
@@ -54,5 +65,36 @@ describe('the index build worker', () => {
     expect(keptIndexBuildWorker()).not.toBe(kept);
     expect(bytesOf(reused?.pieces ?? [])).toEqual(bytesOf(fresh?.pieces ?? []));
     expect(bytesOf(first?.pieces ?? []).length).toBeGreaterThan(bytesOf(fresh?.pieces ?? []).length);
+  });
+
+  it('stores, streamed part by part, the bytes the whole build makes', async () => {
+    for (const siteId of sites) {
+      const whole = await buildSiteIndex(database.storage, siteId);
+      const stored = await storeSiteIndex(database.storage, siteId);
+      expect(stored).toEqual({ generation: whole?.generation, published: true });
+      const read = await readStoredIndex(database.storage, siteId, whole?.generation ?? -1);
+      expect('bytes' in read && [...read.bytes]).toEqual(bytesOf(whole?.pieces ?? []));
+    }
+  });
+
+  it("removes the spill folders of processes that ended during a build, and no one else's", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-spills-test-'));
+    try {
+      // A process that has ended: its id is free (until reused, which the check would take as running).
+      const ended = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout;
+      const names = [
+        `docent-index-${ended}-a1`,
+        `docent-index-${process.pid}-b2`,
+        `docent-index-${process.ppid}-c3`,
+        'docent-index-x-d4',
+        'other',
+      ];
+      for (const name of names) fs.mkdirSync(path.join(dir, name));
+      fs.writeFileSync(path.join(dir, names[0] ?? '', 'runs'), 'x');
+      removeAbandonedSpills(dir);
+      expect(fs.readdirSync(dir).sort()).toEqual(names.slice(1).sort());
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
@@ -5,7 +8,7 @@ import { IdleWorker } from '../workers/idle-worker.ts';
 import { ANALYZER_VERSION } from './analyze.ts';
 import type { BuildChunk, BuildReply, BuildRequest } from './index-build-worker.ts';
 import { DEFAULT_RANKING } from './search-index.ts';
-import { storedIndexParts, writeStoredIndex } from './stored-index.ts';
+import { storedIndexParts, writeStoredIndexParts } from './stored-index.ts';
 import { yieldToIo } from './yield-to-io.ts';
 
 /**
@@ -38,23 +41,54 @@ export interface BuiltIndex {
  * the same before and after the reads proves they saw one version of the site. Null: no such site.
  */
 export async function buildSiteIndex(storage: Storage, siteId: string): Promise<BuiltIndex | null> {
+  return withReadSite(storage, siteId, async (build, generation) => ({
+    generation,
+    pieces: await build.finish(),
+  }));
+}
+
+/**
+ * Builds and stores the site's index for its current generation (after an ingestion, say), streamed:
+ * the build worker fills the postings a range of terms at a time and hands over each stored part as
+ * soon as it is whole, and a large site's runs wait in a temporary file, so neither thread ever holds
+ * the whole index (a 100,000-page site's is over a gigabyte). The stored bytes are the same as
+ * `buildSiteIndex`'s. Null: no such site; `published` false: the site moved on meanwhile (the
+ * ingestion that moved it stores its own).
+ */
+export async function storeSiteIndex(
+  storage: Storage,
+  siteId: string,
+): Promise<{ generation: number; published: boolean } | null> {
+  return withReadSite(storage, siteId, async (build, generation) => ({
+    generation,
+    published: await build.finishInto(storage, siteId, generation),
+  }));
+}
+
+/**
+ * Runs `then` on a build that has read every chunk of one generation of the site: reads again (a new
+ * build) while ingestions commit between the reads.
+ */
+async function withReadSite<T>(
+  storage: Storage,
+  siteId: string,
+  then: (build: IndexBuild, generation: number) => Promise<T>,
+): Promise<T | null> {
   for (let attempt = 1; ; attempt++) {
     const before = await generationOf(storage, siteId);
     if (before === null) return null;
-    const pieces = await buildFromChunks(storage, siteId);
-    const after = await generationOf(storage, siteId);
-    if (after === null) return null;
-    if (after === before) return { generation: before, pieces };
+    const build = new IndexBuild();
+    try {
+      await build.read(storage, siteId);
+      const after = await generationOf(storage, siteId);
+      if (after === null) return null;
+      if (after === before) return await then(build, before);
+    } finally {
+      await build.close();
+    }
     if (attempt === MAX_READ_ATTEMPTS)
       throw new Error(`site ${siteId} changed ${attempt} times while its index was built; try again later`);
   }
-}
-
-/** Builds and stores the site's index for its current generation (after an ingestion, say). */
-export async function storeSiteIndex(storage: Storage, siteId: string): Promise<BuiltIndex | null> {
-  const built = await buildSiteIndex(storage, siteId);
-  if (built !== null) await writeStoredIndex(storage, siteId, built.generation, built.pieces);
-  return built;
 }
 
 async function generationOf(storage: Storage, siteId: string): Promise<number | null> {
@@ -84,49 +118,110 @@ export function closeIdleIndexBuildWorker(): Promise<void> {
   return idleWorker.close();
 }
 
-async function buildFromChunks(storage: Storage, siteId: string): Promise<Uint8Array[]> {
-  const worker = idleWorker.take() ?? new Worker(WORKER_URL, { execArgv: [] });
-  const replies: BuildReply[] = [];
-  let wake: (() => void) | null = null;
-  let exited: Error | null = null;
-  const onMessage = (reply: BuildReply): void => {
-    replies.push(reply);
-    wake?.();
+/**
+ * Raw runs a build keeps in memory before the rest go to a temporary file (about 13 million runs: the
+ * shared corpora's largest site, crewai-docs, has about 3 million, so only sites of several thousand
+ * pages spill).
+ */
+export const SPILL_RUNS_AFTER_BYTES = 64 * 1024 * 1024;
+/** Postings (8 bytes each) a streamed build fills per pass over the runs. */
+export const STREAM_PARTITION_BYTES = 128 * 1024 * 1024;
+/** Stored parts (2 MB each) a streamed build sends ahead of the main thread's writes. */
+const STREAM_WINDOW_PARTS = 4;
+
+/** A build's spill folder: the prefix, then the process id, then a unique suffix. */
+const SPILL_PREFIX = 'docent-index-';
+let abandonedRemoved = false;
+
+/**
+ * Removes the spill folders in `dir` left by processes that ended without removing theirs (killed
+ * during a build): a large site's is hundreds of megabytes. Each process does it before its first build.
+ */
+export function removeAbandonedSpills(dir = os.tmpdir()): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(SPILL_PREFIX)) continue;
+    const pid = Number(name.slice(SPILL_PREFIX.length).split('-')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue;
+    fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
+}
+
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** One build in its worker thread: `read` the site's chunks into it, then `finish` or `finishInto`. */
+class IndexBuild {
+  private readonly worker = idleWorker.take() ?? new Worker(WORKER_URL, { execArgv: [] });
+  private readonly replies: BuildReply[] = [];
+  private wake: (() => void) | null = null;
+  private exited: Error | null = null;
+  private chunks = 0;
+  /** Only a worker that answered every request is in a known state for the next build. */
+  private settled = false;
+  private spillDir: string | null = null;
+  private readonly onMessage = (reply: BuildReply): void => {
+    this.replies.push(reply);
+    this.wake?.();
   };
-  const onError = (error: Error): void => {
-    exited = error;
-    wake?.();
+  private readonly onError = (error: Error): void => {
+    this.exited = error;
+    this.wake?.();
   };
-  const onExit = (code: number): void => {
-    exited ??= new Error(`the index build worker exited (${code})`);
-    wake?.();
+  private readonly onExit = (code: number): void => {
+    this.exited ??= new Error(`the index build worker exited (${code})`);
+    this.wake?.();
   };
-  worker.on('message', onMessage);
-  worker.on('error', onError);
-  worker.on('exit', onExit);
-  const next = async (): Promise<BuildReply> => {
+
+  constructor() {
+    this.worker.on('message', this.onMessage);
+    this.worker.on('error', this.onError);
+    this.worker.on('exit', this.onExit);
+  }
+
+  private async next(): Promise<BuildReply> {
     for (;;) {
-      const reply = replies.shift();
+      const reply = this.replies.shift();
       if (reply) {
         if (reply.type === 'error') throw new Error(`index build failed: ${reply.message}`);
         return reply;
       }
-      if (exited) throw exited;
+      if (this.exited) throw this.exited;
       await new Promise<void>((resolve) => {
-        wake = resolve;
+        this.wake = resolve;
       });
-      wake = null;
+      this.wake = null;
     }
-  };
-  const post = (request: BuildRequest): void => worker.postMessage(request);
-  let reusable = false;
-  try {
+  }
+
+  private post(request: BuildRequest): void {
+    this.worker.postMessage(request);
+  }
+
+  async read(storage: Storage, siteId: string): Promise<void> {
     const pages = await storage.db
       .selectFrom('pages')
       .select(['path', 'title', 'versions', 'languages'])
       .where('site_id', '=', siteId)
       .execute();
-    post({
+    if (!abandonedRemoved) {
+      abandonedRemoved = true;
+      removeAbandonedSpills();
+    }
+    this.spillDir = fs.mkdtempSync(path.join(os.tmpdir(), `${SPILL_PREFIX}${process.pid}-`));
+    this.post({
       type: 'start',
       params: DEFAULT_RANKING,
       analyzerVersion: ANALYZER_VERSION,
@@ -136,39 +231,72 @@ async function buildFromChunks(storage: Storage, siteId: string): Promise<Uint8A
         versions: JSON.parse(p.versions) as string[],
         languages: JSON.parse(p.languages) as string[],
       })),
+      spill: { dir: this.spillDir, afterBytes: SPILL_RUNS_AFTER_BYTES },
     });
     let inFlight = 0;
-    let chunks = 0;
     let after: { path: string; ord: number } | null = null;
     for (;;) {
       const rows = await chunkBatch(storage, siteId, after);
       if (rows.length === 0) break;
-      chunks += rows.length;
+      this.chunks += rows.length;
       const last = rows[rows.length - 1];
       if (last) after = { path: last.page_path, ord: last.ord };
-      post({ type: 'chunks', rows });
+      this.post({ type: 'chunks', rows });
       inFlight++;
       while (inFlight >= BATCHES_IN_FLIGHT) {
-        await next();
+        await this.next();
         inFlight--;
       }
       await yieldToIo();
     }
     while (inFlight > 0) {
-      await next();
+      await this.next();
       inFlight--;
     }
-    post({ type: 'finish' });
-    const done = await next();
+  }
+
+  /** The whole serialized index, in memory. */
+  async finish(): Promise<Uint8Array[]> {
+    this.post({ type: 'finish' });
+    const done = await this.next();
     if (done.type !== 'done') throw new Error(`index build worker answered ${done.type}`);
-    // Only a worker that answered every request is in a known state for the next build.
-    reusable = chunks <= WARM_WORKER_MAX_CHUNKS;
+    this.settled = true;
     return done.pieces;
-  } finally {
-    worker.off('message', onMessage);
-    worker.off('error', onError);
-    worker.off('exit', onExit);
-    if (!(reusable && exited === null && idleWorker.keep(worker))) await worker.terminate();
+  }
+
+  /** Stores the index for `generation` part by part as the worker makes them (writeStoredIndexParts). */
+  async finishInto(storage: Storage, siteId: string, generation: number): Promise<boolean> {
+    this.post({
+      type: 'finish',
+      stream: { partitionBytes: STREAM_PARTITION_BYTES, window: STREAM_WINDOW_PARTS },
+    });
+    const announced = await this.next();
+    if (announced.type !== 'parts') throw new Error(`index build worker answered ${announced.type}`);
+    const count = announced.parts;
+    const build = this;
+    async function* parts() {
+      for (let received = 0; received < count; received++) {
+        const reply = await build.next();
+        if (reply.type !== 'part') throw new Error(`index build worker answered ${reply.type}`);
+        yield reply;
+        // Asked for the next part: the previous one is stored.
+        build.post({ type: 'written' });
+      }
+      const end = await build.next();
+      if (end.type !== 'streamed') throw new Error(`index build worker answered ${end.type}`);
+      build.settled = true;
+    }
+    return writeStoredIndexParts(storage, siteId, generation, count, parts());
+  }
+
+  async close(): Promise<void> {
+    const { worker } = this;
+    worker.off('message', this.onMessage);
+    worker.off('error', this.onError);
+    worker.off('exit', this.onExit);
+    const keep = this.settled && this.exited === null && this.chunks <= WARM_WORKER_MAX_CHUNKS;
+    if (!(keep && idleWorker.keep(worker))) await worker.terminate();
+    if (this.spillDir !== null) fs.rmSync(this.spillDir, { recursive: true, force: true });
   }
 }
 

@@ -2,6 +2,7 @@ import { parentPort } from 'node:worker_threads';
 import type { AnalyzedChunk } from './analyze.ts';
 import { SearchIndexBuilder } from './index-builder.ts';
 import { encodeIndexPieces } from './index-codec.ts';
+import { IndexPartCutter, partCount } from './index-parts.ts';
 import type { RankingParams } from './search-index.ts';
 import type { IndexableChunk } from './types.ts';
 
@@ -21,13 +22,24 @@ export type BuildRequest =
       /** analyze.ts `ANALYZER_VERSION`: the stored analyses read as they are. */
       analyzerVersion: number;
       pages: BuildPage[];
+      /** Raw runs past `afterBytes` go to a file in `dir` (index-builder.ts `spillRunsAfter`). */
+      spill?: { dir: string; afterBytes: number };
     }
   | { type: 'chunks'; rows: BuildChunk[] }
-  | { type: 'finish' };
+  /**
+   * Without `stream`, answered by `done` with the whole index; with it, by the index's stored parts one
+   * `part` at a time (no more than `window` unacknowledged by `written`), then `streamed`.
+   */
+  | { type: 'finish'; stream?: { partitionBytes: number; window: number } }
+  /** The main thread stored a part: one more may be sent. */
+  | { type: 'written' };
 
 export type BuildReply =
   | { type: 'added'; chunks: number }
   | { type: 'done'; pieces: Uint8Array[] }
+  | { type: 'parts'; parts: number }
+  | { type: 'part'; part: number; data: Uint8Array }
+  | { type: 'streamed' }
   | { type: 'error'; message: string };
 
 export interface BuildPage {
@@ -57,8 +69,10 @@ const reply = (message: BuildReply, transfer: ArrayBuffer[] = []): void =>
   port.postMessage(message, transfer);
 
 const handle = async (message: BuildRequest): Promise<void> => {
+  if (message.type === 'written') return;
   if (message.type === 'start') {
     builder = new SearchIndexBuilder(message.params, message.analyzerVersion);
+    if (message.spill) builder.spillRunsAfter(message.spill.dir, message.spill.afterBytes);
     pages.clear();
     for (const page of message.pages) pages.set(page.path, page);
     return;
@@ -84,6 +98,12 @@ const handle = async (message: BuildRequest): Promise<void> => {
       builder.addAnalyzed(chunk, analysisOf(chunk), row.ord);
     }
     reply({ type: 'added', chunks: builder.chunks });
+  } else if (message.stream) {
+    const done = builder;
+    builder = null;
+    pages.clear();
+    await streamIndex(done, message.stream);
+    reply({ type: 'streamed' });
   } else {
     const index = builder.finish();
     builder = null;
@@ -94,9 +114,48 @@ const handle = async (message: BuildRequest): Promise<void> => {
   }
 };
 
-// One message at a time, in order: a batch may wait for the analyzer to load.
+/** Parts sent and not yet stored by the main thread, and who waits for that number to fall. */
+let unwritten = 0;
+let onWritten: (() => void) | null = null;
+
+async function streamIndex(
+  done: SearchIndexBuilder,
+  options: { partitionBytes: number; window: number },
+): Promise<void> {
+  const cutter = new IndexPartCutter((part, data) => {
+    unwritten++;
+    reply({ type: 'part', part, data }, [data.buffer as ArrayBuffer]);
+  });
+  await done.finishInto(
+    {
+      start: (total) => {
+        cutter.start(total);
+        reply({ type: 'parts', parts: partCount(total) });
+      },
+      write: (offset, bytes) => cutter.write(offset, bytes),
+      flush: async () => {
+        while (unwritten > options.window)
+          await new Promise<void>((resolve) => {
+            onWritten = resolve;
+          });
+      },
+    },
+    options.partitionBytes,
+  );
+  if (cutter.unfinished !== 0) throw new Error(`${cutter.unfinished} index parts were left unfinished`);
+}
+
+// One message at a time, in order: a batch may wait for the analyzer to load. A part's acknowledgement
+// is taken at once: the streaming `finish` it unblocks is the message being handled.
 let queue = Promise.resolve();
 port.on('message', (message: BuildRequest) => {
+  if (message.type === 'written') {
+    unwritten--;
+    const wake = onWritten;
+    onWritten = null;
+    wake?.();
+    return;
+  }
   queue = queue
     .then(() => handle(message))
     .catch((error: unknown) => {

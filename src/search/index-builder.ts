@@ -1,5 +1,8 @@
+import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import type { AnalyzedChunk } from './analyze.ts';
 import { normalizePagePath, parentOf } from './current-path.ts';
+import { encodeIndexPieces, indexLayout } from './index-codec.ts';
 import {
   GrowableF32,
   GrowableU32,
@@ -89,7 +92,8 @@ const WORD_FIELDS = 3;
  * Builds an index one chunk at a time, holding per chunk only its raw (term, field, frequency) runs
  * (5 bytes each, in blocks) until `finish` turns them into postings, releasing the runs as it goes: a
  * site's chunks never need to be in memory at once, and the build's peak is about the raw runs plus the
- * finished postings.
+ * finished postings. A large site's build (`spillRunsAfter`, `finishInto`) keeps neither: its runs go to
+ * a file and its postings are made and handed on a range of terms at a time.
  *
  * A chunk comes in by `addStored` when its analysis is storage's JSON text of a current one (read
  * without JSON.parse, stored-analysis.ts), or else by `addAnalyzed` with its analysis (search-index.ts
@@ -218,6 +222,7 @@ export class SearchIndexBuilder {
     this.chunkOrd.push(ord);
     this.chunkPath.push(path);
     this.chunkLabels.push(this.labelSetOf(chunk.versions, chunk.languages));
+    this.maybeSpill();
   }
 
   private labelSetOf(versions: readonly string[], languages: readonly string[]): number {
@@ -273,6 +278,23 @@ export class SearchIndexBuilder {
   }
 
   /**
+   * From `afterBytes` of raw runs on, the runs go to a file in `dir` instead of memory (RawRuns
+   * `spillTo`): a large site's build then holds its vocabulary and per-chunk arrays, not its runs.
+   */
+  spillRunsAfter(dir: string, afterBytes: number): void {
+    this.spill = { dir, afterBytes };
+  }
+
+  private spill: { dir: string; afterBytes: number } | null = null;
+
+  /** Spills the runs once they pass the limit; called between chunks. */
+  private maybeSpill(): void {
+    const spill = this.spill;
+    if (spill === null || this.raw.spilled || this.raw.size * RUN_BYTES <= spill.afterBytes) return;
+    this.raw.spillTo(join(spill.dir, `runs-${process.pid}-${threadId}-${Date.now()}`));
+  }
+
+  /**
    * Pass 2: BM25F. Per-field length-normalised frequencies are weighted and summed into one
    * pseudo-frequency per term, then saturated once, so repeating a word across fields cannot outscore
    * covering more of the query. A dense accumulator over term ids avoids a Map per chunk; postings are
@@ -281,6 +303,88 @@ export class SearchIndexBuilder {
    * postings are allocated.
    */
   finish(): SearchIndex {
+    const prepared = this.prepare();
+    try {
+      const { total, termCount } = prepared;
+      const docs = new Uint32Array(total);
+      const weights = new Float32Array(total);
+      // The forward (chunk → terms) view is only read by feedback; skip its memory when that is off.
+      const forward = this.params.feedbackDocs > 0 ? newForward(this.count, total) : null;
+      prepared.fill(0, termCount, docs, weights, { release: true, forward });
+      return assembleIndex({
+        ...prepared.parts,
+        postings: { ...prepared.parts.postings, docs, weights },
+        forward: forward ? forward.trimmed() : prepared.parts.forward,
+      });
+    } finally {
+      this.raw.close();
+    }
+  }
+
+  /**
+   * The same index, serialized straight into `sink` (index-codec.ts `indexLayout` places every byte):
+   * the postings are filled a range of terms at a time, each range no more than `partitionBytes` of
+   * postings (at least one term), reading the runs again for each. So the build never holds a large
+   * site's postings: its peak is its vocabulary, per-chunk arrays and one range. The bytes are exactly
+   * `encodeIndex(finish())`'s: a term's postings depend on its own runs alone. An index with the forward
+   * view (feedback on) is built whole, as `finish` does.
+   */
+  async finishInto(sink: IndexSink, partitionBytes: number): Promise<number> {
+    if (this.params.feedbackDocs > 0) {
+      const pieces = encodeIndexPieces(this.finish());
+      const total = pieces.reduce((n, p) => n + p.byteLength, 0);
+      sink.start(total);
+      let at = 0;
+      for (const piece of pieces) {
+        sink.write(at, piece);
+        at += piece.byteLength;
+      }
+      await sink.flush();
+      return total;
+    }
+    const prepared = this.prepare();
+    try {
+      const { total, termCount, offsets } = prepared;
+      const layout = indexLayout(prepared.parts, {
+        'postings.docs': { kind: 'u32', length: total },
+        'postings.weights': { kind: 'f32', length: total },
+      });
+      sink.start(layout.total);
+      for (const [at, bytes] of layout.pieces) sink.write(at, bytes);
+      const docsAt = layout.deferred.get('postings.docs') ?? 0;
+      const weightsAt = layout.deferred.get('postings.weights') ?? 0;
+      const most = Math.max(1, Math.floor(partitionBytes / 8));
+      let docs = new Uint32Array(Math.min(most, total));
+      let weights = new Float32Array(docs.length);
+      for (let lo = 0; lo < termCount; ) {
+        const from = offsets[lo] ?? 0;
+        let hi = lo + 1;
+        while (hi < termCount && (offsets[hi + 1] ?? 0) - from <= most) hi++;
+        const n = (offsets[hi] ?? 0) - from;
+        if (n > docs.length) {
+          // One term with more postings than a range holds: its own range, as large as it needs.
+          docs = new Uint32Array(n);
+          weights = new Float32Array(n);
+        }
+        prepared.fill(lo, hi, docs, weights, { release: hi === termCount, forward: null });
+        // In slices, waiting for the sink between them: a range's parts are not all queued at once.
+        for (let at = 0; at < n; at += SINK_SLICE) {
+          const m = Math.min(SINK_SLICE, n - at);
+          sink.write(docsAt + 4 * (from + at), bytesOf(docs, at, m));
+          sink.write(weightsAt + 4 * (from + at), bytesOf(weights, at, m));
+          await sink.flush();
+        }
+        lo = hi;
+      }
+      await sink.flush();
+      return layout.total;
+    } finally {
+      this.raw.close();
+    }
+  }
+
+  /** Everything but the postings' chunks and weights, and the pass that fills them for a range of terms. */
+  private prepare() {
     if (this.finished) throw new Error('SearchIndexBuilder: finish() was called twice');
     this.finished = true;
     const params = this.params;
@@ -297,22 +401,25 @@ export class SearchIndexBuilder {
     const offsets = new Uint32Array(termCount + 1);
     for (let t = 0; t < termCount; t++) offsets[t + 1] = (offsets[t] ?? 0) + (df[t] ?? 0);
     const total = offsets[termCount] ?? 0;
-    const docs = new Uint32Array(total);
-    const weights = new Float32Array(total);
-    const cursor = offsets.slice(0, termCount);
-    // The forward (chunk → terms) view is only read by feedback; skip its memory when that is off.
-    const withForward = params.feedbackDocs > 0;
-    const forwardOffsets = new Uint32Array(withForward ? chunkCount + 1 : 1);
-    const forwardTerms = new Uint32Array(withForward ? total : 0);
-    const forwardWeights = new Float32Array(withForward ? total : 0);
-    let forwardSize = 0;
+    const idf = new Float32Array(termCount);
+    for (let t = 0; t < termCount; t++) {
+      const n = df[t] ?? 0;
+      // BM25's probabilistic IDF with +1 inside the log: always positive, so every match adds.
+      idf[t] = Math.log(1 + (chunkCount - n + 0.5) / (n + 0.5));
+    }
+    this.df = new Uint32Array(0);
+    const rawOffsets = this.rawOffsets.data;
+    const lengths = this.lengths.data;
+    const raw = this.raw;
+    const cursor = new Uint32Array(termCount);
     const acc = new Float32Array(termCount);
     const scale = new Float32Array(FIELD_COUNT);
     let seen = new Uint32Array(256);
     let seenCount = 0;
-    const rawOffsets = this.rawOffsets.data;
-    const lengths = this.lengths.data;
+    let lo = 0;
+    let hi = 0;
     const accumulate = (t: number, tf: number, field: number): void => {
+      if (t < lo || t >= hi) return;
       const w = tf * (scale[field] ?? 0);
       if (w <= 0) return;
       if ((acc[t] ?? 0) === 0) {
@@ -325,42 +432,47 @@ export class SearchIndexBuilder {
       }
       acc[t] = (acc[t] ?? 0) + w;
     };
-    for (let c = 0; c < chunkCount; c++) {
-      for (let f = 0; f < FIELD_COUNT; f++) {
-        const field = params.fields[f];
-        const norm = field
-          ? 1 - field.b + (field.b * (lengths[c * FIELD_COUNT + f] ?? 0)) / (averages[f] ?? 1)
-          : 1;
-        scale[f] = field ? field.weight / norm : 0;
-      }
-      seenCount = 0;
-      this.raw.read(rawOffsets[c] ?? 0, rawOffsets[c + 1] ?? 0, accumulate);
-      this.raw.releaseBefore(rawOffsets[c + 1] ?? 0);
-      for (let i = 0; i < seenCount; i++) {
-        const t = seen[i] ?? 0;
-        const tf = acc[t] ?? 0;
-        acc[t] = 0;
-        const weight = tf / (params.k1 + tf);
-        const at = cursor[t] ?? 0;
-        cursor[t] = at + 1;
-        docs[at] = c;
-        weights[at] = weight;
-        if (withForward) {
-          forwardTerms[forwardSize] = t;
-          forwardWeights[forwardSize++] = weight;
+    /** Fills the postings of terms `from` to `to` (exclusive) into `docs` and `weights` from their start. */
+    const fill = (
+      from: number,
+      to: number,
+      docs: Uint32Array,
+      weights: Float32Array,
+      options: { release: boolean; forward: Forward | null },
+    ): void => {
+      lo = from;
+      hi = to;
+      const base = offsets[from] ?? 0;
+      cursor.set(offsets.subarray(from, to), from);
+      const forward = options.forward;
+      for (let c = 0; c < chunkCount; c++) {
+        for (let f = 0; f < FIELD_COUNT; f++) {
+          const field = params.fields[f];
+          const norm = field
+            ? 1 - field.b + (field.b * (lengths[c * FIELD_COUNT + f] ?? 0)) / (averages[f] ?? 1)
+            : 1;
+          scale[f] = field ? field.weight / norm : 0;
         }
+        seenCount = 0;
+        raw.read(rawOffsets[c] ?? 0, rawOffsets[c + 1] ?? 0, accumulate);
+        if (options.release) raw.releaseBefore(rawOffsets[c + 1] ?? 0);
+        for (let i = 0; i < seenCount; i++) {
+          const t = seen[i] ?? 0;
+          const tf = acc[t] ?? 0;
+          acc[t] = 0;
+          const weight = tf / (params.k1 + tf);
+          const at = cursor[t] ?? 0;
+          cursor[t] = at + 1;
+          docs[at - base] = c;
+          weights[at - base] = weight;
+          if (forward) forward.add(t, weight);
+        }
+        forward?.endChunk(c);
       }
-      if (withForward) forwardOffsets[c + 1] = forwardSize;
-    }
-    const idf = new Float32Array(termCount);
-    for (let t = 0; t < termCount; t++) {
-      const n = df[t] ?? 0;
-      // BM25's probabilistic IDF with +1 inside the log: always positive, so every match adds.
-      idf[t] = Math.log(1 + (chunkCount - n + 0.5) / (n + 0.5));
-    }
+    };
     const chunkPath = this.chunkPath.trimmed();
     const pages = rankingPages(this.paths);
-    return assembleIndex({
+    const parts: Omit<SearchIndex, 'chunkCount' | 'filterCache' | 'scratch'> = {
       params,
       words,
       pairs,
@@ -378,13 +490,57 @@ export class SearchIndexBuilder {
       pagePaths: StringTable.of(pages.pagePaths),
       pageParent: pages.pageParent,
       pageByPath: StringTable.of([...pages.pageByPath.keys()], { lookup: true }),
-      postings: { offsets, docs, weights, idf },
-      forward: {
-        offsets: forwardOffsets,
-        // Shorter than the postings only when a field's normalisation is not positive (see addRun).
-        terms: forwardSize === total ? forwardTerms : forwardTerms.slice(0, forwardSize),
-        weights: forwardSize === total ? forwardWeights : forwardWeights.slice(0, forwardSize),
-      },
-    });
+      postings: { offsets, docs: new Uint32Array(0), weights: new Float32Array(0), idf },
+      forward: { offsets: new Uint32Array(1), terms: new Uint32Array(0), weights: new Float32Array(0) },
+    };
+    return { parts, total, termCount, offsets, fill };
   }
 }
+
+/** Bytes a raw run takes (index-tables.ts RawRuns): its packed term and field, its frequency byte. */
+const RUN_BYTES = 5;
+
+/** Postings handed to the sink at a time (4 MB of chunks and 4 MB of weights). */
+const SINK_SLICE = 1 << 20;
+
+const bytesOf = (array: Uint32Array | Float32Array, start: number, length: number): Uint8Array =>
+  new Uint8Array(array.buffer, array.byteOffset + start * 4, length * 4);
+
+/** Where `finishInto` puts the serialized index: every byte written once, at its offset. */
+export interface IndexSink {
+  /** Called once, first, with the serialized index's size. */
+  start(total: number): void;
+  /** `bytes` belong at `offset`; the sink copies them before returning. */
+  write(offset: number, bytes: Uint8Array): void;
+  /** Resolves when the sink has room for more (the build waits between ranges of terms). */
+  flush(): Promise<void>;
+}
+
+interface Forward {
+  add(term: number, weight: number): void;
+  endChunk(chunk: number): void;
+  trimmed(): SearchIndex['forward'];
+}
+
+/** The forward (chunk → terms) view, filled chunk by chunk beside the postings. */
+const newForward = (chunkCount: number, total: number): Forward => {
+  const offsets = new Uint32Array(chunkCount + 1);
+  const terms = new Uint32Array(total);
+  const weights = new Float32Array(total);
+  let size = 0;
+  return {
+    add(term, weight) {
+      terms[size] = term;
+      weights[size++] = weight;
+    },
+    endChunk(chunk) {
+      offsets[chunk + 1] = size;
+    },
+    // Shorter than the postings only when a field's normalisation is not positive (see addRun).
+    trimmed: () => ({
+      offsets,
+      terms: size === total ? terms : terms.slice(0, size),
+      weights: size === total ? weights : weights.slice(0, size),
+    }),
+  };
+};

@@ -42,7 +42,10 @@ const kindOf = (array: AnyArray): ArrayKind =>
         ? 'i32'
         : 'f32';
 
-const arrays = (index: SearchIndex): Record<string, AnyArray> => ({
+/** What a serialized index holds: an index without its per-query state. */
+export type IndexParts = Omit<SearchIndex, 'chunkCount' | 'filterCache' | 'scratch'>;
+
+const arrays = (index: IndexParts): Record<string, AnyArray> => ({
   ...prefixed('words.', index.words.arrays),
   'pairs.keys': index.pairs.keys,
   'pairs.values': index.pairs.values,
@@ -67,20 +70,30 @@ const prefixed = (prefix: string, record: object): Record<string, AnyArray> =>
 const align = (n: number): number => (n + 7) & ~7;
 
 /**
- * The serialized index as pieces, in order: the prefix (magic, format, header), then each array's
- * bytes and its padding. Views over the index's own arrays: nothing is copied, so a build's peak memory
- * is the index, not twice it (the storage writer copies one 2 MB part at a time).
+ * Where every byte of the serialized index lies: `pieces` are the prefix (magic, format, header), each
+ * array's bytes and each padding, with their offsets; an array named in `deferred` is laid out by its
+ * kind and length but left out of `pieces` (its offset is in `deferred`), for a writer that fills it
+ * later (index-builder.ts `finishInto`). Views over the index's own arrays: nothing is copied.
  */
-export const encodeIndexPieces = (index: SearchIndex): Uint8Array[] => {
+export const indexLayout = (
+  index: IndexParts,
+  deferred: Record<string, { kind: ArrayKind; length: number }> = {},
+): { pieces: [number, Uint8Array][]; deferred: Map<string, number>; total: number } => {
   const named = arrays(index);
   const sections: Section[] = [];
-  const pieces: Uint8Array[] = [];
+  const placed: [number, Uint8Array][] = [];
+  const later = new Map<string, number>();
   let offset = 0;
   for (const [name, array] of Object.entries(named)) {
-    sections.push({ name, kind: kindOf(array), offset, length: array.length });
-    pieces.push(new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
-    pieces.push(new Uint8Array(align(array.byteLength) - array.byteLength));
-    offset = align(offset + array.byteLength);
+    const wanted = deferred[name];
+    const kind = wanted?.kind ?? kindOf(array);
+    const length = wanted?.length ?? array.length;
+    const byteLength = length * (kind === 'u8' ? 1 : 4);
+    sections.push({ name, kind, offset, length });
+    if (wanted) later.set(name, offset);
+    else placed.push([offset, new Uint8Array(array.buffer, array.byteOffset, array.byteLength)]);
+    placed.push([offset + byteLength, new Uint8Array(align(byteLength) - byteLength)]);
+    offset = align(offset + byteLength);
   }
   const header: Header = {
     params: index.params,
@@ -95,8 +108,21 @@ export const encodeIndexPieces = (index: SearchIndex): Uint8Array[] => {
   view.setUint32(4, INDEX_FORMAT, true);
   view.setUint32(8, json.length, true);
   prefix.set(json, 12);
-  return [prefix, ...pieces];
+  const start = prefix.byteLength;
+  return {
+    pieces: [[0, prefix], ...placed.map(([at, bytes]): [number, Uint8Array] => [start + at, bytes])],
+    deferred: new Map([...later].map(([name, at]) => [name, start + at])),
+    total: start + offset,
+  };
 };
+
+/**
+ * The serialized index as pieces, in order: the prefix (magic, format, header), then each array's
+ * bytes and its padding. Views over the index's own arrays: nothing is copied, so a build's peak memory
+ * is the index, not twice it (the storage writer copies one 2 MB part at a time).
+ */
+export const encodeIndexPieces = (index: IndexParts): Uint8Array[] =>
+  indexLayout(index).pieces.map(([, bytes]) => bytes);
 
 /** The pieces in one buffer. */
 export const concatPieces = (pieces: readonly Uint8Array[]): Uint8Array => {

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_TERMS,
@@ -248,6 +251,42 @@ describe('RawRuns', () => {
       const [t, f, d] = pushed[i] ?? [0, 0, 0];
       if (term !== t || field !== d || !(Object.is(tf, f) || (tf === 0 && f === 0)))
         throw new Error(`run ${i}: read ${[term, tf, field]}, pushed ${[t, f, d]}`);
+    }
+  });
+
+  it('spills full blocks to a file and reads them back, again and again, and deletes the file on close', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-runs-test-'));
+    try {
+      const file = path.join(dir, 'runs');
+      const runs = new RawRuns();
+      const pushed: number[] = [];
+      for (let i = 0; i < 2_300_000; i++) {
+        // Spilling starts with nothing full yet; the blocks after are written as they fill.
+        if (i === 500_000) runs.spillTo(file);
+        const tf = i % 997 === 0 ? 1_000 : i % 5;
+        runs.push(i % 300_007, tf, i % 4);
+        pushed.push(i % 300_007, tf, i % 4);
+      }
+      expect(runs.spilled).toBe(true);
+      // Two full blocks of 5 MB in the file; the third, filling, stays in memory.
+      expect(fs.statSync(file).size).toBe(2 * 5 * 1_048_576);
+      runs.releaseBefore(runs.size);
+      for (let pass = 0; pass < 2; pass++) {
+        const read: number[] = [];
+        // Chunk-sized reads that cross block boundaries, as a build's passes make them.
+        for (let start = 0; start < runs.size; start += 999_983)
+          runs.read(start, Math.min(runs.size, start + 999_983), (term, tf, field) => {
+            read.push(term, tf, field);
+          });
+        expect(read.length).toBe(pushed.length);
+        for (let i = 0; i < read.length; i++)
+          if (read[i] !== pushed[i]) throw new Error(`pass ${pass}, value ${i}: ${read[i]} not ${pushed[i]}`);
+      }
+      runs.close();
+      expect(fs.existsSync(file)).toBe(false);
+      expect(() => runs.read(0, 1, () => {})).toThrow(/released/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

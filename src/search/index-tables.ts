@@ -3,6 +3,7 @@
  * index costs its bytes and nothing more, and a serialized one is usable as soon as its bytes are in
  * memory (views over them, no rebuilding).
  */
+import fs from 'node:fs';
 import { withinOneEditOfBytes } from './one-edit.ts';
 
 /** Growable typed arrays: an index is collected without one JS object (or Map) per chunk. */
@@ -53,18 +54,24 @@ const OTHER_TF = 255;
  * when they grow, at most one block spare, and each block released once the build has read past it.
  * A run is held until `finish` while the postings it makes are filled, so its size is most of a large
  * build's peak: the field shares the term's word, and the frequency (a count, almost always small) is a
- * byte, with any other value kept exactly (as a 32-bit float, as postings weigh it) in a side map.
+ * byte, with any other value kept exactly (as a 32-bit float, as postings weigh it) in a side map. A
+ * large build spills its full blocks to a file (`spillTo`) and reads them back a block at a time.
  */
 export class RawRuns {
   private readonly termBlocks: (Uint32Array | null)[] = [];
   private readonly tfBlocks: (Uint8Array | null)[] = [];
   private readonly others = new Map<number, number>();
   size = 0;
+  /** Once `spillTo` was called: the file full blocks are written to, and how many are there. */
+  private spill: { fd: number; file: string; blocks: number } | null = null;
+  /** The spilled block read back last (reads are sequential: one block at a time is enough). */
+  private loaded = { block: -1, terms: new Uint32Array(0), tfs: new Uint8Array(0) };
 
   /** `term` below `MAX_TERMS`, `field` 0 to 3. */
   push(term: number, tf: number, field: number): void {
     const block = this.size >>> RUN_BLOCK_BITS;
     if (block === this.termBlocks.length) {
+      if (this.spill) this.writeFullBlocks();
       this.termBlocks.push(new Uint32Array(RUN_BLOCK));
       this.tfBlocks.push(new Uint8Array(RUN_BLOCK));
     }
@@ -79,6 +86,66 @@ export class RawRuns {
     this.size++;
   }
 
+  get spilled(): boolean {
+    return this.spill !== null;
+  }
+
+  /**
+   * From now on, full blocks live in `file` (created, never overwritten) instead of memory, and reads
+   * load them back one at a time: a large build's runs cost a file the size of its raw runs (5 bytes
+   * each) instead of memory. `close` deletes the file.
+   */
+  spillTo(file: string): void {
+    if (this.spill) throw new Error('RawRuns: already spilled');
+    this.spill = { fd: fs.openSync(file, 'wx+', 0o600), file, blocks: 0 };
+    this.writeFullBlocks();
+  }
+
+  /** Closes and deletes the spill file, if any; the runs cannot be read after. */
+  close(): void {
+    const spill = this.spill;
+    if (!spill) return;
+    this.spill = null;
+    fs.closeSync(spill.fd);
+    fs.rmSync(spill.file, { force: true });
+  }
+
+  private writeFullBlocks(): void {
+    const spill = this.spill as NonNullable<typeof this.spill>;
+    const full = this.size >>> RUN_BLOCK_BITS;
+    for (; spill.blocks < full; spill.blocks++) {
+      const terms = this.termBlocks[spill.blocks];
+      const tfs = this.tfBlocks[spill.blocks];
+      if (!terms || !tfs) throw new Error(`raw run block ${spill.blocks} was released before it was spilled`);
+      const at = spill.blocks * RUN_BLOCK * RUN_BYTES;
+      writeAll(spill.fd, new Uint8Array(terms.buffer, terms.byteOffset, terms.byteLength), at);
+      writeAll(spill.fd, tfs, at + terms.byteLength);
+      this.termBlocks[spill.blocks] = null;
+      this.tfBlocks[spill.blocks] = null;
+    }
+  }
+
+  private blockOf(block: number): { terms: Uint32Array; tfs: Uint8Array } {
+    const terms = this.termBlocks[block];
+    const tfs = this.tfBlocks[block];
+    if (terms && tfs) return { terms, tfs };
+    const spill = this.spill;
+    if (!spill || block >= spill.blocks) throw new Error(`raw run block ${block} was released`);
+    const loaded = this.loaded;
+    if (loaded.block !== block) {
+      if (loaded.terms.length === 0) {
+        loaded.terms = new Uint32Array(RUN_BLOCK);
+        loaded.tfs = new Uint8Array(RUN_BLOCK);
+      }
+      const at = block * RUN_BLOCK * RUN_BYTES;
+      const termBytes = new Uint8Array(loaded.terms.buffer);
+      readAll(spill.fd, termBytes, at);
+      readAll(spill.fd, loaded.tfs, at + termBytes.byteLength);
+      loaded.block = block;
+    }
+    return loaded;
+  }
+
   /**
    * Calls `each` for the runs from `start` to `end` (exclusive), in order, with each run's term, its
    * frequency as a 32-bit float holds it, and its field.
@@ -86,9 +153,7 @@ export class RawRuns {
   read(start: number, end: number, each: (term: number, tf: number, field: number) => void): void {
     for (let i = start; i < end; ) {
       const block = i >>> RUN_BLOCK_BITS;
-      const terms = this.termBlocks[block];
-      const tfs = this.tfBlocks[block];
-      if (!terms || !tfs) throw new Error(`raw run ${i} was released`);
+      const { terms, tfs } = this.blockOf(block);
       const stop = Math.min(end, (block + 1) << RUN_BLOCK_BITS);
       for (let at = i & RUN_MASK; i < stop; i++, at++) {
         const packed = terms[at] ?? 0;
@@ -98,7 +163,7 @@ export class RawRuns {
     }
   }
 
-  /** Drops the blocks that hold only runs before `index`. */
+  /** Drops the blocks in memory that hold only runs before `index` (spilled ones stay readable). */
   releaseBefore(index: number): void {
     for (let block = index >>> RUN_BLOCK_BITS; block-- > 0 && this.termBlocks[block] !== null; ) {
       this.termBlocks[block] = null;
@@ -106,6 +171,22 @@ export class RawRuns {
     }
   }
 }
+
+/** Bytes a run takes: its packed term and field, and its frequency byte. */
+const RUN_BYTES = 5;
+
+const writeAll = (fd: number, bytes: Uint8Array, position: number): void => {
+  for (let done = 0; done < bytes.byteLength; )
+    done += fs.writeSync(fd, bytes, done, bytes.byteLength - done, position + done);
+};
+
+const readAll = (fd: number, bytes: Uint8Array, position: number): void => {
+  for (let done = 0; done < bytes.byteLength; ) {
+    const n = fs.readSync(fd, bytes, done, bytes.byteLength - done, position + done);
+    if (n === 0) throw new Error('raw run spill file ended early');
+    done += n;
+  }
+};
 
 const grown = <T extends Uint32Array | Float32Array | Uint8Array>(from: T, to: T): T => {
   to.set(from);

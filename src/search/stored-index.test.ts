@@ -9,9 +9,10 @@ import { type SeedPage, seedSite } from '../testing/seed-site.ts';
 import { smallDocs } from '../testing/small-docs.ts';
 import { analyzeChunk } from './analyze.ts';
 import { decodeIndex, encodeIndex, INDEX_FORMAT, IndexFormatError } from './index-codec.ts';
+import { INDEX_PART_BYTES } from './index-parts.ts';
 import { buildSearchIndex, searchIndex } from './search-index.ts';
 import { SiteSearch } from './site-search.ts';
-import { INDEX_PART_BYTES, readStoredIndex, storedIndexParts, writeStoredIndex } from './stored-index.ts';
+import { readStoredIndex, storedIndexParts, writeStoredIndex } from './stored-index.ts';
 import { readPartsInWorker } from './stored-index-reader.ts';
 import type { IndexableChunk } from './types.ts';
 

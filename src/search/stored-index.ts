@@ -1,17 +1,17 @@
 import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { formatOf, INDEX_FORMAT } from './index-codec.ts';
+import { INDEX_PART_BYTES, partCount } from './index-parts.ts';
 import { readPartsInWorker } from './stored-index-reader.ts';
 import { yieldToIo } from './yield-to-io.ts';
 
-/**
+/*
  * A site's serialized index in the database (migration 0014), beside its chunks, so every node of a
- * PostgreSQL deployment loads what one node built. Stored in parts of `INDEX_PART_BYTES`: PostgreSQL
- * sends binary as hex text, and one string for a large site's index would pass V8's string limit; a
- * part at a time also keeps a synchronous SQLite read to a few milliseconds, the event loop free
- * between parts.
+ * PostgreSQL deployment loads what one node built. Stored in parts of `INDEX_PART_BYTES`
+ * (index-parts.ts): PostgreSQL sends binary as hex text, and one string for a large site's index would
+ * pass V8's string limit; a part at a time also keeps a synchronous SQLite read to a few milliseconds,
+ * the event loop free between parts.
  */
-export const INDEX_PART_BYTES = 2 * 1024 * 1024;
 
 /**
  * Stores the serialized index (its pieces, as encoded) as the site's index for `generation`, replacing
@@ -36,13 +36,7 @@ export async function writeStoredIndex(
   pieces: readonly Uint8Array[],
 ): Promise<boolean> {
   const total = pieces.reduce((n, p) => n + p.byteLength, 0);
-  const parts = Math.max(1, Math.ceil(total / INDEX_PART_BYTES));
-  const current = async (db: Storage['db']) =>
-    (await db.selectFrom('sites').select('index_generation').where('id', '=', siteId).executeTakeFirst())
-      ?.index_generation === generation;
-  if (!(await current(storage.db))) return false;
-  // This generation's parts of another format (written by another version) share the primary key.
-  await deletePartsOneByOne(storage, siteId, (p) => p.generation === generation && p.format !== INDEX_FORMAT);
+  const parts = partCount(total);
   const partData = (part: number): Uint8Array => {
     const start = part * INDEX_PART_BYTES;
     const data = new Uint8Array(Math.min(INDEX_PART_BYTES, total - start));
@@ -56,19 +50,56 @@ export async function writeStoredIndex(
     }
     return data;
   };
-  const insert = (db: Storage['db'], part: number) =>
+  async function* inOrder() {
+    for (let part = 1; part < parts; part++) yield { part, data: partData(part) };
+    yield { part: 0, data: partData(0) };
+  }
+  return writeStoredIndexParts(storage, siteId, generation, parts, inOrder());
+}
+
+/**
+ * `writeStoredIndex` for parts that arrive one at a time, in any order (a build streaming its index,
+ * build-site-index.ts): each is stored as it comes, part 0 held back and written last, as above. Stops
+ * reading `source` (false, nothing published) when the site has already moved past `generation`.
+ */
+export async function writeStoredIndexParts(
+  storage: Storage,
+  siteId: string,
+  generation: number,
+  parts: number,
+  source: AsyncIterable<{ part: number; data: Uint8Array }>,
+): Promise<boolean> {
+  const current = async (db: Storage['db']) =>
+    (await db.selectFrom('sites').select('index_generation').where('id', '=', siteId).executeTakeFirst())
+      ?.index_generation === generation;
+  if (!(await current(storage.db))) return false;
+  // This generation's parts of another format (written by another version) share the primary key.
+  await deletePartsOneByOne(storage, siteId, (p) => p.generation === generation && p.format !== INDEX_FORMAT);
+  const insert = (db: Storage['db'], part: number, data: Uint8Array) =>
     db
       .insertInto('search_indexes')
-      .values({ site_id: siteId, generation, format: INDEX_FORMAT, part, parts, data: partData(part) })
+      .values({ site_id: siteId, generation, format: INDEX_FORMAT, part, parts, data })
       .onConflict((oc) => oc.doNothing())
       .execute();
-  for (let part = 1; part < parts; part++) {
-    await insert(storage.db, part);
+  let first: Uint8Array | null = null;
+  const seen = new Set<number>();
+  for await (const { part, data } of source) {
+    if (part < 0 || part >= parts || seen.has(part))
+      throw new Error(`index part ${part} of ${parts} is not new`);
+    seen.add(part);
+    if (part === 0) {
+      first = data;
+      continue;
+    }
+    await insert(storage.db, part, data);
     await yieldToIo();
   }
+  const publish = first;
+  if (publish === null || seen.size !== parts)
+    throw new Error(`${seen.size} of ${parts} index parts arrived`);
   const published = await storage.db.transaction().execute(async (trx) => {
     if (!(await current(trx))) return false;
-    await insert(trx, 0);
+    await insert(trx, 0, publish);
     return true;
   });
   if (published)
