@@ -314,6 +314,9 @@ async function copySite(
   at = performance.now();
   const built = await lib.siteIndex.storeSiteIndex(main, created.id);
   if (built === null) throw new Error(`${site.domain}: storeSiteIndex found no site`);
+  // Older libraries return the built index; this one says whether it was stored.
+  if (built.published === false)
+    throw new Error(`${site.domain}: storeSiteIndex stored nothing (the site moved on meanwhile)`);
   timings.index += seconds(at);
 
   at = performance.now();

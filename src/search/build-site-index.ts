@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -129,13 +130,17 @@ export const STREAM_PARTITION_BYTES = 128 * 1024 * 1024;
 /** Stored parts (2 MB each) a streamed build sends ahead of the main thread's writes. */
 const STREAM_WINDOW_PARTS = 4;
 
-/** A build's spill folder: the prefix, then the process id, then a unique suffix. */
+/** A build's spill folder: the prefix, the process id, then a token of its own. */
 const SPILL_PREFIX = 'docent-index-';
+/** Spill folders of this process's builds still running (a folder with this process's id is not always one). */
+const ownSpills = new Set<string>();
 let abandonedRemoved = false;
 
 /**
- * Removes the spill folders in `dir` left by processes that ended without removing theirs (killed
- * during a build): a large site's is hundreds of megabytes. Each process does it before its first build.
+ * Removes the spill folders in `dir` left by builds that ended without removing theirs (a process
+ * killed during a build): a large site's is hundreds of megabytes. A folder is left when its process is
+ * not running, or has this process's id but is none of its builds (a container restarts with the same
+ * id and may keep its temporary folder). Each process does it before its first build.
  */
 export function removeAbandonedSpills(dir = os.tmpdir()): void {
   let names: string[];
@@ -147,8 +152,10 @@ export function removeAbandonedSpills(dir = os.tmpdir()): void {
   for (const name of names) {
     if (!name.startsWith(SPILL_PREFIX)) continue;
     const pid = Number(name.slice(SPILL_PREFIX.length).split('-')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue;
-    fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    const folder = path.join(dir, name);
+    if (pid === process.pid ? ownSpills.has(folder) : isRunning(pid)) continue;
+    fs.rmSync(folder, { recursive: true, force: true });
   }
 }
 
@@ -220,7 +227,9 @@ class IndexBuild {
       abandonedRemoved = true;
       removeAbandonedSpills();
     }
-    this.spillDir = fs.mkdtempSync(path.join(os.tmpdir(), `${SPILL_PREFIX}${process.pid}-`));
+    // Made by the worker only if the build spills: a small site's build needs no writable disk.
+    this.spillDir = path.join(os.tmpdir(), `${SPILL_PREFIX}${process.pid}-${randomUUID()}`);
+    ownSpills.add(this.spillDir);
     this.post({
       type: 'start',
       params: DEFAULT_RANKING,
@@ -295,8 +304,15 @@ class IndexBuild {
     worker.off('error', this.onError);
     worker.off('exit', this.onExit);
     const keep = this.settled && this.exited === null && this.chunks <= WARM_WORKER_MAX_CHUNKS;
-    if (!(keep && idleWorker.keep(worker))) await worker.terminate();
-    if (this.spillDir !== null) fs.rmSync(this.spillDir, { recursive: true, force: true });
+    try {
+      if (!(keep && idleWorker.keep(worker))) await worker.terminate();
+    } finally {
+      const dir = this.spillDir;
+      if (dir !== null) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        ownSpills.delete(dir);
+      }
+    }
   }
 }
 

@@ -71,6 +71,9 @@ const reply = (message: BuildReply, transfer: ArrayBuffer[] = []): void =>
 const handle = async (message: BuildRequest): Promise<void> => {
   if (message.type === 'written') return;
   if (message.type === 'start') {
+    // A build that ended early (its main thread stopped reading) left nothing this one should wait on.
+    unwritten = 0;
+    onWritten = null;
     builder = new SearchIndexBuilder(message.params, message.analyzerVersion);
     if (message.spill) builder.spillRunsAfter(message.spill.dir, message.spill.afterBytes);
     pages.clear();

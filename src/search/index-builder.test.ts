@@ -120,6 +120,19 @@ describe('SearchIndexBuilder.finishInto', () => {
     }
   });
 
+  it('keeps its runs in memory when the spill folder cannot be made, with the same bytes', async () => {
+    // A folder under a file: neither it nor its file can be made.
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'docent-builder-test-')), 'a-file');
+    fs.writeFileSync(file, '');
+    const builder = build([]);
+    builder.spillRunsAfter(path.join(file, 'spill'), 0);
+    for (const [ord, { chunk, analysis }] of chunks.entries()) builder.addAnalyzed(chunk, analysis, ord % 7);
+    const sink = collect();
+    await builder.finishInto(sink, 64 * 1024);
+    expect(Buffer.compare(sink.bytes(), whole)).toBe(0);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
+
   it('builds an index with the forward view whole, with the same bytes', async () => {
     const params = { ...DEFAULT_RANKING, feedbackDocs: 5, feedbackTerms: 5 };
     const sink = collect();

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import type { AnalyzedChunk } from './analyze.ts';
@@ -278,8 +279,11 @@ export class SearchIndexBuilder {
   }
 
   /**
-   * From `afterBytes` of raw runs on, the runs go to a file in `dir` instead of memory (RawRuns
-   * `spillTo`): a large site's build then holds its vocabulary and per-chunk arrays, not its runs.
+   * From `afterBytes` of raw runs on, the runs go to a file in the folder `dir` (made then, if missing,
+   * in a parent that exists)
+   * instead of memory (RawRuns `spillTo`): a large site's build then holds its vocabulary and per-chunk
+   * arrays, not its runs. The caller removes the folder. A folder that cannot be made or written leaves
+   * the runs in memory, as without this call.
    */
   spillRunsAfter(dir: string, afterBytes: number): void {
     this.spill = { dir, afterBytes };
@@ -291,7 +295,16 @@ export class SearchIndexBuilder {
   private maybeSpill(): void {
     const spill = this.spill;
     if (spill === null || this.raw.spilled || this.raw.size * RUN_BYTES <= spill.afterBytes) return;
-    this.raw.spillTo(join(spill.dir, `runs-${process.pid}-${threadId}-${Date.now()}`));
+    this.spill = null;
+    try {
+      // Not `recursive`: Node 20's recursive mkdir never returns for some unwritable parents (/proc).
+      if (!fs.existsSync(spill.dir)) fs.mkdirSync(spill.dir, { mode: 0o700 });
+      this.raw.spillTo(join(spill.dir, `runs-${threadId}`));
+    } catch (error) {
+      // Blocks already in the file cannot come back: a write that failed part-way fails the build.
+      if (this.raw.spilled) throw error;
+      // No folder or file (a read-only disk): the build holds its runs, as small builds always do.
+    }
   }
 
   /**
@@ -303,8 +316,8 @@ export class SearchIndexBuilder {
    * postings are allocated.
    */
   finish(): SearchIndex {
-    const prepared = this.prepare();
     try {
+      const prepared = this.prepare();
       const { total, termCount } = prepared;
       const docs = new Uint32Array(total);
       const weights = new Float32Array(total);
@@ -342,15 +355,20 @@ export class SearchIndexBuilder {
       await sink.flush();
       return total;
     }
-    const prepared = this.prepare();
     try {
+      const prepared = this.prepare();
       const { total, termCount, offsets } = prepared;
       const layout = indexLayout(prepared.parts, {
         'postings.docs': { kind: 'u32', length: total },
         'postings.weights': { kind: 'f32', length: total },
       });
       sink.start(layout.total);
-      for (const [at, bytes] of layout.pieces) sink.write(at, bytes);
+      // In slices, waiting for the sink between them, as the postings below.
+      for (const [at, bytes] of layout.pieces)
+        for (let from = 0; from < bytes.byteLength; from += 4 * SINK_SLICE) {
+          sink.write(at + from, bytes.subarray(from, from + 4 * SINK_SLICE));
+          await sink.flush();
+        }
       const docsAt = layout.deferred.get('postings.docs') ?? 0;
       const weightsAt = layout.deferred.get('postings.weights') ?? 0;
       const most = Math.max(1, Math.floor(partitionBytes / 8));
