@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { makeFolders } from '../storage/make-folders.ts';
 import { folderExceeds, GIT_FETCH_TIMEOUT_MS, GitCommandError, MAX_CLONE_BYTES, runGit } from './git.ts';
 import { type GitRemote, parseSubdir } from './git-url.ts';
 
@@ -69,7 +70,7 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
     await run(['checkout', '--quiet', '--force', '--detach', 'FETCH_HEAD'], { cwd: dir });
     await run(['clean', '-ffdxq'], { cwd: dir });
   } else {
-    await fs.mkdir(path.dirname(dir), { recursive: true });
+    makeFolders(path.dirname(dir));
     // Cloned beside the final folder and moved in place: a failed clone never leaves half a folder
     // that the next run would take for a clone.
     const staging = `${dir}.tmp-${crypto.randomBytes(4).toString('hex')}`;

@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { makeFolders } from './make-folders.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
@@ -76,7 +76,7 @@ export async function openStorage(url: string, options: OpenOptions = {}): Promi
 }
 
 function openSqlite(file: string, backgroundCheckpoints: boolean): Storage {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:') makeFolders(path.dirname(path.resolve(file)));
   const connection = new SQLite(file);
   // WAL lets readers proceed while an ingestion writes; the busy timeout covers a second process.
   connection.pragma('journal_mode = WAL');
