@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
-import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
+import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { type SeedPage, seedSite } from '../testing/seed-site.ts';
 import {
   buildSiteIndex,
@@ -14,7 +14,8 @@ import {
   removeAbandonedSpills,
   storeSiteIndex,
 } from './build-site-index.ts';
-import { readStoredIndex } from './stored-index.ts';
+import { INDEX_PART_BYTES } from './index-parts.ts';
+import { readStoredIndex, storedIndexParts } from './stored-index.ts';
 
 const pages = (words: string[]): SeedPage[] =>
   words.map((word, i) => ({
@@ -97,5 +98,48 @@ describe('the index build worker', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe.each(dialects)('a streamed index of several parts on %s', (dialect) => {
+  let database: TestDatabase;
+  afterAll(async () => {
+    await closeIdleIndexBuildWorker();
+    await database?.drop();
+  });
+
+  it('is stored part by part with the bytes of the whole build, and read back whole', async () => {
+    database = await createTestDatabase(dialect);
+    const organizationId = (await createOrganization(database.storage, { name: 'o' })).id;
+    const site = await createSite(database.storage, { organizationId, domain: 'parts' });
+    // Made-up words, so that word pairs are many and the index passes two parts.
+    let seed = 17;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const word = () => `w${Math.floor(next() * 20_000).toString(36)}`;
+    await seedSite(
+      database.storage,
+      site.id,
+      Array.from({ length: 300 }, (_, p) => ({
+        path: `ref/page-${p}`,
+        title: `Page ${p}`,
+        chunks: Array.from({ length: 8 }, () => Array.from({ length: 60 }, word).join(' ')),
+      })),
+    );
+    const whole = await buildSiteIndex(database.storage, site.id);
+    const bytes = bytesOf(whole?.pieces ?? []);
+    expect(bytes.length).toBeGreaterThan(INDEX_PART_BYTES);
+    expect(await storeSiteIndex(database.storage, site.id)).toEqual({
+      generation: whole?.generation,
+      published: true,
+    });
+    const parts = await storedIndexParts(database.storage, site.id, whole?.generation ?? -1);
+    expect('parts' in parts && parts.parts.length).toBe(Math.ceil(bytes.length / INDEX_PART_BYTES));
+    const read = await readStoredIndex(database.storage, site.id, whole?.generation ?? -1, {
+      workerFromBytes: Number.POSITIVE_INFINITY,
+    });
+    expect('bytes' in read && Buffer.compare(read.bytes, Buffer.from(bytes))).toBe(0);
   });
 });
