@@ -2,29 +2,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../testing/seeded-random.ts';
 import { ANALYZER_VERSION, type AnalyzedChunk } from './analyze.ts';
 import { type IndexSink, SearchIndexBuilder } from './index-builder.ts';
 import { encodeIndex } from './index-codec.ts';
 import { DEFAULT_RANKING, type RankingParams } from './search-index.ts';
 import type { IndexableChunk } from './types.ts';
 
-/** A seeded generator, so a failing case can be run again. */
-const random = (seed: number): (() => number) => {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-};
-
 /**
  * Chunks with analyses made up directly (no analyzer): Zipf-like words, so some terms have thousands
  * of postings and most a few, over several pages, versions and languages.
  */
 const chunksOf = (count: number, wordsPerChunk: number, seed: number) => {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const word = () => `w${Math.floor(1 / (next() + 1e-4)) + Math.floor(next() * 50)}`;
   const counts = (n: number): [string[], number[]] => {
     const found = new Map<string, number>();

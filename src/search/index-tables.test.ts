@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../testing/seeded-random.ts';
 import {
   MAX_TERMS,
   PairLookup,
@@ -40,17 +41,6 @@ describe('StringTable', () => {
     for (const [i, value] of many.entries()) expect(big.get(value)).toBe(i);
   });
 });
-
-/** A seeded generator, so a failing case can be run again. */
-const random = (seed: number): (() => number) => {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-};
 
 /** Words of ASCII, accented and CJK letters, astral characters and lone surrogates. */
 const randomWord = (next: () => number): string => {
@@ -107,7 +97,7 @@ const referenceWordTable = (words: readonly string[]): WordTableArrays => {
 describe('WordTable', () => {
   it('is built as the reference builds it: bytes, offsets, slots and typo buckets', () => {
     for (let seed = 1; seed <= 20; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const seen = new Set<string>();
       // Pairs ('') outnumber words, as in a real index; a word may be '' too.
       const words = Array.from({ length: 50 + seed * 40 }, () => {
@@ -148,7 +138,7 @@ describe('WordTable', () => {
 
 describe('StringTable bytes', () => {
   it('are what TextEncoder makes of each string, lone surrogates as U+FFFD', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const strings = Array.from({ length: 300 }, () => randomWord(next) + randomWord(next));
     const { offsets, bytes } = StringTable.of(strings).arrays;
     const encoder = new TextEncoder();
@@ -189,7 +179,7 @@ describe('PairLookup.fromTable', () => {
 
   it('sorts the entries by key, negative keys included, and finds each', () => {
     for (let seed = 1; seed <= 10; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const table = new PairTable();
       const expected = new Map<number, number>();
       for (let i = 0; i < 2_000 * seed; i++) {
@@ -226,7 +216,7 @@ describe('PairLookup.fromTable', () => {
 
 describe('RawRuns', () => {
   it('gives each run back: small counts in a byte, any other frequency as a 32-bit float', () => {
-    const next = random(3);
+    const next = seededRandom(3);
     const runs = new RawRuns();
     const pushed: [number, number, number][] = [];
     // Past one block of a million runs, so reads cross blocks.
