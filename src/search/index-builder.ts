@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import type { AnalyzedChunk } from './analyze.ts';
 import { normalizePagePath, parentOf } from './current-path.ts';
-import { encodeIndexPieces, indexLayout } from './index-codec.ts';
+import { indexLayout } from './index-codec.ts';
 import {
   GrowableF32,
   GrowableU32,
@@ -280,10 +280,9 @@ export class SearchIndexBuilder {
 
   /**
    * From `afterBytes` of raw runs on, the runs go to a file in the folder `dir` (made then, if missing,
-   * in a parent that exists)
-   * instead of memory (RawRuns `spillTo`): a large site's build then holds its vocabulary and per-chunk
-   * arrays, not its runs. The caller removes the folder. A folder that cannot be made or written leaves
-   * the runs in memory, as without this call.
+   * in a parent that exists) instead of memory (RawRuns `spillTo`): a large site's build then holds its
+   * vocabulary and per-chunk arrays, not its runs. The caller removes the folder. A folder that cannot
+   * be made or written leaves the runs in memory, as without this call.
    */
   spillRunsAfter(dir: string, afterBytes: number): void {
     this.spill = { dir, afterBytes };
@@ -294,7 +293,7 @@ export class SearchIndexBuilder {
   /** Spills the runs once they pass the limit; called between chunks. */
   private maybeSpill(): void {
     const spill = this.spill;
-    if (spill === null || this.raw.spilled || this.raw.size * RUN_BYTES <= spill.afterBytes) return;
+    if (spill === null || this.raw.spilled || this.raw.bytes <= spill.afterBytes) return;
     this.spill = null;
     try {
       // Not `recursive`: Node 20's recursive mkdir never returns for some unwritable parents (/proc).
@@ -344,16 +343,10 @@ export class SearchIndexBuilder {
    */
   async finishInto(sink: IndexSink, partitionBytes: number): Promise<number> {
     if (this.params.feedbackDocs > 0) {
-      const pieces = encodeIndexPieces(this.finish());
-      const total = pieces.reduce((n, p) => n + p.byteLength, 0);
-      sink.start(total);
-      let at = 0;
-      for (const piece of pieces) {
-        sink.write(at, piece);
-        at += piece.byteLength;
-      }
-      await sink.flush();
-      return total;
+      const layout = indexLayout(this.finish());
+      sink.start(layout.total);
+      await writeInSlices(sink, layout.pieces);
+      return layout.total;
     }
     try {
       const prepared = this.prepare();
@@ -363,12 +356,7 @@ export class SearchIndexBuilder {
         'postings.weights': { kind: 'f32', length: total },
       });
       sink.start(layout.total);
-      // In slices, waiting for the sink between them, as the postings below.
-      for (const [at, bytes] of layout.pieces)
-        for (let from = 0; from < bytes.byteLength; from += 4 * SINK_SLICE) {
-          sink.write(at + from, bytes.subarray(from, from + 4 * SINK_SLICE));
-          await sink.flush();
-        }
+      await writeInSlices(sink, layout.pieces);
       const docsAt = layout.deferred.get('postings.docs') ?? 0;
       const weightsAt = layout.deferred.get('postings.weights') ?? 0;
       const most = Math.max(1, Math.floor(partitionBytes / 8));
@@ -515,11 +503,17 @@ export class SearchIndexBuilder {
   }
 }
 
-/** Bytes a raw run takes (index-tables.ts RawRuns): its packed term and field, its frequency byte. */
-const RUN_BYTES = 5;
-
 /** Postings handed to the sink at a time (4 MB of chunks and 4 MB of weights). */
 const SINK_SLICE = 1 << 20;
+
+/** Writes placed bytes into the sink a slice at a time, waiting for it between slices. */
+const writeInSlices = async (sink: IndexSink, pieces: readonly [number, Uint8Array][]): Promise<void> => {
+  for (const [at, bytes] of pieces)
+    for (let from = 0; from < bytes.byteLength; from += 4 * SINK_SLICE) {
+      sink.write(at + from, bytes.subarray(from, from + 4 * SINK_SLICE));
+      await sink.flush();
+    }
+};
 
 const bytesOf = (array: Uint32Array | Float32Array, start: number, length: number): Uint8Array =>
   new Uint8Array(array.buffer, array.byteOffset + start * 4, length * 4);

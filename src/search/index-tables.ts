@@ -86,6 +86,11 @@ export class RawRuns {
     this.size++;
   }
 
+  /** Bytes the runs take, in memory or spilled. */
+  get bytes(): number {
+    return this.size * RUN_BYTES;
+  }
+
   get spilled(): boolean {
     return this.spill !== null;
   }
