@@ -33,7 +33,7 @@ console.log(
 for (const r of runs) {
   console.log(
     `${r.run.padEnd(16)} ${r.seconds.toFixed(2)} s  ${Math.round(r.pagesPerSecond)} pages/s  ` +
-      `${(bytes / 1e6 / r.seconds).toFixed(2)} MB/s  (${r.pages} pages, ${r.written} written)  target < ${TARGETS[r.run]} s`,
+      `${(bytes / 1e6 / r.seconds).toFixed(2)} MB/s  (${r.pages} pages, ${r.written} written, ${r.byStamp} unread by stamp)  target < ${TARGETS[r.run]} s`,
   );
 }
 console.log(

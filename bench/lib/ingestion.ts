@@ -23,6 +23,8 @@ export interface IngestRun {
   pages: number;
   /** Pages written (added + updated). */
   written: number;
+  /** Pages known unchanged by their source stamps, without being read (src/ingest/source-stamps.ts). */
+  byStamp: number;
   pagesPerSecond: number;
 }
 
@@ -60,7 +62,9 @@ export async function measureIngestion(
   options: IngestionOptions,
 ): Promise<IngestionMeasurement & { kept?: KeptSite }> {
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-bench-corpus-'));
-  fs.cpSync(corpusDir, copy, { recursive: true });
+  // With their times, as a checkout a few seconds old has them: a file modified in the last two seconds
+  // is read again by the next ingestion (contained-file.ts RACY_MS), whatever its stamp.
+  fs.cpSync(corpusDir, copy, { recursive: true, preserveTimestamps: true });
   const temporary = await createTemporaryDatabase(options.dialect, options.serverUrl);
   const storage = await openStorage(temporary.url);
   let keep = false;
@@ -79,6 +83,7 @@ export async function measureIngestion(
         seconds,
         pages: result.counts.pages,
         written: result.counts.added + result.counts.updated,
+        byStamp: result.pagesByStamp ?? 0,
         pagesPerSecond: result.counts.pages / seconds,
       });
     }

@@ -24,14 +24,40 @@ const READ_CHUNK_BYTES = 64 * 1024;
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 export type ContainedText =
-  | { ok: true; text: string }
+  /**
+   * `stamp`: what the file was when it was read (`FileStamp`), or null when it had been modified too
+   * recently for its stamp to vouch for what was read (see `RACY_MS`).
+   */
+  | { ok: true; text: string; stamp: string | null }
   /** `missing`: nothing is there (an optional file may be absent without a warning); otherwise refused. */
   | { ok: false; missing: boolean; reason: string };
 
 export interface ContainedFolder {
   /** Reads `rel` (relative to the root, `/`-separated) as UTF-8, or says why not. Never throws. */
   readText(rel: string, maxBytes: number): Promise<ContainedText>;
+  /**
+   * The `FileStamp` of what `rel` is now, without reading it; null when it is missing or not a regular
+   * file. Never throws. A stamp equal to one `readText` gave means the very file read then, untouched
+   * since: what was read then (through every check above) is what the file holds now.
+   */
+  stampOf(rel: string): Promise<string | null>;
 }
+
+/**
+ * A file's identity and change marks, as one string: device, inode, size, and modification and change
+ * times in nanoseconds. Any write to the file moves its change time (which no program can set back), and
+ * a file put in its place has another inode: two equal stamps are the same, unchanged file.
+ */
+export type FileStamp = string;
+
+/**
+ * A file modified less than this long before it was read gets no stamp: on a file system that keeps
+ * times to the second (or two, FAT), a write just after the read could leave every time as it was.
+ */
+export const RACY_MS = 2_000;
+
+const stampOfStats = (info: fs.BigIntStats): FileStamp =>
+  `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
 
 export const REFUSAL = {
   outsidePath: 'path leads outside the docs folder',
@@ -78,7 +104,14 @@ const isInsideRoot = (realRoot: string, real: string): boolean => {
 // main thread's time per file (measured on crewai-docs' 1,524 files: 440 against 250 ms of CPU), and an
 // unchanged re-ingestion is mostly this.
 const openFile = promisify(fs.open);
-const fstatFile = promisify(fs.fstat);
+const fstatFile = (fd: number): Promise<fs.BigIntStats> =>
+  new Promise((resolve, reject) =>
+    fs.fstat(fd, { bigint: true }, (error, stats) => (error ? reject(error) : resolve(stats))),
+  );
+const statBig = (file: string): Promise<fs.BigIntStats> =>
+  new Promise((resolve, reject) =>
+    fs.stat(file, { bigint: true }, (error, stats) => (error ? reject(error) : resolve(stats))),
+  );
 const readFile = promisify(fs.read);
 const closeFile = promisify(fs.close);
 const statPath = promisify(fs.stat);
@@ -86,16 +119,19 @@ const realPath = promisify(fs.realpath.native);
 
 /** Reads at most `maxBytes + 1` bytes, so a file that grows (or lies about its size) cannot pass the limit. */
 const readBounded = async (real: string, maxBytes: number): Promise<ContainedText> => {
+  const openedAt = Date.now();
   const fd = await openFile(real, OPEN_FLAGS);
   try {
-    // The checks before the open looked at the path; this one looks at what was opened.
+    // The checks before the open looked at the path; this one looks at what was opened. Taken before
+    // the read, so a write during the read moves the times away from the stamp.
     const info = await fstatFile(fd);
     if (!info.isFile()) return refused(REFUSAL.notRegular);
+    const stamp = Number(info.mtimeMs) < openedAt - RACY_MS ? stampOfStats(info) : null;
     // One read in the usual case: the size just seen plus a byte, so a short read is the end. A file
     // that grew since is read on, in chunks, up to the limit.
     const chunks: Buffer[] = [];
     let total = 0;
-    let want = info.size + 1;
+    let want = Number(info.size) + 1;
     while (total <= maxBytes) {
       const buffer = Buffer.allocUnsafe(Math.min(want, maxBytes + 1 - total));
       const { bytesRead } = await readFile(fd, buffer, 0, buffer.length, total);
@@ -110,6 +146,8 @@ const readBounded = async (real: string, maxBytes: number): Promise<ContainedTex
       ok: true,
       text:
         chunks.length === 1 && only ? only.toString('utf8') : Buffer.concat(chunks, total).toString('utf8'),
+      // A file that grew past the size seen has been written meanwhile: what was read is no stamp's.
+      stamp: total > Number(info.size) ? null : stamp,
     };
   } finally {
     await closeFile(fd);
@@ -136,6 +174,14 @@ export const containedFolder = (root: string): ContainedFolder => {
       } catch (error) {
         return refusalOf(error);
       }
+    },
+    async stampOf(rel) {
+      const normalized = path.posix.normalize(rel.replace(/\\/g, '/'));
+      if (path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../'))
+        return null;
+      // No real-path check: nothing is read, and a stamp matches only the file that readText read.
+      const info = await statBig(path.join(root, normalized)).catch(() => null);
+      return info?.isFile() ? stampOfStats(info) : null;
     },
   };
 };

@@ -69,6 +69,8 @@ const fencedRanges = (source: string): [number, number][] => {
 
 interface ScannedSnippet {
   text: string;
+  /** The file's stamp when it was read (ContainedText). */
+  stamp: string | null;
   /** As scanImports gives them (null: more imports than are scanned). */
   imports: (string | null)[] | null;
 }
@@ -93,7 +95,7 @@ const scannedFile = (
   if (!entry) {
     entry = folder.readText(file, MAX_PAGE_FILE_BYTES).then((read) =>
       // An unreadable snippet gets a warning from the parser: leave the page to it.
-      read.ok ? { text: read.text, imports: scanImports(file, read.text, files) } : null,
+      read.ok ? { text: read.text, stamp: read.stamp, imports: scanImports(file, read.text, files) } : null,
     );
     cache.set(file, entry);
   }
@@ -106,9 +108,12 @@ export const importClosure = async (
   page: string,
   source: string,
   cache: SnippetScanCache = new Map(),
-): Promise<{ parts: { file: string; source: string }[]; missing: boolean } | null> => {
+): Promise<{
+  parts: { file: string; source: string; stamp: string | null }[];
+  missing: boolean;
+} | null> => {
   const scanned = (file: string): Promise<ScannedSnippet | null> => scannedFile(folder, files, cache, file);
-  const texts = new Map<string, string>();
+  const texts = new Map<string, ScannedSnippet>();
   let missing = false;
   let frontier = scanImports(page, source, files);
   if (frontier === null) return null;
@@ -125,14 +130,14 @@ export const importClosure = async (
       if (texts.size >= MAX_CLOSURE_FILES) return null;
       const snippet = await scanned(file);
       if (snippet === null || snippet.imports === null) return null;
-      texts.set(file, snippet.text);
+      texts.set(file, snippet);
       next.push(...snippet.imports);
     }
     frontier = next;
   }
   const parts = [...texts.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([file, text]) => ({ file, source: text }));
+    .map(([file, { text, stamp }]) => ({ file, source: text, stamp }));
   return { parts, missing };
 };
 

@@ -22,6 +22,7 @@ import {
   storedHash,
   storedPages,
 } from './page-staging.ts';
+import { readPageStamps, type StoredStamp, writePageStamps } from './source-stamps.ts';
 import type { LoadProgress, Warning } from './types.ts';
 
 export interface IngestOptions {
@@ -56,6 +57,8 @@ export interface IngestionResult {
   warnings: Warning[];
   /** Pages that took an identical page's parse instead of being parsed (not stored with the job). */
   sharedParses?: number;
+  /** Pages known unchanged by their files' stamps, without reading them (source-stamps.ts). */
+  pagesByStamp?: number;
   /** The docs' own name for the site (docs.json `name`, `site_name`, a Docusaurus `title`), if any. */
   docsName?: string | null;
 }
@@ -89,13 +92,17 @@ export async function runIngestionJob(
   await markIngestionStarted(storage, job.id);
   try {
     const { known, storedCount } = await loaderHashes(storage, job.siteId);
+    const stamps = await readPageStamps(storage, job.siteId);
     const stager = new PageStager(storage, job.id, nowIso());
     // Every page handed on, by id, for the final diff: a few hundred bytes each, never its content.
     const incoming = new Map<string, IncomingPage>();
+    // New source stamps, by page id, with the stored hash each vouches for (a hundred bytes a page).
+    const stamped = new Map<string, StoredStamp>();
     const loaded = await streamDocsFolder(
       job.sourceDir,
       {
         known,
+        stamps,
         analyze: true,
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         ...(options.shareParses === undefined ? {} : { shareParses: options.shareParses }),
@@ -107,6 +114,14 @@ export async function runIngestionJob(
           navGroup: navGroupOf(page),
           reused: page.reused === true,
         });
+        // Only with the hash the page is stored under: a file changed between the reads of the
+        // triage and of the parser leaves the stamp vouching for a hash the page does not have.
+        if (page.stamped && page.stamped.contentHash === page.contentHash)
+          stamped.set(page.path, {
+            stamp: page.stamped.stamp,
+            files: page.stamped.files,
+            hash: storedHash(page),
+          });
         if (!page.reused) await stager.add(page);
       },
     );
@@ -118,6 +133,8 @@ export async function runIngestionJob(
     const counts = await publishStagedPages(storage, job.siteId, job.id, incoming);
     incoming.clear();
     await clearStagedPages(storage, job.id);
+    // A hint, never data: should the write fail, the next ingestion reads those pages again.
+    await writePageStamps(storage, job.siteId, stamped, stamps, counts.removed > 0).catch(() => {});
     // Not part of the index (no generation bump): the next answer's system prompt reads it.
     await storage.db
       .updateTable('sites')
@@ -148,6 +165,7 @@ export async function runIngestionJob(
       counts,
       warnings,
       sharedParses: loaded.sharedParses,
+      pagesByStamp: loaded.pagesByStamp,
       docsName: loaded.navigation.name?.trim() || null,
     };
   } catch (error) {

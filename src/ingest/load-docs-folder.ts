@@ -22,7 +22,8 @@ import {
   PageWorkersUnavailableError,
   workerCountFor,
 } from './page-loader-pool.ts';
-import type { LoadedSite, LoadProgress, NavigationSummary, ParsedPage } from './types.ts';
+import { folderDigest, type PageStamp } from './source-stamps.ts';
+import type { LoadedSite, LoadProgress, NavigationSummary, ParsedPage, StampedHash } from './types.ts';
 import { WarningSink } from './warnings.ts';
 
 /**
@@ -40,8 +41,13 @@ const MAX_DEDUPLICATED_WARNINGS = 10_000;
 
 export interface LoadDocsFolderOptions {
   onProgress?: LoadProgress;
-  /** Content hashes already stored, by page id: pages known unchanged (createReuseCheck) are not parsed. */
+  /** Content hashes already stored, by page id: pages known unchanged (createPageTriage) are not parsed. */
   known?: Readonly<Record<string, string>>;
+  /**
+   * Source stamps of stored pages (source-stamps.ts), by page id, each vouching for the page's hash in
+   * `known`: such a page whose files' stamps are unchanged is reused without being read.
+   */
+  stamps?: ReadonlyMap<string, PageStamp>;
   /** Run the search analyzer on every chunk while loading (`ParsedChunk.analyzedJson`). */
   analyze?: boolean;
   /** Per-page time and memory limits of the parsing workers (tests shrink them). */
@@ -56,6 +62,8 @@ export interface StreamedSite extends Omit<LoadedSite, 'pages'> {
   pages: number;
   /** Of those, pages that took an identical page's parse instead of being parsed (duplicate-pages.ts). */
   sharedParses: number;
+  /** Of those, pages known unchanged by their source stamps, without being read (source-stamps.ts). */
+  pagesByStamp: number;
 }
 
 /**
@@ -191,11 +199,23 @@ export const streamDocsFolder = async (
   // one already parsed takes its parse (duplicate-pages.ts).
   const triage =
     options.known || sharing
-      ? createPageTriage(loaderOptions, options.known ?? null, smallSpecs, sharing !== null)
+      ? createPageTriage(
+          loaderOptions,
+          options.known
+            ? {
+                hashes: options.known,
+                stamps: options.stamps ?? new Map(),
+                folder: folderDigest(docs.files),
+              }
+            : null,
+          smallSpecs,
+          sharing !== null,
+        )
       : null;
   // Share keys are claimed in page order, whatever order the triages finish in: the first page with a
   // key is then the one parsed, and it is handed on before every page that takes its parse.
   let lastClaim: Promise<void> = Promise.resolve();
+  let pagesByStamp = 0;
   const parse = async (
     candidate: PageCandidate,
     index: number,
@@ -208,15 +228,19 @@ export const streamDocsFolder = async (
     } finally {
       turn.release();
     }
-    if (seen?.reused) return seen.reused;
+    if (seen?.reused) {
+      if ('byStamp' in seen) pagesByStamp++;
+      return withStamp(seen.reused, seen.stamped);
+    }
+    const stamped = seen?.stamped;
     const share = seen?.share ?? null;
-    if (sharing === null || share === null) return pool.load(candidate);
+    if (sharing === null || share === null) return withStamp(await pool.load(candidate), stamped);
     const claim = sharing.claim(share.key, index);
     if (claim.wait !== null) {
       const outcome = await claim.wait;
-      if (outcome === null) return pool.load(candidate);
+      if (outcome === null) return withStamp(await pool.load(candidate), stamped);
       sharing.shared++;
-      return sharedResult(candidate, outcome, share);
+      return withStamp(sharedResult(candidate, outcome, share), stamped);
     }
     let result: PageResult;
     try {
@@ -226,7 +250,7 @@ export const streamDocsFolder = async (
       throw error;
     }
     claim.settle?.(outcomeToShare(result, share, candidate.id));
-    return result;
+    return withStamp(result, stamped);
   };
   const load = async (candidate: PageCandidate, index: number): Promise<PageResult> => {
     // Called in page order (forEachInOrder starts the pages in order): each waits for the one before.
@@ -293,11 +317,16 @@ export const streamDocsFolder = async (
     navigation: summary,
     pages,
     sharedParses: sharing?.shared ?? 0,
+    pagesByStamp,
     warnings: sink.list(summary.kind === 'none' ? '.' : summary.kind),
     skipped,
     assistantInstructions,
   };
 };
+
+/** The triage's stamp, on the page it was taken for (ingest-site.ts stores it with the page's hash). */
+const withStamp = (result: PageResult, stamped: StampedHash | undefined): PageResult =>
+  stamped === undefined || result.page === null ? result : { ...result, page: { ...result.page, stamped } };
 
 /**
  * Loads a documentation folder into pages and chunks, all of them at once (streamDocsFolder hands
@@ -313,6 +342,7 @@ export const loadDocsFolder = async (
   const {
     pages: _count,
     sharedParses: _shared,
+    pagesByStamp: _byStamp,
     ...site
   } = await streamDocsFolder(dir, options, (page) => {
     let complete = page;

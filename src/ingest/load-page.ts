@@ -19,7 +19,8 @@ import { createSpecCache, type SpecCache, type SpecListing } from './openapi/spe
 import { parseCostProblem } from './parse-cost.ts';
 import { type PageSyntax, parseSource } from './parse-markdown.ts';
 import { SnippetStore } from './snippets.ts';
-import type { ParsedChunk, ParsedPage, Warning } from './types.ts';
+import { currentStamp, type FileStampCache, type PageStamp, pageStamp } from './source-stamps.ts';
+import type { ParsedChunk, ParsedPage, StampedHash, Warning } from './types.ts';
 
 /** A page file chosen for indexing, with the labels and the place the navigation gives it. */
 export interface PageCandidate {
@@ -139,18 +140,34 @@ const reusedPage = (candidate: PageCandidate, hash: string): PageResult => ({
  * What the main thread learns about a page before any worker sees it (createPageTriage): either the
  * page is one the caller already holds (`reused`, not parsed), or it must be parsed; then, when the
  * page's parse may be shared with identical pages (duplicate-pages.ts), its `shareKey` and the content
- * hash the worker would compute, so that a page sharing another's parse gets its own hash.
+ * hash the worker would compute, so that a page sharing another's parse gets its own hash. `byStamp`: reused
+ * because its source stamp is unchanged, without reading it. `stamped`:
+ * the page's source stamp (source-stamps.ts) and the content hash computed from the same reads, when
+ * this triage read the page and every file could be stamped.
  */
-export type PageTriage = { reused: PageResult } | { reused: null; share: ShareInfo | null };
+export type PageTriage = ({ reused: PageResult } | { reused: null; share: ShareInfo | null }) & {
+  stamped?: StampedHash;
+};
 
 const parseIt: PageTriage = { reused: null, share: null };
 
+/** What a triage knows of the stored site: content hashes and, for pages that have one, source stamps. */
+export interface KnownPages {
+  /** Content hashes the caller already holds, by page id (own keys only are read). */
+  hashes: Readonly<Record<string, string>>;
+  /** Stamps of stored pages (source-stamps.ts), by page id, each vouching for the page's hash above. */
+  stamps: ReadonlyMap<string, PageStamp>;
+  /** `folderDigest` of this load's Markdown files. */
+  folder: string;
+}
+
 /**
- * Decides, without parsing Markdown, whether a page is one the caller already holds: its content hash
- * (own source, the snippet files its imports reach, the OpenAPI operation it shows, its labels) equals
- * the known one. Anything it cannot vouch for (a read that fails, too many imports or a missing snippet,
- * an OpenAPI file too large to parse on this thread) must be parsed. It runs on the main thread, so an
- * unchanged re-ingest starts no worker at all.
+ * Decides, without parsing Markdown, whether a page is one the caller already holds: its source stamp
+ * (one `stat` per file, nothing read) equals the stored one, or else its content hash (own source, the
+ * snippet files its imports reach, the OpenAPI operation it shows, its labels) equals the known one.
+ * Anything it cannot vouch for (a read that fails, too many imports or a missing snippet, an OpenAPI file
+ * too large to parse on this thread) must be parsed. It runs on the main thread, so an unchanged
+ * re-ingest starts no worker at all.
  *
  * With `share`, a page to be parsed also gets its share key (duplicate-pages.ts), which costs reading
  * it on this thread even when nothing is known (a cold ingestion). Pages with `openapi:` front matter
@@ -158,8 +175,8 @@ const parseIt: PageTriage = { reused: null, share: null };
  */
 export const createPageTriage = (
   options: PageLoaderOptions,
-  /** Content hashes the caller already holds, by page id (own keys only are read); null: none. */
-  known: Readonly<Record<string, string>> | null,
+  /** What the caller already holds; null: nothing. */
+  known: KnownPages | null,
   /** The caller's cache of OpenAPI files small enough to parse on the main thread (`maxBytes` set). */
   smallSpecs: SpecCache,
   share: boolean,
@@ -168,10 +185,24 @@ export const createPageTriage = (
   const specs = createSpecCache(folder);
   const fileSet = new Set(options.files);
   const snippetScans: SnippetScanCache = new Map();
+  const fileStamps: FileStampCache = new Map();
   return async (candidate) => {
     // Own keys only: a page named `constructor` must not find Object's.
-    const stored = known !== null && Object.hasOwn(known, candidate.id) ? known[candidate.id] : undefined;
+    const stored =
+      known !== null && Object.hasOwn(known.hashes, candidate.id) ? known.hashes[candidate.id] : undefined;
     if (stored === undefined && !share) return parseIt;
+    const subject = {
+      path: candidate.id,
+      versions: candidate.versions,
+      languages: candidate.languages,
+      syntax: options.syntax ?? '',
+      folder: known?.folder ?? '',
+    };
+    const before = stored === undefined ? undefined : known?.stamps.get(candidate.id);
+    if (stored !== undefined && before !== undefined && !candidate.operation) {
+      const now = await currentStamp(folder, subject, before.files, fileStamps);
+      if (now?.stamp === before.stamp) return { reused: reusedPage(candidate, stored), byStamp: true };
+    }
     const hashOf = (source: string, parts: { file: string; source: string }[]): string =>
       contentHash({
         path: candidate.id,
@@ -230,11 +261,17 @@ export const createPageTriage = (
     if (closure === null) return parseIt;
     // What the worker computes too: without `openapi:` front matter its hash covers exactly this.
     const hash = hashOf(source, closure.parts);
+    // A page whose import names a missing file is parsed every time (the warning is the parser's).
+    const stamp =
+      known === null || closure.missing
+        ? null
+        : pageStamp(subject, [{ file: candidate.file, stamp: read.stamp }, ...closure.parts]);
+    const stamped = stamp === null ? {} : { stamped: { ...stamp, contentHash: hash } };
     // A missing snippet's warning comes from the parser: such a page is parsed (or shares a parse).
-    if (!closure.missing && hash === stored) return { reused: reusedPage(candidate, hash) };
-    if (!share) return parseIt;
+    if (!closure.missing && hash === stored) return { reused: reusedPage(candidate, hash), ...stamped };
+    if (!share) return { ...parseIt, ...stamped };
     const shape = await importShape(folder, fileSet, candidate.file, source, snippetScans);
-    if (shape === null) return parseIt;
+    if (shape === null) return { ...parseIt, ...stamped };
     return {
       reused: null,
       share: {
@@ -248,6 +285,7 @@ export const createPageTriage = (
         snippetFiles: closure.parts.map((part) => part.file),
         shapeFiles: shape.files,
       },
+      ...stamped,
     };
   };
 };

@@ -25,6 +25,17 @@ export interface ParsedChunk {
   analyzedJson?: string;
 }
 
+/**
+ * A page's source stamp (source-stamps.ts: one hash over its files' stamps and its labels), the files it
+ * covers (the page's own first), and the content hash (unprefixed, as the loader computes it) computed
+ * from the same reads.
+ */
+export interface StampedHash {
+  stamp: string;
+  files: string[];
+  contentHash: string;
+}
+
 export interface ParsedPage {
   /** Page id: path under the docs root without extension, `/`-separated (`en/docs/welcome`). */
   path: string;
@@ -51,6 +62,12 @@ export interface ParsedPage {
    * `title`, `description` and `chunks` are then empty and must not be stored.
    */
   reused?: true;
+  /**
+   * The source stamp of the files this page was read from, with the content hash computed from those
+   * reads (source-stamps.ts); stored with the page when that hash is the page's. Absent when none was
+   * taken (a page whose stamp was unchanged, an OpenAPI page, a file modified just before).
+   */
+  stamped?: StampedHash;
   /**
    * Set when this page's parse was shared with an identical page loaded earlier in the same load (the
    * page id named here; duplicate-pages.ts): `title`, `description` and `chunks` are empty here and are

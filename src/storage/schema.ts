@@ -161,6 +161,19 @@ export interface SearchIndexesTable {
 }
 
 /**
+ * The stamp of the files a page was read from, and the content hash it vouches for (migration 0016;
+ * ingest/source-stamps.ts): lets an unchanged re-ingestion skip reading the page.
+ */
+export interface PageStampsTable {
+  site_id: string;
+  path: string;
+  content_hash: string;
+  stamp: string;
+  /** JSON array of the files the stamp covers, the page's own first. */
+  files: string;
+}
+
+/**
  * A page an ingestion parsed and has not published yet (migration 0015; ingest/page-staging.ts): the
  * `pages` row it will become, under its job instead of its site.
  */
@@ -341,6 +354,7 @@ export interface Database {
   chunks: ChunksTable;
   chunk_embeddings: ChunkEmbeddingsTable;
   search_indexes: SearchIndexesTable;
+  page_stamps: PageStampsTable;
   ingestion_jobs: IngestionJobsTable;
   ingestion_staged_pages: IngestionStagedPagesTable;
   ingestion_staged_chunks: IngestionStagedChunksTable;

@@ -14,6 +14,7 @@ import * as repositoryInstructions from './0012-repository-instructions.ts';
 import * as chunkEmbeddings from './0013-chunk-embeddings.ts';
 import * as searchIndexes from './0014-search-indexes.ts';
 import * as ingestionStaging from './0015-ingestion-staging.ts';
+import * as pageStamps from './0016-page-stamps.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0013-chunk-embeddings': chunkEmbeddings,
   '0014-search-indexes': searchIndexes,
   '0015-ingestion-staging': ingestionStaging,
+  '0016-page-stamps': pageStamps,
 };
 
 export const migrationProvider: MigrationProvider = {

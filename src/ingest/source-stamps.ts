@@ -1,0 +1,178 @@
+import { createHash } from 'node:crypto';
+import type { Storage } from '../storage/database.ts';
+import type { ContainedFolder, FileStamp } from './contained-file.ts';
+import { fieldHasher, PARSER_VERSION } from './content-hash.ts';
+
+/**
+ * Source stamps: how an unchanged re-ingestion knows a page is unchanged without reading it, as git's
+ * index does for `git status`. A page's stamp covers everything its content hash covers (content-hash.ts),
+ * with each file's `FileStamp` (device, inode, size, times) in place of its text, plus the list of every
+ * Markdown file of the folder (an added or removed file can change which file an import reaches). Equal
+ * stamps therefore mean an equal content hash, and the page is reused after one `stat` per file instead of
+ * reading, scanning and hashing its source and snippets.
+ *
+ * A stamp is recorded only from files read through `ContainedFolder.readText` (its stamp is taken before
+ * the read, and none is given for a file modified in the last `RACY_MS`), and only with the content hash
+ * computed from those same reads; it is used only while that hash is still the page's stored one. Pages
+ * whose content is not only files (OpenAPI operations) get none and are checked as before.
+ */
+
+/** A page's stamp and the files (page file first, then its snippets) whose stamps it covers. */
+export interface PageStamp {
+  stamp: string;
+  files: string[];
+}
+
+/** What the stamp of a page is made of, besides its files' stamps. */
+export interface StampSubject {
+  path: string;
+  versions: readonly string[];
+  languages: readonly string[];
+  syntax: string;
+  /** `folderDigest` of the folder's Markdown files. */
+  folder: string;
+}
+
+/** One hash of every Markdown file's path in the folder (sorted, as listDocsFiles gives them). */
+export const folderDigest = (files: readonly string[]): string => {
+  const hash = createHash('sha256');
+  const field = fieldHasher(hash);
+  for (const file of files) field(file);
+  return hash.digest('hex');
+};
+
+/** The stamp of a page read now: null unless every file had a stamp (none was modified just before). */
+export const pageStamp = (
+  subject: StampSubject,
+  files: readonly { file: string; stamp: FileStamp | null }[],
+): PageStamp | null => {
+  const hash = createHash('sha256');
+  const field = fieldHasher(hash);
+  field(PARSER_VERSION);
+  field(subject.path);
+  field(JSON.stringify(subject.versions));
+  field(JSON.stringify(subject.languages));
+  field(subject.syntax);
+  field(subject.folder);
+  for (const { file, stamp } of files) {
+    if (stamp === null) return null;
+    field(file);
+    field(stamp);
+  }
+  return { stamp: hash.digest('hex'), files: files.map((f) => f.file) };
+};
+
+/** File stamps taken in one load, by file: a snippet that hundreds of pages import is stat once. */
+export type FileStampCache = Map<string, Promise<FileStamp | null>>;
+
+/** The stamp the page's stored files give now, by one `stat` each: equal to the stored one if unchanged. */
+export const currentStamp = async (
+  folder: ContainedFolder,
+  subject: StampSubject,
+  files: readonly string[],
+  cache: FileStampCache,
+): Promise<PageStamp | null> => {
+  const stampOf = (file: string): Promise<FileStamp | null> => {
+    let stamp = cache.get(file);
+    if (stamp === undefined) {
+      stamp = folder.stampOf(file);
+      cache.set(file, stamp);
+    }
+    return stamp;
+  };
+  const stamps = await Promise.all(files.map(stampOf));
+  return pageStamp(
+    subject,
+    files.map((file, i) => ({ file, stamp: stamps[i] ?? null })),
+  );
+};
+
+/** A stored stamp, with the stored content hash it vouches for. */
+export interface StoredStamp extends PageStamp {
+  hash: string;
+}
+
+/**
+ * The site's stored stamps that still vouch for the page's stored content hash, by page id (a stamp
+ * recorded with another hash is left out: another ingestion has changed the page since).
+ */
+export async function readPageStamps(storage: Storage, siteId: string): Promise<Map<string, StoredStamp>> {
+  const rows = await storage.db
+    .selectFrom('page_stamps as s')
+    .innerJoin('pages as p', (join) =>
+      join
+        .onRef('p.site_id', '=', 's.site_id')
+        .onRef('p.path', '=', 's.path')
+        .onRef('p.content_hash', '=', 's.content_hash'),
+    )
+    .select(['s.path', 's.stamp', 's.files', 's.content_hash'])
+    .where('s.site_id', '=', siteId)
+    .execute();
+  const stamps = new Map<string, StoredStamp>();
+  for (const row of rows) {
+    const files: unknown = JSON.parse(row.files);
+    if (!Array.isArray(files) || !files.every((f) => typeof f === 'string')) continue;
+    stamps.set(row.path, { stamp: row.stamp, files, hash: row.content_hash });
+  }
+  return stamps;
+}
+
+/** Rows per upsert: 4 columns × 500 stays far below both dialects' bound-parameter limits. */
+const WRITE_BATCH = 500;
+
+/**
+ * Stores the stamps of an ingestion's pages that differ from the stored ones (`stamped`: by page id,
+ * with the stored content hash each vouches for), and drops the stamps of pages the site no longer has.
+ * A stamp is a hint, never data: writing it after the pages are published, outside their transaction,
+ * loses nothing if it fails (the next ingestion reads those pages again).
+ */
+export async function writePageStamps(
+  storage: Storage,
+  siteId: string,
+  stamped: ReadonlyMap<string, StoredStamp>,
+  stored: ReadonlyMap<string, StoredStamp>,
+  removedPages: boolean,
+): Promise<void> {
+  const rows = [...stamped]
+    .filter(([path, s]) => {
+      const before = stored.get(path);
+      return before?.stamp !== s.stamp || before.hash !== s.hash;
+    })
+    .map(([path, s]) => ({
+      site_id: siteId,
+      path,
+      content_hash: s.hash,
+      stamp: s.stamp,
+      files: JSON.stringify(s.files),
+    }));
+  if (rows.length === 0 && !removedPages) return;
+  await storage.db.transaction().execute(async (trx) => {
+    for (let i = 0; i < rows.length; i += WRITE_BATCH)
+      await trx
+        .insertInto('page_stamps')
+        .values(rows.slice(i, i + WRITE_BATCH))
+        .onConflict((oc) =>
+          oc.columns(['site_id', 'path']).doUpdateSet((eb) => ({
+            content_hash: eb.ref('excluded.content_hash'),
+            stamp: eb.ref('excluded.stamp'),
+            files: eb.ref('excluded.files'),
+          })),
+        )
+        .execute();
+    if (removedPages)
+      await trx
+        .deleteFrom('page_stamps')
+        .where('site_id', '=', siteId)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('pages')
+                .select('pages.path')
+                .whereRef('pages.site_id', '=', 'page_stamps.site_id')
+                .whereRef('pages.path', '=', 'page_stamps.path'),
+            ),
+          ),
+        )
+        .execute();
+  });
+}
