@@ -51,8 +51,9 @@ export interface ContainedFolder {
 export type FileStamp = string;
 
 /**
- * A file modified less than this long before it was read gets no stamp: on a file system that keeps
- * times to the second (or two, FAT), a write just after the read could leave every time as it was.
+ * A file modified or changed less than this long before it was read gets no stamp: on a file system that
+ * keeps times to a coarse tick (a few milliseconds on Linux before 6.13, a second on HFS+ or ext3, two on
+ * FAT), a write just after the read could leave every time as it was.
  */
 export const RACY_MS = 2_000;
 
@@ -126,7 +127,9 @@ const readBounded = async (real: string, maxBytes: number): Promise<ContainedTex
     // the read, so a write during the read moves the times away from the stamp.
     const info = await fstatFile(fd);
     if (!info.isFile()) return refused(REFUSAL.notRegular);
-    const stamp = Number(info.mtimeMs) < openedAt - RACY_MS ? stampOfStats(info) : null;
+    // Both times: a copy that keeps the old modification time (`cp -p`, tar) has a new change time.
+    const settled = Math.max(Number(info.mtimeMs), Number(info.ctimeMs)) < openedAt - RACY_MS;
+    const stamp = settled ? stampOfStats(info) : null;
     // One read in the usual case: the size just seen plus a byte, so a short read is the end. A file
     // that grew since is read on, in chunks, up to the limit.
     const chunks: Buffer[] = [];

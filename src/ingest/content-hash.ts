@@ -19,6 +19,11 @@ export interface HashInput {
   languages: string[];
   /** The site's framework block syntax (`PageSyntax`), '' for none: it changes what a page parses to. */
   syntax: string;
+  /**
+   * `seo.indexing: "all"`: a page with `hidden: true` front matter is indexed only then, so turning it
+   * off must not reuse such a page. Hashed only when true, so other sites' hashes stay as they were.
+   */
+  indexHidden?: boolean;
 }
 
 /**
@@ -46,5 +51,6 @@ export const contentHash = (input: HashInput): string => {
   field(JSON.stringify(input.versions));
   field(JSON.stringify(input.languages));
   field(input.syntax);
+  if (input.indexHidden === true) field('index-hidden');
   return hash.digest('hex');
 };

@@ -93,6 +93,9 @@ export async function runIngestionJob(
   try {
     const { known, storedCount } = await loaderHashes(storage, job.siteId);
     const stamps = await readPageStamps(storage, job.siteId);
+    // Read apart from the hashes: a stamp counts only for the very hash this run holds for its page.
+    for (const [path, stamp] of stamps)
+      if (stamp.hash !== `${STORED_HASH_PREFIX}${known[path]}`) stamps.delete(path);
     const stager = new PageStager(storage, job.id, nowIso());
     // Every page handed on, by id, for the final diff: a few hundred bytes each, never its content.
     const incoming = new Map<string, IncomingPage>();
@@ -134,7 +137,8 @@ export async function runIngestionJob(
     incoming.clear();
     await clearStagedPages(storage, job.id);
     // A hint, never data: should the write fail, the next ingestion reads those pages again.
-    await writePageStamps(storage, job.siteId, stamped, stamps, counts.removed > 0).catch(() => {});
+    const siteChanged = counts.added + counts.updated + counts.removed > 0;
+    await writePageStamps(storage, job.siteId, stamped, stamps, siteChanged).catch(() => {});
     // Not part of the index (no generation bump): the next answer's system prompt reads it.
     await storage.db
       .updateTable('sites')

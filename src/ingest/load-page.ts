@@ -193,9 +193,11 @@ export const createPageTriage = (
     if (stored === undefined && !share) return parseIt;
     const subject = {
       path: candidate.id,
+      file: candidate.file,
       versions: candidate.versions,
       languages: candidate.languages,
       syntax: options.syntax ?? '',
+      indexHidden: options.indexHidden,
       folder: known?.folder ?? '',
     };
     const before = stored === undefined ? undefined : known?.stamps.get(candidate.id);
@@ -211,6 +213,7 @@ export const createPageTriage = (
         versions: candidate.versions,
         languages: candidate.languages,
         syntax: options.syntax ?? '',
+        indexHidden: options.indexHidden,
       });
     if (candidate.operation) {
       if (stored === undefined) return parseIt;
@@ -368,6 +371,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       versions: candidate.versions,
       languages: candidate.languages,
       syntax: options.syntax ?? '',
+      indexHidden: options.indexHidden,
     });
     const loaded = await loadOperation(specs, found.source);
     warnings.push(...loaded.warnings);
@@ -456,6 +460,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       versions: candidate.versions,
       languages: candidate.languages,
       syntax: options.syntax ?? '',
+      indexHidden: options.indexHidden,
     });
     return finish(candidate, file, title, description, blocks, hash, warnings, resolved.files);
   };

@@ -26,9 +26,12 @@ export interface PageStamp {
 /** What the stamp of a page is made of, besides its files' stamps. */
 export interface StampSubject {
   path: string;
+  /** The page's own file: the navigation may give a page id another file (a moved `docs_dir`). */
+  file: string;
   versions: readonly string[];
   languages: readonly string[];
   syntax: string;
+  indexHidden: boolean;
   /** `folderDigest` of the folder's Markdown files. */
   folder: string;
 }
@@ -50,9 +53,11 @@ export const pageStamp = (
   const field = fieldHasher(hash);
   field(PARSER_VERSION);
   field(subject.path);
+  field(subject.file);
   field(JSON.stringify(subject.versions));
   field(JSON.stringify(subject.languages));
   field(subject.syntax);
+  field(subject.indexHidden ? 'index-hidden' : '');
   field(subject.folder);
   for (const { file, stamp } of files) {
     if (stamp === null) return null;
@@ -97,6 +102,7 @@ export interface StoredStamp extends PageStamp {
  * recorded with another hash is left out: another ingestion has changed the page since).
  */
 export async function readPageStamps(storage: Storage, siteId: string): Promise<Map<string, StoredStamp>> {
+  // A hint: should the read fail, every page is read as before.
   const rows = await storage.db
     .selectFrom('page_stamps as s')
     .innerJoin('pages as p', (join) =>
@@ -107,31 +113,43 @@ export async function readPageStamps(storage: Storage, siteId: string): Promise<
     )
     .select(['s.path', 's.stamp', 's.files', 's.content_hash'])
     .where('s.site_id', '=', siteId)
-    .execute();
+    .execute()
+    .catch(() => []);
   const stamps = new Map<string, StoredStamp>();
   for (const row of rows) {
-    const files: unknown = JSON.parse(row.files);
-    if (!Array.isArray(files) || !files.every((f) => typeof f === 'string')) continue;
-    stamps.set(row.path, { stamp: row.stamp, files, hash: row.content_hash });
+    const files = parsedFiles(row.files);
+    if (files !== null) stamps.set(row.path, { stamp: row.stamp, files, hash: row.content_hash });
   }
   return stamps;
 }
 
-/** Rows per upsert: 4 columns × 500 stays far below both dialects' bound-parameter limits. */
+const parsedFiles = (json: string): string[] | null => {
+  try {
+    const files: unknown = JSON.parse(json);
+    return Array.isArray(files) && files.length > 0 && files.every((f) => typeof f === 'string')
+      ? files
+      : null;
+  } catch {
+    return null;
+  }
+};
+
+/** Rows per upsert: 5 columns × 500 stays far below both dialects' bound-parameter limits. */
 const WRITE_BATCH = 500;
 
 /**
  * Stores the stamps of an ingestion's pages that differ from the stored ones (`stamped`: by page id,
- * with the stored content hash each vouches for), and drops the stamps of pages the site no longer has.
- * A stamp is a hint, never data: writing it after the pages are published, outside their transaction,
- * loses nothing if it fails (the next ingestion reads those pages again).
+ * with the stored content hash each vouches for), and, when the site's pages changed (`siteChanged`),
+ * drops the stamps that vouch for no stored page any more (a page removed, or stored since under a hash
+ * no stamp was taken for). A stamp is a hint, never data: writing it after the pages are published,
+ * outside their transaction, loses nothing if it fails (the next ingestion reads those pages again).
  */
 export async function writePageStamps(
   storage: Storage,
   siteId: string,
   stamped: ReadonlyMap<string, StoredStamp>,
   stored: ReadonlyMap<string, StoredStamp>,
-  removedPages: boolean,
+  siteChanged: boolean,
 ): Promise<void> {
   const rows = [...stamped]
     .filter(([path, s]) => {
@@ -145,7 +163,7 @@ export async function writePageStamps(
       stamp: s.stamp,
       files: JSON.stringify(s.files),
     }));
-  if (rows.length === 0 && !removedPages) return;
+  if (rows.length === 0 && !siteChanged) return;
   await storage.db.transaction().execute(async (trx) => {
     for (let i = 0; i < rows.length; i += WRITE_BATCH)
       await trx
@@ -159,7 +177,7 @@ export async function writePageStamps(
           })),
         )
         .execute();
-    if (removedPages)
+    if (siteChanged)
       await trx
         .deleteFrom('page_stamps')
         .where('site_id', '=', siteId)
@@ -169,7 +187,8 @@ export async function writePageStamps(
               selectFrom('pages')
                 .select('pages.path')
                 .whereRef('pages.site_id', '=', 'page_stamps.site_id')
-                .whereRef('pages.path', '=', 'page_stamps.path'),
+                .whereRef('pages.path', '=', 'page_stamps.path')
+                .whereRef('pages.content_hash', '=', 'page_stamps.content_hash'),
             ),
           ),
         )
