@@ -6,6 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RACY_MS } from '../../src/ingest/contained-file.ts';
 import { ingestSite } from '../../src/ingest/ingest-site.ts';
 import { openStorage } from '../../src/storage/database.ts';
 import { createTemporaryDatabase, type TemporaryDatabase } from '../../src/storage/temporary-database.ts';
@@ -62,9 +64,11 @@ export async function measureIngestion(
   options: IngestionOptions,
 ): Promise<IngestionMeasurement & { kept?: KeptSite }> {
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-bench-corpus-'));
-  // With their times, as a checkout a few seconds old has them: a file modified in the last two seconds
-  // is read again by the next ingestion (contained-file.ts RACY_MS), whatever its stamp.
+  // As a checkout a few seconds old: a file modified or changed (a copy is) in the two seconds before it
+  // is read gets no stamp (contained-file.ts RACY_MS), so without the wait the next run would read again
+  // whatever the cold run read first.
   fs.cpSync(corpusDir, copy, { recursive: true, preserveTimestamps: true });
+  await sleep(RACY_MS + 100);
   const temporary = await createTemporaryDatabase(options.dialect, options.serverUrl);
   const storage = await openStorage(temporary.url);
   let keep = false;
