@@ -94,8 +94,10 @@ export async function runIngestionJob(
     const { known, storedCount } = await loaderHashes(storage, job.siteId);
     const stamps = await readPageStamps(storage, job.siteId);
     // Read apart from the hashes: a stamp counts only for the very hash this run holds for its page.
-    for (const [path, stamp] of stamps)
-      if (stamp.hash !== `${STORED_HASH_PREFIX}${known[path]}`) stamps.delete(path);
+    for (const [path, stamp] of stamps) {
+      const hash = known[path];
+      if (hash === undefined || stamp.hash !== `${STORED_HASH_PREFIX}${hash}`) stamps.delete(path);
+    }
     const stager = new PageStager(storage, job.id, nowIso());
     // Every page handed on, by id, for the final diff: a few hundred bytes each, never its content.
     const incoming = new Map<string, IncomingPage>();
