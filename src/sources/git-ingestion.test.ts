@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
+import { RACY_MS } from '../ingest/contained-file.ts';
 import { getIngestionJob, listIngestionJobs } from '../ingest/jobs.ts';
 import { IngestionRunner } from '../tenancy/ingestion-runner.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
@@ -78,6 +80,20 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     expect(again.counts).toMatchObject({ pages: 3, added: 0, updated: 1, unchanged: 2, removed: 0 });
     expect(await jobCommit(storage, again.job.id)).toBe(second);
     expect((await getGitSource(storage, site.id))?.checked_out_commit).toBe(second);
+  });
+
+  it('leaves the pages a new commit did not touch unread: the checkout keeps their files as they were', async () => {
+    const { storage } = database;
+    const site = await newSite('git-stamps');
+    await setGitSource(storage, site.id, { url: repo, branch: null, subdir: 'docs', pollMinutes: null });
+    await ingestGitSite(storage, workspace, site.id);
+    // Files just checked out are too fresh for a stamp (RACY_MS); once settled, a read stamps them.
+    await sleep(RACY_MS + 200);
+    expect((await ingestGitSite(storage, workspace, site.id)).counts).toMatchObject({ unchanged: 3 });
+    commitFiles(repo, { 'docs/install.md': '# Install\n\nRun the installer from the blue folder.\n' });
+    const again = await ingestGitSite(storage, workspace, site.id);
+    expect(again.counts).toMatchObject({ pages: 3, updated: 1, unchanged: 2 });
+    expect(again.pagesByStamp).toBe(2);
   });
 
   it('follows the branch it was given', async () => {
