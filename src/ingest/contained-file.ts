@@ -157,14 +157,21 @@ const readBounded = async (real: string, maxBytes: number): Promise<ContainedTex
   }
 };
 
+/** `rel` normalized, `/`-separated; null when its path alone leads outside the folder. */
+const insidePath = (rel: string): string | null => {
+  const normalized = path.posix.normalize(rel.replace(/\\/g, '/'));
+  return path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../')
+    ? null
+    : normalized;
+};
+
 export const containedFolder = (root: string): ContainedFolder => {
   let realRoot: Promise<string> | undefined;
   return {
     async readText(rel, maxBytes) {
       try {
-        const normalized = path.posix.normalize(rel.replace(/\\/g, '/'));
-        if (path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../'))
-          return refused(REFUSAL.outsidePath);
+        const normalized = insidePath(rel);
+        if (normalized === null) return refused(REFUSAL.outsidePath);
         realRoot ??= realPath(root);
         const base = await realRoot;
         const real = await realPath(path.join(base, normalized));
@@ -179,9 +186,8 @@ export const containedFolder = (root: string): ContainedFolder => {
       }
     },
     async stampOf(rel) {
-      const normalized = path.posix.normalize(rel.replace(/\\/g, '/'));
-      if (path.posix.isAbsolute(normalized) || normalized === '..' || normalized.startsWith('../'))
-        return null;
+      const normalized = insidePath(rel);
+      if (normalized === null) return null;
       // No real-path check: nothing is read, and a stamp matches only the file that readText read.
       const info = await statBig(path.join(root, normalized)).catch(() => null);
       return info?.isFile() ? stampOfStats(info) : null;

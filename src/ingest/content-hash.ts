@@ -7,14 +7,13 @@ import { createHash, type Hash } from 'node:crypto';
 export const PARSER_VERSION = 'docent-loader-5';
 
 /**
- * What a page's content hash covers. Not its place in the navigation (order, group): one page added at
- * the top would change the place of every page after it, and re-index them all; ingest-site.ts updates
- * the place of unchanged pages in place instead.
+ * What a page's content hash covers besides its files' text: its id, labels and the site settings that
+ * change what it parses to. Not its place in the navigation (order, group): one page added at the top
+ * would change the place of every page after it, and re-index them all; ingest-site.ts updates the place
+ * of unchanged pages in place instead.
  */
-export interface HashInput {
+export interface HashSubject {
   path: string;
-  source: string;
-  snippets: { file: string; source: string }[];
   versions: string[];
   languages: string[];
   /** The site's framework block syntax (`PageSyntax`), '' for none: it changes what a page parses to. */
@@ -24,6 +23,12 @@ export interface HashInput {
    * off must not reuse such a page. Hashed only when true, so other sites' hashes stay as they were.
    */
   indexHidden?: boolean;
+}
+
+/** What a page's content hash covers. */
+export interface HashInput extends HashSubject {
+  source: string;
+  snippets: { file: string; source: string }[];
 }
 
 /**

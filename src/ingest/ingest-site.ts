@@ -92,12 +92,7 @@ export async function runIngestionJob(
   await markIngestionStarted(storage, job.id);
   try {
     const { known, storedCount } = await loaderHashes(storage, job.siteId);
-    const stamps = await readPageStamps(storage, job.siteId);
-    // Read apart from the hashes: a stamp counts only for the very hash this run holds for its page.
-    for (const [path, stamp] of stamps) {
-      const hash = known[path];
-      if (hash === undefined || stamp.hash !== `${STORED_HASH_PREFIX}${hash}`) stamps.delete(path);
-    }
+    const stamps = await readPageStamps(storage, job.siteId, known);
     const stager = new PageStager(storage, job.id, nowIso());
     // Every page handed on, by id, for the final diff: a few hundred bytes each, never its content.
     const incoming = new Map<string, IncomingPage>();

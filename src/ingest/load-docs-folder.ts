@@ -3,7 +3,7 @@ import path from 'node:path';
 import { readAssistantInstructions } from './assistant-instructions.ts';
 import { containedFolder } from './contained-file.ts';
 import { isPlainFolderPage, listDocsFiles, pageIdOf } from './docs-files.ts';
-import { outcomeToShare, ParseSharing, sharedResult } from './duplicate-pages.ts';
+import { outcomeToShare, ParseSharing, type ShareInfo, sharedResult } from './duplicate-pages.ts';
 import { readFrameworkNavigation } from './frameworks/read-framework-navigation.ts';
 import {
   createPageTriage,
@@ -22,8 +22,8 @@ import {
   PageWorkersUnavailableError,
   workerCountFor,
 } from './page-loader-pool.ts';
-import { folderDigest, type PageStamp } from './source-stamps.ts';
-import type { LoadedSite, LoadProgress, NavigationSummary, ParsedPage, StampedHash } from './types.ts';
+import { folderDigest } from './source-stamps.ts';
+import type { LoadedSite, LoadProgress, NavigationSummary, PageStamp, ParsedPage } from './types.ts';
 import { WarningSink } from './warnings.ts';
 
 /**
@@ -228,19 +228,27 @@ export const streamDocsFolder = async (
     } finally {
       turn.release();
     }
-    if (seen?.reused) {
-      if ('byStamp' in seen) pagesByStamp++;
-      return withStamp(seen.reused, seen.stamped);
-    }
+    if (seen?.reused && 'byStamp' in seen) pagesByStamp++;
+    const result = seen?.reused ?? (await parsed(candidate, index, seen?.share ?? null));
+    // The triage's stamp, on the page it was taken for (ingest-site.ts stores it with the page's hash).
     const stamped = seen?.stamped;
-    const share = seen?.share ?? null;
-    if (sharing === null || share === null) return withStamp(await pool.load(candidate), stamped);
+    return stamped === undefined || result.page === null
+      ? result
+      : { ...result, page: { ...result.page, stamped } };
+  };
+  /** A page the triage did not reuse: parsed, or given an identical page's parse (`share`). */
+  const parsed = async (
+    candidate: PageCandidate,
+    index: number,
+    share: ShareInfo | null,
+  ): Promise<PageResult> => {
+    if (sharing === null || share === null) return pool.load(candidate);
     const claim = sharing.claim(share.key, index);
     if (claim.wait !== null) {
       const outcome = await claim.wait;
-      if (outcome === null) return withStamp(await pool.load(candidate), stamped);
+      if (outcome === null) return pool.load(candidate);
       sharing.shared++;
-      return withStamp(sharedResult(candidate, outcome, share), stamped);
+      return sharedResult(candidate, outcome, share);
     }
     let result: PageResult;
     try {
@@ -250,7 +258,7 @@ export const streamDocsFolder = async (
       throw error;
     }
     claim.settle?.(outcomeToShare(result, share, candidate.id));
-    return withStamp(result, stamped);
+    return result;
   };
   const load = async (candidate: PageCandidate, index: number): Promise<PageResult> => {
     // Called in page order (forEachInOrder starts the pages in order): each waits for the one before.
@@ -323,10 +331,6 @@ export const streamDocsFolder = async (
     assistantInstructions,
   };
 };
-
-/** The triage's stamp, on the page it was taken for (ingest-site.ts stores it with the page's hash). */
-const withStamp = (result: PageResult, stamped: StampedHash | undefined): PageResult =>
-  stamped === undefined || result.page === null ? result : { ...result, page: { ...result.page, stamped } };
 
 /**
  * Loads a documentation folder into pages and chunks, all of them at once (streamDocsFolder hands

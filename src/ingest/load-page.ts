@@ -2,7 +2,7 @@ import { parse as parseYaml } from 'yaml';
 import { analyzeChunk } from '../search/analyze.ts';
 import { chunkPage } from './chunk-page.ts';
 import { containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
-import { contentHash } from './content-hash.ts';
+import { contentHash, type HashSubject } from './content-hash.ts';
 import { type ShareInfo, shareKey } from './duplicate-pages.ts';
 import { importClosure, importShape, type SnippetScanCache } from './import-closure.ts';
 import { MAX_PAGE_CHUNKS } from './ingest-limits.ts';
@@ -19,8 +19,8 @@ import { createSpecCache, type SpecCache, type SpecListing } from './openapi/spe
 import { parseCostProblem } from './parse-cost.ts';
 import { type PageSyntax, parseSource } from './parse-markdown.ts';
 import { SnippetStore } from './snippets.ts';
-import { currentStamp, type FileStampCache, type PageStamp, pageStamp } from './source-stamps.ts';
-import type { ParsedChunk, ParsedPage, StampedHash, Warning } from './types.ts';
+import { currentStamp, type FileStampCache, pageStamp } from './source-stamps.ts';
+import type { PageStamp, ParsedChunk, ParsedPage, StampedHash, Warning } from './types.ts';
 
 /** A page file chosen for indexing, with the labels and the place the navigation gives it. */
 export interface PageCandidate {
@@ -118,6 +118,15 @@ const analyzed = (
 
 const baseName = (id: string): string => id.slice(id.lastIndexOf('/') + 1);
 
+/** What a page's content hash covers besides its files' text: one place for the triage and the parser. */
+const hashSubject = (candidate: PageCandidate, options: PageLoaderOptions): HashSubject => ({
+  path: candidate.id,
+  versions: candidate.versions,
+  languages: candidate.languages,
+  syntax: options.syntax ?? '',
+  indexHidden: options.indexHidden,
+});
+
 const reusedPage = (candidate: PageCandidate, hash: string): PageResult => ({
   page: {
     path: candidate.id,
@@ -191,30 +200,14 @@ export const createPageTriage = (
     const stored =
       known !== null && Object.hasOwn(known.hashes, candidate.id) ? known.hashes[candidate.id] : undefined;
     if (stored === undefined && !share) return parseIt;
-    const subject = {
-      path: candidate.id,
-      file: candidate.file,
-      versions: candidate.versions,
-      languages: candidate.languages,
-      syntax: options.syntax ?? '',
-      indexHidden: options.indexHidden,
-      folder: known?.folder ?? '',
-    };
+    const subject = { ...hashSubject(candidate, options), file: candidate.file, folder: known?.folder ?? '' };
     const before = stored === undefined ? undefined : known?.stamps.get(candidate.id);
     if (stored !== undefined && before !== undefined && !candidate.operation) {
       const now = await currentStamp(folder, subject, before.files, fileStamps);
       if (now?.stamp === before.stamp) return { reused: reusedPage(candidate, stored), byStamp: true };
     }
     const hashOf = (source: string, parts: { file: string; source: string }[]): string =>
-      contentHash({
-        path: candidate.id,
-        source,
-        snippets: parts,
-        versions: candidate.versions,
-        languages: candidate.languages,
-        syntax: options.syntax ?? '',
-        indexHidden: options.indexHidden,
-      });
+      contentHash({ ...subject, source, snippets: parts });
     if (candidate.operation) {
       if (stored === undefined) return parseIt;
       const found = await generatedOperationSource(
@@ -365,13 +358,9 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
     const warnings = [...found.warnings];
     if (!found.source) return { page: null, skipped: false, warnings, snippetFiles: [] };
     const hash = contentHash({
-      path: candidate.id,
+      ...hashSubject(candidate, options),
       source: '',
       snippets: [found.source.hashPart],
-      versions: candidate.versions,
-      languages: candidate.languages,
-      syntax: options.syntax ?? '',
-      indexHidden: options.indexHidden,
     });
     const loaded = await loadOperation(specs, found.source);
     warnings.push(...loaded.warnings);
@@ -450,17 +439,13 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       baseName(candidate.id);
     const description = frontMatterString(fm.description) ?? reference?.description ?? null;
     const hash = contentHash({
-      path: candidate.id,
+      ...hashSubject(candidate, options),
       source,
       snippets: [
         ...(closure?.parts ??
           resolved.files.map((f) => ({ file: f, source: resolved.byFile.get(f)?.source ?? '' }))),
         ...extraHashParts,
       ],
-      versions: candidate.versions,
-      languages: candidate.languages,
-      syntax: options.syntax ?? '',
-      indexHidden: options.indexHidden,
     });
     return finish(candidate, file, title, description, blocks, hash, warnings, resolved.files);
   };

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Storage } from '../storage/database.ts';
 import type { ContainedFolder, FileStamp } from './contained-file.ts';
-import { fieldHasher, PARSER_VERSION } from './content-hash.ts';
+import { contentHash, fieldHasher, type HashSubject } from './content-hash.ts';
+import { STORED_HASH_PREFIX } from './page-staging.ts';
+import type { PageStamp } from './types.ts';
 
 /**
  * Source stamps: how an unchanged re-ingestion knows a page is unchanged without reading it, as git's
@@ -17,21 +19,10 @@ import { fieldHasher, PARSER_VERSION } from './content-hash.ts';
  * whose content is not only files (OpenAPI operations) get none and are checked as before.
  */
 
-/** A page's stamp and the files (page file first, then its snippets) whose stamps it covers. */
-export interface PageStamp {
-  stamp: string;
-  files: string[];
-}
-
 /** What the stamp of a page is made of, besides its files' stamps. */
-export interface StampSubject {
-  path: string;
+export interface StampSubject extends HashSubject {
   /** The page's own file: the navigation may give a page id another file (a moved `docs_dir`). */
   file: string;
-  versions: readonly string[];
-  languages: readonly string[];
-  syntax: string;
-  indexHidden: boolean;
   /** `folderDigest` of the folder's Markdown files. */
   folder: string;
 }
@@ -44,26 +35,27 @@ export const folderDigest = (files: readonly string[]): string => {
   return hash.digest('hex');
 };
 
-/** The stamp of a page read now: null unless every file had a stamp (none was modified just before). */
+/**
+ * The stamp of a page read now (`files`: its own file first, then its snippets): null unless every file
+ * had a stamp (none was modified just before). It is the page's content hash taken over its files'
+ * stamps instead of their text, so it covers whatever that hash covers.
+ */
 export const pageStamp = (
   subject: StampSubject,
   files: readonly { file: string; stamp: FileStamp | null }[],
 ): PageStamp | null => {
+  const [own, ...snippets] = files;
+  if (own?.stamp == null) return null;
+  const stamps: { file: string; source: string }[] = [];
+  for (const { file, stamp } of snippets) {
+    if (stamp === null) return null;
+    stamps.push({ file, source: stamp });
+  }
   const hash = createHash('sha256');
   const field = fieldHasher(hash);
-  field(PARSER_VERSION);
-  field(subject.path);
+  field(contentHash({ ...subject, source: own.stamp, snippets: stamps }));
   field(subject.file);
-  field(JSON.stringify(subject.versions));
-  field(JSON.stringify(subject.languages));
-  field(subject.syntax);
-  field(subject.indexHidden ? 'index-hidden' : '');
   field(subject.folder);
-  for (const { file, stamp } of files) {
-    if (stamp === null) return null;
-    field(file);
-    field(stamp);
-  }
   return { stamp: hash.digest('hex'), files: files.map((f) => f.file) };
 };
 
@@ -98,25 +90,26 @@ export interface StoredStamp extends PageStamp {
 }
 
 /**
- * The site's stored stamps that still vouch for the page's stored content hash, by page id (a stamp
- * recorded with another hash is left out: another ingestion has changed the page since).
+ * The site's stored stamps that vouch for the content hash the caller holds for their page (`known`, by
+ * page id, as the loader reads it): a stamp recorded with another hash is left out, since another
+ * ingestion has changed the page since.
  */
-export async function readPageStamps(storage: Storage, siteId: string): Promise<Map<string, StoredStamp>> {
+export async function readPageStamps(
+  storage: Storage,
+  siteId: string,
+  known: Readonly<Record<string, string>>,
+): Promise<Map<string, StoredStamp>> {
   // A hint: should the read fail, every page is read as before.
   const rows = await storage.db
-    .selectFrom('page_stamps as s')
-    .innerJoin('pages as p', (join) =>
-      join
-        .onRef('p.site_id', '=', 's.site_id')
-        .onRef('p.path', '=', 's.path')
-        .onRef('p.content_hash', '=', 's.content_hash'),
-    )
-    .select(['s.path', 's.stamp', 's.files', 's.content_hash'])
-    .where('s.site_id', '=', siteId)
+    .selectFrom('page_stamps')
+    .select(['path', 'stamp', 'files', 'content_hash'])
+    .where('site_id', '=', siteId)
     .execute()
     .catch(() => []);
   const stamps = new Map<string, StoredStamp>();
   for (const row of rows) {
+    const hash = known[row.path];
+    if (hash === undefined || row.content_hash !== `${STORED_HASH_PREFIX}${hash}`) continue;
     const files = parsedFiles(row.files);
     if (files !== null) stamps.set(row.path, { stamp: row.stamp, files, hash: row.content_hash });
   }

@@ -25,14 +25,14 @@ export interface ParsedChunk {
   analyzedJson?: string;
 }
 
-/**
- * A page's source stamp (source-stamps.ts: one hash over its files' stamps and its labels), the files it
- * covers (the page's own first), and the content hash (unprefixed, as the loader computes it) computed
- * from the same reads.
- */
-export interface StampedHash {
+/** A page's source stamp (source-stamps.ts) and the files it covers, the page's own first. */
+export interface PageStamp {
   stamp: string;
   files: string[];
+}
+
+/** A page's source stamp with the content hash (unprefixed, as the loader computes it) from the same reads. */
+export interface StampedHash extends PageStamp {
   contentHash: string;
 }
 

@@ -373,13 +373,10 @@ export class SearchIndexBuilder {
           weights = new Float32Array(n);
         }
         prepared.fill(lo, hi, docs, weights, { release: hi === termCount, forward: null });
-        // In slices, waiting for the sink between them: a range's parts are not all queued at once.
-        for (let at = 0; at < n; at += SINK_SLICE) {
-          const m = Math.min(SINK_SLICE, n - at);
-          sink.write(docsAt + 4 * (from + at), bytesOf(docs, at, m));
-          sink.write(weightsAt + 4 * (from + at), bytesOf(weights, at, m));
-          await sink.flush();
-        }
+        await writeInSlices(sink, [
+          [docsAt + 4 * from, bytesOf(docs, n)],
+          [weightsAt + 4 * from, bytesOf(weights, n)],
+        ]);
         lo = hi;
       }
       await sink.flush();
@@ -503,20 +500,21 @@ export class SearchIndexBuilder {
   }
 }
 
-/** Postings handed to the sink at a time (4 MB of chunks and 4 MB of weights). */
-const SINK_SLICE = 1 << 20;
+/** Bytes handed to the sink at a time: a range's parts are not all queued at once. */
+const SINK_SLICE_BYTES = 4 << 20;
 
 /** Writes placed bytes into the sink a slice at a time, waiting for it between slices. */
 const writeInSlices = async (sink: IndexSink, pieces: readonly [number, Uint8Array][]): Promise<void> => {
   for (const [at, bytes] of pieces)
-    for (let from = 0; from < bytes.byteLength; from += 4 * SINK_SLICE) {
-      sink.write(at + from, bytes.subarray(from, from + 4 * SINK_SLICE));
+    for (let from = 0; from < bytes.byteLength; from += SINK_SLICE_BYTES) {
+      sink.write(at + from, bytes.subarray(from, from + SINK_SLICE_BYTES));
       await sink.flush();
     }
 };
 
-const bytesOf = (array: Uint32Array | Float32Array, start: number, length: number): Uint8Array =>
-  new Uint8Array(array.buffer, array.byteOffset + start * 4, length * 4);
+/** The first `length` elements' bytes. */
+const bytesOf = (array: Uint32Array | Float32Array, length: number): Uint8Array =>
+  new Uint8Array(array.buffer, array.byteOffset, length * 4);
 
 /** Where `finishInto` puts the serialized index: every byte written once, at its offset. */
 export interface IndexSink {
