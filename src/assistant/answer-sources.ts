@@ -95,6 +95,7 @@ export class SourceList {
       text: result.text,
       score: result.score,
       coverage: result.coverage,
+      versions: result.versions,
     };
     this.all.push(source);
     if (!this.byUrl.has(url)) this.byUrl.set(url, source);

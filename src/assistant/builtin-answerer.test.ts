@@ -500,3 +500,30 @@ describe("a section's first sentence", () => {
     expect(composeAnswer("what's the rate limit", [limits]).text.startsWith('A 429 error')).toBe(true);
   });
 });
+
+describe('a question that names the version of its sources', () => {
+  const tools = (versions?: string[]): RetrievedSource[] => [
+    {
+      id: '1',
+      pageTitle: 'Tools',
+      headings: ['Tool names'],
+      url: 'https://docs.example.com/2025-06-18/tools#names',
+      text: 'The length of tool names is at most 128 characters. Names are case-sensitive.',
+      score: 4,
+      coverage: 0.7,
+      ...(versions === undefined ? {} : { versions }),
+    },
+  ];
+  const question = 'max length of tool names in 2025-06-18?';
+
+  it("is answered from that version's page: the name is not a word the page must say", () => {
+    const answer = composeAnswer(question, tools(['Version 2025-06-18']));
+    expect(answer.covered).toBe(true);
+    expect(answer.citedIds).toEqual(['1']);
+  });
+
+  it('needs the name said when the page is not of that version', () => {
+    expect(composeAnswer(question, tools()).covered).toBe(false);
+    expect(composeAnswer(question, tools(['Version 2026-07-28'])).covered).toBe(false);
+  });
+});

@@ -17,6 +17,7 @@ import type {
 } from '@ai-sdk/provider';
 import { longFormTerms } from '../search/abbreviations.ts';
 import { withinOneEdit } from '../search/one-edit.ts';
+import { withoutVersionMentions } from '../search/version-mentions.ts';
 import {
   type AnswerUnit,
   GENERIC_TERMS,
@@ -49,6 +50,8 @@ export interface RetrievedSource {
    * counts as that word). Absent when the sources did not come from Docent's search.
    */
   coverage?: number;
+  /** The version labels of the chunk's page (none: the page is in every version). */
+  versions?: readonly string[];
 }
 
 /** Page context sent by the client: a code snippet or text the reader selected. */
@@ -352,8 +355,13 @@ export function composeAnswer(
   // "hi there" or "thanks!" is not a question: quoting whatever its words match would be nonsense.
   const talk = smallTalk(question);
   if (talk !== null) return { text: SMALL_TALK_REPLIES[talk], citedIds: [], covered: false };
-  const asked = questionTerms(question);
-  const borrowedList = borrowed === undefined ? [] : questionTerms(borrowed);
+  // "… in 2025-11-25?" answered from pages of that version: its name is not a word they must say.
+  const versions = [...new Set(sources.flatMap((source) => source.versions ?? []))];
+  const unnamed = (text: string): string =>
+    versions.length === 0 ? text : withoutVersionMentions(versions, text, versions);
+  const own = unnamed(question);
+  const asked = questionTerms(own);
+  const borrowedList = borrowed === undefined ? [] : questionTerms(unnamed(borrowed));
   const weights = queryWeights(asked, context, borrowedList);
   // A follow-up with topical words of its own ("What about Docker?") picks its sentences by them; the
   // words it borrows only help decide whether the docs cover it. One without ("what happens when I go
@@ -602,7 +610,7 @@ export function composeAnswer(
     // decision every answerer shares (retrieval-strength.ts), then this answerer's own, on the window
     // it would quote from.
     if (isWeakRetrieval(sources)) return noCoverage(sources);
-    const named = namedMissing(question, queryTerms, spellings, present) ? NAMED_MISSING_PENALTY : 0;
+    const named = namedMissing(own, queryTerms, spellings, present) ? NAMED_MISSING_PENALTY : 0;
     const evidence =
       retrievalStrength(sources) + WINDOW_EVIDENCE * (windowShare.get(lead.source.url) ?? 0) - named;
     if (evidence < MIN_EVIDENCE) return noCoverage(sources);

@@ -29,6 +29,7 @@ import {
 } from './search-index.ts';
 import { readStoredIndex, writeStoredIndex } from './stored-index.ts';
 import type { SearchHit, SearchOptions } from './types.ts';
+import { mentionedVersions, withoutVersionMentions } from './version-mentions.ts';
 import { yieldToIo } from './yield-to-io.ts';
 
 /** Longest wait for a query's vector before the search goes on with words alone. */
@@ -142,19 +143,29 @@ export class SiteSearch {
     const given = options.language?.trim() ? options.language : undefined;
     const guessed =
       given === undefined ? questionLanguageLabel(index, options.languageOf ?? query) : undefined;
-    const filtered: SearchOptions = {
-      ...options,
-      version: versionOrThrow(index, options.version),
-      language: given ?? guessed,
-    };
+    const asked = versionOrThrow(index, options.version);
+    const { versions } = siteLabels(index);
+    // A question naming one version is searched in it when no filter says otherwise, and the version's
+    // name is then a filter, not search words (version-mentions.ts).
+    const named = mentionedVersions(versions, query);
+    const implied = asked === undefined && named.length === 1 ? named[0] : undefined;
+    const version = asked ?? implied;
+    const searched =
+      version !== undefined && named.includes(version)
+        ? withoutVersionMentions(versions, query, [version])
+        : query;
+    const filtered: SearchOptions = { ...options, version, language: given ?? guessed };
     const began = performance.now();
-    const rank = (o: SearchOptions): Promise<SearchHit[]> | SearchHit[] =>
+    const rank = (o: SearchOptions, q = searched): Promise<SearchHit[]> | SearchHit[] =>
       this.options.embeddings && loaded.vectors
-        ? this.fusedHits(loaded, loaded.vectors, query, o)
-        : searchIndex(index, query, o);
+        ? this.fusedHits(loaded, loaded.vectors, q, o)
+        : searchIndex(index, q, o);
     let hits = await rank(filtered);
     // A guessed language is a preference: when its pages have nothing, every language is searched.
     if (hits.length === 0 && guessed !== undefined) hits = await rank({ ...filtered, language: undefined });
+    // So is a version the question names: when its pages have nothing (or nothing is left to search once
+    // the name is taken out), the question is searched as asked.
+    if (hits.length === 0 && searched !== query) hits = await rank({ ...filtered, version: asked }, query);
     // A large site's search can hold the main thread for tens of milliseconds, and what follows (reading
     // the hits, composing an answer) runs on in the same task: let other requests in between.
     if (performance.now() - began > LONG_SEARCH_MS) await yieldToIo();
