@@ -13,20 +13,38 @@
  */
 
 const IDENTIFIER = /[A-Za-z0-9._-]*\d[A-Za-z0-9._-]*/g;
-/** Characters that continue an identifier: a mention must not be part of a longer one. */
-const WORD_UNIT = /[A-Za-z0-9_]/;
+const EDGE_PUNCTUATION = /^[._-]+|[._-]+$/g;
 
 /** The identifiers readers may write for a version label, lowercase. */
 export const versionIdentifiers = (label: string): string[] => {
   const out = new Set<string>();
   for (const match of label.matchAll(IDENTIFIER)) {
-    const id = match[0].replace(/^[._-]+|[._-]+$/g, '').toLowerCase();
+    const id = match[0].replace(EDGE_PUNCTUATION, '').toLowerCase();
     if (!/\d/.test(id)) continue;
     out.add(id);
     // `v1.2` is also written `1.2`.
     if (/^v\d/.test(id)) out.add(id.slice(1));
   }
   return [...out];
+};
+
+/** The labels each identifier names, per list of labels (a loaded index's list is one array). */
+const identifiersOf = new WeakMap<readonly string[], ReadonlyMap<string, readonly string[]>>();
+
+const identifierMap = (labels: readonly string[]): ReadonlyMap<string, readonly string[]> => {
+  let map = identifiersOf.get(labels);
+  if (map === undefined) {
+    const built = new Map<string, string[]>();
+    for (const label of labels)
+      for (const id of versionIdentifiers(label)) {
+        const named = built.get(id) ?? [];
+        if (!named.includes(label)) named.push(label);
+        built.set(id, named);
+      }
+    map = built;
+    identifiersOf.set(labels, map);
+  }
+  return map;
 };
 
 export interface VersionMention {
@@ -37,31 +55,24 @@ export interface VersionMention {
 }
 
 /**
- * Where `text` names one of `labels` by an identifier, case-insensitively and as a whole (not inside a
- * longer identifier: `1.1` is not named by `1.15` nor by `1.1.2`), in text order.
+ * Where `text` names one of `labels` by an identifier, case-insensitively and as a whole run of letters,
+ * digits, dots, dashes and underscores (so `1.1` is named neither by `1.15` nor by `1.1.2`), in text
+ * order. One pass over the text, whatever the number of labels.
  */
 export const versionMentions = (labels: readonly string[], text: string): VersionMention[] => {
   const mentions: VersionMention[] = [];
   if (labels.length === 0 || !/\d/.test(text)) return mentions;
-  const lower = text.toLowerCase();
-  for (const label of labels) {
-    for (const id of versionIdentifiers(label)) {
-      for (let at = lower.indexOf(id); at !== -1; at = lower.indexOf(id, at + 1)) {
-        const end = at + id.length;
-        if (continues(lower, at - 1, at - 2) || continues(lower, end, end + 1)) continue;
-        mentions.push({ label, start: at, end });
-      }
-    }
+  const map = identifierMap(labels);
+  for (const match of text.matchAll(IDENTIFIER)) {
+    const run = match[0];
+    const lead = run.length - run.replace(/^[._-]+/, '').length;
+    const id = run.replace(EDGE_PUNCTUATION, '');
+    const named = map.get(id.toLowerCase());
+    if (named === undefined) continue;
+    const start = match.index + lead;
+    for (const label of named) mentions.push({ label, start, end: start + id.length });
   }
-  return mentions.sort((a, b) => a.start - b.start || b.end - a.end);
-};
-
-/** Whether the character at `i` joins an identifier there (a word character, or a dot or dash before one). */
-const continues = (text: string, i: number, beyond: number): boolean => {
-  const unit = text[i];
-  if (unit === undefined) return false;
-  if (WORD_UNIT.test(unit)) return true;
-  return (unit === '.' || unit === '-') && WORD_UNIT.test(text[beyond] ?? '');
+  return mentions;
 };
 
 /** The distinct labels `text` names. */
