@@ -95,7 +95,7 @@ export class SourceList {
       text: result.text,
       score: result.score,
       coverage: result.coverage,
-      versions: result.versions,
+      searchedVersion: result.searchedVersion,
     };
     this.all.push(source);
     if (!this.byUrl.has(url)) this.byUrl.set(url, source);

@@ -501,29 +501,40 @@ describe("a section's first sentence", () => {
   });
 });
 
-describe('a question that names the version of its sources', () => {
-  const tools = (versions?: string[]): RetrievedSource[] => [
-    {
-      id: '1',
-      pageTitle: 'Tools',
-      headings: ['Tool names'],
-      url: 'https://docs.example.com/2025-06-18/tools#names',
-      text: 'The length of tool names is at most 128 characters. Names are case-sensitive.',
-      score: 4,
-      coverage: 0.7,
-      ...(versions === undefined ? {} : { versions }),
-    },
-  ];
+describe('a question that names the version its sources were searched in', () => {
+  const tools = (searchedVersion?: string | null): RetrievedSource => ({
+    id: '1',
+    pageTitle: 'Tools',
+    headings: ['Tool names'],
+    url: 'https://docs.example.com/2025-06-18/tools#names',
+    text: 'The length of tool names is at most 128 characters. Names are case-sensitive.',
+    score: 4,
+    coverage: 0.7,
+    ...(searchedVersion === undefined ? {} : { searchedVersion }),
+  });
+  const sampling = (searchedVersion: string | null): RetrievedSource => ({
+    id: '2',
+    pageTitle: 'Sampling',
+    headings: [],
+    url: 'https://docs.example.com/sampling',
+    text: 'Sampling lets a server ask the client for a completion.',
+    score: 1,
+    coverage: 0.1,
+    searchedVersion,
+  });
   const question = 'max length of tool names in 2025-06-18?';
 
-  it("is answered from that version's page: the name is not a word the page must say", () => {
-    const answer = composeAnswer(question, tools(['Version 2025-06-18']));
+  it("is answered without the name: it was the search's filter, not words the pages must say", () => {
+    const answer = composeAnswer(question, [tools('Version 2025-06-18')]);
     expect(answer.covered).toBe(true);
     expect(answer.citedIds).toEqual(['1']);
   });
 
-  it('needs the name said when the page is not of that version', () => {
-    expect(composeAnswer(question, tools()).covered).toBe(false);
-    expect(composeAnswer(question, tools(['Version 2026-07-28'])).covered).toBe(false);
+  it('needs the name said when the search ran in every version or in another one', () => {
+    expect(composeAnswer(question, [tools()]).covered).toBe(false);
+    expect(composeAnswer(question, [tools(null)]).covered).toBe(false);
+    expect(composeAnswer(question, [tools('Version 2026-07-28')]).covered).toBe(false);
+    // Sources of two searches: the name counts as asked.
+    expect(composeAnswer(question, [tools(null), sampling('Version 2025-06-18')]).covered).toBe(false);
   });
 });

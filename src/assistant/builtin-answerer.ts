@@ -50,8 +50,11 @@ export interface RetrievedSource {
    * counts as that word). Absent when the sources did not come from Docent's search.
    */
   coverage?: number;
-  /** The version labels of the chunk's page (none: the page is in every version). */
-  versions?: readonly string[];
+  /**
+   * The version the search that found the chunk ran in (SearchResult.searchedVersion): a question naming
+   * it is answered without its name, as it was searched.
+   */
+  searchedVersion?: string | null;
 }
 
 /** Page context sent by the client: a code snippet or text the reader selected. */
@@ -355,10 +358,13 @@ export function composeAnswer(
   // "hi there" or "thanks!" is not a question: quoting whatever its words match would be nonsense.
   const talk = smallTalk(question);
   if (talk !== null) return { text: SMALL_TALK_REPLIES[talk], citedIds: [], covered: false };
-  // "… in 2025-11-25?" answered from pages of that version: its name is not a word they must say.
-  const versions = [...new Set(sources.flatMap((source) => source.versions ?? []))];
-  const unnamed = (text: string): string =>
-    versions.length === 0 ? text : withoutVersionMentions(versions, text, versions);
+  // "… in 2025-11-25?" searched in that version: its name is not a word the pages must say.
+  const version = searchedVersionOf(sources);
+  const unnamed = (text: string): string => {
+    if (version === null) return text;
+    const without = withoutVersionMentions([version], text, [version]);
+    return HAS_WORD.test(without) ? without : text;
+  };
   const own = unnamed(question);
   const asked = questionTerms(own);
   const borrowedList = borrowed === undefined ? [] : questionTerms(unnamed(borrowed));
@@ -648,6 +654,15 @@ export function composeAnswer(
   const extra = listAndCode(selected, unitsBySource, lead, question);
 
   return render(lead, [...selected.slice(1), ...extra]);
+}
+
+/** Something to ask about: a letter or a digit. */
+const HAS_WORD = /[\p{L}\p{N}]/u;
+
+/** The version every source was searched in, or null (none, or sources of several searches). */
+function searchedVersionOf(sources: readonly RetrievedSource[]): string | null {
+  const version = sources[0]?.searchedVersion ?? null;
+  return sources.every((source) => (source.searchedVersion ?? null) === version) ? version : null;
 }
 
 /**

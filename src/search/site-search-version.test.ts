@@ -54,6 +54,9 @@ describe('a search whose question names a version', () => {
 
   const paths = async (query: string, version?: string) =>
     (await search.search(siteId, query, { limit: 5, version })).map((r) => r.pagePath);
+  const searchedIn = async (query: string, version?: string) => [
+    ...new Set((await search.search(siteId, query, { limit: 5, version })).map((r) => r.searchedVersion)),
+  ];
 
   it("reads the version's pages first: the name is the filter's, not words to find", async () => {
     expect((await paths('max length of tool names in 2025-06-18?', OLD))[0]).toBe('old/tools');
@@ -73,5 +76,61 @@ describe('a search whose question names a version', () => {
 
   it('searches the question as asked when nothing is left once the name is taken out', async () => {
     expect(await paths('2025-06-18', OLD)).toEqual(['proposals/tool-errors']);
+    expect(await paths('2025-06-18?')).toEqual(['proposals/tool-errors']);
+  });
+
+  it('says which version it searched in, so that the answer reads the question the same way', async () => {
+    expect(await searchedIn('max length of tool names in 2025-06-18?')).toEqual([OLD]);
+    expect(await searchedIn('max length of tool names?', NEW)).toEqual([NEW]);
+    expect(await searchedIn('max length of tool names?')).toEqual([null]);
+    // The named version had nothing: every version was searched.
+    expect(await searchedIn('sampling in 2026-07-28')).toEqual([null]);
+  });
+});
+
+describe('a question naming a version, on a site in two languages', () => {
+  let database: TestDatabase;
+  let search: SiteSearch;
+  let siteId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    const organizationId = (await createOrganization(database.storage, { name: 'o' })).id;
+    siteId = (await createSite(database.storage, { organizationId, domain: 'both' })).id;
+    await seedSite(database.storage, siteId, [
+      {
+        path: 'old/tools',
+        title: 'Tools',
+        chunks: ['Tool names must be at most 128 characters long.'],
+        versions: [OLD],
+        languages: ['en'],
+      },
+      {
+        path: 'new/elicitation',
+        title: 'Elicitation',
+        chunks: ['Elicitation lets a server ask the user for more information during a tool call.'],
+        versions: [NEW],
+        languages: ['en'],
+      },
+      {
+        path: 'new/fr/outils',
+        title: 'Outils',
+        chunks: ['Le nom d’un outil compte au plus 64 caractères.'],
+        versions: [NEW],
+        languages: ['fr'],
+      },
+    ]);
+    search = new SiteSearch(database.storage);
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('falls back to every version and every language, the question as typed, last', async () => {
+    const found = await search.search(siteId, "comment fonctionne l'elicitation dans la 2025-06-18 ?", {
+      limit: 5,
+    });
+    expect(found.map((r) => r.pagePath)).toEqual(['new/elicitation']);
+    expect(found[0]?.searchedVersion).toBeNull();
   });
 });

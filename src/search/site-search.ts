@@ -36,6 +36,8 @@ import { yieldToIo } from './yield-to-io.ts';
 export const QUERY_EMBEDDING_TIMEOUT_MS = 2_000;
 
 /** A search that held the main thread longer yields to the event loop before reading its hits. */
+/** Something to search for: a letter or a digit. */
+const HAS_WORD = /[\p{L}\p{N}]/u;
 const LONG_SEARCH_MS = 10;
 
 /** One search result as the CLI, the eval and the assistant see it. */
@@ -54,6 +56,11 @@ export interface SearchResult {
   coverage: number;
   versions: string[];
   languages: string[];
+  /**
+   * The version the search ran in: the filter given, or the one the question named (null: every
+   * version). A question's name of it was not searched for (version-mentions.ts).
+   */
+  searchedVersion: string | null;
 }
 
 interface LoadedIndex {
@@ -150,22 +157,37 @@ export class SiteSearch {
     const named = mentionedVersions(versions, query);
     const implied = asked === undefined && named.length === 1 ? named[0] : undefined;
     const version = asked ?? implied;
-    const searched =
+    const unnamed =
       version !== undefined && named.includes(version)
         ? withoutVersionMentions(versions, query, [version])
         : query;
-    const filtered: SearchOptions = { ...options, version, language: given ?? guessed };
+    // Nothing but the name asked ("2025-06-18?"): searched as typed, so that no ranking (the vectors'
+    // least of all) is asked to order a version's pages by nothing.
+    const searched = HAS_WORD.test(unnamed) ? unnamed : query;
+    const language = given ?? guessed;
+    // A guessed language and a version the question names are preferences: when their pages have
+    // nothing, every language is searched, then the question as typed in every version (the filter
+    // given, if any), again in its language first.
+    const attempts: { query: string; version: string | undefined; language: string | undefined }[] = [
+      { query: searched, version, language },
+    ];
+    if (guessed !== undefined) attempts.push({ query: searched, version, language: undefined });
+    if (searched !== query || version !== asked) {
+      attempts.push({ query, version: asked, language });
+      if (guessed !== undefined) attempts.push({ query, version: asked, language: undefined });
+    }
     const began = performance.now();
-    const rank = (o: SearchOptions, q = searched): Promise<SearchHit[]> | SearchHit[] =>
-      this.options.embeddings && loaded.vectors
-        ? this.fusedHits(loaded, loaded.vectors, q, o)
-        : searchIndex(index, q, o);
-    let hits = await rank(filtered);
-    // A guessed language is a preference: when its pages have nothing, every language is searched.
-    if (hits.length === 0 && guessed !== undefined) hits = await rank({ ...filtered, language: undefined });
-    // So is a version the question names: when its pages have nothing (or nothing is left to search once
-    // the name is taken out), the question is searched as asked.
-    if (hits.length === 0 && searched !== query) hits = await rank({ ...filtered, version: asked }, query);
+    let hits: SearchHit[] = [];
+    let searchedIn = version;
+    for (const attempt of attempts) {
+      const o: SearchOptions = { ...options, version: attempt.version, language: attempt.language };
+      hits =
+        this.options.embeddings && loaded.vectors
+          ? await this.fusedHits(loaded, loaded.vectors, attempt.query, o)
+          : searchIndex(index, attempt.query, o);
+      searchedIn = attempt.version;
+      if (hits.length > 0) break;
+    }
     // A large site's search can hold the main thread for tens of milliseconds, and what follows (reading
     // the hits, composing an answer) runs on in the same task: let other requests in between.
     if (performance.now() - began > LONG_SEARCH_MS) await yieldToIo();
@@ -194,6 +216,7 @@ export class SiteSearch {
         coverage: hit.coverage,
         versions: labels?.versions ?? [],
         languages: labels?.languages ?? [],
+        searchedVersion: searchedIn ?? null,
       });
     }
     return results;

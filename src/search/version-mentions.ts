@@ -6,45 +6,72 @@
  * unversioned proposals mentioning a date outranked the versioned page that answers in most such
  * questions.
  *
- * Only a label's identifiers are looked for: its runs of letters, digits, dots, dashes and underscores
- * that hold a digit (`Version 2025-11-25 (latest)` → `2025-11-25`, `v1.15.17` → `v1.15.17` and
- * `1.15.17`). A label without one (`Draft`, `Edge`) is a word readers also use for other things ("a
- * draft", "edge cases") and is never read as a version.
+ * Only a label's identifiers are looked for, as whole runs of letters, digits, dots, dashes and
+ * underscores: a run that holds a digit and either starts with `v` (`v2`, `v1.15.17`) or has three
+ * parts or more (`2025-11-25`, `1.15.17`, also read without its `v`). A bare number or a two-part one
+ * (`2`, `3.1`) is too often something else ("2 retries", "HTTP/1.1", "Python 3.12") to be read as a
+ * version unless written with its `v`, and a label without a digit (`Draft`, `Edge`) is a word readers
+ * also use for other things ("a draft", "edge cases") and is never read as a version.
  */
 
-const IDENTIFIER = /[A-Za-z0-9._-]*\d[A-Za-z0-9._-]*/g;
-const EDGE_PUNCTUATION = /^[._-]+|[._-]+$/g;
+/** A run that may be an identifier (the map of identifiers then tells): no backtracking on long runs. */
+const RUN = /[A-Za-z0-9._-]+/g;
+const PARTS = /[._-]+/;
+
+const isPunctuation = (unit: number): boolean => unit === 0x2e || unit === 0x2d || unit === 0x5f;
+
+/** The run without its leading and trailing dots, dashes and underscores, as [start, end) in it. */
+const trimmed = (run: string): [number, number] => {
+  let start = 0;
+  let end = run.length;
+  while (start < end && isPunctuation(run.charCodeAt(start))) start++;
+  while (end > start && isPunctuation(run.charCodeAt(end - 1))) end--;
+  return [start, end];
+};
 
 /** The identifiers readers may write for a version label, lowercase. */
 export const versionIdentifiers = (label: string): string[] => {
   const out = new Set<string>();
-  for (const match of label.matchAll(IDENTIFIER)) {
-    const id = match[0].replace(EDGE_PUNCTUATION, '').toLowerCase();
+  for (const match of label.matchAll(RUN)) {
+    const [start, end] = trimmed(match[0]);
+    const id = match[0].slice(start, end).toLowerCase();
     if (!/\d/.test(id)) continue;
-    out.add(id);
-    // `v1.2` is also written `1.2`.
-    if (/^v\d/.test(id)) out.add(id.slice(1));
+    const bare = /^v\d/.test(id) ? id.slice(1) : id;
+    const long = bare.split(PARTS).length >= 3;
+    if (bare !== id) out.add(id);
+    if (long) {
+      out.add(bare);
+      out.add(`v${bare}`);
+    }
   }
   return [...out];
 };
 
-/** The labels each identifier names, per list of labels (a loaded index's list is one array). */
-const identifiersOf = new WeakMap<readonly string[], ReadonlyMap<string, readonly string[]>>();
+/** The labels each identifier names, and the longest identifier's length. */
+interface Identifiers {
+  labels: ReadonlyMap<string, readonly string[]>;
+  longest: number;
+}
 
-const identifierMap = (labels: readonly string[]): ReadonlyMap<string, readonly string[]> => {
-  let map = identifiersOf.get(labels);
-  if (map === undefined) {
+/** Per list of labels: a loaded index's list is one frozen array, so this is worked out once per index. */
+const identifiersOf = new WeakMap<readonly string[], Identifiers>();
+
+const identifierMap = (labels: readonly string[]): Identifiers => {
+  let known = identifiersOf.get(labels);
+  if (known === undefined) {
     const built = new Map<string, string[]>();
+    let longest = 0;
     for (const label of labels)
       for (const id of versionIdentifiers(label)) {
         const named = built.get(id) ?? [];
         if (!named.includes(label)) named.push(label);
         built.set(id, named);
+        longest = Math.max(longest, id.length);
       }
-    map = built;
-    identifiersOf.set(labels, map);
+    known = { labels: built, longest };
+    identifiersOf.set(labels, known);
   }
-  return map;
+  return known;
 };
 
 export interface VersionMention {
@@ -62,15 +89,16 @@ export interface VersionMention {
 export const versionMentions = (labels: readonly string[], text: string): VersionMention[] => {
   const mentions: VersionMention[] = [];
   if (labels.length === 0 || !/\d/.test(text)) return mentions;
-  const map = identifierMap(labels);
-  for (const match of text.matchAll(IDENTIFIER)) {
+  const { labels: map, longest } = identifierMap(labels);
+  for (const match of text.matchAll(RUN)) {
     const run = match[0];
-    const lead = run.length - run.replace(/^[._-]+/, '').length;
-    const id = run.replace(EDGE_PUNCTUATION, '');
-    const named = map.get(id.toLowerCase());
+    const [from, to] = trimmed(run);
+    // Identifiers are short: a longer run is none of them, and is not copied.
+    if (to - from > longest) continue;
+    const named = map.get(run.slice(from, to).toLowerCase());
     if (named === undefined) continue;
-    const start = match.index + lead;
-    for (const label of named) mentions.push({ label, start, end: start + id.length });
+    const start = match.index + from;
+    for (const label of named) mentions.push({ label, start, end: start + (to - from) });
   }
   return mentions;
 };
