@@ -136,7 +136,8 @@ describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect
 
 describe('eval', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('prints the metrics the issue names, scored on a real set', async () => {
-    const result = await docent(['--json', 'eval', evalSetDir('claude-docs')]);
+    const rowsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'docent-cli-eval-')), 'rows.jsonl');
+    const result = await docent(['--json', 'eval', evalSetDir('claude-docs'), '--questions', rowsFile]);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as Record<string, number>;
     for (const key of ['questions', 'hit@1', 'hit@5', 'hit@10', 'mrr@10', 'p50_ms', 'p99_ms']) {
@@ -144,5 +145,14 @@ describe('eval', { timeout: CLI_TEST_TIMEOUT }, () => {
     }
     expect(report.questions).toBe(100);
     expect(report['hit@5']).toBeGreaterThan(0.91);
+    // One row a question, in the set's order, whose ranks make the report's hit@1.
+    const rows = fs
+      .readFileSync(rowsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; rank: number | null });
+    fs.rmSync(path.dirname(rowsFile), { recursive: true, force: true });
+    expect(rows).toHaveLength(100);
+    expect(rows.filter((r) => r.rank === 1).length / 100).toBe(report['hit@1']);
   });
 });

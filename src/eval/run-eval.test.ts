@@ -6,7 +6,7 @@ import { evalSetDir } from '../testing/paths.ts';
 import { testPostgresUrl } from '../testing/services.ts';
 import { versionedDocs } from '../testing/versioned-docs.ts';
 import { tokenF1 } from './answer-metrics.ts';
-import { type EvalReport, runEval } from './run-eval.ts';
+import { type EvalQuestionRow, type EvalReport, runEval } from './run-eval.ts';
 
 /** The plain-BM25 rows of ../shared/eval/README.md: the floor Docent's search must beat on every set. */
 const plainBm25: Record<string, { hit5: number; mrr10: number }> = {
@@ -123,6 +123,56 @@ describe('an eval set with a language filter', () => {
       // the question's language tells them apart.
       expect(report.language_filter?.with).toMatchObject({ questions: 2, 'hit@1': 1 });
       expect(report.language_filter?.without).toMatchObject({ questions: 2, 'hit@1': 1 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("an eval run's rows, one per question", () => {
+  it('say where each question found its page, under BM25 too, and what the answer cited', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-eval-rows-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'docs'));
+      fs.writeFileSync(
+        path.join(dir, 'docs', 'install.md'),
+        '# Install the widget\n\nRun `acme install` to install the widget on your site. The install takes a minute.\n',
+      );
+      fs.writeFileSync(
+        path.join(dir, 'docs', 'tokens.md'),
+        '# Tokens\n\nA token comes from `acme tokens create`. Tokens expire after thirty days.\n',
+      );
+      const rows = [
+        {
+          id: 'q1',
+          question: 'How do I install the widget?',
+          relevant: ['install'],
+          answer: 'Run acme install.',
+        },
+        { id: 'q2', question: 'when do tokens expire', relevant: ['tokens'], answer: 'After thirty days.' },
+        { id: 'q3', question: 'best pizza in naples', relevant: [], answer: '', type: 'off-topic' },
+      ];
+      fs.writeFileSync(path.join(dir, 'questions.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n'));
+      const seen: EvalQuestionRow[] = [];
+      const report = await runEval(dir, {
+        database: { dialect: 'sqlite' },
+        answers: true,
+        onQuestion: (row) => seen.push(row),
+      });
+      expect(seen.map((r) => r.id)).toEqual(['q1', 'q2', 'q3']);
+      expect(seen[0]).toMatchObject({ type: 'untyped', rank: 1, bm25_rank: 1, relevant: ['install'] });
+      expect(seen[0]?.pages[0]).toBe('install');
+      expect(seen[0]?.answer).toMatchObject({ declined: false, cited: ['install'] });
+      expect(seen[1]?.answer?.f1).toBeGreaterThan(0);
+      expect(seen[2]).toMatchObject({ type: 'off-topic', rank: null, bm25_rank: null });
+      expect(seen[2]?.answer).toMatchObject({ declined: true, cited: [], f1: null });
+      // The rows add up to the report's figures.
+      const cited = seen.flatMap((r) => (r.relevant.length > 0 ? (r.answer?.cited ?? []) : []));
+      const relevantCited = seen.flatMap((r) =>
+        (r.answer?.cited ?? []).filter((p) => r.relevant.includes(p)),
+      );
+      expect(report.answers?.citation_precision).toBe(relevantCited.length / cited.length);
+      expect(report['hit@1']).toBe(seen.filter((r) => r.rank === 1).length / 2);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -78,11 +78,34 @@ export interface EvalReport extends RetrievalFigures {
   declined_by_type?: Record<string, number>;
 }
 
+/**
+ * One question's outcome (`eval --questions <file>`): what the figures are made of, to read the misses
+ * and the wrong citations one by one.
+ */
+export interface EvalQuestionRow {
+  id: string;
+  question: string;
+  previous?: string;
+  type: string;
+  filter?: EvalQuestion['filter'];
+  relevant: string[];
+  /** The first 10 distinct pages Docent's search ranked. */
+  pages: string[];
+  /** 1-based rank of the first relevant page among them; null: not in the first 10 (or none is relevant). */
+  rank: number | null;
+  /** The same rank under plain BM25 (answerable questions only; null otherwise). */
+  bm25_rank: number | null;
+  /** With `--answers`: the built-in answer, whether it declined, the pages it cited and its token F1. */
+  answer?: { declined: boolean; cited: string[]; f1: number | null; text: string };
+}
+
 export interface EvalOptions {
   /** Where the temporary database lives: `sqlite` (a temp file) or a PostgreSQL server URL. */
   database: { dialect: 'sqlite' } | { dialect: 'postgres'; serverUrl: string };
   answers?: boolean;
   onProgress?: LoadProgress;
+  /** Called with every question's row, in the set's order, once the run has scored them all. */
+  onQuestion?: (row: EvalQuestionRow) => void;
 }
 
 const round = (n: number, digits = 3): number => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -168,6 +191,15 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
     const bm25 = buildPlainBm25(await storedPages(storage, site.id));
 
     const answerable = set.questions.filter((q) => !isUnanswerableQuestion(q));
+    const bm25Pages = new Map<EvalQuestion, string[]>();
+    const bm25Ranked = (q: EvalQuestion): string[] => {
+      let pages = bm25Pages.get(q);
+      if (pages === undefined) {
+        pages = bm25.search(questionQuery(q.question, q.previous), 10, q.filter);
+        bm25Pages.set(q, pages);
+      }
+      return pages;
+    };
     const results: {
       question: EvalQuestion;
       rankedPages: string[];
@@ -201,12 +233,7 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
       p50_ms: round(percentile(latencies, 50)),
       p99_ms: round(percentile(latencies, 99)),
       ingest_s: round(ingestSeconds, 2),
-      plain_bm25: figures(
-        answerable.map((q) => ({
-          rankedPages: bm25.search(questionQuery(q.question, q.previous), 10, q.filter),
-          relevant: q.relevant,
-        })),
-      ),
+      plain_bm25: figures(answerable.map((q) => ({ rankedPages: bm25Ranked(q), relevant: q.relevant }))),
       by_type: byType,
     };
     const withLanguage = scored.filter((r) => r.question.filter?.language);
@@ -220,13 +247,36 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
       }
       report.language_filter = { with: figures(withLanguage), without: figures(without) };
     }
-    if (options.answers) Object.assign(report, await scoreAnswers(search, site.id, results));
+    const answers = options.answers ? await scoreAnswers(search, site.id, results) : null;
+    if (answers !== null) Object.assign(report, answers.figures);
+    if (options.onQuestion)
+      for (const [i, r] of results.entries()) {
+        const q = r.question;
+        const answered = answers?.perQuestion[i];
+        options.onQuestion({
+          id: q.id,
+          question: q.question,
+          ...(q.previous === undefined ? {} : { previous: q.previous }),
+          type: typeOf(q),
+          ...(q.filter === undefined ? {} : { filter: q.filter }),
+          relevant: q.relevant,
+          pages: distinctPages(r.rankedPages).slice(0, 10),
+          rank: rankWithin10(r.rankedPages, q.relevant),
+          bm25_rank: isUnanswerableQuestion(q) ? null : rankWithin10(bm25Ranked(q), q.relevant),
+          ...(answered === undefined ? {} : { answer: answered }),
+        });
+      }
     return report;
   } finally {
     await storage.close();
     await temporary.remove();
   }
 }
+
+const rankWithin10 = (pages: readonly string[], relevant: readonly string[]): number | null => {
+  const rank = firstRelevantRank(pages, relevant);
+  return rank !== null && rank <= 10 ? rank : null;
+};
 
 /**
  * A question searched as the assistant endpoints search it: with the question before it when it is a
@@ -253,7 +303,11 @@ async function scoreAnswers(
   search: SiteSearch,
   siteId: string,
   results: { question: EvalQuestion; rankedPages: string[] }[],
-): Promise<Pick<EvalReport, 'answers' | 'declined_by_type'>> {
+): Promise<{
+  figures: Pick<EvalReport, 'answers' | 'declined_by_type'>;
+  perQuestion: NonNullable<EvalQuestionRow['answer']>[];
+}> {
+  const perQuestion: NonNullable<EvalQuestionRow['answer']>[] = [];
   let f1Sum = 0;
   let citedPages = 0;
   let citedRelevant = 0;
@@ -277,13 +331,19 @@ async function scoreAnswers(
     if (declined) type.declined++;
     perType.set(typeOf(q), type);
     if (declined) declines++;
+    const cited = distinctPages(
+      answer.citedIds.map((id) => top[Number(id) - 1]?.pagePath).filter((p): p is string => p !== undefined),
+    );
     if (q.relevant.length === 0) {
+      perQuestion.push({ declined, cited, f1: null, text: answer.text });
       unanswerable++;
       if (declined) declinedUnanswerable++;
       if (weak) weakUnanswerable++;
       continue;
     }
-    f1Sum += tokenF1(answer.text.replace(/\[\d+\]/g, ''), q.answer);
+    const f1 = tokenF1(answer.text.replace(/\[\d+\]/g, ''), q.answer);
+    perQuestion.push({ declined, cited, f1: round(f1), text: answer.text });
+    f1Sum += f1;
     if (!declined) answered++;
     const rank = firstRelevantRank(rankedPages, q.relevant);
     if (rank !== null && rank <= 5) {
@@ -291,30 +351,30 @@ async function scoreAnswers(
       if (declined) declinedFound++;
       if (weak) weakFound++;
     }
-    const pages = distinctPages(
-      answer.citedIds.map((id) => top[Number(id) - 1]?.pagePath).filter((p): p is string => p !== undefined),
-    );
     const relevant = new Set(q.relevant);
-    citedPages += pages.length;
-    citedRelevant += pages.filter((p) => relevant.has(p)).length;
+    citedPages += cited.length;
+    citedRelevant += cited.filter((p) => relevant.has(p)).length;
   }
   const answerable = results.length - unanswerable;
   return {
-    answers: {
-      answer_f1: ratio(f1Sum, answerable),
-      citation_precision: ratio(citedRelevant, citedPages),
-      answered: ratio(answered, answerable),
-      declined_when_found: ratio(declinedFound, found),
-      declined_unanswerable: ratioOrNull(declinedUnanswerable, unanswerable),
-      refusal_precision: ratioOrNull(declinedUnanswerable, declines),
-      refusal_recall: ratioOrNull(declinedUnanswerable, unanswerable),
-      weak_retrieval_when_found: ratio(weakFound, found),
-      weak_retrieval_unanswerable: ratioOrNull(weakUnanswerable, unanswerable),
+    perQuestion,
+    figures: {
+      answers: {
+        answer_f1: ratio(f1Sum, answerable),
+        citation_precision: ratio(citedRelevant, citedPages),
+        answered: ratio(answered, answerable),
+        declined_when_found: ratio(declinedFound, found),
+        declined_unanswerable: ratioOrNull(declinedUnanswerable, unanswerable),
+        refusal_precision: ratioOrNull(declinedUnanswerable, declines),
+        refusal_recall: ratioOrNull(declinedUnanswerable, unanswerable),
+        weak_retrieval_when_found: ratio(weakFound, found),
+        weak_retrieval_unanswerable: ratioOrNull(weakUnanswerable, unanswerable),
+      },
+      declined_by_type: Object.fromEntries(
+        [...perType.entries()]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([t, v]) => [t, ratio(v.declined, v.questions)]),
+      ),
     },
-    declined_by_type: Object.fromEntries(
-      [...perType.entries()]
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([t, v]) => [t, ratio(v.declined, v.questions)]),
-    ),
   };
 }

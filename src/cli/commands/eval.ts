@@ -16,48 +16,73 @@ export function registerEval(program: Command): void {
     .argument('<set-dir>', 'eval set folder')
     .option('--answers', 'also score built-in answers: F1, citation precision, declines')
     .option('--compare <report.json>', 'print the differences from an earlier `eval --json` report')
-    .action(async (setDir: string, options: { answers?: boolean; compare?: string }, command: Command) => {
-      const globals = command.optsWithGlobals<GlobalOptions>();
-      const dir = path.resolve(setDir);
-      const hasDocs = fs.existsSync(path.join(dir, 'docs')) || fs.existsSync(path.join(dir, 'set.json'));
-      if (!fs.existsSync(path.join(dir, 'questions.jsonl')) || !hasDocs) {
-        throw new CliError(`${setDir} is not an eval set (needs questions.jsonl, and docs/ or set.json)`);
-      }
-      let earlier: unknown;
-      if (options.compare !== undefined) {
-        try {
-          earlier = JSON.parse(fs.readFileSync(path.resolve(options.compare), 'utf8'));
-        } catch (error) {
-          throw new CliError(`--compare: cannot read ${options.compare} (${(error as Error).message})`);
+    .option(
+      '--questions <file.jsonl>',
+      "write one JSON line per question: the pages ranked, the relevant page's rank (and under plain BM25), and with --answers the answer, whether it declined and what it cited",
+    )
+    .action(
+      async (
+        setDir: string,
+        options: { answers?: boolean; compare?: string; questions?: string },
+        command: Command,
+      ) => {
+        const globals = command.optsWithGlobals<GlobalOptions>();
+        const dir = path.resolve(setDir);
+        const hasDocs = fs.existsSync(path.join(dir, 'docs')) || fs.existsSync(path.join(dir, 'set.json'));
+        if (!fs.existsSync(path.join(dir, 'questions.jsonl')) || !hasDocs) {
+          throw new CliError(`${setDir} is not an eval set (needs questions.jsonl, and docs/ or set.json)`);
         }
-      }
-      // The set is ingested into a throwaway database next to the configured one: a temporary SQLite
-      // file, or a temporary database on the configured PostgreSQL server.
-      const target = parseDatabaseUrl(databaseUrlFrom(globals));
-      const progress = progressBar('Ingesting', !globals.json);
-      const report = await runEval(dir, {
-        database:
-          target.dialect === 'postgres'
-            ? { dialect: 'postgres', serverUrl: target.url }
-            : { dialect: 'sqlite' },
-        answers: options.answers ?? false,
-        ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-      }).finally(() => progress.stop());
-      if (globals.json) {
-        printJson(earlier === undefined ? report : { ...report, compared: compareReports(earlier, report) });
-        return;
-      }
-      if (earlier !== undefined) {
-        for (const row of compareReports(earlier, report)) {
-          const sign = row.change > 0 ? '+' : '';
-          process.stdout.write(
-            `${row.key.padEnd(40)} ${String(row.before).padStart(8)} → ${String(row.after).padStart(8)}  (${sign}${row.change})\n`,
+        let earlier: unknown;
+        if (options.compare !== undefined) {
+          try {
+            earlier = JSON.parse(fs.readFileSync(path.resolve(options.compare), 'utf8'));
+          } catch (error) {
+            throw new CliError(`--compare: cannot read ${options.compare} (${(error as Error).message})`);
+          }
+        }
+        // Before the run, so that a path that cannot be written fails at once, not after it.
+        if (options.questions !== undefined) writeRows(options.questions, []);
+        // The set is ingested into a throwaway database next to the configured one: a temporary SQLite
+        // file, or a temporary database on the configured PostgreSQL server.
+        const target = parseDatabaseUrl(databaseUrlFrom(globals));
+        const progress = progressBar('Ingesting', !globals.json);
+        const rows: string[] = [];
+        const report = await runEval(dir, {
+          database:
+            target.dialect === 'postgres'
+              ? { dialect: 'postgres', serverUrl: target.url }
+              : { dialect: 'sqlite' },
+          answers: options.answers ?? false,
+          ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+          ...(options.questions === undefined ? {} : { onQuestion: (row) => rows.push(JSON.stringify(row)) }),
+        }).finally(() => progress.stop());
+        if (options.questions !== undefined) writeRows(options.questions, rows);
+        if (globals.json) {
+          printJson(
+            earlier === undefined ? report : { ...report, compared: compareReports(earlier, report) },
           );
+          return;
         }
-        return;
-      }
-      for (const [key, value] of Object.entries(flattenReport(report))) {
-        process.stdout.write(`${key.padEnd(40)} ${value}\n`);
-      }
-    });
+        if (earlier !== undefined) {
+          for (const row of compareReports(earlier, report)) {
+            const sign = row.change > 0 ? '+' : '';
+            process.stdout.write(
+              `${row.key.padEnd(40)} ${String(row.before).padStart(8)} → ${String(row.after).padStart(8)}  (${sign}${row.change})\n`,
+            );
+          }
+          return;
+        }
+        for (const [key, value] of Object.entries(flattenReport(report))) {
+          process.stdout.write(`${key.padEnd(40)} ${value}\n`);
+        }
+      },
+    );
 }
+
+const writeRows = (file: string, rows: readonly string[]): void => {
+  try {
+    fs.writeFileSync(path.resolve(file), rows.length === 0 ? '' : `${rows.join('\n')}\n`);
+  } catch (error) {
+    throw new CliError(`--questions: cannot write ${file} (${(error as Error).message})`);
+  }
+};
