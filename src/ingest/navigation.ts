@@ -96,13 +96,17 @@ const MAX_DEPTH = 64;
 /** Files one `openapi` setting may list. */
 const MAX_OPENAPI_SETTINGS = 50;
 
-/** An id already in normal form: the rules below would leave it as it is. */
-const PLAIN_PAGE_ID = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*$/;
+/**
+ * An id already in normal form, the rules below would leave it as it is: segments of letters, digits,
+ * `_`, `-` and dots (`v1.15.17/en/quickstart`), none starting with a dot, and no `.md`/`.mdx` to strip.
+ */
+const PLAIN_PAGE_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
+const PAGE_EXTENSION = /\.mdx?$/i;
 
 /** `/guides/setup.mdx` → `guides/setup`; null for an empty entry. */
 export const normalizePageId = (raw: string): string | null =>
   // Most entries of a large config are plain; each rule is a regular expression run.
-  PLAIN_PAGE_ID.test(raw) ? raw : normalizeWrittenPageId(raw);
+  PLAIN_PAGE_ID.test(raw) && !PAGE_EXTENSION.test(raw) ? raw : normalizeWrittenPageId(raw);
 
 /** `normalizePageId` without its shortcut (exported for the test that holds the two equal). */
 export const normalizeWrittenPageId = (raw: string): string | null => {
@@ -139,8 +143,9 @@ interface MutablePage {
   id: string;
   raw: string;
   configFile: string;
-  versions: Set<string>;
-  languages: Set<string>;
+  /** Lists, not sets: a page has one or a few, and a large config has tens of thousands of pages. */
+  versions: string[];
+  languages: string[];
   hidden: boolean;
   order: number;
   group: string | null;
@@ -250,8 +255,8 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
         id,
         raw,
         configFile: ctx.file,
-        versions: new Set(),
-        languages: new Set(),
+        versions: [],
+        languages: [],
         hidden: ctx.hidden,
         order,
         group: ctx.group,
@@ -264,8 +269,8 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
       page.order = order;
       page.group = ctx.group;
     }
-    if (ctx.version !== null) page.versions.add(ctx.version);
-    if (ctx.language !== null) page.languages.add(ctx.language);
+    if (ctx.version !== null) declare(page.versions, ctx.version);
+    if (ctx.language !== null) declare(page.languages, ctx.language);
   };
 
   const operations: NavOperation[] = [];
@@ -538,8 +543,8 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
       id: p.id,
       raw: p.raw,
       configFile: p.configFile,
-      versions: [...p.versions],
-      languages: [...p.languages],
+      versions: p.versions,
+      languages: p.languages,
       hidden: p.hidden,
       order: p.order,
       group: p.group,
