@@ -538,3 +538,28 @@ describe('a question that names the version its sources were searched in', () =>
     expect(composeAnswer(question, [tools(null), sampling('Version 2025-06-18')]).covered).toBe(false);
   });
 });
+
+describe('a sentence scraped twice, once with a heading glued on', () => {
+  const sources: RetrievedSource[] = [
+    {
+      id: '1',
+      pageTitle: 'Migrating from Text Completions',
+      headings: ['Role names'],
+      url: 'https://docs.example.com/migrating#role-names',
+      text: [
+        'The Text Completions API expects alternating Human and Assistant turns, but the Messages API expects user and assistant roles.',
+        '',
+        'Role namesThe Text Completions API expects alternating Human and Assistant turns, but the Messages API expects user and assistant roles.',
+        '',
+        'You may see documentation referring to either human or user turns.',
+      ].join('\n'),
+      score: 5,
+    },
+  ];
+
+  it('is quoted once: the second says nothing new', () => {
+    const answer = composeAnswer('Which turns does the Text Completions API expect?', sources);
+    expect(answer.covered).toBe(true);
+    expect(answer.text.match(/expects alternating/g)).toHaveLength(1);
+  });
+});

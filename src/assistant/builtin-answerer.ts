@@ -653,7 +653,37 @@ export function composeAnswer(
   }
   const extra = listAndCode(selected, unitsBySource, lead, question);
 
-  return render(lead, [...selected.slice(1), ...extra]);
+  return render(lead, withoutRepeats(lead, [...selected.slice(1), ...extra]));
+}
+
+/** Share of a sentence's terms another quoted sentence already has, from which it says nothing new. */
+const REPEAT_SHARE = 0.9;
+/** Shorter sentences are kept: a heading's few words ("Using the sleep timer") name what follows. */
+const MIN_REPEAT_TERMS = 6;
+
+/**
+ * The units, less the sentences that repeat one quoted before them: the same sentence scraped twice with
+ * a heading glued on ("Role namesThe Text Completions API expects…" beside "The Text Completions API
+ * expects…") is not two statements. Items and code are kept: list steps and table rows share words
+ * on purpose.
+ */
+function withoutRepeats(lead: ScoredUnit, rest: readonly ScoredUnit[]): ScoredUnit[] {
+  const kept: AnswerUnit[] = [lead.unit];
+  const out: ScoredUnit[] = [];
+  for (const s of rest) {
+    const unit = s.unit;
+    if (unit.kind === 'sentence' && unit.termSet.size >= MIN_REPEAT_TERMS) {
+      const repeats = kept.some((k) => {
+        let shared = 0;
+        for (const term of unit.termSet) if (k.termSet.has(term)) shared++;
+        return shared >= REPEAT_SHARE * unit.termSet.size;
+      });
+      if (repeats) continue;
+    }
+    kept.push(unit);
+    out.push(s);
+  }
+  return out;
 }
 
 /** Something to ask about: a letter or a digit. */
