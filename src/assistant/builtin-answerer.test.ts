@@ -562,4 +562,36 @@ describe('a sentence scraped twice, once with a heading glued on', () => {
     expect(answer.covered).toBe(true);
     expect(answer.text.match(/expects alternating/g)).toHaveLength(1);
   });
+
+  const page = (...sentences: string[]): RetrievedSource[] => [
+    {
+      id: '1',
+      pageTitle: 'SDK',
+      headings: [],
+      url: 'https://docs.example.com/sdk',
+      text: sentences.join(' '),
+      score: 5,
+    },
+  ];
+  const quoted = (answer: { text: string }, words: string) => answer.text.includes(words);
+
+  it('keeps sentences that differ inside, or add words of their own', () => {
+    const versions = composeAnswer(
+      'Does the SDK support streaming responses from the messages endpoint?',
+      page(
+        'Version 2 of the SDK supports streaming responses from the messages endpoint in Python.',
+        'Version 3 of the SDK does not support streaming responses from the messages endpoint in Python.',
+      ),
+    );
+    expect(quoted(versions, 'Version 2 of the SDK')).toBe(true);
+    expect(quoted(versions, 'Version 3 of the SDK does not support')).toBe(true);
+    const prefixed = composeAnswer(
+      'How many times does the SDK retry failed requests to the messages endpoint?',
+      page(
+        'The SDK retries failed requests to the messages endpoint three times.',
+        'In version 3, the SDK retries failed requests to the messages endpoint three times.',
+      ),
+    );
+    expect(quoted(prefixed, 'In version 3, the SDK retries')).toBe(true);
+  });
 });

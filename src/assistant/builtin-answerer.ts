@@ -651,40 +651,57 @@ export function composeAnswer(
   ) {
     selected.push({ ...lead, unit: follower, coverage: 0, score: 0 });
   }
-  const extra = listAndCode(selected, unitsBySource, lead, question);
+  // Before the lists and code are picked: a list comes with the sentence that introduces it, kept.
+  const unique = [lead, ...withoutRepeats(lead, selected.slice(1))];
+  const extra = listAndCode(unique, unitsBySource, lead, question);
 
-  return render(lead, withoutRepeats(lead, [...selected.slice(1), ...extra]));
+  return render(lead, [...unique.slice(1), ...extra]);
 }
 
-/** Share of a sentence's terms another quoted sentence already has, from which it says nothing new. */
-const REPEAT_SHARE = 0.9;
-/** Shorter sentences are kept: a heading's few words ("Using the sleep timer") name what follows. */
-const MIN_REPEAT_TERMS = 6;
+/** Shortest sentence (in words) that counts as a repeat: shorter ones are headings that name what follows. */
+const MIN_REPEAT_WORDS = 6;
+/** Most words of a heading glued to a repeated sentence. */
+const MAX_GLUED_WORDS = 8;
+/** Marks that end or join statements: words added with one of them say something of their own. */
+const STATEMENT_MARKS = /[,.;:!]/g;
 
 /**
- * The units, less the sentences that repeat one quoted before them: the same sentence scraped twice with
- * a heading glued on ("Role namesThe Text Completions API expects…" beside "The Text Completions API
- * expects…") is not two statements. Items and code are kept: list steps and table rows share words
- * on purpose.
+ * The units, less the sentences that repeat one quoted before them: the same sentence scraped twice,
+ * once with its heading glued on ("Role namesThe Text Completions API expects…" beside "Role names The
+ * Text Completions API expects…"), compared without spaces. A sentence the quoted one holds whole says
+ * nothing new; one that holds the quoted one whole says nothing new either when what it adds is a few
+ * words and no statement mark (a heading), so "In version 3, the SDK retries…" after "The SDK retries…"
+ * stays, and so do sentences that differ inside ("… supports …" and "… does not support …"). Items and
+ * code are kept.
  */
 function withoutRepeats(lead: ScoredUnit, rest: readonly ScoredUnit[]): ScoredUnit[] {
   const kept: AnswerUnit[] = [lead.unit];
   const out: ScoredUnit[] = [];
   for (const s of rest) {
     const unit = s.unit;
-    if (unit.kind === 'sentence' && unit.termSet.size >= MIN_REPEAT_TERMS) {
-      const repeats = kept.some((k) => {
-        let shared = 0;
-        for (const term of unit.termSet) if (k.termSet.has(term)) shared++;
-        return shared >= REPEAT_SHARE * unit.termSet.size;
-      });
-      if (repeats) continue;
-    }
+    if (unit.kind === 'sentence' && kept.some((k) => k.kind === 'sentence' && repeats(unit, k))) continue;
     kept.push(unit);
     out.push(s);
   }
   return out;
 }
+
+function repeats(unit: AnswerUnit, quoted: AnswerUnit): boolean {
+  const own = unit.key.replaceAll(' ', '');
+  const before = quoted.key.replaceAll(' ', '');
+  const ownWords = wordCount(unit.key);
+  const beforeWords = wordCount(quoted.key);
+  if (ownWords >= MIN_REPEAT_WORDS && before.includes(own)) return true;
+  return (
+    beforeWords >= MIN_REPEAT_WORDS &&
+    own.includes(before) &&
+    ownWords - beforeWords <= MAX_GLUED_WORDS &&
+    marks(unit.text) <= marks(quoted.text)
+  );
+}
+
+const wordCount = (key: string): number => (key === '' ? 0 : key.split(' ').length);
+const marks = (text: string): number => text.match(STATEMENT_MARKS)?.length ?? 0;
 
 /** Something to ask about: a letter or a digit. */
 const HAS_WORD = /[\p{L}\p{N}]/u;

@@ -155,4 +155,27 @@ describe('eval', { timeout: CLI_TEST_TIMEOUT }, () => {
     expect(rows).toHaveLength(100);
     expect(rows.filter((r) => r.rank === 1).length / 100).toBe(report['hit@1']);
   });
+
+  it("refuses to write its rows over the set's own questions, and leaves an earlier rows file be when the run fails", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-cli-eval-set-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'docs'));
+      fs.writeFileSync(path.join(dir, 'docs', 'a.md'), '# A\n\nSome text.\n');
+      const questions = path.join(dir, 'questions.jsonl');
+      // Invalid: an answerable question must list its pages.
+      const line = `${JSON.stringify({ id: 'q1', question: 'a?', answer: 'a', relevant: [] })}\n`;
+      fs.writeFileSync(questions, line);
+      const refused = await docent(['eval', dir, '--questions', questions]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('is an input of this run');
+      expect(fs.readFileSync(questions, 'utf8')).toBe(line);
+      const rows = path.join(dir, 'rows.jsonl');
+      fs.writeFileSync(rows, 'an earlier run\n');
+      const failed = await docent(['eval', dir, '--questions', rows]);
+      expect(failed.code).toBe(1);
+      expect(fs.readFileSync(rows, 'utf8')).toBe('an earlier run\n');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -41,7 +41,8 @@ export function registerEval(program: Command): void {
           }
         }
         // Before the run, so that a path that cannot be written fails at once, not after it.
-        if (options.questions !== undefined) writeRows(options.questions, []);
+        if (options.questions !== undefined)
+          checkRowsFile(options.questions, [path.join(dir, 'questions.jsonl'), options.compare]);
         // The set is ingested into a throwaway database next to the configured one: a temporary SQLite
         // file, or a temporary database on the configured PostgreSQL server.
         const target = parseDatabaseUrl(databaseUrlFrom(globals));
@@ -79,10 +80,40 @@ export function registerEval(program: Command): void {
     );
 }
 
-const writeRows = (file: string, rows: readonly string[]): void => {
+/**
+ * The rows file can be written, and is none of the run's inputs (the set's questions, a --compare
+ * report): checked without touching what it holds, which is only replaced once the run has succeeded.
+ */
+const checkRowsFile = (file: string, inputs: readonly (string | undefined)[]): void => {
+  const target = path.resolve(file);
+  const same = (other: string | undefined): boolean => {
+    if (other === undefined) return false;
+    const resolved = path.resolve(other);
+    if (resolved === target) return true;
+    try {
+      return fs.realpathSync(resolved) === fs.realpathSync(target);
+    } catch {
+      return false;
+    }
+  };
+  if (inputs.some(same))
+    throw new CliError(`--questions: ${file} is an input of this run; name another file`);
   try {
-    fs.writeFileSync(path.resolve(file), rows.length === 0 ? '' : `${rows.join('\n')}\n`);
+    fs.closeSync(fs.openSync(target, 'a'));
   } catch (error) {
+    throw new CliError(`--questions: cannot write ${file} (${(error as Error).message})`);
+  }
+};
+
+/** Written whole to a temporary file beside it, then renamed over it: never left half written. */
+const writeRows = (file: string, rows: readonly string[]): void => {
+  const target = path.resolve(file);
+  const temporary = `${target}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(temporary, rows.length === 0 ? '' : `${rows.join('\n')}\n`);
+    fs.renameSync(temporary, target);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
     throw new CliError(`--questions: cannot write ${file} (${(error as Error).message})`);
   }
 };
