@@ -2,23 +2,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
-import { seedSite } from '../testing/seed-site.ts';
+import { type SeedPage, seedSite } from '../testing/seed-site.ts';
 import { SiteSearch } from './site-search.ts';
 
 const OLD = 'Version 2025-06-18';
 const NEW = 'Version 2026-07-28 (latest)';
 
+/** A SiteSearch over one seeded site of its own database, and how to drop it. */
+async function seededSearch(pages: SeedPage[]) {
+  const database: TestDatabase = await createTestDatabase('sqlite');
+  const organizationId = (await createOrganization(database.storage, { name: 'o' })).id;
+  const siteId = (await createSite(database.storage, { organizationId, domain: 'versioned' })).id;
+  await seedSite(database.storage, siteId, pages);
+  return { search: new SiteSearch(database.storage), siteId, drop: () => database.drop() };
+}
+
 /** A question that names one of the site's versions (version-mentions.ts, SiteSearch.search). */
 describe('a search whose question names a version', () => {
-  let database: TestDatabase;
   let search: SiteSearch;
   let siteId: string;
+  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    const organizationId = (await createOrganization(database.storage, { name: 'o' })).id;
-    siteId = (await createSite(database.storage, { organizationId, domain: 'versioned' })).id;
-    await seedSite(database.storage, siteId, [
+    ({ search, siteId, drop } = await seededSearch([
       {
         path: 'old/tools',
         title: 'Tools',
@@ -45,11 +51,10 @@ describe('a search whose question names a version', () => {
         chunks: ['Sampling lets a server ask the client for a completion.'],
         versions: [OLD],
       },
-    ]);
-    search = new SiteSearch(database.storage);
+    ]));
   });
   afterAll(async () => {
-    await database?.drop();
+    await drop?.();
   });
 
   const paths = async (query: string, version?: string) =>
@@ -89,15 +94,12 @@ describe('a search whose question names a version', () => {
 });
 
 describe('a question naming a version, on a site in two languages', () => {
-  let database: TestDatabase;
   let search: SiteSearch;
   let siteId: string;
+  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    const organizationId = (await createOrganization(database.storage, { name: 'o' })).id;
-    siteId = (await createSite(database.storage, { organizationId, domain: 'both' })).id;
-    await seedSite(database.storage, siteId, [
+    ({ search, siteId, drop } = await seededSearch([
       {
         path: 'old/tools',
         title: 'Tools',
@@ -119,11 +121,10 @@ describe('a question naming a version, on a site in two languages', () => {
         versions: [NEW],
         languages: ['fr'],
       },
-    ]);
-    search = new SiteSearch(database.storage);
+    ]));
   });
   afterAll(async () => {
-    await database?.drop();
+    await drop?.();
   });
 
   it('falls back to every version and every language, the question as typed, last', async () => {
