@@ -360,11 +360,8 @@ export function composeAnswer(
   if (talk !== null) return { text: SMALL_TALK_REPLIES[talk], citedIds: [], covered: false };
   // "… in 2025-11-25?" searched in that version: its name is not a word the pages must say.
   const version = searchedVersionOf(sources);
-  const unnamed = (text: string): string => {
-    if (version === null) return text;
-    const without = withoutVersionMentions([version], text, [version]);
-    return HAS_WORD.test(without) ? without : text;
-  };
+  const unnamed = (text: string): string =>
+    version === null ? text : withoutVersionMentions([version], text, [version]);
   const own = unnamed(question);
   const asked = questionTerms(own);
   const borrowedList = borrowed === undefined ? [] : questionTerms(unnamed(borrowed));
@@ -702,9 +699,6 @@ function repeats(unit: AnswerUnit, quoted: AnswerUnit): boolean {
 
 const wordCount = (key: string): number => (key === '' ? 0 : key.split(' ').length);
 const marks = (text: string): number => text.match(STATEMENT_MARKS)?.length ?? 0;
-
-/** Something to ask about: a letter or a digit. */
-const HAS_WORD = /[\p{L}\p{N}]/u;
 
 /** The version every source was searched in, or null (none, or sources of several searches). */
 function searchedVersionOf(sources: readonly RetrievedSource[]): string | null {

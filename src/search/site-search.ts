@@ -36,8 +36,6 @@ import { yieldToIo } from './yield-to-io.ts';
 export const QUERY_EMBEDDING_TIMEOUT_MS = 2_000;
 
 /** A search that held the main thread longer yields to the event loop before reading its hits. */
-/** Something to search for: a letter or a digit. */
-const HAS_WORD = /[\p{L}\p{N}]/u;
 const LONG_SEARCH_MS = 10;
 
 /** One search result as the CLI, the eval and the assistant see it. */
@@ -157,13 +155,7 @@ export class SiteSearch {
     const named = mentionedVersions(versions, query);
     const implied = asked === undefined && named.length === 1 ? named[0] : undefined;
     const version = asked ?? implied;
-    const unnamed =
-      version !== undefined && named.includes(version)
-        ? withoutVersionMentions(versions, query, [version])
-        : query;
-    // Nothing but the name asked ("2025-06-18?"): searched as typed, so that no ranking (the vectors'
-    // least of all) is asked to order a version's pages by nothing.
-    const searched = HAS_WORD.test(unnamed) ? unnamed : query;
+    const searched = version === undefined ? query : withoutVersionMentions(versions, query, [version]);
     const language = given ?? guessed;
     // A guessed language and a version the question names are preferences: when their pages have
     // nothing, every language is searched, then the question as typed in every version (the filter

@@ -108,7 +108,14 @@ export const mentionedVersions = (labels: readonly string[], text: string): stri
   ...new Set(versionMentions(labels, text).map((m) => m.label)),
 ];
 
-/** `text` with its mentions of the labels in `blank` blanked (a space each, so the words beside them stay apart). */
+/** Something to search for or answer: a letter or a digit. */
+const HAS_WORD = /[\p{L}\p{N}]/u;
+
+/**
+ * `text` with its mentions of the labels in `blank` blanked (a space each, so the words beside them stay
+ * apart); `text` as it is when nothing but the names would be left ("2025-06-18?"), so that no search or
+ * answer is asked about nothing.
+ */
 export const withoutVersionMentions = (
   labels: readonly string[],
   text: string,
@@ -121,5 +128,7 @@ export const withoutVersionMentions = (
     out += `${text.slice(from, m.start)} `;
     from = m.end;
   }
-  return from === 0 ? text : out + text.slice(from);
+  if (from === 0) return text;
+  out += text.slice(from);
+  return HAS_WORD.test(out) ? out : text;
 };

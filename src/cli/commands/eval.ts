@@ -7,6 +7,12 @@ import { parseDatabaseUrl } from '../../storage/database.ts';
 import { CliError, databaseUrlFrom, type GlobalOptions, printJson } from '../context.ts';
 import { progressBar } from '../progress.ts';
 
+interface EvalFlags {
+  answers?: boolean;
+  compare?: string;
+  questions?: string;
+}
+
 export function registerEval(program: Command): void {
   program
     .command('eval')
@@ -20,64 +26,56 @@ export function registerEval(program: Command): void {
       '--questions <file.jsonl>',
       "write one JSON line per question: the pages ranked, the relevant page's rank (and under plain BM25), and with --answers the answer, whether it declined and what it cited",
     )
-    .action(
-      async (
-        setDir: string,
-        options: { answers?: boolean; compare?: string; questions?: string },
-        command: Command,
-      ) => {
-        const globals = command.optsWithGlobals<GlobalOptions>();
-        const dir = path.resolve(setDir);
-        const hasDocs = fs.existsSync(path.join(dir, 'docs')) || fs.existsSync(path.join(dir, 'set.json'));
-        if (!fs.existsSync(path.join(dir, 'questions.jsonl')) || !hasDocs) {
-          throw new CliError(`${setDir} is not an eval set (needs questions.jsonl, and docs/ or set.json)`);
+    .action(async (setDir: string, options: EvalFlags, command: Command) => {
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      const dir = path.resolve(setDir);
+      const hasDocs = fs.existsSync(path.join(dir, 'docs')) || fs.existsSync(path.join(dir, 'set.json'));
+      if (!fs.existsSync(path.join(dir, 'questions.jsonl')) || !hasDocs) {
+        throw new CliError(`${setDir} is not an eval set (needs questions.jsonl, and docs/ or set.json)`);
+      }
+      let earlier: unknown;
+      if (options.compare !== undefined) {
+        try {
+          earlier = JSON.parse(fs.readFileSync(path.resolve(options.compare), 'utf8'));
+        } catch (error) {
+          throw new CliError(`--compare: cannot read ${options.compare} (${(error as Error).message})`);
         }
-        let earlier: unknown;
-        if (options.compare !== undefined) {
-          try {
-            earlier = JSON.parse(fs.readFileSync(path.resolve(options.compare), 'utf8'));
-          } catch (error) {
-            throw new CliError(`--compare: cannot read ${options.compare} (${(error as Error).message})`);
-          }
-        }
-        // Before the run, so that a path that cannot be written fails at once, not after it.
-        if (options.questions !== undefined)
-          checkRowsFile(options.questions, [path.join(dir, 'questions.jsonl'), options.compare]);
-        // The set is ingested into a throwaway database next to the configured one: a temporary SQLite
-        // file, or a temporary database on the configured PostgreSQL server.
-        const target = parseDatabaseUrl(databaseUrlFrom(globals));
-        const progress = progressBar('Ingesting', !globals.json);
-        const rows: string[] = [];
-        const report = await runEval(dir, {
-          database:
-            target.dialect === 'postgres'
-              ? { dialect: 'postgres', serverUrl: target.url }
-              : { dialect: 'sqlite' },
-          answers: options.answers ?? false,
-          ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-          ...(options.questions === undefined ? {} : { onQuestion: (row) => rows.push(JSON.stringify(row)) }),
-        }).finally(() => progress.stop());
-        if (options.questions !== undefined) writeRows(options.questions, rows);
-        if (globals.json) {
-          printJson(
-            earlier === undefined ? report : { ...report, compared: compareReports(earlier, report) },
+      }
+      // Before the run, so that a path that cannot be written fails at once, not after it.
+      if (options.questions !== undefined)
+        checkRowsFile(options.questions, [path.join(dir, 'questions.jsonl'), options.compare]);
+      // The set is ingested into a throwaway database next to the configured one: a temporary SQLite
+      // file, or a temporary database on the configured PostgreSQL server.
+      const target = parseDatabaseUrl(databaseUrlFrom(globals));
+      const progress = progressBar('Ingesting', !globals.json);
+      const rows: string[] = [];
+      const report = await runEval(dir, {
+        database:
+          target.dialect === 'postgres'
+            ? { dialect: 'postgres', serverUrl: target.url }
+            : { dialect: 'sqlite' },
+        answers: options.answers ?? false,
+        ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+        ...(options.questions === undefined ? {} : { onQuestion: (row) => rows.push(JSON.stringify(row)) }),
+      }).finally(() => progress.stop());
+      if (options.questions !== undefined) writeRows(options.questions, rows);
+      if (globals.json) {
+        printJson(earlier === undefined ? report : { ...report, compared: compareReports(earlier, report) });
+        return;
+      }
+      if (earlier !== undefined) {
+        for (const row of compareReports(earlier, report)) {
+          const sign = row.change > 0 ? '+' : '';
+          process.stdout.write(
+            `${row.key.padEnd(40)} ${String(row.before).padStart(8)} → ${String(row.after).padStart(8)}  (${sign}${row.change})\n`,
           );
-          return;
         }
-        if (earlier !== undefined) {
-          for (const row of compareReports(earlier, report)) {
-            const sign = row.change > 0 ? '+' : '';
-            process.stdout.write(
-              `${row.key.padEnd(40)} ${String(row.before).padStart(8)} → ${String(row.after).padStart(8)}  (${sign}${row.change})\n`,
-            );
-          }
-          return;
-        }
-        for (const [key, value] of Object.entries(flattenReport(report))) {
-          process.stdout.write(`${key.padEnd(40)} ${value}\n`);
-        }
-      },
-    );
+        return;
+      }
+      for (const [key, value] of Object.entries(flattenReport(report))) {
+        process.stdout.write(`${key.padEnd(40)} ${value}\n`);
+      }
+    });
 }
 
 /**
