@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { ZodType, ZodTypeDef } from 'zod';
 import { DocentError } from './errors.ts';
 import { nodeBindings, requestHeader } from './node-request.ts';
@@ -10,6 +11,20 @@ export function payloadTooLarge(maxBytes: number): DocentError {
   // The rest of the upload is not read, so the connection cannot be reused for another request.
   return new DocentError('payload_too_large', `Request body exceeds ${maxBytes} bytes`, {
     headers: { Connection: 'close' },
+  });
+}
+
+/**
+ * For routes whose body is read by Hono (`c.req.parseBody()`, the `json` validator): a body declared or
+ * sent past `maxBytes` is refused with 413 before the route reads it, so no client can make the server
+ * buffer an upload of any size.
+ */
+export function limitBody(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw payloadTooLarge(maxBytes);
+    },
   });
 }
 

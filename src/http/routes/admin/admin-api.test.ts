@@ -9,6 +9,8 @@ import { SiteSearch } from '../../../search/site-search.ts';
 import { MAX_KEYS_CREATED_PER_HOUR } from '../../../tenancy/api-keys.ts';
 import { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../../testing/databases.ts';
+import { MAX_CONSOLE_FORM_BYTES } from '../console/console-routes.ts';
+import { MAX_ADMIN_BODY_BYTES } from './admin-api.ts';
 
 function docsFolder(root: string, name: string): string {
   const dir = path.join(root, name);
@@ -391,6 +393,48 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     expect(limited.json.error?.code).toBe('rate_limited');
     expect(limited.headers.get('RateLimit-Limit')).toBe('3');
     expect(Number(limited.headers.get('Retry-After'))).toBeGreaterThan(0);
+  });
+
+  it(`refuses a body past ${MAX_ADMIN_BODY_BYTES} bytes with 413, declared or streamed, before reading it`, async () => {
+    const big = JSON.stringify({ instructions: 'x'.repeat(MAX_ADMIN_BODY_BYTES) });
+    const declared = await call('PATCH', '/v1/admin/sites/alpha/settings', a.adminKey, JSON.parse(big));
+    expect(declared.status).toBe(413);
+    expect(declared.json.error).toMatchObject({ code: 'payload_too_large', requestId: expect.any(String) });
+    // Chunked, without a Content-Length: counted as it arrives, and the rest never buffered.
+    let sent = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += 16_384;
+        controller.enqueue(new Uint8Array(16_384).fill(0x20));
+        if (sent > 64 * MAX_ADMIN_BODY_BYTES) controller.close();
+      },
+    });
+    const streamed = await app.request('/v1/admin/keys', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.adminKey}`, 'Content-Type': 'application/json' },
+      body: endless,
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(sent).toBeLessThan(4 * MAX_ADMIN_BODY_BYTES);
+    // The console's forms, sign-in included (read before any session exists), have their own bound.
+    const signIn = await app.request('http://localhost/console/login', {
+      method: 'POST',
+      headers: { Origin: 'http://localhost', 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `key=${'a'.repeat(MAX_CONSOLE_FORM_BYTES)}`,
+    });
+    expect(signIn.status).toBe(413);
+    // Within the bounds, the same requests are read and judged as before.
+    const settings = await call('PATCH', '/v1/admin/sites/alpha/settings', a.adminKey, {
+      instructions: 'x'.repeat(5_000),
+    });
+    expect(settings.status).toBe(400);
+    const wrongKey = await app.request('http://localhost/console/login', {
+      method: 'POST',
+      headers: { Origin: 'http://localhost', 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'key=svc_wrong',
+    });
+    expect(wrongKey.status).toBe(401);
   });
 
   it('serves an OpenAPI 3.1 document built from the route schemas', async () => {

@@ -5,6 +5,7 @@ import type { TenancyCache } from '../../../tenancy/tenancy-cache.ts';
 import { adminAuth } from '../../admin-auth.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import type { Operation } from '../../openapi.ts';
+import { limitBody } from '../../request-body.ts';
 import { gitWebhookOperation } from '../git-webhook.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import {
@@ -81,11 +82,18 @@ export const adminOperations: Operation[] = [
   gitWebhookOperation,
 ];
 
+/**
+ * Largest admin request body: a site's settings (instructions of 4,000 characters, starter questions,
+ * allowed origins) or a new key's name fit many times over.
+ */
+export const MAX_ADMIN_BODY_BYTES = 64 * 1024;
+
 export function adminApi(
   deps: AdminDeps & { store: RateLimitStore; trustProxy: TrustProxy; tenancy: TenancyCache },
 ): Hono<AdminEnv> {
   const api = new Hono<AdminEnv>();
   api.use('/v1/admin/*', adminAuth(deps));
+  api.use('/v1/admin/*', limitBody(MAX_ADMIN_BODY_BYTES));
   // Keys, sites and plans changed here take effect at once in this process's assistant route.
   api.use('/v1/admin/*', async (c, next) => {
     await next();

@@ -9,6 +9,7 @@ import type { WidgetAssets } from '../../../widget-assets/widget-asset.ts';
 import type { AppEnv } from '../../app-env.ts';
 import { DocentError } from '../../errors.ts';
 import { requestHeader } from '../../node-request.ts';
+import { limitBody } from '../../request-body.ts';
 import { serve } from '../widget-script.ts';
 import type { ConsoleEnv } from './console-env.ts';
 import { requireSession } from './console-guard.ts';
@@ -36,6 +37,9 @@ export interface ConsoleDeps {
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
+/** Largest console form: a site's settings form (instructions, starter questions, origins), URL-encoded. */
+export const MAX_CONSOLE_FORM_BYTES = 64 * 1024;
+
 /** The owner's console at `/console`: sign-in, then one screen per concern, each over its use cases. */
 export function consoleRoutes(deps: ConsoleDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -46,6 +50,8 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<AppEnv> {
     if (!asset) throw new DocentError('not_found', 'No such console asset');
     return serve(asset, IMMUTABLE, (name) => requestHeader(c, name));
   });
+  // Before sign-in too: its form is read before any session exists.
+  app.use('/console/*', limitBody(MAX_CONSOLE_FORM_BYTES));
   app.route('/', signInRoutes(deps));
 
   const screens = new Hono<ConsoleEnv>();
