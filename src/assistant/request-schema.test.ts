@@ -204,6 +204,23 @@ describe('invalid requests', () => {
     );
   });
 
+  it('text parts that are each within the limit but not together', () => {
+    const pieces = (n: number, size: number) =>
+      Array.from({ length: n }, () => ({ type: 'text', text: 'a'.repeat(size) }));
+    const over = { ...user('q'), parts: pieces(2, MAX_MESSAGE_CHARS / 2) };
+    const problem = { path: 'messages.0.parts', message: expect.stringContaining(`${MAX_MESSAGE_CHARS}`) };
+    expect(rejected({ fp: 'x', messages: [over] })).toEqual([problem]);
+    const v2 = uiAssistantRequestSchema.safeParse({
+      fp: 'x',
+      messages: [{ id: 'm', role: 'user', parts: over.parts }],
+    });
+    expect(v2.success ? [] : zodDetails(v2.error)).toEqual([problem]);
+    // Joined with a newline between parts, as the question is read: exactly the limit passes.
+    const at = [...pieces(1, MAX_MESSAGE_CHARS / 2), ...pieces(1, MAX_MESSAGE_CHARS / 2 - 1)];
+    const empty = { type: 'text', text: '' };
+    expect(parse({ fp: 'x', messages: [{ ...user('q'), parts: [...at, empty] }] }).success).toBe(true);
+  });
+
   it('bad role', () => {
     expect(rejected({ fp: 'x', messages: [{ ...user(), role: 'bot' }] })[0]?.path).toBe('messages.0.role');
   });

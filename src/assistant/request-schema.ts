@@ -89,15 +89,35 @@ const attachmentSchema = z.object({
   url: z.string(),
 });
 
-export const messageSchema = z.object({
-  id: idString,
-  role: z.enum(['system', 'assistant', 'data', 'user']),
-  content: z.string().max(MAX_MESSAGE_CHARS),
-  parts: z.array(messagePartSchema).max(MAX_MESSAGE_PARTS),
-  createdAt: z.string().datetime({ offset: true }).optional(),
-  annotations: z.array(z.unknown()).optional(),
-  experimental_attachments: z.array(attachmentSchema).optional(),
-});
+export const messageSchema = z
+  .object({
+    id: idString,
+    role: z.enum(['system', 'assistant', 'data', 'user']),
+    content: z.string().max(MAX_MESSAGE_CHARS),
+    parts: z.array(messagePartSchema).max(MAX_MESSAGE_PARTS),
+    createdAt: z.string().datetime({ offset: true }).optional(),
+    annotations: z.array(z.unknown()).optional(),
+    experimental_attachments: z.array(attachmentSchema).optional(),
+  })
+  .superRefine((message, ctx) => textWithinLimit(message.parts, ctx));
+
+/**
+ * A message's text parts together, as they are read (joined), hold at most `MAX_MESSAGE_CHARS`: the bound
+ * is on the question, not on each of its up to `MAX_MESSAGE_PARTS` pieces.
+ */
+export function textWithinLimit(parts: readonly { type: string }[], ctx: z.RefinementCtx): void {
+  let length = 0;
+  for (const part of parts) {
+    const text = (part as { text?: unknown }).text;
+    if (part.type === 'text' && typeof text === 'string' && text.length > 0) length += text.length + 1;
+  }
+  if (length - 1 > MAX_MESSAGE_CHARS)
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['parts'],
+      message: `at most ${MAX_MESSAGE_CHARS} characters of text per message (its text parts together)`,
+    });
+}
 
 export const filterSchema = z.object({
   version: idString.optional(),

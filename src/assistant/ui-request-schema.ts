@@ -16,6 +16,7 @@ import {
   MAX_MESSAGE_CHARS,
   MAX_MESSAGE_PARTS,
   messagesField,
+  textWithinLimit,
 } from './request-schema.ts';
 
 export { MAX_BODY_BYTES } from './request-schema.ts';
@@ -46,18 +47,20 @@ const partSchema = z
     }
   });
 
-export const uiMessageSchema = z.object({
-  id: idString,
-  role: z.enum(['system', 'user', 'assistant']),
-  metadata: z.unknown().optional(),
-  parts: z
-    .array(partSchema, {
-      // A v1 body (messages with `content` only) sent here: say where it belongs.
-      required_error:
-        'Required: a v2 message holds its text in parts ([{"type": "text", "text": "…"}]); messages with content alone are v1 messages, for POST /v1/assistant/{domain}/message',
-    })
-    .max(MAX_MESSAGE_PARTS),
-});
+export const uiMessageSchema = z
+  .object({
+    id: idString,
+    role: z.enum(['system', 'user', 'assistant']),
+    metadata: z.unknown().optional(),
+    parts: z
+      .array(partSchema, {
+        // A v1 body (messages with `content` only) sent here: say where it belongs.
+        required_error:
+          'Required: a v2 message holds its text in parts ([{"type": "text", "text": "…"}]); messages with content alone are v1 messages, for POST /v1/assistant/{domain}/message',
+      })
+      .max(MAX_MESSAGE_PARTS),
+  })
+  .superRefine((message, ctx) => textWithinLimit(message.parts, ctx));
 
 export const uiAssistantRequestSchema = z
   .object({
