@@ -9,6 +9,7 @@ import { dialects } from '../../testing/databases.ts';
 import { startTestServer, type TestServer } from '../../testing/server.ts';
 import { smallDocs } from '../../testing/small-docs.ts';
 import { versionedDocs } from '../../testing/versioned-docs.ts';
+import { MAX_MCP_BATCH_MESSAGES } from './mcp.ts';
 
 type ToolResult = {
   content: { type: string; text: string }[];
@@ -285,6 +286,51 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     ]) {
       const response = await send(body);
       expect(response.status, body).toBeLessThan(500);
+    }
+  });
+
+  it(`answers every ask_docs of a batch under its own request id, and refuses batches past ${MAX_MCP_BATCH_MESSAGES}`, async () => {
+    const batch = (n: number) =>
+      fetch(`${server.baseUrl}/mcp/versioned`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${key}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2025-03-26',
+        },
+        body: JSON.stringify(
+          Array.from({ length: n }, (_, i) => ({
+            jsonrpc: '2.0',
+            id: i + 1,
+            method: 'tools/call',
+            params: { name: 'ask_docs', arguments: { question: 'How do I create an access token?' } },
+          })),
+        ),
+      });
+    const answered = await batch(3);
+    expect(answered.status).toBe(200);
+    const results = (await answered.json()) as { result: ToolResult }[];
+    expect(results).toHaveLength(3);
+    for (const { result } of results) {
+      expect(result.isError, result.content[0]?.text).toBeFalsy();
+      expect(result.content[0]?.text).toMatch(/acme tokens create/);
+    }
+    const requestId = answered.headers.get('X-Request-Id') ?? '';
+    const charged = await server.storage.db
+      .selectFrom('credit_ledger')
+      .select('request_id')
+      .where('kind', '=', 'charge')
+      .where('request_id', 'like', `${requestId}%`)
+      .execute();
+    expect(charged.map((c) => c.request_id).sort()).toEqual([requestId, `${requestId}.2`, `${requestId}.3`]);
+
+    for (const n of [0, MAX_MCP_BATCH_MESSAGES + 1]) {
+      const refused = await batch(n);
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+        `1 to ${MAX_MCP_BATCH_MESSAGES} messages`,
+      );
     }
   });
 

@@ -6,6 +6,7 @@ import type { AnswerService } from '../../assistant/answer-question.ts';
 import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/request-schema.ts';
 import { MCP_FP } from '../../assistant/threads.ts';
 import type { TrustProxy } from '../../config.ts';
+import { DomainError } from '../../errors/domain-error.ts';
 import type { SiteSearch } from '../../search/site-search.ts';
 import type { Storage } from '../../storage/database.ts';
 import type { TenancyCache } from '../../tenancy/tenancy-cache.ts';
@@ -19,6 +20,12 @@ import { requestOrigin } from '../request-origin.ts';
 
 /** Largest JSON-RPC message read: tool calls carry a question or a query, not documents. */
 export const MAX_MCP_BODY_BYTES = 64 * 1024;
+/**
+ * Most messages in one JSON-RPC batch. A batch is admitted, and counted against the rate limits, as one
+ * request, so this bounds what one request can make the server do. (MCP itself dropped batches in its
+ * 2025-06-18 revision; older clients may still send small ones.)
+ */
+export const MAX_MCP_BATCH_MESSAGES = 10;
 
 export interface McpRouteDeps {
   storage: Storage;
@@ -47,7 +54,15 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
     const gone = clientGone(c);
     const caller = await access.admit(c, { allowPublic: true });
     const message = await readJsonBody(c, MAX_MCP_BODY_BYTES);
+    if (Array.isArray(message) && (message.length === 0 || message.length > MAX_MCP_BATCH_MESSAGES))
+      throw new DocentError(
+        'invalid_request',
+        `A JSON-RPC batch must hold 1 to ${MAX_MCP_BATCH_MESSAGES} messages (got ${message.length})`,
+      );
     const origin = docentUrl(c);
+    const requestId = c.get('requestId');
+    // Each answer of a batch is charged, stored and refunded under a request id of its own.
+    let asked = 0;
     const { WebStandardStreamableHTTPServerTransport, createDocsMcpServer } = await loadMcpServer();
     const server = createDocsMcpServer({
       site: caller.site,
@@ -57,11 +72,12 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
       version: DOCENT_VERSION,
       // A site whose index cannot be loaded still serves get_page: its tools are described without labels.
       labels: await deps.search.labels(caller.site.id, caller.site).catch(() => null),
-      ask: (input) =>
-        askDocs(deps.answers, {
+      ask: (input) => {
+        const id = asked++ === 0 ? requestId : `${requestId}.${asked}`;
+        return askDocs(deps.answers, {
           site: caller.site,
           plan: caller.plan,
-          requestId: c.get('requestId'),
+          requestId: id,
           fp: MCP_FP,
           threadId: input.threadId,
           threadKey: input.threadKey,
@@ -70,7 +86,17 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
           origin,
           gone,
           logger: c.get('logger'),
-        }),
+        }).catch((error: unknown) => {
+          if (error instanceof DomainError) throw error;
+          // The agent is told what the assistant routes would say (a 500 is never a tool's answer), and
+          // nothing of the failure itself: that goes to the log, under the answer's request id.
+          c.get('logger').error({ err: error, requestId: id }, 'ask_docs failed unexpectedly');
+          throw new DomainError(
+            'unavailable',
+            `The assistant failed while answering (request ${id}); try again`,
+          );
+        });
+      },
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -78,7 +104,10 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
     });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw, { parsedBody: message });
+      const response = await transport.handleRequest(c.req.raw, { parsedBody: message });
+      // The transport's own Response: the id set on the context before the route is not on it.
+      response.headers.set('X-Request-Id', requestId);
+      return response;
     } finally {
       await server.close();
     }
