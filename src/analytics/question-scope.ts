@@ -174,7 +174,13 @@ export function decodeCursor<const K extends readonly ('string' | 'number')[]>(
   if (
     !Array.isArray(value) ||
     value.length !== kinds.length ||
-    value.some((item, i) => typeof item !== kinds[i] || (typeof item === 'number' && !Number.isFinite(item)))
+    value.some(
+      (item, i) =>
+        typeof item !== kinds[i] ||
+        (typeof item === 'number' && !Number.isFinite(item)) ||
+        // No key this gives out holds one, and PostgreSQL text cannot.
+        (typeof item === 'string' && item.includes('\u0000')),
+    )
   ) {
     throw new DomainError('invalid_input', 'The cursor is not one this listing gave out');
   }

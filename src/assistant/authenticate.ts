@@ -35,7 +35,8 @@ export async function authenticateAssistant(
   }
   const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
   if (!match?.[1]) {
-    throw new DomainError('unauthenticated', 'Missing API key: send "Authorization: Bearer svc_dsc_…"', {
+    const what = authorization?.trim() ? 'Malformed Authorization header' : 'Missing API key';
+    throw new DomainError('unauthenticated', `${what}: send "Authorization: Bearer svc_dsc_…"`, {
       reason: 'missing',
     });
   }

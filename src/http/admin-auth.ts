@@ -22,9 +22,11 @@ export function adminAuth(deps: {
   trustProxy: TrustProxy;
 }): MiddlewareHandler<AdminEnv> {
   return async (c, next) => {
-    const match = c.req.header('Authorization')?.match(/^Bearer\s+(\S+)\s*$/i);
+    const authorization = c.req.header('Authorization');
+    const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
     if (!match?.[1]) {
-      throw new DocentError('unauthorized', 'Missing admin key: send "Authorization: Bearer svc_…"', {
+      const what = authorization?.trim() ? 'Malformed Authorization header' : 'Missing admin key';
+      throw new DocentError('unauthorized', `${what}: send "Authorization: Bearer svc_…"`, {
         headers: { 'WWW-Authenticate': 'Bearer' },
       });
     }

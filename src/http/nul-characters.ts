@@ -44,10 +44,10 @@ export function nulCharacterPath(value: unknown): string | undefined {
  * Refuses a body with a NUL character in any string: PostgreSQL cannot store U+0000 in text, and no
  * question, fingerprint or name needs one. 400, where storing it would have been a 500 on one database.
  */
-export function refuseNulCharacters(value: unknown): void {
+export function refuseNulCharacters(value: unknown, where = 'request body'): void {
   const at = nulCharacterPath(value);
   if (at !== undefined) {
-    throw new DocentError('invalid_request', 'Invalid request body', {
+    throw new DocentError('invalid_request', `Invalid ${where}`, {
       details: [{ path: at, message: 'Text may not contain the NUL character (U+0000)' }],
     });
   }

@@ -15,13 +15,19 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
   target: Target,
   schema: Schema,
 ) {
-  return zValidator(target, schema, (result) => {
-    if (!result.success) {
-      const where = target === 'json' ? 'request body' : target;
+  return zValidator(target, schema, (result, c) => {
+    const where = target === 'json' ? 'request body' : target;
+    if (!result.success)
       throw new DocentError('invalid_request', `Invalid ${where}`, { details: zodDetails(result.error) });
-    }
-    refuseNulCharacters(result.data);
+    // A query as sent: its schema may move parameters (`page` into `filter.page`), and the error names
+    // what the client wrote.
+    refuseNulCharacters(target === 'query' ? queryAsSent(c) : result.data, where);
   });
+}
+
+/** Each query parameter's values together, by name. */
+function queryAsSent(c: Context): Record<string, string> {
+  return Object.fromEntries(Object.entries(c.req.queries()).map(([name, values]) => [name, values.join('')]));
 }
 
 /**

@@ -89,6 +89,17 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     expect(assistant.status).toBe(401);
     expect(assistant.json.error?.message).toMatch(/Assistant keys .* not accepted by the admin API/);
     expect((await call('GET', '/v1/admin/sites', 'svc_notarealkeyatall')).status).toBe(401);
+    // A header that holds more than one key is named as malformed, not as missing.
+    const malformed = await call('GET', '/v1/admin/sites', `${a.adminKey} extra`);
+    expect(malformed.json.error?.message).toMatch(/^Malformed Authorization header: send/);
+    const malformedAssistant = await app.request('/v1/assistant/alpha/message', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.assistantKey} extra`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(askBody()),
+    });
+    expect(((await malformedAssistant.json()) as Json).error?.message).toMatch(
+      /^Malformed Authorization header/,
+    );
     // And the other way round: an admin key is never accepted by the assistant route.
     const asAssistant = await app.request('/v1/assistant/alpha/message', {
       method: 'POST',

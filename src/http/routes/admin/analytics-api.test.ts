@@ -145,7 +145,22 @@ describe.each(dialects)('admin analytics API on %s', (dialect) => {
       const forged = Buffer.from(JSON.stringify([1, 2, 3, 4, 5])).toString('base64url');
       expect((await call('GET', `${route}?cursor=${forged}`, a.adminKey)).status, route).toBe(400);
     }
+    // Of the right shape, but with a NUL, which PostgreSQL text cannot hold (a 500 there, not a page).
+    const withNul = {
+      '/v1/admin/analytics/conversations': ['2026-01-01T00:00:00.000Z', 'thr_\u0000'],
+      '/v1/admin/analytics/gaps': [1, 2, 'grp_\u0000'],
+      '/v1/admin/analytics/questions': [1, 2, 'grp_\u0000'],
+      '/v1/admin/analytics/feedback': ['2026-01-01T00:00:00.000Z', 'msg_\u0000', 1],
+    };
+    for (const [route, key] of Object.entries(withNul)) {
+      const cursor = Buffer.from(JSON.stringify(key)).toString('base64url');
+      const response = await call('GET', `${route}?cursor=${cursor}`, a.adminKey);
+      expect(response.status, route).toBe(400);
+    }
     expect((await call('GET', '/v1/admin/analytics/feedback?resolved=maybe', a.adminKey)).status).toBe(400);
+    // A NUL in a query parameter is named as the query's, not the body's.
+    const nul = await call('GET', '/v1/admin/analytics/conversations?page=%00', a.adminKey);
+    expect(nul.json.error).toMatchObject({ message: 'Invalid query', details: [{ path: 'page' }] });
   });
 
   it('pages through conversations, groups and votes without losing or repeating one', async () => {
