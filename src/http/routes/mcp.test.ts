@@ -258,18 +258,20 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     expect((found.structuredContent?.results as { path: string }[])[0]?.path).toBe('keys');
   });
 
+  /** A raw MCP request to the versioned site, as a client that does not use the SDK sends it. */
+  const send = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.baseUrl}/mcp/versioned`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body,
+    });
+
   it('answers bad MCP bodies with a 4xx, never a 5xx', async () => {
-    const send = (body: string, headers: Record<string, string> = {}) =>
-      fetch(`${server.baseUrl}/mcp/versioned`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${key}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-        body,
-      });
     expect((await send('{"jsonrpc":')).status).toBe(400);
     expect((await send('x'.repeat(70_000))).status).toBe(413);
     expect(
@@ -290,24 +292,11 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
   });
 
   it(`answers every ask_docs of a batch under its own request id, and refuses batches past ${MAX_MCP_BATCH_MESSAGES}`, async () => {
-    const batch = (n: number) =>
-      fetch(`${server.baseUrl}/mcp/versioned`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${key}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json, text/event-stream',
-          'MCP-Protocol-Version': '2025-03-26',
-        },
-        body: JSON.stringify(
-          Array.from({ length: n }, (_, i) => ({
-            jsonrpc: '2.0',
-            id: i + 1,
-            method: 'tools/call',
-            params: { name: 'ask_docs', arguments: { question: 'How do I create an access token?' } },
-          })),
-        ),
-      });
+    const ask = { name: 'ask_docs', arguments: { question: 'How do I create an access token?' } };
+    const calls = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: ask }));
+    // Batches are of the 2025-03-26 revision: newer ones have none.
+    const batch = (n: number) => send(JSON.stringify(calls(n)), { 'MCP-Protocol-Version': '2025-03-26' });
     const answered = await batch(3);
     expect(answered.status).toBe(200);
     const results = (await answered.json()) as { result: ToolResult }[];
