@@ -53,18 +53,13 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
       ...(extra.long ? { timeoutMs: GIT_FETCH_TIMEOUT_MS } : {}),
     });
 
+  let branch = request.branch;
   if (await reusableClone(dir, request.remote, workspace.env)) {
+    // A clone kept while its site's branch was cleared (`sites set-git` without `--branch`) is checked out
+    // detached, so the branch is the remote's default, learnt from the remote itself.
+    branch ??= await remoteDefaultBranch(run, dir);
     await run(
-      [
-        'fetch',
-        '--depth',
-        '1',
-        '--no-tags',
-        '--no-recurse-submodules',
-        '--',
-        'origin',
-        request.branch ?? 'HEAD',
-      ],
+      ['fetch', '--depth', '1', '--no-tags', '--no-recurse-submodules', '--', 'origin', branch ?? 'HEAD'],
       { cwd: dir, watch: dir, long: true },
     );
     await run(['checkout', '--quiet', '--force', '--detach', 'FETCH_HEAD'], { cwd: dir });
@@ -105,11 +100,18 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
     );
   }
   const commit = (await run(['rev-parse', 'HEAD'], { cwd: dir })).trim();
-  const branch =
-    request.branch ??
-    ((await run(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir }).catch(() => '')).trim() ||
-      null);
+  branch ??=
+    (await run(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir }).catch(() => '')).trim() || null;
   return { docsDir: await containedSubdir(dir, request.subdir), commit, branch };
+}
+
+/** The branch the remote's HEAD names (`git ls-remote --symref`), or null when it names none. */
+async function remoteDefaultBranch(
+  run: (args: string[], extra: { cwd?: string; long?: boolean }) => Promise<string>,
+  dir: string,
+): Promise<string | null> {
+  const listed = await run(['ls-remote', '--symref', 'origin', 'HEAD'], { cwd: dir, long: true });
+  return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(listed)?.[1] ?? null;
 }
 
 /** Whether `dir` holds a clone of this remote (a clone of another URL is replaced, not fetched into). */

@@ -82,6 +82,21 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     expect((await getGitSource(storage, site.id))?.checked_out_commit).toBe(second);
   });
 
+  it("learns the remote's default branch again when a kept clone's branch is cleared", async () => {
+    const { storage } = database;
+    const site = await newSite('git-relearn');
+    const source = { url: repo, branch: null, subdir: 'docs', pollMinutes: null };
+    await setGitSource(storage, site.id, source);
+    await ingestGitSite(storage, workspace, site.id);
+    expect((await getGitSource(storage, site.id))?.branch).toBe('main');
+    // As `sites set-git` without --branch does: the branch is cleared, the clone (checked out detached) kept.
+    await setGitSource(storage, site.id, { ...source, subdir: '' });
+    expect((await getGitSource(storage, site.id))?.branch).toBeNull();
+    const again = await ingestGitSite(storage, workspace, site.id);
+    expect(again.counts.pages).toBeGreaterThan(3);
+    expect((await getGitSource(storage, site.id))?.branch).toBe('main');
+  });
+
   it('leaves the pages a new commit did not touch unread: the checkout keeps their files as they were', async () => {
     const { storage } = database;
     const site = await newSite('git-stamps');
