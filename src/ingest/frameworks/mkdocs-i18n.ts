@@ -9,6 +9,14 @@ export interface MkDocsLanguage {
   nav: StaticValue | undefined;
 }
 
+export interface MkDocsI18n {
+  /** The languages built, the default first. */
+  languages: MkDocsLanguage[];
+  /** Locales listed with `build: false`: their files are not pages in any language. */
+  unbuilt: string[];
+  structure: 'suffix' | 'folder';
+}
+
 const LOCALE = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)?$/;
 
 /** The `i18n` entry of `plugins` (`- i18n: {...}`), if any. */
@@ -29,16 +37,18 @@ export const readMkDocsI18n = (
   ctx: FrameworkContext,
   file: string,
   config: StaticValue | undefined,
-): MkDocsLanguage[] => {
+): MkDocsI18n => {
   const options = i18nOptions(config);
-  if (options === undefined || options.kind === 'null') return [];
+  if (options === undefined || options.kind === 'null')
+    return { languages: [], unbuilt: [], structure: 'suffix' };
   if (!asObject(options)) {
     ctx.warn(file, options.line, `i18n plugin options are ${describe(options)}; languages are not read`);
-    return [];
+    return { languages: [], unbuilt: [], structure: 'suffix' };
   }
   const structure = asString(field(options, 'docs_structure')) === 'folder' ? 'folder' : 'suffix';
   const defaultLanguage = asString(field(options, 'default_language'));
   const languages: MkDocsLanguage[] = [];
+  const unbuilt: string[] = [];
   const add = (
     locale: string | undefined,
     isDefault: boolean,
@@ -58,9 +68,12 @@ export const readMkDocsI18n = (
   };
   const list = field(options, 'languages');
   for (const entry of asArray(list) ?? []) {
-    // `build: false` languages are not built at all.
-    if (asBoolean(field(entry, 'build')) === false) continue;
     const locale = asString(field(entry, 'locale'));
+    // `build: false` languages are not built at all.
+    if (asBoolean(field(entry, 'build')) === false) {
+      if (locale !== undefined && LOCALE.test(locale)) unbuilt.push(locale);
+      continue;
+    }
     add(
       locale,
       asBoolean(field(entry, 'default')) === true || locale === defaultLanguage,
@@ -76,5 +89,19 @@ export const readMkDocsI18n = (
     const first = languages[0];
     if (first) first.isDefault = true;
   }
-  return languages.sort((a, b) => Number(b.isDefault) - Number(a.isDefault));
+  languages.sort((a, b) => Number(b.isDefault) - Number(a.isDefault));
+  const built = (locale: string) => languages.some((l) => l.locale === locale);
+  return { languages, unbuilt: unbuilt.filter((locale) => !built(locale)), structure };
+};
+
+/** Whether `src` (relative to `docs_dir`) is a file of one of `locales` in the plugin's `structure`. */
+export const inLanguage = (
+  src: string,
+  locales: readonly string[],
+  structure: 'suffix' | 'folder',
+): boolean => {
+  if (locales.length === 0) return false;
+  if (structure === 'folder') return locales.includes(src.split('/')[0] ?? '');
+  const suffix = /\.([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)?)\.md$/i.exec(src)?.[1];
+  return suffix !== undefined && locales.includes(suffix);
 };

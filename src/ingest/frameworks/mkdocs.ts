@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Navigation } from '../navigation.ts';
 import type { FrameworkContext } from './framework-context.ts';
 import { MAX_LANGUAGES, MAX_SIDEBAR_DEPTH } from './limits.ts';
-import { type MkDocsLanguage, readMkDocsI18n } from './mkdocs-i18n.ts';
+import { inLanguage, type MkDocsLanguage, readMkDocsI18n } from './mkdocs-i18n.ts';
 import { joinUrl, NavBuilder, pageIdOfUrl } from './nav-builder.ts';
 import { isExternalLink, siteRelative } from './site-paths.ts';
 import { asArray, asBoolean, asObject, asString, describe, field, type StaticValue } from './static-value.ts';
@@ -68,14 +68,17 @@ export const readMkDocs = async (
 
   const directoryUrls = asBoolean(field(config, 'use_directory_urls')) !== false;
   const version = mikeVersion(ctx, configFile, config);
-  const languages = readMkDocsI18n(ctx, configFile, config).slice(0, MAX_LANGUAGES);
+  const i18n = readMkDocsI18n(ctx, configFile, config);
+  const languages = i18n.languages.slice(0, MAX_LANGUAGES);
   const multilingual = languages.length > 1;
   const defaultLanguage = languages.find((l) => l.isDefault) ?? languages[0];
 
   const sources = ctx
     .filesUnder(docsDir)
     .map((file) => (docsDir === '' ? file : file.slice(docsDir.length + 1)))
-    .filter((src) => /\.md$/i.test(src));
+    .filter((src) => /\.md$/i.test(src))
+    // A language MkDocs does not build has no pages, not even as the default language's.
+    .filter((src) => !inLanguage(src, i18n.unbuilt, i18n.structure));
   const sourceSet = new Set(sources);
   const hasIndexSibling = (src: string): boolean => {
     const dir = path.posix.dirname(src);
