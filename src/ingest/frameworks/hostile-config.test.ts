@@ -161,4 +161,28 @@ describe('hostile framework configs', () => {
     expect(navigation.pages.map((p) => p.id)).toEqual(['index']);
     expect(warnings.some((w) => w.file === 'mkdocs.yml')).toBe(true);
   });
+  it('keeps a slug or rewrite that climbs with .. under the site root, with a warning', async () => {
+    const starlight = await read(
+      folder({
+        'astro.config.mjs':
+          "import starlight from '@astrojs/starlight';\nexport default { integrations: [starlight({ title: 'S' })] };",
+        'src/content/docs/index.md': md('Home'),
+        'src/content/docs/guides/away.md': '---\ntitle: Away\nslug: ../../escape\n---\n\nBody.\n',
+      }),
+    );
+    expect(starlight.nav.pages.map((p) => p.id).sort()).toEqual(['escape', 'index']);
+    expect(starlight.warnings).toContainEqual(
+      expect.objectContaining({
+        message: expect.stringContaining('above the site\'s root; indexed at "escape"'),
+      }),
+    );
+    const vitepress = await read(
+      folder({
+        '.vitepress/config.mts': "export default { rewrites: { 'guide/a.md': '../../../a.md' } };",
+        'index.md': md('Home'),
+        'guide/a.md': md('A'),
+      }),
+    );
+    expect(vitepress.nav.pages.map((p) => p.id).sort()).toEqual(['a', 'index']);
+  });
 });

@@ -62,6 +62,27 @@ export class NavBuilder {
     return true;
   }
 
+  /**
+   * A slug or rewrite may climb with `..` (`slug: ../../x`): a browser resolves such a URL path above the
+   * site's base, so a citation would lead off the site. The id is resolved as a URL path is, clamped at
+   * the site's root, and the config is warned about.
+   */
+  private withinRoot(placement: Placement): Placement {
+    if (!placement.id.split('/').includes('..')) return placement;
+    const segments: string[] = [];
+    for (const segment of placement.id.split('/')) {
+      if (segment === '..') segments.pop();
+      else if (segment !== '' && segment !== '.') segments.push(segment);
+    }
+    const id = pageIdOfUrl(segments.join('/'));
+    this.ctx.warn(
+      placement.configFile,
+      placement.line,
+      `${placement.file} would be published at "${placement.id}", above the site's root; indexed at "${id}"`,
+    );
+    return { ...placement, id };
+  }
+
   hasFile(file: string): boolean {
     return this.idsByFile.has(file);
   }
@@ -74,8 +95,9 @@ export class NavBuilder {
     this.pages.get(id)?.languages.add(language);
   }
 
-  add(placement: Placement): void {
-    if (!this.spend(placement.configFile)) return;
+  add(written: Placement): void {
+    if (!this.spend(written.configFile)) return;
+    const placement = this.withinRoot(written);
     const existing = this.pages.get(placement.id);
     if (existing && existing.file !== placement.file) {
       this.ctx.warn(
