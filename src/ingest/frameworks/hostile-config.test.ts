@@ -153,6 +153,21 @@ describe('hostile framework configs', () => {
     ]);
   });
 
+  it("reads the framework's default folder when the docs folder setting leads out", async () => {
+    const mkdocs = await read(folder({ 'mkdocs.yml': 'docs_dir: ..\n', 'docs/index.md': md('Home') }));
+    expect(mkdocs.nav.pages.map((p) => p.id)).toEqual(['index']);
+    expect(mkdocs.warnings.map((w) => w.message)).toEqual([
+      'path ".." leads outside the docs folder; "docs" is used, the default',
+    ]);
+    const vitepress = await read(
+      folder({ '.vitepress/config.mts': "export default { srcDir: '/etc' };", 'index.md': md('Home') }),
+    );
+    expect(vitepress.nav.pages.map((p) => p.id)).toEqual(['index']);
+    expect(vitepress.warnings.map((w) => w.message)).toEqual([
+      'path "/etc" is absolute; only paths inside the docs folder are read; "." is used, the default',
+    ]);
+  });
+
   it('survives YAML nested deeper than it reads', async () => {
     const nav = `nav: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`;
     const { nav: navigation, warnings } = await read(

@@ -61,7 +61,7 @@ export const readMkDocs = async (
   const docsDirWritten = asString(docsDirValue) ?? 'docs';
   if (docsDirValue !== undefined && asString(docsDirValue) === undefined)
     ctx.warn(configFile, docsDirValue.line, `docs_dir is ${describe(docsDirValue)}; using "docs"`);
-  const docsDir = siteRelative(ctx, siteDir, docsDirWritten, configFile);
+  const docsDir = siteRelative(ctx, siteDir, docsDirWritten, configFile, 'docs');
   const builder = new NavBuilder(ctx);
   const name = asString(field(config, 'site_name')) ?? null;
   if (docsDir === null) return builder.build({ kind: 'mkdocs', versions: [], languages: [], name });

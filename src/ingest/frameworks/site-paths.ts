@@ -3,28 +3,27 @@ import type { FrameworkContext } from './framework-context.ts';
 
 /**
  * A folder or file a config names (relative to the config's site folder) as a path relative to the docs
- * root, or null with a warning when it is absolute or leads out of the root: everything read must stay
- * inside the folder Docent was given.
+ * root, or, with a warning, when it is absolute or leads out of the root: `fallback` (the framework's
+ * default for the setting) when one is given, else null. Everything read must stay inside the folder
+ * Docent was given.
  */
 export const siteRelative = (
   ctx: FrameworkContext,
   siteDir: string,
   written: string,
   configFile: string,
+  fallback?: string,
 ): string | null => {
   const clean = written.trim().replace(/\\/g, '/');
-  if (path.posix.isAbsolute(clean) || /^[a-z]:\//i.test(clean)) {
-    ctx.warn(
-      configFile,
-      undefined,
-      `path "${written}" is absolute; only paths inside the docs folder are read`,
-    );
-    return null;
-  }
   const joined = path.posix.normalize(path.posix.join(siteDir === '' ? '.' : siteDir, clean));
-  if (joined === '..' || joined.startsWith('../')) {
-    ctx.warn(configFile, undefined, `path "${written}" leads outside the docs folder; ignored`);
-    return null;
+  const absolute = path.posix.isAbsolute(clean) || /^[a-z]:\//i.test(clean);
+  if (absolute || joined === '..' || joined.startsWith('../')) {
+    const problem = absolute
+      ? `path "${written}" is absolute; only paths inside the docs folder are read`
+      : `path "${written}" leads outside the docs folder`;
+    const instead = fallback === undefined ? 'ignored' : `"${fallback}" is used, the default`;
+    ctx.warn(configFile, undefined, `${problem}; ${instead}`);
+    return fallback === undefined ? null : siteRelative(ctx, siteDir, fallback, configFile);
   }
   return joined === '.' ? '' : joined.replace(/\/+$/, '');
 };

@@ -76,7 +76,7 @@ export const readVitePress = async (
   const srcDirValue = field(config, 'srcDir');
   if (srcDirValue !== undefined && asString(srcDirValue) === undefined)
     ctx.warn(configFile, srcDirValue.line, `srcDir is ${describe(srcDirValue)}; using the project folder`);
-  const srcDir = siteRelative(ctx, siteDir, asString(srcDirValue) ?? '.', configFile);
+  const srcDir = siteRelative(ctx, siteDir, asString(srcDirValue) ?? '.', configFile, '.');
   const name = asString(field(config, 'title')) ?? null;
   if (srcDir === null) return builder.build({ kind: 'vitepress', versions: [], languages: [], name });
 
