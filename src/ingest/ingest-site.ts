@@ -44,6 +44,8 @@ export interface IngestOptions {
    * emptied folder would otherwise wipe a site without a word (EmptyDocsFolderError instead).
    */
   allowEmpty?: boolean;
+  /** How messages name what was ingested; the folder's path by default (a git clone's is the server's). */
+  sourceName?: string;
 }
 
 /** The folder has no pages, and ingesting it would remove every page the site has. */
@@ -128,7 +130,7 @@ export async function runIngestionJob(
     await stager.flush();
     if (incoming.size === 0 && storedCount > 0 && options.allowEmpty !== true)
       throw new EmptyDocsFolderError(
-        `${job.sourceDir} has no pages to index: ingesting it would remove all ${storedCount} pages of the site. Check the folder; to empty the site on purpose, ingest it with --allow-empty`,
+        `${options.sourceName ?? job.sourceDir} has no pages to index: ingesting it would remove all ${storedCount} pages of the site. Check the folder; to empty the site on purpose, ingest it with --allow-empty`,
       );
     const counts = await publishStagedPages(storage, job.siteId, job.id, incoming);
     incoming.clear();

@@ -99,7 +99,11 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
       `the repository is larger than ${Math.round(MAX_CLONE_BYTES / 1024 / 1024)} MB; its clone was removed`,
     );
   }
-  const commit = (await run(['rev-parse', 'HEAD'], { cwd: dir })).trim();
+  const commit = (
+    await run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: dir }).catch(() => '')
+  ).trim();
+  // git clones an empty repository without complaint; there is nothing to check out.
+  if (commit === '') throw new GitCommandError('the repository has no commits yet: nothing to ingest');
   branch ??=
     (await run(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir }).catch(() => '')).trim() || null;
   return { docsDir: await containedSubdir(dir, request.subdir), commit, branch };

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -161,6 +162,33 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     expect(failed?.error).toMatch(/no-such-branch not found/);
     expect(failed?.error).not.toContain(workspace.dataDir);
     expect(failed?.error).not.toContain('Cloning into');
+  });
+
+  it('says so when the repository has no commits, or its subdir no pages, naming no server folder', async () => {
+    const { storage } = database;
+    const empty = path.join(temp, 'empty.git');
+    fs.mkdirSync(empty);
+    execFileSync('git', ['init', '-q', '--bare', empty]);
+    const site = await newSite('git-empty');
+    await setGitSource(storage, site.id, { url: empty, branch: null, subdir: '', pollMinutes: null });
+    await expect(ingestGitSite(storage, workspace, site.id)).rejects.toThrow(/has no commits yet/);
+
+    const emptied = path.join(temp, 'emptied');
+    createRepo(emptied, { ...sampleDocs(), 'docs/notes.txt': 'Not a page.\n' });
+    const docs = await newSite('git-emptied');
+    await setGitSource(storage, docs.id, { url: emptied, branch: null, subdir: 'docs', pollMinutes: null });
+    await ingestGitSite(storage, workspace, docs.id);
+    const gone = commitFiles(emptied, {
+      'docs/index.md': null,
+      'docs/install.md': null,
+      'docs/usage.md': null,
+    });
+    const refused = ingestGitSite(storage, workspace, docs.id);
+    await expect(refused).rejects.toThrow(
+      `The folder docs at commit ${gone.slice(0, 12)} has no pages to index: ingesting it would remove all 3 pages`,
+    );
+    const [job] = await listIngestionJobs(storage, docs.id);
+    expect(job?.error).not.toContain(workspace.dataDir);
   });
 
   it('refuses a subdir that a symlink in the repository leads outside the clone', async () => {

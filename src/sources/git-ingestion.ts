@@ -59,6 +59,7 @@ export async function runGitIngestion(
   const startedAt = nowIso();
   let docsDir: string;
   let commit: string;
+  let sourceName: string;
   try {
     const source = await getGitSource(storage, job.siteId);
     if (!source) throw new NoGitSourceError();
@@ -72,12 +73,13 @@ export async function runGitIngestion(
     await recordCheckout(storage, source.site_id, checkout);
     docsDir = checkout.docsDir;
     commit = checkout.commit;
+    sourceName = `${source.subdir ? `The folder ${source.subdir}` : 'The repository'} at commit ${commit.slice(0, 12)}`;
   } catch (error) {
     await failIngestionJob(storage, job.id, error);
     throw error;
   }
   try {
-    const result = await runIngestionJob(storage, { ...job, sourceDir: docsDir }, options);
+    const result = await runIngestionJob(storage, { ...job, sourceDir: docsDir }, { sourceName, ...options });
     return { ...result, commit };
   } finally {
     // The ingestion marks its own start once the files are read; the job began with the fetch.
