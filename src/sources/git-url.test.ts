@@ -34,6 +34,10 @@ describe('parseGitUrl', () => {
     ]) {
       expect(() => parseGitUrl(url, { allowLocal: true }), url).toThrow(GitSourceError);
     }
+    // scp-like in form, with a host ssh would take for an option: named as such, never a local path.
+    for (const url of ['git@-oProxyCommand=x:path', '-oProxyCommand=x:path'])
+      for (const allowLocal of [true, false])
+        expect(() => parseGitUrl(url, { allowLocal }), url).toThrow(/must not start with "-"/);
   });
 
   it('takes a local path or file:// only when local repositories are allowed', () => {

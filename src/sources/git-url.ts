@@ -79,6 +79,8 @@ export function parseGitUrl(raw: string, options: { allowLocal: boolean }): GitR
     if (repository.startsWith('-')) throw new GitSourceError('git url path must not start with "-"');
     return { kind: 'scp', url: value };
   }
+  // `git@-oProxyCommand=…:path` is scp-like in form, with a host that ssh would read as an option.
+  if (/^(?:[^@/:]+@)?-[^/:]*:/.test(value)) throw new GitSourceError('git url host must not start with "-"');
   if (!options.allowLocal) throw localRefused();
   return { kind: 'local', url: path.resolve(value) };
 }
