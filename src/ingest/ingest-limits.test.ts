@@ -80,6 +80,24 @@ describe('snippet limits', () => {
       message: `snippets nested deeper than ${MAX_SNIPPET_DEPTH} (MAX_SNIPPET_DEPTH); snippets/s${MAX_SNIPPET_DEPTH + 1}.mdx and any deeper not inlined`,
     });
   });
+
+  it('does not read or parse the snippets of a chain past the depth it inlines', async () => {
+    // Every link of a long chain of large snippets used to be parsed for each page that starts it.
+    const files = {
+      'page.mdx': `---\ntitle: Deep\n---\n\nimport S1 from '/snippets/s1.mdx';\n\n<S1 />\n`,
+      ...snippetChain({
+        first: 1,
+        count: 40,
+        includesOfNext: 1,
+        // Unparseable past the depth: a warning names each one that is read.
+        body: (i) => (i > MAX_SNIPPET_DEPTH + 2 ? `Broken {${i}\n` : `Marker-${i}-end.\n`),
+      }),
+    };
+    const site = await loadDocsFolder(fixture(files));
+    expect(textOf(site, 'page')).toContain(`Marker-${MAX_SNIPPET_DEPTH}-end`);
+    const read = site.warnings.filter((w) => /^snippets\/s\d+\.mdx$/.test(w.file));
+    expect(read).toEqual([]);
+  });
 });
 
 describe('table cells', () => {

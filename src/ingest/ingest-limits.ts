@@ -43,8 +43,34 @@ export const MAX_TABLE_CELLS = 25_000;
  */
 /** Non-blank lines of one page or snippet. */
 export const MAX_PAGE_LINES = 20_000;
-/** Characters that open Markdown or MDX constructs (`* _ \` [ < | #`) in one page or snippet. */
+/**
+ * Characters that open Markdown or MDX constructs (`* _ \` [ < | # \ &`) in one page or snippet: the
+ * shared corpora's most is 40,303 (a generated schema reference).
+ */
 export const MAX_PAGE_MARKUP_CHARS = 100_000;
+/**
+ * Underlined (setext) headings in one page or snippet: the parser's cost grows faster than their
+ * number (2,000 took 3.8 s, 4,000 took 19 s), and the shared corpora have at most 30 underline lines.
+ */
+export const MAX_SETEXT_HEADINGS = 500;
+/**
+ * Lists and block quotes one line opens (`> > 1. - x`): the parser's cost grows with the nesting
+ * (2,000 list markers on one line took 1 s, 40,000 quote markers 55 s); the corpora nest 2 at most.
+ */
+export const MAX_LINE_NESTING = 32;
+/**
+ * Such nesting over a whole page or snippet (a line's markers past its first, summed): the parser's
+ * cost grows with the square of their number (4,000 lines of `- - x` took 19 s). The corpora: 28.
+ */
+export const MAX_NESTED_MARKERS = 500;
+/**
+ * Indentation, in columns (a tab to the next multiple of 4): lists nested by indentation cost the
+ * parser more per line the deeper they go (200 lines each one level deeper took 1.7 s, 1,000 took 46 s;
+ * 20,000 lines 128 levels deep, 71 s). One line may be indented this much (the corpora: 39)…
+ */
+export const MAX_LINE_INDENT = 128;
+/** …and all lines of a page or snippet together this much (the corpora: 24,560). */
+export const MAX_PAGE_INDENT_COLUMNS = 150_000;
 
 /** A docs folder over one of the folder-wide limits above; the ingestion fails with this message. */
 export class DocsFolderLimitError extends Error {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ImportDeclaration, Program } from 'estree';
 import type { Root } from 'mdast';
 import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
+import { MAX_SNIPPET_DEPTH } from './ingest-limits.ts';
 import { parseCostProblem } from './parse-cost.ts';
 import { type PageSyntax, type ParsedSource, parseSource } from './parse-markdown.ts';
 import type { Warning } from './types.ts';
@@ -144,8 +145,10 @@ export class SnippetStore {
   }
 
   /**
-   * Loads everything reachable from a page's imports. Loading is breadth-first over cached per-file
-   * promises that never wait on each other, so an import cycle cannot deadlock; the renderer stops cycles.
+   * Loads what a page's imports reach, down to the depth the renderer inlines (and one more, as
+   * import-closure.ts hashes it): a chain of snippets past it costs nothing to parse. Loading is
+   * breadth-first over cached per-file promises that never wait on each other, so an import cycle
+   * cannot deadlock; the renderer stops cycles.
    */
   async resolve(scope: ImportScope): Promise<ResolvedSnippets> {
     const byFile = new Map<string, LoadedSnippet>();
@@ -153,7 +156,7 @@ export class SnippetStore {
     const warnings: Warning[] = [];
     const seen = new Set<string>();
     let frontier = [...scope.values()].filter((f): f is string => f !== null);
-    while (frontier.length > 0) {
+    for (let depth = 0; frontier.length > 0 && depth <= MAX_SNIPPET_DEPTH + 1; depth++) {
       const batch = [...new Set(frontier)].filter((f) => !seen.has(f));
       for (const f of batch) seen.add(f);
       const loaded = await Promise.all(batch.map((f) => this.load(f)));

@@ -39,7 +39,8 @@ const cellsIn = (line: string): number => {
  * line in a code block) only makes the limit stricter; it never lets a wider table through.
  */
 export const countTableCells = (source: string): number => {
-  const lines = source.split('\n');
+  // LF, CR or CRLF: a page of CR-only lines is as many lines to the parser.
+  const lines = source.split(/\r\n|\r|\n/);
   let cells = 0;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i] ?? '';
