@@ -1,10 +1,6 @@
-import {
-  type ContainedFolder,
-  containedFolder,
-  MAX_CONFIG_FILE_BYTES,
-  MAX_PAGE_FILE_BYTES,
-} from '../contained-file.ts';
+import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from '../contained-file.ts';
 import type { WarningSink } from '../warnings.ts';
+import { FRONT_MATTER_NODES_PER_CHAR, MAX_FRAMEWORK_CONFIG_BYTES, MAX_STATIC_NODES } from './limits.ts';
 import { readStaticModule } from './static-config.ts';
 import type { StaticValue } from './static-value.ts';
 import { readYamlConfig } from './yaml-config.ts';
@@ -54,7 +50,7 @@ export class FrameworkContext {
   readText(rel: string): Promise<ConfigText> {
     let cached = this.texts.get(rel);
     if (!cached) {
-      cached = this.folder.readText(rel, MAX_CONFIG_FILE_BYTES).then((read): ConfigText => {
+      cached = this.folder.readText(rel, MAX_FRAMEWORK_CONFIG_BYTES).then((read): ConfigText => {
         if (read.ok) return { status: 'ok', text: read.text };
         if (read.missing) return { status: 'missing' };
         this.sink.add({ file: rel, message: `cannot read config file (${read.reason}); ignored` }, 'io');
@@ -111,7 +107,14 @@ export class FrameworkContext {
         if (!read.ok) return undefined;
         const block = FRONT_MATTER.exec(read.text)?.[1];
         if (block === undefined) return undefined;
-        const parsed = readYamlConfig(block);
+        // Aliases may not make front matter bigger than its text could spell out: a few hundred bytes
+        // of nested aliases otherwise expand to the whole node budget, page after page.
+        const budget = Math.min(MAX_STATIC_NODES, FRONT_MATTER_NODES_PER_CHAR * block.length + 64);
+        const parsed = readYamlConfig(block, budget);
+        if (parsed.ok && parsed.overBudget) {
+          this.warn(rel, 1, `front matter expands to more than ${budget} values (aliases); not read`);
+          return undefined;
+        }
         return parsed.ok ? parsed.value : undefined;
       });
       this.frontMatters.set(rel, cached);

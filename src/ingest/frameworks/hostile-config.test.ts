@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFolderNavigation } from './fixture-navigation.ts';
-import { MAX_SIDEBAR_DEPTH, MAX_SIDEBAR_ENTRIES } from './limits.ts';
+import { MAX_FRAMEWORK_CONFIG_BYTES, MAX_SIDEBAR_DEPTH, MAX_SIDEBAR_ENTRIES } from './limits.ts';
 
 const roots: string[] = [];
 afterAll(() => {
@@ -61,18 +61,19 @@ describe('hostile framework configs', () => {
   });
 
   it('caps a sidebar listing more entries than MAX_SIDEBAR_ENTRIES', async () => {
-    const entries = Array.from({ length: MAX_SIDEBAR_ENTRIES + 500 }, () => "'intro'").join(',');
+    // A one-letter id, so that the entries fit in a config file Docent reads (MAX_FRAMEWORK_CONFIG_BYTES).
+    const entries = Array.from({ length: MAX_SIDEBAR_ENTRIES + 500 }, () => "'i'").join(',');
     const started = Date.now();
     const { nav, warnings } = await read(
       folder({
         'docusaurus.config.js': 'module.exports = {};',
         'sidebars.js': `module.exports = { s: [${entries}] };`,
-        'docs/intro.md': md('Intro'),
+        'docs/i.md': md('Intro'),
         'docs/other.md': md('Other'),
       }),
     );
     expect(Date.now() - started).toBeLessThan(30_000);
-    expect(nav.pages.map((p) => p.id)).toEqual(['docs/intro']);
+    expect(nav.pages.map((p) => p.id)).toEqual(['docs/i']);
     expect(warnings).toContainEqual({
       file: 'sidebars.js',
       message: `navigation has more than ${MAX_SIDEBAR_ENTRIES} entries; the rest is ignored`,
@@ -199,5 +200,35 @@ describe('hostile framework configs', () => {
       }),
     );
     expect(vitepress.nav.pages.map((p) => p.id).sort()).toEqual(['a', 'index']);
+  });
+  it('stops front matter whose aliases expand past what its text spells out, naming the page', async () => {
+    const bomb = ['a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
+    for (let i = 1; i < 8; i++)
+      bomb.push(`a${i}: &a${i} [${Array.from({ length: 9 }, () => `*a${i - 1}`).join(', ')}]`);
+    const page = `---\ntitle: Bomb\n${bomb.join('\n')}\n---\n\nBody.\n`;
+    const started = performance.now();
+    const { nav, warnings } = await read(
+      folder({
+        'docusaurus.config.js': 'module.exports = {};',
+        'docs/b0.md': page,
+        'docs/b1.md': page,
+        'docs/fine.md': md('Fine'),
+      }),
+    );
+    // 9^8 values each, without the bound: a few pages ran out of memory.
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(nav.pages.map((p) => p.id).sort()).toEqual(['docs/b0', 'docs/b1', 'docs/fine']);
+    expect(warnings).toContainEqual({
+      file: 'docs/b0.md',
+      line: 1,
+      message: expect.stringMatching(/^front matter expands to more than \d+ values \(aliases\); not read$/),
+    });
+  });
+
+  it(`refuses a framework config over ${MAX_FRAMEWORK_CONFIG_BYTES} bytes, and reads the framework's defaults`, async () => {
+    const big = `site_name: Big\nextra: [${'0,'.repeat(MAX_FRAMEWORK_CONFIG_BYTES / 2)}0]\n`;
+    const { nav, warnings } = await read(folder({ 'mkdocs.yml': big, 'docs/index.md': md('Home') }));
+    expect(nav.pages.map((p) => p.id)).toEqual(['index']);
+    expect(warnings.map((w) => w.file)).toContain('mkdocs.yml');
   });
 });

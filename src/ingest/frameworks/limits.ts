@@ -18,5 +18,13 @@ export const MAX_VERSIONS = 200;
 export const MAX_LANGUAGES = 100;
 /** Docusaurus docs plugin instances read. */
 export const MAX_DOCS_INSTANCES = 20;
+/**
+ * Largest framework config file read (`mkdocs.yml`, `docusaurus.config.*`, `sidebars.*`, …): configs are
+ * read on the server's main thread, and a 7.8 MB one took 25 to 53 s and 2 to 4 GB. Real ones are tens of
+ * kilobytes. (`docs.json`, a data file read apart, may be larger: contained-file.ts.)
+ */
+export const MAX_FRAMEWORK_CONFIG_BYTES = 512 * 1024;
+/** Values front matter may hold per character of its text, aliases expanded (plain YAML holds under 1). */
+export const FRONT_MATTER_NODES_PER_CHAR = 2;
 /** Page files whose front matter is read at once. */
 export const FRONT_MATTER_CONCURRENCY = 16;

@@ -2,7 +2,9 @@ import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseD
 import { MAX_STATIC_DEPTH, MAX_STATIC_NODES } from './limits.ts';
 import { opaque, type StaticObject, type StaticValue } from './static-value.ts';
 
-export type YamlResult = { ok: true; value: StaticValue } | { ok: false; line?: number; reason: string };
+export type YamlResult =
+  /** `overBudget`: more than `maxNodes` values; those past it are opaque. */
+  { ok: true; value: StaticValue; overBudget: boolean } | { ok: false; line?: number; reason: string };
 
 /**
  * Reads a YAML (or JSON, a subset of it) config as a StaticValue, walking the document's nodes rather
@@ -11,7 +13,7 @@ export type YamlResult = { ok: true; value: StaticValue } | { ok: false; line?: 
  * package does not know (mkdocs.yml's `!!python/name:…`, `!ENV`, `!relative`) leave their value as it is
  * written, which is all a navigation reader needs.
  */
-export const readYamlConfig = (source: string): YamlResult => {
+export const readYamlConfig = (source: string, maxNodes = MAX_STATIC_NODES): YamlResult => {
   const lineCounter = new LineCounter();
   let nodes = 0;
   try {
@@ -33,7 +35,7 @@ export const readYamlConfig = (source: string): YamlResult => {
 
     const convert = (node: unknown, depth: number, aliasDepth: number): StaticValue => {
       const line = lineAt(node as Node);
-      if (++nodes > MAX_STATIC_NODES) return opaque(`more than ${MAX_STATIC_NODES} values`, line);
+      if (++nodes > maxNodes) return opaque(`more than ${maxNodes} values`, line);
       if (depth > MAX_STATIC_DEPTH)
         return opaque(`a value nested deeper than ${MAX_STATIC_DEPTH} levels`, line);
       if (isAlias(node)) {
@@ -65,7 +67,8 @@ export const readYamlConfig = (source: string): YamlResult => {
       }
       return { kind: 'null', line };
     };
-    return { ok: true, value: convert(doc.contents, 0, 0) };
+    const value = convert(doc.contents, 0, 0);
+    return { ok: true, value, overBudget: nodes > maxNodes };
   } catch (error) {
     // The yaml package reports problems as doc.errors; this is for the unforeseen (a stack overflow).
     return { ok: false, reason: `cannot read YAML: ${(error as Error).message}` };
