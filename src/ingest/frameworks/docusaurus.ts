@@ -58,7 +58,9 @@ export const readDocusaurus = async (
   const multilingual = ordered.length > 1;
 
   for (const instance of config.instances) {
-    const contentDir = siteRelative(ctx, siteDir, instance.path, configFile);
+    // The default instance falls back to Docusaurus' own default folder; another plugin instance is left out.
+    const fallback = instance.pluginId === 'default' ? 'docs' : undefined;
+    const contentDir = siteRelative(ctx, siteDir, instance.path, configFile, fallback);
     if (contentDir === null) continue;
     const versions = await readVersions(ctx, siteDir, instance, contentDir);
     for (const v of versions)

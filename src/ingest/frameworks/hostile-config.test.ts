@@ -148,10 +148,22 @@ describe('hostile framework configs', () => {
       'mkdocs-unused.md': md('x'),
     });
     const { nav, warnings } = await read(root);
+    // The default docs instance reads Docusaurus' default folder instead, which this site lacks.
     expect(nav.pages).toEqual([]);
+    const sidebar = path.join(outside, 'sidebars.js');
     expect(warnings.map((w) => w.message)).toEqual([
-      `path "../${path.basename(outside)}/docs" leads outside the docs folder; ignored`,
+      `path "../${path.basename(outside)}/docs" leads outside the docs folder; "docs" is used, the default`,
+      `path "${sidebar}" is absolute; only paths inside the docs folder are read; ignored`,
+      `sidebar file "${sidebar}" not found; docs are listed in folder order`,
     ]);
+    const withDocs = await read(
+      folder({
+        'docusaurus.config.js':
+          "module.exports = { presets: [['classic', { docs: { path: '../outside' } }]] };",
+        'docs/intro.md': md('Intro'),
+      }),
+    );
+    expect(withDocs.nav.pages.map((p) => p.id)).toEqual(['docs/intro']);
   });
 
   it("reads the framework's default folder when the docs folder setting leads out", async () => {
