@@ -5,7 +5,10 @@ import { EvalSetError } from '../search/eval-set.ts';
 import { DatabaseUrlError } from '../storage/database.ts';
 import { CliError } from './context.ts';
 import { createProgram } from './program.ts';
+import { guardTerminalOutput } from './terminal-output.ts';
 
+guardTerminalOutput(process.stdout);
+guardTerminalOutput(process.stderr);
 const program = createProgram().exitOverride();
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -33,6 +33,17 @@ export const pageIdOf = (file: string): string => file.replace(/\.(mdx|md)$/i, '
 export const isPageFile = (name: string): boolean => /\.(mdx|md)$/i.test(name);
 
 /**
+ * Why a page file's name cannot name a page, or null: a control character (a newline in a page path,
+ * an escape sequence in every listing that shows it), or a name whose page would be `.` or `..`.
+ */
+export const pageNameProblem = (name: string): string | null => {
+  if (/\p{Cc}/u.test(name)) return 'file name holds control characters; not read';
+  const id = pageIdOf(name);
+  if (id === '.' || id === '..') return `file name makes the page path "${id}"; not read`;
+  return null;
+};
+
+/**
  * Lists the docs folder once; the loader answers "does this nav page exist?" from the result.
  *
  * Symlinked folders are never descended, wherever they point: one leaving the folder would list (and let
@@ -76,7 +87,12 @@ export const listDocsFiles = async (
         if (entry.name.startsWith('.') || IGNORED_DIRS.has(entry.name)) continue;
         subdirs.push(childRel);
       } else if (isPageFile(entry.name)) {
-        files.push(childRel);
+        const problem = pageNameProblem(entry.name);
+        if (problem === null) files.push(childRel);
+        else {
+          unreadable.push(childRel);
+          refused.set(childRel, problem);
+        }
       } else if (entry.isSymbolicLink() && !entry.name.startsWith('.')) {
         links.push(childRel);
       }

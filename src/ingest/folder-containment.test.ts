@@ -167,6 +167,30 @@ describe('loading a docs folder stays inside it', () => {
     expect(docs.unreadable).toEqual(['ext']);
     expect(docs.refused.get('ext')).toBe(SYMLINKED_FOLDER_REASON);
   });
+
+  it('leaves out page files whose names hold control characters or make no page path', async () => {
+    const { listDocsFiles } = await import('./docs-files.ts');
+    const root = path.join(base, 'names');
+    const names = [
+      'new\nline.md',
+      'red\u001b[31m.md',
+      'tab\there.mdx',
+      '..md',
+      '...md',
+      'ok.md',
+      '.hidden.md',
+    ];
+    for (const name of names) write(path.join(root, name), '# Page\n');
+    const docs = await listDocsFiles(root);
+    expect(docs.files).toEqual(['.hidden.md', 'ok.md']);
+    expect(Object.fromEntries(docs.refused)).toEqual({
+      'new\nline.md': 'file name holds control characters; not read',
+      'red\u001b[31m.md': 'file name holds control characters; not read',
+      'tab\there.mdx': 'file name holds control characters; not read',
+      '..md': 'file name makes the page path "."; not read',
+      '...md': 'file name makes the page path ".."; not read',
+    });
+  });
 });
 
 const fixtures = { plain: plainFolder, navigation: navigationFolder };
