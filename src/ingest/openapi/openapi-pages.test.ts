@@ -235,6 +235,12 @@ describe('hostile OpenAPI files', () => {
     expect(site.pages.map((p) => p.path)).toEqual(['api-reference/x']);
     expect(JSON.stringify(site)).not.toContain(SECRET);
     expect(hits).toBe(0);
+    // Each is reported, with where it is.
+    const schema = '#/paths/~1x/get/responses/200/content/application~1json/schema/properties';
+    const outside = site.warnings.filter((w) => w.message.includes('points outside this file'));
+    expect(outside.map((w) => [w.file, w.message.split(' points')[0]]).sort()).toEqual(
+      ['local', 'relative', 'remote'].map((name) => ['api.json', `$ref at ${schema}/${name}`]),
+    );
   });
 
   it('refuses a spec that is a symlink out of the folder, naming only its place', async () => {

@@ -130,5 +130,36 @@ export const dereferenceSpec = async (
       warnings.push({ file, message: `${errors.length - MAX_REF_WARNINGS} more broken $ref` });
     }
   }
+  warnings.push(...externalRefWarnings(file, doc));
   return { spec: { file, version: parsed.version, doc }, warnings };
+};
+
+/**
+ * The `$ref`s dereferencing left in place because they point outside the document (another file, a
+ * URL): not followed, so the operator is told what is missing. The dereferenced document may hold
+ * cycles; each object is visited once.
+ */
+const externalRefWarnings = (file: string, doc: JsonObject): Warning[] => {
+  const found: string[] = [];
+  let count = 0;
+  const seen = new WeakSet<object>();
+  const stack: { value: unknown; pointer: string }[] = [{ value: doc, pointer: '' }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value, pointer } = next;
+    if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+    seen.add(value);
+    const ref = (value as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && !ref.startsWith('#')) {
+      count++;
+      if (found.length < MAX_REF_WARNINGS)
+        found.push(`$ref at #${pointer} points outside this file (${ref.slice(0, 200)}); not followed`);
+    }
+    for (const [key, child] of Object.entries(value))
+      if (typeof child === 'object' && child !== null)
+        stack.push({ value: child, pointer: `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+  }
+  const warnings = found.map((message) => ({ file, message }));
+  if (count > found.length)
+    warnings.push({ file, message: `${count - found.length} more $ref outside this file` });
+  return warnings;
 };
