@@ -108,7 +108,7 @@ describe('page loader pool limits', () => {
     const { bad, replacedWorkers } = await loadAround('emphasis.md', { maxPageParseMs: 2000 });
     expect(bad.page).toBeNull();
     expect(bad.warnings).toEqual([
-      { file: 'emphasis.md', message: 'parsing took longer than 2000 ms; page skipped' },
+      { file: 'emphasis.md', message: 'parsing took longer than 2000 ms (MAX_PAGE_PARSE_MS); page skipped' },
     ]);
     expect(replacedWorkers).toBe(1);
   });
@@ -150,7 +150,10 @@ describe('page loader pool limits', () => {
       const site = await loadDocsFolder(dir, { limits: { maxPageParseMs: 2000 } });
       expect(site.pages.map((p) => p.path)).toEqual(['ok-1']);
       expect(site.warnings).toEqual([
-        { file: 'emphasis.md', message: 'parsing took longer than 2000 ms; page skipped' },
+        {
+          file: 'emphasis.md',
+          message: 'parsing took longer than 2000 ms (MAX_PAGE_PARSE_MS); page skipped',
+        },
       ]);
       // Nothing could be parsed: failing keeps a site's stored pages, where an empty result would delete them.
       await expect(loadDocsFolder(dir, { limits: { maxOldGenerationSizeMb: 1 } })).rejects.toBeInstanceOf(

@@ -283,7 +283,7 @@ export function createPageLoaderPool(
         timer: setTimeout(() => {
           // Only this page was running in the worker since it started: it is the one over budget.
           lane.posted.delete(task.id);
-          skip(task, `parsing took longer than ${budgetMs} ms`);
+          skip(task, `parsing took longer than ${budgetMs} ms (MAX_PAGE_PARSE_MS)`);
           retire(lane);
           requeue(lane);
         }, budgetMs),

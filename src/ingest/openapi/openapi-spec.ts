@@ -88,7 +88,12 @@ export const parseSpecText = (
   return { ok: true, doc, version };
 };
 
-const firstLine = (message: string): string => message.split('\n')[0] ?? message;
+/** A library message as a warning: its first line, and not a page of JSON pointers (a depth error's). */
+const firstLine = (message: string): string => {
+  const line = message.split('\n')[0] ?? message;
+  return line.length > MAX_LIBRARY_MESSAGE_CHARS ? `${line.slice(0, MAX_LIBRARY_MESSAGE_CHARS)}…` : line;
+};
+const MAX_LIBRARY_MESSAGE_CHARS = 300;
 
 /** `['paths', '/users/{id}', 'get']` → `#/paths/~1users~1{id}/get` (RFC 6901). */
 export const jsonPointer = (tokens: readonly (string | number)[]): string =>
