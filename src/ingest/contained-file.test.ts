@@ -46,6 +46,19 @@ describe('containedFolder', () => {
     expect(await read('in/deep.md')).toMatchObject({ ok: true, text: '# Deep\n' });
   });
 
+  it('reads a file with a UTF-16 byte order mark as UTF-16, and anything else as UTF-8', async () => {
+    const text = '# Überblick\n\nCafé ☕ 日本\n';
+    const be = Buffer.from(text, 'utf16le').swap16();
+    writeFileSync(
+      path.join(root, 'le.md'),
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]),
+    );
+    writeFileSync(path.join(root, 'be.md'), Buffer.concat([Buffer.from([0xfe, 0xff]), be]));
+    expect(await read('le.md')).toMatchObject({ ok: true, text });
+    expect(await read('be.md')).toMatchObject({ ok: true, text });
+    expect(await read('large.md', 400_000)).toMatchObject({ ok: true, text: 'é'.repeat(150_000) });
+  });
+
   it('works when the root itself is reached through a symlink', async () => {
     const linkedRoot = path.join(base, 'linked-docs');
     symlinkSync(root, linkedRoot);

@@ -118,6 +118,17 @@ const closeFile = promisify(fs.close);
 const statPath = promisify(fs.stat);
 const realPath = promisify(fs.realpath.native);
 
+/**
+ * A file's text: UTF-8, or UTF-16 when it starts with a UTF-16 byte order mark (editors on Windows save
+ * Markdown so; read as UTF-8 it was indexed as noise). A UTF-8 byte order mark is left for the readers
+ * that skip it, as before.
+ */
+export const decodeText = (bytes: Buffer): string => {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  return bytes.toString('utf8');
+};
+
 /** Reads at most `maxBytes + 1` bytes, so a file that grows (or lies about its size) cannot pass the limit. */
 const readBounded = async (real: string, maxBytes: number): Promise<ContainedText> => {
   const openedAt = Date.now();
@@ -147,8 +158,7 @@ const readBounded = async (real: string, maxBytes: number): Promise<ContainedTex
     const [only] = chunks;
     return {
       ok: true,
-      text:
-        chunks.length === 1 && only ? only.toString('utf8') : Buffer.concat(chunks, total).toString('utf8'),
+      text: decodeText(chunks.length === 1 && only ? only : Buffer.concat(chunks, total)),
       // A file that grew past the size seen has been written meanwhile: what was read is no stamp's.
       stamp: total > Number(info.size) ? null : stamp,
     };
