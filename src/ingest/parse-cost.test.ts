@@ -67,6 +67,25 @@ describe('the parse cost counted before a page is parsed', () => {
     expect(limit(table.join('\r'))).toBe('MAX_TABLE_CELLS');
   });
 
+  it('counts no nesting, underlines or indentation in code, and none for quotes around a list or a rule', () => {
+    const repl = lines(2 * MAX_NESTED_MARKERS, (i) => `>>> x = ${i}`);
+    const deep = lines(MAX_NESTED_MARKERS + 1, () => `${' '.repeat(MAX_LINE_INDENT + 8)}- - x`);
+    const legit = [
+      // A Python session in a fence, also inside a quote, and a YAML diff.
+      `\`\`\`pycon\n${repl}\n\`\`\``,
+      `> \`\`\`pycon\n${lines(MAX_NESTED_MARKERS + 1, () => '> -  - name: a')}\n> \`\`\``,
+      `~~~~\n${deep}\n~~~~`,
+      // Indented as code.
+      lines(MAX_NESTED_MARKERS + 1, () => '    - - x'),
+      `${'* '.repeat(MAX_LINE_NESTING + 8)}`,
+      lines(2 * MAX_NESTED_MARKERS, () => '> - item'),
+    ];
+    for (const source of legit) expect(parseCostProblem(source), source.slice(0, 40)).toBeNull();
+    // A fence closes only with its own character, at least as long: what follows is counted again.
+    const reopened = `\`\`\`\`\n~~~\n\`\`\`\n\`\`\`\`\n${lines(MAX_NESTED_MARKERS + 1, () => '- - x')}`;
+    expect(limit(reopened)).toBe('MAX_NESTED_MARKERS');
+  });
+
   it('does not take an underline after a blank line, or a rule, for a heading', () => {
     expect(parseCostProblem('Text\n\n---\n\n'.repeat(MAX_SETEXT_HEADINGS + 10))).toBeNull();
   });

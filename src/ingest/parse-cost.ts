@@ -12,17 +12,23 @@ import { countTableCells } from './table-cells.ts';
 
 /** Characters that open constructs: emphasis, code, links, tags, tables, headings, escapes, entities. */
 const MARKUP = new Set(['*', '_', '`', '[', '<', '|', '#', '\\', '&']);
+/** What the page view counts (section-html.ts): the constructs its renderer handles. */
+const RENDERED_MARKUP = new Set(['*', '_', '`', '[', '<', '|', '#']);
 /** A setext heading's underline (`===` or `---` under a line of text). */
 const UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/;
+/** A thematic break (`***`, `- - -`): no list, however many markers. */
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 /** Block quote and list markers opening a line, one after another (`> > 1. - x`, `>>>`). */
 const CONTAINER_MARKER = /(?:>|(?:[-*+]|\d{1,9}[.)])(?=[ \t]|$))[ \t]*/y;
+/** A code fence, after any container markers (`> ```py`): its character and length. */
+const FENCE = /^(`{3,}|~{3,})/;
 
 interface Cost {
   lines: number;
   markup: number;
   setext: number;
   nesting: number;
-  /** Markers past each line's first, over all lines (`- - x` has one). */
+  /** List markers past each line's first, over all lines (`- - x` has one; `> - x` none). */
   nestedMarkers: number;
   /** The deepest indentation of a line, and all lines' together, in columns (a tab to the next 4). */
   indent: number;
@@ -40,14 +46,29 @@ const indentOf = (line: string): number => {
   return columns;
 };
 
-/** Block quotes and lists a line opens, counted up to one past the limit. */
-const nestingOf = (line: string): number => {
+/**
+ * Block quotes and lists a line opens (counted up to one past the limit), how many of them are lists,
+ * and where its text starts.
+ */
+const containersOf = (line: string): { depth: number; lists: number; rest: number } => {
   let depth = 0;
+  let lists = 0;
   CONTAINER_MARKER.lastIndex = line.length - line.trimStart().length;
-  while (depth <= MAX_LINE_NESTING && CONTAINER_MARKER.test(line)) depth++;
-  return depth;
+  let rest = CONTAINER_MARKER.lastIndex;
+  while (depth <= MAX_LINE_NESTING && CONTAINER_MARKER.test(line)) {
+    depth++;
+    if (line[rest] !== '>') lists++;
+    rest = CONTAINER_MARKER.lastIndex;
+  }
+  return { depth, lists, rest };
 };
 
+/**
+ * The cost is what the parser builds; code is text to it. So the nesting, underline and indentation
+ * counts skip fenced code (a Python session's `>>>` lines are no block quotes), lines indented as code,
+ * and thematic breaks. Code is recognised loosely: a line the counts skip but the parser reads as
+ * markup is still bounded by the parse time limit (page-loader-pool.ts), only no longer caught early.
+ */
 const countCost = (source: string): Cost => {
   const cost: Cost = {
     lines: 0,
@@ -59,6 +80,7 @@ const countCost = (source: string): Cost => {
     indentColumns: 0,
   };
   let previousBlank = true;
+  let fence: string | null = null;
   let start = 0;
   for (let i = 0; i <= source.length; i++) {
     const char = source[i];
@@ -72,13 +94,30 @@ const countCost = (source: string): Cost => {
     const blank = line.trim() === '';
     if (!blank) {
       cost.lines++;
-      if (!previousBlank && UNDERLINE.test(line)) cost.setext++;
-      const nesting = nestingOf(line);
-      cost.nesting = Math.max(cost.nesting, nesting);
-      if (nesting > 1) cost.nestedMarkers += nesting - 1;
-      const indent = indentOf(line);
-      cost.indent = Math.max(cost.indent, indent);
-      cost.indentColumns += indent;
+      const { depth, lists, rest } = containersOf(line);
+      const marker = FENCE.exec(line.slice(rest))?.[1];
+      if (fence !== null) {
+        if (
+          marker !== undefined &&
+          marker[0] === fence[0] &&
+          marker.length >= fence.length &&
+          line.slice(rest + marker.length).trim() === ''
+        )
+          fence = null;
+      } else if (marker !== undefined) {
+        fence = marker;
+      } else {
+        const indent = indentOf(line);
+        cost.indent = Math.max(cost.indent, indent);
+        cost.indentColumns += indent;
+        if (!previousBlank && UNDERLINE.test(line)) cost.setext++;
+        if (indent < 4 && !THEMATIC_BREAK.test(line)) {
+          cost.nesting = Math.max(cost.nesting, depth);
+          // A list opened inside a list on one line costs the parser more with every one before it;
+          // quotes around a list do not (2,000 lines of `> - x`: linear).
+          if (lists > 1) cost.nestedMarkers += lists - 1;
+        }
+      }
     }
     previousBlank = blank;
     if (char === '\r' && source[i + 1] === '\n') i++;
@@ -87,8 +126,12 @@ const countCost = (source: string): Cost => {
   return cost;
 };
 
-/** Characters that start Markdown or MDX syntax in `source`: what a parse's worst case grows with. */
-export const markupCharacters = (source: string): number => countCost(source).markup;
+/** Characters of `source` that start constructs the page view renders (section-html.ts bounds them). */
+export const markupCharacters = (source: string): number => {
+  let count = 0;
+  for (let i = 0; i < source.length; i++) if (RENDERED_MARKUP.has(source[i] as string)) count++;
+  return count;
+};
 
 /**
  * Why parsing `source` would cost more than a page may (ingest-limits.ts), or null: counted in one pass

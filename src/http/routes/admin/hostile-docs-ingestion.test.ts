@@ -33,6 +33,7 @@ const hostileFolders: Record<
   'nested-lists': {
     bad: 'deep.md',
     files: { 'index.md': fine('Lists'), 'deep.md': `${'- '.repeat(5000)}item\n` },
+    warnings: [/^a line opens more than 32 nested lists or block quotes \(MAX_LINE_NESTING\); skipped$/],
   },
   'nested-jsx': {
     bad: 'deep.mdx',
