@@ -5,10 +5,11 @@ import { EvalSetError } from '../search/eval-set.ts';
 import { DatabaseUrlError } from '../storage/database.ts';
 import { CliError } from './context.ts';
 import { createProgram } from './program.ts';
-import { guardTerminalOutput } from './terminal-output.ts';
+import { escapeControlCharacters, guardTerminalOutput } from './terminal-output.ts';
 
+// Not stderr: the progress bar draws there with escape sequences of its own; what reaches stderr from
+// docs content (an error naming a file) is escaped where it is written, below.
 guardTerminalOutput(process.stdout);
-guardTerminalOutput(process.stderr);
 const program = createProgram().exitOverride();
 
 program.parseAsync(process.argv).catch((error: unknown) => {
@@ -22,11 +23,11 @@ program.parseAsync(process.argv).catch((error: unknown) => {
     error instanceof DomainError ||
     error instanceof EvalSetError
   ) {
-    process.stderr.write(`docent: ${error.message}\n`);
+    process.stderr.write(`docent: ${escapeControlCharacters(error.message)}\n`);
     process.exit(1);
   }
   process.stderr.write(
-    `docent: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    `docent: ${escapeControlCharacters(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`,
   );
   process.exit(1);
 });
