@@ -37,11 +37,13 @@ export const isPageFile = (name: string): boolean => /\.(mdx|md)$/i.test(name);
  * an escape sequence in every listing that shows it), or a name whose page would be `.` or `..`.
  */
 export const pageNameProblem = (name: string): string | null => {
-  if (/\p{Cc}/u.test(name)) return 'file name holds control characters; not read';
+  if (CONTROL.test(name)) return 'file name holds control characters; not read';
   const id = pageIdOf(name);
-  if (id === '.' || id === '..') return `file name makes the page path "${id}"; not read`;
+  if (id === '' || id === '.' || id === '..') return `file name makes the page path "${id}"; not read`;
   return null;
 };
+
+const CONTROL = /\p{Cc}/u;
 
 /**
  * Lists the docs folder once; the loader answers "does this nav page exist?" from the result.
@@ -85,6 +87,12 @@ export const listDocsFiles = async (
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
         if (entry.name.startsWith('.') || IGNORED_DIRS.has(entry.name)) continue;
+        // Its name would be in every page path under it.
+        if (CONTROL.test(entry.name)) {
+          unreadable.push(childRel);
+          refused.set(childRel, 'folder name holds control characters; not read');
+          continue;
+        }
         subdirs.push(childRel);
       } else if (isPageFile(entry.name)) {
         const problem = pageNameProblem(entry.name);

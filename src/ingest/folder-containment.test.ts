@@ -177,13 +177,19 @@ describe('loading a docs folder stays inside it', () => {
       'tab\there.mdx',
       '..md',
       '...md',
+      'sub/.md',
       'ok.md',
       '.hidden.md',
+      'bad\u001b[2Kdir/page.md',
+      'new\nfolder/page.md',
     ];
     for (const name of names) write(path.join(root, name), '# Page\n');
     const docs = await listDocsFiles(root);
     expect(docs.files).toEqual(['.hidden.md', 'ok.md']);
     expect(Object.fromEntries(docs.refused)).toEqual({
+      'bad\u001b[2Kdir': 'folder name holds control characters; not read',
+      'new\nfolder': 'folder name holds control characters; not read',
+      'sub/.md': 'file name makes the page path ""; not read',
       'new\nline.md': 'file name holds control characters; not read',
       'red\u001b[31m.md': 'file name holds control characters; not read',
       'tab\there.mdx': 'file name holds control characters; not read',
