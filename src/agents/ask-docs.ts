@@ -6,6 +6,7 @@
 import type { AnswerService, AskInput } from '../assistant/answer-question.ts';
 import type { CitableSource } from '../assistant/answer-sources.ts';
 import type { AnswerSink } from '../assistant/answer-stream.ts';
+import { DomainError } from '../errors/domain-error.ts';
 
 export interface CollectedAnswer {
   text: string;
@@ -47,6 +48,33 @@ export async function askDocs(answers: AnswerService, input: AskInput): Promise<
   await started.write(sink);
   collected.text = parts.join('');
   return collected;
+}
+
+/** One `ask_docs` call: the question and the thread it follows up, if any. */
+export type AskDocsCall = Pick<AskInput, 'question' | 'threadId' | 'threadKey'>;
+
+/**
+ * `ask_docs` for the calls of one MCP request: each call is charged, stored and refunded under a request
+ * id of its own (`<id>`, `<id>.2`, …: a JSON-RPC batch holds several), and a failure that is not the
+ * caller's (no domain error) is logged and told as the assistant being unavailable, never as what broke.
+ */
+export function docsAsker(
+  answers: AnswerService,
+  base: Omit<AskInput, 'question' | 'threadId' | 'threadKey'>,
+): (call: AskDocsCall) => Promise<CollectedAnswer> {
+  let calls = 0;
+  return (call) => {
+    calls++;
+    const requestId = calls === 1 ? base.requestId : `${base.requestId}.${calls}`;
+    return askDocs(answers, { ...base, ...call, requestId }).catch((error: unknown) => {
+      if (error instanceof DomainError) throw error;
+      base.logger.error({ err: error, requestId }, 'ask_docs failed unexpectedly');
+      throw new DomainError(
+        'unavailable',
+        `The assistant failed while answering (request ${requestId}); try again`,
+      );
+    });
+  };
 }
 
 /** The answer as one text for a model to read: the answer, then its numbered sources with links. */

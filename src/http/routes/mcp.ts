@@ -1,12 +1,11 @@
 import { Hono } from 'hono';
-import { askDocs } from '../../agents/ask-docs.ts';
+import { docsAsker } from '../../agents/ask-docs.ts';
 import { loadMcpServer } from '../../agents/load-mcp-server.ts';
 import { serverCard } from '../../agents/server-card.ts';
 import type { AnswerService } from '../../assistant/answer-question.ts';
 import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/request-schema.ts';
 import { MCP_FP } from '../../assistant/threads.ts';
 import type { TrustProxy } from '../../config.ts';
-import { DomainError } from '../../errors/domain-error.ts';
 import type { SiteSearch } from '../../search/site-search.ts';
 import type { Storage } from '../../storage/database.ts';
 import type { TenancyCache } from '../../tenancy/tenancy-cache.ts';
@@ -60,9 +59,6 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
         `A JSON-RPC batch must hold 1 to ${MAX_MCP_BATCH_MESSAGES} messages (got ${message.length})`,
       );
     const origin = docentUrl(c);
-    const requestId = c.get('requestId');
-    // Each answer of a batch is charged, stored and refunded under a request id of its own.
-    let asked = 0;
     const { WebStandardStreamableHTTPServerTransport, createDocsMcpServer } = await loadMcpServer();
     const server = createDocsMcpServer({
       site: caller.site,
@@ -72,31 +68,16 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
       version: DOCENT_VERSION,
       // A site whose index cannot be loaded still serves get_page: its tools are described without labels.
       labels: await deps.search.labels(caller.site.id, caller.site).catch(() => null),
-      ask: (input) => {
-        const id = asked++ === 0 ? requestId : `${requestId}.${asked}`;
-        return askDocs(deps.answers, {
-          site: caller.site,
-          plan: caller.plan,
-          requestId: id,
-          fp: MCP_FP,
-          threadId: input.threadId,
-          threadKey: input.threadKey,
-          question: input.question,
-          retrieval: retrievalOf({ retrievalPageSize: DEFAULT_RETRIEVAL_PAGE_SIZE }),
-          origin,
-          gone,
-          logger: c.get('logger'),
-        }).catch((error: unknown) => {
-          if (error instanceof DomainError) throw error;
-          // The agent is told what the assistant routes would say (a 500 is never a tool's answer), and
-          // nothing of the failure itself: that goes to the log, under the answer's request id.
-          c.get('logger').error({ err: error, requestId: id }, 'ask_docs failed unexpectedly');
-          throw new DomainError(
-            'unavailable',
-            `The assistant failed while answering (request ${id}); try again`,
-          );
-        });
-      },
+      ask: docsAsker(deps.answers, {
+        site: caller.site,
+        plan: caller.plan,
+        requestId: c.get('requestId'),
+        fp: MCP_FP,
+        retrieval: retrievalOf({ retrievalPageSize: DEFAULT_RETRIEVAL_PAGE_SIZE }),
+        origin,
+        gone,
+        logger: c.get('logger'),
+      }),
     });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -106,7 +87,7 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
     try {
       const response = await transport.handleRequest(c.req.raw, { parsedBody: message });
       // The transport's own Response: the id set on the context before the route is not on it.
-      response.headers.set('X-Request-Id', requestId);
+      response.headers.set('X-Request-Id', c.get('requestId'));
       return response;
     } finally {
       await server.close();
