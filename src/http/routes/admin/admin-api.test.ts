@@ -378,6 +378,9 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     ]) {
       expect((await call('GET', `/v1/admin/usage?${query}`, tenant.adminKey)).status, query).toBe(400);
     }
+    // One problem, said once.
+    const malformed = await call('GET', '/v1/admin/usage?from=abc', tenant.adminKey);
+    expect(malformed.json.error?.details).toEqual([{ path: 'from', message: 'must be a date YYYY-MM-DD' }]);
 
     const threads = await call('GET', '/v1/admin/threads?limit=2', tenant.adminKey);
     const listed = threads.json.threads as { id: string; messageCount: number; site: string }[];

@@ -10,10 +10,13 @@ import type { AdminDeps } from './admin-deps.ts';
 export const MAX_USAGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const daySchema = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .regex(DAY, 'must be a date YYYY-MM-DD')
   .refine((value) => {
+    // A value that is not YYYY-MM-DD has its one message already.
+    if (!DAY.test(value)) return true;
     const date = new Date(`${value}T00:00:00Z`);
     return !Number.isNaN(date.getTime()) && dayOf(date) === value;
   }, 'must be a real date');
