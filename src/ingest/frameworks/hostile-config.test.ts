@@ -196,9 +196,12 @@ describe('hostile framework configs', () => {
           "import starlight from '@astrojs/starlight';\nexport default { integrations: [starlight({ title: 'S' })] };",
         'src/content/docs/index.md': md('Home'),
         'src/content/docs/guides/away.md': '---\ntitle: Away\nslug: ../../escape\n---\n\nBody.\n',
+        // A browser reads `%2e` as a dot and `\` as `/`.
+        'src/content/docs/guides/encoded.md': '---\ntitle: E\nslug: "%2e%2e/%2E%2e/encoded"\n---\n\nBody.\n',
+        'src/content/docs/guides/slashes.md': "---\ntitle: S\nslug: '..\\..\\slashes'\n---\n\nBody.\n",
       }),
     );
-    expect(starlight.nav.pages.map((p) => p.id).sort()).toEqual(['escape', 'index']);
+    expect(starlight.nav.pages.map((p) => p.id).sort()).toEqual(['encoded', 'escape', 'index', 'slashes']);
     expect(starlight.warnings).toContainEqual(
       expect.objectContaining({
         message: expect.stringContaining('above the site\'s root; indexed at "escape"'),

@@ -68,11 +68,15 @@ export class NavBuilder {
    * the site's root, and the config is warned about.
    */
   private withinRoot(placement: Placement): Placement {
-    if (!placement.id.split('/').includes('..')) return placement;
+    // As a browser splits and reads a URL path: `\\` is `/`, and `%2e` is a dot.
+    const parts = placement.id.split(/[/\\]/);
+    const dots = (segment: string): string => segment.replace(/%2e/gi, '.');
+    if (!parts.some((segment) => dots(segment) === '..')) return placement;
     const segments: string[] = [];
-    for (const segment of placement.id.split('/')) {
-      if (segment === '..') segments.pop();
-      else if (segment !== '' && segment !== '.') segments.push(segment);
+    for (const segment of parts) {
+      const plain = dots(segment);
+      if (plain === '..') segments.pop();
+      else if (plain !== '' && plain !== '.') segments.push(segment);
     }
     const id = pageIdOfUrl(segments.join('/'));
     this.ctx.warn(
