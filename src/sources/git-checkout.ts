@@ -102,8 +102,12 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
   const commit = (
     await run(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: dir }).catch(() => '')
   ).trim();
-  // git clones an empty repository without complaint; there is nothing to check out.
-  if (commit === '') throw new GitCommandError('the repository has no commits yet: nothing to ingest');
+  // git clones an empty repository without complaint; there is nothing to check out. The clone goes, so
+  // the next attempt clones again (a fetch into it would fail with git's own "couldn't find remote ref").
+  if (commit === '') {
+    await fs.rm(dir, { recursive: true, force: true });
+    throw new GitCommandError('the repository has no commits yet: nothing to ingest');
+  }
   branch ??=
     (await run(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir }).catch(() => '')).trim() || null;
   return { docsDir: await containedSubdir(dir, request.subdir), commit, branch };

@@ -172,6 +172,7 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     const site = await newSite('git-empty');
     await setGitSource(storage, site.id, { url: empty, branch: null, subdir: '', pollMinutes: null });
     await expect(ingestGitSite(storage, workspace, site.id)).rejects.toThrow(/has no commits yet/);
+    await expect(ingestGitSite(storage, workspace, site.id)).rejects.toThrow(/has no commits yet/);
 
     const emptied = path.join(temp, 'emptied');
     createRepo(emptied, { ...sampleDocs(), 'docs/notes.txt': 'Not a page.\n' });
