@@ -215,6 +215,9 @@ describe('invalid requests', () => {
       messages: [{ id: 'm', role: 'user', parts: over.parts }],
     });
     expect(v2.success ? [] : zodDetails(v2.error)).toEqual([problem]);
+    // An answer in the history may be longer: only the body's size bounds it.
+    const answer = { ...over, role: 'assistant' };
+    expect(parse({ fp: 'x', messages: [answer, user('q', 'm2')] }).success).toBe(true);
     // Joined with a newline between parts, as the question is read: exactly the limit passes.
     const at = [...pieces(1, MAX_MESSAGE_CHARS / 2), ...pieces(1, MAX_MESSAGE_CHARS / 2 - 1)];
     const empty = { type: 'text', text: '' };

@@ -99,15 +99,20 @@ export const messageSchema = z
     annotations: z.array(z.unknown()).optional(),
     experimental_attachments: z.array(attachmentSchema).optional(),
   })
-  .superRefine((message, ctx) => textWithinLimit(message.parts, ctx));
+  .superRefine((message, ctx) => textWithinLimit(message, ctx));
 
 /**
- * A message's text parts together, as they are read (joined), hold at most `MAX_MESSAGE_CHARS`: the bound
- * is on the question, not on each of its up to `MAX_MESSAGE_PARTS` pieces.
+ * A user message's text parts together, as they are read (joined), hold at most `MAX_MESSAGE_CHARS`: the
+ * bound is on the question, not on each of its up to `MAX_MESSAGE_PARTS` pieces. An assistant message
+ * of many steps may be longer (an answer of `MAX_OUTPUT_TOKENS`); only the body's size bounds it.
  */
-export function textWithinLimit(parts: readonly { type: string }[], ctx: z.RefinementCtx): void {
+export function textWithinLimit(
+  message: { role: string; parts: readonly { type: string }[] },
+  ctx: z.RefinementCtx,
+): void {
+  if (message.role !== 'user') return;
   let length = 0;
-  for (const part of parts) {
+  for (const part of message.parts) {
     const text = (part as { text?: unknown }).text;
     if (part.type === 'text' && typeof text === 'string' && text.length > 0) length += text.length + 1;
   }

@@ -60,7 +60,7 @@ export const uiMessageSchema = z
       })
       .max(MAX_MESSAGE_PARTS),
   })
-  .superRefine((message, ctx) => textWithinLimit(message.parts, ctx));
+  .superRefine((message, ctx) => textWithinLimit(message, ctx));
 
 export const uiAssistantRequestSchema = z
   .object({
