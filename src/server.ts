@@ -1,3 +1,4 @@
+import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { destination, type Logger, pino } from 'pino';
@@ -9,6 +10,7 @@ import { formatModelSpec } from './assistant/providers/model-spec.ts';
 import { updateSiteModelSettings } from './assistant/providers/site-model-settings.ts';
 import { RunningAnswers } from './assistant/running-answers.ts';
 import { type Config, resolveDataDir } from './config.ts';
+import { answerClientErrors } from './http/client-errors.ts';
 import { closeIdlePageWorkers } from './ingest/page-loader-pool.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
@@ -197,6 +199,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       reject(new ServerStartError(why, demoBanner(`http://${host}:${config.port}`, demo, false)));
     });
   });
+  answerClientErrors(server as HttpServer);
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, host: config.host }, 'docent listening');
   return {

@@ -11,10 +11,12 @@ export const errorStatus = {
   not_found: 404,
   thread_not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   unavailable: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;

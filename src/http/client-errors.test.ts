@@ -1,0 +1,59 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../testing/server.ts';
+
+/** Sends raw bytes and reads the whole answer (the server closes the connection after it). */
+const raw = (port: number, request: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.end(request));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+    });
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+
+const parse = (answer: string) => {
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  const [statusLine = '', ...headers] = head.split('\r\n');
+  const header = (name: string) =>
+    headers.find((h) => h.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.split(': ')[1];
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    header,
+    json: JSON.parse(body) as { error: Record<string, string> },
+  };
+};
+
+describe('requests Node refuses before the app', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('answer with the standard JSON error body and a request id, and the server keeps serving', async () => {
+    const long = parse(await raw(server.port, `GET /${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    expect(long.status).toBe(431);
+    expect(long.json.error).toMatchObject({
+      code: 'headers_too_large',
+      requestId: long.header('X-Request-Id'),
+    });
+    const framed = parse(
+      await raw(
+        server.port,
+        'POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      ),
+    );
+    expect(framed.status).toBe(400);
+    expect(framed.json.error.code).toBe('invalid_request');
+    expect(framed.header('Content-Type')).toBe('application/json');
+    const garbage = parse(await raw(server.port, 'NOT HTTP AT ALL\r\n\r\n'));
+    expect(garbage.status).toBe(400);
+    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+  });
+});

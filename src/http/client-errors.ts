@@ -1,0 +1,46 @@
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { newId } from '../storage/ids.ts';
+import { DocentError, type ErrorCode, errorBody } from './errors.ts';
+
+/** Node's parser errors that have an answer of their own; any other parse error is a 400. */
+const CODE_OF_PARSER_ERROR: Record<string, ErrorCode> = {
+  HPE_HEADER_OVERFLOW: 'headers_too_large',
+  ERR_HTTP_REQUEST_TIMEOUT: 'request_timeout',
+};
+
+/**
+ * Requests Node's HTTP parser refuses before the app sees them (a request line or headers over Node's
+ * 16 KB, a malformed request, a body framed by both Content-Length and Transfer-Encoding) get the
+ * standard JSON error body with a request id, like every other error, instead of Node's bare status line.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // A connection the client reset, or one already answering: nothing can be written (Node's own rule).
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const code = CODE_OF_PARSER_ERROR[error.code ?? ''] ?? 'invalid_request';
+    const refused = new DocentError(
+      code,
+      `The request could not be read as HTTP (${error.code ?? 'parse error'})`,
+    );
+    const requestId = newId('req');
+    const body = JSON.stringify(errorBody(refused, requestId));
+    socket.end(
+      `HTTP/1.1 ${refused.status} ${STATUS_TEXT[refused.status] ?? 'Bad Request'}\r\n` +
+        'Content-Type: application/json\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  });
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
