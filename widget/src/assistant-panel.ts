@@ -53,6 +53,8 @@ export class AssistantPanel implements PanelController {
   #context: AskContext | undefined;
   #returnFocus: Element | null = null;
   #renderQueued = false;
+  /** The feedback sent last: the next is sent once it has settled, so they are stored in click order. */
+  #feedbackSent: Promise<unknown> = Promise.resolve();
 
   constructor(host: PanelHost) {
     this.#host = host;
@@ -602,15 +604,20 @@ export class AssistantPanel implements PanelController {
     const previous = message.feedback;
     message.feedback = { rating, ...(comment !== undefined ? { comment } : {}) };
     this.#render();
-    try {
-      await sendFeedback(this.#client(), {
+    // A vote and then its comment are two requests; sent at once, the first could be stored last.
+    const sending = this.#feedbackSent.then(() =>
+      sendFeedback(this.#client(), {
         fp: options.fp ?? 'anonymous',
-        threadId: state.threadId,
+        threadId: state.threadId ?? '',
         ...(state.threadKey ? { threadKey: state.threadKey } : {}),
         messageId: message.id,
         rating,
         ...(comment ? { comment } : {}),
-      });
+      }),
+    );
+    this.#feedbackSent = sending.catch(() => {});
+    try {
+      await sending;
       saveChat(options.domain, state);
       this.#announce('Thanks for the feedback.');
       this.#host.emit('feedback', {

@@ -225,19 +225,16 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
         .fill('It did not name the command.');
       await answer.getByRole('button', { name: 'Send' }).click();
       await expect.poll(() => answer.getByText('Thanks for the feedback.').isVisible()).toBe(true);
-      const voted = await adminGet(server, adminKey, `/v1/admin/threads/${stored?.threadId}`);
-      expect(voted.messages[3]?.feedback).toEqual([
-        expect.objectContaining({ rating: 'down', comment: 'It did not name the command.' }),
-      ]);
-      expect(voted.messages[1]?.feedback).toEqual([]);
+      // The panel thanks the reader at once; the vote and its comment are stored as their requests end.
+      const feedbackOf = async (index: number) =>
+        (await adminGet(server, adminKey, `/v1/admin/threads/${stored?.threadId}`)).messages[index]?.feedback;
+      await expect
+        .poll(() => feedbackOf(3))
+        .toEqual([expect.objectContaining({ rating: 'down', comment: 'It did not name the command.' })]);
+      expect(await feedbackOf(1)).toEqual([]);
 
       await answer.getByRole('button', { name: 'Helpful', exact: true }).click();
-      await expect
-        .poll(
-          async () =>
-            (await adminGet(server, adminKey, `/v1/admin/threads/${stored?.threadId}`)).messages[3]?.feedback,
-        )
-        .toEqual([expect.objectContaining({ rating: 'up' })]);
+      await expect.poll(() => feedbackOf(3)).toEqual([expect.objectContaining({ rating: 'up' })]);
       await context.close();
     });
 
