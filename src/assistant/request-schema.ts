@@ -110,18 +110,22 @@ export function textWithinLimit(
   message: { role: string; parts: readonly { type: string }[] },
   ctx: z.RefinementCtx,
 ): void {
-  if (message.role !== 'user') return;
-  let length = 0;
-  for (const part of message.parts) {
-    const text = (part as { text?: unknown }).text;
-    if (part.type === 'text' && typeof text === 'string' && text.length > 0) length += text.length + 1;
-  }
-  if (length - 1 > MAX_MESSAGE_CHARS)
+  if (message.role === 'user' && textOfParts(message.parts).length > MAX_MESSAGE_CHARS)
     ctx.addIssue({
       code: z.ZodIssueCode.custom,
       path: ['parts'],
       message: `at most ${MAX_MESSAGE_CHARS} characters of text per message (its text parts together)`,
     });
+}
+
+/** A message's text as it is read: its non-empty text parts, joined by line breaks. */
+export function textOfParts(parts: readonly { type: string }[]): string {
+  const texts: string[] = [];
+  for (const part of parts) {
+    const text = (part as { text?: unknown }).text;
+    if (part.type === 'text' && typeof text === 'string' && text.length > 0) texts.push(text);
+  }
+  return texts.join('\n');
 }
 
 export const filterSchema = z.object({

@@ -1,4 +1,4 @@
-import type { ContextItem, RequestMessage } from './request-schema.ts';
+import { type ContextItem, type RequestMessage, textOfParts } from './request-schema.ts';
 import type { Turn } from './start-answer.ts';
 
 /** Follow-ups shorter than this many words borrow the previous question ("and on Windows?"). */
@@ -14,11 +14,7 @@ const REFERS_BACK =
 const CONTEXT_QUERY_CHARS = 300;
 
 export function messageText(message: RequestMessage): string {
-  const fromParts = message.parts
-    .map((part) => (part.type === 'text' ? part.text : ''))
-    .filter((text) => text.length > 0)
-    .join('\n');
-  return (fromParts || message.content).trim();
+  return (textOfParts(message.parts) || message.content).trim();
 }
 
 /** Whether a question leans on the one before it: short ("and on Windows?"), or referring back to it. */

@@ -16,6 +16,7 @@ import {
   MAX_MESSAGE_CHARS,
   MAX_MESSAGE_PARTS,
   messagesField,
+  textOfParts,
   textWithinLimit,
 } from './request-schema.ts';
 
@@ -87,10 +88,5 @@ export type UiMessage = z.infer<typeof uiMessageSchema>;
 
 /** The text of a UI message: its text parts, joined. */
 export function uiMessageText(message: UiMessage): string {
-  const texts: string[] = [];
-  for (const part of message.parts) {
-    const text = (part as { text?: unknown }).text;
-    if (part.type === 'text' && typeof text === 'string' && text.length > 0) texts.push(text);
-  }
-  return texts.join('\n').trim();
+  return textOfParts(message.parts).trim();
 }

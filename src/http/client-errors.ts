@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { newId } from '../storage/ids.ts';
 import { DocentError, type ErrorCode, errorBody } from './errors.ts';
@@ -29,7 +29,7 @@ export function answerClientErrors(server: Server): void {
     const requestId = newId('req');
     const body = JSON.stringify(errorBody(refused, requestId));
     socket.end(
-      `HTTP/1.1 ${refused.status} ${STATUS_TEXT[refused.status] ?? 'Bad Request'}\r\n` +
+      `HTTP/1.1 ${refused.status} ${STATUS_CODES[refused.status] ?? 'Bad Request'}\r\n` +
         'Content-Type: application/json\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\n` +
@@ -38,9 +38,3 @@ export function answerClientErrors(server: Server): void {
     );
   });
 }
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};
