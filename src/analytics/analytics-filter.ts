@@ -50,6 +50,27 @@ export function periodToRange(period: AnalyticsPeriod, now: Date = new Date()): 
   return { from: new Date(end - PERIOD_MS[period]).toISOString(), to: new Date(end).toISOString() };
 }
 
+const DAY_MS = 24 * HOUR_MS;
+const dayString = z.string().date();
+const timeString = z.string().datetime({ offset: true });
+/** A bound of a custom range: a calendar day or a time with its offset (a time without one is ambiguous). */
+const rangeBound = z
+  .string()
+  .refine(
+    (value) => dayString.safeParse(value).success || timeString.safeParse(value).success,
+    'must be a day (2026-11-01) or an ISO 8601 time with its offset (2026-11-01T09:00:00Z)',
+  );
+
+/**
+ * The instant a range bound stands for: a day is its start as `from` and its end (the next day's start,
+ * the range being exclusive there) as `to`, in UTC, so `from=2026-11-01&to=2026-11-30` is all of November.
+ */
+export function rangeBoundTime(value: string, bound: 'from' | 'to'): number {
+  if (!dayString.safeParse(value).success) return Date.parse(value);
+  const start = Date.parse(`${value}T00:00:00Z`);
+  return bound === 'from' ? start : start + DAY_MS;
+}
+
 const trimmed = (max: number) => z.string().trim().min(1).max(max, `must be at most ${max} characters`);
 
 /** The filter's fields as the query string spells them (documented in the OpenAPI document). */
@@ -59,16 +80,16 @@ export const analyticsFilterFields = {
     .enum(ANALYTICS_PERIODS)
     .optional()
     .describe(`The last 24 hours, 7 or 30 days (default ${DEFAULT_PERIOD}); or give \`from\` and \`to\``),
-  from: z
-    .string()
-    .datetime({ offset: true })
+  from: rangeBound
     .optional()
-    .describe('Start of a custom range (inclusive), ISO 8601'),
-  to: z
-    .string()
-    .datetime({ offset: true })
+    .describe(
+      'Start of a custom range (inclusive): a day (`2026-11-01`, from its start in UTC) or an ISO 8601 time with its offset',
+    ),
+  to: rangeBound
     .optional()
-    .describe('End of a custom range (exclusive), ISO 8601'),
+    .describe(
+      'End of a custom range: a day (`2026-11-30`, included to its end in UTC) or an ISO 8601 time with its offset (exclusive)',
+    ),
   answered: z.enum(['answered', 'unanswered']).optional(),
   feedback: z
     .enum(['up', 'down', 'none', 'any'])
@@ -109,10 +130,10 @@ function checkRange(raw: RawFilter, ctx: z.RefinementCtx): void {
     return;
   }
   if (raw.from !== undefined && raw.to !== undefined) {
-    const from = Date.parse(raw.from);
-    const to = Date.parse(raw.to);
+    const from = rangeBoundTime(raw.from, 'from');
+    const to = rangeBoundTime(raw.to, 'to');
     if (!(from < to)) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
-    else if (to - from > MAX_RANGE_DAYS * 24 * HOUR_MS)
+    else if (to - from > MAX_RANGE_DAYS * DAY_MS)
       ctx.addIssue({ code: 'custom', path: ['to'], message: `a range is at most ${MAX_RANGE_DAYS} days` });
   }
 }
@@ -121,7 +142,10 @@ function checkRange(raw: RawFilter, ctx: z.RefinementCtx): void {
 export function toAnalyticsFilter(raw: RawFilter, now: Date = new Date()): AnalyticsFilter {
   const range =
     raw.from !== undefined && raw.to !== undefined
-      ? { from: new Date(raw.from).toISOString(), to: new Date(raw.to).toISOString() }
+      ? {
+          from: new Date(rangeBoundTime(raw.from, 'from')).toISOString(),
+          to: new Date(rangeBoundTime(raw.to, 'to')).toISOString(),
+        }
       : periodToRange(raw.period ?? DEFAULT_PERIOD, now);
   const filter: AnalyticsFilter = range;
   if (raw.site !== undefined) filter.site = raw.site;

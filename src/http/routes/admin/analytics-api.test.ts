@@ -117,6 +117,27 @@ describe.each(dialects)('admin analytics API on %s', (dialect) => {
     );
   });
 
+  it('reads a day as its start in from and its end in to (UTC), as the usage route reads its days', async () => {
+    const oneDay = await call(
+      'GET',
+      '/v1/admin/analytics/overview?from=2025-01-01&to=2025-01-01',
+      a.adminKey,
+    );
+    expect(oneDay.status).toBe(200);
+    const series = oneDay.json.series as { start: string }[];
+    expect(oneDay.json.bucket).toBe('hour');
+    expect(series).toHaveLength(24);
+    expect(series[0]?.start).toBe('2025-01-01T00:00:00.000Z');
+    expect(series[23]?.start).toBe('2025-01-01T23:00:00.000Z');
+    const november = await call(
+      'GET',
+      '/v1/admin/analytics/overview?from=2025-11-01&to=2025-11-30',
+      a.adminKey,
+    );
+    expect(november.json.bucket).toBe('day');
+    expect((november.json.series as unknown[]).length).toBe(30);
+  });
+
   it('refuses bad filters with 400 and the field that is wrong', async () => {
     const cases: [string, string][] = [
       ['period=1y', 'period'],
@@ -125,6 +146,8 @@ describe.each(dialects)('admin analytics API on %s', (dialect) => {
       ['from=2025-01-02T00:00:00Z&to=2025-01-01T00:00:00Z', 'to'],
       ['from=2020-01-01T00:00:00Z&to=2025-01-01T00:00:00Z', 'to'],
       ['from=yesterday&to=today', 'from'],
+      ['from=2025-02-30&to=2025-03-01', 'from'],
+      ['from=2025-01-01T00:00&to=2025-01-02T00:00', 'from'],
       ['answered=maybe', 'answered'],
       ['feedback=sideways', 'feedback'],
       [`page=${'p'.repeat(201)}`, 'page'],

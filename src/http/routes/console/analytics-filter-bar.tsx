@@ -31,14 +31,10 @@ export function filterFromQuery(c: Context<ConsoleEnv>): ParsedFilter {
     const value = c.req.query(key);
     if (value !== undefined && value !== '') query[key] = value;
   }
-  // The form's dates are days: a custom range runs from the start of `from` to the end of `to` (UTC).
-  const day = /^\d{4}-\d{2}-\d{2}$/;
+  // The form's dates are days: the filter reads a day as its start (`from`) or its end (`to`), in UTC.
   const custom = { ...query };
   if (custom.from !== undefined || custom.to !== undefined) {
     delete custom.period;
-    if (custom.from && day.test(custom.from)) custom.from = `${custom.from}T00:00:00Z`;
-    if (custom.to && day.test(custom.to))
-      custom.to = new Date(Date.parse(`${custom.to}T00:00:00Z`) + 86_400_000).toISOString();
   } else if (custom.period === undefined) {
     custom.period = '7d';
     query.period = '7d';
