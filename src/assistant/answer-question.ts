@@ -32,11 +32,12 @@ import { sourceLinker } from './source-links.ts';
 import { startAnswer, type Turn } from './start-answer.ts';
 import {
   type AppendMessage,
-  appendMessageWithin,
+  appendQuestionWithin,
   createThreadWithin,
-  dropLastAnswerWithin,
+  lastQuestionWithin,
   listThreadMessages,
   requireThreadForFollowUp,
+  storeAnswerWithin,
 } from './threads.ts';
 
 /** Stored messages a v2 follow-up gives the model (the latest ones): about 20 questions and answers. */
@@ -145,6 +146,10 @@ interface Charged {
   threadKey?: string | undefined;
   /** The question the stored thread holds (a regenerate answers it again). */
   question: string;
+  /** Its place in the thread: the answer is stored right after it, whenever it ends. */
+  questionSeq: number;
+  /** A regenerated answer: it replaces the answer stored in that place. */
+  replace: boolean;
 }
 
 export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
@@ -219,16 +224,25 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       const askWithin = async (unit: WriteUnit): Promise<Charged> => {
         if (followUp !== undefined) {
           if (regenerate) {
-            const asked = await dropLastAnswerWithin(unit, followUp);
-            if (asked !== undefined) return { threadId: followUp, question: asked };
+            const last = await lastQuestionWithin(unit, followUp);
+            if (last !== undefined)
+              return { threadId: followUp, question: last.content, questionSeq: last.seq, replace: true };
           }
-          await appendMessageWithin(unit, followUp, await grouped(unit));
-          return { threadId: followUp, question: input.question };
+          const stored = await appendQuestionWithin(unit, followUp, await grouped(unit));
+          return { threadId: followUp, question: input.question, questionSeq: stored.seq, replace: false };
         }
         const created = await createThreadWithin(unit, { organizationId, siteId: site.id, fp: input.fp });
         // A new thread's `updated_at` is already now.
-        await appendMessageWithin(unit, created.thread.id, await grouped(unit), { touch: false });
-        return { threadId: created.thread.id, threadKey: created.key, question: input.question };
+        const stored = await appendQuestionWithin(unit, created.thread.id, await grouped(unit), {
+          touch: false,
+        });
+        return {
+          threadId: created.thread.id,
+          threadKey: created.key,
+          question: input.question,
+          questionSeq: stored.seq,
+          replace: false,
+        };
       };
       // 402 when out of credits. The charge, a new thread, the question and the in-flight record commit
       // together.
@@ -245,6 +259,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
                 instance_id: deps.instanceId,
                 created_at: nowIso(),
                 message_id: messageId,
+                question_seq: charged.questionSeq,
               });
             }
             return charged;
@@ -326,7 +341,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         throw error;
       }
       const { query, retrievalMs, strength, sources, results0, starting } = prepared;
-      const { threadId, threadKey } = charged;
+      const { threadId, threadKey, questionSeq, replace } = charged;
       const start = await starting;
       const firstTokenMs = start.kind === 'started' && start.text ? performance.now() - started : undefined;
       if (start.kind !== 'started') {
@@ -338,12 +353,12 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
           );
         await credits.settle(chargedRequest, true, async (unit) => {
           await clearInFlightWithin(unit, requestId);
-          await appendMessageWithin(
+          await storeAnswerWithin(
             unit,
             threadId,
+            questionSeq,
             {
               id: messageId,
-              role: 'assistant',
               content: '',
               status: start.kind === 'failed' ? 'error' : 'aborted',
               finishReason: start.kind === 'failed' ? 'error' : 'unknown',
@@ -352,7 +367,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
               answered: false,
               retrievalScore: strength,
             },
-            { touch: false },
+            { replace },
           );
         });
         deps.observe?.({
@@ -413,7 +428,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
               await credits.settle(chargedRequest, refunding, async (unit) => {
                 // `updated_at` is the last question's time; the answer follows it within seconds.
                 await clearInFlightWithin(unit, requestId);
-                await appendMessageWithin(unit, threadId, answer, { touch: false });
+                await storeAnswerWithin(unit, threadId, questionSeq, answer, { replace });
               });
               deps.observe?.({
                 status: answer.status,

@@ -16,6 +16,7 @@ const insertInFlight = precompile<AnswersInFlightTable>((db, p) =>
     instance_id: p('instance_id'),
     created_at: p('created_at'),
     message_id: p('message_id'),
+    question_seq: p('question_seq'),
   }),
 );
 

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nowIso } from '../storage/ids.ts';
+import { withWriteUnit } from '../storage/write-unit.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { recoverInterruptedAnswers } from './recover-interrupted-answers.ts';
-import { appendThreadMessage, createThread, listThreadMessages } from './threads.ts';
+import { appendQuestionWithin, createThread, listThreadMessages, storeAnswerWithin } from './threads.ts';
 
 describe.each(dialects)('recoverInterruptedAnswers on %s', (dialect) => {
   let db: TestDatabase;
@@ -23,7 +24,9 @@ describe.each(dialects)('recoverInterruptedAnswers on %s', (dialect) => {
   /** A thread with its question stored and its answer in flight under an instance that no longer runs. */
   async function interrupted(requestId: string, messageId: string | null): Promise<string> {
     const { thread } = await createThread(db.storage, { organizationId, siteId, fp: 'anonymous' });
-    await appendThreadMessage(db.storage, thread.id, { role: 'user', content: 'Why?', status: 'complete' });
+    await withWriteUnit(db.storage, {}, (unit) =>
+      appendQuestionWithin(unit, thread.id, { content: 'Why?', status: 'complete' }),
+    );
     await db.storage.db
       .insertInto('answers_in_flight')
       .values({
@@ -37,6 +40,40 @@ describe.each(dialects)('recoverInterruptedAnswers on %s', (dialect) => {
       .execute();
     return thread.id;
   }
+
+  it("stores the aborted answer in its question's place when the thread has gone on meanwhile", async () => {
+    const { thread } = await createThread(db.storage, { organizationId, siteId, fp: 'anonymous' });
+    const ask = (content: string) =>
+      withWriteUnit(db.storage, {}, (unit) =>
+        appendQuestionWithin(unit, thread.id, { content, status: 'complete' }),
+      );
+    const first = await ask('first');
+    const second = await ask('second');
+    await withWriteUnit(db.storage, {}, (unit) =>
+      storeAnswerWithin(unit, thread.id, second.seq, { content: 'answer two', status: 'complete' }),
+    );
+    await db.storage.db
+      .insertInto('answers_in_flight')
+      .values({
+        request_id: 'req_first',
+        organization_id: organizationId,
+        thread_id: thread.id,
+        instance_id: 'ins_dead',
+        created_at: nowIso(),
+        message_id: 'msg_first',
+        question_seq: first.seq,
+      })
+      .execute();
+    expect(await recoverInterruptedAnswers(db.storage, ['ins_dead'])).toMatchObject({ answers: 1 });
+    const stored = await listThreadMessages(db.storage, thread.id);
+    expect(stored.map((m) => `${m.role}:${m.content || m.status}`)).toEqual([
+      'user:first',
+      'assistant:aborted',
+      'user:second',
+      'assistant:answer two',
+    ]);
+    expect(stored[1]?.id).toBe('msg_first');
+  });
 
   it('stores the aborted answer under the message id its reader was streamed', async () => {
     const streamed = await interrupted('req_streamed', 'msg_streamed');

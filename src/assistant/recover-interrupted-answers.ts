@@ -1,7 +1,7 @@
 import { refundWithin } from '../limits/credits.ts';
 import type { Storage } from '../storage/database.ts';
 import { withWriteUnit } from '../storage/write-unit.ts';
-import { appendMessageWithin } from './threads.ts';
+import { lastQuestionWithin, storeAnswerWithin } from './threads.ts';
 
 export interface RecoveredAnswers {
   /** Answers found in flight under the dead instances. */
@@ -27,7 +27,7 @@ export async function recoverInterruptedAnswers(
   // a live instance is registered before it answers anything.
   const rows = await storage.db
     .selectFrom('answers_in_flight')
-    .select(['request_id', 'organization_id', 'thread_id', 'message_id'])
+    .select(['request_id', 'organization_id', 'thread_id', 'message_id', 'question_seq'])
     .where((eb) =>
       eb.or([
         ...(deadInstanceIds.length > 0 ? [eb('instance_id', 'in', deadInstanceIds)] : []),
@@ -45,26 +45,21 @@ export async function recoverInterruptedAnswers(
       recovered.answers++;
       if (await refundWithin(unit, { organizationId: row.organization_id, requestId: row.request_id }))
         recovered.refunded++;
-      const thread = await unit.db
-        .selectFrom('threads')
-        .select('id')
-        .where('id', '=', row.thread_id)
-        .executeTakeFirst();
-      if (thread === undefined) return;
-      await appendMessageWithin(
-        unit,
-        row.thread_id,
-        {
-          // The id its reader was streamed, when the row has one (rows from before migration 0007 do not).
-          ...(row.message_id ? { id: row.message_id } : {}),
-          role: 'assistant',
-          content: '',
-          status: 'aborted',
-          finishReason: 'unknown',
-          requestId: row.request_id,
-        },
-        { touch: false },
-      );
+      // In its question's place: the one it recorded, else (rows from before migration 0017) the
+      // thread's last question. Nothing when the thread is gone or a real answer is there already.
+      const questionSeq =
+        row.question_seq === null
+          ? (await lastQuestionWithin(unit, row.thread_id))?.seq
+          : Number(row.question_seq);
+      if (questionSeq === undefined) return;
+      await storeAnswerWithin(unit, row.thread_id, questionSeq, {
+        // The id its reader was streamed, when the row has one (rows from before migration 0007 do not).
+        ...(row.message_id ? { id: row.message_id } : {}),
+        content: '',
+        status: 'aborted',
+        finishReason: 'unknown',
+        requestId: row.request_id,
+      });
     });
   }
   return recovered;

@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
+import { sql } from 'kysely';
 import { DomainError } from '../errors/domain-error.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../storage/constraint-violations.ts';
+import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso, randomBase62 } from '../storage/ids.ts';
-import { precompile } from '../storage/precompiled.ts';
+import { type ParamsOf, precompile } from '../storage/precompiled.ts';
 import type { ThreadMessageStatus, ThreadMessagesTable, ThreadsTable } from '../storage/schema.ts';
 import { type WriteUnit, withWriteUnit } from '../storage/write-unit.ts';
 import { hashKey } from '../tenancy/api-keys.ts';
@@ -135,34 +136,59 @@ export interface AppendMessage {
   retrievalScore?: number | null;
 }
 
-type NewMessageRow = Required<Omit<ThreadMessagesTable, 'seq'>>;
+type MessageRow = Required<ThreadMessagesTable>;
+type NewMessageRow = Omit<MessageRow, 'seq'>;
 
-/** The next sequence number is computed inside the INSERT, so the read and the write are one statement. */
-const insertMessage = precompile<NewMessageRow>((db, p) =>
-  db.insertInto('thread_messages').values({
-    id: p('id'),
-    thread_id: p('thread_id'),
-    seq: (eb) =>
-      eb
-        .selectFrom('thread_messages')
-        .select((sub) => sub(sub.fn.coalesce(sub.fn.max('seq'), sub.lit(-1)), '+', sub.lit(1)).as('next'))
-        .where('thread_id', '=', p('thread_id')),
-    role: p('role'),
-    content: p('content'),
-    status: p('status'),
-    sources: p('sources'),
-    finish_reason: p('finish_reason'),
-    usage: p('usage'),
-    timings: p('timings'),
-    request_id: p('request_id'),
-    created_at: p('created_at'),
-    current_path: p('current_path'),
-    filter_version: p('filter_version'),
-    filter_language: p('filter_language'),
-    question_group_id: p('question_group_id'),
-    answered: p('answered'),
-    retrieval_score: p('retrieval_score'),
-  }),
+const messageValues = (p: ParamsOf<NewMessageRow>) => ({
+  id: p('id'),
+  thread_id: p('thread_id'),
+  role: p('role'),
+  content: p('content'),
+  status: p('status'),
+  sources: p('sources'),
+  finish_reason: p('finish_reason'),
+  usage: p('usage'),
+  timings: p('timings'),
+  request_id: p('request_id'),
+  created_at: p('created_at'),
+  current_path: p('current_path'),
+  filter_version: p('filter_version'),
+  filter_language: p('filter_language'),
+  question_group_id: p('question_group_id'),
+  answered: p('answered'),
+  retrieval_score: p('retrieval_score'),
+});
+
+/**
+ * A question's place is computed inside the INSERT (the read and the write are one statement): after
+ * the thread's last message, and one further when that message is a question still waiting for its
+ * answer, whose place it keeps.
+ */
+const insertQuestion = precompile<NewMessageRow, { seq: number }>((db, p) =>
+  db
+    .insertInto('thread_messages')
+    .values({
+      ...messageValues(p),
+      seq: sql<number>`(select coalesce(max(m.seq), -1) + case when (select l.role from thread_messages l where l.thread_id = ${p('thread_id')} order by l.seq desc limit 1) = 'user' then 2 else 1 end from thread_messages m where m.thread_id = ${p('thread_id')})`,
+    })
+    .returning('seq'),
+);
+
+/** An answer in its question's place; nothing when the place is taken. */
+const insertAnswer = precompile<MessageRow, { id: string }>((db, p) =>
+  db
+    .insertInto('thread_messages')
+    .values({ ...messageValues(p), seq: p('seq') })
+    .onConflict((oc) => oc.doNothing())
+    .returning('id'),
+);
+
+const deleteMessageAt = precompile<{ threadId: string; seq: number }>((db, p) =>
+  db.deleteFrom('thread_messages').where('thread_id', '=', p('threadId')).where('seq', '=', p('seq')),
+);
+
+const selectThreadId = precompile<{ id: string }, { id: string }>((db, p) =>
+  db.selectFrom('threads').select('id').where('id', '=', p('id')),
 );
 
 const touchThread = precompile<{ id: string; updatedAt: string }>((db, p) =>
@@ -172,39 +198,55 @@ const touchThread = precompile<{ id: string; updatedAt: string }>((db, p) =>
     .where('id', '=', p('id')),
 );
 
-/**
- * Appends a message with the next sequence number; the unique (thread, seq) index turns a race
- * between two appends into a retry.
- */
-export async function appendThreadMessage(
-  storage: Storage,
-  threadId: string,
-  message: AppendMessage,
-): Promise<string> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await withWriteUnit(storage, {}, (unit) => appendMessageWithin(unit, threadId, message));
-    } catch (error) {
-      if (attempt >= MAX_APPEND_ATTEMPTS || !isUniqueViolation(error)) throw error;
-    }
-  }
+/** A question as stored, with its place: its answer's is the next (`seq + 1`). */
+export interface StoredQuestion {
+  id: string;
+  seq: number;
+  content: string;
 }
 
 /**
- * `appendThreadMessage` inside the caller's unit. `touch: false` leaves the thread's `updated_at` (its
- * place in listings by recent activity) alone, which spares rewriting two index entries. The caller retries the unit on a unique violation
- * (`isUniqueViolation`) unless it serialises appends to the thread another way (an organization lock).
+ * Appends a question inside the caller's unit, which serialises appends to the thread (the charge's
+ * organization lock); `touch: false` leaves the thread's `updated_at` (its place in listings by recent
+ * activity) alone, which spares rewriting two index entries.
  */
-export async function appendMessageWithin(
+export async function appendQuestionWithin(
   unit: WriteUnit,
   threadId: string,
-  message: AppendMessage,
+  message: Omit<AppendMessage, 'role'>,
   options: { touch?: boolean } = {},
-): Promise<string> {
-  const createdAt = nowIso();
-  const id = message.id ?? newId('msg');
-  await unit.run(insertMessage, {
-    id,
+): Promise<StoredQuestion> {
+  const row = messageRow(threadId, { ...message, role: 'user' });
+  const stored = await unit.get(insertQuestion, row);
+  if (stored === undefined) throw new Error(`thread ${threadId}: the question was not stored`);
+  if (options.touch ?? true) await unit.run(touchThread, { id: threadId, updatedAt: row.created_at });
+  return { id: row.id, seq: Number(stored.seq), content: message.content };
+}
+
+/**
+ * Stores an answer in its question's place (`questionSeq + 1`), whenever it ends: answers to concurrent
+ * follow-ups on one thread each stay after their own question. `replace` (a regenerated answer) takes
+ * the place of whatever answer is there; otherwise an answer whose place is already taken (by a
+ * regenerated answer that ended first) is not stored. Nothing is stored when the thread was deleted
+ * while it was answered. Returns whether the answer was stored.
+ */
+export async function storeAnswerWithin(
+  unit: WriteUnit,
+  threadId: string,
+  questionSeq: number,
+  message: Omit<AppendMessage, 'role'>,
+  options: { replace?: boolean } = {},
+): Promise<boolean> {
+  if ((await unit.get(selectThreadId, { id: threadId })) === undefined) return false;
+  const seq = questionSeq + 1;
+  if (options.replace === true) await unit.run(deleteMessageAt, { threadId, seq });
+  const row = { ...messageRow(threadId, { ...message, role: 'assistant' }), seq };
+  return (await unit.get(insertAnswer, row)) !== undefined;
+}
+
+function messageRow(threadId: string, message: AppendMessage): NewMessageRow {
+  return {
+    id: message.id ?? newId('msg'),
     thread_id: threadId,
     role: message.role,
     content: message.content,
@@ -214,20 +256,15 @@ export async function appendMessageWithin(
     usage: message.usage ? JSON.stringify(message.usage) : null,
     timings: message.timings ? JSON.stringify(message.timings) : null,
     request_id: message.requestId ?? null,
-    created_at: createdAt,
+    created_at: nowIso(),
     current_path: message.currentPath ?? null,
     filter_version: message.filterVersion ?? null,
     filter_language: message.filterLanguage ?? null,
     question_group_id: message.questionGroupId ?? null,
     answered: message.answered === undefined || message.answered === null ? null : message.answered ? 1 : 0,
     retrieval_score: message.retrievalScore ?? null,
-  });
-  if (options.touch ?? true) await unit.run(touchThread, { id: threadId, updatedAt: createdAt });
-  return id;
+  };
 }
-
-/** Concurrent appends to one thread are rare (one reader, one conversation); a few retries settle them. */
-const MAX_APPEND_ATTEMPTS = 5;
 
 export interface ThreadMessage {
   id: string;
@@ -278,24 +315,18 @@ export async function listThreadMessages(storage: Storage, threadId: string): Pr
   }));
 }
 
-/**
- * Removes the answers stored after the thread's last question (a regenerated answer replaces them).
- * Returns the last question's text, or undefined when the thread has none.
- */
-export async function dropLastAnswerWithin(unit: WriteUnit, threadId: string): Promise<string | undefined> {
+/** The thread's last question, which a regenerated answer answers again; undefined when it has none. */
+export async function lastQuestionWithin(
+  unit: WriteUnit,
+  threadId: string,
+): Promise<StoredQuestion | undefined> {
   const question = await unit.db
     .selectFrom('thread_messages')
-    .select(['seq', 'content'])
+    .select(['id', 'seq', 'content'])
     .where('thread_id', '=', threadId)
     .where('role', '=', 'user')
     .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();
-  if (question === undefined) return undefined;
-  await unit.db
-    .deleteFrom('thread_messages')
-    .where('thread_id', '=', threadId)
-    .where('seq', '>', question.seq)
-    .execute();
-  return question.content;
+  return question === undefined ? undefined : { ...question, seq: Number(question.seq) };
 }

@@ -247,6 +247,8 @@ export interface AnswersInFlightTable {
   created_at: string;
   /** The answer's streamed message id, stored as its id (migration 0007; null on older rows). */
   message_id: string | null;
+  /** Its question's place in the thread (migration 0017; null on older rows). */
+  question_seq: number | null;
 }
 
 export interface ThreadsTable {

@@ -176,3 +176,59 @@ describe('in-process recorder bounds', () => {
     }
   });
 });
+
+/** A process's pub/sub that can die: after `kill`, its subscriptions hear nothing (its keys stay). */
+function killable(pubSub: PubSub): PubSub & { kill(): void } {
+  let alive = true;
+  return {
+    publisher: pubSub.publisher,
+    subscriber: {
+      connect: () => pubSub.subscriber.connect(),
+      subscribe: (channel, callback) =>
+        pubSub.subscriber.subscribe(channel, (message) => {
+          if (alive) callback(message);
+        }),
+      unsubscribe: (channel) => pubSub.subscriber.unsubscribe(channel),
+    },
+    kill: () => {
+      alive = false;
+    },
+  };
+}
+
+const pubSubPairs: [string, () => Promise<[PubSub, PubSub]>][] = [
+  [
+    'memory pub/sub',
+    async () => {
+      const shared = new MemoryPubSub();
+      return [shared, shared];
+    },
+  ],
+];
+if (redisUrl !== null)
+  pubSubPairs.push([
+    'two processes over Redis',
+    async () => {
+      const pair = await Promise.all([RedisPubSub.connect(redisUrl), RedisPubSub.connect(redisUrl)]);
+      opened.push(...pair);
+      return pair;
+    },
+  ]);
+
+describe.each(pubSubPairs)('a resume after the writing process died, %s', (_label, open) => {
+  it('finds nothing in flight (the package gets no answer from the writer) instead of failing', async () => {
+    const [a, b] = await open();
+    const keyPrefix = `docent-test:${crypto.randomUUID()}`;
+    const dying = killable(a);
+    const writer = createResumableStreams(dying, { keyPrefix });
+    const reader = createResumableStreams(b, { keyPrefix });
+    const chat = `site:${crypto.randomUUID()}`;
+    writer.record(chat, connection()).write('data: lost\n\n');
+    await tick(50);
+    dying.kill();
+    // The chat's pointer and the package's "in progress" mark are still there: the package asks the
+    // writer and gives up after its wait, rejecting with the message `NO_WRITER_MESSAGE` names (a new
+    // version wording it otherwise fails here).
+    expect(await reader.resume(chat)).toBeUndefined();
+  });
+});

@@ -9,6 +9,10 @@
  */
 import crypto from 'node:crypto';
 import { createResumableStreamContext, type Publisher, type Subscriber } from 'resumable-stream/generic';
+import { DomainError } from '../errors/domain-error.ts';
+
+/** What `resumable-stream` rejects a resume with when no process answers for the stream (it died). */
+export const NO_WRITER_MESSAGE = 'Timeout waiting for ack';
 
 /** How long an answer stays resumable (and its chat's pointer to it) after it starts. */
 export const RESUMABLE_TTL_SECONDS = 3_600;
@@ -110,9 +114,19 @@ export function createResumableStreams(
     },
 
     resume: async (chat) => {
-      const streamId = await pubSub.publisher.get(pointer(chat));
-      if (typeof streamId !== 'string') return undefined;
-      return (await context.resumeExistingStream(streamId)) ?? undefined;
+      try {
+        const streamId = await pubSub.publisher.get(pointer(chat));
+        if (typeof streamId !== 'string') return undefined;
+        return (await context.resumeExistingStream(streamId)) ?? undefined;
+      } catch (error) {
+        // The process writing it died (its pointer and the package's "in progress" mark outlive it, for
+        // an hour and a day): nobody answers the package's request, so nothing is in flight. Its answer
+        // is settled by crash recovery (stored aborted, the credit given back).
+        if (error instanceof Error && error.message === NO_WRITER_MESSAGE) return undefined;
+        throw new DomainError('unavailable', 'Answers in flight cannot be read back right now; try again', {
+          cause: error,
+        });
+      }
     },
   };
 }

@@ -313,6 +313,130 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     );
   });
 
+  /** A v2 request as a plain `fetch`, its stream read to the end; the thread headers and the stream's message id. */
+  async function post(
+    body: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<{ status: number; threadId: string; threadKey: string | null; messageId: string }> {
+    const response = await fetch(slowApi, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${slowKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+    });
+    const threadId = response.headers.get('x-thread-id') ?? '';
+    const threadKey = response.headers.get('x-thread-key');
+    const text = await response.text().catch(() => '');
+    const start = text.split('\n\n').find((chunk) => chunk.includes('"type":"start"'));
+    const messageId = start ? String(JSON.parse(start.slice('data: '.length)).messageId) : '';
+    return { status: response.status, threadId, threadKey, messageId };
+  }
+  const userMessage = (text: string) => [
+    { id: `u-${text.length}`, role: 'user', parts: [{ type: 'text', text }] },
+  ];
+
+  it('keeps every answer right after its question when follow-ups on one thread are answered at once', async () => {
+    const first = await post({
+      fp: 'reader-busy',
+      messages: userMessage('How do I ingest my docs with the CLI?'),
+    });
+    const thread = { threadId: first.threadId, threadKey: first.threadKey };
+    const questions = ['And from a git repository?', 'What about PostgreSQL?', 'How do I rotate a key?'];
+    // Sent together, they end in whatever order their answers finish.
+    await Promise.all(questions.map((q) => post({ fp: 'reader-busy', ...thread, messages: userMessage(q) })));
+    const stored = await listThreadMessages(server.storage, first.threadId);
+    expect(stored.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    for (let i = 1; i < stored.length; i += 2) {
+      // Each answer follows its own question (both carry the request's id) and is complete.
+      expect(stored[i]?.requestId).toBe(stored[i - 1]?.requestId);
+      expect(stored[i]?.status).toBe('complete');
+      expect(stored[i]?.seq).toBe((stored[i - 1]?.seq ?? 0) + 1);
+    }
+    expect(
+      stored
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content)
+        .slice(1)
+        .sort(),
+    ).toEqual([...questions].sort());
+  });
+
+  it('stores only the regenerated answer when the reader stops and tries again at once', async () => {
+    const question = 'How do I ingest my docs with the CLI?';
+    const stopped = new AbortController();
+    const response = await fetch(slowApi, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${slowKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'chat-retry', fp: 'reader-retry', messages: userMessage(question) }),
+      signal: stopped.signal,
+    });
+    const threadId = response.headers.get('x-thread-id') ?? '';
+    const threadKey = response.headers.get('x-thread-key');
+    await response.body?.getReader().read();
+    // Stopped after its first chunk, the answer goes on for the grace period (the reader may be back)
+    // while the regenerated one is asked for and answered.
+    stopped.abort();
+    const retry = await post({
+      id: 'chat-retry',
+      fp: 'reader-retry',
+      threadId,
+      threadKey,
+      trigger: 'regenerate-message',
+      messages: userMessage(question),
+    });
+    expect(retry.status).toBe(200);
+    await until(
+      async () =>
+        (
+          await server.storage.db
+            .selectFrom('answers_in_flight')
+            .select('request_id')
+            .where('thread_id', '=', threadId)
+            .execute()
+        ).length === 0,
+      'both answers to end',
+    );
+    const stored = await listThreadMessages(server.storage, threadId);
+    expect(stored.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(stored[1]).toMatchObject({ id: retry.messageId, status: 'complete' });
+  });
+
+  it('settles an answer whose thread is deleted while it streams: nothing left in flight for recovery to refund', async () => {
+    const response = await fetch(slowApi, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${slowKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-deleted',
+        messages: userMessage('How do I ingest my docs with the CLI?'),
+      }),
+    });
+    const threadId = response.headers.get('x-thread-id') ?? '';
+    const reader = response.body?.getReader();
+    await reader?.read();
+    // What DELETE /v1/admin/threads/{id} and a site's deletion do to it.
+    await server.storage.db.deleteFrom('threads').where('id', '=', threadId).execute();
+    while (!(await reader?.read())?.done);
+    const inFlight = () =>
+      server.storage.db
+        .selectFrom('answers_in_flight')
+        .select('request_id')
+        .where('thread_id', '=', threadId)
+        .execute();
+    // Before, storing the answer failed on the missing thread and took the in-flight record's removal
+    // with it, so the next start's recovery refunded an answer the reader had been given in full.
+    await until(async () => (await inFlight()).length === 0, 'the answer to be settled');
+    expect(await listThreadMessages(server.storage, threadId)).toEqual([]);
+  });
+
   it('answers curl with the SSE stream and the thread headers, on both prefixes', async () => {
     for (const prefix of ['', '/discovery']) {
       const response = await fetch(`${server.baseUrl}${prefix}/v2/assistant/docs/message`, {

@@ -15,6 +15,7 @@ import * as chunkEmbeddings from './0013-chunk-embeddings.ts';
 import * as searchIndexes from './0014-search-indexes.ts';
 import * as ingestionStaging from './0015-ingestion-staging.ts';
 import * as pageStamps from './0016-page-stamps.ts';
+import * as answerPlaces from './0017-answer-places.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0014-search-indexes': searchIndexes,
   '0015-ingestion-staging': ingestionStaging,
   '0016-page-stamps': pageStamps,
+  '0017-answer-places': answerPlaces,
 };
 
 export const migrationProvider: MigrationProvider = {
