@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -108,7 +108,9 @@ describe('npm start on an empty database', () => {
       `Demo page: open http://127.0.0.1:${port}/ and ask the assistant (Ctrl+I or ⌘I).`,
     );
     expect(lines).toContain(
-      `Owner's console: http://127.0.0.1:${port}/console, signed in with an admin key from npm run docent -- keys create --admin --site demo`,
+      // The server's database is not the default file, so the command names it (a CLI in another shell
+      // would otherwise open the default one).
+      `Owner's console: http://127.0.0.1:${port}/console, signed in with an admin key from npm run docent -- keys create --admin --site demo --database-url '${database.url}'`,
     );
     expect(fs.existsSync(path.join(repoRoot, 'dist', 'widget', 'widget.js'))).toBe(true);
     const home = await fetch(`http://127.0.0.1:${port}/`, { redirect: 'manual' });
@@ -146,6 +148,30 @@ describe('npm start on an empty database', () => {
     const exited = new Promise<number | null>((resolve) => child?.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+
+  it('rebuilds when any source changed: a console screen (.tsx) or a worker boot file (.mjs) too', () => {
+    const check = () =>
+      execFileSync(process.execPath, [path.join(repoRoot, 'scripts/start.mjs'), '--check'], {
+        cwd: repoRoot,
+      }).toString();
+    const built = path.join(repoRoot, 'dist', '.built');
+    const screen = path.join(repoRoot, 'src/http/routes/console/overview-screen.tsx');
+    const boot = path.join(repoRoot, 'src/ingest/page-worker-boot.mjs');
+    const builtAt = fs.statSync(built).mtime;
+    const before = [fs.statSync(screen).mtime, fs.statSync(boot).mtime] as const;
+    try {
+      expect(check()).toBe('up to date\n');
+      for (const file of [screen, boot]) {
+        const later = new Date(builtAt.getTime() + 60_000);
+        fs.utimesSync(file, later, later);
+        expect(check(), file).toBe('sources changed since\n');
+        fs.utimesSync(file, before[file === screen ? 0 : 1], before[file === screen ? 0 : 1]);
+      }
+    } finally {
+      fs.utimesSync(screen, before[0], before[0]);
+      fs.utimesSync(boot, before[1], before[1]);
+    }
   });
 
   it(

@@ -205,7 +205,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   return {
     port,
     storage,
-    banner: demoBanner(`http://${host}:${port}`, demo, demoKey !== undefined),
+    banner: demoBanner(`http://${host}:${port}`, demo, demoKey !== undefined, config.databaseUrl),
     close: async (options = {}) => {
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

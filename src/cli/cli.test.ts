@@ -113,6 +113,11 @@ describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect
       [['init', '--site', 'typo', '--docs', path.join(docs, 'missing')], /is not a directory/],
       [['eval', docs], /is not an eval set/],
     ];
+    // An eval set whose set.json names a docs folder that is not there (a clone without ../shared).
+    const farSet = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-cli-far-set-'));
+    fs.writeFileSync(path.join(farSet, 'questions.jsonl'), '');
+    fs.writeFileSync(path.join(farSet, 'set.json'), '{"docs": "../no-such-corpus"}');
+    cases.push([['eval', farSet], /its docs folder \.\.\/no-such-corpus .* does not exist/]);
     for (const [args, message] of cases) {
       const result = await docent([...db, ...args]);
       expect(result.code, args.join(' ')).toBe(1);
@@ -122,6 +127,21 @@ describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect
     // Nothing was created by the init whose folder did not exist: the same domain is free.
     const sites = await docent([...db, '--json', 'sites', 'list']);
     expect(sites.stdout).not.toContain('"typo"');
+    // A command other than init on a SQLite file that is not there: a mistyped path, or a server on
+    // another database. Nothing is created.
+    const missing = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'docent-cli-nodb-')), 'docent.db');
+    const noDatabase = await docent([
+      '--database-url',
+      `sqlite:${missing}`,
+      'keys',
+      'create',
+      '--admin',
+      '--site',
+      'demo',
+    ]);
+    expect(noDatabase.code).toBe(1);
+    expect(noDatabase.stderr).toMatch(/^docent: No database at .*docent\.db: create one with `docent init`/);
+    expect(fs.existsSync(missing)).toBe(false);
     const badUrl = await docent(['--database-url', 'mysql://x', 'search', '--site', 'a', 'b']);
     expect(badUrl.code).toBe(1);
     expect(badUrl.stderr).toMatch(/Unsupported database URL/);

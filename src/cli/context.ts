@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import type { Warning } from '../ingest/types.ts';
 import { type EmbeddingModels, embeddingModelsFor } from '../search/embeddings/embedding-model.ts';
-import { openStorage, type Storage } from '../storage/database.ts';
+import { openStorage, parseDatabaseUrl, type Storage } from '../storage/database.ts';
 
 export interface GlobalOptions {
   databaseUrl?: string;
@@ -27,16 +27,32 @@ export function databaseUrlFrom(options: GlobalOptions): string {
   return options.databaseUrl ?? loadConfig().databaseUrl;
 }
 
+/** `url`, unless it names a SQLite file that does not exist and the command may not create one. */
+export function existingDatabase(url: string, create: boolean): string {
+  const target = parseDatabaseUrl(url);
+  if (create || target.dialect !== 'sqlite' || target.file === ':memory:' || fs.existsSync(target.file))
+    return url;
+  throw new CliError(
+    `No database at ${target.file}: create one with \`docent init\` (or \`npm start\`), or give the server's with --database-url or DATABASE_URL`,
+  );
+}
+
 /** The embeddings models `DOCENT_EMBEDDINGS` names (semantic retrieval); null when it is not set. */
 export function embeddingModelsFromEnv(): EmbeddingModels | null {
   return embeddingModelsFor(loadConfig().embeddings);
 }
 
+/**
+ * Opens the database of `--database-url` (else `DATABASE_URL`, else the default file). Only `init`
+ * (`create`) makes a SQLite file that does not exist yet: any other command on a missing file is a
+ * mistyped path or a server using another database, and would otherwise leave an empty database behind.
+ */
 export async function withStorage<T>(
   options: GlobalOptions,
   run: (storage: Storage) => Promise<T>,
+  { create = false }: { create?: boolean } = {},
 ): Promise<T> {
-  const storage = await openStorage(databaseUrlFrom(options));
+  const storage = await openStorage(existingDatabase(databaseUrlFrom(options), create));
   try {
     return await run(storage);
   } finally {

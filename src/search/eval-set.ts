@@ -114,6 +114,13 @@ export const readEvalSet = async (dir: string): Promise<EvalSet> => {
       throw new EvalSetError(configFile, 1, parsed.error.issues.map((i) => i.message).join('; '));
     docsDir = path.resolve(dir, parsed.data.docs);
     tuning = parsed.data.tuning ?? null;
+    // The shared corpora live beside the repository (`../shared`), not in it: say which folder is missing.
+    if (!existsSync(docsDir))
+      throw new EvalSetError(
+        configFile,
+        1,
+        `its docs folder ${parsed.data.docs} (${docsDir}) does not exist`,
+      );
   }
   return {
     name: path.basename(path.resolve(dir)),

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import { type Config, DEFAULT_DATABASE_URL } from '../config.ts';
 import type { Storage } from '../storage/database.ts';
 import { bootstrapSite } from './bootstrap-site.ts';
 import { countOrganizations } from './organizations.ts';
@@ -54,7 +54,12 @@ export async function seedDemo(storage: Storage, config: Config, logger: Logger)
  * its parts used to split it): the demo site and its key with a ready-to-paste request, then the demo
  * page and the console when the widget is built.
  */
-export function demoBanner(base: string, demo: SeededDemo | null, demoPage: boolean): string {
+export function demoBanner(
+  base: string,
+  demo: SeededDemo | null,
+  demoPage: boolean,
+  databaseUrl: string = DEFAULT_DATABASE_URL,
+): string {
   const lines: string[] = [''];
   if (demo !== null) {
     // The current wire (v2, what AI SDK 5 and later send); v1 is deprecated. No chat `id`: a curl call
@@ -80,9 +85,28 @@ export function demoBanner(base: string, demo: SeededDemo | null, demoPage: bool
       `Demo page: open ${base}/ and ask the assistant (Ctrl+I or ⌘I).`,
       // The console takes an admin key, which only the CLI mints (it has the database): say how.
       `Owner's console: ${base}/console, signed in with an admin key from ` +
-        `npm run docent -- keys create --admin --site ${DEMO_DOMAIN}`,
+        `npm run docent -- keys create --admin --site ${DEMO_DOMAIN}${databaseOption(databaseUrl)}`,
       '',
     );
   }
   return lines.length === 1 ? '' : lines.join('\n');
+}
+
+/**
+ * What the CLI needs to reach the server's database when it is not the default one (a CLI in another
+ * shell would open the default file): `--database-url`, a password shown as `***` (a start-up log is
+ * no place for it).
+ */
+export function databaseOption(databaseUrl: string): string {
+  if (databaseUrl === DEFAULT_DATABASE_URL) return '';
+  try {
+    const url = new URL(databaseUrl);
+    if (url.password !== '') {
+      url.password = '***';
+      return ` --database-url '${url.toString()}' (your password for ***)`;
+    }
+  } catch {
+    // Not a URL the WHATWG parser reads: nothing in it to hide.
+  }
+  return ` --database-url '${databaseUrl}'`;
 }

@@ -71,70 +71,74 @@ export function registerInit(program: Command): void {
       if (baseUrl && !baseUrl.success)
         throw new CliError(`--base-url: ${baseUrl.error.issues[0]?.message ?? 'invalid URL'}`);
       const source = sourceOf(options, globals);
-      await withStorage(globals, async (storage) => {
-        const existing = await getSiteByDomain(storage, domain.data);
-        if (existing) {
-          // A site read from git is updated without a folder: "ingest <dir>" would move it off git.
-          const update = (await getGitSource(storage, existing.id))
-            ? `ingest --site ${domain.data}`
-            : `ingest <dir> --site ${domain.data}`;
-          throw new CliError(`Site "${domain.data}" already exists; use "${update}" to update it`);
-        }
-        const progress = progressBar('Ingesting', !globals.json);
-        try {
-          const result = await bootstrapSite(storage, {
-            domain: domain.data,
-            ...source,
-            ...(options.name ? { siteName: options.name } : {}),
-            baseUrl: baseUrl?.data ?? null,
-            ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-          });
-          progress.stop();
-          // The organization's first admin key: the admin API needs one, and only the CLI can make it.
-          const admin = await createApiKey(storage, {
-            organizationId: result.organization.id,
-            siteId: null,
-            kind: 'admin',
-            name: 'init',
-          });
-          if (globals.json) {
-            printJson({
-              organization: result.organization.id,
-              site: result.site.domain,
-              assistantKey: result.assistantKey,
-              adminKey: admin.key,
-              jobId: result.ingestion.job.id,
-              counts: result.ingestion.counts,
-              warnings: result.ingestion.warnings,
-              ...(result.git
-                ? {
-                    commit: result.git.commit,
-                    webhookSecret: result.git.hookSecret,
-                    webhookPath: `/v1/hooks/sites/${result.site.domain}/git`,
-                  }
-                : {}),
-            });
-            return;
+      await withStorage(
+        globals,
+        async (storage) => {
+          const existing = await getSiteByDomain(storage, domain.data);
+          if (existing) {
+            // A site read from git is updated without a folder: "ingest <dir>" would move it off git.
+            const update = (await getGitSource(storage, existing.id))
+              ? `ingest --site ${domain.data}`
+              : `ingest <dir> --site ${domain.data}`;
+            throw new CliError(`Site "${domain.data}" already exists; use "${update}" to update it`);
           }
-          process.stdout.write(
-            `Site "${result.site.domain}" created: ${result.ingestion.counts.pages} pages, ` +
-              `${result.ingestion.warnings.length} warnings.\nAssistant key (shown once, public): ${result.assistantKey}\n` +
-              `Admin key for organization ${result.organization.id} (shown once, keep it secret): ${admin.key}\n`,
-          );
-          printWarnings(result.ingestion.warnings);
-          if (result.git)
+          const progress = progressBar('Ingesting', !globals.json);
+          try {
+            const result = await bootstrapSite(storage, {
+              domain: domain.data,
+              ...source,
+              ...(options.name ? { siteName: options.name } : {}),
+              baseUrl: baseUrl?.data ?? null,
+              ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+            });
+            progress.stop();
+            // The organization's first admin key: the admin API needs one, and only the CLI can make it.
+            const admin = await createApiKey(storage, {
+              organizationId: result.organization.id,
+              siteId: null,
+              kind: 'admin',
+              name: 'init',
+            });
+            if (globals.json) {
+              printJson({
+                organization: result.organization.id,
+                site: result.site.domain,
+                assistantKey: result.assistantKey,
+                adminKey: admin.key,
+                jobId: result.ingestion.job.id,
+                counts: result.ingestion.counts,
+                warnings: result.ingestion.warnings,
+                ...(result.git
+                  ? {
+                      commit: result.git.commit,
+                      webhookSecret: result.git.hookSecret,
+                      webhookPath: `/v1/hooks/sites/${result.site.domain}/git`,
+                    }
+                  : {}),
+              });
+              return;
+            }
             process.stdout.write(
-              `Ingested commit ${result.git.commit}.\nWebhook: POST /v1/hooks/sites/${result.site.domain}/git ` +
-                `with secret (shown once, keep it secret): ${result.git.hookSecret}\n`,
+              `Site "${result.site.domain}" created: ${result.ingestion.counts.pages} pages, ` +
+                `${result.ingestion.warnings.length} warnings.\nAssistant key (shown once, public): ${result.assistantKey}\n` +
+                `Admin key for organization ${result.organization.id} (shown once, keep it secret): ${admin.key}\n`,
             );
-        } catch (error) {
-          progress.stop();
-          if (error instanceof DomainTakenError) throw new CliError(error.message);
-          // A repository that cannot be cloned: nothing was created (bootstrapSite removed it).
-          if (error instanceof GitCommandError || error instanceof GitSourceError)
-            throw new CliError(`${error.message} (nothing was created)`);
-          throw error;
-        }
-      });
+            printWarnings(result.ingestion.warnings);
+            if (result.git)
+              process.stdout.write(
+                `Ingested commit ${result.git.commit}.\nWebhook: POST /v1/hooks/sites/${result.site.domain}/git ` +
+                  `with secret (shown once, keep it secret): ${result.git.hookSecret}\n`,
+              );
+          } catch (error) {
+            progress.stop();
+            if (error instanceof DomainTakenError) throw new CliError(error.message);
+            // A repository that cannot be cloned: nothing was created (bootstrapSite removed it).
+            if (error instanceof GitCommandError || error instanceof GitSourceError)
+              throw new CliError(`${error.message} (nothing was created)`);
+            throw error;
+          }
+        },
+        { create: true },
+      );
     });
 }
