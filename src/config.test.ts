@@ -49,6 +49,9 @@ describe('loadConfig', () => {
       expect(String(error)).toMatch(/PORT/);
       expect(String(error)).toMatch(/DATABASE_URL/);
     }
+    // A number that is not one is called what it should be, not "Expected number, received nan".
+    for (const value of ['abc', '70000', '80.5'])
+      expect(() => loadConfig({ PORT: value })).toThrow('PORT: must be a whole number from 0 to 65,535');
   });
 
   it('takes only an http(s) public URL: it is put in front of links readers click', () => {

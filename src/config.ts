@@ -38,8 +38,14 @@ export const MAX_SEARCH_STEPS = 5;
  */
 export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
 
+/** An integer setting in a range, named as such when it is not one (`PORT=abc`: not "received nan"). */
+function wholeNumber(min: number, max: number) {
+  const message = `must be a whole number from ${min.toLocaleString('en-US')} to ${max.toLocaleString('en-US')}`;
+  return z.coerce.number({ invalid_type_error: message }).int(message).min(min, message).max(max, message);
+}
+
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  PORT: wholeNumber(0, 65_535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: z
     .string()
@@ -63,8 +69,8 @@ const envSchema = z.object({
     .default('false'),
   DOCENT_DOCS_ROOT: z.string().min(1).optional(),
   DOCENT_DATA_DIR: z.string().min(1).optional(),
-  DOCENT_TENANCY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(DEFAULT_TENANCY_CACHE_MS),
-  DOCENT_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+  DOCENT_TENANCY_CACHE_MS: wholeNumber(0, 300_000).default(DEFAULT_TENANCY_CACHE_MS),
+  DOCENT_SHUTDOWN_GRACE_MS: wholeNumber(0, 600_000).default(30_000),
   DOCENT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   DOCENT_MODEL: z.string().default('builtin'),
   DOCENT_MODEL_BASE_URL: httpUrl.optional(),
@@ -86,15 +92,15 @@ const envSchema = z.object({
   AWS_SESSION_TOKEN: z.string().optional(),
   AWS_BEARER_TOKEN_BEDROCK: z.string().optional(),
   BEDROCK_BASE_URL: httpUrl.optional(),
-  DOCENT_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  DOCENT_MODEL_STALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  DOCENT_MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
-  DOCENT_MODEL_SEARCH_STEPS: z.coerce.number().int().min(0).max(MAX_SEARCH_STEPS).default(0),
+  DOCENT_MODEL_TIMEOUT_MS: wholeNumber(100, 600_000).default(30_000),
+  DOCENT_MODEL_STALL_TIMEOUT_MS: wholeNumber(100, 600_000).default(30_000),
+  DOCENT_MODEL_MAX_RETRIES: wholeNumber(0, 10).default(2),
+  DOCENT_MODEL_SEARCH_STEPS: wholeNumber(0, MAX_SEARCH_STEPS).default(0),
   DOCENT_EMBEDDINGS: z.string().optional(),
   DOCENT_EMBEDDINGS_BASE_URL: httpUrl.optional(),
   DOCENT_EMBEDDINGS_API_KEY: z.string().optional(),
-  DOCENT_INDEX_CACHE_MB: z.coerce.number().int().min(16).max(1_048_576).optional(),
-  DOCENT_HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(400).default(DEFAULT_HEAP_GROWTH_PERCENT),
+  DOCENT_INDEX_CACHE_MB: wholeNumber(16, 1_048_576).optional(),
+  DOCENT_HEAP_GROWTH_PERCENT: wholeNumber(0, 400).default(DEFAULT_HEAP_GROWTH_PERCENT),
 });
 
 /** Credentials and address of one provider; null where the environment does not set them. */

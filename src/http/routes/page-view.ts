@@ -71,7 +71,11 @@ export function pageViewRoute(deps: {
     if (!markdown && deps.demo?.domain === site.domain) {
       const chrome = await demoChrome(deps.storage, site, deps.demo);
       const html = renderPageHtml(page, { pagesBase: chrome.pagesBase, chrome });
-      return c.body(html, 200, { ...DEMO_HTML_HEADERS, Vary: 'Accept' });
+      return c.body(html, 200, {
+        ...DEMO_HTML_HEADERS,
+        Vary: 'Accept',
+        Link: `<${llmsTxtUrl(docentUrl, site.domain)}>; rel="llms-txt"`,
+      });
     }
     // Each representation its own tag: a cache revalidating one must not be told it holds the other.
     const etag = markdown ? `"${page.contentHash}.md"` : `"${page.contentHash}"`;

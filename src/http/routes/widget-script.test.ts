@@ -108,6 +108,9 @@ describe('the widget script and the demo page', () => {
     expect(html).toContain(`<script src="/widget/${widget.hash}.js" data-domain="demo" data-key="${second}"`);
     expect(html).toContain('<a href="/sites/demo/pages/billing">Billing</a>');
     expect(page.headers.get('Content-Security-Policy')).toContain("script-src 'self'; connect-src 'self'");
+    // It holds the live key: never cached, and it names llms.txt like every other page view.
+    expect(page.headers.get('Cache-Control')).toBe('no-cache');
+    expect(page.headers.get('Link')).toMatch(/demo.*llms\.txt>; rel="llms-txt"$/);
     const plain = await (await app.request('/sites/other/pages/keys')).text();
     expect(plain).not.toContain('<script');
     expect(plain).not.toContain(other.assistantKey);

@@ -238,6 +238,10 @@ describe.each(dialects)('admin API on %s', (dialect) => {
   it('ingests in the background from a folder under DOCENT_DOCS_ROOT and reports its status', async () => {
     const none = await call('POST', '/v1/admin/sites/alpha/ingestions', a.adminKey, {});
     expect(none.status).toBe(400);
+    // It says what to send, and that the folder must be under the operator's root.
+    expect(none.json.error?.message).toMatch(
+      /send docsDir \(a folder under this server's DOCENT_DOCS_ROOT\)/,
+    );
     for (const docsDir of ['../', '/etc', 'missing']) {
       const outside = await call('POST', '/v1/admin/sites/alpha/ingestions', a.adminKey, { docsDir });
       expect(outside.status, docsDir).toBe(403);

@@ -21,10 +21,9 @@ const BAD_BASE_URLS = [
   'vbscript:msgbox(1)',
 ];
 
-type Json = { error?: { code: string; details?: { path: string; message: string }[] } } & Record<
-  string,
-  unknown
->;
+type Json = {
+  error?: { code: string; message?: string; details?: { path: string; message: string }[] };
+} & Record<string, unknown>;
 
 describe.each(dialects)('site base URLs in the admin API on %s', (dialect) => {
   let database: TestDatabase;
@@ -65,6 +64,14 @@ describe.each(dialects)('site base URLs in the admin API on %s', (dialect) => {
   afterAll(async () => {
     await ingestions.idle();
     await database?.drop();
+  });
+
+  it('tells an owner of a site without a folder, on a server that takes none over the API, how to ingest it', async () => {
+    const result = await call('POST', '/v1/admin/sites/urls/ingestions', {});
+    expect(result.status).toBe(400);
+    expect(result.json.error?.message).toMatch(
+      /takes none over the API \(its operator sets DOCENT_DOCS_ROOT.*docent ingest <dir> --site urls/,
+    );
   });
 
   it('creates a site only with an http: or https: base URL', async () => {

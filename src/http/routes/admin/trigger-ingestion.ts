@@ -61,7 +61,12 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
       if (git && deps.ingestions.git === null)
         throw new DocentError('unavailable', 'This server has no data folder for git clones');
       if (!git && docsDir === null) {
-        throw new DocentError('invalid_request', `Site "${domain}" has no docs folder yet: send docsDir`);
+        throw new DocentError(
+          'invalid_request',
+          deps.docsRoot === null
+            ? `Site "${domain}" has no docs folder yet. This server takes none over the API (its operator sets DOCENT_DOCS_ROOT to allow folders under it): ingest it once with the CLI (docent ingest <dir> --site ${domain}), or give the site a git repository`
+            : `Site "${domain}" has no docs folder yet: send docsDir (a folder under this server's DOCENT_DOCS_ROOT) or give the site a git repository`,
+        );
       }
       try {
         const job = git

@@ -251,7 +251,12 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
         <p class="muted">Docs folder: {site.docs_dir ?? 'none set (use the CLI or the admin API)'}</p>
         <form method="post" action={`/console/sites/${site.domain}/ingestions`}>
           <Csrf session={session} />
-          <button class="primary" type="submit" disabled={site.docs_dir === null}>
+          <button
+            class="primary"
+            type="submit"
+            disabled={site.docs_dir === null}
+            title={site.docs_dir === null ? 'The site has no docs folder yet' : undefined}
+          >
             Re-ingest now
           </button>
         </form>
