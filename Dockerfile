@@ -21,7 +21,10 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATABASE_URL=sqlite:/data/docent.db \
-    DOCENT_DOCS_DIR=/app/docs
+    DOCENT_DOCS_DIR=/app/docs \
+    DOCENT_DATA_DIR=/data
+# DOCENT_DATA_DIR (git clones) in the volume the `node` user owns: with DATABASE_URL pointed at
+# PostgreSQL it would otherwise be /app/.docent, which `node` cannot create.
 # V8's background threads (garbage collection, compilation) sized from the container's CPUs, not Node's
 # fixed four: beside the page-parsing workers, which use every core, four made ingestion about a quarter
 # slower on 2 cores (docs/guides/deployment.mdx). In NODE_OPTIONS so that the CLI has it too.

@@ -18,4 +18,9 @@ it('starts the server and the CLI with the V8 pool sized from the CPUs', () => {
   const dockerfile = fs.readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
   // In the image's environment, so that `docker exec … node dist/cli/main.js` has it as well as the server.
   expect(dockerfile).toMatch(/^ENV NODE_OPTIONS=--v8-pool-size=0$/m);
+  // Git clones go where the image's user may write, whatever DATABASE_URL says (compose uses PostgreSQL,
+  // and the default next to a SQLite file would then be /app/.docent, owned by root).
+  expect(dockerfile).toMatch(/^\s+DOCENT_DATA_DIR=\/data$/m);
+  expect(dockerfile).toMatch(/^RUN mkdir -p \/data && chown node:node \/data$/m);
+  expect(dockerfile).toMatch(/^USER node$/m);
 });

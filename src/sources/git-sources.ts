@@ -51,6 +51,20 @@ export async function getGitSource(storage: Storage, siteId: string): Promise<Gi
     .executeTakeFirst();
 }
 
+/** The git sources of these sites, by site id (one query: a listing shows every site's). */
+export async function getGitSources(
+  storage: Storage,
+  siteIds: readonly string[],
+): Promise<Map<string, GitSourceRow>> {
+  if (siteIds.length === 0) return new Map();
+  const rows = await storage.db
+    .selectFrom('site_git_sources')
+    .selectAll()
+    .where('site_id', 'in', siteIds)
+    .execute();
+  return new Map(rows.map((row) => [row.site_id, row]));
+}
+
 export interface GitSourceInput {
   /** Already checked (parseGitUrl) and, for local paths, resolved by the caller. */
   url: string;

@@ -139,6 +139,12 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
     expect(patched.status).toBe(200);
     expect(patched.json.webhookSecret).toBeUndefined();
     expect(patched.json.git).toMatchObject({ url: fs.realpathSync(repo), branch: 'main', commit: null });
+    // Listings give each site as GET of the one site does, its git source included (null: a folder).
+    const listed = await call('GET', '/v1/admin/sites', { key });
+    const sites = listed.json.sites as { domain: string; git: unknown }[];
+    const single = await call('GET', '/v1/admin/sites/git-docs', { key });
+    expect(sites.find((site) => site.domain === 'git-docs')?.git).toEqual(single.json.git);
+    expect(sites.filter((site) => site.domain !== 'git-docs').every((site) => site.git === null)).toBe(true);
 
     const started = await call('POST', '/v1/admin/sites/git-docs/ingestions', { key });
     expect(started.status).toBe(202);

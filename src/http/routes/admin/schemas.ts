@@ -80,19 +80,19 @@ export const siteSchema = z.object({
   git: gitSourceSchema
     .nullable()
     .optional()
-    .describe('The git repository the docs come from (null: a folder); given when one site is returned'),
+    .describe('The git repository the docs come from (null: a folder)'),
   webhookSecret: z
     .string()
     .optional()
     .describe('Secret of the git webhook: returned once, when the git source is first set'),
 });
 
-/** One site with its git source (null: none), as single-site responses give it. */
+/** A site with its git source (null: none), as every site response gives it. */
 export function siteWithGitJson(site: Site, git: GitSourceRow | undefined): z.infer<typeof siteSchema> {
   return { ...siteJson(site), git: git === undefined ? null : gitSourceJson(git, site.domain) };
 }
 
-/** A site without its git source (listings do not look it up). */
+/** A site's own fields, without its git source. */
 export function siteJson(site: Site): z.infer<typeof siteSchema> {
   return {
     id: site.id,
