@@ -18,7 +18,15 @@ const refused = (port: number): Promise<boolean> =>
 
 describe('npm run docent -- serve under a process manager', () => {
   let database: TemporaryDatabase | undefined;
+  let group: number | undefined;
   afterAll(async () => {
+    // Should the server outlive npm (the defect this tests), its whole process group goes.
+    if (group !== undefined)
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
     await database?.remove();
   });
 
@@ -33,7 +41,10 @@ describe('npm run docent -- serve under a process manager', () => {
         cwd: repoRoot,
         env: { ...process.env, DATABASE_URL: database.url, DOCENT_SEED_DEMO: 'false', HOST: '127.0.0.1' },
         stdio: ['ignore', 'pipe', 'inherit'],
+        // Its own process group, for the clean-up above.
+        detached: true,
       });
+      group = npm.pid;
       const port = await new Promise<number>((resolve, reject) => {
         npm.once('exit', () => reject(new Error('npm exited before the server listened')));
         readline.createInterface({ input: npm.stdout as NodeJS.ReadableStream }).on('line', (line) => {

@@ -92,7 +92,7 @@ export function processMemory(pid: number | undefined): { rss: number; peak: num
 }
 
 /**
- * The Node flags `npm start` gives the server (package.json's `start` script, `node <flags>
+ * The Node flags `npm start` gives the server (package.json's `start` script, `[exec] node <flags>
  * scripts/start.mjs`), read from the tree at `root`: every server or CLI a benchmark starts runs with
  * them, as a deployment does, and a baseline tree with its own.
  */
@@ -101,7 +101,8 @@ export function startScriptNodeFlags(root: string = repoRoot): string[] {
     scripts?: Record<string, string>;
   };
   const start = manifest.scripts?.start ?? '';
-  const match = /^node((?:\s+--\S+)*)\s+scripts\/start\.mjs\b/.exec(start);
+  // `exec` (npm's shell replaced by the server, so signals reach it) in this tree, not in older ones.
+  const match = /^(?:exec\s+)?node((?:\s+--\S+)*)\s+scripts\/start\.mjs\b/.exec(start);
   if (!match)
     throw new Error(
       `package.json in ${root}: the start script is not "node [flags] scripts/start.mjs": ${start}`,

@@ -31,13 +31,15 @@ import { smallTalk } from './small-talk.ts';
 import { sourceLinker } from './source-links.ts';
 import { startAnswer, type Turn } from './start-answer.ts';
 import {
+  type AnswerStored,
   type AppendMessage,
   appendQuestionWithin,
   createThreadWithin,
-  lastQuestionWithin,
   listThreadMessages,
   requireThreadForFollowUp,
+  type StoredQuestion,
   storeAnswerWithin,
+  type ThreadMessage,
 } from './threads.ts';
 
 /** Stored messages a v2 follow-up gives the model (the latest ones): about 20 questions and answers. */
@@ -148,8 +150,6 @@ interface Charged {
   question: string;
   /** Its place in the thread: the answer is stored right after it, whenever it ends. */
   questionSeq: number;
-  /** A regenerated answer: it replaces the answer stored in that place. */
-  replace: boolean;
 }
 
 export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
@@ -180,6 +180,8 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
           : ((await deps.search.pageOf(site.id, currentPath, site)) ?? currentPath);
       let followUp: string | undefined;
       let storedTurns: Turn[] | undefined;
+      // A regenerate answers the thread's last question again, the one its history ends at.
+      let regenerating: StoredQuestion | undefined;
       if (input.threadId) {
         const thread = await requireThreadForFollowUp(storage, {
           threadId: input.threadId,
@@ -188,8 +190,15 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
           threadKey: input.threadKey,
         });
         followUp = thread.id;
-        if (input.clientTurns === undefined)
-          storedTurns = await storedHistory(storage, thread.id, regenerate);
+        if (input.clientTurns === undefined) {
+          const messages = await listThreadMessages(storage, thread.id);
+          const last = messages.findLast((m) => m.role === 'user');
+          // Unless the client's last question is another one: one the thread never stored (refused
+          // for credits or a rate limit), which "try again" asks as a new question.
+          if (regenerate && last !== undefined && last.content === input.question)
+            regenerating = { id: last.id, seq: last.seq, content: last.content };
+          storedTurns = turnsOf(messages, regenerating?.seq);
+        }
       }
 
       const question: AppendMessage = {
@@ -223,13 +232,10 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       });
       const askWithin = async (unit: WriteUnit): Promise<Charged> => {
         if (followUp !== undefined) {
-          if (regenerate) {
-            const last = await lastQuestionWithin(unit, followUp);
-            if (last !== undefined)
-              return { threadId: followUp, question: last.content, questionSeq: last.seq, replace: true };
-          }
+          if (regenerating !== undefined)
+            return { threadId: followUp, question: regenerating.content, questionSeq: regenerating.seq };
           const stored = await appendQuestionWithin(unit, followUp, await grouped(unit));
-          return { threadId: followUp, question: input.question, questionSeq: stored.seq, replace: false };
+          return { threadId: followUp, question: input.question, questionSeq: stored.seq };
         }
         const created = await createThreadWithin(unit, { organizationId, siteId: site.id, fp: input.fp });
         // A new thread's `updated_at` is already now.
@@ -241,7 +247,6 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
           threadKey: created.key,
           question: input.question,
           questionSeq: stored.seq,
-          replace: false,
         };
       };
       // 402 when out of credits. The charge, a new thread, the question and the in-flight record commit
@@ -274,9 +279,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       // The conversation the model sees, the question last.
       const turns: Turn[] = input.clientTurns ?? [
         ...(storedTurns ?? []),
-        ...(regenerate && storedTurns?.at(-1)?.role === 'user'
-          ? []
-          : [{ role: 'user' as const, text: input.question }]),
+        ...(regenerating !== undefined ? [] : [{ role: 'user' as const, text: input.question }]),
       ];
       const asked = turns.at(-1)?.text ?? input.question;
       const previous = turns.slice(0, -1).findLast((t) => t.role === 'user')?.text;
@@ -341,7 +344,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         throw error;
       }
       const { query, retrievalMs, strength, sources, results0, starting } = prepared;
-      const { threadId, threadKey, questionSeq, replace } = charged;
+      const { threadId, threadKey, questionSeq } = charged;
       const start = await starting;
       const firstTokenMs = start.kind === 'started' && start.text ? performance.now() - started : undefined;
       if (start.kind !== 'started') {
@@ -351,25 +354,21 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
             { err: describeProviderError(error), requestId },
             'answer model failed before answering',
           );
+        let stored: AnswerStored | undefined;
         await credits.settle(chargedRequest, true, async (unit) => {
           await clearInFlightWithin(unit, requestId);
-          await storeAnswerWithin(
-            unit,
-            threadId,
-            questionSeq,
-            {
-              id: messageId,
-              content: '',
-              status: start.kind === 'failed' ? 'error' : 'aborted',
-              finishReason: start.kind === 'failed' ? 'error' : 'unknown',
-              timings: { retrievalMs: round(retrievalMs), totalMs: round(performance.now() - started) },
-              requestId,
-              answered: false,
-              retrievalScore: strength,
-            },
-            { replace },
-          );
+          stored = await storeAnswerWithin(unit, threadId, questionSeq, {
+            id: messageId,
+            content: '',
+            status: start.kind === 'failed' ? 'error' : 'aborted',
+            finishReason: start.kind === 'failed' ? 'error' : 'unknown',
+            timings: { retrievalMs: round(retrievalMs), totalMs: round(performance.now() - started) },
+            requestId,
+            answered: false,
+            retrievalScore: strength,
+          });
         });
+        if (stored !== undefined) logNotStored(logger, requestId, stored);
         deps.observe?.({
           status: start.kind === 'failed' ? 'error' : 'aborted',
           totalMs: performance.now() - started,
@@ -425,11 +424,13 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
               };
               const refunding = outcome.text === '' && (outcome.error !== undefined || outcome.aborted);
               // The answer and any refund commit together; failures are logged there, not thrown.
+              let stored: AnswerStored | undefined;
               await credits.settle(chargedRequest, refunding, async (unit) => {
                 // `updated_at` is the last question's time; the answer follows it within seconds.
                 await clearInFlightWithin(unit, requestId);
-                await storeAnswerWithin(unit, threadId, questionSeq, answer, { replace });
+                stored = await storeAnswerWithin(unit, threadId, questionSeq, answer);
               });
+              if (stored !== undefined) logNotStored(logger, requestId, stored);
               deps.observe?.({
                 status: answer.status,
                 totalMs: performance.now() - started,
@@ -447,15 +448,24 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
   };
 }
 
-/** The stored conversation of a thread, the latest messages; for a regenerate, up to its last question. */
-async function storedHistory(storage: Storage, threadId: string, regenerate: boolean): Promise<Turn[]> {
-  const messages = await listThreadMessages(storage, threadId);
-  let end = messages.length;
-  if (regenerate) {
-    while (end > 0 && messages[end - 1]?.role !== 'user') end--;
-  }
+/** An answer that was not stored says why in the log, where it is unexpected. */
+function logNotStored(logger: Logger, requestId: string, stored: AnswerStored): void {
+  if (stored === 'place-taken')
+    logger.warn(
+      { requestId },
+      "the answer was not stored: its place after its question holds a question (written by an older Docent that appended at the thread's end?)",
+    );
+  else if (stored !== 'stored') logger.debug({ requestId, stored }, 'the answer was not stored');
+}
+
+/**
+ * The stored conversation the model is given, its latest messages: up to and with the question a
+ * regenerate answers again (its answer, and anything after it, left out), else the whole thread.
+ */
+function turnsOf(messages: readonly ThreadMessage[], upToSeq?: number): Turn[] {
+  const kept = upToSeq === undefined ? messages : messages.filter((m) => m.seq <= upToSeq);
   const turns: Turn[] = [];
-  for (const m of messages.slice(Math.max(0, end - MAX_STORED_HISTORY_MESSAGES), end)) {
+  for (const m of kept.slice(-MAX_STORED_HISTORY_MESSAGES)) {
     if (m.content !== '') turns.push({ role: m.role, text: m.content });
   }
   return turns;

@@ -75,6 +75,44 @@ describe.each(dialects)('recoverInterruptedAnswers on %s', (dialect) => {
     expect(stored[1]?.id).toBe('msg_first');
   });
 
+  it("finds the question of a row without its place (an older Docent's) by its request id", async () => {
+    const { thread } = await createThread(db.storage, { organizationId, siteId, fp: 'anonymous' });
+    const ask = (content: string, requestId: string) =>
+      withWriteUnit(db.storage, {}, (unit) =>
+        appendQuestionWithin(unit, thread.id, { content, status: 'complete', requestId }),
+      );
+    await ask('first', 'req_old_first');
+    await db.storage.db
+      .insertInto('answers_in_flight')
+      .values({
+        request_id: 'req_old_first',
+        organization_id: organizationId,
+        thread_id: thread.id,
+        instance_id: 'ins_dead',
+        created_at: nowIso(),
+        message_id: 'msg_old_first',
+        question_seq: null,
+      })
+      .execute();
+    // A follow-up was asked before recovery ran: the thread's last question is no longer the one.
+    const second = await ask('second', 'req_second');
+    expect(await recoverInterruptedAnswers(db.storage, ['ins_dead'])).toMatchObject({ answers: 1 });
+    await withWriteUnit(db.storage, {}, (unit) =>
+      storeAnswerWithin(unit, thread.id, second.seq, {
+        content: 'answer two',
+        status: 'complete',
+        requestId: 'req_second',
+      }),
+    );
+    const stored = await listThreadMessages(db.storage, thread.id);
+    expect(stored.map((m) => `${m.role}:${m.content || m.status}`)).toEqual([
+      'user:first',
+      'assistant:aborted',
+      'user:second',
+      'assistant:answer two',
+    ]);
+  });
+
   it('stores the aborted answer under the message id its reader was streamed', async () => {
     const streamed = await interrupted('req_streamed', 'msg_streamed');
     const older = await interrupted('req_older', null);

@@ -1,7 +1,7 @@
 import { refundWithin } from '../limits/credits.ts';
 import type { Storage } from '../storage/database.ts';
 import { withWriteUnit } from '../storage/write-unit.ts';
-import { lastQuestionWithin, storeAnswerWithin } from './threads.ts';
+import { lastQuestionWithin, questionOfRequestWithin, storeAnswerWithin } from './threads.ts';
 
 export interface RecoveredAnswers {
   /** Answers found in flight under the dead instances. */
@@ -45,12 +45,14 @@ export async function recoverInterruptedAnswers(
       recovered.answers++;
       if (await refundWithin(unit, { organizationId: row.organization_id, requestId: row.request_id }))
         recovered.refunded++;
-      // In its question's place: the one it recorded, else (rows from before migration 0017) the
-      // thread's last question. Nothing when the thread is gone or a real answer is there already.
+      // In its question's place: the one it recorded; else (a row from a Docent before migration 0017)
+      // the question stored under its request id, or, for a regenerate, which stores no question, the
+      // thread's last one. Nothing when the thread is gone or a newer answer holds the place.
       const questionSeq =
-        row.question_seq === null
-          ? (await lastQuestionWithin(unit, row.thread_id))?.seq
-          : Number(row.question_seq);
+        row.question_seq !== null
+          ? Number(row.question_seq)
+          : ((await questionOfRequestWithin(unit, row.thread_id, row.request_id))?.seq ??
+            (await lastQuestionWithin(unit, row.thread_id))?.seq);
       if (questionSeq === undefined) return;
       await storeAnswerWithin(unit, row.thread_id, questionSeq, {
         // The id its reader was streamed, when the row has one (rows from before migration 0007 do not).

@@ -31,9 +31,10 @@ describe.each(dialects)('thread messages on %s', (dialect) => {
     withWriteUnit(db.storage, {}, (unit) =>
       appendQuestionWithin(unit, threadId, { content, status: 'complete', requestId: `req_${content}` }),
     );
-  const answer = (threadId: string, question: StoredQuestion, content: string, replace = false) =>
+  /** An answer of the request `requestId` (time-ordered like real request ids: `req_2` is newer than `req_1`). */
+  const answer = (threadId: string, question: StoredQuestion, content: string, requestId = 'req_1') =>
     withWriteUnit(db.storage, {}, (unit) =>
-      storeAnswerWithin(unit, threadId, question.seq, { content, status: 'complete' }, { replace }),
+      storeAnswerWithin(unit, threadId, question.seq, { content, status: 'complete', requestId }),
     );
   const transcript = async (threadId: string) =>
     (await listThreadMessages(db.storage, threadId)).map((m) => `${m.seq}:${m.role}:${m.content}`);
@@ -64,23 +65,108 @@ describe.each(dialects)('thread messages on %s', (dialect) => {
     ]);
   });
 
-  it('lets a regenerated answer replace the stored one, and keeps it over the answer it replaced', async () => {
+  it("keeps the newest request's answer to a question, whichever ends last", async () => {
     const thread = await newThread();
     const question = await ask(thread, 'why');
-    // The first answer ends first: the regenerated one replaces it.
-    expect(await answer(thread, question, 'first')).toBe(true);
-    expect(await answer(thread, question, 'regenerated', true)).toBe(true);
+    // The first answer ends first: the regenerated one (a newer request) replaces it.
+    expect(await answer(thread, question, 'first', 'req_1')).toBe('stored');
+    expect(await answer(thread, question, 'regenerated', 'req_2')).toBe('stored');
     expect(await transcript(thread)).toEqual(['0:user:why', '1:assistant:regenerated']);
-    // A stopped answer that ends after the regenerated one was stored is not stored.
-    expect(await answer(thread, question, 'late')).toBe(false);
-    expect(await transcript(thread)).toEqual(['0:user:why', '1:assistant:regenerated']);
+    // Regenerate, stop, regenerate again: the stopped one (req_3) ends after the one the reader saw
+    // (req_4), which stays.
+    expect(await answer(thread, question, 'seen', 'req_4')).toBe('stored');
+    expect(await answer(thread, question, 'stopped', 'req_3')).toBe('superseded');
+    expect(await transcript(thread)).toEqual(['0:user:why', '1:assistant:seen']);
+    // An answer replaces crash recovery's placeholder for its own request (an instance taken for dead).
+    const other = await ask(thread, 'and then');
+    expect(await answer(thread, other, '', 'req_5')).toBe('stored');
+    expect(await answer(thread, other, 'delivered', 'req_5')).toBe('stored');
+    expect((await transcript(thread)).slice(2)).toEqual(['2:user:and then', '3:assistant:delivered']);
+  });
+
+  it('never takes the place of a question (one an older Docent appended where an answer belongs)', async () => {
+    const thread = await newThread();
+    const first = await ask(thread, 'first');
+    await db.storage.db
+      .insertInto('thread_messages')
+      .values({
+        id: 'msg_old_replica',
+        thread_id: thread,
+        seq: first.seq + 1,
+        role: 'user',
+        content: 'appended at the end',
+        status: 'complete',
+        sources: '[]',
+        created_at: new Date().toISOString(),
+        request_id: 'req_0',
+      })
+      .execute();
+    expect(await answer(thread, first, 'lost', 'req_9')).toBe('place-taken');
+    expect(await transcript(thread)).toEqual(['0:user:first', '1:user:appended at the end']);
   });
 
   it('stores nothing, and fails nothing, for a thread deleted while it was answered', async () => {
     const thread = await newThread();
     const question = await ask(thread, 'gone');
     await db.storage.db.deleteFrom('threads').where('id', '=', thread).execute();
-    expect(await answer(thread, question, 'too late')).toBe(false);
+    expect(await answer(thread, question, 'too late')).toBe('thread-gone');
     expect(await transcript(thread)).toEqual([]);
+  });
+});
+
+describe('answers to one question stored at once on PostgreSQL (READ COMMITTED, no serial units)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase('postgres');
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('stores them one after the other, so the newer request wins even while the older one commits', async () => {
+    const organizationId = (await createOrganization(db.storage, { name: 'Acme' })).id;
+    const siteId = (await createSite(db.storage, { organizationId, domain: 'acme' })).id;
+    const { thread } = await createThread(db.storage, { organizationId, siteId, fp: 'anonymous' });
+    const question = await withWriteUnit(db.storage, {}, (unit) =>
+      appendQuestionWithin(unit, thread.id, { content: 'why', status: 'complete' }),
+    );
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted!: () => void;
+    const insertedYet = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    // The stopped answer's unit has stored it and not committed yet...
+    const older = withWriteUnit(db.storage, {}, async (unit) => {
+      const stored = await storeAnswerWithin(unit, thread.id, question.seq, {
+        content: 'stopped',
+        status: 'aborted',
+        requestId: 'req_1',
+      });
+      inserted();
+      await gate;
+      return stored;
+    });
+    await insertedYet;
+    // ...when the regenerated one's unit stores its own. Without the thread's row lock, its DELETE saw
+    // nothing yet and its insert then yielded to the older row.
+    const newer = withWriteUnit(db.storage, {}, (unit) =>
+      storeAnswerWithin(unit, thread.id, question.seq, {
+        content: 'regenerated',
+        status: 'complete',
+        requestId: 'req_2',
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    expect(await older).toBe('stored');
+    expect(await newer).toBe('stored');
+    const stored = await listThreadMessages(db.storage, thread.id);
+    expect(stored.map((m) => `${m.seq}:${m.role}:${m.content}`)).toEqual([
+      '0:user:why',
+      '1:assistant:regenerated',
+    ]);
   });
 });

@@ -183,12 +183,36 @@ const insertAnswer = precompile<MessageRow, { id: string }>((db, p) =>
     .returning('id'),
 );
 
-const deleteMessageAt = precompile<{ threadId: string; seq: number }>((db, p) =>
-  db.deleteFrom('thread_messages').where('thread_id', '=', p('threadId')).where('seq', '=', p('seq')),
+/** The answer in a place when a request no newer than `requestId` wrote it (request ids are time-ordered). */
+const deleteOlderAnswerAt = precompile<{ threadId: string; seq: number; requestId: string }>((db, p) =>
+  db
+    .deleteFrom('thread_messages')
+    .where('thread_id', '=', p('threadId'))
+    .where('seq', '=', p('seq'))
+    .where('role', '=', 'assistant')
+    .where((eb) => eb.or([eb('request_id', 'is', null), eb('request_id', '<=', p('requestId'))])),
+);
+
+const selectAt = precompile<{ threadId: string; seq: number }, { role: string; request_id: string | null }>(
+  (db, p) =>
+    db
+      .selectFrom('thread_messages')
+      .select(['role', 'request_id'])
+      .where('thread_id', '=', p('threadId'))
+      .where('seq', '=', p('seq')),
 );
 
 const selectThreadId = precompile<{ id: string }, { id: string }>((db, p) =>
   db.selectFrom('threads').select('id').where('id', '=', p('id')),
+);
+
+/**
+ * PostgreSQL: the thread's row, locked, so that two answers to one question (or an answer and the
+ * thread's deletion) are stored one after the other: otherwise one's DELETE misses the other's insert
+ * not yet committed. SQLite's units already run one at a time.
+ */
+const lockThreadId = precompile<{ id: string }, { id: string }>((db, p) =>
+  db.selectFrom('threads').select('id').where('id', '=', p('id')).forUpdate(),
 );
 
 const touchThread = precompile<{ id: string; updatedAt: string }>((db, p) =>
@@ -217,31 +241,52 @@ export async function appendQuestionWithin(
   options: { touch?: boolean } = {},
 ): Promise<StoredQuestion> {
   const row = messageRow(threadId, { ...message, role: 'user' });
-  const stored = await unit.get(insertQuestion, row);
+  let stored: { seq: number } | undefined;
+  try {
+    stored = await unit.get(insertQuestion, row);
+  } catch (error) {
+    // Deleted since the caller found it (the admin API, retention, the site's deletion).
+    if (isForeignKeyViolation(error))
+      throw new DomainError('thread_not_found', 'This thread was deleted', { cause: error });
+    throw error;
+  }
   if (stored === undefined) throw new Error(`thread ${threadId}: the question was not stored`);
   if (options.touch ?? true) await unit.run(touchThread, { id: threadId, updatedAt: row.created_at });
   return { id: row.id, seq: Number(stored.seq), content: message.content };
 }
 
+/** What became of an answer to store: in its place, or not, and why not. */
+export type AnswerStored =
+  | 'stored'
+  /** The place holds the answer of a newer request for the same question (a regenerate), which stays. */
+  | 'superseded'
+  /** The thread was deleted while it was answered. */
+  | 'thread-gone'
+  /** Something else holds the place (a question stored by an older Docent that appended at the end). */
+  | 'place-taken';
+
 /**
  * Stores an answer in its question's place (`questionSeq + 1`), whenever it ends: answers to concurrent
- * follow-ups on one thread each stay after their own question. `replace` (a regenerated answer) takes
- * the place of whatever answer is there; otherwise an answer whose place is already taken (by a
- * regenerated answer that ended first) is not stored. Nothing is stored when the thread was deleted
- * while it was answered. Returns whether the answer was stored.
+ * follow-ups on one thread each stay after their own question. Of several answers to one question (a
+ * regenerate, "stop, then try again", crash recovery's placeholder), the newest request's stays,
+ * whichever ends last: an answer replaces the one in its place when that one's request is no newer
+ * than its own, and is not stored otherwise. Nothing is stored when the thread was deleted meanwhile.
  */
 export async function storeAnswerWithin(
   unit: WriteUnit,
   threadId: string,
   questionSeq: number,
   message: Omit<AppendMessage, 'role'>,
-  options: { replace?: boolean } = {},
-): Promise<boolean> {
-  if ((await unit.get(selectThreadId, { id: threadId })) === undefined) return false;
+): Promise<AnswerStored> {
+  const lock = unit.dialect === 'postgres' ? lockThreadId : selectThreadId;
+  if ((await unit.get(lock, { id: threadId })) === undefined) return 'thread-gone';
   const seq = questionSeq + 1;
-  if (options.replace === true) await unit.run(deleteMessageAt, { threadId, seq });
+  const requestId = message.requestId ?? '';
+  await unit.run(deleteOlderAnswerAt, { threadId, seq, requestId });
   const row = { ...messageRow(threadId, { ...message, role: 'assistant' }), seq };
-  return (await unit.get(insertAnswer, row)) !== undefined;
+  if ((await unit.get(insertAnswer, row)) !== undefined) return 'stored';
+  const there = await unit.get(selectAt, { threadId, seq });
+  return there?.role === 'assistant' ? 'superseded' : 'place-taken';
 }
 
 function messageRow(threadId: string, message: AppendMessage): NewMessageRow {
@@ -313,6 +358,22 @@ export async function listThreadMessages(storage: Storage, threadId: string): Pr
     retrievalScore:
       row.retrieval_score === null || row.retrieval_score === undefined ? null : Number(row.retrieval_score),
   }));
+}
+
+/** The question a request stored in the thread; undefined when it stored none (a regenerate). */
+export async function questionOfRequestWithin(
+  unit: WriteUnit,
+  threadId: string,
+  requestId: string,
+): Promise<StoredQuestion | undefined> {
+  const question = await unit.db
+    .selectFrom('thread_messages')
+    .select(['id', 'seq', 'content'])
+    .where('thread_id', '=', threadId)
+    .where('request_id', '=', requestId)
+    .where('role', '=', 'user')
+    .executeTakeFirst();
+  return question === undefined ? undefined : { ...question, seq: Number(question.seq) };
 }
 
 /** The thread's last question, which a regenerated answer answers again; undefined when it has none. */

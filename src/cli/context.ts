@@ -44,8 +44,9 @@ export function embeddingModelsFromEnv(): EmbeddingModels | null {
 
 /**
  * Opens the database of `--database-url` (else `DATABASE_URL`, else the default file). Only `init`
- * (`create`) makes a SQLite file that does not exist yet: any other command on a missing file is a
- * mistyped path or a server using another database, and would otherwise leave an empty database behind.
+ * (`create`) and `serve` (which opens it as the server does) make a SQLite file that does not exist yet:
+ * any other command on a missing file is a mistyped path or a server using another database, and would
+ * otherwise leave an empty database behind.
  */
 export async function withStorage<T>(
   options: GlobalOptions,

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { DomainError } from '../errors/domain-error.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../storage/constraint-violations.ts';
+import { isUniqueViolation } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { type WriteUnit, withWriteUnit } from '../storage/write-unit.ts';
 import type { Plan } from '../tenancy/plans.ts';
@@ -128,10 +128,8 @@ export function createCreditGuard(storage: Storage, logger: Logger): CreditGuard
           );
           return;
         } catch (error) {
-          // A thread deleted between the unit's check that it exists and its insert (PostgreSQL): again,
-          // the check then finds it gone and stores nothing, and the in-flight record is cleared.
-          if (attempt < MAX_SETTLE_ATTEMPTS && (isUniqueViolation(error) || isForeignKeyViolation(error)))
-            continue;
+          // A unique key another unit took first (it committed between our read and write): again.
+          if (attempt < MAX_SETTLE_ATTEMPTS && isUniqueViolation(error)) continue;
           logger.error({ err: error, requestId: charged?.requestId }, 'storing the answer failed');
           if (refundNow) await refund(charged);
           return;

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Storage } from './database.ts';
+import type { DialectName, Storage } from './database.ts';
 import { bind, executePrecompiled, type Precompiled } from './precompiled.ts';
 import type { Database } from './schema.ts';
 
@@ -9,6 +9,8 @@ import type { Database } from './schema.ts';
  */
 export interface WriteUnit {
   db: Kysely<Database>;
+  /** For the few statements that differ (a row lock PostgreSQL needs and SQLite's serial units do not). */
+  dialect: DialectName;
   get<P, R>(statement: Precompiled<P, R>, params: P): Promise<R | undefined>;
   all<P, R>(statement: Precompiled<P, R>, params: P): Promise<R[]>;
   run<P, R>(statement: Precompiled<P, R>, params: P): Promise<void>;
@@ -64,6 +66,7 @@ export async function withWriteUnit<T>(
     }
     const unit: WriteUnit = {
       db: trx,
+      dialect: storage.dialect,
       get: async (statement, params) =>
         (await executePrecompiled(trx, storage.dialect, statement, params))[0],
       all: (statement, params) => executePrecompiled(trx, storage.dialect, statement, params),
@@ -195,6 +198,7 @@ function sqliteUnit(db: Kysely<Database>, raw: NonNullable<Storage['sqlite']>): 
   };
   return {
     db,
+    dialect: 'sqlite',
     get: async (statement, params) => exec(statement, params, 'get')[0],
     all: async (statement, params) => exec(statement, params, 'all'),
     run: async (statement, params) => {

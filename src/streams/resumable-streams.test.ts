@@ -7,6 +7,7 @@ import { RedisPubSub } from './redis-pub-sub.ts';
 import {
   createResumableStreams,
   type Gone,
+  MAX_RESUME_WAIT_MS,
   type PubSub,
   RESUMABLE_TTL_SECONDS,
   type ResumableStreams,
@@ -230,5 +231,30 @@ describe.each(pubSubPairs)('a resume after the writing process died, %s', (_labe
     // writer and gives up after its wait, rejecting with the message `NO_WRITER_MESSAGE` names (a new
     // version wording it otherwise fails here).
     expect(await reader.resume(chat)).toBeUndefined();
+  });
+});
+
+describe('a resume the package never settles', () => {
+  it(`is nothing in flight after ${MAX_RESUME_WAIT_MS} ms, not a request that hangs`, async () => {
+    const shared = new MemoryPubSub();
+    let stalled = false;
+    // A pub/sub whose reads stop answering (a Redis that hangs): the package's resume then never settles.
+    const stalling: PubSub = {
+      subscriber: shared.subscriber,
+      publisher: {
+        ...shared.publisher,
+        connect: () => shared.publisher.connect(),
+        publish: (channel, message) => shared.publisher.publish(channel, message),
+        set: (key, value, options) => shared.publisher.set(key, value, options),
+        incr: (key) => shared.publisher.incr(key),
+        get: (key) => (stalled && key.includes(':rs:') ? new Promise(() => {}) : shared.publisher.get(key)),
+      },
+    };
+    const streams = createResumableStreams(stalling, { keyPrefix: `docent-test:${crypto.randomUUID()}` });
+    const chat = `site:${crypto.randomUUID()}`;
+    streams.record(chat, connection()).write('data: one\n\n');
+    await tick(50);
+    stalled = true;
+    expect(await streams.resume(chat)).toBeUndefined();
   });
 });

@@ -13,6 +13,8 @@ import { DomainError } from '../errors/domain-error.ts';
 
 /** What `resumable-stream` rejects a resume with when no process answers for the stream (it died). */
 export const NO_WRITER_MESSAGE = 'Timeout waiting for ack';
+/** How long a resume waits for the package to find the answer's writer (its own wait is one second). */
+export const MAX_RESUME_WAIT_MS = 3_000;
 
 /** How long an answer stays resumable (and its chat's pointer to it) after it starts. */
 export const RESUMABLE_TTL_SECONDS = 3_600;
@@ -117,7 +119,20 @@ export function createResumableStreams(
       try {
         const streamId = await pubSub.publisher.get(pointer(chat));
         if (typeof streamId !== 'string') return undefined;
-        return (await context.resumeExistingStream(streamId)) ?? undefined;
+        const resuming = context.resumeExistingStream(streamId);
+        let timer: NodeJS.Timeout | undefined;
+        const waited = new Promise<'waited'>((resolve) => {
+          timer = setTimeout(() => resolve('waited'), MAX_RESUME_WAIT_MS);
+        });
+        const resumed = await Promise.race([resuming, waited]).finally(() => clearTimeout(timer));
+        if (resumed !== 'waited') return resumed ?? undefined;
+        // The package neither found the writer nor gave up (its one-second wait ends in neither when its
+        // timer fires exactly on the second): nothing in flight. Should it find one after all, it is let go.
+        resuming.then(
+          (late) => late?.cancel(),
+          () => {},
+        );
+        return undefined;
       } catch (error) {
         // The process writing it died (its pointer and the package's "in progress" mark outlive it, for
         // an hour and a day): nobody answers the package's request, so nothing is in flight. Its answer

@@ -14,5 +14,8 @@ describe('the database option the start-up banner prints', () => {
     expect(withPassword).toBe(
       " --database-url 'postgres://docent:***@db:5432/docent' (your password for ***)",
     );
+    const inQuery = databaseOption('postgres://db:5432/docent?user=docent&password=s3cret&sslmode=require');
+    expect(inQuery).not.toContain('s3cret');
+    expect(inQuery).toContain('password=***');
   });
 });

@@ -101,8 +101,11 @@ export function databaseOption(databaseUrl: string): string {
   if (databaseUrl === DEFAULT_DATABASE_URL) return '';
   try {
     const url = new URL(databaseUrl);
-    if (url.password !== '') {
-      url.password = '***';
+    // libpq-style URLs may carry it as a parameter too.
+    const inQuery = url.searchParams.has('password');
+    if (url.password !== '' || inQuery) {
+      if (url.password !== '') url.password = '***';
+      if (inQuery) url.searchParams.set('password', '***');
       return ` --database-url '${url.toString()}' (your password for ***)`;
     }
   } catch {

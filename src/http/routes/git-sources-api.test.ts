@@ -10,6 +10,7 @@ import { createTenant, type Tenant } from '../../limits/limits-fixtures.ts';
 import { SiteSearch } from '../../search/site-search.ts';
 import { cloneFolder } from '../../sources/git-checkout.ts';
 import { MAX_HOOK_BODY_BYTES } from '../../sources/git-webhook.ts';
+import { signInToConsole } from '../../tenancy/console-sessions.ts';
 import { IngestionRunner } from '../../tenancy/ingestion-runner.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
 import { commitFiles, createRepo, sampleDocs } from '../../testing/git-repos.ts';
@@ -202,6 +203,35 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
     expect(fs.existsSync(clone)).toBe(true);
     expect((await call('DELETE', '/v1/admin/sites/git-docs', { key })).status).toBe(204);
     expect(fs.existsSync(clone)).toBe(false);
+  });
+
+  it("shows a git site's repository in the console and re-ingests it from there", async () => {
+    const created = await call('POST', '/v1/admin/sites', {
+      key: tenant.adminKey,
+      body: { domain: 'git-console', git: { url: 'repo', branch: 'main', subdir: 'docs' } },
+    });
+    expect(created.status).toBe(201);
+    const { secret, session } = await signInToConsole(database.storage, tenant.adminKey);
+    const cookie = `docent_console=${secret}`;
+    const screen = await app.request('http://localhost/console/sites/git-console', {
+      headers: { Cookie: cookie },
+    });
+    const html = await screen.text();
+    expect(html).toContain(`Git: ${fs.realpathSync(repo)} (main), folder docs`);
+    // Enabled: a git site has no docs folder, and the button was disabled for it.
+    expect(html).toMatch(/<button class="primary" type="submit">\s*Re-ingest now/);
+    const posted = await app.request('http://localhost/console/sites/git-console/ingestions', {
+      method: 'POST',
+      headers: {
+        Cookie: cookie,
+        Origin: 'http://localhost',
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ _csrf: session.csrfToken }).toString(),
+    });
+    expect(posted.status).toBe(303);
+    const job = posted.headers.get('Location')?.match(/\/jobs\/(ing_\w+)$/)?.[1] ?? '';
+    expect(await finished(job)).toMatchObject({ status: 'success' });
   });
 
   it('takes GitLab pushes, ignores other branches, and rotates the secret', async () => {

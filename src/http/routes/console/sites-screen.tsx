@@ -9,6 +9,7 @@ import {
   updateSiteModelSettings,
 } from '../../../assistant/providers/site-model-settings.ts';
 import { getIngestionJob, type IngestionJob, listIngestionJobs } from '../../../ingest/jobs.ts';
+import { getGitSource, gitSourceView } from '../../../sources/git-sources.ts';
 import type { Storage } from '../../../storage/database.ts';
 import { IngestionBusyError, type IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
 import {
@@ -227,10 +228,17 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
     refused?: { errors: string[]; typed: SettingsFormValues },
   ) => {
     const session = c.get('session');
-    const [settings, jobs] = await Promise.all([
+    const [settings, jobs, gitRow] = await Promise.all([
       getSiteModelSettings(deps.storage, site.id),
       listIngestionJobs(deps.storage, site.id, JOBS_SHOWN),
+      getGitSource(deps.storage, site.id),
     ]);
+    const git = gitRow === undefined ? null : gitSourceView(gitRow);
+    const source =
+      git !== null
+        ? `Git: ${git.url}${git.branch ? ` (${git.branch})` : ''}${git.subdir ? `, folder ${git.subdir}` : ''}${git.commit ? `, at ${git.commit.slice(0, 12)}` : ''}`
+        : `Docs folder: ${site.docs_dir ?? 'none set (use the CLI or the admin API)'}`;
+    const ingestible = git !== null || site.docs_dir !== null;
     return c.html(
       <Layout title={`Site ${site.domain}`} session={session} active="sites" scriptSrc={deps.scriptSrc}>
         {c.req.query('saved') ? <div class="notice">Settings saved.</div> : null}
@@ -248,14 +256,14 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
           errors={refused?.errors ?? []}
         />
         <h2>Ingestion</h2>
-        <p class="muted">Docs folder: {site.docs_dir ?? 'none set (use the CLI or the admin API)'}</p>
+        <p class="muted">{source}</p>
         <form method="post" action={`/console/sites/${site.domain}/ingestions`}>
           <Csrf session={session} />
           <button
             class="primary"
             type="submit"
-            disabled={site.docs_dir === null}
-            title={site.docs_dir === null ? 'The site has no docs folder yet' : undefined}
+            disabled={!ingestible}
+            title={ingestible ? undefined : 'The site has no docs folder or git repository yet'}
           >
             Re-ingest now
           </button>
@@ -371,10 +379,15 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
 
   route.post('/console/sites/:domain/ingestions', async (c) => {
     const site = await siteOr404(c.get('session').organization.id, c.req.param('domain'));
-    if (site.docs_dir === null)
-      throw new DocentError('invalid_request', `Site "${site.domain}" has no docs folder`);
+    const git = await getGitSource(deps.storage, site.id);
+    if (git && deps.ingestions.git === null)
+      throw new DocentError('unavailable', 'This server has no data folder for git clones');
+    if (!git && site.docs_dir === null)
+      throw new DocentError('invalid_request', `Site "${site.domain}" has no docs folder or git repository`);
     try {
-      const job = await deps.ingestions.start(deps.storage, site.id, site.docs_dir);
+      const job = git
+        ? await deps.ingestions.startGit(deps.storage, site.id)
+        : await deps.ingestions.start(deps.storage, site.id, site.docs_dir as string);
       return c.redirect(`/console/sites/${site.domain}/jobs/${job.id}`, 303);
     } catch (error) {
       if (error instanceof IngestionBusyError)
