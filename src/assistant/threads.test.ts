@@ -105,6 +105,12 @@ describe.each(dialects)('thread messages on %s', (dialect) => {
     expect(await transcript(thread)).toEqual(['0:user:first', '1:user:appended at the end']);
   });
 
+  it('calls a question to a thread deleted meanwhile thread_not_found', async () => {
+    const thread = await newThread();
+    await db.storage.db.deleteFrom('threads').where('id', '=', thread).execute();
+    await expect(ask(thread, 'anyone?')).rejects.toMatchObject({ kind: 'thread_not_found' });
+  });
+
   it('stores nothing, and fails nothing, for a thread deleted while it was answered', async () => {
     const thread = await newThread();
     const question = await ask(thread, 'gone');

@@ -410,6 +410,30 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     expect(stored[1]).toMatchObject({ id: retry.messageId, status: 'complete' });
   });
 
+  it("asks a regenerate's question as a new one when the thread never stored it (refused, say, for credits)", async () => {
+    const first = await post({
+      fp: 'reader-refused',
+      messages: userMessage('How do I ingest my docs with the CLI?'),
+    });
+    const thread = { threadId: first.threadId, threadKey: first.threadKey };
+    // The reader's next question was refused before it was stored; "try again" regenerates it.
+    const retried = await post({
+      fp: 'reader-refused',
+      ...thread,
+      trigger: 'regenerate-message',
+      messages: userMessage('What about PostgreSQL?'),
+    });
+    expect(retried.status).toBe(200);
+    const stored = await listThreadMessages(server.storage, first.threadId);
+    expect(stored.map((m) => `${m.role}:${m.role === 'user' ? m.content : m.status}`)).toEqual([
+      'user:How do I ingest my docs with the CLI?',
+      'assistant:complete',
+      'user:What about PostgreSQL?',
+      'assistant:complete',
+    ]);
+    expect(stored[3]?.id).toBe(retried.messageId);
+  });
+
   it('settles an answer whose thread is deleted while it streams: nothing left in flight for recovery to refund', async () => {
     const response = await fetch(slowApi, {
       method: 'POST',
