@@ -49,6 +49,8 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   // Typed without apostrophes, as readers do.
   ['whats the keyboard shortcut to open the chat', 'guides/widget#keyboard-and-accessibility'],
   ['whats the default rate limit', 'guides/limits-and-credits#rate-limits'],
+  // Asked by a new user whose answer (a decline) the docs then said better.
+  ['how do I rotate the webhook secret', 'guides/git-sources#over-the-admin-api'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
@@ -61,6 +63,7 @@ const FOLLOW_UPS: [previous: string, question: string, section: string][] = [
   ],
   ['how do I ingest my docs', 'and from a git repo?', 'guides/git-sources#create-a-site-from-a-repository'],
   ['how do i add the chat widget to my site', 'can I change its colors?', 'guides/widget#theming'],
+  ['How do I rotate the webhook secret?', 'And over the API?', 'guides/git-sources#over-the-admin-api'],
 ];
 
 describe("the demo site's answers to a new user's first questions", () => {
@@ -92,6 +95,19 @@ describe("the demo site's answers to a new user's first questions", () => {
     expect(cited && (cited.anchor === null ? cited.pagePath : `${cited.pagePath}#${cited.anchor}`)).toBe(
       section,
     );
+  });
+
+  it('says which port it listens on by default (a new user got the valid range instead)', async () => {
+    const question = 'What is the default port?';
+    const top = await search.search(
+      siteId,
+      retrievalQuery([{ id: 'm1', role: 'user', content: question, parts: [] }]),
+      {
+        limit: 5,
+      },
+    );
+    const answer = composeAnswer(question, SourceList.of(top).all);
+    expect(answer.text.split('\n')[0]).toContain('`3000`');
   });
 
   it.each(FIRST_QUESTIONS)('%s: quotes %s, in whole sentences', async (question, section) => {
