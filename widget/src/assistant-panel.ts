@@ -108,6 +108,7 @@ export class AssistantPanel implements PanelController {
     this.#state = newChat();
     this.#context = undefined;
     this.#render();
+    if (this.#panel) this.#panel.input.style.height = 'auto';
     this.#panel?.input.focus();
   }
 
@@ -200,6 +201,7 @@ export class AssistantPanel implements PanelController {
       const question = input.value.trim();
       if (!question) return;
       input.value = '';
+      input.style.height = 'auto';
       void this.#send(question);
     });
     input.addEventListener('keydown', (event) => {
@@ -472,8 +474,12 @@ export class AssistantPanel implements PanelController {
       node.dataset.signature = signature;
       return node;
     });
+    const focusedInLog = panel.log.contains(this.#host.shadow.activeElement);
     panel.log.replaceChildren(...nodes);
     if (focusedKey) panel.log.querySelector<HTMLElement>(`[data-key="${focusedKey}"]`)?.focus();
+    // The focused control was replaced (a sent comment's form, a starter question): focus stays in the
+    // dialog, on the question box, instead of falling to the page, where Escape and Tab no longer reach us.
+    if (focusedInLog && !panel.root.contains(this.#host.shadow.activeElement)) panel.input.focus();
     if (atBottom || streaming) panel.log.scrollTop = panel.log.scrollHeight;
   }
 
@@ -484,7 +490,11 @@ export class AssistantPanel implements PanelController {
       list.replaceChildren(
         ...questions.map((question) => {
           const button = h('button', { type: 'button' }, question);
-          button.addEventListener('click', () => void this.#send(question));
+          button.addEventListener('click', () => {
+            // The list goes once the question is sent: the reader types the follow-up next.
+            this.#panel?.input.focus();
+            void this.#send(question);
+          });
           return h('li', {}, button);
         }),
       );

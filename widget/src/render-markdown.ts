@@ -136,6 +136,8 @@ function addCopyButtons(root: DocumentFragment): void {
     button.className = 'copy';
     button.textContent = 'Copy';
     button.setAttribute('aria-label', 'Copy code');
+    // Keyboard users can scroll a long line sideways.
+    pre.tabIndex = 0;
     pre.replaceWith(wrapper);
     wrapper.append(pre, button);
   }

@@ -127,6 +127,13 @@ function lastAnswer(page: Page) {
   return page.locator('docent-assistant .answer').last();
 }
 
+/** The id of the element focused inside the widget's shadow root, or what the page has focused instead. */
+function focusedInWidget(page: Page): Promise<string> {
+  return page.evaluate(
+    `(() => { const inside = document.querySelector('docent-assistant')?.shadowRoot?.activeElement; return inside ? inside.id || inside.tagName : 'page:' + document.activeElement?.tagName; })()`,
+  ) as Promise<string>;
+}
+
 describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
   let browser: Browser;
 
@@ -225,6 +232,8 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
         .fill('It did not name the command.');
       await answer.getByRole('button', { name: 'Send' }).click();
       await expect.poll(() => answer.getByText('Thanks for the feedback.').isVisible()).toBe(true);
+      // The comment's form is gone; focus stays in the dialog, on the question box, not on the page.
+      expect(await focusedInWidget(page)).toBe('docent-question');
       // The panel thanks the reader at once; the vote and its comment are stored as their requests end.
       const feedbackOf = async (index: number) =>
         (await adminGet(server, adminKey, `/v1/admin/threads/${stored?.threadId}`)).messages[index]?.feedback;
@@ -671,6 +680,8 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
 
       await page.getByRole('button', { name: 'New chat' }).click();
       await starters.first().click();
+      // Focus stays in the dialog when the starter list goes: the follow-up is typed straight away.
+      expect(await focusedInWidget(page)).toBe('docent-question');
       await waitForAnswer(page);
       expect(sent.at(-1)).toMatchObject({ messages: [{ parts: [{ text: 'How do I ingest my docs?' }] }] });
       expect(sent.at(-1)).not.toHaveProperty('threadId');
