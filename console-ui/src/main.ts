@@ -23,7 +23,8 @@ function drawCharts(): void {
     const json = figure.querySelector('script[type="application/json"]')?.textContent;
     if (!json) continue;
     const data = JSON.parse(json) as ChartData;
-    const width = Math.max(320, figure.clientWidth - 16);
+    // The card's width, whatever it is: a fixed floor made the chart spill out of a phone's screen.
+    const width = Math.max(200, figure.clientWidth - 16);
     new uPlot(
       {
         width,
@@ -71,5 +72,25 @@ function followJob(): void {
   setTimeout(poll, 500);
 }
 
+/**
+ * The filter bar's period menu and its dates are one choice: picking a period clears the dates, and a
+ * date sets the menu to "Custom", so Apply shows what the bar shows (the server reads dates first).
+ */
+function linkPeriodAndDates(): void {
+  for (const form of document.querySelectorAll<HTMLFormElement>('form.filters')) {
+    const period = form.querySelector<HTMLSelectElement>('select[name="period"]');
+    const dates = [...form.querySelectorAll<HTMLInputElement>('input[type="date"]')];
+    if (!period) continue;
+    period.addEventListener('change', () => {
+      if (period.value !== '') for (const date of dates) date.value = '';
+    });
+    for (const date of dates)
+      date.addEventListener('change', () => {
+        if (date.value !== '') period.value = '';
+      });
+  }
+}
+
 drawCharts();
 followJob();
+linkPeriodAndDates();

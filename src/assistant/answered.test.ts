@@ -13,10 +13,18 @@ describe('the answered rule', () => {
     ).toBe(true);
   });
 
-  it('does not: empty, failed or stopped answers', () => {
+  it('does not: empty or failed answers, nor one stopped before its first word', () => {
     expect(isAnswered({ status: 'complete', text: '  ', retrievalStrength: strong })).toBe(false);
     expect(isAnswered({ status: 'error', text: 'Run', retrievalStrength: strong })).toBe(false);
-    expect(isAnswered({ status: 'aborted', text: 'Run `docent', retrievalStrength: strong })).toBe(false);
+    expect(isAnswered({ status: 'aborted', text: '', retrievalStrength: strong })).toBe(false);
+  });
+
+  it('judges an answer its reader stopped by what it had said: stopping is no gap in the docs', () => {
+    expect(isAnswered({ status: 'aborted', text: 'Run `docent', retrievalStrength: strong })).toBe(true);
+    expect(isAnswered({ status: 'aborted', text: 'Run `docent', retrievalStrength: 0.1 })).toBe(false);
+    expect(
+      isAnswered({ status: 'aborted', text: "I couldn't find this in the", retrievalStrength: strong }),
+    ).toBe(false);
   });
 
   it("does not: the built-in answerer's no-coverage answer, and a model saying the docs do not cover it", () => {

@@ -28,9 +28,11 @@ export function declines(text: string): boolean {
 }
 
 /**
- * Answered: a complete, non-empty answer that does not decline, given retrieval at least
- * `MIN_RETRIEVAL_STRENGTH` strong. Anything else (empty, failed, stopped, declined, or written from weak
- * retrieval, when a model is most likely to guess or pad) is an unanswered question for the owner.
+ * Answered: a non-empty answer that does not decline, given retrieval at least `MIN_RETRIEVAL_STRENGTH`
+ * strong, complete or stopped by its reader after it began (a reader who stops an answer that is going
+ * well is no gap in the docs; the owner's coverage gaps listed every such question). Anything else
+ * (empty, failed, declined, or written from weak retrieval, when a model is most likely to guess or pad)
+ * is an unanswered question for the owner.
  */
 export function isAnswered(answer: {
   status: ThreadMessageStatus;
@@ -38,7 +40,7 @@ export function isAnswered(answer: {
   retrievalStrength: number;
 }): boolean {
   return (
-    answer.status === 'complete' &&
+    (answer.status === 'complete' || answer.status === 'aborted') &&
     answer.text.trim() !== '' &&
     !declines(answer.text) &&
     answer.retrievalStrength >= MIN_RETRIEVAL_STRENGTH

@@ -289,6 +289,15 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await page.getByRole('button', { name: 'Apply' }).click();
     expect(await page.locator('tbody tr').count()).toBe(1);
     await page.screenshot({ path: path.join(screenshots, 'console-conversations.png'), fullPage: true });
+    // The period menu and the dates are one choice: a date sets the menu to Custom, and a period picked
+    // after dates clears them, so Apply shows the period (the server reads dates first).
+    await page.getByLabel('From', { exact: true }).fill('2026-01-01');
+    expect(await page.getByLabel('Period').inputValue()).toBe('');
+    await page.getByLabel('Period').selectOption('30d');
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    expect(new URL(page.url()).searchParams.get('period')).toBe('30d');
+    expect(await page.locator('tbody tr').count()).toBe(1);
     await page.goto(`${server.baseUrl}/console/conversations/${threadId}`);
     expect(await page.locator('main').innerText()).toContain('What is the weather on Mars?');
     // The answer as the reader saw it: its Markdown rendered into the page, not shown as source.

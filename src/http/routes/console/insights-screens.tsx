@@ -8,6 +8,12 @@ import { FilterBar, filterFromQuery, withQuery } from './analytics-filter-bar.ts
 import type { ConsoleEnv } from './console-env.ts';
 import { Layout } from './layout.tsx';
 
+/** Characters of a question shown as a group's label or example (a pasted page would fill the screen). */
+const SHOWN_QUESTION_CHARS = 200;
+
+const shortened = (text: string): string =>
+  text.length > SHOWN_QUESTION_CHARS ? `${text.slice(0, SHOWN_QUESTION_CHARS).trimEnd()}…` : text;
+
 /** Groups shown per page of gaps and top questions. */
 const GROUPS_PER_PAGE = 30;
 
@@ -51,14 +57,16 @@ export function insightsScreens(deps: {
             {groups.items.map((g) => (
               <div class="card">
                 <div class="row">
-                  <strong>{g.label}</strong>
+                  <strong title={g.label.length > SHOWN_QUESTION_CHARS ? g.label : undefined}>
+                    {shortened(g.label)}
+                  </strong>
                   <span class="badge">{g.count} asked</span>
                   {g.unanswered > 0 ? <span class="badge bad">{g.unanswered} not answered</span> : null}
                 </div>
                 {g.examples.length > 0 ? (
                   <ul>
                     {g.examples.map((e) => (
-                      <li>{e}</li>
+                      <li title={e.length > SHOWN_QUESTION_CHARS ? e : undefined}>{shortened(e)}</li>
                     ))}
                   </ul>
                 ) : null}
