@@ -1,4 +1,5 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { html } from 'hono/html';
 import { HTTPException } from 'hono/http-exception';
 import { DomainError } from '../errors/domain-error.ts';
 import type { AppEnv } from './app-env.ts';
@@ -38,7 +39,42 @@ function respond(c: Context<AppEnv>, error: DocentError): Response {
     else logger?.info(line, 'request refused');
   }
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
+  if (consolePage(c)) return c.html(String(consoleErrorPage(error, requestId)), error.status);
   return c.json(errorBody(error, requestId), error.status);
+}
+
+/** A page of the owner's console opened in a browser (a link, the address bar), not its API or assets. */
+function consolePage(c: Context<AppEnv>): boolean {
+  const path = new URL(c.req.url).pathname;
+  return (
+    c.req.method === 'GET' &&
+    (path === '/console' || path.startsWith('/console/')) &&
+    !path.startsWith('/console/assets/') &&
+    !path.startsWith('/console/export/') &&
+    (c.req.header('Accept') ?? '').includes('text/html')
+  );
+}
+
+/** The same error as a page a person can read and leave (a deleted conversation, another organization's site). */
+function consoleErrorPage(error: DocentError, requestId: string) {
+  const heading = error.status === 404 ? 'Not found' : 'Something went wrong';
+  return html`<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${heading} · Docent console</title>
+    <style>
+      body{font:16px/1.5 system-ui,sans-serif;margin:3rem auto;max-width:36rem;padding:0 1rem;color:#1f2937}
+    </style>
+  </head>
+  <body>
+    <h1>${heading}</h1>
+    <p>${error.message}</p>
+    <p><a href="/console">Back to the console</a></p>
+    <p><small>Request id <code>${requestId}</code></small></p>
+  </body>
+</html>`;
 }
 
 /** The one error handler: every failure becomes `{error: {code, message, details?, requestId}}`. */
