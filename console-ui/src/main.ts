@@ -91,6 +91,16 @@ function linkPeriodAndDates(): void {
   }
 }
 
+/** A form that cannot be undone (revoking a key) asks first: `data-confirm` holds the question. */
+function confirmForms(): void {
+  for (const form of document.querySelectorAll<HTMLFormElement>('form[data-confirm]')) {
+    form.addEventListener('submit', (event) => {
+      if (!window.confirm(form.dataset.confirm ?? 'Are you sure?')) event.preventDefault();
+    });
+  }
+}
+
 drawCharts();
 followJob();
 linkPeriodAndDates();
+confirmForms();

@@ -177,8 +177,21 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     // Shown once: a reload of the list does not have it.
     await page.goto(`${server.baseUrl}/console/keys`);
     expect(await page.content()).not.toContain(created);
-    await page.getByRole('button', { name: `Revoke svc_dsc_…${created.slice(-4)}` }).click();
-    await page.waitForURL(/\/console\/keys$/);
+    // Revoking asks first: dismissed, nothing happens; accepted, the key is revoked and the page says so.
+    const revoke = page.getByRole('button', { name: `Revoke svc_dsc_…${created.slice(-4)}` });
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await revoke.click();
+    const kept = await fetch(`${server.baseUrl}/v2/assistant/acme/config`, {
+      headers: { Authorization: `Bearer ${created}` },
+    });
+    expect(kept.status).toBe(200);
+    page.once('dialog', (dialog) => {
+      expect(dialog.message()).toContain('stop working at once');
+      void dialog.accept();
+    });
+    await revoke.click();
+    await page.waitForURL(/\/console\/keys\?revoked=1$/);
+    expect(await page.locator('.notice').innerText()).toContain('Key revoked');
     const revoked = await fetch(`${server.baseUrl}/v2/assistant/acme/config`, {
       headers: { Authorization: `Bearer ${created}` },
     });
@@ -186,8 +199,9 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
 
     const html = await page.content();
     expect(html).not.toContain('globex');
-    await page.goto(`${server.baseUrl}/console/sites/globex`);
-    expect(await page.content()).toContain('not_found');
+    const missing = await page.goto(`${server.baseUrl}/console/sites/globex`);
+    expect(missing?.status()).toBe(404);
+    expect(await page.locator('h1').innerText()).toBe('Not found');
     await context.close();
   });
 
@@ -319,8 +333,9 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await signIn(otherPage, server, otherAdminKey);
     await otherPage.goto(`${server.baseUrl}/console/conversations`);
     expect(await otherPage.locator('tbody tr').count()).toBe(0);
-    await otherPage.goto(`${server.baseUrl}/console/conversations/${threadId}`);
-    expect(await otherPage.content()).toContain('not_found');
+    const theirs = await otherPage.goto(`${server.baseUrl}/console/conversations/${threadId}`);
+    expect(theirs?.status()).toBe(404);
+    expect(await otherPage.locator('h1').innerText()).toBe('Not found');
     await other.close();
     await context.close();
   });

@@ -29,7 +29,7 @@ export function keysScreen(deps: {
 
   const page = async (
     c: Context<ConsoleEnv>,
-    notice: { secret?: string; error?: string; widgetTag?: string } = {},
+    notice: { secret?: string; error?: string; widgetTag?: string; done?: string } = {},
   ) => {
     const session = c.get('session');
     const [keys, sites] = await Promise.all([
@@ -53,6 +53,11 @@ export function keysScreen(deps: {
                 </div>
               </>
             ) : null}
+          </div>
+        ) : null}
+        {notice.done ? (
+          <div class="notice" aria-live="polite">
+            {notice.done}
           </div>
         ) : null}
         {notice.error ? (
@@ -115,7 +120,11 @@ export function keysScreen(deps: {
                   ) : key.id === session.key.id ? (
                     <span class="muted">this session's key</span>
                   ) : (
-                    <form method="post" action={`/console/keys/${key.id}/revoke`}>
+                    <form
+                      method="post"
+                      action={`/console/keys/${key.id}/revoke`}
+                      data-confirm={`Revoke ${key.display}? Widgets and scripts using it stop working at once.`}
+                    >
                       <Csrf session={session} />
                       <button class="danger" type="submit" aria-label={`Revoke ${key.display}`}>
                         Revoke
@@ -132,7 +141,9 @@ export function keysScreen(deps: {
     );
   };
 
-  route.get('/console/keys', (c) => page(c));
+  route.get('/console/keys', (c) =>
+    page(c, c.req.query('revoked') ? { done: 'Key revoked: requests with it are refused from now on.' } : {}),
+  );
 
   route.post('/console/keys', async (c) => {
     const session = c.get('session');
@@ -175,7 +186,7 @@ export function keysScreen(deps: {
     const key = await getApiKey(deps.storage, session.organization.id, c.req.param('id'));
     if (!key) throw new DocentError('not_found', 'No such key in this organization');
     await revokeApiKey(deps.storage, session.organization.id, key.id);
-    return c.redirect('/console/keys', 303);
+    return c.redirect('/console/keys?revoked=1', 303);
   });
   return route;
 }
