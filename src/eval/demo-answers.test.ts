@@ -49,7 +49,8 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   // Typed without apostrophes, as readers do.
   ['whats the keyboard shortcut to open the chat', 'guides/widget#keyboard-and-accessibility'],
   ['whats the default rate limit', 'guides/limits-and-credits#rate-limits'],
-  // Asked by a new user whose answer (a decline) the docs then said better.
+  // Asked by new users whose answers (declines) the docs then said better.
+  ['Which databases are supported?', 'guides/self-hosting#choose-a-storage-engine'],
   ['how do I rotate the webhook secret', 'guides/git-sources#over-the-admin-api'],
 ];
 
