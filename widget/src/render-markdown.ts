@@ -93,14 +93,21 @@ export function renderMarkdown(target: HTMLElement, markdown: string, sources: S
   target.replaceChildren(fragment);
 }
 
-/** `[2]` in the text (not in code or a link) becomes a link to source 2, when the answer has one. */
+/**
+ * `[2]` in the text (not in code or a link) becomes a link to source 2, when the answer has one. An
+ * answer without sources yet (still streaming: they come at its end; or stopped before them) shows no
+ * markers at all rather than `[1]` as text.
+ */
 function linkCitations(root: DocumentFragment, sources: Source[]): void {
-  if (sources.length === 0) return;
   const byId = new Map(sources.map((s) => [s.id, s]));
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const nodes: Text[] = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     if (!(node.parentElement?.closest('code, pre, a') ?? null)) nodes.push(node as Text);
+  }
+  if (sources.length === 0) {
+    for (const node of nodes) node.data = node.data.replace(/ ?\[\d{1,3}\]/g, '');
+    return;
   }
   for (const node of nodes) {
     const text = node.data;
