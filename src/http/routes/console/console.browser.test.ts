@@ -454,8 +454,13 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
       }
       await page.goto(`${seeded.baseUrl}/console/conversations`);
       expect(await page.locator('tbody tr').count()).toBe(50);
+      const newest = await page.locator('tbody tr').first().innerText();
+      expect(await page.getByRole('link', { name: '← Newest' }).count()).toBe(0);
       await page.getByRole('link', { name: 'Older conversations →' }).click();
       expect(await page.locator('tbody tr').count()).toBe(50);
+      // And back to the first page from any other.
+      await page.getByRole('link', { name: '← Newest' }).click();
+      expect(await page.locator('tbody tr').first().innerText()).toBe(newest);
       await page.goto(`${seeded.baseUrl}/console/pages`);
       await page.screenshot({ path: path.join(screenshots, 'console-pages.png'), fullPage: false });
       await page.goto(`${seeded.baseUrl}/console/gaps`);

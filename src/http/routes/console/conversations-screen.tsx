@@ -80,11 +80,16 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
           </tbody>
         </table>
         {list.items.length === 0 ? <p class="muted">No conversations match.</p> : null}
-        {list.nextCursor ? (
-          <p>
-            <a href={withQuery('/console/conversations', query, { cursor: list.nextCursor })}>
-              Older conversations →
-            </a>
+        {list.nextCursor || cursor ? (
+          <p class="row">
+            {cursor ? (
+              <a href={withQuery('/console/conversations', query, { cursor: undefined })}>← Newest</a>
+            ) : null}
+            {list.nextCursor ? (
+              <a href={withQuery('/console/conversations', query, { cursor: list.nextCursor })}>
+                Older conversations →
+              </a>
+            ) : null}
           </p>
         ) : null}
       </Layout>,

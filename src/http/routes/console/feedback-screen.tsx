@@ -83,11 +83,16 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
           ))}
         </div>
         {inbox.items.length === 0 ? <p class="muted">No feedback here.</p> : null}
-        {inbox.nextCursor ? (
-          <p>
-            <a href={withQuery('/console/feedback', { ...query, show }, { cursor: inbox.nextCursor })}>
-              Older →
-            </a>
+        {inbox.nextCursor || cursor ? (
+          <p class="row">
+            {cursor ? (
+              <a href={withQuery('/console/feedback', { ...query, show }, { cursor: undefined })}>← Newest</a>
+            ) : null}
+            {inbox.nextCursor ? (
+              <a href={withQuery('/console/feedback', { ...query, show }, { cursor: inbox.nextCursor })}>
+                Older →
+              </a>
+            ) : null}
           </p>
         ) : null}
       </Layout>,
