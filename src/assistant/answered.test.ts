@@ -25,6 +25,8 @@ describe('the answered rule', () => {
     expect(
       isAnswered({ status: 'aborted', text: "I couldn't find this in the", retrievalStrength: strong }),
     ).toBe(false);
+    // Cut in the decline's first words.
+    expect(isAnswered({ status: 'aborted', text: 'I couldn', retrievalStrength: strong })).toBe(false);
   });
 
   it("does not: the built-in answerer's no-coverage answer, and a model saying the docs do not cover it", () => {

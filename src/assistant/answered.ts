@@ -24,13 +24,17 @@ const DECLINES =
  */
 export function declines(text: string): boolean {
   if (text.startsWith(NO_COVERAGE_MESSAGE) || isSmallTalkReply(text)) return true;
+  // An answer cut short in its first words ("I couldn"): the built-in answerer's decline, begun.
+  const begun = text.trim();
+  if (begun !== '' && NO_COVERAGE_MESSAGE.startsWith(begun)) return true;
   return DECLINES.test(text.slice(0, DECLINE_WINDOW_CHARS));
 }
 
 /**
  * Answered: a non-empty answer that does not decline, given retrieval at least `MIN_RETRIEVAL_STRENGTH`
- * strong, complete or stopped by its reader after it began (a reader who stops an answer that is going
- * well is no gap in the docs; the owner's coverage gaps listed every such question). Anything else
+ * strong, complete or ended early after it began (`aborted`: stopped or left by its reader, or cut by a
+ * shutdown; a reader who stops an answer that is going well is no gap in the docs, and the owner's
+ * coverage gaps listed every such question). Anything else
  * (empty, failed, declined, or written from weak retrieval, when a model is most likely to guess or pad)
  * is an unanswered question for the owner.
  */

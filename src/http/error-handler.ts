@@ -43,11 +43,14 @@ function respond(c: Context<AppEnv>, error: DocentError): Response {
   return c.json(errorBody(error, requestId), error.status);
 }
 
-/** A page of the owner's console opened in a browser (a link, the address bar), not its API or assets. */
+/**
+ * A page of the owner's console a browser asked for (a link, the address bar, a form sent), not its
+ * assets, exports or the JSON its script reads.
+ */
 function consolePage(c: Context<AppEnv>): boolean {
   const path = new URL(c.req.url).pathname;
   return (
-    c.req.method === 'GET' &&
+    (c.req.method === 'GET' || c.req.method === 'POST') &&
     (path === '/console' || path.startsWith('/console/')) &&
     !path.startsWith('/console/assets/') &&
     !path.startsWith('/console/export/') &&

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { GroupIndex, questionTerms } from '../analytics/question-grouping.ts';
+import { isAnswered } from '../assistant/answered.ts';
 import { NO_COVERAGE_MESSAGE } from '../assistant/builtin-answerer.ts';
 import { ingestSite } from '../ingest/ingest-site.ts';
 import { periodOf } from '../limits/credits.ts';
@@ -333,7 +334,8 @@ export async function seedAnalytics(
           filter_version: null,
           filter_language: null,
           question_group_id: null,
-          answered: status === 'complete' && content !== '' && !declined && !weak ? 1 : 0,
+          // The rule of src/assistant/answered.ts: an answer stopped after it began is judged like a complete one.
+          answered: isAnswered({ status, text: content, retrievalStrength: strength }) ? 1 : 0,
           retrieval_score: Math.round(strength * 1000) / 1000,
         };
         messages.push(answerRow);

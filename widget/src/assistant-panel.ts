@@ -108,7 +108,7 @@ export class AssistantPanel implements PanelController {
     this.#state = newChat();
     this.#context = undefined;
     this.#render();
-    if (this.#panel) this.#panel.input.style.height = 'auto';
+    if (this.#panel) fitHeight(this.#panel.input);
     this.#panel?.input.focus();
   }
 
@@ -201,7 +201,7 @@ export class AssistantPanel implements PanelController {
       const question = input.value.trim();
       if (!question) return;
       input.value = '';
-      input.style.height = 'auto';
+      fitHeight(input);
       void this.#send(question);
     });
     input.addEventListener('keydown', (event) => {
@@ -210,10 +210,7 @@ export class AssistantPanel implements PanelController {
         form.requestSubmit();
       }
     });
-    input.addEventListener('input', () => {
-      input.style.height = 'auto';
-      input.style.height = `${Math.min(input.scrollHeight, 140)}px`;
-    });
+    input.addEventListener('input', () => fitHeight(input));
     root.addEventListener('keydown', (event) => this.#panelKey(event));
     log.addEventListener('click', (event) => this.#logClick(event));
     this.#config ??= siteConfig(this.#client()).catch(() => undefined);
@@ -475,11 +472,18 @@ export class AssistantPanel implements PanelController {
       return node;
     });
     const focusedInLog = panel.log.contains(this.#host.shadow.activeElement);
-    panel.log.replaceChildren(...nodes);
+    // Only what changed is taken out: an unchanged answer (a link or code block a reader has focused in
+    // it) stays in the page while another one streams.
+    const kept = new Set(nodes);
+    for (const child of [...panel.log.children]) if (!kept.has(child as HTMLElement)) child.remove();
+    nodes.forEach((node, i) => {
+      if (panel.log.children[i] !== node) panel.log.insertBefore(node, panel.log.children[i] ?? null);
+    });
     if (focusedKey) panel.log.querySelector<HTMLElement>(`[data-key="${focusedKey}"]`)?.focus();
-    // The focused control was replaced (a sent comment's form, a starter question): focus stays in the
-    // dialog, on the question box, instead of falling to the page, where Escape and Tab no longer reach us.
-    if (focusedInLog && !panel.root.contains(this.#host.shadow.activeElement)) panel.input.focus();
+    // The focused control itself was replaced (a sent comment's form): focus stays in the dialog, on the
+    // question box, instead of falling to the page, where Escape and Tab no longer reach us.
+    if (focusedInLog && !panel.root.contains(this.#host.shadow.activeElement) && keyboardFocus())
+      panel.input.focus();
     if (atBottom || streaming) panel.log.scrollTop = panel.log.scrollHeight;
   }
 
@@ -492,7 +496,7 @@ export class AssistantPanel implements PanelController {
           const button = h('button', { type: 'button' }, question);
           button.addEventListener('click', () => {
             // The list goes once the question is sent: the reader types the follow-up next.
-            this.#panel?.input.focus();
+            if (keyboardFocus()) this.#panel?.input.focus();
             void this.#send(question);
           });
           return h('li', {}, button);
@@ -519,7 +523,13 @@ export class AssistantPanel implements PanelController {
       );
     }
     const body = h('div', { class: 'body' });
-    if (message.text) renderMarkdown(body, message.text, message.sources);
+    if (message.text)
+      renderMarkdown(
+        body,
+        message.text,
+        message.sources,
+        message.status === 'streaming' || message.status === 'stopped',
+      );
     else if (message.status === 'streaming') body.append(h('p', { class: 'typing' }, 'Searching the docs…'));
     const node = h('div', { class: 'msg answer' }, body);
     if (message.sources.length > 0 && message.status !== 'streaming') {
@@ -662,6 +672,20 @@ function deepActiveElement(): Element | null {
   let active = document.activeElement;
   while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
   return active;
+}
+
+/**
+ * Whether moving focus to the question box helps: with a mouse or keyboard it does; on a touch screen it
+ * would open the on-screen keyboard over the answer that is starting.
+ */
+/** The question box as tall as its text, up to 140 px. */
+function fitHeight(input: HTMLTextAreaElement): void {
+  input.style.height = 'auto';
+  input.style.height = `${Math.min(input.scrollHeight, 140)}px`;
+}
+
+function keyboardFocus(): boolean {
+  return !matchMedia('(pointer: coarse)').matches;
 }
 
 /** A source's citation number (`[2]`), or null for an id that is not one. */

@@ -44,7 +44,8 @@ export const ICONS = {
   down: ['M17 14V3h4v11z', 'M17 14l-4 8a3 3 0 0 1-3-3v-4H4a2 2 0 0 1-2-2.3l1.4-8A2 2 0 0 1 5.4 3H17'],
 };
 
-const FOCUSABLE = 'button:not([disabled]), textarea:not([disabled]), input:not([disabled]), a[href]';
+const FOCUSABLE =
+  'button:not([disabled]), textarea:not([disabled]), input:not([disabled]), a[href], [tabindex]:not([tabindex="-1"])';
 
 /** Elements Tab can reach inside `root`, in order, skipping hidden ones. */
 export function focusables(root: ParentNode): HTMLElement[] {

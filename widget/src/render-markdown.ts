@@ -79,8 +79,16 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** Markdown to sanitized DOM nodes in `target`, with `[n]` citations linked to their sources. */
-export function renderMarkdown(target: HTMLElement, markdown: string, sources: Source[]): void {
+/**
+ * Markdown to sanitized DOM nodes in `target`, with `[n]` citations linked to their sources; `pending`
+ * (an answer still streaming, or stopped: its sources come at its end) shows no citation markers yet.
+ */
+export function renderMarkdown(
+  target: HTMLElement,
+  markdown: string,
+  sources: Source[],
+  pending = false,
+): void {
   const html = marked.parse(markdown) as string;
   const fragment = purify.sanitize(html, {
     ALLOWED_TAGS,
@@ -88,17 +96,17 @@ export function renderMarkdown(target: HTMLElement, markdown: string, sources: S
     ALLOW_DATA_ATTR: false,
     RETURN_DOM_FRAGMENT: true,
   });
-  linkCitations(fragment, sources);
+  linkCitations(fragment, sources, pending);
   addCopyButtons(fragment);
   target.replaceChildren(fragment);
 }
 
 /**
- * `[2]` in the text (not in code or a link) becomes a link to source 2, when the answer has one. An
- * answer without sources yet (still streaming: they come at its end; or stopped before them) shows no
- * markers at all rather than `[1]` as text.
+ * `[2]` in the text (not in code or a link) becomes a link to source 2, when the answer has one. A
+ * pending answer without its sources shows no markers rather than `[1]` as text: only markers that stand
+ * as citations do (after a space, before a space or punctuation), so `items[0]` stays.
  */
-function linkCitations(root: DocumentFragment, sources: Source[]): void {
+function linkCitations(root: DocumentFragment, sources: Source[], pending: boolean): void {
   const byId = new Map(sources.map((s) => [s.id, s]));
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const nodes: Text[] = [];
@@ -106,7 +114,8 @@ function linkCitations(root: DocumentFragment, sources: Source[]): void {
     if (!(node.parentElement?.closest('code, pre, a') ?? null)) nodes.push(node as Text);
   }
   if (sources.length === 0) {
-    for (const node of nodes) node.data = node.data.replace(/ ?\[\d{1,3}\]/g, '');
+    if (pending)
+      for (const node of nodes) node.data = node.data.replace(/(^|\s)\[\d{1,3}\](?=[\s.,;:!?)]|$)/g, '$1');
     return;
   }
   for (const node of nodes) {

@@ -353,6 +353,10 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
           return messages.length >= kept + 2 ? (messages.at(-1)?.text ?? '') : '';
         };
         await expect.poll(newAnswer, { timeout: 30_000 }).toMatch(/\[\d+\]/);
+        // A reader reading an earlier answer keeps the link they focused while this one streams on.
+        await page.locator('docent-assistant .answer').first().locator('.sources a').first().focus();
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        expect(await focusedInWidget(page)).toBe('A');
         await page.getByRole('button', { name: 'Stop the answer' }).click();
         await expect.poll(() => lastAnswer(page).getByText('Stopped.').isVisible()).toBe(true);
         expect(await page.getByRole('button', { name: 'Send the question' }).isVisible()).toBe(true);

@@ -49,6 +49,21 @@ describe('console errors', () => {
     const odd = await app.request('http://localhost/console/sites/%3Cb%3Ex', {
       headers: { ...headers, Accept: 'text/html' },
     });
-    expect(await odd.text()).not.toContain('<b>x');
+    const oddText = await odd.text();
+    expect(oddText).not.toContain('<b>x');
+    expect(oddText).toContain('&lt;b&gt;x');
+    // A form a browser sent that fails (its CSRF token missing) is a page too.
+    const refused = await app.request('http://localhost/console/keys', {
+      method: 'POST',
+      headers: {
+        ...headers,
+        Accept: 'text/html',
+        Origin: 'http://localhost',
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+      body: 'kind=admin',
+    });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('Back to the console');
   });
 });

@@ -11,8 +11,11 @@ import { Layout } from './layout.tsx';
 /** Characters of a question shown as a group's label or example (a pasted page would fill the screen). */
 const SHOWN_QUESTION_CHARS = 200;
 
+/** Cut between characters, not inside one (an emoji is two UTF-16 units). */
 const shortened = (text: string): string =>
-  text.length > SHOWN_QUESTION_CHARS ? `${text.slice(0, SHOWN_QUESTION_CHARS).trimEnd()}…` : text;
+  text.length > SHOWN_QUESTION_CHARS
+    ? `${Array.from(text).slice(0, SHOWN_QUESTION_CHARS).join('').trimEnd()}…`
+    : text;
 
 /** Groups shown per page of gaps and top questions. */
 const GROUPS_PER_PAGE = 30;

@@ -142,7 +142,12 @@ export function keysScreen(deps: {
   };
 
   route.get('/console/keys', (c) =>
-    page(c, c.req.query('revoked') ? { done: 'Key revoked: requests with it are refused from now on.' } : {}),
+    page(
+      c,
+      c.req.query('revoked') === '1'
+        ? { done: 'Key revoked: requests with it are refused from now on.' }
+        : {},
+    ),
   );
 
   route.post('/console/keys', async (c) => {
