@@ -150,12 +150,19 @@ export class AssistantPanel implements PanelController {
       '×',
     );
     const chip = h('div', { class: 'chip', hidden: true }, chipText, chipClear);
+    // The box takes no more than the limit: a longer paste is cut, and the reader is told so.
+    const limit = h(
+      'p',
+      { class: 'note limit', 'aria-live': 'polite', hidden: true },
+      `Questions are cut at ${MAX_QUESTION_CHARS.toLocaleString('en-US')} characters.`,
+    );
     const form = h(
       'form',
       {},
       chip,
       h('label', { class: 'vh', for: 'docent-question' }, 'Your question'),
       h('div', { class: 'row' }, input, send),
+      limit,
     );
     const newChatButton = h('button', { type: 'button', class: 'ghost' }, 'New chat');
     const closeButton = h(
@@ -202,6 +209,7 @@ export class AssistantPanel implements PanelController {
       if (!question) return;
       input.value = '';
       fitHeight(input);
+      limit.hidden = true;
       void this.#send(question);
     });
     input.addEventListener('keydown', (event) => {
@@ -210,7 +218,10 @@ export class AssistantPanel implements PanelController {
         form.requestSubmit();
       }
     });
-    input.addEventListener('input', () => fitHeight(input));
+    input.addEventListener('input', () => {
+      fitHeight(input);
+      limit.hidden = input.value.length < MAX_QUESTION_CHARS;
+    });
     root.addEventListener('keydown', (event) => this.#panelKey(event));
     log.addEventListener('click', (event) => this.#logClick(event));
     this.#config ??= siteConfig(this.#client()).catch(() => undefined);

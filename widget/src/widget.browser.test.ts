@@ -690,6 +690,13 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       );
 
       await page.getByRole('button', { name: 'New chat' }).click();
+      // A paste longer than a question may be is cut, and the panel says so.
+      const box = page.getByRole('textbox', { name: 'Your question' });
+      await box.fill('x'.repeat(4_100));
+      expect((await box.inputValue()).length).toBe(4_000);
+      expect(await page.locator('docent-assistant .limit').isVisible()).toBe(true);
+      await box.fill('');
+      expect(await page.locator('docent-assistant .limit').isVisible()).toBe(false);
       await starters.first().click();
       // Focus stays in the dialog when the starter list goes: the follow-up is typed straight away.
       expect(await focusedInWidget(page)).toBe('docent-question');
