@@ -557,6 +557,19 @@ export class AssistantPanel implements PanelController {
     if (message.failure) node.append(this.#failureNode(message, last));
     if (message.status === 'done' && !message.id.startsWith('pending_'))
       node.append(this.#feedbackNode(message));
+    // The last answer, finished or stopped, can be asked for again (the server replaces the stored one).
+    if (last && (message.status === 'done' || message.status === 'stopped') && !message.failure) {
+      const again = h(
+        'button',
+        { type: 'button', class: 'ghost', 'data-key': `again:${message.id}` },
+        'Try again',
+      );
+      again.addEventListener('click', () => {
+        const question = this.#questionBefore(message);
+        if (question) void this.#send(question, message);
+      });
+      node.append(again);
+    }
     return node;
   }
 

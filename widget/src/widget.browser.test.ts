@@ -363,6 +363,29 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
         // Stopped before its sources came (they end the stream): its citation markers are not left as text.
         expect((await storedChat(page, 'slow'))?.messages.at(-1)?.text).toMatch(/\[\d+\]/);
         expect(await lastAnswer(page).locator('.body').innerText()).not.toMatch(/\[\d+\]/);
+        // Try again: the question is answered anew, shown once, and the server keeps the new answer only.
+        await lastAnswer(page).getByRole('button', { name: 'Try again' }).click();
+        await waitForAnswer(page);
+        const retried = await storedChat(page, 'slow');
+        expect(retried?.messages.map((m) => `${m.role}:${m.status}`)).toEqual([
+          'user:done',
+          'assistant:done',
+          'user:done',
+          'assistant:done',
+        ]);
+        await expect
+          .poll(
+            async () => {
+              const messages = (await adminGet(server, adminKeySlow, `/v1/admin/threads/${stored?.threadId}`))
+                .messages;
+              return (
+                messages.map((m) => m.role).join(',') +
+                (messages.at(-1)?.id === retried?.messages.at(-1)?.id ? ':same' : '')
+              );
+            },
+            { timeout: 20_000 },
+          )
+          .toBe('user,assistant,user,assistant:same');
         await context.close();
       } finally {
         await host.close();
