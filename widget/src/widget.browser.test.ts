@@ -333,7 +333,10 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
         expect(await page.locator('docent-assistant .log').getAttribute('aria-busy')).toBe('true');
 
         await page.reload();
-        await page.keyboard.press('Control+i');
+        // The panel opens by itself on the answer still streaming, which goes on where it was.
+        await expect
+          .poll(() => page.locator('docent-assistant .panel').isVisible(), { timeout: 10_000 })
+          .toBe(true);
         await waitForAnswer(page);
         const stored = await storedChat(page, 'slow');
         const last = stored?.messages.at(-1);
