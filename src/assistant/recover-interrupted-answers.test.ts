@@ -21,23 +21,32 @@ describe.each(dialects)('recoverInterruptedAnswers on %s', (dialect) => {
     await db?.drop();
   });
 
+  /** An answer in flight in `threadId` under an instance that no longer runs. */
+  async function inFlight(
+    threadId: string,
+    row: { requestId: string; messageId: string | null; questionSeq?: number | null },
+  ): Promise<void> {
+    await db.storage.db
+      .insertInto('answers_in_flight')
+      .values({
+        request_id: row.requestId,
+        organization_id: organizationId,
+        thread_id: threadId,
+        instance_id: 'ins_dead',
+        created_at: nowIso(),
+        message_id: row.messageId,
+        ...(row.questionSeq === undefined ? {} : { question_seq: row.questionSeq }),
+      })
+      .execute();
+  }
+
   /** A thread with its question stored and its answer in flight under an instance that no longer runs. */
   async function interrupted(requestId: string, messageId: string | null): Promise<string> {
     const { thread } = await createThread(db.storage, { organizationId, siteId, fp: 'anonymous' });
     await withWriteUnit(db.storage, {}, (unit) =>
       appendQuestionWithin(unit, thread.id, { content: 'Why?', status: 'complete' }),
     );
-    await db.storage.db
-      .insertInto('answers_in_flight')
-      .values({
-        request_id: requestId,
-        organization_id: organizationId,
-        thread_id: thread.id,
-        instance_id: 'ins_dead',
-        created_at: nowIso(),
-        message_id: messageId,
-      })
-      .execute();
+    await inFlight(thread.id, { requestId, messageId });
     return thread.id;
   }
 
@@ -52,18 +61,7 @@ describe.each(dialects)('recoverInterruptedAnswers on %s', (dialect) => {
     await withWriteUnit(db.storage, {}, (unit) =>
       storeAnswerWithin(unit, thread.id, second.seq, { content: 'answer two', status: 'complete' }),
     );
-    await db.storage.db
-      .insertInto('answers_in_flight')
-      .values({
-        request_id: 'req_first',
-        organization_id: organizationId,
-        thread_id: thread.id,
-        instance_id: 'ins_dead',
-        created_at: nowIso(),
-        message_id: 'msg_first',
-        question_seq: first.seq,
-      })
-      .execute();
+    await inFlight(thread.id, { requestId: 'req_first', messageId: 'msg_first', questionSeq: first.seq });
     expect(await recoverInterruptedAnswers(db.storage, ['ins_dead'])).toMatchObject({ answers: 1 });
     const stored = await listThreadMessages(db.storage, thread.id);
     expect(stored.map((m) => `${m.role}:${m.content || m.status}`)).toEqual([
@@ -82,18 +80,7 @@ describe.each(dialects)('recoverInterruptedAnswers on %s', (dialect) => {
         appendQuestionWithin(unit, thread.id, { content, status: 'complete', requestId }),
       );
     await ask('first', 'req_old_first');
-    await db.storage.db
-      .insertInto('answers_in_flight')
-      .values({
-        request_id: 'req_old_first',
-        organization_id: organizationId,
-        thread_id: thread.id,
-        instance_id: 'ins_dead',
-        created_at: nowIso(),
-        message_id: 'msg_old_first',
-        question_seq: null,
-      })
-      .execute();
+    await inFlight(thread.id, { requestId: 'req_old_first', messageId: 'msg_old_first', questionSeq: null });
     // A follow-up was asked before recovery ran: the thread's last question is no longer the one.
     const second = await ask('second', 'req_second');
     expect(await recoverInterruptedAnswers(db.storage, ['ins_dead'])).toMatchObject({ answers: 1 });

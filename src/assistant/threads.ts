@@ -183,14 +183,12 @@ const insertAnswer = precompile<MessageRow, { id: string }>((db, p) =>
     .returning('id'),
 );
 
-/** The answer in a place when a request no newer than `requestId` wrote it (request ids are time-ordered). */
-const deleteOlderAnswerAt = precompile<{ threadId: string; seq: number; requestId: string }>((db, p) =>
+const deleteAnswerAt = precompile<{ threadId: string; seq: number }>((db, p) =>
   db
     .deleteFrom('thread_messages')
     .where('thread_id', '=', p('threadId'))
     .where('seq', '=', p('seq'))
-    .where('role', '=', 'assistant')
-    .where((eb) => eb.or([eb('request_id', 'is', null), eb('request_id', '<=', p('requestId'))])),
+    .where('role', '=', 'assistant'),
 );
 
 const selectAt = precompile<{ threadId: string; seq: number }, { role: string; request_id: string | null }>(
@@ -281,12 +279,14 @@ export async function storeAnswerWithin(
   const lock = unit.dialect === 'postgres' ? lockThreadId : selectThreadId;
   if ((await unit.get(lock, { id: threadId })) === undefined) return 'thread-gone';
   const seq = questionSeq + 1;
-  const requestId = message.requestId ?? '';
-  await unit.run(deleteOlderAnswerAt, { threadId, seq, requestId });
   const row = { ...messageRow(threadId, { ...message, role: 'assistant' }), seq };
+  // Nearly always the place is free: one insert. Taken, the answer there goes if its request is older.
   if ((await unit.get(insertAnswer, row)) !== undefined) return 'stored';
   const there = await unit.get(selectAt, { threadId, seq });
-  return there?.role === 'assistant' ? 'superseded' : 'place-taken';
+  if (there?.role !== 'assistant') return 'place-taken';
+  if (there.request_id !== null && there.request_id > (message.requestId ?? '')) return 'superseded';
+  await unit.run(deleteAnswerAt, { threadId, seq });
+  return (await unit.get(insertAnswer, row)) !== undefined ? 'stored' : 'superseded';
 }
 
 function messageRow(threadId: string, message: AppendMessage): NewMessageRow {

@@ -558,18 +558,8 @@ export class AssistantPanel implements PanelController {
     if (message.status === 'done' && !message.id.startsWith('pending_'))
       node.append(this.#feedbackNode(message));
     // The last answer, finished or stopped, can be asked for again (the server replaces the stored one).
-    if (last && (message.status === 'done' || message.status === 'stopped') && !message.failure) {
-      const again = h(
-        'button',
-        { type: 'button', class: 'ghost', 'data-key': `again:${message.id}` },
-        'Try again',
-      );
-      again.addEventListener('click', () => {
-        const question = this.#questionBefore(message);
-        if (question) void this.#send(question, message);
-      });
-      node.append(again);
-    }
+    if (last && (message.status === 'done' || message.status === 'stopped') && !message.failure)
+      node.append(this.#tryAgainButton(message));
     return node;
   }
 
@@ -581,19 +571,22 @@ export class AssistantPanel implements PanelController {
       h('strong', {}, failure?.title ?? ''),
       ` ${failure?.detail ?? ''}`,
     );
-    if (failure?.retry && last) {
-      const retry = h(
-        'button',
-        { type: 'button', class: 'ghost', 'data-key': `retry:${message.id}` },
-        'Try again',
-      );
-      retry.addEventListener('click', () => {
-        const question = this.#questionBefore(message);
-        if (question) void this.#send(question, message);
-      });
-      box.append(retry);
-    }
+    if (failure?.retry && last) box.append(this.#tryAgainButton(message));
     return box;
+  }
+
+  /** Asks the question before `message` again in its place (a regenerate once the server stored it). */
+  #tryAgainButton(message: ChatMessage): HTMLElement {
+    const button = h(
+      'button',
+      { type: 'button', class: 'ghost', 'data-key': `retry:${message.id}` },
+      'Try again',
+    );
+    button.addEventListener('click', () => {
+      const question = this.#questionBefore(message);
+      if (question) void this.#send(question, message);
+    });
+    return button;
   }
 
   #feedbackNode(message: ChatMessage): HTMLElement {
