@@ -34,7 +34,7 @@ export interface SitesTable {
   model?: string | null;
   /** The site owner's instructions added to the model's system prompt. */
   instructions?: string | null;
-  /** 1: the site's MCP server answers without a key (its docs are public anyway). */
+  /** 1: the site's MCP server answers without a key, and its pages are published (its docs are public anyway). */
   public?: number;
   /** Added by migration 0007: JSON array of questions the widget offers on an empty panel; null: none. */
   starter_questions?: string | null;

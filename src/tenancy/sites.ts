@@ -6,6 +6,16 @@ import type { SitesTable } from '../storage/schema.ts';
 export type Site = SitesTable;
 
 /**
+ * Whether Docent serves the site's stored pages to anyone (its page view, Markdown pages, `llms.txt`):
+ * a site marked public, or one without a base URL of its own, whose citations link to that page view.
+ * A site with a base URL that is not public keeps its stored docs behind its keys (the page and search
+ * APIs, MCP): its docs may be private, and its readers follow citations to its own site.
+ */
+export function publishesPages(site: Pick<Site, 'base_url' | 'public'>): boolean {
+  return site.public === 1 || site.base_url === null || site.base_url === '';
+}
+
+/**
  * A domain identifier is the subdomain part of a hosted docs address, so it follows DNS label rules:
  * lowercase letters, digits and inner hyphens, 1–63 characters.
  */

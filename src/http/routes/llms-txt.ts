@@ -7,7 +7,7 @@ import type { TenancyCache } from '../../tenancy/tenancy-cache.ts';
 import type { AppEnv } from '../app-env.ts';
 import { DocentError } from '../errors.ts';
 import { requestOrigin } from '../request-origin.ts';
-import { etagMatches } from './page-view.ts';
+import { etagMatches, publishedSite } from './page-view.ts';
 
 /** Bump when the generated text changes shape, so clients holding an old ETag do not keep old text. */
 const FORMAT_VERSION = 1;
@@ -28,7 +28,8 @@ const FILES: [name: string, generate: Generate][] = [
 
 /**
  * `GET /sites/{domain}/llms.txt` and `/llms-full.txt` (pages/llms-txt.ts): the site's pages for
- * language models, linking Docent's Markdown mirror of each page. Public, like the page view.
+ * language models, linking Docent's Markdown mirror of each page. Public for the sites that publish
+ * their pages, like the page view.
  */
 export function llmsTxtRoute(deps: {
   storage: Storage;
@@ -39,7 +40,7 @@ export function llmsTxtRoute(deps: {
   const route = new Hono<AppEnv>();
   for (const [name, generate] of FILES) {
     route.get(`/sites/:domain/${name}`, async (c) => {
-      const site = await deps.tenancy.siteByDomain(c.req.param('domain'));
+      const site = publishedSite(await deps.tenancy.siteByDomain(c.req.param('domain')));
       // Read now rather than from the cached site row: an ingestion by another process moves it.
       const current = site ? await getIndexGeneration(deps.storage, site.id) : undefined;
       if (!site || current === undefined) throw new DocentError('not_found', 'No such site');

@@ -7,6 +7,7 @@ import { renderPageMarkdown } from '../../pages/page-markdown.ts';
 import { renderPageHtml } from '../../pages/render-page-html.ts';
 import { readStoredPage } from '../../pages/stored-page.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
+import { updateSite } from '../../tenancy/sites.ts';
 import { dialects } from '../../testing/databases.ts';
 import { corpusDir, repoRoot } from '../../testing/paths.ts';
 import { startTestServer, type TestServer } from '../../testing/server.ts';
@@ -30,6 +31,19 @@ describe.each(dialects)('GET /sites/{domain}/pages/{path} on %s', (dialect) => {
     key = (await bootstrapSite(server.storage, { domain: 'docs', docsDir: path.join(repoRoot, 'docs') }))
       .assistantKey;
     await bootstrapSite(server.storage, { domain: 'evil', docsDir: hostileDocs() });
+    // A base URL of its own: its docs may be private, so Docent publishes its pages only when it is public.
+    const docs = hostileDocs();
+    await bootstrapSite(server.storage, {
+      domain: 'private',
+      docsDir: docs,
+      baseUrl: 'https://docs.example.com',
+    });
+    const open = await bootstrapSite(server.storage, {
+      domain: 'open',
+      docsDir: docs,
+      baseUrl: 'https://docs.example.com',
+    });
+    await updateSite(server.storage, open.site.id, { public: 1 });
   });
   afterAll(async () => {
     await server?.stop();
@@ -104,6 +118,20 @@ describe.each(dialects)('GET /sites/{domain}/pages/{path} on %s', (dialect) => {
       const response = await fetch(`${server.baseUrl}${url}`);
       expect(response.status, url).toBe(404);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    }
+  });
+
+  it('publishes the pages of a site with a base URL only when it is public', async () => {
+    const paths = ['pages/evil', 'pages/evil.md', 'llms.txt', 'llms-full.txt'];
+    for (const p of paths) {
+      const closed = await fetch(`${server.baseUrl}/sites/private/${p}`);
+      expect(closed.status, p).toBe(404);
+      const body = (await closed.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('not_found');
+      expect(body.error.message).toBe(
+        'Site private does not publish its pages here: it has a base URL of its own and is not public',
+      );
+      expect((await fetch(`${server.baseUrl}/sites/open/${p}`)).status, p).toBe(200);
     }
   });
 });

@@ -7,6 +7,7 @@ import { renderPageMarkdown } from '../../pages/page-markdown.ts';
 import { renderPageHtml } from '../../pages/render-page-html.ts';
 import { readStoredPage, type StoredPage } from '../../pages/stored-page.ts';
 import type { Storage } from '../../storage/database.ts';
+import { publishesPages } from '../../tenancy/sites.ts';
 import type { TenancyCache } from '../../tenancy/tenancy-cache.ts';
 import type { AppEnv } from '../app-env.ts';
 import { DocentError } from '../errors.ts';
@@ -40,8 +41,8 @@ const MARKDOWN_HEADERS = {
 
 /**
  * `GET /sites/{domain}/pages/{path}`: the stored page, readable, where citations of a site without a
- * base URL of its own link. Public, like the docs it mirrors (a site whose docs are private sets a
- * base URL, so its citations point at its own site). As Markdown at `{path}.md`, or when `Accept`
+ * base URL of its own link. Public, for the sites that publish their pages (`publishesPages`); any
+ * other site's pages are not found here. As Markdown at `{path}.md`, or when `Accept`
  * prefers `text/markdown`, for agents; both name the site's llms.txt in a `Link` header.
  */
 export function pageViewRoute(deps: {
@@ -55,7 +56,7 @@ export function pageViewRoute(deps: {
   const route = new Hono<AppEnv>();
   route.get('/sites/:domain/pages/:path{.+}', async (c) => {
     const path = c.req.param('path');
-    const site = await deps.tenancy.siteByDomain(c.req.param('domain'));
+    const site = publishedSite(await deps.tenancy.siteByDomain(c.req.param('domain')));
     const valid = path.length <= MAX_PAGE_PATH_CHARS && !path.includes('\u0000');
     const found = site && valid ? await findPage(deps.storage, site.id, path) : undefined;
     if (site && valid && !found) {
@@ -91,6 +92,20 @@ export function pageViewRoute(deps: {
     return c.body(body, 200, { ...(markdown ? MARKDOWN_HEADERS : HTML_HEADERS), ...headers });
   });
   return route;
+}
+
+/**
+ * The site, when it publishes its pages; else the error a reader gets, which says why (the domain of a
+ * site is no secret: its widget names it).
+ */
+export function publishedSite<S extends Parameters<typeof publishesPages>[0] & { domain: string }>(
+  site: S | undefined,
+): S | undefined {
+  if (site === undefined || publishesPages(site)) return site;
+  throw new DocentError(
+    'not_found',
+    `Site ${site.domain} does not publish its pages here: it has a base URL of its own and is not public`,
+  );
 }
 
 /**

@@ -74,7 +74,11 @@ export const siteSchema = z.object({
   baseUrl: z.string().nullable(),
   docsDir: z.string().nullable(),
   allowedOrigins: z.array(z.string()),
-  public: z.boolean().describe('Agents may use the MCP server, search, page and context API without a key'),
+  public: z
+    .boolean()
+    .describe(
+      'Agents may use the MCP server, search, page and context API without a key; its pages and llms.txt are published even with a base URL',
+    ),
   indexGeneration: z.number().int(),
   createdAt: z.string(),
   git: gitSourceSchema

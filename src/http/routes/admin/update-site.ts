@@ -48,7 +48,9 @@ export const updateSiteBody = z
     public: z
       .boolean()
       .optional()
-      .describe("Let agents use the site's MCP server, search, page and context API without a key"),
+      .describe(
+        "Let agents use the site's MCP server, search, page and context API without a key, and publish its pages and llms.txt even with a base URL",
+      ),
   })
   .strict();
 
