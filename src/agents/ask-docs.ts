@@ -77,7 +77,10 @@ export function docsAsker(
   };
 }
 
-/** The answer as one text for a model to read: the answer, then its numbered sources with links. */
+/**
+ * The answer as one text for a model to read: the answer, its numbered sources with links, and how to
+ * follow up (many clients show a model only the text, not the structured result).
+ */
 export function answerAsText(answer: CollectedAnswer): string {
   const lines = [answer.text.trim()];
   if (answer.error !== undefined) lines.push(`(The answer stopped early: ${answer.error})`);
@@ -85,5 +88,11 @@ export function answerAsText(answer: CollectedAnswer): string {
     lines.push('', 'Sources:');
     for (const source of answer.sources) lines.push(`[${source.id}] ${source.title}: ${source.url}`);
   }
+  lines.push(
+    '',
+    answer.threadKey === undefined
+      ? `To follow up, call ask_docs again with threadId "${answer.threadId}" and the same threadKey.`
+      : `To follow up, call ask_docs again with threadId "${answer.threadId}" and threadKey "${answer.threadKey}".`,
+  );
   return lines.join('\n');
 }

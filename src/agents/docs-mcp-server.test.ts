@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { SiteSearch } from '../search/site-search.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Site } from '../tenancy/sites.ts';
-import { createDocsMcpServer } from './docs-mcp-server.ts';
+import { createDocsMcpServer, MAX_PAGE_PART_CHARS, pagePart } from './docs-mcp-server.ts';
 import { docsTitle } from './server-card.ts';
 
 /** The `search_docs` filter descriptions an agent is shown for a site with these labels. */
@@ -64,5 +64,35 @@ describe('docsTitle', () => {
     expect(docsTitle('Skyhook Docs ')).toBe('Skyhook Docs');
     expect(docsTitle('Acme Documentation')).toBe('Acme Documentation');
     expect(docsTitle('Dockerdocs')).toBe('Dockerdocs docs');
+  });
+});
+
+describe('pagePart', () => {
+  it('gives a short page whole, and a long one in parts cut after a line, each naming the next offset', () => {
+    expect(pagePart('# Short\n', 0)).toBe('# Short\n');
+    const line = `${'w'.repeat(99)}\n`;
+    const content = line.repeat(1_201);
+    let offset = 0;
+    const parts: string[] = [];
+    for (;;) {
+      const part = pagePart(content, offset);
+      if (part === null) throw new Error('past the end');
+      const [, text = '', note = ''] = /^([\s\S]*)\n\n\[(Characters [^\]]*)\]$/.exec(part) ?? [];
+      expect(text.length).toBeLessThanOrEqual(MAX_PAGE_PART_CHARS);
+      // Cut after a whole line.
+      expect(text.endsWith('\n')).toBe(true);
+      parts.push(text);
+      const next = /offset (\d+) for the rest/.exec(note);
+      if (next === null) {
+        expect(note).toBe(
+          `Characters ${offset}–${content.length} of ${content.length}: the end of the page.`,
+        );
+        break;
+      }
+      offset = Number(next[1]);
+    }
+    expect(parts.length).toBe(Math.ceil(content.length / MAX_PAGE_PART_CHARS));
+    expect(parts.join('')).toBe(content);
+    expect(pagePart(content, content.length)).toBeNull();
   });
 });

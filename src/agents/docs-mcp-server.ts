@@ -24,6 +24,11 @@ import { docsTitle } from './server-card.ts';
 
 /** Longest question `ask_docs` takes (characters), as a message on the assistant routes. */
 export const MAX_ASK_QUESTION_CHARS = 8_000;
+/**
+ * Most characters of a page `get_page` returns at once (about 12,000 tokens): agents' clients cap a
+ * tool's output (Claude Code at 25,000 tokens by default), so a longer page comes in parts, by `offset`.
+ */
+export const MAX_PAGE_PART_CHARS = 50_000;
 
 export interface AskDocsInput {
   question: string;
@@ -46,6 +51,9 @@ export interface DocsMcpDeps {
    */
   labels: SiteLabels | null;
 }
+
+/** A tool's arguments: unknown ones are refused, as the advertised schema says (`additionalProperties: false`). */
+const toolInput = <T extends z.ZodRawShape>(shape: T) => z.object(shape).strict();
 
 /** The filters, described with the values this site's pages carry, so that an agent can pick one. */
 const filterShape = (labels: SiteLabels | null) => ({
@@ -110,8 +118,8 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
     {
       title: `Search the ${docs}`,
       description: `Searches the ${site.name} documentation and returns the best-matching sections with their text, page path and absolute URL. Use it before answering questions about ${site.name}; read a whole page with get_page.`,
-      inputSchema: {
-        query: z.string().min(1).max(MAX_SEARCH_QUERY_CHARS).describe('What to look for, in words'),
+      inputSchema: toolInput({
+        query: z.string().trim().min(1).max(MAX_SEARCH_QUERY_CHARS).describe('What to look for, in words'),
         limit: z
           .number()
           .int()
@@ -120,7 +128,7 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
           .optional()
           .describe(`Sections to return (default ${DEFAULT_SEARCH_PAGE_SIZE})`),
         ...filterShape(deps.labels),
-      },
+      }),
       outputSchema: searchOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -161,15 +169,27 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
     'get_page',
     {
       title: `Read a ${docs} page`,
-      description:
-        'Returns one documentation page as Markdown, by its path (as search_docs gives it, e.g. "guides/setup").',
-      inputSchema: { path: z.string().min(1).max(MAX_PAGE_PATH_CHARS).describe('The page path') },
+      description: `Returns one documentation page as Markdown, by its path (as search_docs gives it, e.g. "guides/setup"). A page longer than ${MAX_PAGE_PART_CHARS.toLocaleString('en-US')} characters comes in parts: the text ends saying which offset to ask for next.`,
+      inputSchema: toolInput({
+        path: z.string().trim().min(1).max(MAX_PAGE_PATH_CHARS).describe('The page path'),
+        offset: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe('Where to start, in characters (default 0), for the next part of a long page'),
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ path }): Promise<CallToolResult> => {
+    async ({ path, offset }): Promise<CallToolResult> => {
       const page = await readPageMarkdown(deps.storage, site.id, path);
       if (!page) return toolError(`No page "${path}" in the ${docs}; find pages with search_docs.`);
-      return { content: [{ type: 'text', text: page.content }] };
+      const part = pagePart(page.content, offset ?? 0);
+      if (part === null)
+        return toolError(
+          `Page "${page.path}" has ${page.content.length} characters; offset ${offset} is past its end.`,
+        );
+      return { content: [{ type: 'text', text: part }] };
     },
   );
 
@@ -178,11 +198,11 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
     {
       title: `Ask the ${docs} assistant`,
       description: `Answers a question about ${site.name} from its documentation, citing sources as [n] with their URLs. Costs one assistant credit of the docs owner; to follow up, pass back threadId and threadKey.`,
-      inputSchema: {
-        question: z.string().min(1).max(MAX_ASK_QUESTION_CHARS),
+      inputSchema: toolInput({
+        question: z.string().trim().min(1).max(MAX_ASK_QUESTION_CHARS),
         threadId: z.string().max(MAX_ID_CHARS).optional().describe('Continue this conversation'),
         threadKey: z.string().max(MAX_ID_CHARS).optional().describe('The key returned with threadId'),
-      },
+      }),
       outputSchema: askOutput,
       // Read-only for the docs; it does write a thread and spend a credit, hence not idempotent.
       annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
@@ -209,6 +229,25 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
   );
 
   return server;
+}
+
+/**
+ * The part of a page's Markdown from `offset` on, at most `MAX_PAGE_PART_CHARS`, cut after a line when
+ * one ends in its last quarter, with a closing note naming the next offset; null past the end.
+ */
+export function pagePart(content: string, offset: number): string | null {
+  if (offset === 0 && content.length <= MAX_PAGE_PART_CHARS) return content;
+  if (offset >= content.length) return null;
+  let end = Math.min(content.length, offset + MAX_PAGE_PART_CHARS);
+  if (end < content.length) {
+    const line = content.lastIndexOf('\n', end - 1);
+    if (line >= offset + (MAX_PAGE_PART_CHARS * 3) / 4) end = line + 1;
+  }
+  const note =
+    end < content.length
+      ? `\n\n[Characters ${offset}–${end} of ${content.length}. Call get_page again with offset ${end} for the rest.]`
+      : `\n\n[Characters ${offset}–${end} of ${content.length}: the end of the page.]`;
+  return content.slice(offset, end) + note;
 }
 
 function toolError(text: string): CallToolResult {

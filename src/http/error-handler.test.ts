@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AppEnv } from './app-env.ts';
-import { handleError, handleNotFound, notFoundOrWrongMethod } from './error-handler.ts';
+import { handleError, handleNotFound, notFoundOrWrongMethod, routePattern } from './error-handler.ts';
 import { DocentError } from './errors.ts';
 
 /** An app as createApp wires the error handler: a request id and a logger carrying it, then routes. */
@@ -92,5 +92,39 @@ describe('a wrong method', () => {
     expect((await app.request('/v2/assistant/demo/message', { method: 'POST' })).status).toBe(200);
     expect((await app.request('/v2/assistant/demo/nothing')).status).toBe(404);
     expect((await app.request('/v2/assistant/demo/message/extra')).status).toBe(404);
+  });
+
+  it("reads a route's parameter patterns as the router does, and no trailing slash the route lacks", async () => {
+    const app = new Hono<AppEnv>();
+    app.use(async (c, next) => {
+      c.set('requestId', 'req_test');
+      await next();
+    });
+    app.get('/export/:file{(conversations|feedback)\\.(csv|jsonl)}', (c) => c.text('csv'));
+    app.get('/sites/:domain/pages/:path{.+}', (c) => c.text('page'));
+    app.post('/mcp/:domain', (c) => c.text('mcp'));
+    app.onError(handleError);
+    app.notFound(notFoundOrWrongMethod(app.routes));
+
+    const status = async (path: string, method = 'GET') => (await app.request(path, { method })).status;
+    expect(await status('/export/feedback.csv')).toBe(200);
+    expect(await status('/export/feedback.csv', 'POST')).toBe(405);
+    // Before: "GET is not allowed here: use GET", as if every name matched the pattern.
+    expect(await status('/export/other.xml')).toBe(404);
+    expect(await status('/sites/demo/pages/guides/cli', 'POST')).toBe(405);
+    expect(await status('/mcp/demo', 'GET')).toBe(405);
+    // Before: "POST is not allowed here: use POST".
+    const slash = await app.request('/mcp/demo/', { method: 'POST' });
+    expect(slash.status).toBe(404);
+    expect(((await slash.json()) as { error: { message: string } }).error.message).toBe(
+      'No route for POST /mcp/demo/',
+    );
+  });
+
+  it('compiles route paths to the patterns the router matches', () => {
+    expect(routePattern('/a/:b/c').source).toBe('^\\/a\\/[^/]+\\/c$');
+    expect(routePattern('/x/:n{[0-9]{2,3}}').test('/x/123')).toBe(true);
+    expect(routePattern('/x/:n{[0-9]{2,3}}').test('/x/1234')).toBe(false);
+    expect(routePattern('/x/:n{[0-9]{2,3}}').test('/x/12/')).toBe(false);
   });
 });

@@ -109,11 +109,7 @@ export function notFoundOrWrongMethod(
       if (route.method === 'ALL' || route.path.includes('*')) continue;
       let entry = patterns.get(route.path);
       if (entry === undefined) {
-        const source = route.path
-          .split('/')
-          .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-          .join('/');
-        entry = { pattern: new RegExp(`^${source}/?$`), methods: new Set() };
+        entry = { pattern: routePattern(route.path), methods: new Set() };
         patterns.set(route.path, entry);
       }
       entry.methods.add(route.method);
@@ -126,7 +122,8 @@ export function notFoundOrWrongMethod(
     const allowed = new Set<string>();
     for (const { pattern, methods } of patterns.values())
       if (pattern.test(path)) for (const method of methods) allowed.add(method);
-    if (allowed.size === 0) return handleNotFound(c);
+    // A method the path has would have been routed: whatever missed is not a wrong method.
+    if (allowed.size === 0 || allowed.has(c.req.method)) return handleNotFound(c);
     const allow = [...allowed].sort().join(', ');
     return respond(
       c,
@@ -135,4 +132,36 @@ export function notFoundOrWrongMethod(
       }),
     );
   };
+}
+
+/**
+ * A route path as the router matches it: `:name` is one segment, `:name{regex}` is the regex (which may
+ * span segments, as `:path{.+}` does); no trailing slash unless the route has one.
+ */
+export function routePattern(path: string): RegExp {
+  let source = '';
+  let i = 0;
+  while (i < path.length) {
+    if (path[i] !== ':') {
+      source += (path[i] as string).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      i++;
+      continue;
+    }
+    i++;
+    while (i < path.length && /[\w-]/.test(path[i] as string)) i++;
+    if (path[i] !== '{') {
+      source += '[^/]+';
+      continue;
+    }
+    // The regex runs to the brace that closes the one opening it (a regex may hold `{2,3}`).
+    let depth = 0;
+    const start = i + 1;
+    for (; i < path.length; i++) {
+      if (path[i] === '{') depth++;
+      else if (path[i] === '}' && --depth === 0) break;
+    }
+    source += `(?:${path.slice(start, i)})`;
+    i++;
+  }
+  return new RegExp(`^${source}$`);
 }

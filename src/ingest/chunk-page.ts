@@ -4,6 +4,13 @@ import type { ParsedChunk } from './types.ts';
 
 /** Sections longer than this are split at block (paragraph) boundaries; ~400 words fits embedding windows. */
 export const MAX_CHUNK_WORDS = 400;
+/**
+ * Longest chunk in characters, whatever its words: a chunk is what a model is given, a search returns
+ * and an MCP tool hands an agent, so a page of few but huge "words" (a base64 blob, a minified line) must
+ * not make one of hundreds of kilobytes. No chunk of the shared corpora comes near it (the largest:
+ * 16,042 characters, a reference table).
+ */
+export const MAX_CHUNK_CHARS = 20_000;
 
 export interface ChunkInput {
   title: string;
@@ -15,6 +22,24 @@ const wordCount = (text: string): number => {
   let count = 0;
   for (const part of text.split(/\s+/)) if (part !== '') count++;
   return count;
+};
+
+/**
+ * A text's size against a budget of `max` words: its words, or its characters as a share of
+ * `MAX_CHUNK_CHARS` when that is more (only for words far longer than prose has), so a chunk within
+ * `max` is within both limits.
+ */
+const sizeOf = (text: string, max: number): number =>
+  Math.max(wordCount(text), Math.ceil((text.length * max) / MAX_CHUNK_CHARS));
+
+/** Tokens cut so that none is longer than a chunk may be. */
+const boundedTokens = (line: string): string[] => {
+  const out: string[] = [];
+  for (const token of line.split(/\s+/)) {
+    if (token === '') continue;
+    for (let i = 0; i < token.length; i += MAX_CHUNK_CHARS) out.push(token.slice(i, i + MAX_CHUNK_CHARS));
+  }
+  return out;
 };
 
 const isFence = (line: string): RegExpExecArray | null => /^(`{3,}|~{3,})(.*)$/.exec(line);
@@ -40,12 +65,25 @@ const splitBlock = (text: string, max: number): string[] => {
     words = 0;
   };
   for (const line of body) {
-    const n = wordCount(line);
+    const n = sizeOf(line, max);
     if (n > max) {
       flush();
-      const tokens = line.split(/\s+/).filter((t) => t !== '');
-      for (let i = 0; i < tokens.length; i += max) {
-        current.push(tokens.slice(i, i + max).join(' '));
+      // Word windows, each within both limits.
+      let window: string[] = [];
+      let size = 0;
+      for (const token of boundedTokens(line)) {
+        const cost = sizeOf(token, max);
+        if (window.length > 0 && size + cost > max) {
+          current.push(window.join(' '));
+          flush();
+          window = [];
+          size = 0;
+        }
+        window.push(token);
+        size += cost;
+      }
+      if (window.length > 0) {
+        current.push(window.join(' '));
         flush();
       }
       continue;
@@ -69,7 +107,7 @@ const pack = (parts: string[], max: number): string[] => {
     words = 0;
   };
   for (const part of parts) {
-    const n = wordCount(part);
+    const n = sizeOf(part, max);
     if (n > max) {
       flush();
       for (const piece of splitBlock(part, max)) chunks.push(piece);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_REPOSITORY_INSTRUCTIONS_CHARS } from './assistant-instructions.ts';
-import { chunkPage } from './chunk-page.ts';
+import { chunkPage, MAX_CHUNK_CHARS } from './chunk-page.ts';
 import { MAX_PAGE_LINES } from './ingest-limits.ts';
 import { loadDocsFolder } from './load-docs-folder.ts';
 import type { LoadedSite, ParsedPage } from './types.ts';
@@ -665,6 +665,31 @@ describe('chunkPage', () => {
       expect(chunk.headings).toEqual(['Long']);
       expect(chunk.text.split(/\s+/).length).toBeLessThanOrEqual(400);
     }
+  });
+
+  it(`keeps every chunk within ${MAX_CHUNK_CHARS} characters, however few its words`, () => {
+    const blob = 'A'.repeat(3 * MAX_CHUNK_CHARS + 17);
+    const longWords = Array.from({ length: 300 }, (_, i) => `${'x'.repeat(200)}${i}`).join(' ');
+    const fenced = `\`\`\`text\n${Array.from({ length: 200 }, () => 'y'.repeat(300)).join('\n')}\n\`\`\``;
+    const chunks = chunkPage({
+      title: 'T',
+      description: null,
+      blocks: [
+        { kind: 'heading', depth: 2, text: 'Blob' },
+        { kind: 'text', text: blob },
+        { kind: 'text', text: longWords },
+        { kind: 'text', text: fenced },
+        { kind: 'text', text: 'Short.' },
+      ],
+    });
+    // A re-fenced piece of code carries its fence lines beyond the limit.
+    for (const chunk of chunks) expect(chunk.text.length).toBeLessThanOrEqual(MAX_CHUNK_CHARS + 20);
+    const text = chunks.map((c) => c.text).join('');
+    expect(text.replace(/[^A]/g, '').length).toBe(blob.length);
+    expect(text).toContain(`${'x'.repeat(200)}299`);
+    for (const chunk of chunks.filter((c) => c.text.includes('y'.repeat(300))))
+      expect(chunk.text).toMatch(/^```text\n[\s\S]*\n```$/);
+    expect(chunks[chunks.length - 1]?.text).toContain('Short.');
   });
 
   it('keeps an empty page as one chunk with its title', () => {

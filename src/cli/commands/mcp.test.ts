@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,4 +110,62 @@ describe.each(dialects)('docent mcp --site (stdio) on %s', (dialect) => {
     expect(await exited).toEqual({ code: 0, signal: null });
     clearTimeout(timeout);
   }, 30_000);
+
+  it('stops an answer still running when the client closes stdin, refunds it and exits', async () => {
+    // A model server that takes the request and never answers (the model's own timeout is 30 s).
+    let asked: () => void = () => {};
+    const modelAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const hanging = http.createServer(() => asked());
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const { port } = hanging.address() as AddressInfo;
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', '--database-url', database.url, 'mcp', '--site', 'versioned'],
+      {
+        cwd: repoRoot,
+        env: {
+          PATH: process.env.PATH ?? '',
+          DOCENT_MODEL: 'openai-compatible:hanging',
+          DOCENT_MODEL_BASE_URL: `http://127.0.0.1:${port}/v1`,
+        },
+        stdio: ['pipe', 'ignore', 'ignore'],
+      },
+    );
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'ask_docs', arguments: { question: 'How do I create an access token?' } },
+    });
+    await modelAsked;
+    const started = Date.now();
+    child.stdin.end();
+    const timeout = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    try {
+      expect(await exited).toEqual({ code: 0, signal: null });
+    } finally {
+      clearTimeout(timeout);
+      hanging.closeAllConnections();
+      hanging.close();
+    }
+    // Before, it waited for the model's 30 s timeout.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const ledger = await storage.db.selectFrom('credit_ledger').select(['kind', 'request_id']).execute();
+    const charged = ledger.filter((row) => row.kind === 'charge').map((row) => row.request_id);
+    const refunded = ledger.filter((row) => row.kind === 'refund').map((row) => row.request_id);
+    expect(charged.filter((id) => !refunded.includes(id)).length).toBe(1);
+  }, 40_000);
 });

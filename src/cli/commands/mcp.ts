@@ -56,6 +56,16 @@ export function registerMcp(program: Command): void {
         searchSteps: config.model.searchSteps,
         publicUrl: docentUrl,
       });
+      // The client closing stdin ends the answers still running, as a reader going away does; each is
+      // stored (and refunded) before the database closes.
+      const running = new RunningCalls();
+      const clientGone = new AbortController();
+      const gone = {
+        get aborted() {
+          return clientGone.signal.aborted;
+        },
+        signal: clientGone.signal,
+      };
       const server = createDocsMcpServer({
         site,
         storage,
@@ -65,20 +75,22 @@ export function registerMcp(program: Command): void {
         // Read once: a process that lives across re-ingestions describes the labels it started with
         // (searches still check a version against the current ones).
         labels: await search.labels(site.id),
-        ask: async (input) =>
-          askDocs(answers, {
-            site,
-            plan: (await getOrganizationPlan(storage, site.organization_id)) ?? FALLBACK_PLAN,
-            requestId: newId('req'),
-            fp: STDIO_MCP_FP,
-            threadId: input.threadId,
-            threadKey: input.threadKey,
-            question: input.question,
-            retrieval: retrievalOf({ retrievalPageSize: DEFAULT_RETRIEVAL_PAGE_SIZE }),
-            origin: docentUrl,
-            gone: { aborted: false, signal: new AbortController().signal },
-            logger,
-          }),
+        ask: (input) =>
+          running.track(async () =>
+            askDocs(answers, {
+              site,
+              plan: (await getOrganizationPlan(storage, site.organization_id)) ?? FALLBACK_PLAN,
+              requestId: newId('req'),
+              fp: STDIO_MCP_FP,
+              threadId: input.threadId,
+              threadKey: input.threadKey,
+              question: input.question,
+              retrieval: retrievalOf({ retrievalPageSize: DEFAULT_RETRIEVAL_PAGE_SIZE }),
+              origin: docentUrl,
+              gone,
+              logger,
+            }),
+          ),
       });
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => {
@@ -87,9 +99,33 @@ export function registerMcp(program: Command): void {
       await server.connect(transport);
       logger.info({ site: site.domain }, 'MCP server on stdio');
       // The client ends the session by closing stdin.
-      process.stdin.once('end', () => void server.close());
+      process.stdin.once('end', () => {
+        clientGone.abort();
+        void server.close();
+      });
       await closed;
+      await running.settled();
       await lifecycle.stop();
       await storage.close();
     });
+}
+
+/** Calls in progress, so that the process waits for them (never for their failures) before it ends. */
+class RunningCalls {
+  readonly #calls = new Set<Promise<unknown>>();
+
+  track<T>(call: () => Promise<T>): Promise<T> {
+    const promise = call();
+    const settled = promise.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#calls.add(settled);
+    void settled.then(() => this.#calls.delete(settled));
+    return promise;
+  }
+
+  async settled(): Promise<void> {
+    while (this.#calls.size > 0) await Promise.all(this.#calls);
+  }
 }

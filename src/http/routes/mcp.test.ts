@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_PAGE_PART_CHARS } from '../../agents/docs-mcp-server.ts';
 import { reverseDnsHost, SERVER_CARD_SCHEMA } from '../../agents/server-card.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { setOrganizationPlan } from '../../tenancy/organizations.ts';
@@ -22,6 +26,7 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
   let key = '';
   let otherKey = '';
   let brokeKey = '';
+  let longKey = '';
   const clients: Client[] = [];
 
   beforeAll(async () => {
@@ -38,15 +43,23 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
       ipRequestsPerDay: 1_000,
     });
     await setOrganizationPlan(server.storage, broke.organization.id, 'no-credits');
+    const long = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-mcp-long-'));
+    const paragraph = (i: number) =>
+      `Paragraph ${i} of the reference. ${'Every field is described here. '.repeat(20)}`;
+    fs.writeFileSync(
+      path.join(long, 'reference.md'),
+      `# Reference\n\n${Array.from({ length: 200 }, (_, i) => paragraph(i)).join('\n\n')}\n`,
+    );
+    longKey = (await bootstrapSite(server.storage, { domain: 'long', docsDir: long })).assistantKey;
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
     await server?.stop();
   });
 
-  async function connect(domain: string, bearer: string | null): Promise<Client> {
+  async function connect(domain: string, bearer: string | null, slash = ''): Promise<Client> {
     const client = new Client({ name: 'docent-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp/${domain}`), {
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp/${domain}${slash}`), {
       requestInit: bearer === null ? {} : { headers: { Authorization: `Bearer ${bearer}` } },
     });
     await client.connect(transport);
@@ -161,6 +174,61 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     expect(missing.content[0]?.text).toContain('No page');
   });
 
+  it('get_page gives a long page in parts an agent can ask for one after the other', async () => {
+    const client = await connect('long', longKey);
+    const parts: string[] = [];
+    let offset: number | undefined;
+    for (let i = 0; i < 10; i++) {
+      const result = (await client.callTool({
+        name: 'get_page',
+        arguments: offset === undefined ? { path: 'reference' } : { path: 'reference', offset },
+      })) as ToolResult;
+      expect(result.isError).toBeFalsy();
+      const text = result.content[0]?.text ?? '';
+      expect(text.length).toBeLessThanOrEqual(MAX_PAGE_PART_CHARS + 200);
+      parts.push(text.replace(/\n\n\[Characters [^\]]*\]$/, ''));
+      const next = /Call get_page again with offset (\d+) for the rest/.exec(text);
+      if (next === null) break;
+      offset = Number(next[1]);
+    }
+    expect(parts.length).toBeGreaterThan(1);
+    const whole = parts.join('');
+    expect(whole.length).toBeGreaterThan(MAX_PAGE_PART_CHARS * 2);
+    expect(whole).toContain('Paragraph 0 of the reference.');
+    expect(whole).toContain('Paragraph 199 of the reference.');
+    const past = (await client.callTool({
+      name: 'get_page',
+      arguments: { path: 'reference', offset: 10_000_000 },
+    })) as ToolResult;
+    expect(past.isError).toBe(true);
+    expect(past.content[0]?.text).toMatch(/offset 10000000 is past its end/);
+  });
+
+  it('refuses blank questions and queries and unknown arguments as tool errors, charging nothing', async () => {
+    // A trailing slash on the server's address, as agents' configurations often have it.
+    const client = await connect('versioned', key, '/');
+    const charges = async () =>
+      (
+        await server.storage.db
+          .selectFrom('credit_ledger')
+          .select('id')
+          .where('kind', '=', 'charge')
+          .execute()
+      ).length;
+    const before = await charges();
+    for (const [name, args] of [
+      ['ask_docs', { question: ' \n\t ' }],
+      ['search_docs', { query: '    ' }],
+      ['get_page', { path: '  ' }],
+      ['search_docs', { query: 'tokens', foo: 1 }],
+      ['ask_docs', { question: 'How do I create an access token?', extra: true }],
+    ] as const) {
+      const result = (await client.callTool({ name, arguments: args })) as ToolResult;
+      expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+    }
+    expect(await charges()).toBe(before);
+  });
+
   it('ask_docs answers with cited sources, charges a credit, and follows up in its thread', async () => {
     const client = await connect('versioned', key);
     const first = (await client.callTool({
@@ -178,6 +246,10 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     expect(answer.sources.length).toBeGreaterThan(0);
     expect(first.content[0]?.text).toContain(`[${answer.sources[0]?.id}] `);
     expect(answer.threadKey).toBeTruthy();
+    // In the text too: many clients show a model only the text.
+    expect(first.content[0]?.text).toContain(
+      `To follow up, call ask_docs again with threadId "${answer.threadId}" and threadKey "${answer.threadKey}".`,
+    );
     const follow = (await client.callTool({
       name: 'ask_docs',
       arguments: { question: 'When do they expire?', threadId: answer.threadId, threadKey: answer.threadKey },

@@ -48,8 +48,10 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
   const docentUrl = (c: Parameters<typeof requestOrigin>[0]) =>
     deps.publicUrl ?? requestOrigin(c, deps.trustProxy);
 
-  route.options('/mcp/:domain', access.preflight);
-  route.post('/mcp/:domain', access.wrap, async (c) => {
+  // With a trailing slash too: agents' configurations are written both ways.
+  const paths = ['/mcp/:domain', '/mcp/:domain/'];
+  route.on('OPTIONS', paths, access.preflight);
+  route.on('POST', paths, access.wrap, async (c) => {
     const gone = clientGone(c);
     const caller = await access.admit(c, { allowPublic: true });
     const message = await readJsonBody(c, MAX_MCP_BODY_BYTES);
@@ -94,7 +96,7 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
     }
   });
   // Stateless: no session to stream server messages on or to end.
-  route.on(['GET', 'DELETE'], '/mcp/:domain', () => {
+  route.on(['GET', 'DELETE'], paths, () => {
     throw new DocentError('method_not_allowed', 'This MCP server is stateless: send requests with POST', {
       headers: { Allow: 'POST, OPTIONS' },
     });
