@@ -15,7 +15,7 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
   target: Target,
   schema: Schema,
 ) {
-  return zValidator(target, schema, (result, c) => {
+  const validator = zValidator(target, schema, (result, c) => {
     const where = target === 'json' ? 'request body' : target;
     if (!result.success)
       throw new DocentError('invalid_request', `Invalid ${where}`, { details: zodDetails(result.error) });
@@ -23,6 +23,24 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
     // what the client wrote.
     refuseNulCharacters(target === 'query' ? queryAsSent(c) : result.data, where);
   });
+  if (target !== 'json') return validator;
+  // The validator reads a body of another type as no body at all, and would name the fields as missing.
+  return (async (c, next) => {
+    requireJsonBody(c);
+    return validator(c, next);
+  }) as typeof validator;
+}
+
+/** A body sent as something other than JSON (`curl -d` sends a form) is refused for what it is. */
+export function requireJsonBody(c: Context): void {
+  const length = c.req.header('Content-Length');
+  const hasBody = (length !== undefined && length !== '0') || c.req.header('Transfer-Encoding') !== undefined;
+  const type = c.req.header('Content-Type');
+  if (hasBody && (type === undefined || !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)))
+    throw new DocentError(
+      'unsupported_media_type',
+      `Send the request body as JSON, with Content-Type: application/json (got ${type ?? 'no Content-Type'})`,
+    );
 }
 
 /** Each query parameter's values together, by name. */

@@ -81,5 +81,12 @@ describe('redactGitUrl', () => {
     );
     expect(redactGitUrl('ssh://git:pw@host/x')).toBe('ssh://git:***@host/x');
     expect(redactGitUrl('git@github.com:a/b.git')).toBe('git@github.com:a/b.git');
+    // A token in the query string (GitLab's private_token, an access_token).
+    expect(redactGitUrl('https://gitlab.example.com/a/b.git?private_token=SECRETQ&x=1#frag')).toBe(
+      'https://gitlab.example.com/a/b.git?private_token=***&x=***#frag',
+    );
+    expect(redactGitUrl("fatal: unable to access 'https://h/x.git?access_token=abc/': 403")).toBe(
+      "fatal: unable to access 'https://h/x.git?access_token=***': 403",
+    );
   });
 });

@@ -132,10 +132,14 @@ export function parseSubdir(raw: string): string {
 
 /**
  * The URL as logs and API responses show it: the password or token of an https/http/ssh URL (or a
- * token given as the user name of an https URL) becomes `***`. Also applied to git's own messages.
+ * token given as the user name of an https URL) becomes `***`, and so does every value of its query
+ * (`?private_token=…`, `?access_token=…`). Also applied to git's own messages.
  */
 export function redactGitUrl(text: string): string {
   return text
     .replace(/\b(https?:\/\/)[^/@\s]+@/gi, '$1***@')
-    .replace(/\b(ssh:\/\/[^/:@\s]+):[^/@\s]+@/gi, '$1:***@');
+    .replace(/\b(ssh:\/\/[^/:@\s]+):[^/@\s]+@/gi, '$1:***@')
+    .replace(/\b(https?:\/\/[^\s?#'"]*\?)([^\s#'"]*)/gi, (_, start: string, query: string) =>
+      start + query.replace(/=[^&]*/g, '=***'),
+    );
 }

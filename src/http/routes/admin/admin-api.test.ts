@@ -166,6 +166,28 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     const key = created.json.key as string;
     expect(key).toMatch(/^svc_dsc_[0-9A-Za-z]{32}$/);
     expect(created.json.display).toBe(`svc_dsc_…${key.slice(-4)}`);
+    // The new secret is in this response: no cache may keep it.
+    expect(created.headers.get('Cache-Control')).toBe('no-store');
+    // JSON sent as another type is refused for what it is, not read as an empty body ("kind: Required").
+    const body = JSON.stringify({ kind: 'assistant', site: 'alpha' });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
+      const refused = await app.request('/v1/admin/keys', {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${a.adminKey}`,
+          'Content-Length': String(Buffer.byteLength(body)),
+          ...(type === undefined ? {} : { 'Content-Type': type }),
+        },
+        // Bytes: a string body would be given text/plain by the Request itself.
+        body: new TextEncoder().encode(body),
+      });
+      expect(refused.status, type).toBe(415);
+      const error = ((await refused.json()) as Json).error;
+      expect(error?.code).toBe('unsupported_media_type');
+      expect(error?.message).toBe(
+        `Send the request body as JSON, with Content-Type: application/json (got ${type ?? 'no Content-Type'})`,
+      );
+    }
 
     const list = await call('GET', '/v1/admin/keys', a.adminKey);
     expect(JSON.stringify(list.json)).not.toContain(key);

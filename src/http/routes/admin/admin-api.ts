@@ -98,6 +98,8 @@ export function adminApi(
   api.use('/v1/admin/*', async (c, next) => {
     await next();
     if (c.req.method !== 'GET' && c.res.status < 400) deps.tenancy.clear();
+    // Admin answers hold secrets (a new key) and an organization's data: no cache keeps them.
+    if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
   });
   for (const [, route] of adminRoutes) api.route('/', route(deps));
   return api;

@@ -1,11 +1,15 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getRetentionDays } from '../../../analytics/retention.ts';
 import { createApp } from '../../../app.ts';
 import { createTenant, type Tenant } from '../../../limits/limits-fixtures.ts';
 import { SiteSearch } from '../../../search/site-search.ts';
-import { signInToConsole } from '../../../tenancy/console-sessions.ts';
+import { findConsoleSession, signInToConsole } from '../../../tenancy/console-sessions.ts';
 import { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
 import { createTestDatabase, type TestDatabase } from '../../../testing/databases.ts';
+import { CONSOLE_HEADERS } from './console-guard.ts';
+import { MAX_CONSOLE_FORM_BYTES } from './console-routes.ts';
+import { backToInbox } from './feedback-screen.tsx';
 
 describe('console errors', () => {
   let database: TestDatabase;
@@ -65,5 +69,79 @@ describe('console errors', () => {
     });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('Back to the console');
+  });
+
+  it("carry the console's security headers, refusals and failures included", async () => {
+    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
+    const form = { Origin: 'http://localhost', 'Content-Type': 'application/x-www-form-urlencoded' };
+    const responses = [
+      // A form without its CSRF token, one from another site, one without a session, one too large.
+      await app.request('http://localhost/console/keys', {
+        method: 'POST',
+        headers: { Cookie: `docent_console=${secret}`, Accept: 'text/html', ...form },
+        body: 'kind=admin',
+      }),
+      await app.request('http://localhost/console/keys', {
+        method: 'POST',
+        headers: { Cookie: `docent_console=${secret}`, ...form, Origin: 'https://evil.example' },
+        body: 'kind=admin',
+      }),
+      await app.request('http://localhost/console/keys', {
+        method: 'POST',
+        headers: form,
+        body: 'kind=admin',
+      }),
+      await app.request('http://localhost/console/login', {
+        method: 'POST',
+        headers: { ...form, 'Content-Length': String(MAX_CONSOLE_FORM_BYTES + 1) },
+        body: `key=${'x'.repeat(MAX_CONSOLE_FORM_BYTES + 1 - 4)}`,
+      }),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([403, 403, 401, 413]);
+    for (const response of responses)
+      for (const [name, value] of Object.entries(CONSOLE_HEADERS))
+        expect(response.headers.get(name), `${response.status} ${name}`).toBe(value);
+  });
+
+  it("refuse to revoke the session's own key and a retention that is not a plain number", async () => {
+    const { secret, session } = await signInToConsole(database.storage, tenant.adminKey);
+    const post = (path: string, body: string) =>
+      app.request(`http://localhost${path}`, {
+        method: 'POST',
+        headers: {
+          Cookie: `docent_console=${secret}`,
+          Origin: 'http://localhost',
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
+        body: `_csrf=${session.csrfToken}&${body}`,
+      });
+    const own = await post(`/console/keys/${session.key.id}/revoke`, '');
+    expect(own.status).toBe(409);
+    expect(((await own.json()) as { error: { message: string } }).error.message).toBe(
+      "This session's own key cannot be revoked from this session: sign in with another admin key to revoke it",
+    );
+    expect((await findConsoleSession(database.storage, secret))?.key.id).toBe(session.key.id);
+    for (const days of ['0x10', '1e1', '0b11', '16.0', '-3']) {
+      const refused = await post('/console/organization/retention', `days=${encodeURIComponent(days)}`);
+      expect(refused.status, days).toBe(400);
+    }
+    expect(await getRetentionDays(database.storage, tenant.organization.id)).toBeNull();
+    expect((await post('/console/organization/retention', 'days=16')).status).toBe(303);
+    expect(await getRetentionDays(database.storage, tenant.organization.id)).toBe(16);
+  });
+
+  it('go back to the feedback inbox as it was filtered, on this server only', () => {
+    expect(backToInbox('http://localhost/console/feedback?vote=down&page=2')).toBe(
+      '/console/feedback?vote=down&page=2',
+    );
+    for (const referer of [
+      undefined,
+      'not a url',
+      'http://evil.example/elsewhere',
+      'http://localhost/console/keys',
+    ])
+      expect(backToInbox(referer), referer).toBe('/console/feedback');
+    // Another host's inbox path keeps only the path: the redirect stays on this server.
+    expect(backToInbox('http://evil.example/console/feedback?x')).toBe('/console/feedback?x');
   });
 });

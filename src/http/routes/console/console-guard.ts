@@ -89,6 +89,16 @@ export function requireSession(deps: GuardDeps): MiddlewareHandler<ConsoleEnv> {
         throw new DocentError('forbidden', 'Missing or wrong CSRF token');
     }
     await next();
-    for (const [name, value] of Object.entries(CONSOLE_HEADERS)) c.header(name, value);
   };
 }
+
+/**
+ * `CONSOLE_HEADERS` on every console response, errors included (a refused form, a body too large, a
+ * session gone): the outermost console middleware, so it runs after the error handler has answered.
+ * The console's script keeps its own caching.
+ */
+export const consoleHeaders: MiddlewareHandler = async (c, next) => {
+  await next();
+  if (c.req.path.startsWith(`${CONSOLE_PATH}/assets/`)) return;
+  for (const [name, value] of Object.entries(CONSOLE_HEADERS)) c.res.headers.set(name, value);
+};

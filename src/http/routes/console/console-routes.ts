@@ -12,7 +12,7 @@ import { requestHeader } from '../../node-request.ts';
 import { limitBody } from '../../request-body.ts';
 import { serve } from '../widget-script.ts';
 import type { ConsoleEnv } from './console-env.ts';
-import { requireSession } from './console-guard.ts';
+import { consoleHeaders, requireSession } from './console-guard.ts';
 import { conversationsScreen } from './conversations-screen.tsx';
 import { exportRoutes } from './export-routes.ts';
 import { feedbackScreen } from './feedback-screen.tsx';
@@ -43,6 +43,8 @@ export const MAX_CONSOLE_FORM_BYTES = 64 * 1024;
 /** The owner's console at `/console`: sign-in, then one screen per concern, each over its use cases. */
 export function consoleRoutes(deps: ConsoleDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use('/console', consoleHeaders);
+  app.use('/console/*', consoleHeaders);
   const consoleFile = [...(deps.assets?.files.keys() ?? [])].find((name) => name.startsWith('console-'));
   const scriptSrc = consoleFile ? `/console/assets/${consoleFile}` : null;
   app.get('/console/assets/:file', (c) => {

@@ -110,13 +110,20 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
       resolved: form.resolved === 'true',
     });
     if (!changed) throw new DocentError('not_found', 'No such feedback in this organization');
-    const back = c.req.header('Referer');
-    return c.redirect(
-      back && new URL(back).pathname === '/console/feedback' ? back : '/console/feedback',
-      303,
-    );
+    return c.redirect(backToInbox(c.req.header('Referer')), 303);
   });
   return route;
+}
+
+/**
+ * The inbox as the owner was viewing it (its filters, from `Referer`), as a path on this server: a
+ * malformed Referer, or one of another page or host, is the plain inbox.
+ */
+export function backToInbox(referer: string | undefined): string {
+  const inbox = '/console/feedback';
+  if (referer === undefined || !URL.canParse(referer)) return inbox;
+  const url = new URL(referer);
+  return url.pathname === inbox ? `${inbox}${url.search}` : inbox;
 }
 
 /** The start of an answer as text: its Markdown's syntax dropped, 400 characters at most. */

@@ -190,6 +190,12 @@ export function keysScreen(deps: {
     const session = c.get('session');
     const key = await getApiKey(deps.storage, session.organization.id, c.req.param('id'));
     if (!key) throw new DocentError('not_found', 'No such key in this organization');
+    // The page offers no button for it; a hand-made request must not lock the owner out mid-session.
+    if (key.id === session.key.id)
+      throw new DocentError(
+        'conflict',
+        "This session's own key cannot be revoked from this session: sign in with another admin key to revoke it",
+      );
     await revokeApiKey(deps.storage, session.organization.id, key.id);
     return c.redirect('/console/keys?revoked=1', 303);
   });

@@ -19,7 +19,8 @@ export function usageScreen(deps: { storage: Storage; scriptSrc: string | null }
   route.post('/console/organization/retention', async (c) => {
     const form = await c.req.parseBody();
     const text = typeof form.days === 'string' ? form.days.trim() : '';
-    const days = text === '' ? null : Number(text);
+    // Digits only: Number() would also read "0x10", "1e1" or "0b11", and this setting deletes conversations.
+    const days = text === '' ? null : /^\d{1,6}$/.test(text) ? Number(text) : Number.NaN;
     if (days !== null && (!Number.isInteger(days) || days < MIN_RETENTION_DAYS || days > MAX_RETENTION_DAYS))
       throw new DocentError(
         'invalid_request',
