@@ -139,7 +139,8 @@ export function redactGitUrl(text: string): string {
   return text
     .replace(/\b(https?:\/\/)[^/@\s]+@/gi, '$1***@')
     .replace(/\b(ssh:\/\/[^/:@\s]+):[^/@\s]+@/gi, '$1:***@')
-    .replace(/\b(https?:\/\/[^\s?#'"]*\?)([^\s#'"]*)/gi, (_, start: string, query: string) =>
-      start + query.replace(/=[^&]*/g, '=***'),
+    .replace(
+      /\b(https?:\/\/[^\s?#'"]*\?)([^\s#'"]*)/gi,
+      (_, start: string, query: string) => start + query.replace(/=[^&]*/g, '=***'),
     );
 }
