@@ -344,7 +344,13 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     });
 
   it('answers bad MCP bodies with a 4xx, never a 5xx', async () => {
-    expect((await send('{"jsonrpc":')).status).toBe(400);
+    const notJson = await send('{"jsonrpc":');
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error: the body is not JSON' },
+    });
     expect((await send('x'.repeat(70_000))).status).toBe(413);
     expect(
       (await send('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { Accept: 'text/html' })).status,

@@ -54,7 +54,18 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
   route.on('POST', paths, access.wrap, async (c) => {
     const gone = clientGone(c);
     const caller = await access.admit(c, { allowPublic: true });
-    const message = await readJsonBody(c, MAX_MCP_BODY_BYTES);
+    let message: unknown;
+    try {
+      message = await readJsonBody(c, MAX_MCP_BODY_BYTES);
+    } catch (error) {
+      // A body that is not JSON is the protocol's own error, answered as the SDK answers `null` or `42`.
+      if (error instanceof SyntaxError)
+        return c.json(
+          { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } },
+          400,
+        );
+      throw error;
+    }
     if (Array.isArray(message) && (message.length === 0 || message.length > MAX_MCP_BATCH_MESSAGES))
       throw new DocentError(
         'invalid_request',
