@@ -228,6 +228,9 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
     },
   );
 
+  // The SDK offers list-change notifications once tools are registered; these tools never change while
+  // a client is connected (and over stateless HTTP there is no stream to send one on).
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 

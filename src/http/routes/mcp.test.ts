@@ -103,6 +103,8 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
   it('lists three read-only tools with descriptions and input schemas', async () => {
     const client = await connect('versioned', key);
     expect(client.getServerVersion()?.name).toBe('docent-versioned');
+    // Stateless: no stream to send a tools/list_changed notification on, so none is promised.
+    expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['ask_docs', 'get_page', 'search_docs']);
     for (const tool of tools) {
