@@ -32,7 +32,7 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
 }
 
 /** A body sent as something other than JSON (`curl -d` sends a form) is refused for what it is. */
-export function requireJsonBody(c: Context): void {
+function requireJsonBody(c: Context): void {
   const length = c.req.header('Content-Length');
   const hasBody = (length !== undefined && length !== '0') || c.req.header('Transfer-Encoding') !== undefined;
   const type = c.req.header('Content-Type');
