@@ -311,6 +311,33 @@ describe('page parsing', () => {
     expect(site.warnings[0]).toMatchObject({ file: 'a.mdx' });
     expect(site.warnings[0]?.line).toBeGreaterThanOrEqual(2);
     expect(text(page(site, 'a'))).toContain('Text.');
+    // The keys before the error are kept.
+    expect(page(site, 'a').title).toBe('Fine');
+  });
+
+  it("takes the title from the heading when front matter breaks in the title's own value", async () => {
+    const root = fixture({
+      'broken.md': '---\ntitle: "Unclosed\n---\n# Broken FM\n\nText.\n',
+      'bomb.md': `---\na: &a [x, x, x, x, x, x, x, x, x, x]\n${Array.from(
+        { length: 6 },
+        (_, i) =>
+          `a${i + 1}: &a${i + 1} [${Array(10)
+            .fill(i === 0 ? '*a' : `*a${i}`)
+            .join(', ')}]`,
+      ).join('\n')}\ntitle: Bomb\n---\n# Heading of the bomb\n\nText.\n`,
+    });
+    const site = await loadDocsFolder(root);
+    // Before: "Unclose", the YAML parser's guess at the broken value.
+    expect(page(site, 'broken').title).toBe('Broken FM');
+    expect(page(site, 'bomb').title).toBe('Heading of the bomb');
+    const bomb = site.warnings.filter((w) => w.file === 'bomb.md');
+    expect(bomb).toEqual([
+      {
+        file: 'bomb.md',
+        line: 2,
+        message: expect.stringMatching(/^front matter could not be read \(.*alias.*\); ignored$/i),
+      },
+    ]);
   });
 
   it('joins the lines of a hard-wrapped paragraph or list item, keeping other line breaks', async () => {

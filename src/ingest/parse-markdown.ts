@@ -6,7 +6,7 @@ import remarkFrontmatter from 'remark-frontmatter';
 import remarkMdx from 'remark-mdx';
 import remarkParse from 'remark-parse';
 import { type Processor, unified } from 'unified';
-import { parseDocument } from 'yaml';
+import { isMap, isNode, isScalar, parseDocument } from 'yaml';
 import { rewriteDocusaurusAdmonitionTitles, rewriteMkDocsBlocks } from './frameworks/framework-blocks.ts';
 import type { Warning } from './types.ts';
 
@@ -120,9 +120,13 @@ const readFrontMatter = (
   }
   let value: unknown;
   try {
-    // Even a broken document usually yields the keys before the error; keep what we can.
-    value = doc.toJS({ maxAliasCount: 100 });
-  } catch {
+    value = doc.toJS({ maxAliasCount: MAX_FRONT_MATTER_ALIASES });
+  } catch (error) {
+    warn({
+      file,
+      line: bodyLine,
+      message: `front matter could not be read (${errorReason(error)}); ignored`,
+    });
     value = null;
   }
   if (value === null || value === undefined) return {};
@@ -131,5 +135,25 @@ const readFrontMatter = (
       warn({ file, line: bodyLine, message: 'front matter is not a key/value mapping; ignored' });
     return {};
   }
-  return value as Record<string, unknown>;
+  if (!firstError) return value as Record<string, unknown>;
+  // A broken document still yields the keys before its first error, which are kept; a key whose value
+  // reaches the error is dropped, as the parser's guess at it (`title: "Unclosed` read as "Unclose")
+  // would be wrong.
+  const errorAt = Math.min(...doc.errors.map((e) => e.pos[0]));
+  const kept: Record<string, unknown> = {};
+  const entries = value as Record<string, unknown>;
+  if (isMap(doc.contents))
+    for (const pair of doc.contents.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+      const end = (
+        isNode(pair.value) ? pair.value.range : isNode(pair.key) ? pair.key.range : undefined
+      )?.[2];
+      // An error right where a value ends (a missing closing quote) is that value's.
+      if (key !== undefined && end !== undefined && end < errorAt && Object.hasOwn(entries, key))
+        kept[key] = entries[key];
+    }
+  return kept;
 };
+
+/** YAML aliases a page's front matter may expand (an alias "bomb" is refused with a warning). */
+const MAX_FRONT_MATTER_ALIASES = 100;

@@ -23,8 +23,15 @@ export class WarningSink {
     else this.overflowLabels.set(kind, overflowLabel);
   }
 
+  /** The warnings kept, each once (a sidebars file read for every version and language warns alike). */
   list(summaryFile: string): Warning[] {
-    const out = [...this.kept];
+    const seen = new Set<string>();
+    const out = this.kept.filter((w) => {
+      const key = `${w.file}\u0000${w.line ?? ''}\u0000${w.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
     for (const [kind, label] of this.overflowLabels) {
       const extra = (this.counts.get(kind) ?? 0) - WARNING_CAP_PER_KIND;
       out.push({ file: summaryFile, message: `${extra} ${label}` });

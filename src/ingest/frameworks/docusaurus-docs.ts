@@ -66,7 +66,7 @@ const frontMatterText = (value: ReturnType<typeof field>): string | undefined =>
 export const docusaurusSlug = (
   source: string,
   frontMatter: { id?: string; slug?: string },
-): { id: string; slug: string } => {
+): { id: string; slug: string; climbed?: true } => {
   const dir = path.posix.dirname(source);
   const fileName = pageIdOf(path.posix.basename(source));
   const baseId = frontMatter.id ?? parseNumberPrefix(fileName).name;
@@ -83,7 +83,23 @@ export const docusaurusSlug = (
       .normalize(url)
       .replace(/^\/+|\/+$/g, '')
       .replace(/^\.$/, ''),
+    // Checked on the slug as joined, before `path.posix.join` normalized its `..` away.
+    ...(frontMatter.slug !== undefined &&
+    climbsAboveRoot(frontMatter.slug.startsWith('/') ? frontMatter.slug : `${dirUrl}${frontMatter.slug}`)
+      ? { climbed: true }
+      : {}),
   };
+};
+
+/** Whether a URL path's `..` segments lead above `/` (Docusaurus, as a browser, stops at the root). */
+const climbsAboveRoot = (url: string): boolean => {
+  let depth = 0;
+  for (const segment of url.split('/')) {
+    if (segment === '..') depth--;
+    else if (segment !== '' && segment !== '.') depth++;
+    if (depth < 0) return true;
+  }
+  return false;
 };
 
 /** Reads the docs under `contentDir` (relative to the root) with the front matter that shapes them. */
@@ -99,7 +115,19 @@ export const loadDocusaurusDocs = async (
     const fm = await ctx.frontMatter(file);
     const id = frontMatterText(field(fm, 'id'));
     const slug = frontMatterText(field(fm, 'slug'));
-    const computed = docusaurusSlug(source, { ...(id ? { id } : {}), ...(slug ? { slug } : {}) });
+    const { climbed, ...computed } = docusaurusSlug(source, {
+      ...(id ? { id } : {}),
+      ...(slug ? { slug } : {}),
+    });
+    if (climbed) {
+      // Front matter lines count from the line after the opening `---`.
+      const line = field(fm, 'slug')?.line;
+      ctx.warn(
+        file,
+        line === undefined ? undefined : line + 1,
+        `slug "${slug}" climbs above the docs' root; it stops there, at "${computed.slug}"`,
+      );
+    }
     const dir = path.posix.dirname(source);
     return {
       ...computed,

@@ -1,6 +1,9 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { docusaurusSlug, parseNumberPrefix } from './docusaurus-docs.ts';
-import { fixtureLine, readFixture } from './fixture-navigation.ts';
+import { fixtureLine, readFixture, readFolderNavigation } from './fixture-navigation.ts';
 
 const rows = (nav: Awaited<ReturnType<typeof readFixture>>['nav']) =>
   nav.pages.map((p) => [p.id, p.file ?? null, p.group, p.versions.join(','), p.languages.join(',')]);
@@ -33,6 +36,51 @@ describe('Docusaurus ids and URLs', () => {
     expect(docusaurusSlug('guides/README.md', {})).toEqual({ id: 'guides/README', slug: 'guides' });
     expect(docusaurusSlug('guides/guides.md', {})).toEqual({ id: 'guides/guides', slug: 'guides' });
     expect(docusaurusSlug('intro.md', { slug: '/' })).toEqual({ id: 'intro', slug: '' });
+    // A slug that climbs above the root stops there, as in a browser, and is marked for a warning.
+    expect(docusaurusSlug('a/b/climb.md', { slug: '../../../../escape' })).toEqual({
+      id: 'a/b/climb',
+      slug: 'escape',
+      climbed: true,
+    });
+    expect(docusaurusSlug('a/abs.md', { slug: '/../../abs-escape' })).toEqual({
+      id: 'a/abs',
+      slug: 'abs-escape',
+      climbed: true,
+    });
+  });
+
+  it('warns, with the line, about a slug that climbs above the root', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-docusaurus-climb-'));
+    const files: Record<string, string> = {
+      'docusaurus.config.js': "export default { title: 'Climb' };\n",
+      'docs/a/b/climb.md': '---\ntitle: Climb\nslug: ../../../../escape\n---\n# Climb\n',
+      'docs/a/fine.md': '---\nslug: ../fine-here\n---\n# Fine\n',
+      'versions.json': '["2.0", "2.0", "../x"]\n',
+      'versioned_docs/version-2.0/old.md': '# Old\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    expect(read?.warnings.filter((w) => w.file.startsWith('docs/'))).toEqual([
+      {
+        file: 'docs/a/b/climb.md',
+        line: 3,
+        message: 'slug "../../../../escape" climbs above the docs\' root; it stops there, at "escape"',
+      },
+    ]);
+    expect(read?.warnings.filter((w) => w.file === 'versions.json')).toEqual([
+      // Before: the repeated entry was "not a folder name".
+      { file: 'versions.json', line: 1, message: 'version "2.0" is listed twice; the first is used' },
+      { file: 'versions.json', line: 1, message: 'version name "../x" is not a folder name; ignored' },
+    ]);
+    expect(read?.nav.pages.map((p) => p.id).sort()).toEqual([
+      // The last version is served at the root, the current docs under next/.
+      'docs/next/escape',
+      'docs/next/fine-here',
+      'docs/old',
+    ]);
   });
 });
 

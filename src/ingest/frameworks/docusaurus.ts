@@ -168,8 +168,11 @@ const readVersions = async (
       const name = asString(item);
       if (name === undefined)
         ctx.warn(versionsFile, item.line, `version entry is ${describe(item)}; ignored`);
-      else if (/^[^/\\]+$/.test(name) && name !== '..' && !named.includes(name)) named.push(name);
-      else ctx.warn(versionsFile, item.line, `version name "${name}" is not a folder name; ignored`);
+      else if (!/^[^/\\]+$/.test(name) || name === '..')
+        ctx.warn(versionsFile, item.line, `version name "${name}" is not a folder name; ignored`);
+      else if (named.includes(name))
+        ctx.warn(versionsFile, item.line, `version "${name}" is listed twice; the first is used`);
+      else named.push(name);
     }
     if (named.length > MAX_VERSIONS) {
       ctx.warn(versionsFile, undefined, `more than ${MAX_VERSIONS} versions; the rest are ignored`);

@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixtureLine, readFixture } from './fixture-navigation.ts';
+import { fixtureLine, readFixture, readFolderNavigation } from './fixture-navigation.ts';
 import { dirnameToTitle, mkdocsUrl } from './mkdocs.ts';
 
 const rows = (nav: Awaited<ReturnType<typeof readFixture>>['nav']) =>
@@ -90,5 +93,34 @@ describe('MkDocs site without nav, folder translations, no directory URLs', () =
       ['fr/user-guide/writing.html', 'content/fr/user-guide/writing.md', 'User guide', '', 'fr'],
     ]);
     expect(warnings).toEqual([]);
+  });
+});
+
+describe('MkDocs config naming what it cannot use', () => {
+  it('names the folder it reads after refusing docs_dir, and says INHERIT is not read', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-mkdocs-escape-'));
+    const files: Record<string, string> = {
+      'mkdocs.yml':
+        'site_name: Escape\nINHERIT: ../../secret/base.yml\ndocs_dir: ../../secret\nnav:\n  - missing.md\n',
+      'docs/index.md': '# Home\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    expect(read?.warnings).toEqual([
+      {
+        file: 'mkdocs.yml',
+        message: 'path "../../secret" leads outside the docs folder; "docs" is used, the default',
+      },
+      {
+        file: 'mkdocs.yml',
+        line: 2,
+        message: 'INHERIT (a parent config) is not read; only the settings of this file are used',
+      },
+      // Before: "which is not in ../../secret/", the folder refused.
+      { file: 'mkdocs.yml', line: 5, message: 'nav lists "missing.md", which is not in docs/' },
+    ]);
   });
 });

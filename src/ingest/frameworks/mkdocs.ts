@@ -65,6 +65,15 @@ export const readMkDocs = async (
   const builder = new NavBuilder(ctx);
   const name = asString(field(config, 'site_name')) ?? null;
   if (docsDir === null) return builder.build({ kind: 'mkdocs', versions: [], languages: [], name });
+  // The folder read, as the config names folders (a docs_dir leading outside was replaced by "docs").
+  const docsDirShown = path.posix.relative(siteDir, docsDir) || '.';
+  const inherit = field(config, 'INHERIT');
+  if (inherit !== undefined)
+    ctx.warn(
+      configFile,
+      inherit.line,
+      'INHERIT (a parent config) is not read; only the settings of this file are used',
+    );
 
   const directoryUrls = asBoolean(field(config, 'use_directory_urls')) !== false;
   const version = mikeVersion(ctx, configFile, config);
@@ -120,7 +129,7 @@ export const readMkDocs = async (
         if (emit(canonical, group, line)) return;
         // A translation may be missing on purpose (the site falls back to the default text): no warning.
         if (!language || language === defaultLanguage)
-          ctx.warn(configFile, line, `nav lists "${raw}", which is not in ${docsDirWritten}/`);
+          ctx.warn(configFile, line, `nav lists "${raw}", which is not in ${docsDirShown}/`);
       });
     }
     const unlisted = [...pages.keys()].sort((a, b) => compare(autoNavKey(a), autoNavKey(b)));

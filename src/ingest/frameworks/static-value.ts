@@ -62,13 +62,15 @@ export const field = (object: StaticValue | undefined, key: string): StaticValue
   return hidden ? opaque(`${hidden.what}, which may set "${key}"`, hidden.line) : undefined;
 };
 
-/** `defineConfig({...})` and the like: the first argument when the value is a call to one of `names`. */
+/** `defineConfig({...})` and the like: the first argument, through every call to one of `names` around it. */
 export const unwrapCall = (
   value: StaticValue | undefined,
   names: readonly string[],
 ): StaticValue | undefined => {
-  if (value?.kind === 'call' && names.includes(value.callee)) return value.args[0];
-  return value;
+  // Wrappers nest (`withMermaid(defineConfig({…}))`); the parsed value's depth bounds the loop.
+  let inner = value;
+  while (inner?.kind === 'call' && names.includes(inner.callee)) inner = inner.args[0];
+  return inner;
 };
 
 /** Why a value is not what was needed, for warnings: `a function call (getSidebar)`. */

@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixtureLine, readFixture } from './fixture-navigation.ts';
+import { fixtureLine, readFixture, readFolderNavigation } from './fixture-navigation.ts';
 import { vitepressUrl } from './vitepress.ts';
 
 const rows = (nav: Awaited<ReturnType<typeof readFixture>>['nav']) =>
@@ -75,6 +78,36 @@ describe('VitePress site with srcDir, item bases and rewrites', () => {
         message:
           'sidebar item is a function call (getExtraItem), which cannot be read statically; its pages are indexed after the sidebar, in folder order',
       },
+    ]);
+  });
+});
+
+describe('VitePress config wrapped by a plugin', () => {
+  it('reads through nested wrappers (withMermaid(defineConfig({…})))', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-vitepress-wrapped-'));
+    const files: Record<string, string> = {
+      '.vitepress/config.ts': [
+        "import { defineConfig } from 'vitepress'",
+        "import { withMermaid } from 'vitepress-plugin-mermaid'",
+        'export default withMermaid(',
+        "  defineConfig({ title: 'Mermaid site', srcDir: 'src',",
+        "    themeConfig: { sidebar: [{ text: 'Guide', items: [{ text: 'B', link: '/guide/b' }, { text: 'A', link: '/guide/a' }] }] } }),",
+        ')',
+      ].join('\n'),
+      'src/guide/a.md': '# A\n',
+      'src/guide/b.md': '# B\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    // Before: "the config is a function call (defineConfig)", and every page at src/….
+    expect(read?.warnings).toEqual([]);
+    expect(read?.nav.summary.name).toBe('Mermaid site');
+    expect(read && rows(read.nav)).toEqual([
+      ['guide/b', 'src/guide/b.md', 'Guide', ''],
+      ['guide/a', 'src/guide/a.md', 'Guide', ''],
     ]);
   });
 });

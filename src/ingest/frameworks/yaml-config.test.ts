@@ -35,7 +35,11 @@ describe('readYamlConfig', () => {
     const emoji = field(asArray(field(config, 'markdown_extensions'))?.[0], 'pymdownx.emoji');
     // The python name is the tag itself; its (empty) value is all a navigation reader could use.
     expect(field(emoji, 'emoji_index')).toEqual({ kind: 'string', value: '', line: 4 });
-    expect(asArray(field(field(config, 'extra'), 'key'))?.map(asString)).toEqual(['GOOGLE_KEY', 'none']);
+    // `!ENV [VAR, default]` is the default MkDocs uses without the variable; `!ENV VAR` alone is nothing.
+    expect(field(field(config, 'extra'), 'key')).toEqual({ kind: 'string', value: 'none', line: 6 });
+    const named = value('site_name: !ENV [SITE_NAME, OTHER, "Paperback Docs"]\nrepo: !ENV REPO_URL');
+    expect(asString(field(named, 'site_name'))).toBe('Paperback Docs');
+    expect(field(named, 'repo')).toEqual({ kind: 'null', line: 2 });
   });
 
   it('keeps __proto__ as a key and never touches Object.prototype', () => {

@@ -10,8 +10,8 @@ export type YamlResult =
  * Reads a YAML (or JSON, a subset of it) config as a StaticValue, walking the document's nodes rather
  * than building JS objects: keys like `__proto__` stay data, aliases are expanded under the node budget
  * (a billion-laughs document stops at MAX_STATIC_NODES), and every value keeps its line. Tags the yaml
- * package does not know (mkdocs.yml's `!!python/name:…`, `!ENV`, `!relative`) leave their value as it is
- * written, which is all a navigation reader needs.
+ * package does not know (mkdocs.yml's `!!python/name:…`, `!relative`) leave their value as it is written,
+ * which is all a navigation reader needs; `!ENV` is its default (below).
  */
 export const readYamlConfig = (source: string, maxNodes = MAX_STATIC_NODES): YamlResult => {
   const lineCounter = new LineCounter();
@@ -41,6 +41,13 @@ export const readYamlConfig = (source: string, maxNodes = MAX_STATIC_NODES): Yam
       if (isAlias(node)) {
         const target = aliasDepth > MAX_STATIC_DEPTH ? undefined : node.resolve(doc);
         return target ? convert(target, depth + 1, aliasDepth + 1) : opaque(`alias *${node.source}`, line);
+      }
+      // MkDocs' `!ENV VAR` and `!ENV [VAR, …, default]`: Docent reads no environment for a docs folder,
+      // so the value is the default MkDocs falls back to when no variable is set (none: null).
+      if ((isSeq(node) || isScalar(node)) && node.tag === '!ENV') {
+        const fallback =
+          isSeq(node) && node.items.length >= 2 ? node.items[node.items.length - 1] : undefined;
+        return fallback === undefined ? { kind: 'null', line } : convert(fallback, depth + 1, aliasDepth);
       }
       if (isScalar(node)) {
         const value = node.value;
