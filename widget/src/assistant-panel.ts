@@ -9,7 +9,7 @@ import {
   sendFeedback,
   siteConfig,
 } from './chat-client.ts';
-import { focusables, h, ICONS, icon } from './dom.ts';
+import { adoptStyles, focusables, h, ICONS, icon } from './dom.ts';
 import { describeFailure } from './failures.ts';
 import { currentPagePath, pageFilter } from './page-context.ts';
 import type { AskContext, PanelController, PanelHost } from './panel-contract.ts';
@@ -45,7 +45,7 @@ export const MAX_QUESTION_CHARS = 4_000;
  */
 export class AssistantPanel implements PanelController {
   readonly #host: PanelHost;
-  readonly #style: HTMLStyleElement;
+  readonly #removeStyles: () => void;
   #panel: Panel | undefined;
   #state: ChatState;
   #config: Promise<SiteConfig | undefined> | undefined;
@@ -53,13 +53,15 @@ export class AssistantPanel implements PanelController {
   #context: AskContext | undefined;
   #returnFocus: Element | null = null;
   #renderQueued = false;
+  /** Messages in the log after the last render: more now means a new question (or its answer) to show. */
+  #renderedMessages = 0;
   /** The feedback sent last: the next is sent once it has settled, so they are stored in click order. */
   #feedbackSent: Promise<unknown> = Promise.resolve();
 
   constructor(host: PanelHost) {
     this.#host = host;
-    this.#style = h('style', {}, PANEL_STYLES);
-    host.shadow.append(this.#style);
+    this.#removeStyles = adoptStyles(host.shadow, PANEL_STYLES, host.nonce);
+    document.addEventListener('keydown', this.#documentKey);
     this.#state = loadChat(host.options.domain);
     this.#ensurePanel();
     const last = this.#state.messages.at(-1);
@@ -115,7 +117,8 @@ export class AssistantPanel implements PanelController {
   destroy(): void {
     this.#controller?.abort();
     this.#panel?.root.remove();
-    this.#style.remove();
+    this.#removeStyles();
+    document.removeEventListener('keydown', this.#documentKey);
   }
 
   #client(): ClientOptions {
@@ -141,6 +144,8 @@ export class AssistantPanel implements PanelController {
       placeholder: 'Ask a question…',
       autocomplete: 'off',
       maxlength: String(MAX_QUESTION_CHARS),
+      // Right-to-left questions (Arabic, Hebrew) are typed and shown right to left.
+      dir: 'auto',
     });
     const send = h('button', { type: 'submit', class: 'send' }, 'Send');
     const chipText = h('span', {});
@@ -215,7 +220,9 @@ export class AssistantPanel implements PanelController {
     input.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
-        form.requestSubmit();
+        // While an answer streams the button stops it; Enter in the question box is for sending, so the
+        // next question waits in the box instead of stopping the answer.
+        if (!this.#controller) form.requestSubmit();
       }
     });
     input.addEventListener('input', () => {
@@ -231,6 +238,16 @@ export class AssistantPanel implements PanelController {
     });
     return this.#panel;
   }
+
+  /**
+   * Keys pressed while focus is outside the open dialog (the reader clicked the page): Escape still closes
+   * it and Tab brings focus back into it, as a modal dialog's keys do.
+   */
+  readonly #documentKey = (event: KeyboardEvent): void => {
+    if (!this.isOpen || !this.#panel || event.defaultPrevented) return;
+    if (event.composedPath().includes(this.#panel.root)) return;
+    if (event.key === 'Escape' || event.key === 'Tab') this.#panelKey(event);
+  };
 
   #panelKey(event: KeyboardEvent): void {
     if (event.key === 'Escape') {
@@ -262,12 +279,15 @@ export class AssistantPanel implements PanelController {
       void navigator.clipboard?.writeText(code).then(
         () => {
           target.textContent = 'Copied';
+          // Its label names the button for screen readers; the status region says it worked.
+          this.#announce('Code copied');
           setTimeout(() => {
             target.textContent = 'Copy';
           }, 1500);
         },
         () => {
           target.textContent = 'Copy failed';
+          this.#announce('Copying the code failed');
         },
       );
     }
@@ -461,6 +481,10 @@ export class AssistantPanel implements PanelController {
     panel.send.classList.toggle('stop', streaming);
     panel.send.setAttribute('aria-label', streaming ? 'Stop the answer' : 'Send the question');
     panel.log.setAttribute('aria-busy', String(streaming));
+    // The streaming answer is redrawn frame by frame, each redraw an addition to a live log: screen
+    // readers that ignore aria-busy would read it over and over. The log is silent while it streams and
+    // live again for the finished answer, which is then read once.
+    panel.log.setAttribute('aria-live', streaming ? 'off' : 'polite');
     this.#renderChip();
     const messages = this.#state.messages;
     if (messages.length === 0) {
@@ -495,7 +519,11 @@ export class AssistantPanel implements PanelController {
     // question box, instead of falling to the page, where Escape and Tab no longer reach us.
     if (focusedInLog && !panel.root.contains(this.#host.shadow.activeElement) && keyboardFocus())
       panel.input.focus();
-    if (atBottom || streaming) panel.log.scrollTop = panel.log.scrollHeight;
+    // Follows the answer while the reader is at the end of the log, and goes to a new question; a reader
+    // who scrolled up to read stays where they are.
+    const added = messages.length > this.#renderedMessages;
+    this.#renderedMessages = messages.length;
+    if (atBottom || added) panel.log.scrollTop = panel.log.scrollHeight;
   }
 
   #emptyState(): HTMLElement {
@@ -528,12 +556,12 @@ export class AssistantPanel implements PanelController {
     if (message.role === 'user') {
       return h(
         'div',
-        { class: 'msg user' },
+        { class: 'msg user', dir: 'auto' },
         message.about ? h('span', { class: 'about' }, `About: ${truncate(message.about, 120)}`) : undefined,
         message.text,
       );
     }
-    const body = h('div', { class: 'body' });
+    const body = h('div', { class: 'body', dir: 'auto' });
     if (message.text)
       renderMarkdown(
         body,

@@ -53,3 +53,22 @@ export function focusables(root: ParentNode): HTMLElement[] {
     (element) => element.getClientRects().length > 0,
   );
 }
+
+/**
+ * Applies `css` to a shadow root as a constructed stylesheet, which a page's Content Security Policy does
+ * not govern (an inline `<style>` needs `style-src 'unsafe-inline'` or a nonce); browsers without
+ * constructed stylesheets get a `<style>` with the script's nonce. Returns what removes it.
+ */
+export function adoptStyles(shadow: ShadowRoot, css: string, nonce: string | undefined): () => void {
+  if ('adoptedStyleSheets' in shadow && 'replaceSync' in CSSStyleSheet.prototype) {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(css);
+    shadow.adoptedStyleSheets = [...shadow.adoptedStyleSheets, sheet];
+    return () => {
+      shadow.adoptedStyleSheets = shadow.adoptedStyleSheets.filter((s) => s !== sheet);
+    };
+  }
+  const style = h('style', nonce ? { nonce } : {}, css);
+  shadow.prepend(style);
+  return () => style.remove();
+}

@@ -2,10 +2,12 @@
  * The launcher's CSS and the theme's custom properties: what `widget.js` needs to paint the button.
  * Every inherited property is set on the widget's own elements, so a host page's fonts and colours reach
  * nothing; the custom properties on `:host` are the theming surface (a host page overrides them on the
- * `docent-assistant` element).
+ * `docent-assistant` element). Its position and stacking are `!important`: a host page's rule on the
+ * element (`* { all: unset }`, a reset) beats the shadow root's ordinary `:host` rules, and its important
+ * ones lose to these.
  */
 export const LAUNCHER_STYLES = `
-:host{all:initial;position:fixed;z-index:2147483000;
+:host{all:initial;position:fixed!important;z-index:2147483000!important;
 --docent-accent:#2557d6;--docent-accent-fg:#fff;--docent-bg:#fff;--docent-fg:#111827;--docent-muted:#4b5563;
 --docent-border:#d8dce3;--docent-surface:#f4f6f9;--docent-code-bg:#f3f4f6;--docent-danger:#b42318;
 --docent-font:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;--docent-mono:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;

@@ -1,4 +1,4 @@
-import { h, ICONS, icon } from './dom.ts';
+import { adoptStyles, h, ICONS, icon } from './dom.ts';
 import { LAUNCHER_STYLES } from './launcher-styles.ts';
 import { readSelection } from './page-context.ts';
 import {
@@ -66,7 +66,8 @@ export class DocentAssistant extends HTMLElement {
       this.#selectionButton.hidden = true;
       if (context) this.#withPanel((panel) => panel.open(context));
     });
-    this.#shadow.append(h('style', {}, LAUNCHER_STYLES), this.#launcher, this.#selectionButton);
+    this.#shadow.append(this.#launcher, this.#selectionButton);
+    adoptStyles(this.#shadow, LAUNCHER_STYLES, LAUNCHER_NONCE);
   }
 
   configure(options: WidgetOptions, panelSrc: string): void {
@@ -79,7 +80,9 @@ export class DocentAssistant extends HTMLElement {
   connectedCallback(): void {
     const options = this.#required();
     const onKey = (event: KeyboardEvent) => {
-      if ((event.metaKey || event.ctrlKey) && !event.altKey && event.key.toLowerCase() === 'i') {
+      // `code` is the key's place, so the shortcut works on Arabic, Cyrillic or Greek layouts too.
+      const isI = event.key.toLowerCase() === 'i' || event.code === 'KeyI';
+      if ((event.metaKey || event.ctrlKey) && !event.altKey && isI) {
         event.preventDefault();
         if (this.isOpen) this.close();
         else this.open();
@@ -208,6 +211,7 @@ export class DocentAssistant extends HTMLElement {
         if (!this.#panel) {
           this.#panel = mount({
             shadow: this.#shadow,
+            nonce: LAUNCHER_NONCE,
             options: this.#required(),
             launcher: this.#launcher,
             emit: (event, detail) => this.#emit(event, detail),

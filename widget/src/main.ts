@@ -81,13 +81,19 @@ const api = {
 
 declare global {
   interface Window {
-    Docent: typeof api;
+    Docent: typeof api | undefined;
   }
 }
-window.Docent = api;
 
-const fromScript = script ? optionsFromScript(script) : undefined;
-if (fromScript) {
-  if (document.body) init(fromScript);
-  else document.addEventListener('DOMContentLoaded', () => init(fromScript), { once: true });
+// One widget per page: a second `widget.js` (a layout and a plugin both adding the tag) would add a
+// second launcher and panel over the first, sharing its stored conversation. The first stays in charge.
+if (window.Docent) {
+  console.warn('Docent: widget.js is on this page twice; the second copy does nothing');
+} else {
+  window.Docent = api;
+  const fromScript = script ? optionsFromScript(script) : undefined;
+  if (fromScript) {
+    if (document.body) init(fromScript);
+    else document.addEventListener('DOMContentLoaded', () => init(fromScript), { once: true });
+  }
 }

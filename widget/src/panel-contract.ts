@@ -33,6 +33,8 @@ export interface AskContext {
 
 export interface PanelHost {
   shadow: ShadowRoot;
+  /** The nonce of the page's `widget.js` tag, for a `<style>` where stylesheets cannot be constructed. */
+  nonce: string | undefined;
   /** Shared with the launcher: `update()` changes it in place. */
   options: WidgetOptions;
   launcher: HTMLButtonElement;

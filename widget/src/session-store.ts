@@ -40,8 +40,15 @@ export function newChat(): ChatState {
   return { chatId: `chat_${randomId()}`, messages: [] };
 }
 
+/**
+ * 32 hex digits. From `getRandomValues`, not `randomUUID`: the latter exists only in secure contexts, and
+ * docs served over plain HTTP on an intranet host must work too.
+ */
 export function randomId(): string {
-  return crypto.randomUUID().replace(/-/g, '');
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let id = '';
+  for (const byte of bytes) id += byte.toString(16).padStart(2, '0');
+  return id;
 }
 
 function storageKey(domain: string): string {

@@ -2,7 +2,7 @@
 export const PANEL_STYLES = `
 .panel{position:fixed;right:20px;bottom:20px;width:min(440px,calc(100vw - 40px));height:min(680px,calc(100vh - 40px));
 display:flex;flex-direction:column;background:var(--docent-bg);color:var(--docent-fg);font:15px/1.55 var(--docent-font);
-text-align:left;border:1px solid var(--docent-border);border-radius:var(--docent-radius);box-shadow:var(--docent-shadow);overflow:hidden}
+text-align:start;border:1px solid var(--docent-border);border-radius:var(--docent-radius);box-shadow:var(--docent-shadow);overflow:hidden}
 @media (max-width:640px){.panel{inset:0;width:100%;height:100%;border-radius:0;border:0}}
 header{display:flex;align-items:center;gap:8px;padding:12px 14px;border-bottom:1px solid var(--docent-border)}
 header h2{flex:1;margin:0;font:600 16px/1.3 var(--docent-font);color:var(--docent-fg)}
@@ -33,7 +33,7 @@ border-radius:10px;padding:9px 12px;color:var(--docent-fg)}
 .answer .code pre{padding-top:32px}
 .answer .copy{position:absolute;top:6px;right:6px;font-size:12px;padding:2px 8px;border-radius:6px;border:1px solid var(--docent-border);background:var(--docent-bg);color:var(--docent-fg)}
 .answer table{border-collapse:collapse;display:block;overflow-x:auto;font-size:14px}
-.answer th,.answer td{border:1px solid var(--docent-border);padding:4px 8px}
+.answer th,.answer td{border:1px solid var(--docent-border);padding:4px 8px;overflow-wrap:normal}
 .answer blockquote{border-left:3px solid var(--docent-border);padding-left:10px;color:var(--docent-muted)}
 .answer a.cite{display:inline-block;min-width:18px;padding:0 4px;margin:0 1px;font-size:11px;line-height:17px;text-align:center;
 text-decoration:none;border-radius:9px;background:var(--docent-surface);border:1px solid var(--docent-border);vertical-align:1px}

@@ -569,6 +569,61 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await context.close();
     });
 
+    it('works under a strict CSP and a universal reset, once for two tags, without randomUUID; Esc and Tab stay', async () => {
+      // The guide's policy with `default-src 'self'`: no inline <style> is allowed, the widget's included.
+      const csp = `<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' ${server.baseUrl}; connect-src 'self' ${server.baseUrl}">`;
+      const tag = `<script src="${server.baseUrl}/widget.js" data-domain="docs" data-key="${docsKey}" defer></script>`;
+      const launcherOf = async (page: Page) =>
+        (await page.evaluate(`(() => {
+          const hosts = document.querySelectorAll('docent-assistant');
+          const s = getComputedStyle(hosts[0].shadowRoot.querySelector('.launcher'));
+          return { widgets: hosts.length, position: s.position, background: s.backgroundColor };
+        })()`)) as { widgets: number; position: string; background: string };
+      const strict = await open(
+        '/strict',
+        hostPage({ docentUrl: server.baseUrl, domain: 'docs', key: docsKey, head: csp, body: tag }),
+      );
+      // randomUUID exists only in secure contexts: an intranet page over plain HTTP has none.
+      await strict.page.evaluate('delete Crypto.prototype.randomUUID');
+      // Before: two widgets, and an unstyled launcher (the page's CSP refused the inline <style>).
+      expect(await launcherOf(strict.page)).toEqual({
+        widgets: 1,
+        position: 'fixed',
+        background: 'rgb(37, 87, 214)',
+      });
+      await askInPanel(strict.page, 'How do I ingest my docs?');
+      await expect.poll(() => strict.page.locator('docent-assistant .answer').count()).toBe(1);
+      expect(strict.errors).toEqual([]);
+      await strict.context.close();
+
+      // A reset that reaches every element, the widget's own, and a main column stacked above the rest.
+      const reset =
+        '<style>* { all: unset } main { position: relative; z-index: 1; display: block; height: 100vh }</style>';
+      const { context, page, errors } = await open(
+        '/reset',
+        hostPage({ docentUrl: server.baseUrl, domain: 'docs', key: docsKey, head: reset }),
+      );
+      expect((await launcherOf(page)).position).toBe('fixed');
+      // Before: the launcher was under <main>, and a click on it timed out.
+      await page.locator('docent-assistant .launcher').click({ timeout: 5_000 });
+      await expect.poll(() => page.getByRole('dialog').isVisible()).toBe(true);
+      const onTop = await page.evaluate(`(() => {
+        const panel = document.querySelector('docent-assistant').shadowRoot.querySelector('.panel');
+        const box = panel.getBoundingClientRect();
+        return document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2)?.tagName;
+      })()`);
+      expect(onTop).toBe('DOCENT-ASSISTANT');
+      // A click on the page moves focus out of the dialog; Tab brings it back, Escape closes it.
+      await page.mouse.click(5, 5);
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement?.tagName')).toBe('DOCENT-ASSISTANT');
+      await page.mouse.click(5, 5);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByRole('dialog').isVisible()).toBe(false);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+
     it('says every failure in words: rate limit, credits, server down', async () => {
       const limited = await createTenant(server.storage, {
         domain: 'limited',
