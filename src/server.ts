@@ -153,10 +153,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Registered before serving, so everything this process charges or ingests is recorded under a live
   // instance; the first recovery (a previous run's crash) is done before the first request.
   const lifecycle = await startInstanceLifecycle(storage, logger);
+  const gitStopping = new AbortController();
   const ingestions = new IngestionRunner(
     logger,
     lifecycle.instance.id,
-    { dataDir: resolveDataDir(config.git.dataDir, config.databaseUrl), env: config.git.env },
+    {
+      dataDir: resolveDataDir(config.git.dataDir, config.databaseUrl),
+      env: config.git.env,
+      signal: gitStopping.signal,
+    },
     embeddings?.ingestion ?? null,
   );
   const retention = startRetentionJob(storage, logger);
@@ -228,8 +233,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await closed;
         await settlesWithin(running.settled(), SETTLE_AFTER_GRACE_MS);
       }
-      // No new fetches once shutting down; those running finish (or fail on their timeout).
+      // No new fetches once shutting down, and those in progress stop (a clone that does not move would
+      // hold the shutdown for git's 5-minute timeout); their jobs fail, the sites keep what they serve.
+      // Ingestions past their fetch finish.
       await gitPoller.stop();
+      gitStopping.abort();
       ingestions.cancelQueued();
       await ingestions.idle();
       retention.stop();

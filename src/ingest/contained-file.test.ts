@@ -86,6 +86,34 @@ describe('containedFolder', () => {
     }
   });
 
+  it("refuses a repository's own .git files, however they are reached", async () => {
+    // A git source cloned with its docs at the root: .git/config holds the remote's URL and its token.
+    mkdirSync(path.join(root, '.git'), { recursive: true });
+    writeFileSync(
+      path.join(root, '.git', 'config'),
+      `[remote "origin"]\n\turl = https://oauth2:${MARKER}@h/r.git\n`,
+    );
+    symlinkSync('.git/config', path.join(root, 'gitconfig.md'));
+    symlinkSync('../.git/config', path.join(root, 'sub', 'config.mdx'));
+    symlinkSync('.git', path.join(root, 'dotgit'));
+    mkdirSync(path.join(root, 'nested', '.GIT'), { recursive: true });
+    writeFileSync(path.join(root, 'nested', '.GIT', 'HEAD'), MARKER);
+    for (const rel of [
+      'gitconfig.md',
+      'sub/config.mdx',
+      'dotgit/config',
+      '.git/config',
+      'nested/.GIT/HEAD',
+    ]) {
+      const result = await read(rel);
+      // Before: the page held the whole config, token included.
+      expect(result, rel).toEqual({ ok: false, missing: false, reason: REFUSAL.gitInternals });
+    }
+    // A file merely named like it is a page like any other.
+    writeFileSync(path.join(root, 'sub', '.gitignore.md'), '# Ignore\n');
+    expect(await read('sub/.gitignore.md')).toMatchObject({ ok: true });
+  });
+
   it('refuses FIFOs without waiting for a writer, directly or through a link', async () => {
     const started = Date.now();
     expect(await read('fifo.md')).toEqual({ ok: false, missing: false, reason: REFUSAL.notRegular });

@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
  * inside the folder is followed: repositories link `README.md` to `index.mdx` and the like.
  *
  * A refusal carries a reason that never mentions the target (neither its path nor its bytes): it ends up
- * in job warnings that any admin of the site reads.
+ * in job warnings that any admin of the site reads. Nothing in a `.git` folder is read, whatever leads
+ * there.
  */
 
 /** Largest page or snippet file read (about 3× the largest page of the reference corpora, 726 KB). */
@@ -63,6 +64,7 @@ const stampOfStats = (info: fs.BigIntStats): FileStamp =>
 export const REFUSAL = {
   outsidePath: 'path leads outside the docs folder',
   outsideLink: 'symbolic link leading outside the docs folder',
+  gitInternals: "inside a .git folder (a repository's own files, its credentials among them)",
   linkLoop: 'symbolic link loop',
   notRegular: 'not a regular file',
   missing: 'file not found',
@@ -91,6 +93,17 @@ const refusalOf = (error: unknown): ContainedText => {
       return refused(REFUSAL.unreadable);
   }
 };
+
+/**
+ * True when `real` is in a `.git` folder below `realRoot`: a git source cloned with the docs at its root
+ * has its own `.git` inside the docs folder, holding the remote's URL (and a token in it), and a
+ * repository may link a page there (`config.md -> .git/config`).
+ */
+const isGitInternal = (realRoot: string, real: string): boolean =>
+  path
+    .relative(realRoot, real)
+    .split(path.sep)
+    .some((segment) => segment.toLowerCase() === '.git');
 
 /** True when `real` is `realRoot` or below it (both real, absolute paths). */
 const isInsideRoot = (realRoot: string, real: string): boolean => {
@@ -186,6 +199,7 @@ export const containedFolder = (root: string): ContainedFolder => {
         const base = await realRoot;
         const real = await realPath(path.join(base, normalized));
         if (!isInsideRoot(base, real)) return refused(REFUSAL.outsideLink);
+        if (isGitInternal(base, real)) return refused(REFUSAL.gitInternals);
         // stat before opening, so that devices and FIFOs are not even opened in the usual case.
         const info = await statPath(real);
         if (!info.isFile()) return refused(REFUSAL.notRegular);

@@ -10,6 +10,8 @@ export interface GitWorkspace {
   /** The data folder; clones are in `<dataDir>/git/<site id>`. */
   dataDir: string;
   env: Record<string, string>;
+  /** Stops the clones and fetches in progress (a server shutting down); their jobs fail. */
+  signal?: AbortSignal;
 }
 
 export interface GitCheckoutRequest {
@@ -51,6 +53,7 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
       ...(extra.cwd ? { cwd: extra.cwd } : {}),
       ...(extra.watch ? { watchFolder: extra.watch } : {}),
       ...(extra.long ? { timeoutMs: GIT_FETCH_TIMEOUT_MS } : {}),
+      ...(workspace.signal ? { signal: workspace.signal } : {}),
     });
 
   let branch = request.branch;

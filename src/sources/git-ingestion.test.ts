@@ -178,7 +178,7 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     createRepo(emptied, { ...sampleDocs(), 'docs/notes.txt': 'Not a page.\n' });
     const docs = await newSite('git-emptied');
     await setGitSource(storage, docs.id, { url: emptied, branch: null, subdir: 'docs', pollMinutes: null });
-    await ingestGitSite(storage, workspace, docs.id);
+    const served = (await ingestGitSite(storage, workspace, docs.id)).commit;
     const gone = commitFiles(emptied, {
       'docs/index.md': null,
       'docs/install.md': null,
@@ -190,6 +190,9 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     );
     const [job] = await listIngestionJobs(storage, docs.id);
     expect(job?.error).not.toContain(workspace.dataDir);
+    // The site still serves the commit before: that is its commit (the poller then tries the new one
+    // again), not the one that failed.
+    expect((await getGitSource(storage, docs.id))?.checked_out_commit).toBe(served);
   });
 
   it('refuses a subdir that a symlink in the repository leads outside the clone', async () => {

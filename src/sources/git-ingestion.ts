@@ -60,17 +60,17 @@ export async function runGitIngestion(
   let docsDir: string;
   let commit: string;
   let sourceName: string;
+  let checkout: Awaited<ReturnType<typeof syncClone>>;
   try {
     const source = await getGitSource(storage, job.siteId);
     if (!source) throw new NoGitSourceError();
-    const checkout = await syncClone(workspace, {
+    checkout = await syncClone(workspace, {
       siteId: source.site_id,
       remote: remoteOf(source),
       branch: source.branch,
       subdir: source.subdir,
     });
     await recordJobCheckout(storage, job.id, checkout);
-    await recordCheckout(storage, source.site_id, checkout);
     docsDir = checkout.docsDir;
     commit = checkout.commit;
     sourceName = `${source.subdir ? `The folder ${source.subdir}` : 'The repository'} at commit ${commit.slice(0, 12)}`;
@@ -80,6 +80,9 @@ export async function runGitIngestion(
   }
   try {
     const result = await runIngestionJob(storage, { ...job, sourceDir: docsDir }, { sourceName, ...options });
+    // The site's commit is the one it serves: recorded once ingested, so a failed ingestion leaves the
+    // site at its last good commit, and the poller tries the new one again.
+    await recordCheckout(storage, job.siteId, checkout);
     return { ...result, commit };
   } finally {
     // The ingestion marks its own start once the files are read; the job began with the fetch.

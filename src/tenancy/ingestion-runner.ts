@@ -159,6 +159,11 @@ export class IngestionRunner {
     );
   }
 
+  /** The job of the site's ingestion running in this process, if one is. */
+  runningJob(siteId: string): string | undefined {
+    return this.#running.get(siteId)?.jobId;
+  }
+
   /** Files read so far of a job running in this process; undefined for any other job. */
   progress(jobId: string): { done: number; total: number } | undefined {
     return this.#progress.get(jobId);

@@ -312,6 +312,34 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     ).toBe(404);
   });
 
+  it("changes a site's source, or deletes it, only between its ingestions", async () => {
+    const many = path.join(docsRoot, 'many');
+    fs.mkdirSync(many, { recursive: true });
+    for (let i = 0; i < 300; i++)
+      fs.writeFileSync(
+        path.join(many, `page-${i}.md`),
+        `# Page ${i}\n\n${'Words about widgets. '.repeat(40)}\n`,
+      );
+    expect((await call('POST', '/v1/admin/sites', a.adminKey, { domain: 'busy' })).status).toBe(201);
+    const started = await call('POST', '/v1/admin/sites/busy/ingestions', a.adminKey, { docsDir: 'many' });
+    expect(started.status).toBe(202);
+    // While it reads the folder: before, these answered 409 or 204 but had changed the site already.
+    const refusals = [
+      await call('PATCH', '/v1/admin/sites/busy', a.adminKey, { docsDir: 'tiny' }),
+      await call('POST', '/v1/admin/sites/busy/ingestions', a.adminKey, { docsDir: 'tiny' }),
+      await call('DELETE', '/v1/admin/sites/busy', a.adminKey),
+    ];
+    expect(refusals.map((r) => r.status)).toEqual([409, 409, 409]);
+    expect(refusals[0]?.json.error?.message).toMatch(
+      /^An ingestion of this site is running \(ing_\w+\): change its source once it has finished$/,
+    );
+    expect((await call('GET', '/v1/admin/sites/busy', a.adminKey)).json.docsDir).toBe(many);
+    await ingestions.idle();
+    const done = await call('GET', started.json.statusUrl as string, a.adminKey);
+    expect(done.json).toMatchObject({ status: 'success', counts: { pages: 300 } });
+    expect((await call('DELETE', '/v1/admin/sites/busy', a.adminKey)).status).toBe(204);
+  });
+
   it('isolates organizations on every route', async () => {
     // B has a thread and usage of its own.
     const asked = await app.request('/v1/assistant/bravo/message', {

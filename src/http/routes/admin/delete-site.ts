@@ -6,6 +6,7 @@ import { DocentError } from '../../errors.ts';
 import { errorResponses, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { refuseWhileIngesting } from './require-site.ts';
 import { domainParamSchema } from './schemas.ts';
 
 export const deleteSiteOperation: Operation = {
@@ -15,7 +16,7 @@ export const deleteSiteOperation: Operation = {
   tags: ['Sites'],
   security: [{ adminKey: [] }],
   request: { params: domainParamSchema },
-  responses: { 204: { description: 'Deleted' }, ...errorResponses(400, 401, 404, 429) },
+  responses: { 204: { description: 'Deleted' }, ...errorResponses(400, 401, 404, 409, 429) },
 };
 
 export function deleteSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
@@ -27,6 +28,7 @@ export function deleteSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
       const organizationId = c.get('admin').organization.id;
       const site = await getOrganizationSite(deps.storage, organizationId, domain);
       const dataDir = deps.ingestions.git?.dataDir ?? null;
+      if (site) refuseWhileIngesting(deps.ingestions, site.id, 'delete it');
       if (!site || !(await deleteSiteAndClone(deps.storage, dataDir, organizationId, site.id))) {
         throw new DocentError('not_found', `No site "${domain}" in this organization`);
       }

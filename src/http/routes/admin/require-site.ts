@@ -1,4 +1,5 @@
 import type { Storage } from '../../../storage/database.ts';
+import type { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
 import { getOrganizationSite, type Site } from '../../../tenancy/sites.ts';
 import { DocentError } from '../../errors.ts';
 
@@ -11,4 +12,18 @@ export async function requireOrganizationSite(
   const site = await getOrganizationSite(storage, organizationId, domain);
   if (!site) throw new DocentError('not_found', `No site "${domain}" in this organization`);
   return site;
+}
+
+/**
+ * A site's source changes, and the site is deleted, only between its ingestions: a running one reads the
+ * folder or clone that the change would remove (it then stored a part of the site as a success, and a
+ * deleted site's clone was written back after its removal).
+ */
+export function refuseWhileIngesting(ingestions: IngestionRunner, siteId: string, action: string): void {
+  const jobId = ingestions.runningJob(siteId);
+  if (jobId !== undefined)
+    throw new DocentError(
+      'conflict',
+      `An ingestion of this site is running (${jobId}): ${action} once it has finished`,
+    );
 }

@@ -9,7 +9,7 @@ import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { optionalJsonBody, validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { docsDirOfRequest } from './git-source-request.ts';
-import { requireOrganizationSite } from './require-site.ts';
+import { refuseWhileIngesting, requireOrganizationSite } from './require-site.ts';
 import { domainParamSchema, MAX_PATH_LENGTH } from './schemas.ts';
 
 export const triggerIngestionBody = z
@@ -54,6 +54,7 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
       const site = await requireOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
       let docsDir = site.docs_dir;
       if (body.docsDir !== undefined) {
+        refuseWhileIngesting(deps.ingestions, site.id, 'change its docs folder');
         docsDir = await docsDirOfRequest(deps, body.docsDir);
         await changeSiteSource(deps.storage, deps.ingestions.git?.dataDir ?? null, site.id, { docsDir });
       }

@@ -15,7 +15,7 @@ import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { docsDirOfRequest, gitSourceOfRequest, refuseBothSources } from './git-source-request.ts';
-import { requireOrganizationSite } from './require-site.ts';
+import { refuseWhileIngesting, requireOrganizationSite } from './require-site.ts';
 import {
   domainParamSchema,
   gitSourceInputSchema,
@@ -66,7 +66,7 @@ export const updateSiteOperation: Operation = {
       description: 'The changed site; `webhookSecret` when a git source was set where there was none',
       ...jsonContent(siteSchema),
     },
-    ...errorResponses(400, 401, 403, 404, 429, 503),
+    ...errorResponses(400, 401, 403, 404, 409, 429, 503),
   },
 };
 
@@ -86,6 +86,8 @@ export function updateSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
       if (body.baseUrl !== undefined) patch.base_url = body.baseUrl;
       if (body.allowedOrigins !== undefined) patch.allowed_origins = JSON.stringify(body.allowedOrigins);
       if (body.public !== undefined) patch.public = body.public ? 1 : 0;
+      if (body.docsDir !== undefined || body.git !== undefined)
+        refuseWhileIngesting(deps.ingestions, site.id, 'change its source');
       let change: SourceChange | undefined;
       if (body.docsDir !== undefined) change = { docsDir: await docsDirOfRequest(deps, body.docsDir) };
       else if (body.git === null) change = { git: null };
