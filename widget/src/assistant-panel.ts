@@ -303,9 +303,16 @@ export class AssistantPanel implements PanelController {
       label.textContent = `About ${context.type === 'code' ? 'this code' : 'this text'}: ${context.value}`;
   }
 
-  async #send(question: string, retryOf?: ChatMessage): Promise<void> {
+  async #send(question: string, retryOfAsked?: ChatMessage): Promise<void> {
     if (this.#controller) return;
     const options = this.#host.options;
+    const fp = options.fp ?? 'anonymous';
+    // The reader signed in or out (`Docent.update({fp})`): the server keeps a thread to the fingerprint
+    // it began under, so the question starts a new conversation instead of being refused as ended.
+    const fpChanged =
+      this.#state.threadId !== undefined && this.#state.fp !== undefined && this.#state.fp !== fp;
+    if (fpChanged) this.#state = newChat();
+    const retryOf = fpChanged ? undefined : retryOfAsked;
     const state = this.#state;
     // A retry after the server stored the failed answer regenerates it; otherwise the question goes again.
     const regenerate =
@@ -341,7 +348,7 @@ export class AssistantPanel implements PanelController {
         this.#client(),
         {
           chatId: state.chatId,
-          fp: options.fp ?? 'anonymous',
+          fp,
           question,
           ...(state.threadId ? { threadId: state.threadId } : {}),
           ...(state.threadKey ? { threadKey: state.threadKey } : {}),
@@ -430,7 +437,10 @@ export class AssistantPanel implements PanelController {
         answer.text = '';
         answer.sources = [];
         if (event.messageId) answer.id = event.messageId;
-        if (event.threadId) this.#state.threadId = event.threadId;
+        if (event.threadId) {
+          this.#state.threadId = event.threadId;
+          this.#state.fp = this.#host.options.fp ?? 'anonymous';
+        }
         if (event.threadKey) this.#state.threadKey = event.threadKey;
         saveChat(this.#host.options.domain, this.#state);
         break;

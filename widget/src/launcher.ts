@@ -152,8 +152,14 @@ export class DocentAssistant extends HTMLElement {
   }
 
   /** Page awareness a single-page app changes as the reader moves. */
-  update(patch: { currentPath?: string; filter?: { version?: string; language?: string } }): void {
+  update(patch: {
+    currentPath?: string;
+    filter?: { version?: string; language?: string };
+    fp?: string;
+  }): void {
     const options = this.#required();
+    // The reader signed in or out: the next question starts a new conversation (see the panel's #send).
+    if (patch.fp !== undefined) options.fp = patch.fp;
     if (patch.filter?.version !== undefined) options.version = patch.filter.version;
     if (patch.filter?.language !== undefined) options.language = patch.filter.language;
     if (patch.currentPath !== undefined) options.currentPath = patch.currentPath;

@@ -30,6 +30,8 @@ export interface ChatState {
   chatId: string;
   threadId?: string;
   threadKey?: string;
+  /** The reader's fingerprint the thread belongs to: a thread is followed up only under it. */
+  fp?: string;
   messages: ChatMessage[];
 }
 

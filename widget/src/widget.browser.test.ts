@@ -809,7 +809,7 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
         throw new Error('the page did not load');
       });
       void context;
-      const sent: { currentPath?: string; fp?: string }[] = [];
+      const sent: { currentPath?: string; fp?: string; threadId?: string }[] = [];
       page.on('request', (request) => {
         if (request.url().endsWith('/v2/assistant/docs/message')) sent.push(request.postDataJSON());
       });
@@ -829,6 +829,22 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
         filter: { language: 'de' },
       });
       expect(await page.locator('docent-assistant').getAttribute('data-theme')).toBe('dark');
+      // The reader signs in: the next question starts a new conversation under the new fingerprint
+      // (before: "This conversation has ended", as the server keeps a thread to its first fingerprint).
+      const firstThread = (await storedChat(page, 'docs'))?.threadId;
+      await page.evaluate(
+        `Docent.update({ fp: 'signed-in-user-7' }); Docent.ask('How do I rotate an API key?')`,
+      );
+      await waitForAnswer(page);
+      expect(sent.at(-1)).toMatchObject({ fp: 'signed-in-user-7' });
+      expect(sent.at(-1)?.threadId).toBeUndefined();
+      const signedIn = await storedChat(page, 'docs');
+      expect(signedIn?.threadId).toMatch(/^thr_/);
+      expect(signedIn?.threadId).not.toBe(firstThread);
+      expect(signedIn?.messages.map((m) => [m.role, m.status])).toEqual([
+        ['user', 'done'],
+        ['assistant', 'done'],
+      ]);
       await page.evaluate('Docent.reset()');
       expect(await page.locator('docent-assistant .answer').count()).toBe(0);
       await page.evaluate('Docent.close(); Docent.destroy()');
