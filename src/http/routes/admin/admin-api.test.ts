@@ -305,6 +305,15 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     await ingestions.idle();
     const failed = await call('GET', failing.json.statusUrl as string, a.adminKey);
     expect(['failure', 'success']).toContain(failed.json.status);
+    // The site's ingestions, newest first: the failed one's status is there without its id.
+    const listed = await call('GET', '/v1/admin/sites/alpha/ingestions', a.adminKey);
+    expect(listed.status).toBe(200);
+    const jobs = listed.json.ingestions as { id: string; status: string; site: string }[];
+    expect(jobs[0]?.id).toBe(failing.json.statusId);
+    expect(jobs[0]?.status).toBe(failed.json.status);
+    expect(jobs.map((j) => j.id)).toContain(started.json.statusId);
+    expect(jobs.every((j) => j.site === 'alpha')).toBe(true);
+    expect((await call('GET', '/v1/admin/sites/alpha/ingestions', b.adminKey)).status).toBe(404);
     // Another organization cannot see or start the ingestion.
     expect((await call('GET', statusUrl, b.adminKey)).status).toBe(404);
     expect(

@@ -37,6 +37,7 @@ import { getIngestionOperation, getIngestionRoute } from './get-ingestion.ts';
 import { getSiteOperation, getSiteRoute } from './get-site.ts';
 import { getThreadOperation, getThreadRoute } from './get-thread.ts';
 import { getUsageOperation, getUsageRoute } from './get-usage.ts';
+import { listIngestionsOperation, listIngestionsRoute } from './list-ingestions.ts';
 import { listKeysOperation, listKeysRoute } from './list-keys.ts';
 import { listSitesOperation, listSitesRoute } from './list-sites.ts';
 import { listThreadsOperation, listThreadsRoute } from './list-threads.ts';
@@ -60,6 +61,7 @@ const adminRoutes: [Operation, (deps: AdminDeps) => Hono<AdminEnv>][] = [
   [revokeKeyOperation, revokeKeyRoute],
   [triggerIngestionOperation, triggerIngestionRoute],
   [getIngestionOperation, getIngestionRoute],
+  [listIngestionsOperation, listIngestionsRoute],
   [getUsageOperation, getUsageRoute],
   [listThreadsOperation, listThreadsRoute],
   [getThreadOperation, getThreadRoute],
