@@ -74,6 +74,7 @@ export class AssistantPanel implements PanelController {
 
   open(context?: AskContext): void {
     const panel = this.#ensurePanel();
+    if (this.#config === undefined) this.#loadConfig(panel.title);
     if (context) this.#context = context;
     if (!this.isOpen) {
       this.#returnFocus = deepActiveElement();
@@ -231,12 +232,24 @@ export class AssistantPanel implements PanelController {
     });
     root.addEventListener('keydown', (event) => this.#panelKey(event));
     log.addEventListener('click', (event) => this.#logClick(event));
-    this.#config ??= siteConfig(this.#client()).catch(() => undefined);
-    void this.#config.then((config) => {
-      if (config && this.#host.options.title === undefined) title.textContent = `Ask ${config.name}`;
+    this.#loadConfig(title);
+    return this.#panel;
+  }
+
+  /**
+   * The site's name and starter questions. A failed read (rate-limited, offline) is forgotten, so the
+   * next time the panel opens reads it again instead of keeping the generic title for the session.
+   */
+  #loadConfig(title: HTMLElement): void {
+    const config = siteConfig(this.#client()).catch(() => {
+      if (this.#config === config) this.#config = undefined;
+      return undefined;
+    });
+    this.#config = config;
+    void config.then((found) => {
+      if (found && this.#host.options.title === undefined) title.textContent = `Ask ${found.name}`;
       this.#render();
     });
-    return this.#panel;
   }
 
   /**

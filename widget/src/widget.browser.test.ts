@@ -624,6 +624,34 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await context.close();
     });
 
+    it("reads the site's name again when the first read failed", async () => {
+      host.set('/config-retry', hostPage({ docentUrl: server.baseUrl, domain: 'docs', key: docsKey }));
+      const context = await browser.newContext();
+      let refused = 0;
+      // Before the page loads: the panel reads the site's config as soon as it is mounted.
+      await context.route(/\/assistant\/docs\/config/, (route) =>
+        refused++ === 0
+          ? route.fulfill({
+              status: 429,
+              contentType: 'application/json',
+              body: '{"error":{"code":"rate_limited"}}',
+            })
+          : route.continue(),
+      );
+      const page = await context.newPage();
+      await page.goto(`${host.origin}/config-retry`);
+      await expect.poll(() => page.locator('docent-assistant .launcher').isVisible()).toBe(true);
+      // The read when the panel was mounted is refused; opening the panel reads it again. Before: the
+      // failed read was kept for the session, and the panel said "Ask the docs".
+      await expect.poll(() => refused).toBe(1);
+      await page.keyboard.press('Control+i');
+      await expect
+        .poll(() => page.getByRole('dialog').getByRole('heading').textContent())
+        .toBe('Ask Acme Docs');
+      expect(refused).toBe(2);
+      await context.close();
+    });
+
     it('says every failure in words: rate limit, credits, server down', async () => {
       const limited = await createTenant(server.storage, {
         domain: 'limited',
