@@ -21,6 +21,7 @@ import { gitWebhookRoute } from './http/routes/git-webhook.ts';
 import { healthzRoute, readyzRoute } from './http/routes/health.ts';
 import { llmsTxtRoute } from './http/routes/llms-txt.ts';
 import { mcpRoute } from './http/routes/mcp.ts';
+import { mcpServerCardRoute } from './http/routes/mcp-server-card.ts';
 import { metricsRoute } from './http/routes/metrics.ts';
 import { openApiRoute } from './http/routes/openapi.ts';
 import { pageViewRoute } from './http/routes/page-view.ts';
@@ -155,8 +156,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   );
   app.route(
     '/',
-    mcpRoute({ storage: deps.storage, search: deps.search, answers, access, tenancy, trustProxy, publicUrl }),
+    mcpRoute({ storage: deps.storage, search: deps.search, answers, access, trustProxy, publicUrl }),
   );
+  app.route('/', mcpServerCardRoute({ tenancy, trustProxy, publicUrl }));
   app.route(
     '/',
     consoleRoutes({

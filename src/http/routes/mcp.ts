@@ -1,14 +1,12 @@
 import { Hono } from 'hono';
 import { docsAsker } from '../../agents/ask-docs.ts';
 import { loadMcpServer } from '../../agents/load-mcp-server.ts';
-import { serverCard } from '../../agents/server-card.ts';
 import type { AnswerService } from '../../assistant/answer-question.ts';
 import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/request-schema.ts';
 import { MCP_FP } from '../../assistant/threads.ts';
 import type { TrustProxy } from '../../config.ts';
 import type { SiteSearch } from '../../search/site-search.ts';
 import type { Storage } from '../../storage/database.ts';
-import type { TenancyCache } from '../../tenancy/tenancy-cache.ts';
 import { DOCENT_VERSION } from '../../version.ts';
 import type { AppEnv } from '../app-env.ts';
 import type { AssistantAccess } from '../assistant-access.ts';
@@ -31,7 +29,6 @@ export interface McpRouteDeps {
   search: SiteSearch;
   answers: AnswerService;
   access: AssistantAccess;
-  tenancy: TenancyCache;
   trustProxy: TrustProxy;
   publicUrl: string | null;
 }
@@ -39,8 +36,7 @@ export interface McpRouteDeps {
 /**
  * `POST /mcp/{domain}`: the site's MCP server over Streamable HTTP, stateless (a server per request,
  * JSON responses), behind the assistant key, CORS and rate limits (a site marked public needs no key).
- * Its server card at `/mcp/{domain}/server-card`, `/sites/{domain}/.well-known/mcp/server-card.json`,
- * and `/.well-known/mcp/server-card.json` on a host named like the site.
+ * Its server card is mcp-server-card.ts's.
  */
 export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
   const route = new Hono<AppEnv>();
@@ -113,13 +109,5 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
     });
   });
 
-  const card = async (c: Parameters<typeof requestOrigin>[0], domain: string) => {
-    const site = await deps.tenancy.siteByDomain(domain);
-    if (!site) throw new DocentError('not_found', `No documentation site "${domain}"`);
-    return c.json(serverCard(site, docentUrl(c)), 200, { 'Cache-Control': 'public, max-age=300' });
-  };
-  route.get('/mcp/:domain/server-card', (c) => card(c, c.req.param('domain')));
-  route.get('/sites/:domain/.well-known/mcp/server-card.json', (c) => card(c, c.req.param('domain')));
-  route.get('/.well-known/mcp/server-card.json', (c) => card(c, new URL(c.req.url).hostname));
   return route;
 }

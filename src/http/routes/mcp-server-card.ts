@@ -1,0 +1,30 @@
+import { type Context, Hono } from 'hono';
+import { serverCard } from '../../agents/server-card.ts';
+import type { TrustProxy } from '../../config.ts';
+import type { TenancyCache } from '../../tenancy/tenancy-cache.ts';
+import type { AppEnv } from '../app-env.ts';
+import { DocentError } from '../errors.ts';
+import { requestOrigin } from '../request-origin.ts';
+
+/**
+ * A site's MCP server card (SEP-2127: where its server is, before a client connects), at
+ * `/mcp/{domain}/server-card`, `/sites/{domain}/.well-known/mcp/server-card.json`, and
+ * `/.well-known/mcp/server-card.json` on a host named like the site. No key: it names only the endpoint.
+ */
+export function mcpServerCardRoute(deps: {
+  tenancy: TenancyCache;
+  trustProxy: TrustProxy;
+  publicUrl: string | null;
+}): Hono<AppEnv> {
+  const route = new Hono<AppEnv>();
+  const card = async (c: Context<AppEnv>, domain: string) => {
+    const site = await deps.tenancy.siteByDomain(domain);
+    if (!site) throw new DocentError('not_found', `No documentation site "${domain}"`);
+    const docentUrl = deps.publicUrl ?? requestOrigin(c, deps.trustProxy);
+    return c.json(serverCard(site, docentUrl), 200, { 'Cache-Control': 'public, max-age=300' });
+  };
+  route.get('/mcp/:domain/server-card', (c) => card(c, c.req.param('domain')));
+  route.get('/sites/:domain/.well-known/mcp/server-card.json', (c) => card(c, c.req.param('domain')));
+  route.get('/.well-known/mcp/server-card.json', (c) => card(c, new URL(c.req.url).hostname));
+  return route;
+}
