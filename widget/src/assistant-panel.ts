@@ -109,6 +109,7 @@ export class AssistantPanel implements PanelController {
     this.#controller?.abort();
     clearChat(this.#host.options.domain);
     this.#state = newChat();
+    this.#renderedMessages = 0;
     this.#context = undefined;
     this.#render();
     if (this.#panel) fitHeight(this.#panel.input);
@@ -324,7 +325,10 @@ export class AssistantPanel implements PanelController {
     // it began under, so the question starts a new conversation instead of being refused as ended.
     const fpChanged =
       this.#state.threadId !== undefined && this.#state.fp !== undefined && this.#state.fp !== fp;
-    if (fpChanged) this.#state = newChat();
+    if (fpChanged) {
+      this.#state = newChat();
+      this.#renderedMessages = 0;
+    }
     const retryOf = fpChanged ? undefined : retryOfAsked;
     const state = this.#state;
     // A retry after the server stored the failed answer regenerates it; otherwise the question goes again.

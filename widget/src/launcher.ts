@@ -80,8 +80,10 @@ export class DocentAssistant extends HTMLElement {
   connectedCallback(): void {
     const options = this.#required();
     const onKey = (event: KeyboardEvent) => {
-      // `code` is the key's place, so the shortcut works on Arabic, Cyrillic or Greek layouts too.
-      const isI = event.key.toLowerCase() === 'i' || event.code === 'KeyI';
+      // The key's place (`code`) counts only when the key types no Latin letter (Arabic, Cyrillic, Greek
+      // layouts): on Dvorak or Colemak that place is C or U, whose shortcuts are the reader's own.
+      const key = event.key.toLowerCase();
+      const isI = key === 'i' || (!/^[a-z]$/.test(key) && event.code === 'KeyI');
       if ((event.metaKey || event.ctrlKey) && !event.altKey && isI) {
         event.preventDefault();
         if (this.isOpen) this.close();

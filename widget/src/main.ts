@@ -81,15 +81,20 @@ const api = {
 
 declare global {
   interface Window {
-    Docent: typeof api | undefined;
+    Docent: typeof api;
   }
 }
 
+/** Set by the first `widget.js` of a page: `window.Docent` alone may be an element with id "Docent". */
+const LOADED = Symbol.for('docent.widget.loaded');
+const marked = window as unknown as Record<symbol, boolean | undefined>;
+
 // One widget per page: a second `widget.js` (a layout and a plugin both adding the tag) would add a
 // second launcher and panel over the first, sharing its stored conversation. The first stays in charge.
-if (window.Docent) {
+if (marked[LOADED]) {
   console.warn('Docent: widget.js is on this page twice; the second copy does nothing');
 } else {
+  marked[LOADED] = true;
   window.Docent = api;
   const fromScript = script ? optionsFromScript(script) : undefined;
   if (fromScript) {
