@@ -94,5 +94,10 @@ describe('pagePart', () => {
     expect(parts.length).toBe(Math.ceil(content.length / MAX_PAGE_PART_CHARS));
     expect(parts.join('')).toBe(content);
     expect(pagePart(content, content.length)).toBeNull();
+    // No line end to cut at: the cut never splits a character outside the Basic Multilingual Plane.
+    const emoji = `${'x'.repeat(MAX_PAGE_PART_CHARS - 1)}😀${'y'.repeat(10)}`;
+    const first = pagePart(emoji, 0) ?? '';
+    expect(first.startsWith(`${'x'.repeat(MAX_PAGE_PART_CHARS - 1)}\n`)).toBe(true);
+    expect(pagePart(emoji, MAX_PAGE_PART_CHARS - 1)?.startsWith('😀yyy')).toBe(true);
   });
 });

@@ -245,6 +245,8 @@ export function pagePart(content: string, offset: number): string | null {
   if (end < content.length) {
     const line = content.lastIndexOf('\n', end - 1);
     if (line >= offset + (MAX_PAGE_PART_CHARS * 3) / 4) end = line + 1;
+    // Never between the two halves of a character outside the Basic Multilingual Plane.
+    else if (/[\uD800-\uDBFF]/.test(content.charAt(end - 1))) end--;
   }
   const note =
     end < content.length

@@ -8,7 +8,7 @@ export const MAX_CHUNK_WORDS = 400;
  * Longest chunk in characters, whatever its words: a chunk is what a model is given, a search returns
  * and an MCP tool hands an agent, so a page of few but huge "words" (a base64 blob, a minified line) must
  * not make one of hundreds of kilobytes. No chunk of the shared corpora comes near it (the largest:
- * 16,042 characters, a reference table).
+ * 16,042 characters, a reference table). A hard limit: see `withinCharLimit`.
  */
 export const MAX_CHUNK_CHARS = 20_000;
 
@@ -96,6 +96,29 @@ const splitBlock = (text: string, max: number): string[] => {
   return pieces;
 };
 
+/**
+ * `text` in pieces of at most `MAX_CHUNK_CHARS`, cut at the last white space before the limit (or at it,
+ * in a run without any). Packing by size keeps nearly every chunk within the limit already; the joins
+ * it does not count (spaces, blank lines) can take one a little past it, and the limit is a hard one.
+ */
+const withinCharLimit = (text: string): string[] => {
+  if (text.length <= MAX_CHUNK_CHARS) return [text];
+  const pieces: string[] = [];
+  let rest = text;
+  while (rest.length > MAX_CHUNK_CHARS) {
+    const window = rest.slice(0, MAX_CHUNK_CHARS + 1);
+    const space = window.search(/\s\S*$/);
+    let cut = space > 0 ? space : MAX_CHUNK_CHARS;
+    // Never between the two halves of a character outside the Basic Multilingual Plane.
+    if (/[\uD800-\uDBFF]/.test(rest.charAt(cut - 1))) cut--;
+    const piece = rest.slice(0, cut).trimEnd();
+    if (piece !== '') pieces.push(piece);
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest !== '') pieces.push(rest);
+  return pieces;
+};
+
 /** Packs blocks into chunks of at most `max` words without splitting a block unless it alone is too big. */
 const pack = (parts: string[], max: number): string[] => {
   const chunks: string[] = [];
@@ -166,9 +189,9 @@ export const chunkPage = (input: ChunkInput, max = MAX_CHUNK_WORDS): ParsedChunk
 
   const chunks: ParsedChunk[] = [];
   for (const section of sections) {
-    for (const text of pack(section.parts, max)) {
-      chunks.push({ anchor: section.anchor, headings: [...section.headings], text });
-    }
+    for (const packed of pack(section.parts, max))
+      for (const text of withinCharLimit(packed))
+        chunks.push({ anchor: section.anchor, headings: [...section.headings], text });
   }
   if (chunks.length === 0) {
     // Keep empty pages findable by name.

@@ -709,14 +709,29 @@ describe('chunkPage', () => {
         { kind: 'text', text: 'Short.' },
       ],
     });
-    // A re-fenced piece of code carries its fence lines beyond the limit.
-    for (const chunk of chunks) expect(chunk.text.length).toBeLessThanOrEqual(MAX_CHUNK_CHARS + 20);
+    for (const chunk of chunks) expect(chunk.text.length).toBeLessThanOrEqual(MAX_CHUNK_CHARS);
     const text = chunks.map((c) => c.text).join('');
     expect(text.replace(/[^A]/g, '').length).toBe(blob.length);
     expect(text).toContain(`${'x'.repeat(200)}299`);
     for (const chunk of chunks.filter((c) => c.text.includes('y'.repeat(300))))
       expect(chunk.text).toMatch(/^```text\n[\s\S]*\n```$/);
     expect(chunks[chunks.length - 1]?.text).toContain('Short.');
+    // Joins the packing does not count: one line of 50-character words, a thousand one-word paragraphs.
+    // Before: chunks of 20,399 and 20,799 characters.
+    const word = 'w'.repeat(49);
+    for (const blocks of [
+      [{ kind: 'text' as const, text: Array.from({ length: 2_000 }, () => word).join(' ') }],
+      Array.from({ length: 1_000 }, () => ({ kind: 'text' as const, text: `${word}x` })),
+    ]) {
+      const cut = chunkPage({ title: 'T', description: null, blocks });
+      expect(Math.max(...cut.map((c) => c.text.length))).toBeLessThanOrEqual(MAX_CHUNK_CHARS);
+      expect(
+        cut
+          .map((c) => c.text)
+          .join(' ')
+          .split(/\s+/).length,
+      ).toBe(blocks.length === 1 ? 2_000 : 1_000);
+    }
   });
 
   it('keeps an empty page as one chunk with its title', () => {

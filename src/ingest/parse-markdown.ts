@@ -150,7 +150,13 @@ const readFrontMatter = (
       )?.[2];
       // An error right where a value ends (a missing closing quote) is that value's.
       if (key !== undefined && end !== undefined && end < errorAt && Object.hasOwn(entries, key))
-        kept[key] = entries[key];
+        // Defined, not assigned: a `__proto__` key stays a key, as toJS keeps it.
+        Object.defineProperty(kept, key, {
+          value: entries[key],
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
     }
   return kept;
 };

@@ -22,4 +22,15 @@ describe('WarningSink', () => {
     expect(listed).toHaveLength(WARNING_CAP_PER_KIND + 1);
     expect(listed.at(-1)).toEqual({ file: 'docs.json', message: '5 missing pages' });
   });
+
+  it('drops repeats before they count against the cap', () => {
+    const sink = new WarningSink();
+    // Ten warnings, each repeated 30 times (300 adds, over the cap of 200), then one more.
+    for (let round = 0; round < 30; round++)
+      for (let i = 0; i < 10; i++)
+        sink.add({ file: 'sidebars.ts', line: i, message: `missing ${i}` }, 'missing');
+    sink.add({ file: 'sidebars.ts', line: 99, message: 'missing 99' }, 'missing');
+    // Before: the list ended at the cap with "101 more warnings", the last warning lost.
+    expect(sink.list('docusaurus').map((w) => w.line)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 99]);
+  });
 });

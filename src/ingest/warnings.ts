@@ -11,27 +11,31 @@ export class WarningSink {
   private readonly kept: Warning[] = [];
   private readonly counts = new Map<string, number>();
   private readonly overflowLabels = new Map<string, string>();
+  private readonly seen = new Set<string>();
 
   /**
    * `kind` groups warnings for capping; `overflowLabel` names them in the summary (`missing pages`). A
    * function is only called when the warning is kept, so over the cap nobody pays for line lookups.
    */
   add(warning: Warning | (() => Warning), kind = 'other', overflowLabel = 'more warnings'): void {
-    const count = (this.counts.get(kind) ?? 0) + 1;
-    this.counts.set(kind, count);
-    if (count <= WARNING_CAP_PER_KIND) this.kept.push(typeof warning === 'function' ? warning() : warning);
-    else this.overflowLabels.set(kind, overflowLabel);
+    const count = this.counts.get(kind) ?? 0;
+    if (count >= WARNING_CAP_PER_KIND) {
+      // Past the cap only counted (not built, so not told apart: a repeat counts again).
+      this.counts.set(kind, count + 1);
+      this.overflowLabels.set(kind, overflowLabel);
+      return;
+    }
+    // Each warning once: a sidebars file read for every version and language warns alike each time.
+    const built = typeof warning === 'function' ? warning() : warning;
+    const key = `${built.file}\u0000${built.line ?? ''}\u0000${built.message}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.counts.set(kind, count + 1);
+    this.kept.push(built);
   }
 
-  /** The warnings kept, each once (a sidebars file read for every version and language warns alike). */
   list(summaryFile: string): Warning[] {
-    const seen = new Set<string>();
-    const out = this.kept.filter((w) => {
-      const key = `${w.file}\u0000${w.line ?? ''}\u0000${w.message}`;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
+    const out = [...this.kept];
     for (const [kind, label] of this.overflowLabels) {
       const extra = (this.counts.get(kind) ?? 0) - WARNING_CAP_PER_KIND;
       out.push({ file: summaryFile, message: `${extra} ${label}` });
