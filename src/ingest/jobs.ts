@@ -140,7 +140,27 @@ export async function listIngestionJobs(
     .selectAll()
     .where('site_id', '=', siteId)
     .orderBy('created_at', 'desc')
+    // Ids are time-ordered: jobs made in the same millisecond keep their order.
+    .orderBy('id', 'desc')
     .limit(limit)
     .execute();
   return rows.map(toJob);
+}
+
+/**
+ * The queued or running ingestion of the site a server process has (jobs of a process that died are
+ * failed by its successor's recovery); a CLI's job is not counted, as nothing can tell whether it lives.
+ */
+export async function unfinishedServerIngestion(
+  storage: Storage,
+  siteId: string,
+): Promise<string | undefined> {
+  const row = await storage.db
+    .selectFrom('ingestion_jobs')
+    .select('id')
+    .where('site_id', '=', siteId)
+    .where('status', 'in', ['queued', 'in_progress'])
+    .where('instance_id', 'is not', null)
+    .executeTakeFirst();
+  return row?.id;
 }

@@ -242,6 +242,24 @@ describe.each(dialects)('git sources on %s', (dialect) => {
       // One ingestion for the one new commit, though two pollers ran.
       expect(await listIngestionJobs(storage, site.id)).toHaveLength(2);
       expect((await getIngestionJob(storage, job.id))?.status).toBe('success');
+
+      // A commit whose ingestion fails (every page gone) is tried once, not at every poll after it.
+      const emptied = commitFiles(polled, { 'index.md': null, 'other.md': null, 'notes.txt': 'No pages.\n' });
+      await waitFor(async () =>
+        (await listIngestionJobs(storage, site.id)).find((j) => j.status === 'failure'),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const afterFailure = await listIngestionJobs(storage, site.id);
+      // Before: a new failed job every poll (each 500 ms here, each minute on a server).
+      expect(afterFailure.filter((j) => j.status === 'failure')).toHaveLength(1);
+      expect((await getGitSource(storage, site.id))?.checked_out_commit).toBe(moved);
+      expect(await jobCommit(storage, afterFailure[0]?.id ?? '')).toBe(emptied);
+      // The next commit is ingested again.
+      const fixed = commitFiles(polled, { 'index.md': '# Polled\n\nBack.\n' });
+      await waitFor(async () => {
+        const source = await getGitSource(storage, site.id);
+        return source?.checked_out_commit === fixed ? source : undefined;
+      });
     } finally {
       await Promise.all(pollers.map((poller) => poller.stop()));
       await Promise.all(runners.map((runner) => runner.idle()));

@@ -3,7 +3,14 @@ import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
 import { IngestionBusyError, type IngestionRunner } from '../tenancy/ingestion-runner.ts';
 import { remoteHead } from './git-checkout.ts';
-import { claimGitPoll, dueGitPolls, getGitSource, hasUnfinishedIngestion, remoteOf } from './git-sources.ts';
+import {
+  claimGitPoll,
+  dueGitPolls,
+  failedLatestAt,
+  getGitSource,
+  hasUnfinishedIngestion,
+  remoteOf,
+} from './git-sources.ts';
 
 /** How often a server looks for sources whose poll is due. */
 export const GIT_POLL_CHECK_MS = 30_000;
@@ -46,6 +53,7 @@ export function startGitPoller(
     // this check have outlasted the interval, claimed the next one (then that check decides).
     const current = await getGitSource(deps.storage, source.site_id);
     if (!current || current.next_poll_at !== claimed || head === current.checked_out_commit) return;
+    if (await failedLatestAt(deps.storage, source.site_id, head)) return;
     if (stopping.signal.aborted || (await hasUnfinishedIngestion(deps.storage, source.site_id))) return;
     try {
       const job = await deps.ingestions.startGit(deps.storage, source.site_id);

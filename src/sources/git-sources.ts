@@ -184,6 +184,22 @@ export async function jobCommit(storage: Storage, jobId: string): Promise<string
   return row?.commit_sha ?? null;
 }
 
+/**
+ * Whether the site's latest ingestion of `commit` failed: a poll does not try that commit again (a docs
+ * folder emptied would fail every minute, and fill the site's job list); a push, a new commit or a
+ * re-ingestion started by hand does.
+ */
+export async function failedLatestAt(storage: Storage, siteId: string, commit: string): Promise<boolean> {
+  const latest = await storage.db
+    .selectFrom('ingestion_jobs')
+    .select(['status', 'commit_sha'])
+    .where('site_id', '=', siteId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  return latest?.status === 'failure' && latest.commit_sha === commit;
+}
+
 /** Sources whose poll is due at `now`, oldest first. */
 export async function dueGitPolls(storage: Storage, now: string, limit = 100): Promise<GitSourceRow[]> {
   return storage.db
@@ -215,6 +231,19 @@ export async function claimGitPoll(
     .where('next_poll_at', '=', source.next_poll_at)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1 ? next : null;
+}
+
+/**
+ * Whether `input` names the repository, branch and folder the site reads already (its polling interval
+ * aside): such a change touches nothing an ingestion reads. A left-out branch is the one learnt.
+ */
+export function sameGitPlace(input: GitSourceInput, current: GitSourceRow | undefined): boolean {
+  return (
+    current !== undefined &&
+    input.url === current.url &&
+    input.subdir === current.subdir &&
+    (input.branch === null || input.branch === current.branch)
+  );
 }
 
 /** Whether any process has an ingestion of the site queued or running (as the job table says). */

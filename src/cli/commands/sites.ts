@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
+import { unfinishedServerIngestion } from '../../ingest/jobs.ts';
 import { removeClone } from '../../sources/git-checkout.ts';
 import {
   deleteGitSource,
@@ -10,6 +11,7 @@ import {
   setGitSource,
 } from '../../sources/git-sources.ts';
 import { deleteSiteAndClone } from '../../sources/site-source.ts';
+import type { Storage } from '../../storage/database.ts';
 import {
   allowedOriginsSchema,
   createSite,
@@ -162,6 +164,7 @@ export function registerSites(program: Command): void {
       await withStorage(globals, async (storage) => {
         const site = await getSiteByDomain(storage, domain);
         if (!site) throw new CliError(`No site "${domain}"`);
+        await refuseWhileServerIngests(storage, site.id, 'change its source');
         const { source, newSecret } = await setGitSource(storage, site.id, input);
         if (globals.json) {
           printJson({
@@ -190,6 +193,7 @@ export function registerSites(program: Command): void {
       const globals = command.optsWithGlobals<GlobalOptions>();
       await withStorage(globals, async (storage) => {
         const site = await getSiteByDomain(storage, domain);
+        if (site) await refuseWhileServerIngests(storage, site.id, 'remove its git source');
         if (!site || !(await deleteGitSource(storage, site.id)))
           throw new CliError(`No git source for "${domain}"`);
         await removeClone(cliGitWorkspace(globals).dataDir, site.id);
@@ -243,10 +247,18 @@ export function registerSites(program: Command): void {
       await withStorage(globals, async (storage) => {
         const site = await getSiteByDomain(storage, domain);
         const dataDir = cliGitWorkspace(globals).dataDir;
+        if (site) await refuseWhileServerIngests(storage, site.id, 'delete it');
         if (!site || !(await deleteSiteAndClone(storage, dataDir, site.organization_id, site.id)))
           throw new CliError(`No site "${domain}"`);
         if (globals.json) printJson({ deleted: domain });
         else process.stdout.write(`Deleted site "${domain}".\n`);
       });
     });
+}
+
+/** As the admin API refuses it (require-site.ts): a server's ingestion of the site reads its source. */
+async function refuseWhileServerIngests(storage: Storage, siteId: string, action: string): Promise<void> {
+  const jobId = await unfinishedServerIngestion(storage, siteId);
+  if (jobId !== undefined)
+    throw new CliError(`A server is ingesting this site (${jobId}): ${action} once it has finished`);
 }

@@ -65,13 +65,19 @@ const resumeOperation: Operation = {
   },
 };
 
-/** The public mirrors of a site's pages: where citations link, and what agents read. No key. */
+/**
+ * The public mirrors of a site's pages: where citations link, and what agents read. No key; a site with
+ * a base URL of its own that is not marked public publishes none (404).
+ */
+const UNPUBLISHED =
+  ' A site with a base URL of its own that is not marked public publishes no pages here: 404, `Site … does not publish its pages here`.';
 const pageOperations: Operation[] = [
   {
     method: 'get',
     path: '/sites/{domain}/pages/{path}',
     summary:
-      "A stored page as readable HTML, or as Markdown at `{path}.md` or when `Accept` prefers `text/markdown`. `{path}` is the page id and may hold slashes (`guides/cli`). Headers: `ETag`, `Link` to the site's llms.txt.",
+      "A stored page as readable HTML, or as Markdown at `{path}.md` or when `Accept` prefers `text/markdown`. `{path}` is the page id and may hold slashes (`guides/cli`). Headers: `ETag`, `Link` to the site's llms.txt." +
+      UNPUBLISHED,
     tags: ['Pages'],
     request: { params: z.object({ domain: domainSchema, path: z.string().min(1) }) },
     responses: {
@@ -88,9 +94,10 @@ const pageOperations: Operation[] = [
       method: 'get',
       path: `/sites/{domain}/${name}`,
       summary:
-        name === 'llms.txt'
+        (name === 'llms.txt'
           ? "The site's pages for language models: one `- [title](url): description` line per page, linking its Markdown."
-          : 'Every page of the site as Markdown, in navigation order, each after a `Source: {url}` line.',
+          : 'Every page of the site as Markdown, in navigation order, each after a `Source: {url}` line.') +
+        UNPUBLISHED,
       tags: ['Pages'],
       request: { params: z.object({ domain: domainSchema }) },
       responses: {

@@ -4,10 +4,13 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../app.ts';
+import { createIngestionJob, failIngestionJob } from '../../../ingest/jobs.ts';
 import { askBody, createTenant, type Tenant } from '../../../limits/limits-fixtures.ts';
 import { SiteSearch } from '../../../search/site-search.ts';
+import { registerInstance } from '../../../storage/server-instances.ts';
 import { MAX_KEYS_CREATED_PER_HOUR } from '../../../tenancy/api-keys.ts';
 import { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
+import { getOrganizationSite } from '../../../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../../testing/databases.ts';
 import { MAX_CONSOLE_FORM_BYTES } from '../console/console-routes.ts';
 import { MAX_ADMIN_BODY_BYTES } from './admin-api.ts';
@@ -346,6 +349,23 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     await ingestions.idle();
     const done = await call('GET', started.json.statusUrl as string, a.adminKey);
     expect(done.json).toMatchObject({ status: 'success', counts: { pages: 300 } });
+    // Another server's ingestion, as the job table shows it, holds the site too; a CLI's (no instance)
+    // does not, as nothing tells whether it still runs.
+    expect((await call('POST', '/v1/admin/sites', a.adminKey, { domain: 'elsewhere' })).status).toBe(201);
+    const elsewhere = await getOrganizationSite(database.storage, a.organization.id, 'elsewhere');
+    if (!elsewhere) throw new Error('no site');
+    const cli = await createIngestionJob(database.storage, elsewhere.id, many, null);
+    expect((await call('PATCH', '/v1/admin/sites/elsewhere', a.adminKey, { docsDir: 'tiny' })).status).toBe(
+      200,
+    );
+    const instance = await registerInstance(database.storage);
+    const other = await createIngestionJob(database.storage, elsewhere.id, many, instance.id);
+    const held = await call('DELETE', '/v1/admin/sites/elsewhere', a.adminKey);
+    expect(held.status).toBe(409);
+    expect(held.json.error?.message).toContain(`(${other.id})`);
+    await failIngestionJob(database.storage, other.id, new Error('stopped'));
+    await failIngestionJob(database.storage, cli.id, new Error('stopped'));
+    expect((await call('DELETE', '/v1/admin/sites/elsewhere', a.adminKey)).status).toBe(204);
     expect((await call('DELETE', '/v1/admin/sites/busy', a.adminKey)).status).toBe(204);
   });
 

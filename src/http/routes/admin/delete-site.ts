@@ -28,7 +28,7 @@ export function deleteSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
       const organizationId = c.get('admin').organization.id;
       const site = await getOrganizationSite(deps.storage, organizationId, domain);
       const dataDir = deps.ingestions.git?.dataDir ?? null;
-      if (site) refuseWhileIngesting(deps.ingestions, site.id, 'delete it');
+      if (site) await refuseWhileIngesting(deps, site.id, 'delete it');
       if (!site || !(await deleteSiteAndClone(deps.storage, dataDir, organizationId, site.id))) {
         throw new DocentError('not_found', `No site "${domain}" in this organization`);
       }

@@ -1,3 +1,4 @@
+import { unfinishedServerIngestion } from '../../../ingest/jobs.ts';
 import type { Storage } from '../../../storage/database.ts';
 import type { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
 import { getOrganizationSite, type Site } from '../../../tenancy/sites.ts';
@@ -17,10 +18,15 @@ export async function requireOrganizationSite(
 /**
  * A site's source changes, and the site is deleted, only between its ingestions: a running one reads the
  * folder or clone that the change would remove (it then stored a part of the site as a success, and a
- * deleted site's clone was written back after its removal).
+ * deleted site's clone was written back after its removal). This process's runner knows its own jobs at
+ * once; the job table, those of the other servers on the same database.
  */
-export function refuseWhileIngesting(ingestions: IngestionRunner, siteId: string, action: string): void {
-  const jobId = ingestions.runningJob(siteId);
+export async function refuseWhileIngesting(
+  deps: { ingestions: IngestionRunner; storage: Storage },
+  siteId: string,
+  action: string,
+): Promise<void> {
+  const jobId = deps.ingestions.runningJob(siteId) ?? (await unfinishedServerIngestion(deps.storage, siteId));
   if (jobId !== undefined)
     throw new DocentError(
       'conflict',

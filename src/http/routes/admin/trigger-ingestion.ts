@@ -54,7 +54,7 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
       const site = await requireOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
       let docsDir = site.docs_dir;
       if (body.docsDir !== undefined) {
-        refuseWhileIngesting(deps.ingestions, site.id, 'change its docs folder');
+        await refuseWhileIngesting(deps, site.id, 'change its docs folder');
         docsDir = await docsDirOfRequest(deps, body.docsDir);
         await changeSiteSource(deps.storage, deps.ingestions.git?.dataDir ?? null, site.id, { docsDir });
       }

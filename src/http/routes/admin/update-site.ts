@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { getGitSource } from '../../../sources/git-sources.ts';
+import { getGitSource, sameGitPlace } from '../../../sources/git-sources.ts';
 import { changeSiteSource, type SourceChange } from '../../../sources/site-source.ts';
 import {
   allowedOriginsSchema,
@@ -86,12 +86,17 @@ export function updateSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
       if (body.baseUrl !== undefined) patch.base_url = body.baseUrl;
       if (body.allowedOrigins !== undefined) patch.allowed_origins = JSON.stringify(body.allowedOrigins);
       if (body.public !== undefined) patch.public = body.public ? 1 : 0;
-      if (body.docsDir !== undefined || body.git !== undefined)
-        refuseWhileIngesting(deps.ingestions, site.id, 'change its source');
       let change: SourceChange | undefined;
       if (body.docsDir !== undefined) change = { docsDir: await docsDirOfRequest(deps, body.docsDir) };
       else if (body.git === null) change = { git: null };
       else if (body.git !== undefined) change = { git: await gitSourceOfRequest(deps, body.git) };
+      // A new polling interval for the same repository changes nothing an ingestion reads.
+      const samePlace =
+        change !== undefined &&
+        'git' in change &&
+        change.git !== null &&
+        sameGitPlace(change.git, await getGitSource(deps.storage, site.id));
+      if (change && !samePlace) await refuseWhileIngesting(deps, site.id, 'change its source');
       await updateSite(deps.storage, site.id, patch);
       const dataDir = deps.ingestions.git?.dataDir ?? null;
       const set = change ? await changeSiteSource(deps.storage, dataDir, site.id, change) : undefined;
