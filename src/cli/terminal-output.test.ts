@@ -22,4 +22,15 @@ describe('CLI output', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(chunks.join('')).toBe('warning: bad\\u001b[2Kname.md: broken\n');
   });
+
+  it('ends the process quietly when the reader of its output is gone (EPIPE), and rethrows the rest', () => {
+    const stream = new PassThrough() as unknown as NodeJS.WriteStream;
+    const exits: number[] = [];
+    guardTerminalOutput(stream, (code) => exits.push(code));
+    const epipe = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+    stream.emit('error', epipe);
+    expect(exits).toEqual([0]);
+    const other = Object.assign(new Error('write EIO'), { code: 'EIO' });
+    expect(() => stream.emit('error', other)).toThrow('write EIO');
+  });
 });

@@ -10,8 +10,19 @@ const CONTROL = /[^\P{Cc}\n\t]/gu;
 export const escapeControlCharacters = (text: string): string =>
   text.replace(CONTROL, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-/** Makes `stream` escape control characters in every string written to it (main.ts, for the CLI). */
-export function guardTerminalOutput(stream: NodeJS.WriteStream): void {
+/**
+ * Makes `stream` escape control characters in every string written to it (main.ts, for the CLI), and
+ * end the process quietly when its reader is gone (`docent search … | head -1`: the pipe closes, and the
+ * next write would throw EPIPE as an uncaught error).
+ */
+export function guardTerminalOutput(
+  stream: NodeJS.WriteStream,
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') exit(0);
+    else throw error;
+  });
   const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
   stream.write = ((chunk: unknown, ...rest: unknown[]) =>
     write(

@@ -495,8 +495,13 @@ export function publishedUrl(baseUrl: string, pagePath: string, anchor: string |
   return pageUrl(baseUrl, pagePath.replace(/(^|\/)index$/, '$1'), anchor);
 }
 
+/**
+ * A page's URL. A page path may hold what ends or changes a URL (an OpenAPI summary "Search ? query #
+ * hash", "50% off"): those characters, white space and the other few a URL cannot hold as they are, are
+ * percent-encoded; the rest, letters of any script included, stay readable.
+ */
 export function pageUrl(baseUrl: string | null, pagePath: string, anchor: string | null): string {
-  const path = `/${pagePath.replace(/^\/+/, '')}`;
+  const path = `/${pagePath.replace(/^\/+/, '').replace(/[%?#\s"<>\\^`{|}]/g, encodeURIComponent)}`;
   const hash = anchor ? `#${anchor}` : '';
   return `${baseUrl ? baseUrl.replace(/\/+$/, '') : ''}${path}${hash}`;
 }

@@ -214,6 +214,118 @@ describe('hostile OpenAPI files', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
+  it('keeps a Markdown page at the path a generated page would take, with a warning, and no -1 page', async () => {
+    const spec = {
+      openapi: '3.0.0',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/things': {
+          get: { summary: 'List things', tags: ['Things'], responses: { '200': { description: 'ok' } } },
+        },
+        '/mine': {
+          get: {
+            summary: 'Mine',
+            'x-mint': { href: '/mine/page' },
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+      },
+    };
+    const dir = docs(
+      {
+        'href.json': JSON.stringify(spec),
+        'api-reference/things/list-things.mdx': '---\ntitle: Things, by hand\n---\n\nWritten by hand.\n',
+        'mine/page.mdx': '---\ntitle: Mine, by hand\n---\n\nAlso by hand.\n',
+      },
+      {
+        groups: [
+          { group: 'Href', openapi: 'href.json' },
+          { group: 'Plain', pages: ['api-reference/things/list-things', 'mine/page'] },
+        ],
+      },
+    );
+    const site = await loadDocsFolder(dir);
+    // Before: the generated pages took list-things-1 and page-1, links the hosted docs do not have.
+    expect(site.pages.map((p) => [p.path, p.title]).sort()).toEqual([
+      ['api-reference/things/list-things', 'Things, by hand'],
+      ['mine/page', 'Mine, by hand'],
+    ]);
+    expect(site.warnings.map((w) => w.message).sort()).toEqual([
+      'GET /mine would be page "mine/page", which a Markdown page already is; the Markdown page is kept',
+      'GET /things would be page "api-reference/things/list-things", which a Markdown page already is; the Markdown page is kept',
+    ]);
+  });
+
+  it('says what each item of a list parameter may be, and merges a field allOf parts both define', async () => {
+    const pet = {
+      type: 'object',
+      properties: { type: { type: 'string', enum: ['dog', 'cat', 'bird'] }, name: { type: 'string' } },
+    };
+    const spec = {
+      openapi: '3.0.0',
+      info: { title: 't', version: '1' },
+      components: { schemas: { Pet: pet } },
+      paths: {
+        '/pets': {
+          get: {
+            summary: 'List pets',
+            parameters: [
+              {
+                name: 'status',
+                in: 'query',
+                description: 'Filter by status.',
+                schema: {
+                  type: 'array',
+                  items: { type: 'string', enum: ['available', 'pending', 'sold'], default: 'available' },
+                },
+              },
+            ],
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+        '/dogs': {
+          post: {
+            summary: 'Add a dog',
+            requestBody: {
+              content: {
+                'application/json': {
+                  schema: {
+                    allOf: [
+                      { $ref: '#/components/schemas/Pet' },
+                      {
+                        properties: {
+                          type: { type: 'string', enum: ['dog'] },
+                          name: { type: 'string', description: 'Its name.' },
+                        },
+                      },
+                    ],
+                  },
+                },
+              },
+            },
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+      },
+    };
+    const dir = docs(
+      { 'pets.json': JSON.stringify(spec) },
+      { groups: [{ group: 'API', openapi: 'pets.json' }] },
+    );
+    const site = await loadDocsFolder(dir);
+    const list = text(page(site, 'api-reference/list-pets'));
+    // Before: "`status` (array of string): Filter by status." and nothing of its values.
+    expect(list).toContain(
+      '- `status` (array of string): Filter by status. Each one of: `"available"`, `"pending"`, `"sold"`. Default: `"available"`.',
+    );
+    const add = text(page(site, 'api-reference/add-a-dog'));
+    // Before: `type` and `name` twice each, with two enums.
+    expect(add.match(/- `type`/g)).toHaveLength(1);
+    expect(add.match(/- `name`/g)).toHaveLength(1);
+    expect(add).toContain('- `type` (string): One of: `"dog"`.');
+    expect(add).toContain('- `name` (string): Its name.');
+  });
+
   it('never follows external $ref: no server file read, no request made', async () => {
     const { port } = server.address() as AddressInfo;
     const spec = op({

@@ -42,7 +42,8 @@ export const operationCandidates = async (
     }),
   );
 
-  const taken = new Set(pageIds);
+  // Only generated pages number themselves apart (`-1`); a Markdown page at the path is kept below.
+  const taken = new Set<string>();
   const ids = new Map<string, string>();
   const merged = new Map<string, Merged>();
   let skipped = 0;

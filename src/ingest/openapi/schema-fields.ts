@@ -58,12 +58,16 @@ const facts = (schema: JsonObject): string[] => {
   if (schema.deprecated === true) out.push('Deprecated.');
   if (schema.readOnly === true) out.push('Read-only.');
   if (schema.writeOnly === true) out.push('Write-only.');
-  if (Array.isArray(schema.enum)) {
-    const values = schema.enum.slice(0, 30).map((v) => `\`${JSON.stringify(v)}\``);
-    out.push(`One of: ${values.join(', ')}${schema.enum.length > 30 ? ', …' : ''}.`);
-  }
+  if (Array.isArray(schema.enum)) out.push(`One of: ${enumValues(schema.enum)}.`);
   if (schema.default !== undefined)
     out.push(`Default: \`${oneLine(JSON.stringify(schema.default) ?? '')}\`.`);
+  // A list of plain values (`status=available&status=sold`): what each may be is on its items.
+  const items = isObject(schema.items) ? schema.items : null;
+  if (items && !isObject(items.properties)) {
+    if (Array.isArray(items.enum)) out.push(`Each one of: ${enumValues(items.enum)}.`);
+    if (items.default !== undefined && schema.default === undefined)
+      out.push(`Default: \`${oneLine(JSON.stringify(items.default) ?? '')}\`.`);
+  }
   for (const [key, label] of [
     ['minimum', 'Minimum'],
     ['maximum', 'Maximum'],
@@ -81,12 +85,22 @@ const facts = (schema: JsonObject): string[] => {
   return out;
 };
 
-/** Properties of an object schema, `allOf` parts merged in, with which of them are required. */
+const enumValues = (values: unknown[]): string =>
+  `${values
+    .slice(0, 30)
+    .map((v) => `\`${JSON.stringify(v)}\``)
+    .join(', ')}${values.length > 30 ? ', …' : ''}`;
+
+/**
+ * Properties of an object schema, `allOf` parts merged in, with which of them are required. A name
+ * several parts define is one field, as the later (more specific) part defines it, in the place the
+ * first gave it.
+ */
 const propertiesOf = (
   schema: JsonObject,
   seen: ReadonlySet<JsonObject>,
 ): { properties: [string, JsonObject][]; required: Set<string> } => {
-  const properties: [string, JsonObject][] = [];
+  const properties = new Map<string, JsonObject>();
   const required = new Set<string>();
   const visit = (part: JsonObject, trail: ReadonlySet<JsonObject>): void => {
     if (trail.has(part) || trail.size > seen.size + MAX_SCHEMA_DEPTH) return;
@@ -95,12 +109,12 @@ const propertiesOf = (
       for (const name of part.required) if (typeof name === 'string') required.add(name);
     if (isObject(part.properties)) {
       for (const [name, value] of Object.entries(part.properties))
-        if (isObject(value)) properties.push([name, value]);
+        if (isObject(value)) properties.set(name, value);
     }
     if (Array.isArray(part.allOf)) for (const sub of part.allOf) if (isObject(sub)) visit(sub, next);
   };
   visit(schema, seen);
-  return { properties, required };
+  return { properties: [...properties], required };
 };
 
 /**
