@@ -106,6 +106,9 @@ describe('OpenAPI reference pages (fixture site: 3.0 YAML, 3.1 JSON, Swagger 2.0
     expect(create.description).toBe('Places a new order for the signed-in customer.');
     expect(section(create, 'Request body (application/json)')).toBe(
       [
+        // `requestBody.required`.
+        'Required.',
+        '',
         '- `id` (string, required): Order identifier',
         '- `status` (string): One of: `"pending"`, `"shipped"`, `"delivered"`. Default: `"pending"`.',
         '- `items` (array of object, required)',
@@ -138,7 +141,7 @@ describe('OpenAPI reference pages (fixture site: 3.0 YAML, 3.1 JSON, Swagger 2.0
     expect(text(coupon)).toContain('Base URL: `https://legacy.shop.example/api`');
     expect(section(coupon, 'Authorization')).toBe('- `basic` (basic)');
     expect(section(coupon, 'Request body (application/json)')).toBe(
-      '- `code` (string, required): Coupon code printed on the receipt\n- `percent_off` (number): Maximum: `100`.',
+      'Required.\n\n- `code` (string, required): Coupon code printed on the receipt\n- `percent_off` (number): Maximum: `100`.',
     );
     expect(section(coupon, 'Response 200')).toContain('- `code` (string, required)');
     const upload = page(site, 'legacy-api/coupons/upload-a-receipt');
@@ -324,6 +327,35 @@ describe('hostile OpenAPI files', () => {
     expect(add.match(/- `name`/g)).toHaveLength(1);
     expect(add).toContain('- `type` (string): One of: `"dog"`.');
     expect(add).toContain('- `name` (string): Its name.');
+  });
+
+  it('keeps a request body without fields, saying its type and that it is required', async () => {
+    const body = (schema: unknown) => ({
+      requestBody: { required: true, content: { 'application/json': { schema } } },
+      responses: { '200': { description: 'ok' } },
+    });
+    const spec = {
+      openapi: '3.0.0',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/value': {
+          put: { summary: 'Set the value', ...body({ oneOf: [{ type: 'string' }, { type: 'integer' }] }) },
+        },
+        '/tags': { put: { summary: 'Set the tags', ...body({ type: 'array', items: { type: 'string' } }) } },
+      },
+    };
+    const dir = docs(
+      { 'value.json': JSON.stringify(spec) },
+      { groups: [{ group: 'API', openapi: 'value.json' }] },
+    );
+    const site = await loadDocsFolder(dir);
+    // Before: no "Request body" section at all.
+    expect(section(page(site, 'api-reference/set-the-value'), 'Request body (application/json)')).toBe(
+      'Required.\n\nType: string or integer.',
+    );
+    expect(section(page(site, 'api-reference/set-the-tags'), 'Request body (application/json)')).toBe(
+      'Required.\n\nType: array of string.',
+    );
   });
 
   it('never follows external $ref: no server file read, no request made', async () => {

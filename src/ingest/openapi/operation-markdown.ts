@@ -204,10 +204,14 @@ export const renderOperation = (spec: OpenApiSpec, method: string, path: string)
   if (requestBody) {
     for (const [type, media] of contentOf(requestBody, operation.consumes ?? spec.doc.consumes)) {
       const schema = isObject(media.schema) ? media.schema : {};
+      const fields = schemaFieldLines(schema, budget);
       section(`Request body (${type})`, [
         text(requestBody.description) && clip(String(requestBody.description)),
+        requestBody.required === true ? 'Required.' : null,
+        // A body without fields (a file, a list of strings, one of two plain types) still says its type.
+        fields.length === 0 && Object.keys(schema).length > 0 ? `Type: ${typeLabel(schema)}.` : null,
         schemaFacts(schema) || null,
-        ...schemaFieldLines(schema, budget),
+        ...fields,
       ]);
       const example = exampleBlock(exampleOf(media));
       if (example) section('Request example', [example]);
