@@ -53,6 +53,11 @@ export interface NavOperation extends OpenApiPlacement {
   raw: string;
   method: string;
   path: string;
+  /**
+   * For an entry naming no file under an `openapi` list: the list's other files, searched in order when
+   * `spec` (its first) lacks the operation.
+   */
+  alternatives?: { spec: string; directory: string | null }[];
 }
 
 export interface NavOpenApi {
@@ -130,7 +135,13 @@ interface WalkContext {
   refChain: string[];
   depth: number;
   /** The nearest `openapi` setting: operation entries without a file use its first spec. */
-  openapi: { spec: string; directory: string | null; section: Section } | null;
+  openapi: {
+    spec: string;
+    directory: string | null;
+    section: Section;
+    /** The setting's other files, when it lists several. */
+    others: { spec: string; directory: string | null }[];
+  } | null;
 }
 
 /** An element with an `openapi` setting; its operations all get pages unless an entry picks some. */
@@ -294,6 +305,7 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
   ): void => {
     let spec: string | null;
     let directory: string | null = null;
+    let alternatives: { spec: string; directory: string | null }[] = [];
     if (operation.spec !== null) {
       spec = specFile(operation.spec, ctx, raw);
       if (spec === null) return;
@@ -301,6 +313,7 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
     } else if (ctx.openapi) {
       spec = ctx.openapi.spec;
       directory = ctx.openapi.directory;
+      alternatives = ctx.openapi.others;
       // Picking operations from the inherited spec means the element lists its own: no bulk pages.
       ctx.openapi.section.picked = true;
     } else {
@@ -316,6 +329,7 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
       raw,
       method: operation.method,
       path: operation.path,
+      ...(alternatives.length > 0 ? { alternatives } : {}),
     });
   };
 
@@ -349,6 +363,7 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
     const entries = Array.isArray(value) ? value : [value];
     const section: Section = { placements: [], picked: false };
     let first: { spec: string; directory: string | null } | null = null;
+    const others: { spec: string; directory: string | null }[] = [];
     for (const entry of entries.slice(0, MAX_OPENAPI_SETTINGS)) {
       const source =
         typeof entry === 'string'
@@ -368,12 +383,13 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
       const spec = specFile(source, ctx, source);
       if (spec === null) continue;
       declare(specs, spec);
-      first ??= { spec, directory };
+      if (first === null) first = { spec, directory };
+      else others.push({ spec, directory });
       section.placements.push(placementOf(spec, directory, ctx));
     }
     if (first === null) return ctx.openapi;
     sections.push(section);
-    return { ...first, section };
+    return { ...first, section, others };
   };
 
   /** A URL counts as a local file when its path names a file of the folder (checked once, here). */

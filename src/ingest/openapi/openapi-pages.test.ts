@@ -358,6 +358,35 @@ describe('hostile OpenAPI files', () => {
     );
   });
 
+  it('finds an operation entry in any file of an openapi list, in order', async () => {
+    const spec = (route: string, summary: string) => ({
+      openapi: '3.0.0',
+      info: { title: 't', version: '1' },
+      paths: { [route]: { get: { summary, responses: { '200': { description: 'ok' } } } } },
+    });
+    const dir = docs(
+      {
+        'one.json': JSON.stringify(spec('/pets', 'List pets')),
+        'two.json': JSON.stringify(spec('/second', 'Second')),
+      },
+      {
+        groups: [
+          {
+            group: 'API',
+            openapi: ['one.json', 'two.json'],
+            pages: ['GET /pets', 'GET /second', 'GET /third'],
+          },
+        ],
+      },
+    );
+    const site = await loadDocsFolder(dir);
+    // Before: "GET /second": one.json has no such operation.
+    expect(site.pages.map((p) => p.path).sort()).toEqual(['api-reference/list-pets', 'api-reference/second']);
+    expect(site.warnings.map((w) => w.message)).toEqual([
+      'navigation entry "GET /third": one.json, two.json have no such operation; not indexed',
+    ]);
+  });
+
   it('never follows external $ref: no server file read, no request made', async () => {
     const { port } = server.address() as AddressInfo;
     const spec = op({

@@ -32,7 +32,12 @@ export const operationCandidates = async (
   lineOf: (file: string, raw: string) => number | undefined,
 ): Promise<OperationCandidates> => {
   const warnings: Warning[] = [];
-  const files = [...new Set([...openapi.operations, ...openapi.sections].map((p) => p.spec))];
+  const files = [
+    ...new Set([
+      ...[...openapi.operations, ...openapi.sections].map((p) => p.spec),
+      ...openapi.operations.flatMap((entry) => (entry.alternatives ?? []).map((a) => a.spec)),
+    ]),
+  ];
   const listings = new Map<string, OperationInfo[]>();
   await Promise.all(
     files.map(async (file) => {
@@ -97,18 +102,26 @@ export const operationCandidates = async (
   };
 
   for (const entry of openapi.operations) {
-    const operations = listings.get(entry.spec);
-    if (!operations) continue;
-    const operation = findOperation(operations, entry.method, entry.path);
+    if (!listings.has(entry.spec)) continue;
+    // The entry's file first, then the other files of the same `openapi` list, in order.
+    let spec = entry.spec;
+    let directory = entry.directory;
+    let operation = findOperation(listings.get(spec) ?? [], entry.method, entry.path);
+    for (const other of entry.alternatives ?? []) {
+      if (operation) break;
+      operation = findOperation(listings.get(other.spec) ?? [], entry.method, entry.path);
+      if (operation) ({ spec, directory } = other);
+    }
     if (!operation) {
       const line = lineOf(entry.configFile, entry.raw);
-      const message = `navigation entry "${entry.raw.trim()}": ${entry.spec} has no such operation; not indexed`;
+      const searched = [entry.spec, ...(entry.alternatives ?? []).map((a) => a.spec)].join(', ');
+      const message = `navigation entry "${entry.raw.trim()}": ${searched} ${entry.alternatives?.length ? 'have' : 'has'} no such operation; not indexed`;
       warnings.push(
         line === undefined ? { file: entry.configFile, message } : { file: entry.configFile, line, message },
       );
       continue;
     }
-    place(entry.spec, operation, entry, entry.order, entry.group);
+    place(spec, operation, { ...entry, spec, directory }, entry.order, entry.group);
   }
   for (const section of openapi.sections) {
     const operations = listings.get(section.spec) ?? [];
