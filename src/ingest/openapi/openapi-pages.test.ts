@@ -387,6 +387,38 @@ describe('hostile OpenAPI files', () => {
     ]);
   });
 
+  it('reads operations of path items and webhooks shared through components/pathItems', async () => {
+    const spec = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      components: {
+        pathItems: {
+          Users: {
+            get: {
+              summary: 'List users',
+              description: 'Every user.',
+              responses: { '200': { description: 'ok' } },
+            },
+          },
+        },
+      },
+      paths: { '/users': { $ref: '#/components/pathItems/Users' } },
+      webhooks: { userCreated: { $ref: '#/components/pathItems/Users' } },
+    };
+    const dir = docs(
+      { 'shared.json': JSON.stringify(spec) },
+      { groups: [{ group: 'API', openapi: 'shared.json' }] },
+    );
+    const site = await loadDocsFolder(dir);
+    // Before: neither page, and no warning.
+    expect(site.pages.map((p) => p.path).sort()).toEqual([
+      'api-reference/list-users',
+      'api-reference/list-users-1',
+    ]);
+    expect(text(page(site, 'api-reference/list-users'))).toContain('Every user.');
+    expect(site.warnings).toEqual([]);
+  });
+
   it('never follows external $ref: no server file read, no request made', async () => {
     const { port } = server.address() as AddressInfo;
     const spec = op({

@@ -26,6 +26,28 @@ const text = (value: unknown): string | null =>
 const xMint = (operation: JsonObject): JsonObject =>
   isObject(operation['x-mint']) ? operation['x-mint'] : {};
 
+/** `$ref` hops followed to reach a path item or an operation (`#/components/pathItems/…`). */
+const MAX_REF_HOPS = 8;
+
+/**
+ * `value`, or what its `$ref` inside the document points at (OpenAPI 3.1 shares path items and
+ * webhooks through `components/pathItems`): only `#/…` pointers, never another file.
+ */
+const inDocument = (doc: JsonObject, value: unknown): JsonObject | null => {
+  let node = value;
+  for (let hop = 0; isObject(node) && typeof node.$ref === 'string' && hop < MAX_REF_HOPS; hop++) {
+    const ref = node.$ref;
+    if (!ref.startsWith('#/')) return null;
+    let target: unknown = doc;
+    for (const raw of ref.slice(2).split('/')) {
+      const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+      target = isObject(target) && Object.hasOwn(target, key) ? target[key] : undefined;
+    }
+    node = target;
+  }
+  return isObject(node) && typeof node.$ref !== 'string' ? node : null;
+};
+
 /** Every operation and webhook of a parsed document, in document order, minus `x-excluded` ones. */
 export const listOperations = (doc: JsonObject): OperationInfo[] => {
   const labels = new Map<string, string>();
@@ -38,11 +60,12 @@ export const listOperations = (doc: JsonObject): OperationInfo[] => {
   const out: OperationInfo[] = [];
   const collect = (items: unknown, webhook: boolean): void => {
     if (!isObject(items)) return;
-    for (const [key, item] of Object.entries(items)) {
-      if (!isObject(item)) continue;
+    for (const [key, written] of Object.entries(items)) {
+      const item = inDocument(doc, written);
+      if (item === null) continue;
       for (const method of OPERATION_METHODS) {
-        const operation = item[method];
-        if (!isObject(operation) || operation['x-excluded'] === true) continue;
+        const operation = inDocument(doc, item[method]);
+        if (operation === null || operation['x-excluded'] === true) continue;
         const tags = Array.isArray(operation.tags) ? operation.tags.filter((t) => typeof t === 'string') : [];
         const tag = tags[0] ?? null;
         out.push({
