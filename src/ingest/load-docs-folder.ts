@@ -13,7 +13,7 @@ import {
 } from './load-page.ts';
 import { readNavigation } from './navigation.ts';
 import { MAX_MAIN_THREAD_SPEC_BYTES } from './openapi/openapi-spec.ts';
-import { operationCandidates } from './openapi/operation-candidates.ts';
+import { operationCandidates, operationsShownByPages } from './openapi/operation-candidates.ts';
 import { createSpecCache } from './openapi/spec-cache.ts';
 import { forEachInOrder } from './ordered-window.ts';
 import {
@@ -180,6 +180,9 @@ export const streamDocsFolder = async (
       new Set(candidates.map((c) => c.id)),
       indexHidden,
       navigation.lineOf,
+      openapi.sections.length > 0
+        ? await operationsShownByPages(containedFolder(root), candidates)
+        : new Set(),
     ).catch(async (error: unknown) => {
       await pool.close();
       throw error;

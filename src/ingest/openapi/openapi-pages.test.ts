@@ -419,6 +419,48 @@ describe('hostile OpenAPI files', () => {
     expect(site.warnings).toEqual([]);
   });
 
+  it('generates no second page for an operation an MDX page of the section shows', async () => {
+    const get = (summary: string) => ({
+      get: { summary, tags: ['Pets'], responses: { '200': { description: 'ok' } } },
+    });
+    const spec = {
+      openapi: '3.0.0',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/pets': get('List pets'),
+        '/pets/{petId}': get('Get a pet'),
+        '/toys': get('List toys'),
+        '/v1/pets': get('List pets v1'),
+      },
+    };
+    const dir = docs(
+      {
+        'openapi.json': JSON.stringify(spec),
+        'api-reference/list-pets.mdx': '---\ntitle: Pets\nopenapi: GET /pets\n---\n\nAll the pets.\n',
+        'api-reference/get-pet.mdx':
+          "---\ntitle: One pet\nopenapi: 'GET /pets/{petId}/'\n---\n\nOne of them.\n",
+      },
+      {
+        groups: [
+          {
+            group: 'API',
+            openapi: 'openapi.json',
+            pages: ['api-reference/list-pets', 'api-reference/get-pet'],
+          },
+        ],
+      },
+    );
+    const site = await loadDocsFolder(dir);
+    // Before: six pages, the two operations the MDX pages show generated again beside them.
+    expect(site.pages.map((p) => p.path)).toEqual([
+      'api-reference/list-pets',
+      'api-reference/get-pet',
+      'api-reference/pets/list-toys',
+      'api-reference/pets/list-pets-v1',
+    ]);
+    expect(text(page(site, 'api-reference/list-pets'))).toContain('All the pets.');
+  });
+
   it('never follows external $ref: no server file read, no request made', async () => {
     const { port } = server.address() as AddressInfo;
     const spec = op({

@@ -1,6 +1,8 @@
+import { type ContainedFolder, MAX_PAGE_FILE_BYTES } from '../contained-file.ts';
 import type { PageCandidate } from '../load-page.ts';
 import type { NavOpenApi } from '../navigation.ts';
 import type { Warning } from '../types.ts';
+import { parseOperationRef } from './operation-ref.ts';
 import { findOperation, type OperationInfo, operationPageId } from './operations.ts';
 import type { SpecListing } from './spec-cache.ts';
 
@@ -30,6 +32,7 @@ export const operationCandidates = async (
   pageIds: ReadonlySet<string>,
   indexHidden: boolean,
   lineOf: (file: string, raw: string) => number | undefined,
+  shownByPages: ReadonlySet<string> = new Set(),
 ): Promise<OperationCandidates> => {
   const warnings: Warning[] = [];
   const files = [
@@ -126,6 +129,8 @@ export const operationCandidates = async (
   for (const section of openapi.sections) {
     const operations = listings.get(section.spec) ?? [];
     for (const [index, operation] of operations.entries()) {
+      // An MDX page shows it already (`openapi:` front matter): one operation, one page.
+      if (shownByPages.has(operationKey(operation.method, operation.path))) continue;
       const order = section.order + (index + 1) / (operations.length + 1);
       place(section.spec, operation, section, order, operation.tagLabel ?? section.group);
     }
@@ -140,4 +145,32 @@ export const operationCandidates = async (
     candidates.push({ ...entry.candidate, versions: [...entry.versions], languages: [...entry.languages] });
   }
   return { candidates, skipped, warnings };
+};
+
+/** An operation as its pages are matched: method and path, a trailing slash aside. */
+const operationKey = (method: string, path: string): string =>
+  `${method.toLowerCase()} ${path.length > 1 ? path.replace(/\/+$/, '') : path}`;
+
+const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?(?:\n|$)/;
+const OPENAPI_LINE = /^openapi:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\n#]*?))[ \t]*(?:#.*)?$/m;
+
+/**
+ * The operations the navigation's pages show through `openapi:` front matter (`openapi: GET /pets`),
+ * read from the pages an element with an `openapi` setting lists (the only ones that can repeat one of
+ * its generated pages), so that a section does not generate a second page for any of them.
+ */
+export const operationsShownByPages = async (
+  folder: ContainedFolder,
+  candidates: readonly PageCandidate[],
+): Promise<Set<string>> => {
+  const shown = new Set<string>();
+  for (const candidate of candidates) {
+    if (candidate.openapiSpec === undefined || candidate.operation !== undefined) continue;
+    const read = await folder.readText(candidate.file, MAX_PAGE_FILE_BYTES);
+    const block = read.ok ? FRONT_MATTER.exec(read.text)?.[1] : undefined;
+    const match = block === undefined ? null : OPENAPI_LINE.exec(block);
+    const ref = match ? parseOperationRef(match[1] ?? match[2] ?? match[3] ?? '') : null;
+    if (ref) shown.add(operationKey(ref.method, ref.path));
+  }
+  return shown;
 };
