@@ -461,6 +461,57 @@ describe('hostile OpenAPI files', () => {
     expect(text(page(site, 'api-reference/list-pets'))).toContain('All the pets.');
   });
 
+  it('reads YAML merge keys, shows exclusive bounds, multiples, item counts and constants, and warns of a spec without operations', async () => {
+    const yaml = [
+      'openapi: 3.0.0',
+      'info: { title: t, version: "1" }',
+      'x-defaults: &ok',
+      '  description: Done.',
+      '  content:',
+      '    application/json:',
+      '      schema:',
+      '        type: object',
+      '        properties:',
+      '          count: { type: integer, minimum: 0, exclusiveMinimum: true, multipleOf: 5 }',
+      '          tags: { type: array, items: { type: string }, minItems: 1, maxItems: 3 }',
+      '          kind: { type: string, const: pet }',
+      'paths:',
+      '  /count:',
+      '    get:',
+      '      summary: Count',
+      '      responses:',
+      '        "200":',
+      '          <<: *ok',
+    ].join('\n');
+    const empty = JSON.stringify({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {} });
+    const dir = docs(
+      { 'count.yaml': yaml, 'empty.json': empty },
+      {
+        groups: [
+          { group: 'API', openapi: 'count.yaml' },
+          { group: 'None', openapi: 'empty.json' },
+        ],
+      },
+    );
+    const site = await loadDocsFolder(dir);
+    // Before: the merged response had no fields, and the bound read "Minimum: `0`" though 0 is excluded.
+    expect(section(page(site, 'api-reference/count'), 'Response 200')).toBe(
+      [
+        'Done.',
+        '',
+        '- `count` (integer): More than: `0`. Multiple of: `5`.',
+        '- `tags` (array of string): Minimum items: `1`. Maximum items: `3`.',
+        '- `kind` (string): Always `"pet"`.',
+      ].join('\n'),
+    );
+    expect(site.warnings).toEqual([
+      {
+        file: 'empty.json',
+        message: 'declares no operations (no "paths" or "webhooks" with one); no page is made from it',
+      },
+    ]);
+  });
+
   it('never follows external $ref: no server file read, no request made', async () => {
     const { port } = server.address() as AddressInfo;
     const spec = op({

@@ -73,7 +73,13 @@ export const parseSpecText = (
   } else {
     try {
       // Schema `core` turns no unknown tag into a class instance; anchors are capped against expansion bombs.
-      doc = parseYaml(source, { maxAliasCount: MAX_YAML_ALIASES, schema: 'core', uniqueKeys: false });
+      // `merge`: `<<: *defaults` keys, as specs written by hand use them to share a response's parts.
+      doc = parseYaml(source, {
+        maxAliasCount: MAX_YAML_ALIASES,
+        schema: 'core',
+        uniqueKeys: false,
+        merge: true,
+      });
     } catch (error) {
       const line = (error as { linePos?: { line: number }[] }).linePos?.[0]?.line;
       return fail(`invalid YAML in OpenAPI file: ${firstLine((error as Error).message)}`, line);

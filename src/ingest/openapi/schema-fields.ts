@@ -68,11 +68,24 @@ const facts = (schema: JsonObject): string[] => {
     if (items.default !== undefined && schema.default === undefined)
       out.push(`Default: \`${oneLine(JSON.stringify(items.default) ?? '')}\`.`);
   }
+  if (schema.const !== undefined) out.push(`Always \`${oneLine(JSON.stringify(schema.const) ?? '')}\`.`);
+  // OpenAPI 3.0 marks a bound excluded with a boolean beside it; 3.1 gives the excluded bound itself.
+  for (const [bound, excluded, label, strict] of [
+    ['minimum', 'exclusiveMinimum', 'Minimum', 'More than'],
+    ['maximum', 'exclusiveMaximum', 'Maximum', 'Less than'],
+  ] as const) {
+    const value = schema[bound];
+    const flag = schema[excluded];
+    if (typeof flag === 'number') out.push(`${strict}: \`${flag}\`.`);
+    if (typeof value === 'number')
+      out.push(flag === true ? `${strict}: \`${value}\`.` : `${label}: \`${value}\`.`);
+  }
   for (const [key, label] of [
-    ['minimum', 'Minimum'],
-    ['maximum', 'Maximum'],
+    ['multipleOf', 'Multiple of'],
     ['minLength', 'Minimum length'],
     ['maxLength', 'Maximum length'],
+    ['minItems', 'Minimum items'],
+    ['maxItems', 'Maximum items'],
     ['pattern', 'Pattern'],
   ] as const) {
     const value = schema[key];

@@ -43,6 +43,11 @@ export const createSpecCache = (folder: ContainedFolder, maxBytes?: number): Spe
     if (!parsed.ok) return parsed;
     const operations = listOperations(parsed.doc);
     const warnings: Warning[] = [];
+    if (operations.length === 0)
+      warnings.push({
+        file,
+        message: 'declares no operations (no "paths" or "webhooks" with one); no page is made from it',
+      });
     if (operations.length > MAX_OPERATIONS_PER_SPEC) {
       warnings.push({
         file,
