@@ -512,6 +512,51 @@ describe('hostile OpenAPI files', () => {
     ]);
   });
 
+  it('marks a structure that holds itself through a list or a choice as recursive', async () => {
+    const spec = {
+      openapi: '3.0.0',
+      info: { title: 't', version: '1' },
+      components: {
+        schemas: {
+          Node: {
+            type: 'object',
+            properties: {
+              name: { type: 'string' },
+              children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+              parent: { oneOf: [{ type: 'string' }, { $ref: '#/components/schemas/Node' }] },
+            },
+          },
+        },
+      },
+      paths: {
+        '/tree': {
+          get: {
+            summary: 'Tree',
+            responses: {
+              '200': {
+                description: 'ok',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } },
+              },
+            },
+          },
+        },
+      },
+    };
+    const site = await loadDocsFolder(
+      docs({ 'tree.json': JSON.stringify(spec) }, { groups: [{ group: 'API', openapi: 'tree.json' }] }),
+    );
+    // Before: "`children` (array of object)" and "`parent` (string or object)", nothing said of the cycle.
+    expect(section(page(site, 'api-reference/tree'), 'Response 200')).toBe(
+      [
+        'ok',
+        '',
+        '- `name` (string)',
+        '- `children` (array of object): Holds the structure it is part of (recursive).',
+        '- `parent` (string or object): Holds the structure it is part of (recursive).',
+      ].join('\n'),
+    );
+  });
+
   it('never follows external $ref: no server file read, no request made', async () => {
     const { port } = server.address() as AddressInfo;
     const spec = op({

@@ -154,10 +154,23 @@ export const schemaFieldLines = (schema: JsonObject, budget: FieldBudget): strin
       budget.left--;
       const field = prefix === '' ? name : `${prefix}.${name}`;
       const recursive = trail.has(property);
+      // A list of an enclosing structure (a tree's `children`), or a choice with one (an id or the
+      // object itself): written, but not expanded again.
+      const recursiveInside =
+        !recursive &&
+        ((isObject(property.items) && trail.has(property.items)) ||
+          [property.oneOf, property.anyOf].some(
+            (variants) => Array.isArray(variants) && variants.some((v) => isObject(v) && trail.has(v)),
+          ));
       const parts = [`- \`${field}\` (${typeLabel(property)}${required.has(name) ? ', required' : ''})`];
       const description = typeof property.description === 'string' ? oneLine(property.description) : '';
       const detail = sentences([description, ...facts(property)]);
-      if (recursive) parts.push(`: ${detail ? `${detail} ` : ''}Same structure as its parent (recursive).`);
+      const mark = recursive
+        ? 'Same structure as its parent (recursive).'
+        : recursiveInside
+          ? 'Holds the structure it is part of (recursive).'
+          : '';
+      if (mark) parts.push(`: ${detail ? `${detail} ` : ''}${mark}`);
       else if (detail) parts.push(`: ${detail}`);
       lines.push(parts.join(''));
       if (!recursive) walk(property, field, depth + 1, trail);
