@@ -148,19 +148,20 @@ export async function listIngestionJobs(
 }
 
 /**
- * The queued or running ingestion of the site a server process has (jobs of a process that died are
- * failed by its successor's recovery); a CLI's job is not counted, as nothing can tell whether it lives.
+ * The site's queued or running ingestion, as the job table says. `serversOnly`: only a server process's
+ * (a process that died has its jobs failed by its successor's recovery); a CLI's job has no instance, and
+ * nothing can tell whether it still lives, so a refusal must not wait on it forever.
  */
-export async function unfinishedServerIngestion(
+export async function unfinishedIngestion(
   storage: Storage,
   siteId: string,
+  options: { serversOnly?: boolean } = {},
 ): Promise<string | undefined> {
-  const row = await storage.db
+  let query = storage.db
     .selectFrom('ingestion_jobs')
     .select('id')
     .where('site_id', '=', siteId)
-    .where('status', 'in', ['queued', 'in_progress'])
-    .where('instance_id', 'is not', null)
-    .executeTakeFirst();
-  return row?.id;
+    .where('status', 'in', ['queued', 'in_progress']);
+  if (options.serversOnly) query = query.where('instance_id', 'is not', null);
+  return (await query.executeTakeFirst())?.id;
 }

@@ -1,16 +1,10 @@
 import type { Logger } from 'pino';
+import { unfinishedIngestion } from '../ingest/jobs.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
 import { IngestionBusyError, type IngestionRunner } from '../tenancy/ingestion-runner.ts';
 import { remoteHead } from './git-checkout.ts';
-import {
-  claimGitPoll,
-  dueGitPolls,
-  failedLatestAt,
-  getGitSource,
-  hasUnfinishedIngestion,
-  remoteOf,
-} from './git-sources.ts';
+import { claimGitPoll, dueGitPolls, failedLatestAt, getGitSource, remoteOf } from './git-sources.ts';
 
 /** How often a server looks for sources whose poll is due. */
 export const GIT_POLL_CHECK_MS = 30_000;
@@ -47,14 +41,15 @@ export function startGitPoller(
     const git = deps.ingestions.git;
     if (git === null) return;
     const claimed = await claimGitPoll(deps.storage, source, minuteMs);
-    if (claimed === null || (await hasUnfinishedIngestion(deps.storage, source.site_id))) return;
+    if (claimed === null || (await unfinishedIngestion(deps.storage, source.site_id)) !== undefined) return;
     const head = await remoteHead(git, remoteOf(source), source.branch, stopping.signal);
     // Read again: another server may have fetched this commit since the due list was read, or, should
     // this check have outlasted the interval, claimed the next one (then that check decides).
     const current = await getGitSource(deps.storage, source.site_id);
     if (!current || current.next_poll_at !== claimed || head === current.checked_out_commit) return;
     if (await failedLatestAt(deps.storage, source.site_id, head)) return;
-    if (stopping.signal.aborted || (await hasUnfinishedIngestion(deps.storage, source.site_id))) return;
+    if (stopping.signal.aborted || (await unfinishedIngestion(deps.storage, source.site_id)) !== undefined)
+      return;
     try {
       const job = await deps.ingestions.startGit(deps.storage, source.site_id);
       deps.logger.info({ siteId: source.site_id, jobId: job.id, head }, 'git source moved: ingesting');

@@ -246,17 +246,6 @@ export function sameGitPlace(input: GitSourceInput, current: GitSourceRow | unde
   );
 }
 
-/** Whether any process has an ingestion of the site queued or running (as the job table says). */
-export async function hasUnfinishedIngestion(storage: Storage, siteId: string): Promise<boolean> {
-  const row = await storage.db
-    .selectFrom('ingestion_jobs')
-    .select('id')
-    .where('site_id', '=', siteId)
-    .where('status', 'in', ['queued', 'in_progress'])
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /**
  * Compares a presented secret with the stored one in constant time (both hashed first, so their
  * lengths never show either).

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { unfinishedServerIngestion } from '../../ingest/jobs.ts';
+import { unfinishedIngestion } from '../../ingest/jobs.ts';
 import { removeClone } from '../../sources/git-checkout.ts';
 import {
   deleteGitSource,
@@ -258,7 +258,7 @@ export function registerSites(program: Command): void {
 
 /** As the admin API refuses it (require-site.ts): a server's ingestion of the site reads its source. */
 async function refuseWhileServerIngests(storage: Storage, siteId: string, action: string): Promise<void> {
-  const jobId = await unfinishedServerIngestion(storage, siteId);
+  const jobId = await unfinishedIngestion(storage, siteId, { serversOnly: true });
   if (jobId !== undefined)
     throw new CliError(`A server is ingesting this site (${jobId}): ${action} once it has finished`);
 }

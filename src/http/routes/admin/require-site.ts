@@ -1,4 +1,4 @@
-import { unfinishedServerIngestion } from '../../../ingest/jobs.ts';
+import { unfinishedIngestion } from '../../../ingest/jobs.ts';
 import type { Storage } from '../../../storage/database.ts';
 import type { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
 import { getOrganizationSite, type Site } from '../../../tenancy/sites.ts';
@@ -26,7 +26,9 @@ export async function refuseWhileIngesting(
   siteId: string,
   action: string,
 ): Promise<void> {
-  const jobId = deps.ingestions.runningJob(siteId) ?? (await unfinishedServerIngestion(deps.storage, siteId));
+  const jobId =
+    deps.ingestions.runningJob(siteId) ??
+    (await unfinishedIngestion(deps.storage, siteId, { serversOnly: true }));
   if (jobId !== undefined)
     throw new DocentError(
       'conflict',
