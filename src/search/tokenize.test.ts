@@ -42,16 +42,18 @@ describe('tokenize', () => {
   });
 
   it('splits camelCase, snake_case, dotted and versioned identifiers and keeps them whole', () => {
-    expect(tokenize('retrievalPageSize', 'english')).toEqual([
-      'retriev',
-      'page',
-      'size',
-      'retrievalpagesize',
-    ]);
+    expect(tokenize('retrievalPageSize', 'english')).toEqual(['retriev', 'page', 'size', 'retrievalpages']);
     expect(tokenize('snake_case', 'english')).toEqual(['snake', 'case', 'snake_case']);
     expect(tokenize('v1.2', 'english')).toEqual(['v1', '2', 'v1.2']);
     expect(tokenize('HTTPServer', 'english')).toEqual(['http', 'server', 'httpserver']);
     expect(tokenize('config.yaml', 'english')).toEqual(['config', 'yaml', 'config.yaml']);
+  });
+
+  it('stems a whole identifier of letters as its one-word spelling is stemmed', () => {
+    // Readers type "macos" and "websocket": the whole term must be the one their word stems to.
+    for (const name of ['macOS', 'WebSockets', 'JetBrains', 'iOS', 'retrievalPageSize'])
+      expect(tokenize(name, 'english')).toContain(tokenize(name.toLowerCase(), 'english')[0]);
+    expect(tokenize('macOS', 'english')).toEqual(['mac', 'os', 'maco']);
   });
 
   it('drops stop words, possessives and single letters', () => {
@@ -105,7 +107,7 @@ describe('analyzeChunk', () => {
     const [bodyTerms, bodyCounts] = a.b;
     expect(bodyCounts[bodyTerms.indexOf('pictur')]).toBe(1);
     expect(bodyTerms).toContain('constructor');
-    expect(bodyTerms).toContain('tostring');
+    expect(bodyTerms).toContain('tostr');
     expect(a.p[0].length).toBeGreaterThan(0);
   });
 

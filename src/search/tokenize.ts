@@ -80,11 +80,14 @@ const emitRaw = (raw: string, ctx: Context): void => {
     for (const part of piece.split(CAMEL_BOUNDARY)) if (part !== '') parts.push(part.toLowerCase());
   }
   for (const part of parts) emitWord(part, ctx);
-  // The whole identifier too, unstemmed: an exact `retrievalPageSize` or `v1.2` in a query is a strong,
-  // rare signal, while its parts keep recall for queries that spell it out in words.
+  // The whole identifier too: an exact `retrievalPageSize` or `v1.2` in a query is a strong, rare
+  // signal, while its parts keep recall for queries that spell it out in words. Letters only, it is
+  // stemmed as a plain word is, since readers type it as one: "macOS" is asked as "macos", which
+  // stems to "maco", and "WebSockets" as "websocket".
   if (parts.length > 1) {
     const whole = token.toLowerCase();
-    if (whole.length <= MAX_TOKEN_LENGTH && !ctx.stop.has(whole)) ctx.out.push(fold(whole));
+    if (whole.length <= MAX_TOKEN_LENGTH && !ctx.stop.has(whole))
+      ctx.out.push(fold(ctx.stem !== null && LETTERS_ONLY.test(whole) ? ctx.stem(whole) : whole));
   }
 };
 
