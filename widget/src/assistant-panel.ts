@@ -119,6 +119,9 @@ export class AssistantPanel implements PanelController {
   destroy(): void {
     this.#controller?.abort();
     this.#panel?.root.remove();
+    // The launcher is the host's and may be shown again (the element put back in a page).
+    this.#host.launcher.hidden = false;
+    this.#host.launcher.setAttribute('aria-expanded', 'false');
     this.#removeStyles();
     document.removeEventListener('keydown', this.#documentKey);
   }

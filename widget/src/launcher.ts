@@ -33,6 +33,8 @@ export class DocentAssistant extends HTMLElement {
   #selected: AskContext | undefined;
   readonly #listeners = new Map<WidgetEvent, Set<Listener>>();
   readonly #cleanup: (() => void)[] = [];
+  /** Set up (listeners on the page, the panel): from connection until it stays disconnected. */
+  #live = false;
 
   constructor() {
     super();
@@ -78,6 +80,9 @@ export class DocentAssistant extends HTMLElement {
   }
 
   connectedCallback(): void {
+    // Moved, not removed: put straight back (main.ts, a router swapping the body), it is still set up.
+    if (this.#live) return;
+    this.#live = true;
     const options = this.#required();
     const onKey = (event: KeyboardEvent) => {
       // The key's place (`code`) counts only when the key types no Latin letter (Arabic, Cyrillic, Greek
@@ -130,9 +135,15 @@ export class DocentAssistant extends HTMLElement {
   }
 
   disconnectedCallback(): void {
-    for (const undo of this.#cleanup.splice(0)) undo();
-    this.#panel?.destroy();
-    this.#panel = undefined;
+    // Torn down only if it stays out: after a body swap it is back before this runs, and the open
+    // panel and its streaming answer carry on in the new body.
+    queueMicrotask(() => {
+      if (this.isConnected || !this.#live) return;
+      this.#live = false;
+      for (const undo of this.#cleanup.splice(0)) undo();
+      this.#panel?.destroy();
+      this.#panel = undefined;
+    });
   }
 
   get isOpen(): boolean {

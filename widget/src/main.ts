@@ -32,9 +32,24 @@ function init(options: InitOptions): DocentAssistant {
   element.configure({ ...options, server }, `${scriptBase}widget/${__DOCENT_PANEL_FILE__}`);
   document.body.append(element);
   current = element;
+  keepAcrossBodySwaps();
   // The frame that paints the launcher: what `npm run bench:widget` measures from the script's arrival.
   requestAnimationFrame(() => performance.mark('docent:launcher-frame'));
   return element;
+}
+
+let bodyWatch: MutationObserver | undefined;
+
+/**
+ * A site whose router swaps the whole `<body>` on navigation (Turbo, pjax) would take the assistant with
+ * the old one: it is put in the new body, as after a page load (launcher shown, conversation kept).
+ */
+function keepAcrossBodySwaps(): void {
+  if (bodyWatch) return;
+  bodyWatch = new MutationObserver(() => {
+    if (current && !current.isConnected && document.body) document.body.append(current);
+  });
+  bodyWatch.observe(document.documentElement, { childList: true });
 }
 
 function destroy(): void {

@@ -883,9 +883,27 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
         ['user', 'done'],
         ['assistant', 'done'],
       ]);
+      // A router that swaps the whole body (Turbo) keeps the assistant, its open panel and the
+      // reader's conversation.
+      await page.evaluate(`(() => {
+        const next = document.createElement('body');
+        next.innerHTML = '<h1>Next page</h1>';
+        document.documentElement.replaceChild(next, document.body);
+      })()`);
+      expect(await page.locator('body > docent-assistant').count()).toBe(1);
+      await expect.poll(() => page.locator('docent-assistant .answer').count()).toBe(1);
+      expect(await page.locator('docent-assistant .answer').last().isVisible()).toBe(true);
       await page.evaluate('Docent.reset()');
       expect(await page.locator('docent-assistant .answer').count()).toBe(0);
+      await page.evaluate('Docent.close()');
+      await expect.poll(() => page.locator('docent-assistant .launcher').isVisible()).toBe(true);
       await page.evaluate('Docent.close(); Docent.destroy()');
+      expect(await page.locator('docent-assistant').count()).toBe(0);
+      // Destroyed is destroyed: the next body swap brings nothing back.
+      await page.evaluate(
+        `document.documentElement.replaceChild(document.createElement('body'), document.body)`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
       expect(await page.locator('docent-assistant').count()).toBe(0);
       await context.close();
     });
