@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openStorage } from './storage/database.ts';
 import type { TemporaryDatabase } from './storage/temporary-database.ts';
 import { DEMO_STARTER_QUESTIONS } from './tenancy/seed-demo.ts';
 import { createTemporaryTestDatabase } from './testing/databases.ts';
@@ -178,46 +179,50 @@ describe('npm start on an empty database', () => {
     }
   });
 
-  it(
-    'on a port in use, says so in one line and still shows the key it seeded',
-    { timeout: 120_000 },
-    async () => {
-      const taken = net.createServer();
-      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-      const busy = (taken.address() as net.AddressInfo).port;
-      const fresh = await createTemporaryTestDatabase('sqlite');
+  it('on a port in use, says so in one line and changes nothing', { timeout: 120_000 }, async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const busy = (taken.address() as net.AddressInfo).port;
+    const fresh = await createTemporaryTestDatabase('sqlite');
+    try {
+      const run = spawn(process.execPath, [path.join(repoRoot, 'scripts/start.mjs')], {
+        cwd: repoRoot,
+        env: {
+          ...process.env,
+          DATABASE_URL: fresh.url,
+          PORT: String(busy),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      run.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      run.stderr?.on('data', (chunk: Buffer) => {
+        err += chunk.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => run.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(err).toContain(
+        `docent failed to start: port ${busy} on 127.0.0.1 is in use (set PORT to another)`,
+      );
+      expect(err).not.toMatch(/\n\s+at /);
+      // Nothing seeded, registered or minted: a server already on that port may be using this
+      // database, and its demo page's key must not be revoked by a start that cannot serve.
+      expect(out).not.toContain('svc_dsc_');
+      const storage = await openStorage(fresh.url);
       try {
-        const run = spawn(process.execPath, [path.join(repoRoot, 'scripts/start.mjs')], {
-          cwd: repoRoot,
-          env: {
-            ...process.env,
-            DATABASE_URL: fresh.url,
-            PORT: String(busy),
-            HOST: '127.0.0.1',
-            LOG_LEVEL: 'warn',
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        let out = '';
-        let err = '';
-        run.stdout?.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-        });
-        run.stderr?.on('data', (chunk: Buffer) => {
-          err += chunk.toString();
-        });
-        const code = await new Promise<number | null>((resolve) => run.once('exit', resolve));
-        expect(code).toBe(1);
-        expect(err).toContain(
-          `docent failed to start: port ${busy} on 127.0.0.1 is in use (set PORT to another)`,
-        );
-        expect(err).not.toMatch(/\n\s+at /);
-        // The key was made and is shown once: here, or never.
-        expect(out).toMatch(/Assistant key \(shown once\): svc_dsc_\w+/);
+        expect(await storage.db.selectFrom('sites').select('id').execute()).toEqual([]);
+        expect(await storage.db.selectFrom('api_keys').select('id').execute()).toEqual([]);
       } finally {
-        await new Promise((resolve) => taken.close(resolve));
-        await fresh.remove();
+        await storage.close();
       }
-    },
-  );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+      await fresh.remove();
+    }
+  });
 });

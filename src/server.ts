@@ -1,5 +1,5 @@
 import type { Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { serve } from '@hono/node-server';
 import { destination, type Logger, pino } from 'pino';
 import { startRetentionJob } from './analytics/retention.ts';
@@ -90,6 +90,25 @@ export interface ServerOptions {
   gitPoll?: GitPollerOptions;
 }
 
+const portInUse = (port: number, host: string): string =>
+  `port ${port} on ${host} is in use (set PORT to another)`;
+
+/**
+ * Fails before anything is written when the port is taken: a second start on a busy port seeded the
+ * demo, registered an instance and made a new demo-page key, revoking the one the running server's
+ * page was using. (A port taken between this check and the real listen still fails there.)
+ */
+async function ensurePortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new ServerStartError(error.code === 'EADDRINUSE' ? portInUse(port, host) : error.message, '')),
+    );
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
 /**
  * Redis when `REDIS_URL` is set (several processes share counters), else counters in this process.
  * The Redis client (about 10 MB of memory) is loaded only when there is a Redis.
@@ -104,6 +123,7 @@ export async function openRateLimitStore(
 }
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  await ensurePortFree(config.port, config.host);
   const logger = options.logger ?? createLogger(config);
   const storage = await openStorage(config.databaseUrl, { backgroundCheckpoints: true });
   logger.info({ database: storage.describe }, 'storage ready');
@@ -194,13 +214,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-    // A port in use ends the start, not the process with an unhandled event. The demo's key, shown once,
-    // was made already: it goes with the error, or no later start would ever show it.
+    // A port taken since ensurePortFree ends the start, not the process with an unhandled event. The
+    // demo's key, shown once, was made already: it goes with the error, or no later start would show it.
     s.once('error', (error: NodeJS.ErrnoException) => {
-      const why =
-        error.code === 'EADDRINUSE'
-          ? `port ${config.port} on ${config.host} is in use (set PORT to another)`
-          : error.message;
+      const why = error.code === 'EADDRINUSE' ? portInUse(config.port, config.host) : error.message;
       reject(new ServerStartError(why, demoBanner(`http://${host}:${config.port}`, demo, false)));
     });
   });
