@@ -18,6 +18,7 @@ export function demoHomeRoute(deps: {
     const path = site ? await demoHomePath(deps.storage, site.id) : undefined;
     if (!deps.demo || path === undefined) throw new DocentError('not_found', 'No demo page on this server');
     const target = demoPagesBase(deps.demo.domain) + path.split('/').map(encodeURIComponent).join('/');
-    return c.redirect(target, 302);
+    // The query goes along: `/?assistant=…` opens the widget and asks, on whatever page it lands.
+    return c.redirect(target + new URL(c.req.url).search, 302);
   });
 }

@@ -110,6 +110,10 @@ describe.each(dialects)('GET /sites/{domain}/pages/{path} on %s', (dialect) => {
       expect(response.status, written).toBe(301);
       expect(response.headers.get('Location'), written).toBe('/sites/docs/pages/guides/cli');
     }
+    const asking = await fetch(`${server.baseUrl}/sites/docs/pages/guides/cli/?assistant=keys`, {
+      redirect: 'manual',
+    });
+    expect(asking.headers.get('Location')).toBe('/sites/docs/pages/guides/cli?assistant=keys');
     expect((await fetch(`${server.baseUrl}/sites/docs/pages/guides/nothing-here/`)).status).toBe(404);
   });
 

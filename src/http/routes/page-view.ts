@@ -63,7 +63,10 @@ export function pageViewRoute(deps: {
       // `guides/cli/` or `guides/cli.mdx`, as a link or a reader may write it: the page's own URL.
       const canonical = normalizePagePath(path);
       if (canonical !== path && canonical !== '' && (await readStoredPage(deps.storage, site.id, canonical)))
-        return c.redirect(`/sites/${encodeURIComponent(site.domain)}/pages/${encodePath(canonical)}`, 301);
+        return c.redirect(
+          `/sites/${encodeURIComponent(site.domain)}/pages/${encodePath(canonical)}${new URL(c.req.url).search}`,
+          301,
+        );
     }
     if (!site || !found) throw new DocentError('not_found', 'No such page');
     const { page, suffix } = found;

@@ -103,6 +103,11 @@ describe('the widget script and the demo page', () => {
     const home = await app.request('/');
     expect(home.status).toBe(302);
     expect(home.headers.get('Location')).toBe('/sites/demo/pages/keys');
+    // `?assistant=` asks on the page it lands on: the query is kept.
+    const asking = await app.request('/?assistant=how%20do%20I%20rotate%20a%20key');
+    expect(asking.headers.get('Location')).toBe(
+      '/sites/demo/pages/keys?assistant=how%20do%20I%20rotate%20a%20key',
+    );
     const page = await app.request('/sites/demo/pages/keys');
     const html = await page.text();
     expect(html).toContain(`<script src="/widget/${widget.hash}.js" data-domain="demo" data-key="${second}"`);
