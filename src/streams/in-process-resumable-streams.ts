@@ -8,7 +8,8 @@ interface Recording {
   startedAt: number;
   chunks: string[];
   followers: Set<ReadableStreamDefaultController<string>>;
-  attached(): void;
+  /** A resumer started reading; the function it returns says that resumer left. */
+  attached(): () => void;
 }
 
 /**
@@ -28,24 +29,30 @@ export function createInProcessResumableStreams(options: { graceMs?: number } = 
   return {
     record: (chat, gone) => {
       const graceful = graceAfterLeaving(gone, options.graceMs);
-      const now = Date.now();
       const recording: Recording = {
-        startedAt: now,
+        startedAt: Date.now(),
         chunks: [],
         followers: new Set(),
         attached: graceful.attached,
       };
-      // Re-inserted, so a chat's newer answer counts as the newest entry.
-      recordings.delete(chat);
-      recordings.set(chat, recording);
-      for (const [oldest, entry] of recordings) {
-        if (recordings.size <= MAX_IN_PROCESS_ANSWERS && !expired(entry, now)) break;
-        recordings.delete(oldest);
-      }
+      // The chat's answer in flight from its first chunk on: a request refused before its answer
+      // starts (a wrong thread key, no credits left) leaves the chat's earlier answer resumable.
+      const register = (): void => {
+        const now = Date.now();
+        recording.startedAt = now;
+        // Re-inserted, so a chat's newer answer counts as the newest entry.
+        recordings.delete(chat);
+        recordings.set(chat, recording);
+        for (const [oldest, entry] of recordings) {
+          if (recordings.size <= MAX_IN_PROCESS_ANSWERS && !expired(entry, now)) break;
+          recordings.delete(oldest);
+        }
+      };
       let done = false;
       return {
         write: (text) => {
           if (done) return;
+          if (recording.chunks.length === 0) register();
           recording.chunks.push(text);
           for (const follower of recording.followers) follower.enqueue(text);
         },
@@ -65,7 +72,7 @@ export function createInProcessResumableStreams(options: { graceMs?: number } = 
     resume: async (chat) => {
       const recording = recordings.get(chat);
       if (!recording || expired(recording, Date.now())) return undefined;
-      recording.attached();
+      const detach = recording.attached();
       let follower: ReadableStreamDefaultController<string> | undefined;
       return new ReadableStream<string>({
         start: (controller) => {
@@ -75,6 +82,7 @@ export function createInProcessResumableStreams(options: { graceMs?: number } = 
         },
         cancel: () => {
           if (follower) recording.followers.delete(follower);
+          detach();
         },
       });
     },

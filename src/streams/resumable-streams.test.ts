@@ -5,6 +5,7 @@ import { createInProcessResumableStreams, MAX_IN_PROCESS_ANSWERS } from './in-pr
 import { MemoryPubSub } from './memory-pub-sub.ts';
 import { RedisPubSub } from './redis-pub-sub.ts';
 import {
+  AnswerWriterGoneError,
   createResumableStreams,
   type Gone,
   MAX_RESUME_WAIT_MS,
@@ -149,6 +150,43 @@ describe.each(backends)('resumable answers, %s', (_label, open) => {
     second.end();
     expect(await reading).toBe('data: new\n\n');
   });
+
+  it('stops the answer once a resumer leaves too, after the grace period', async () => {
+    const [writer, reader] = await open(150);
+    const chat = `site:${crypto.randomUUID()}`;
+    const first = connection();
+    const recorded = writer.record(chat, first);
+    recorded.write('data: x\n\n');
+    await tick(30);
+    first.drop();
+    const stream = await reader.resume(chat);
+    if (!stream) throw new Error('nothing to resume');
+    const following = stream.getReader();
+    await following.read();
+    await tick(300);
+    // Read all along: the answer goes on.
+    expect(recorded.gone.aborted).toBe(false);
+    await following.cancel();
+    await tick(400);
+    expect(recorded.gone.aborted).toBe(true);
+    recorded.end();
+  });
+
+  it("leaves a chat's answer in flight resumable when a later answer of the chat never starts", async () => {
+    const [writer, reader] = await open(5_000);
+    const chat = `site:${crypto.randomUUID()}`;
+    const running = writer.record(chat, connection());
+    running.write('data: running\n\n');
+    // Refused before its first chunk (a wrong thread key, no credits left): nothing of it is recorded.
+    writer.record(chat, connection()).end();
+    await tick(50);
+    const resumed = await reader.resume(chat);
+    if (!resumed) throw new Error('the answer in flight is no longer resumable');
+    const reading = readAll(resumed);
+    await tick(20);
+    running.end();
+    expect(await reading).toBe('data: running\n\n');
+  });
 });
 
 describe('in-process recorder bounds', () => {
@@ -182,7 +220,17 @@ describe('in-process recorder bounds', () => {
 function killable(pubSub: PubSub): PubSub & { kill(): void } {
   let alive = true;
   return {
-    publisher: pubSub.publisher,
+    // A dead process writes nothing more: no chunks, no liveness key.
+    publisher: {
+      ...pubSub.publisher,
+      connect: () => pubSub.publisher.connect(),
+      get: (key) => pubSub.publisher.get(key),
+      incr: (key) => pubSub.publisher.incr(key),
+      publish: (channel, message) =>
+        alive ? pubSub.publisher.publish(channel, message) : Promise.resolve(0),
+      set: (key, value, options) =>
+        alive ? pubSub.publisher.set(key, value, options) : Promise.resolve('OK'),
+    },
     subscriber: {
       connect: () => pubSub.subscriber.connect(),
       subscribe: (channel, callback) =>
@@ -231,6 +279,32 @@ describe.each(pubSubPairs)('a resume after the writing process died, %s', (_labe
     // writer and gives up after its wait, rejecting with the message `NO_WRITER_MESSAGE` names (a new
     // version wording it otherwise fails here).
     expect(await reader.resume(chat)).toBeUndefined();
+  });
+
+  it('ends a resumed answer whose writing process dies while it is followed, instead of waiting forever', async () => {
+    const [a, b] = await open();
+    const keyPrefix = `docent-test:${crypto.randomUUID()}`;
+    const liveness = { ttlSeconds: 1, refreshMs: 100, checkMs: 200 };
+    const dying = killable(a);
+    const writer = createResumableStreams(dying, { keyPrefix, liveness });
+    const reader = createResumableStreams(b, { keyPrefix, liveness });
+    const chat = `site:${crypto.randomUUID()}`;
+    const recorded = writer.record(chat, connection());
+    recorded.write('data: first\n\n');
+    await tick(50);
+    const resumed = await reader.resume(chat);
+    if (!resumed) throw new Error('nothing to resume');
+    const following = resumed.getReader();
+    expect((await following.read()).value).toBe('data: first\n\n');
+    // While the writer lives, a pause in its answer is only a pause.
+    await tick(500);
+    recorded.write('data: second\n\n');
+    expect((await following.read()).value).toBe('data: second\n\n');
+    dying.kill();
+    const started = Date.now();
+    await expect(following.read()).rejects.toBeInstanceOf(AnswerWriterGoneError);
+    // The key lives a second past the last refresh; the reader looks every 200 ms.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 

@@ -52,16 +52,40 @@ export interface ResumableStreams {
   resume(chat: string): Promise<ReadableStream<string> | undefined>;
 }
 
+/** A resumed answer whose writing process stopped answering (it died): the resumer ends it. */
+export class AnswerWriterGoneError extends Error {
+  override name = 'AnswerWriterGoneError';
+}
+
+/**
+ * How a resumer on another process tells that the answer's writer is alive: each writing process
+ * refreshes a key every `refreshMs` that lives `ttlSeconds`; a resumer that has had nothing for
+ * `checkMs` looks for it, and ends its stream when it is gone.
+ */
+export interface WriterLiveness {
+  ttlSeconds: number;
+  refreshMs: number;
+  checkMs: number;
+}
+
+export const DEFAULT_WRITER_LIVENESS: WriterLiveness = { ttlSeconds: 10, refreshMs: 3_000, checkMs: 5_000 };
+
 export function createResumableStreams(
   pubSub: PubSub,
-  options: { keyPrefix?: string; graceMs?: number } = {},
+  options: { keyPrefix?: string; graceMs?: number; liveness?: WriterLiveness } = {},
 ): ResumableStreams {
   const keyPrefix = options.keyPrefix ?? 'docent';
   const graceMs = options.graceMs ?? DEFAULT_RESUME_GRACE_MS;
+  const liveness = options.liveness ?? DEFAULT_WRITER_LIVENESS;
   // Streams of this process that a resumer asked for: the package's request channel is
   // `<prefix>:rs:request:<streamId>`, and a request on it means someone is reading again.
   const attachHandlers = new Map<string, () => void>();
+  // What each attached resumer's leaving undoes, by stream: a resumer says it left on LEFT.
+  const detachers = new Map<string, (() => void)[]>();
   const REQUEST = `${keyPrefix}:rs:request:`;
+  const LEFT = `${keyPrefix}:left`;
+  const writerId = crypto.randomUUID();
+  const writerKey = (id: string): string => `${keyPrefix}:writer:${id}`;
   const subscriber: Subscriber = {
     connect: () => pubSub.subscriber.connect(),
     subscribe: (channel, callback) =>
@@ -79,37 +103,82 @@ export function createResumableStreams(
   });
   const pointer = (chat: string): string => `${keyPrefix}:chat:${chat}`;
 
+  let listening = false;
+  const listenForLeaving = (): void => {
+    if (listening) return;
+    listening = true;
+    pubSub.subscriber
+      .subscribe(LEFT, (streamId) => detachers.get(streamId)?.pop()?.())
+      .catch(() => {
+        // Tried again with the next answer.
+        listening = false;
+      });
+  };
+  // This process's liveness key, refreshed while it writes answers.
+  let writing = 0;
+  let heartbeat: NodeJS.Timeout | undefined;
+  const beat = (): void => {
+    pubSub.publisher.set(writerKey(writerId), '1', { EX: liveness.ttlSeconds }).catch(() => {});
+  };
+  const startWriting = (): void => {
+    if (writing++ > 0) return;
+    beat();
+    heartbeat = setInterval(beat, liveness.refreshMs);
+    heartbeat.unref();
+  };
+  const stopWriting = (): void => {
+    if (--writing > 0) return;
+    clearInterval(heartbeat);
+    heartbeat = undefined;
+  };
+
   return {
     record: (chat, gone) => {
-      const streamId = `${chat}:${crypto.randomUUID()}`;
+      // Ends in this process's id, which a resumer reads to ask whether the writer is alive.
+      const streamId = `${chat}:${crypto.randomUUID()}.${writerId}`;
       let controller!: ReadableStreamDefaultController<string>;
       const copy = new ReadableStream<string>({
         start: (c) => {
           controller = c;
         },
       });
+      let started = false;
       let done = false;
       const graceful = graceAfterLeaving(gone, graceMs);
-      attachHandlers.set(streamId, graceful.attached);
-      pubSub.publisher
-        .set(pointer(chat), streamId, { EX: RESUMABLE_TTL_SECONDS })
-        // The package's own copy for a first reader is left unread (Docent writes to that reader itself)
-        // and dropped with the answer: cancelling it would make the package throw and catch an error on
-        // every later chunk (profiled: ~16 µs per built-in answer, more per provider token).
-        .then(() => context.createNewResumableStream(streamId, () => copy))
-        .catch(() => {
-          // Not resumable then (pub/sub down); the first reader still gets the whole answer.
-        });
+      // The chat's answer in flight from its first chunk on: a request refused before its answer
+      // starts (a wrong thread key, no credits left) leaves the chat's earlier answer resumable.
+      const start = (): void => {
+        started = true;
+        startWriting();
+        listenForLeaving();
+        const leaving: (() => void)[] = [];
+        detachers.set(streamId, leaving);
+        attachHandlers.set(streamId, () => leaving.push(graceful.attached()));
+        pubSub.publisher
+          .set(pointer(chat), streamId, { EX: RESUMABLE_TTL_SECONDS })
+          // The package's own copy for a first reader is left unread (Docent writes to that reader
+          // itself) and dropped with the answer: cancelling it would make the package throw and catch an
+          // error on every later chunk (profiled: ~16 µs per built-in answer, more per provider token).
+          .then(() => context.createNewResumableStream(streamId, () => copy))
+          .catch(() => {
+            // Not resumable then (pub/sub down); the first reader still gets the whole answer.
+          });
+      };
       return {
         write: (text) => {
-          if (!done) controller.enqueue(text);
+          if (done) return;
+          if (!started) start();
+          controller.enqueue(text);
         },
         end: () => {
           if (done) return;
           done = true;
           controller.close();
-          attachHandlers.delete(streamId);
           graceful.release();
+          if (!started) return;
+          attachHandlers.delete(streamId);
+          detachers.delete(streamId);
+          stopWriting();
         },
         gone: graceful.gone,
       };
@@ -125,14 +194,24 @@ export function createResumableStreams(
           timer = setTimeout(() => resolve('waited'), MAX_RESUME_WAIT_MS);
         });
         const resumed = await Promise.race([resuming, waited]).finally(() => clearTimeout(timer));
-        if (resumed !== 'waited') return resumed ?? undefined;
-        // The package neither found the writer nor gave up (its one-second wait ends in neither when its
-        // timer fires exactly on the second): nothing in flight. Should it find one after all, it is let go.
-        resuming.then(
-          (late) => late?.cancel(),
-          () => {},
-        );
-        return undefined;
+        if (resumed === 'waited') {
+          // The package neither found the writer nor gave up (its one-second wait ends in neither when
+          // its timer fires exactly on the second): nothing in flight. Should it find one after all, it
+          // is let go.
+          resuming.then(
+            (late) => late?.cancel(),
+            () => {},
+          );
+          return undefined;
+        }
+        if (!resumed) return undefined;
+        const writer = streamId.slice(streamId.lastIndexOf('.') + 1);
+        return followed(resumed, {
+          // The writer counts this resumer as a reader until it hears it left.
+          left: () => pubSub.publisher.publish(LEFT, streamId).then(() => {}),
+          writerAlive: async () => (await pubSub.publisher.get(writerKey(writer))) !== null,
+          checkMs: liveness.checkMs,
+        });
       } catch (error) {
         // The process writing it died (its pointer and the package's "in progress" mark outlive it, for
         // an hour and a day): nobody answers the package's request, so nothing is in flight. Its answer
@@ -146,19 +225,82 @@ export function createResumableStreams(
   };
 }
 
-/** `gone` that turns true `graceMs` after the reader left, unless `attached` was called first. */
+/**
+ * A resumed answer as its resumer reads it: says when the resumer leaves, and errors with
+ * AnswerWriterGoneError when nothing came for `checkMs` and the writing process's key is gone (it died
+ * mid-answer; the package would wait for its next chunk forever).
+ */
+function followed(
+  inner: ReadableStream<string>,
+  watch: { left(): Promise<void>; writerAlive(): Promise<boolean>; checkMs: number },
+): ReadableStream<string> {
+  const reader = inner.getReader();
+  let last = Date.now();
+  let over = false;
+  let timer: NodeJS.Timeout | undefined;
+  const finish = (): void => {
+    over = true;
+    clearInterval(timer);
+  };
+  return new ReadableStream<string>({
+    start: (controller) => {
+      timer = setInterval(() => {
+        if (over || Date.now() - last < watch.checkMs) return;
+        watch.writerAlive().then(
+          (alive) => {
+            if (alive || over) return;
+            finish();
+            controller.error(new AnswerWriterGoneError('the process writing this answer stopped'));
+            reader.cancel().catch(() => {});
+          },
+          () => {},
+        );
+      }, watch.checkMs);
+      timer.unref();
+    },
+    pull: async (controller) => {
+      const next = await reader.read();
+      if (over) return;
+      last = Date.now();
+      if (next.done) {
+        finish();
+        controller.close();
+      } else controller.enqueue(next.value);
+    },
+    cancel: async () => {
+      finish();
+      await Promise.allSettled([watch.left(), reader.cancel()]);
+    },
+  });
+}
+
+/**
+ * `gone` that turns true once nobody has been reading for `graceMs`: the first reader (until its
+ * connection goes) and each resumer (from `attached` until the detach it returns is called) count as
+ * readers, so a reader who stops after a reload stops the answer as the first reader's stop does.
+ */
 export function graceAfterLeaving(
   gone: Gone,
   graceMs = DEFAULT_RESUME_GRACE_MS,
-): { gone: Gone; attached(): void; release(): void } {
+): { gone: Gone; attached(): () => void; release(): void } {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
-  let attached = false;
-  const onLeave = (): void => {
-    if (attached) return;
-    timer = setTimeout(() => controller.abort(gone.signal.reason), graceMs);
+  let readers = gone.signal.aborted ? 0 : 1;
+  let released = false;
+  const settle = (): void => {
+    if (released || controller.signal.aborted) return;
+    if (readers > 0) {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    } else {
+      timer ??= setTimeout(() => controller.abort(gone.signal.reason), graceMs);
+    }
   };
-  if (gone.signal.aborted) onLeave();
+  const onLeave = (): void => {
+    readers--;
+    settle();
+  };
+  if (gone.signal.aborted) settle();
   else gone.signal.addEventListener('abort', onLeave, { once: true });
   return {
     gone: {
@@ -168,10 +310,18 @@ export function graceAfterLeaving(
       signal: controller.signal,
     },
     attached: () => {
-      attached = true;
-      if (timer !== undefined) clearTimeout(timer);
+      readers++;
+      settle();
+      let detached = false;
+      return () => {
+        if (detached) return;
+        detached = true;
+        readers--;
+        settle();
+      };
     },
     release: () => {
+      released = true;
       if (timer !== undefined) clearTimeout(timer);
       gone.signal.removeEventListener('abort', onLeave);
     },

@@ -593,6 +593,77 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     expect(((await refused.json()) as ErrorJson).error.code).toBe('credits_exhausted');
   });
 
+  /** Posts a question to the slow site under chat `id`; resolves once its first words are out. */
+  async function slowAnswer(id: string, extra: Record<string, unknown> = {}) {
+    const controller = new AbortController();
+    const response = await fetch(slowApi, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${slowKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        id,
+        fp: 'reader-9',
+        messages: [
+          { id: 'q', role: 'user', parts: [{ type: 'text', text: 'How do I ingest my docs with the CLI?' }] },
+        ],
+        ...extra,
+      }),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('"text-delta"')) {
+      const next = await reader.read();
+      if (next.done) throw new Error('the answer ended before its first words');
+      text += new TextDecoder().decode(next.value);
+    }
+    return { threadId: response.headers.get('x-thread-id') ?? '', reader, leave: () => controller.abort() };
+  }
+
+  const resume = (id: string, signal?: AbortSignal) =>
+    fetch(`${slowApi}/${id}/stream`, {
+      headers: { Authorization: `Bearer ${slowKey}` },
+      ...(signal ? { signal } : {}),
+    });
+
+  it('stops an answer once the reader who resumed it leaves too, as it stops for the first reader', async () => {
+    const id = `chat-resumer-leaves-${Math.random().toString(36).slice(2)}`;
+    const first = await slowAnswer(id);
+    first.leave();
+    const resumer = new AbortController();
+    const resumed = await resume(id, resumer.signal);
+    expect(resumed.status).toBe(200);
+    await (resumed.body as ReadableStream<Uint8Array>).getReader().read();
+    resumer.abort();
+    let stored = await listThreadMessages(server.storage, first.threadId);
+    await until(async () => {
+      stored = await listThreadMessages(server.storage, first.threadId);
+      return stored.length === 2;
+    }, 'the stored answer');
+    // Nobody reads it any more: stopped after the grace period, not run to its end.
+    expect(stored[1]?.status).toBe('aborted');
+  });
+
+  it('keeps an answer in flight resumable when a later request on its chat is refused', async () => {
+    const id = `chat-refused-${Math.random().toString(36).slice(2)}`;
+    const first = await slowAnswer(id);
+    const refused = await fetch(slowApi, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${slowKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        id,
+        fp: 'reader-9',
+        threadId: 'thr_nope',
+        messages: [{ id: 'q2', role: 'user', parts: [{ type: 'text', text: 'and with git?' }] }],
+      }),
+    });
+    expect(refused.status).toBe(404);
+    const resumed = await resume(id);
+    expect(resumed.status).toBe(200);
+    expect(await resumed.text()).toContain('"text-delta"');
+    first.leave();
+  });
+
   it('answers 204 to a resume with nothing in flight, and 401 without a key', async () => {
     const none = await fetch(`${server.baseUrl}/v2/assistant/docs/message/never-used/stream`, {
       headers: { Authorization: `Bearer ${key}` },

@@ -16,6 +16,7 @@ import { streamHeaders } from '../assistant-headers.ts';
 import { clientGone } from '../node-request.ts';
 import { readAssistantBody } from '../request-body.ts';
 import { requestOrigin } from '../request-origin.ts';
+import { relayResumed } from '../resumed-stream.ts';
 import { streamedResponse } from '../streamed-response.ts';
 import { ASSISTANT_PREFIXES } from './assistant-message.ts';
 
@@ -96,15 +97,7 @@ export function assistantMessageV2Route(deps: AssistantV2RouteDeps): Hono<AppEnv
       return streamedResponse(
         c,
         headers,
-        async (sink) => {
-          const reader = stream.getReader();
-          gone.signal.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
-          for (;;) {
-            const next = await reader.read();
-            if (next.done) return;
-            sink.write(next.value);
-          }
-        },
+        (sink) => relayResumed(stream, sink, gone.signal),
         (error) => c.get('logger').error({ err: error }, 'resumed stream failed'),
       );
     });

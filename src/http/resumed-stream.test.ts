@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { AnswerWriterGoneError } from '../streams/resumable-streams.ts';
+import { relayResumed } from './resumed-stream.ts';
+
+/** A chunk, then `error`. */
+const failing = (error: Error) => {
+  let pulls = 0;
+  return new ReadableStream<string>({
+    pull: (controller) => {
+      if (pulls++ === 0) controller.enqueue('data: {"type":"text-delta"}\n\n');
+      else controller.error(error);
+    },
+  });
+};
+
+describe('relayResumed', () => {
+  it('ends a resumed answer whose writer died with an error chunk and [DONE]', async () => {
+    let out = '';
+    await relayResumed(
+      failing(new AnswerWriterGoneError('gone')),
+      {
+        write: (t) => {
+          out += t;
+        },
+      },
+      new AbortController().signal,
+    );
+    expect(out).toBe(
+      'data: {"type":"text-delta"}\n\n' +
+        'data: {"type":"error","errorText":"The answer was interrupted (its server stopped). Ask again to get it."}\n\n' +
+        'data: [DONE]\n\n',
+    );
+  });
+
+  it('lets any other failure through', async () => {
+    await expect(
+      relayResumed(failing(new Error('boom')), { write: () => {} }, new AbortController().signal),
+    ).rejects.toThrow('boom');
+  });
+});

@@ -1,0 +1,25 @@
+import { DONE_CHUNK, sseChunk } from '../assistant/ui-message-stream.ts';
+import { AnswerWriterGoneError } from '../streams/resumable-streams.ts';
+import type { TextSink } from './streamed-response.ts';
+
+const INTERRUPTED = 'The answer was interrupted (its server stopped). Ask again to get it.';
+
+/**
+ * Copies a resumed v2 answer to its reader until it ends or the reader leaves (`left`). Should the
+ * server writing it stop mid-answer, the reader gets an `error` chunk and the end of the stream
+ * instead of a stream that never ends.
+ */
+export async function relayResumed(stream: ReadableStream<string>, sink: TextSink, left: AbortSignal) {
+  const reader = stream.getReader();
+  left.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) return;
+      sink.write(next.value);
+    }
+  } catch (error) {
+    if (!(error instanceof AnswerWriterGoneError)) throw error;
+    sink.write(sseChunk({ type: 'error', errorText: INTERRUPTED }) + DONE_CHUNK);
+  }
+}
