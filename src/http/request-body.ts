@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ZodType, ZodTypeDef } from 'zod';
 import { DocentError } from './errors.ts';
+import { mayHoldLoneSurrogates, replaceLoneSurrogates } from './lone-surrogates.ts';
 import { nodeBindings, requestHeader } from './node-request.ts';
 import { refuseNulCharacters } from './nul-characters.ts';
 import { zodDetails } from './validation.ts';
@@ -49,9 +50,9 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
 export async function readJsonBody(c: Context, maxBytes: number): Promise<unknown> {
   const text = await readBodyText(c, maxBytes);
   const value: unknown = JSON.parse(text);
-  // JSON text can only hold U+0000 escaped; a body without the escape needs no walk.
+  // JSON text can only hold U+0000 or a lone surrogate escaped; a body without the escape needs no walk.
   if (text.includes('\\u0000')) refuseNulCharacters(value);
-  return value;
+  return mayHoldLoneSurrogates(text) ? replaceLoneSurrogates(value) : value;
 }
 
 /**

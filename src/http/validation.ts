@@ -3,6 +3,7 @@ import type { Context, ValidationTargets } from 'hono';
 import type { ZodSchema, z } from 'zod';
 import { zodDetails } from '../errors/validation-details.ts';
 import { DocentError } from './errors.ts';
+import { replaceLoneSurrogates } from './lone-surrogates.ts';
 import { refuseNulCharacters } from './nul-characters.ts';
 
 export { MAX_ERROR_DETAILS, zodDetails } from '../errors/validation-details.ts';
@@ -22,6 +23,7 @@ export function validate<Target extends keyof ValidationTargets, Schema extends 
     // A query as sent: its schema may move parameters (`page` into `filter.page`), and the error names
     // what the client wrote.
     refuseNulCharacters(target === 'query' ? queryAsSent(c) : result.data, where);
+    if (target === 'json') replaceLoneSurrogates(result.data);
   });
   if (target !== 'json') return validator;
   // The validator reads a body of another type as no body at all, and would name the fields as missing.
@@ -70,5 +72,5 @@ export async function optionalJsonBody<Schema extends ZodSchema>(
   if (!result.success)
     throw new DocentError('invalid_request', 'Invalid request body', { details: zodDetails(result.error) });
   refuseNulCharacters(result.data);
-  return result.data;
+  return replaceLoneSurrogates(result.data);
 }

@@ -664,6 +664,19 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     first.leave();
   });
 
+  it('stores a question cut inside an emoji with U+FFFD for the lone half, the same on every database', async () => {
+    const response = await fetch(api, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      // As JSON.stringify writes a string cut after the first half of 😀.
+      body: '{"fp":"reader-10","messages":[{"id":"u","role":"user","parts":[{"type":"text","text":"what is readyz \\ud83d"}]}]}',
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    const stored = await listThreadMessages(server.storage, response.headers.get('x-thread-id') ?? '');
+    expect(stored[0]?.content).toBe('what is readyz \uFFFD');
+  });
+
   it('answers 204 to a resume with nothing in flight, and 401 without a key', async () => {
     const none = await fetch(`${server.baseUrl}/v2/assistant/docs/message/never-used/stream`, {
       headers: { Authorization: `Bearer ${key}` },
