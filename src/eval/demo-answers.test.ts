@@ -36,6 +36,7 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I use claude as the model', 'guides/models#choose-a-model'],
   ['how do I delete a site', 'guides/cli#sites-list-create-show-restrict-and-delete-sites'],
   ['how do I re-ingest after changing docs', 'guides/cli#ingest-update-a-site-from-a-docs-folder'],
+  ['How do I ingest my docs?', 'quickstart#ingest-your-own-docs'],
   ['how do I see usage', 'guides/cli#usage-orgs-and-plans'],
   ['what is MCP', 'guides/agents#mcp-server'],
   ['how do I hide a page from the assistant', 'guides/docs-formats#which-pages-are-indexed'],
