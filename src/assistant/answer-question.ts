@@ -50,6 +50,11 @@ export interface ReaderGone {
   readonly aborted: boolean;
   /** Made on first use: only a model that does I/O needs a real signal. */
   readonly signal: AbortSignal;
+  /**
+   * Whether the answer's text reaches someone now: a v2 answer outlives its reader for a while, waiting
+   * for a resume, and text nobody reads is no reason to keep the charge. Absent: until `aborted`.
+   */
+  heard?(): boolean;
 }
 
 export interface AnswerServiceDeps {
@@ -389,7 +394,18 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
         write: (sink) =>
           track(
             (async () => {
-              const outcome = await streamAnswer(start.parts, sink, {
+              const reaches = (): boolean => input.gone.heard?.() ?? !input.gone.aborted;
+              // Whether any of the text reached a reader (a v2 answer runs on for a while after its
+              // reader left, in case they resume it).
+              let delivered = false;
+              const heardSink: AnswerSink = {
+                ...sink,
+                text: (delta) => {
+                  if (!delivered) delivered = reaches();
+                  sink.text(delta);
+                },
+              };
+              const outcome = await streamAnswer(start.parts, heardSink, {
                 toolCallId: `call_${crypto.randomUUID()}`,
                 query,
                 results: results0,
@@ -422,7 +438,9 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
                 answered: isAnswered({ status, text: outcome.text, retrievalStrength: strength }),
                 retrievalScore: strength,
               };
-              const refunding = outcome.text === '' && (outcome.error !== undefined || outcome.aborted);
+              // A resumer that came after the last word still got all of it.
+              if (!delivered && outcome.text !== '') delivered = reaches();
+              const refunding = !delivered && (outcome.error !== undefined || outcome.aborted);
               // The answer and any refund commit together; failures are logged there, not thrown.
               let stored: AnswerStored | undefined;
               await credits.settle(chargedRequest, refunding, async (unit) => {

@@ -33,6 +33,11 @@ export interface PubSub {
 export interface Gone {
   readonly aborted: boolean;
   readonly signal: AbortSignal;
+  /**
+   * Whether anyone reads the answer now, or has resumed it (a resumer gets all of it): text written
+   * while this is false reaches nobody unless it turns true later. Absent: whoever is not `aborted`.
+   */
+  heard?(): boolean;
 }
 
 export interface RecordedStream {
@@ -286,6 +291,7 @@ export function graceAfterLeaving(
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let readers = gone.signal.aborted ? 0 : 1;
+  let resumed = false;
   let released = false;
   const settle = (): void => {
     if (released || controller.signal.aborted) return;
@@ -308,8 +314,10 @@ export function graceAfterLeaving(
         return controller.signal.aborted;
       },
       signal: controller.signal,
+      heard: () => readers > 0 || resumed,
     },
     attached: () => {
+      resumed = true;
       readers++;
       settle();
       let detached = false;

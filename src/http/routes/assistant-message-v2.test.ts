@@ -1,10 +1,14 @@
 import path from 'node:path';
+import { simulateReadableStream } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinAnswerer } from '../../assistant/builtin-answerer.ts';
 import { listThreadMessages } from '../../assistant/threads.ts';
+import { getBalance } from '../../limits/credits.ts';
 import { createTenant } from '../../limits/limits-fixtures.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { dialects } from '../../testing/databases.ts';
+import { scriptedModelStream } from '../../testing/model-streams.ts';
 import { repoRoot } from '../../testing/paths.ts';
 import { startTestServer, type TestServer } from '../../testing/server.ts';
 import {
@@ -19,6 +23,8 @@ import {
 const bundledDocs = path.join(repoRoot, 'docs');
 /** How long an answer outlives a reader who left, in this suite (the default is seconds). */
 const GRACE_MS = 250;
+/** The `late` site's model starts writing this long after it is asked (the grace period runs past it). */
+const LATE_FIRST_TOKEN_MS = 100;
 
 interface AnswerMetadata {
   threadId: string;
@@ -95,14 +101,32 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
   let slowKey = '';
   let api = '';
   let slowApi = '';
+  let late: { assistantKey: string; organizationId: string };
+  /** Called when the `late` site's model is asked: its first token comes LATE_FIRST_TOKEN_MS later. */
+  let lateStarted: (() => void) | undefined;
 
   beforeAll(async () => {
     // The `slow` site's answer streams a delta every 100 ms (about 0.6 s in all, longer than the grace), so a reader can stop or drop it halfway.
     server = await startTestServer(dialect, {
       resumeGraceMs: GRACE_MS,
       modelProvider: ({ site, sources, context }) =>
-        new BuiltinAnswerer({ sources, context, deltaDelayMs: site.domain === 'slow' ? 100 : 0 }),
+        site.domain === 'late'
+          ? new MockLanguageModelV3({
+              doStream: async () => {
+                lateStarted?.();
+                return {
+                  stream: simulateReadableStream({
+                    initialDelayInMs: LATE_FIRST_TOKEN_MS,
+                    chunkDelayInMs: 10,
+                    chunks: scriptedModelStream(Array.from({ length: 100 }, (_, i) => `w${i} `)),
+                  }),
+                };
+              },
+            })
+          : new BuiltinAnswerer({ sources, context, deltaDelayMs: site.domain === 'slow' ? 100 : 0 }),
     });
+    const made = await bootstrapSite(server.storage, { domain: 'late', docsDir: bundledDocs });
+    late = { assistantKey: made.assistantKey, organizationId: made.organization.id };
     key = (await bootstrapSite(server.storage, { domain: 'docs', docsDir: bundledDocs })).assistantKey;
     slowKey = (await bootstrapSite(server.storage, { domain: 'slow', docsDir: bundledDocs })).assistantKey;
     api = `${server.baseUrl}/v2/assistant/docs/message`;
@@ -675,6 +699,41 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     await response.text();
     const stored = await listThreadMessages(server.storage, response.headers.get('x-thread-id') ?? '');
     expect(stored[0]?.content).toBe('what is readyz \uFFFD');
+  });
+
+  it('refunds an answer whose reader left before its first word, though it ran on for a resume', async () => {
+    const asked = new Promise<void>((resolve) => {
+      lateStarted = resolve;
+    });
+    const reader = new AbortController();
+    const posting = fetch(`${server.baseUrl}/v2/assistant/late/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${late.assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        id: `chat-late-${Math.random().toString(36).slice(2)}`,
+        fp: 'reader-11',
+        messages: [{ id: 'q', role: 'user', parts: [{ type: 'text', text: 'What is /readyz?' }] }],
+      }),
+      signal: reader.signal,
+    }).catch(() => undefined);
+    await asked;
+    // Gone before the model's first word: the answer runs on for the grace period, writing words nobody
+    // reads, and is then stopped.
+    reader.abort();
+    await posting;
+    let stored: Awaited<ReturnType<typeof listThreadMessages>> = [];
+    await until(async () => {
+      const thread = await server.storage.db
+        .selectFrom('threads')
+        .select('id')
+        .where('organization_id', '=', late.organizationId)
+        .executeTakeFirst();
+      stored = thread ? await listThreadMessages(server.storage, thread.id) : [];
+      return stored.length === 2;
+    }, 'the stored answer');
+    expect(stored[1]?.status).toBe('aborted');
+    expect(stored[1]?.content).not.toBe('');
+    await until(async () => (await getBalance(server.storage, late.organizationId)).used === 0, 'the refund');
   });
 
   it('answers 204 to a resume with nothing in flight, and 401 without a key', async () => {
