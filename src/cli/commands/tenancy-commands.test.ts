@@ -105,4 +105,27 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     expect(await run('usage', '--org', orgId)).toContain('3 of 500 included credits');
     await expect(run('usage')).rejects.toThrow(/--org/);
   });
+
+  it('refuses a usage range of days not on the calendar, or the wrong way round', async () => {
+    for (const [flag, day] of [
+      ['--from', '2026-13-01'],
+      ['--to', '2026-02-30'],
+      ['--from', '2026-00-10'],
+      ['--to', '2026-6-1'],
+    ])
+      await expect(run('usage', '--site', 'acme', flag as string, day as string)).rejects.toThrow(
+        `${flag} must be a day on the calendar, YYYY-MM-DD (got "${day}")`,
+      );
+    await expect(
+      run('usage', '--site', 'acme', '--from', '2026-06-30', '--to', '2026-06-01'),
+    ).rejects.toThrow('--from 2026-06-30 is after --to 2026-06-01');
+    await expect(run('usage', '--site', 'acme', '--from', '2999-01-01')).rejects.toThrow(
+      /^--from 2999-01-01 is after --to \(today, \d{4}-\d{2}-\d{2}\)$/,
+    );
+    // A leap day is one; a one-day range is a range.
+    const leap = JSON.parse(
+      await run('--json', 'usage', '--site', 'acme', '--from', '2024-02-29', '--to', '2024-02-29'),
+    );
+    expect(leap).toMatchObject({ from: '2024-02-29', to: '2024-02-29', days: [] });
+  });
 });
