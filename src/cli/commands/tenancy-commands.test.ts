@@ -85,6 +85,21 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     await expect(run('sites', 'show', 'acme-two')).rejects.toThrow(/No site/);
   });
 
+  it('shows organizations in --json with camelCase keys, as every other command does', async () => {
+    const created = JSON.parse(await run('--json', 'orgs', 'create', '--name', 'Camel'));
+    const expected = {
+      id: created.id,
+      name: 'Camel',
+      plan: 'free',
+      createdAt: expect.any(String),
+      retentionDays: null,
+    };
+    expect(created).toEqual(expected);
+    const listed = JSON.parse(await run('--json', 'orgs', 'list')).organizations;
+    expect(listed).toContainEqual(expected);
+    await db.storage.db.deleteFrom('organizations').where('id', '=', created.id).execute();
+  });
+
   it('sets plans and shows usage', async () => {
     await run('plans', 'set', 'team', '--monthly-credits', '500', '--overage', 'on', '--overage-cap', '100');
     await run('orgs', 'set-plan', orgId, 'team');
