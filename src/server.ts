@@ -54,14 +54,20 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 /**
  * The process's logger on standard output, and `print` for human-readable text (the first-start
  * banner) written through the same stream: pino writes asynchronously, so a plain
- * `process.stdout.write` lands among the log lines written before it.
+ * `process.stdout.write` lands among the log lines written before it. `flush` writes out what is
+ * pending, so that a line written to stderr next comes after them.
  */
 export function createStdoutLogger(config: Pick<Config, 'logLevel'>): {
   logger: Logger;
   print: (text: string) => void;
+  flush: () => void;
 } {
   const stdout = destination(1);
-  return { logger: pino({ level: config.logLevel }, stdout), print: (text) => void stdout.write(text) };
+  return {
+    logger: pino({ level: config.logLevel }, stdout),
+    print: (text) => void stdout.write(text),
+    flush: () => stdout.flushSync(),
+  };
 }
 
 /** The server could not start listening; `banner` holds what a first start seeded (its key is shown once). */

@@ -1,4 +1,4 @@
-import { type IngestionResult, ingestSite } from '../ingest/ingest-site.ts';
+import { EmptyDocsFolderError, type IngestionResult, ingestSite } from '../ingest/ingest-site.ts';
 import type { LoadProgress } from '../ingest/types.ts';
 import { type GitWorkspace, removeClone } from '../sources/git-checkout.ts';
 import { ingestGitSite } from '../sources/git-ingestion.ts';
@@ -33,6 +33,11 @@ export async function bootstrapSite(
     siteName?: string;
     baseUrl?: string | null;
     onProgress?: LoadProgress;
+    /**
+     * Docs with no pages are refused (EmptyDocsFolderError) and nothing is left behind: a mistyped or
+     * empty folder would otherwise make a site that answers nothing, under a domain then taken.
+     */
+    refuseEmpty?: boolean;
   },
 ): Promise<BootstrapResult> {
   if ((input.docsDir === undefined) === (input.git === undefined))
@@ -59,6 +64,8 @@ export async function bootstrapSite(
     } else {
       ingestion = await ingestSite(storage, site.id, input.docsDir as string, options);
     }
+    if (input.refuseEmpty === true && ingestion.counts.pages === 0)
+      throw new EmptyDocsFolderError(`${emptySourceName(input, git)} has no pages to index`);
     // Unnamed by the caller: the docs' own name (llms.txt's title, the MCP tools' "Search the … docs").
     const docsName = siteNameOf(ingestion.docsName);
     if (input.siteName === undefined && docsName !== null) {
@@ -66,8 +73,8 @@ export async function bootstrapSite(
       site.name = docsName;
     }
   } catch (error) {
-    // A site whose first ingestion failed (a repository that cannot be cloned, no such folder) is not
-    // left behind, keyless, to block the next attempt under its domain.
+    // A site whose first ingestion failed (a repository that cannot be cloned, no such folder, no pages
+    // where they are required) is not left behind, keyless, to block the next attempt under its domain.
     await storage.db.deleteFrom('organizations').where('id', '=', organization.id).execute();
     if (input.git) await removeClone(input.git.workspace.dataDir, site.id);
     throw error;
@@ -79,6 +86,17 @@ export async function bootstrapSite(
     name: 'default',
   });
   return { organization, site, assistantKey: key, ingestion, ...(git ? { git } : {}) };
+}
+
+function emptySourceName(
+  input: { docsDir?: string; git?: { source: GitSourceInput } },
+  git: BootstrapResult['git'],
+): string {
+  if (!input.git) return input.docsDir as string;
+  const where = input.git.source.subdir
+    ? `The folder ${input.git.source.subdir} of the repository`
+    : 'The repository';
+  return `${where} at commit ${git?.commit.slice(0, 12) ?? '?'}`;
 }
 
 /**

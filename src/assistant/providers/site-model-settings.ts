@@ -60,10 +60,23 @@ export const MAX_OUTPUT_TOKENS = 32_000;
  */
 export const siteModelOptionsSchema = z
   .object({
-    temperature: z.number().min(0).max(MAX_TEMPERATURE).optional(),
-    maxOutputTokens: z.number().int().min(1).max(MAX_OUTPUT_TOKENS).optional(),
+    // The messages read after the option's name in every caller ("--temperature: must be at most 2",
+    // "Temperature: …"); Zod's own say "Number must be less than or equal to 2", or "received nan".
+    temperature: z
+      .number({ invalid_type_error: 'must be a number' })
+      .min(0, 'must be at least 0')
+      .max(MAX_TEMPERATURE, `must be at most ${MAX_TEMPERATURE}`)
+      .optional(),
+    maxOutputTokens: z
+      .number({ invalid_type_error: 'must be a whole number' })
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .max(MAX_OUTPUT_TOKENS, `must be at most ${MAX_OUTPUT_TOKENS}`)
+      .optional(),
     /** Turned into each provider's own setting (provider-models.ts). */
-    reasoningEffort: z.enum(['low', 'medium', 'high']).optional(),
+    reasoningEffort: z
+      .enum(['low', 'medium', 'high'], { errorMap: () => ({ message: 'must be low, medium or high' }) })
+      .optional(),
   })
   .strict();
 

@@ -113,6 +113,29 @@ describe.each(dialects)('docent init --git on %s', (dialect) => {
     expect(orgs).toEqual([]);
   });
 
+  it('creates nothing, and keeps no clone, when the folder read has no pages', async () => {
+    commitFiles(repo, { 'assets/notes.txt': 'Not a page.\n' });
+    const before = fs.existsSync(dataDir) ? fs.readdirSync(dataDir, { recursive: true }) : [];
+    const attempt = runCliInProcess(
+      db.url,
+      'init',
+      '--site',
+      'no-pages',
+      '--git',
+      repo,
+      '--subdir',
+      'assets',
+    );
+    await expect(attempt).rejects.toThrow(CliError);
+    await expect(attempt).rejects.toThrow(
+      /^The folder assets of the repository at commit [0-9a-f]{12} has no pages to index, so nothing was created\. Check --git, --branch and --subdir, or add --allow-empty/,
+    );
+    expect(
+      await db.storage.db.selectFrom('sites').select('id').where('domain', '=', 'no-pages').execute(),
+    ).toEqual([]);
+    expect(fs.existsSync(dataDir) ? fs.readdirSync(dataDir, { recursive: true }) : []).toEqual(before);
+  });
+
   it('refuses --docs with --git, git options without --git, and remote helpers', async () => {
     await expect(
       runCliInProcess(db.url, 'init', '--site', 'both', '--git', repo, '--docs', temp),

@@ -96,6 +96,30 @@ describe.each(dialects)('docent init --base-url on %s', (dialect) => {
     }
   });
 
+  it('refuses docs with no pages, creating nothing, unless --allow-empty', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-init-empty-'));
+    const noPages = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-init-nopages-'));
+    try {
+      fs.writeFileSync(path.join(noPages, 'notes.txt'), 'Not a page.\n');
+      for (const dir of [empty, noPages]) {
+        const attempt = runCliInProcess(db.url, 'init', '--site', 'hollow', '--docs', dir);
+        await expect(attempt).rejects.toThrow(CliError);
+        await expect(attempt).rejects.toThrow(
+          `${dir} has no pages to index, so nothing was created. Check the folder, or add --allow-empty to create the site without pages`,
+        );
+      }
+      const named = (table: 'organizations' | 'sites', column: 'name' | 'domain') =>
+        db.storage.db.selectFrom(table).select('id').where(column, '=', 'hollow').execute();
+      expect(await named('organizations', 'name')).toEqual([]);
+      expect(await named('sites', 'domain')).toEqual([]);
+      const out = await runCliInProcess(db.url, 'init', '--site', 'hollow', '--docs', empty, '--allow-empty');
+      expect(out).toMatch(/^Site "hollow" created: 0 pages/);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+      fs.rmSync(noPages, { recursive: true, force: true });
+    }
+  });
+
   it("prints its first ingestion's warnings, with file and line, and --json carries them and the counts", async () => {
     const warned = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-init-warn-'));
     try {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
+import { EmptyDocsFolderError } from '../../ingest/ingest-site.ts';
 import { GitCommandError } from '../../sources/git.ts';
 import { getGitSource } from '../../sources/git-sources.ts';
 import { GitSourceError } from '../../sources/git-url.ts';
@@ -26,6 +27,7 @@ interface InitOptions {
   poll?: string;
   name?: string;
   baseUrl?: string;
+  allowEmpty?: boolean;
 }
 
 /** The docs of the new site: a folder, or a git repository (`--git`, with its own options). */
@@ -62,6 +64,7 @@ export function registerInit(program: Command): void {
     .option('--poll <minutes>', 'with --git: check the repository for new commits every this many minutes')
     .option('--name <name>', 'display name of the site')
     .option('--base-url <url>', 'public URL of the docs, used for deep links')
+    .option('--allow-empty', 'create the site even when its docs have no pages')
     .action(async (options: InitOptions, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       const domain = domainSchema.safeParse(options.site);
@@ -90,6 +93,7 @@ export function registerInit(program: Command): void {
               ...(options.name ? { siteName: options.name } : {}),
               baseUrl: baseUrl?.data ?? null,
               ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+              refuseEmpty: options.allowEmpty !== true,
             });
             progress.stop();
             // The organization's first admin key: the admin API needs one, and only the CLI can make it.
@@ -132,6 +136,10 @@ export function registerInit(program: Command): void {
           } catch (error) {
             progress.stop();
             if (error instanceof DomainTakenError) throw new CliError(error.message);
+            if (error instanceof EmptyDocsFolderError)
+              throw new CliError(
+                `${error.message}, so nothing was created. Check ${source.git ? '--git, --branch and --subdir' : 'the folder'}, or add --allow-empty to create the site without pages`,
+              );
             // A repository that cannot be cloned: nothing was created (bootstrapSite removed it).
             if (error instanceof GitCommandError || error instanceof GitSourceError)
               throw new CliError(`${error.message} (nothing was created)`);

@@ -97,15 +97,15 @@ export function registerKeys(program: Command): void {
     .command('list')
     .description("list an organization's keys (prefix and last four characters only)")
     .option('--org <id>', 'organization')
-    .option('--site <domain>', 'only keys of this site')
+    .option('--site <domain>', "this site's keys, and its organization's admin keys")
     .action(async (options: { org?: string; site?: string }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       await withStorage(globals, async (storage) => {
         const owner = await resolveOrganization(storage, options);
-        const rows = await listApiKeys(
-          storage,
-          owner.organizationId,
-          owner.siteId !== undefined ? { siteId: owner.siteId } : {},
+        // With --site, the organization's admin keys too: they work on the site, and `keys create --admin
+        // --site` makes them, so that is where one looks for them to rotate one.
+        const rows = (await listApiKeys(storage, owner.organizationId)).filter(
+          (row) => owner.siteId === undefined || row.site_id === owner.siteId || row.site_id === null,
         );
         const domains = new Map(
           (await listSites(storage, owner.organizationId)).map((s) => [s.id, s.domain]),
@@ -118,14 +118,16 @@ export function registerKeys(program: Command): void {
           printJson({ organization: owner.organizationId, keys: summaries });
           return;
         }
+        const now = new Date().toISOString();
         for (const k of summaries) {
           const state = k.revokedAt
             ? `revoked ${k.revokedAt}`
-            : k.expiresAt
-              ? `expires ${k.expiresAt}`
+            : k.expiresAt !== null && k.expiresAt <= now
+              ? 'expired'
               : 'active';
           process.stdout.write(
-            `${k.id}  ${k.kind.padEnd(9)}  ${k.display}  ${k.site ?? '(organization)'}  ${k.name ?? ''}  ${state}  last used ${k.lastUsedAt ?? 'never'}\n`,
+            `${k.id}  ${k.kind.padEnd(9)}  ${k.display}  ${k.site ?? '(organization)'}  ${k.name ?? ''}  ${state}  ` +
+              `created ${k.createdAt}  expires ${k.expiresAt ?? 'never'}  last used ${k.lastUsedAt ?? 'never'}\n`,
           );
         }
         if (summaries.length === 0) process.stdout.write('No keys.\n');

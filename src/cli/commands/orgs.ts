@@ -1,5 +1,10 @@
 import type { Command } from 'commander';
-import { createOrganization, listOrganizations, setOrganizationPlan } from '../../tenancy/organizations.ts';
+import {
+  createOrganization,
+  listOrganizations,
+  type Organization,
+  setOrganizationPlan,
+} from '../../tenancy/organizations.ts';
 import { getPlan, listPlans, type PlanInput, upsertPlan } from '../../tenancy/plans.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
 
@@ -16,6 +21,18 @@ function positiveInteger(flag: string, value: string | undefined): number | unde
   return n;
 }
 
+/** An organization as `--json` shows it: camelCase, as every other command's output, not its row. */
+function organizationView(org: Organization) {
+  return {
+    id: org.id,
+    name: org.name,
+    plan: org.plan,
+    createdAt: org.created_at,
+    retentionDays:
+      org.retention_days === null || org.retention_days === undefined ? null : Number(org.retention_days),
+  };
+}
+
 export function registerOrgs(program: Command): void {
   const orgs = program.command('orgs').description('manage organizations');
   orgs
@@ -25,7 +42,7 @@ export function registerOrgs(program: Command): void {
       const globals = command.optsWithGlobals<GlobalOptions>();
       await withStorage(globals, async (storage) => {
         const rows = await listOrganizations(storage);
-        if (globals.json) printJson({ organizations: rows });
+        if (globals.json) printJson({ organizations: rows.map(organizationView) });
         else for (const o of rows) process.stdout.write(`${o.id}  ${o.name}  plan ${o.plan}\n`);
       });
     });
@@ -39,7 +56,7 @@ export function registerOrgs(program: Command): void {
       await withStorage(globals, async (storage) => {
         if (!(await getPlan(storage, options.plan))) throw new CliError(`No plan "${options.plan}"`);
         const org = await createOrganization(storage, options);
-        if (globals.json) printJson(org);
+        if (globals.json) printJson(organizationView(org));
         else process.stdout.write(`Created organization ${org.id} (${org.name}) on plan ${org.plan}\n`);
       });
     });

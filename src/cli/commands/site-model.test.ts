@@ -101,12 +101,22 @@ describe('docent sites set-model / set-instructions / set-starter-questions / se
       maxOutputTokens: 800,
       reasoningEffort: 'low',
     });
-    await expect(run('sites', 'set-model-options', 'acme', '--temperature', '3')).rejects.toThrow(
-      /Invalid model options/,
-    );
-    await expect(run('sites', 'set-model-options', 'acme', '--reasoning-effort', 'max')).rejects.toThrow(
-      /Invalid model options/,
-    );
+    // Each refusal names the option as typed.
+    const refused: [string[], string][] = [
+      [['--temperature', '3'], '--temperature: must be at most 2'],
+      [['--temperature', 'warm'], '--temperature: must be a number'],
+      [['--max-output-tokens', '0'], '--max-output-tokens: must be at least 1'],
+      [['--max-output-tokens', '1.5'], '--max-output-tokens: must be a whole number'],
+      [['--reasoning-effort', 'max'], '--reasoning-effort: must be low, medium or high'],
+      [
+        ['--temperature', '-1', '--max-output-tokens', '40000'],
+        '--temperature: must be at least 0; --max-output-tokens: must be at most 32000',
+      ],
+    ];
+    for (const [args, message] of refused)
+      await expect(run('sites', 'set-model-options', 'acme', ...args), args.join(' ')).rejects.toMatchObject({
+        message,
+      });
     await expect(run('sites', 'set-model-options', 'acme')).rejects.toThrow(/at least one/);
     expect((await getSiteModelSettings(db.storage, siteId))?.modelOptions).toEqual({
       temperature: 0.2,

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { ZodError } from 'zod';
 import {
   getSiteModelSettings,
+  type SiteModelOptions,
   type SiteModelSettingsPatch,
   siteInstructionsSchema,
   siteModelOptionsSchema,
@@ -113,7 +114,7 @@ export function registerSiteModel(program: Command): void {
           throw new CliError(
             'Give at least one of --temperature, --max-output-tokens, --reasoning-effort, or --clear',
           );
-        const value = clear ? null : parsed(siteModelOptionsSchema.safeParse(values), 'model options');
+        const value = clear ? null : modelOptions(values);
         await change(command, domain, { modelOptions: value });
       },
     );
@@ -148,6 +149,26 @@ function parsed<T>(
 ): T {
   if (result.success) return result.data;
   throw new CliError(`Invalid ${what}: ${result.error.issues.map((i) => i.message).join('; ')}`);
+}
+
+/** Each model option's flag: a refusal names the one typed ("--temperature: must be at most 2"). */
+const MODEL_OPTION_FLAGS: Record<keyof SiteModelOptions, string> = {
+  temperature: '--temperature',
+  maxOutputTokens: '--max-output-tokens',
+  reasoningEffort: '--reasoning-effort',
+};
+
+function modelOptions(values: Partial<Record<keyof SiteModelOptions, unknown>>): SiteModelOptions {
+  const result = siteModelOptionsSchema.safeParse(values);
+  if (result.success) return result.data;
+  throw new CliError(
+    result.error.issues
+      .map((issue) => {
+        const flag: string | undefined = MODEL_OPTION_FLAGS[issue.path[0] as keyof SiteModelOptions];
+        return `${flag ?? 'model options'}: ${issue.message}`;
+      })
+      .join('; '),
+  );
 }
 
 function readFile(file: string): string {

@@ -42,10 +42,59 @@ describe('docent keys / sites / usage / orgs / plans', () => {
       `svc_dsc_…${assistant.key.slice(-4)}`,
       `svc_…${admin.key.slice(-4)}`,
     ]);
-    expect(await run('keys', 'list', '--site', 'acme')).toContain('web');
+    // --site: the site's keys and the organization's admin keys (they work on it too), not another site's.
+    const elsewhere = await createSite(db.storage, { organizationId: orgId, domain: 'acme-keys' });
+    try {
+      await run('keys', 'create', '--site', 'acme-keys');
+      const bySite = JSON.parse(await run('--json', 'keys', 'list', '--site', 'acme')).keys as {
+        id: string;
+        kind: string;
+        site: string | null;
+      }[];
+      expect(bySite.map((k) => [k.id, k.kind, k.site])).toEqual([
+        [assistant.id, 'assistant', 'acme'],
+        [admin.id, 'admin', null],
+      ]);
+    } finally {
+      await db.storage.db.deleteFrom('sites').where('id', '=', elsewhere.id).execute();
+    }
+    // As the docs say: when each key was created, expires and was last used, and its state.
+    const stamp = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
+    const lines = (await run('keys', 'list', '--site', 'acme')).trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^${assistant.id}  assistant  svc_dsc_…\\S{4}  acme  web  active  created ${stamp}  expires never  last used never$`,
+      ),
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^${admin.id}  admin {6}svc_…\\S{4}  \\(organization\\)  +active  created ${stamp}  expires never`,
+      ),
+    );
+    const expiring = JSON.parse(
+      await run('--json', 'keys', 'create', '--site', 'acme', '--expires-at', '2099-01-31T00:00:00Z'),
+    );
+    expect(await run('keys', 'list', '--site', 'acme')).toMatch(
+      new RegExp(
+        `^${expiring.id} .* active  created ${stamp}  expires 2099-01-31T00:00:00\\.000Z  last used never$`,
+        'm',
+      ),
+    );
+    await db.storage.db
+      .updateTable('api_keys')
+      .set({ expires_at: '2001-01-01T00:00:00.000Z' })
+      .where('id', '=', expiring.id)
+      .execute();
+    expect(await run('keys', 'list', '--site', 'acme')).toMatch(
+      new RegExp(`^${expiring.id} .* expired  created ${stamp}  expires 2001-01-01T00:00:00\\.000Z`, 'm'),
+    );
 
     await run('keys', 'revoke', assistant.id);
     expect(await findActiveKey(db.storage, assistant.key)).toBeUndefined();
+    expect(await run('keys', 'list', '--site', 'acme')).toMatch(
+      new RegExp(`^${assistant.id} .* web  revoked ${stamp}  created ${stamp}`, 'm'),
+    );
     await expect(run('keys', 'revoke', 'key_nope')).rejects.toThrow(CliError);
     await expect(run('keys', 'create')).rejects.toThrow(/--site/);
     await expect(run('keys', 'create', '--admin')).rejects.toThrow(/--org/);
@@ -85,6 +134,21 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     await expect(run('sites', 'show', 'acme-two')).rejects.toThrow(/No site/);
   });
 
+  it('shows organizations in --json with camelCase keys, as every other command does', async () => {
+    const created = JSON.parse(await run('--json', 'orgs', 'create', '--name', 'Camel'));
+    const expected = {
+      id: created.id,
+      name: 'Camel',
+      plan: 'free',
+      createdAt: expect.any(String),
+      retentionDays: null,
+    };
+    expect(created).toEqual(expected);
+    const listed = JSON.parse(await run('--json', 'orgs', 'list')).organizations;
+    expect(listed).toContainEqual(expected);
+    await db.storage.db.deleteFrom('organizations').where('id', '=', created.id).execute();
+  });
+
   it('sets plans and shows usage', async () => {
     await run('plans', 'set', 'team', '--monthly-credits', '500', '--overage', 'on', '--overage-cap', '100');
     await run('orgs', 'set-plan', orgId, 'team');
@@ -104,5 +168,28 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     expect(usage.days).toEqual([expect.objectContaining({ requests: 3, credits: 3 })]);
     expect(await run('usage', '--org', orgId)).toContain('3 of 500 included credits');
     await expect(run('usage')).rejects.toThrow(/--org/);
+  });
+
+  it('refuses a usage range of days not on the calendar, or the wrong way round', async () => {
+    for (const [flag, day] of [
+      ['--from', '2026-13-01'],
+      ['--to', '2026-02-30'],
+      ['--from', '2026-00-10'],
+      ['--to', '2026-6-1'],
+    ])
+      await expect(run('usage', '--site', 'acme', flag as string, day as string)).rejects.toThrow(
+        `${flag} must be a day on the calendar, YYYY-MM-DD (got "${day}")`,
+      );
+    await expect(
+      run('usage', '--site', 'acme', '--from', '2026-06-30', '--to', '2026-06-01'),
+    ).rejects.toThrow('--from 2026-06-30 is after --to 2026-06-01');
+    await expect(run('usage', '--site', 'acme', '--from', '2999-01-01')).rejects.toThrow(
+      /^--from 2999-01-01 is after --to \(today, \d{4}-\d{2}-\d{2}\)$/,
+    );
+    // A leap day is one; a one-day range is a range.
+    const leap = JSON.parse(
+      await run('--json', 'usage', '--site', 'acme', '--from', '2024-02-29', '--to', '2024-02-29'),
+    );
+    expect(leap).toMatchObject({ from: '2024-02-29', to: '2024-02-29', days: [] });
   });
 });

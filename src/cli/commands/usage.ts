@@ -6,6 +6,14 @@ import { resolveOrganization } from './keys.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** A day as given, if it is one on the calendar: 2026-13-01 or 2026-02-30 is refused, not read as none. */
+function parseDay(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const date = new Date(`${value}T00:00:00Z`);
+  if (DAY.test(value) && !Number.isNaN(date.getTime()) && dayOf(date) === value) return value;
+  throw new CliError(`${flag} must be a day on the calendar, YYYY-MM-DD (got "${value}")`);
+}
+
 export function registerUsage(program: Command): void {
   program
     .command('usage')
@@ -17,17 +25,15 @@ export function registerUsage(program: Command): void {
     .action(
       async (options: { org?: string; site?: string; from?: string; to?: string }, command: Command) => {
         const globals = command.optsWithGlobals<GlobalOptions>();
-        for (const [flag, value] of [
-          ['--from', options.from],
-          ['--to', options.to],
-        ] as const) {
-          if (value !== undefined && !DAY.test(value))
-            throw new CliError(`${flag} must be a day, YYYY-MM-DD`);
-        }
+        const givenFrom = parseDay('--from', options.from);
+        const givenTo = parseDay('--to', options.to);
+        const to = givenTo ?? dayOf(new Date());
+        const from = givenFrom ?? `${to.slice(0, 7)}-01`;
+        // An empty range would print "No usage" as if there had been none.
+        if (from > to)
+          throw new CliError(`--from ${from} is after --to ${givenTo === undefined ? `(today, ${to})` : to}`);
         await withStorage(globals, async (storage) => {
           const owner = await resolveOrganization(storage, options);
-          const to = options.to ?? dayOf(new Date());
-          const from = options.from ?? `${to.slice(0, 7)}-01`;
           const plan = (await getOrganizationPlan(storage, owner.organizationId)) ?? FALLBACK_PLAN;
           const balance = await getBalance(storage, owner.organizationId);
           const days = await dailyUsage(storage, owner.organizationId, { from, to });
