@@ -53,7 +53,7 @@ describe('docent serve on a port in use', { timeout: 240_000 }, () => {
     await database.remove();
   });
 
-  it('ends with one line naming the knob that chose the port, after the key it seeded', async () => {
+  it('ends with one line naming the knob that chose the port, having changed nothing', async () => {
     const flag = await serve(['--database-url', database.url, 'serve', '--port', String(busy)], {});
     expect(flag.code).toBe(1);
     const lines = flag.output.trimEnd().split('\n');
@@ -61,8 +61,8 @@ describe('docent serve on a port in use', { timeout: 240_000 }, () => {
       `docent: failed to start: port ${busy} on 127.0.0.1 is in use (choose another with --port)`,
     );
     expect(flag.output).not.toMatch(/\n\s+at /);
-    // The key was made and is shown once: here, or never.
-    expect(flag.output).toMatch(/Assistant key \(shown once\): svc_dsc_\w+/);
+    // Nothing was seeded or minted: a server already on that port may be using this database.
+    expect(flag.output).not.toContain('svc_dsc_');
 
     const env = await serve(['--database-url', database.url, 'serve'], { PORT: String(busy) });
     expect(env.code).toBe(1);
