@@ -19,9 +19,9 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   // The demo widget's starter questions, as offered.
   [DEMO_STARTER_QUESTIONS[0], 'guides/widget#embed-it-in-your-docs'],
   [DEMO_STARTER_QUESTIONS[1], 'guides/self-hosting#use-postgresql'],
-  [DEMO_STARTER_QUESTIONS[2], 'guides/cli#keys-create-list-and-revoke-keys'],
+  [DEMO_STARTER_QUESTIONS[2], 'guides/cli#rotate-a-key'],
   ['how to embed the widget in my site', 'guides/widget#embed-it-in-your-docs'],
-  ['How do I rotate an API key?', 'guides/cli#keys-create-list-and-revoke-keys'],
+  ['How do I rotate an API key?', 'guides/cli#rotate-a-key'],
   ['how do I change the model to gpt-4o', 'guides/models#choose-a-model'],
   ['can I use postgres', 'guides/self-hosting#use-postgresql'],
   ['how do I deploy with docker', 'guides/deployment#the-container-image'],
