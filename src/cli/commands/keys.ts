@@ -8,7 +8,7 @@ import {
   revokeApiKey,
 } from '../../tenancy/api-keys.ts';
 import { getOrganization } from '../../tenancy/organizations.ts';
-import { getSiteByDomain, listSites } from '../../tenancy/sites.ts';
+import { getSite, getSiteByDomain, listSites } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
 
 /** The organization a command acts on: named by `--org <id>` or through one of its sites. */
@@ -148,8 +148,12 @@ export function registerKeys(program: Command): void {
           .executeTakeFirst();
         const key = row ? await revokeApiKey(storage, row.organization_id, id) : undefined;
         if (!key) throw new CliError(`No key "${id}"`);
-        if (globals.json) printJson(keySummary(key));
-        else
+        if (globals.json) {
+          // The site as `keys list` and `keys create` name it: its domain.
+          const { siteId, ...summary } = keySummary(key);
+          const site = siteId === null ? undefined : await getSite(storage, siteId);
+          printJson({ ...summary, site: site?.domain ?? null });
+        } else
           process.stdout.write(`Revoked ${key.prefix}…${key.last_four} (${key.id}) at ${key.revoked_at}\n`);
       });
     });

@@ -90,7 +90,9 @@ describe('docent keys / sites / usage / orgs / plans', () => {
       new RegExp(`^${expiring.id} .* expired  created ${stamp}  expires 2001-01-01T00:00:00\\.000Z`, 'm'),
     );
 
-    await run('keys', 'revoke', assistant.id);
+    const revoked = JSON.parse(await run('--json', 'keys', 'revoke', assistant.id));
+    expect(revoked).toMatchObject({ id: assistant.id, site: 'acme' });
+    expect(revoked.siteId).toBeUndefined();
     expect(await findActiveKey(db.storage, assistant.key)).toBeUndefined();
     expect(await run('keys', 'list', '--site', 'acme')).toMatch(
       new RegExp(`^${assistant.id} .* web  revoked ${stamp}  created ${stamp}`, 'm'),
