@@ -168,6 +168,12 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     const usage = JSON.parse(await run('--json', 'usage', '--site', 'acme'));
     expect(usage.period).toMatchObject({ included: 500, used: 3, remaining: 497 });
     expect(usage.days).toEqual([expect.objectContaining({ requests: 3, credits: 3 })]);
+    // The admin API's report: the month named `month`, and the range's totals.
+    expect(usage.period.month).toMatch(/^\d{4}-\d{2}$/);
+    expect(usage.totals).toEqual({ requests: 3, credits: 3, overage: 0 });
+    await expect(
+      run('usage', '--site', 'acme', '--from', '2024-01-01', '--to', '2026-01-01'),
+    ).rejects.toThrow(/more than 366 days/);
     expect(await run('usage', '--org', orgId)).toContain('3 of 500 included credits');
     await expect(run('usage')).rejects.toThrow(/--org/);
   });

@@ -1,16 +1,14 @@
 import type { Command } from 'commander';
-import { dailyUsage, dayOf, getBalance } from '../../limits/credits.ts';
+import { dayOf } from '../../limits/credits.ts';
+import { isCalendarDay, usageReport } from '../../limits/usage-report.ts';
 import { FALLBACK_PLAN, getOrganizationPlan } from '../../tenancy/plans.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
 import { resolveOrganization } from './keys.ts';
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
 /** A day as given, if it is one on the calendar: 2026-13-01 or 2026-02-30 is refused, not read as none. */
 function parseDay(flag: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const date = new Date(`${value}T00:00:00Z`);
-  if (DAY.test(value) && !Number.isNaN(date.getTime()) && dayOf(date) === value) return value;
+  if (isCalendarDay(value)) return value;
   throw new CliError(`${flag} must be a day on the calendar, YYYY-MM-DD (got "${value}")`);
 }
 
@@ -35,14 +33,15 @@ export function registerUsage(program: Command): void {
         await withStorage(globals, async (storage) => {
           const owner = await resolveOrganization(storage, options);
           const plan = (await getOrganizationPlan(storage, owner.organizationId)) ?? FALLBACK_PLAN;
-          const balance = await getBalance(storage, owner.organizationId);
-          const days = await dailyUsage(storage, owner.organizationId, { from, to });
+          const report = await usageReport(storage, owner.organizationId, plan, { from, to });
+          const { period: balance, days } = report;
+          // The admin API's report, as GET /v1/admin/usage returns it.
           if (globals.json) {
-            printJson({ organization: owner.organizationId, plan, period: balance, from, to, days });
+            printJson(report);
             return;
           }
           process.stdout.write(
-            `Organization ${owner.organizationId}, plan ${plan.id}: ${balance.used - balance.overage} of ${balance.included} included credits used in ${balance.period}, ${balance.overage} overage, ${balance.remaining} left.\n`,
+            `Organization ${owner.organizationId}, plan ${plan.id}: ${balance.used - balance.overage} of ${balance.included} included credits used in ${balance.month}, ${balance.overage} overage, ${balance.remaining} left.\n`,
           );
           for (const d of days)
             process.stdout.write(

@@ -1,25 +1,18 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { dailyUsage, dayOf, getBalance } from '../../../limits/credits.ts';
+import { isCalendarDay, MAX_USAGE_DAYS, usageReport } from '../../../limits/usage-report.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
 
-/** Longest range one usage request may cover. */
-export const MAX_USAGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const daySchema = z
   .string()
-  .regex(DAY, 'must be a date YYYY-MM-DD')
-  .refine((value) => {
-    // A value that is not YYYY-MM-DD has its one message already.
-    if (!DAY.test(value)) return true;
-    const date = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(date.getTime()) && dayOf(date) === value;
-  }, 'must be a real date');
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  // A value that is not YYYY-MM-DD has its one message already.
+  .refine((value) => !/^\d{4}-\d{2}-\d{2}$/.test(value) || isCalendarDay(value), 'must be a real date');
 
 export const usageQuery = z
   .object({
@@ -82,43 +75,6 @@ export function getUsageRoute(deps: AdminDeps): Hono<AdminEnv> {
   return new Hono<AdminEnv>().get('/v1/admin/usage', validate('query', usageQuery), async (c) => {
     const query = c.req.valid('query');
     const { organization, plan } = c.get('admin');
-    const now = new Date();
-    const to = query.to ?? dayOf(now);
-    const from = query.from ?? `${to.slice(0, 7)}-01`;
-    const [balance, days] = await Promise.all([
-      getBalance(deps.storage, organization.id, now),
-      dailyUsage(deps.storage, organization.id, { from, to }),
-    ]);
-    const totals = days.reduce(
-      (sum, d) => ({
-        requests: sum.requests + d.requests,
-        credits: sum.credits + d.credits,
-        overage: sum.overage + d.overage,
-      }),
-      { requests: 0, credits: 0, overage: 0 },
-    );
-    return c.json({
-      organization: organization.id,
-      plan: {
-        id: plan.id,
-        monthlyCredits: plan.monthlyCredits,
-        overageEnabled: plan.overageEnabled,
-        overageCap: plan.overageCap,
-        creditCost: plan.creditCost,
-        orgRequestsPerHour: plan.orgRequestsPerHour,
-        ipRequestsPerDay: plan.ipRequestsPerDay,
-      },
-      period: {
-        month: balance.period,
-        included: balance.included,
-        used: balance.used,
-        overage: balance.overage,
-        remaining: balance.remaining,
-      },
-      from,
-      to,
-      days,
-      totals,
-    });
+    return c.json(await usageReport(deps.storage, organization.id, plan, query));
   });
 }
