@@ -39,4 +39,21 @@ describe('provider errors', () => {
     expect(String(logged.responseBody)).toHaveLength(2_000);
     expect(JSON.stringify(logged)).not.toContain('SECRET PROMPT');
   });
+
+  it('logs no password or query string of the provider URL, and a provider error event as what it said', () => {
+    const behindBasicAuth = new APICallError({
+      message: 'Internal Server Error',
+      url: 'http://qauser:SECRETPASS@vllm.internal:8000/v1/chat/completions?key=SECRETKEY',
+      requestBodyValues: {},
+      statusCode: 500,
+    });
+    const logged = JSON.stringify(describeProviderError(behindBasicAuth));
+    expect(logged).not.toContain('SECRETPASS');
+    expect(logged).not.toContain('SECRETKEY');
+    expect(logged).toContain('vllm.internal:8000/v1/chat/completions');
+    expect(describeProviderError({ message: 'CUDA out of memory', type: 'server_error' })).toEqual({
+      name: 'ProviderErrorEvent',
+      message: '{"message":"CUDA out of memory","type":"server_error"}',
+    });
+  });
 });

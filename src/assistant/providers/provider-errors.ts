@@ -66,7 +66,7 @@ export function describeProviderError(error: unknown): Record<string, unknown> {
       name: error.name,
       message: error.message,
       statusCode: error.statusCode,
-      url: error.url,
+      url: loggableUrl(error.url),
       isRetryable: error.isRetryable,
       responseBody: error.responseBody?.slice(0, MAX_LOGGED_BODY),
       // A stream that failed while the package read it: what failed (a stall, a cut connection).
@@ -77,5 +77,34 @@ export function describeProviderError(error: unknown): Record<string, unknown> {
     const cause = error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : undefined;
     return { name: error.name, message: error.message, ...(cause ? { cause } : {}), stack: error.stack };
   }
+  // A provider's error event in its stream (`{"error": {"message": …, "type": …}}`, Anthropic's
+  // `overloaded_error`, a Bedrock exception frame) reaches here as the plain object it sent.
+  if (typeof error === 'object' && error !== null) {
+    let text: string;
+    try {
+      text = JSON.stringify(error) ?? String(error);
+    } catch {
+      text = String(error);
+    }
+    return { name: 'ProviderErrorEvent', message: text.slice(0, MAX_LOGGED_BODY) };
+  }
   return { message: String(error) };
+}
+
+/**
+ * A provider URL without what may be a secret in it: a user and password (`https://user:pass@vllm…`, a
+ * server behind basic auth) or a query string (`?key=…`).
+ */
+function loggableUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username !== '' || parsed.password !== '') {
+      parsed.username = 'redacted';
+      parsed.password = '';
+    }
+    if (parsed.search !== '') parsed.search = '?redacted';
+    return parsed.href;
+  } catch {
+    return '(not a URL)';
+  }
 }
