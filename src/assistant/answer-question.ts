@@ -440,7 +440,9 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
               };
               // A resumer that came after the last word still got all of it.
               if (!delivered && outcome.text !== '') delivered = reaches();
-              const refunding = !delivered && (outcome.error !== undefined || outcome.aborted);
+              // Charged only for words someone read: not for an answer that failed or was stopped before
+              // any, nor for one that ended, with words or none, while nobody read it.
+              const refunding = !delivered;
               // The answer and any refund commit together; failures are logged there, not thrown.
               let stored: AnswerStored | undefined;
               await credits.settle(chargedRequest, refunding, async (unit) => {

@@ -77,6 +77,14 @@ export interface StreamAnswerOptions {
   searchResults?: (result: unknown) => readonly SearchResultItem[];
 }
 
+/** The answer ended without any text. */
+export class EmptyAnswerError extends Error {
+  override name = 'EmptyAnswerError';
+  constructor() {
+    super('The model ended its answer without writing anything');
+  }
+}
+
 export interface AnswerOutcome {
   /** The answer text sent (partial when aborted or failed). */
   text: string;
@@ -154,6 +162,12 @@ export async function streamAnswer(
     }
   }
 
+  // A model that ended without a word (one that kept calling tools to the step limit, say) failed: the
+  // reader is told so instead of getting a blank answer.
+  if (!aborted && !failed && !abortSignal?.aborted && text === '') {
+    failed = true;
+    error = new EmptyAnswerError();
+  }
   const sources = options.sources();
   const citedIds = citedSourceIds(
     text,

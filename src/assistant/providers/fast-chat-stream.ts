@@ -18,7 +18,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { AnswerStreamPart, FinishReason } from '../answer-stream.ts';
-import { modelAnswerParts } from './model-stream.ts';
+import { modelAnswerParts, tokenCount } from './model-stream.ts';
 import { ProviderStreamCutError } from './provider-errors.ts';
 
 export const MIRRORED_PACKAGE = '@ai-sdk/openai-compatible';
@@ -171,7 +171,10 @@ export async function* decodeChatStream(body: ReadableStream<Uint8Array>): Async
   yield {
     type: 'finish',
     finishReason: finishReasonOf(raw, refused),
-    usage: { promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 },
+    usage: {
+      promptTokens: tokenCount(usage?.prompt_tokens),
+      completionTokens: tokenCount(usage?.completion_tokens),
+    },
   };
 }
 

@@ -55,6 +55,11 @@ export async function* stepAnswerParts<Tools extends ToolSet>(
           result: part.output,
         };
         break;
+      case 'tool-error':
+        // A call the tool refused (arguments that are not a search): it gets a result all the same, with
+        // nothing found, so no reader is left with a search that never ends.
+        yield { type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, result: null };
+        break;
       case 'start-step':
         yield { type: 'step-start' };
         break;
@@ -99,9 +104,14 @@ function end(
 }
 
 function tokens(prompt: number | undefined, completion: number | undefined): TokenUsage {
-  return { promptTokens: finiteOrZero(prompt), completionTokens: finiteOrZero(completion) };
+  return { promptTokens: tokenCount(prompt), completionTokens: tokenCount(completion) };
 }
 
-function finiteOrZero(value: number | undefined): number {
-  return value !== undefined && Number.isFinite(value) ? value : 0;
+/**
+ * A provider's token count as Docent keeps it: a whole number from 0 up, else 0 (as for a count the
+ * server did not report). A server that reports -5 or 2.5 is wrong, and a negative count broke the
+ * metrics' counters and the stored usage.
+ */
+export function tokenCount(value: number | null | undefined): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }

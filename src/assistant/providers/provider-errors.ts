@@ -1,4 +1,5 @@
 import { APICallError } from '@ai-sdk/provider';
+import { EmptyAnswerError } from '../answer-stream.ts';
 
 /**
  * Errors of the model providers, and what of them may leave the server. Their names are deliberately not
@@ -39,6 +40,7 @@ export function safeProviderErrorMessage(thrown: unknown, requestId: string): st
   if (error instanceof ProviderStallError) what = 'The model provider stopped responding while answering.';
   else if (error instanceof ProviderStreamCutError) what = 'The answer was cut off by the model provider.';
   else if (error instanceof ProviderConnectTimeoutError) what = 'The model provider did not respond in time.';
+  else if (error instanceof EmptyAnswerError) what = 'The model ended without an answer; please try again.';
   else if (APICallError.isInstance(error) && error.statusCode === 429)
     what = 'The model provider is rate limiting requests; please try again shortly.';
   return `${what} (request ${requestId})`;

@@ -101,7 +101,10 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
   let slowKey = '';
   let api = '';
   let slowApi = '';
-  let late: { assistantKey: string; organizationId: string };
+  const lateSites: Record<'late' | 'brief', { assistantKey: string; organizationId: string }> = {
+    late: { assistantKey: '', organizationId: '' },
+    brief: { assistantKey: '', organizationId: '' },
+  };
   /** Called when the `late` site's model is asked: its first token comes LATE_FIRST_TOKEN_MS later. */
   let lateStarted: (() => void) | undefined;
 
@@ -110,7 +113,7 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     server = await startTestServer(dialect, {
       resumeGraceMs: GRACE_MS,
       modelProvider: ({ site, sources, context }) =>
-        site.domain === 'late'
+        site.domain === 'late' || site.domain === 'brief'
           ? new MockLanguageModelV3({
               doStream: async () => {
                 lateStarted?.();
@@ -118,15 +121,20 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
                   stream: simulateReadableStream({
                     initialDelayInMs: LATE_FIRST_TOKEN_MS,
                     chunkDelayInMs: 10,
-                    chunks: scriptedModelStream(Array.from({ length: 100 }, (_, i) => `w${i} `)),
+                    // `late` writes for a second, past the grace period; `brief` ends within it.
+                    chunks: scriptedModelStream(
+                      Array.from({ length: site.domain === 'late' ? 100 : 3 }, (_, i) => `w${i} `),
+                    ),
                   }),
                 };
               },
             })
           : new BuiltinAnswerer({ sources, context, deltaDelayMs: site.domain === 'slow' ? 100 : 0 }),
     });
-    const made = await bootstrapSite(server.storage, { domain: 'late', docsDir: bundledDocs });
-    late = { assistantKey: made.assistantKey, organizationId: made.organization.id };
+    for (const domain of ['late', 'brief'] as const) {
+      const made = await bootstrapSite(server.storage, { domain, docsDir: bundledDocs });
+      lateSites[domain] = { assistantKey: made.assistantKey, organizationId: made.organization.id };
+    }
     key = (await bootstrapSite(server.storage, { domain: 'docs', docsDir: bundledDocs })).assistantKey;
     slowKey = (await bootstrapSite(server.storage, { domain: 'slow', docsDir: bundledDocs })).assistantKey;
     api = `${server.baseUrl}/v2/assistant/docs/message`;
@@ -701,40 +709,51 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     expect(stored[0]?.content).toBe('what is readyz \uFFFD');
   });
 
-  it('refunds an answer whose reader left before its first word, though it ran on for a resume', async () => {
-    const asked = new Promise<void>((resolve) => {
-      lateStarted = resolve;
-    });
-    const reader = new AbortController();
-    const posting = fetch(`${server.baseUrl}/v2/assistant/late/message`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${late.assistantKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        id: `chat-late-${Math.random().toString(36).slice(2)}`,
-        fp: 'reader-11',
-        messages: [{ id: 'q', role: 'user', parts: [{ type: 'text', text: 'What is /readyz?' }] }],
-      }),
-      signal: reader.signal,
-    }).catch(() => undefined);
-    await asked;
-    // Gone before the model's first word: the answer runs on for the grace period, writing words nobody
-    // reads, and is then stopped.
-    reader.abort();
-    await posting;
-    let stored: Awaited<ReturnType<typeof listThreadMessages>> = [];
-    await until(async () => {
-      const thread = await server.storage.db
-        .selectFrom('threads')
-        .select('id')
-        .where('organization_id', '=', late.organizationId)
-        .executeTakeFirst();
-      stored = thread ? await listThreadMessages(server.storage, thread.id) : [];
-      return stored.length === 2;
-    }, 'the stored answer');
-    expect(stored[1]?.status).toBe('aborted');
-    expect(stored[1]?.content).not.toBe('');
-    await until(async () => (await getBalance(server.storage, late.organizationId)).used === 0, 'the refund');
-  });
+  it.each([
+    ['late', 'aborted'],
+    ['brief', 'complete'],
+  ] as const)(
+    'refunds a %s answer whose reader left before its first word, though it ran on for a resume',
+    async (domain, status) => {
+      const late = lateSites[domain];
+      const asked = new Promise<void>((resolve) => {
+        lateStarted = resolve;
+      });
+      const reader = new AbortController();
+      const posting = fetch(`${server.baseUrl}/v2/assistant/${domain}/message`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${late.assistantKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          id: `chat-late-${Math.random().toString(36).slice(2)}`,
+          fp: 'reader-11',
+          messages: [{ id: 'q', role: 'user', parts: [{ type: 'text', text: 'What is /readyz?' }] }],
+        }),
+        signal: reader.signal,
+      }).catch(() => undefined);
+      await asked;
+      // Gone before the model's first word: the answer runs on for the grace period, writing words nobody
+      // reads, and is then stopped.
+      reader.abort();
+      await posting;
+      let stored: Awaited<ReturnType<typeof listThreadMessages>> = [];
+      await until(async () => {
+        const thread = await server.storage.db
+          .selectFrom('threads')
+          .select('id')
+          .where('organization_id', '=', late.organizationId)
+          .executeTakeFirst();
+        stored = thread ? await listThreadMessages(server.storage, thread.id) : [];
+        return stored.length === 2;
+      }, 'the stored answer');
+      // Stopped after the grace period (`late`), or ended within it (`brief`): words nobody read, either way.
+      expect(stored[1]?.status).toBe(status);
+      expect(stored[1]?.content).not.toBe('');
+      await until(
+        async () => (await getBalance(server.storage, late.organizationId)).used === 0,
+        'the refund',
+      );
+    },
+  );
 
   it('answers 204 to a resume with nothing in flight, and 401 without a key', async () => {
     const none = await fetch(`${server.baseUrl}/v2/assistant/docs/message/never-used/stream`, {
