@@ -111,7 +111,8 @@ async function ensurePortFree(port: number, host: string): Promise<void> {
     probe.once('error', (error: NodeJS.ErrnoException) =>
       reject(new ServerStartError(error.code === 'EADDRINUSE' ? portInUse(port, host) : error.message, '')),
     );
-    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+    // Not exclusive: in a cluster worker the real listen shares the primary's socket, and so does this.
+    probe.listen({ port, host }, () => probe.close(() => resolve()));
   });
 }
 

@@ -37,4 +37,27 @@ describe('relayResumed', () => {
       relayResumed(failing(new Error('boom')), { write: () => {} }, new AbortController().signal),
     ).rejects.toThrow('boom');
   });
+
+  it('lets the stream go at once when the reader left while the resume was looked up', async () => {
+    let cancelled = false;
+    const stream = new ReadableStream<string>({
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    const gone = new AbortController();
+    gone.abort();
+    let out = '';
+    await relayResumed(
+      stream,
+      {
+        write: (t) => {
+          out += t;
+        },
+      },
+      gone.signal,
+    );
+    expect(cancelled).toBe(true);
+    expect(out).toBe('');
+  });
 });

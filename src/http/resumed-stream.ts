@@ -11,6 +11,12 @@ const INTERRUPTED = 'The answer was interrupted (its server stopped). Ask again 
  */
 export async function relayResumed(stream: ReadableStream<string>, sink: TextSink, left: AbortSignal) {
   const reader = stream.getReader();
+  // Gone while the resume was being looked up: the stream is let go at once, so the writer stops
+  // counting this reader.
+  if (left.aborted) {
+    await reader.cancel().catch(() => {});
+    return;
+  }
   left.addEventListener('abort', () => void reader.cancel().catch(() => {}), { once: true });
   try {
     for (;;) {

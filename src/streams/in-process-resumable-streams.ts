@@ -10,6 +10,7 @@ interface Recording {
   followers: Set<ReadableStreamDefaultController<string>>;
   /** A resumer started reading; the function it returns says that resumer left. */
   attached(): () => void;
+  ended: boolean;
 }
 
 /**
@@ -29,40 +30,42 @@ export function createInProcessResumableStreams(options: { graceMs?: number } = 
   return {
     record: (chat, gone) => {
       const graceful = graceAfterLeaving(gone, options.graceMs);
+      const now = Date.now();
       const recording: Recording = {
-        startedAt: Date.now(),
+        startedAt: now,
         chunks: [],
         followers: new Set(),
-        attached: graceful.attached,
+        attached: () => graceful.attached(recording.chunks.length > 0),
+        ended: false,
       };
-      // The chat's answer in flight from its first chunk on: a request refused before its answer
-      // starts (a wrong thread key, no credits left) leaves the chat's earlier answer resumable.
-      const register = (): void => {
-        const now = Date.now();
-        recording.startedAt = now;
-        // Re-inserted, so a chat's newer answer counts as the newest entry.
-        recordings.delete(chat);
-        recordings.set(chat, recording);
-        for (const [oldest, entry] of recordings) {
-          if (recordings.size <= MAX_IN_PROCESS_ANSWERS && !expired(entry, now)) break;
-          recordings.delete(oldest);
-        }
-      };
-      let done = false;
+      // Resumable from the start (a reload while the answer is still searching or waiting for the
+      // model's first word finds it), and the chat's earlier answer, should this one end without a chunk
+      // (a request refused before its answer starts), is the chat's again.
+      const previous = recordings.get(chat);
+      // Re-inserted, so a chat's newer answer counts as the newest entry.
+      recordings.delete(chat);
+      recordings.set(chat, recording);
+      for (const [oldest, entry] of recordings) {
+        if (recordings.size <= MAX_IN_PROCESS_ANSWERS && !expired(entry, now)) break;
+        recordings.delete(oldest);
+      }
       return {
         write: (text) => {
-          if (done) return;
-          if (recording.chunks.length === 0) register();
+          if (recording.ended) return;
           recording.chunks.push(text);
           for (const follower of recording.followers) follower.enqueue(text);
         },
         end: () => {
-          if (done) return;
-          done = true;
+          if (recording.ended) return;
+          recording.ended = true;
           for (const follower of recording.followers) follower.close();
           recording.followers.clear();
           // Nothing is in flight for the chat any more (a newer answer may have replaced this one).
-          if (recordings.get(chat) === recording) recordings.delete(chat);
+          if (recordings.get(chat) === recording) {
+            recordings.delete(chat);
+            if (recording.chunks.length === 0 && previous !== undefined && !previous.ended)
+              recordings.set(chat, previous);
+          }
           graceful.release();
         },
         gone: graceful.gone,

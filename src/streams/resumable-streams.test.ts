@@ -172,11 +172,35 @@ describe.each(backends)('resumable answers, %s', (_label, open) => {
     recorded.end();
   });
 
+  it('is resumable before its first chunk, and a resumer who leaves before it does not count as reading it', async () => {
+    const [writer, reader] = await open(5_000);
+    const chat = `site:${crypto.randomUUID()}`;
+    const first = connection();
+    // Still searching, or waiting for the model's first word: nothing written yet.
+    const recorded = writer.record(chat, first);
+    await tick(50);
+    const early = await reader.resume(chat);
+    if (!early) throw new Error('not resumable before its first chunk');
+    await early.cancel();
+    const stream = await reader.resume(chat);
+    if (!stream) throw new Error('not resumable before its first chunk');
+    const reading = readAll(stream);
+    first.drop();
+    await tick(50);
+    // The resumer still reads; the one who left before any text did not make the answer heard.
+    expect(recorded.gone.heard?.()).toBe(true);
+    recorded.write('data: words\n\n');
+    await tick(20);
+    recorded.end();
+    expect(await reading).toBe('data: words\n\n');
+  });
+
   it("leaves a chat's answer in flight resumable when a later answer of the chat never starts", async () => {
     const [writer, reader] = await open(5_000);
     const chat = `site:${crypto.randomUUID()}`;
     const running = writer.record(chat, connection());
     running.write('data: running\n\n');
+    await tick(50);
     // Refused before its first chunk (a wrong thread key, no credits left): nothing of it is recorded.
     writer.record(chat, connection()).end();
     await tick(50);

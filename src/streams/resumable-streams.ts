@@ -57,6 +57,9 @@ export interface ResumableStreams {
   resume(chat: string): Promise<ReadableStream<string> | undefined>;
 }
 
+/** A stream id's writer: the process id (a UUID) after its last dot. */
+const WRITER_SUFFIX = /\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
 /** A resumed answer whose writing process stopped answering (it died): the resumer ends it. */
 export class AnswerWriterGoneError extends Error {
   override name = 'AnswerWriterGoneError';
@@ -147,32 +150,37 @@ export function createResumableStreams(
           controller = c;
         },
       });
-      let started = false;
+      let wrote = false;
       let done = false;
       const graceful = graceAfterLeaving(gone, graceMs);
-      // The chat's answer in flight from its first chunk on: a request refused before its answer
-      // starts (a wrong thread key, no credits left) leaves the chat's earlier answer resumable.
-      const start = (): void => {
-        started = true;
-        startWriting();
-        listenForLeaving();
-        const leaving: (() => void)[] = [];
-        detachers.set(streamId, leaving);
-        attachHandlers.set(streamId, () => leaving.push(graceful.attached()));
-        pubSub.publisher
-          .set(pointer(chat), streamId, { EX: RESUMABLE_TTL_SECONDS })
-          // The package's own copy for a first reader is left unread (Docent writes to that reader
-          // itself) and dropped with the answer: cancelling it would make the package throw and catch an
-          // error on every later chunk (profiled: ~16 µs per built-in answer, more per provider token).
-          .then(() => context.createNewResumableStream(streamId, () => copy))
-          .catch(() => {
-            // Not resumable then (pub/sub down); the first reader still gets the whole answer.
-          });
-      };
+      startWriting();
+      listenForLeaving();
+      const leaving: (() => void)[] = [];
+      detachers.set(streamId, leaving);
+      attachHandlers.set(streamId, () => leaving.push(graceful.attached(wrote)));
+      // Resumable from the start (a reload while the answer is still searching or waiting for the
+      // model's first word finds it). The chat's earlier answer is remembered: should this one end
+      // without a chunk (a request refused before its answer starts), the chat points to it again.
+      let previous: string | null = null;
+      const registered = pubSub.publisher
+        .get(pointer(chat))
+        .then((id) => {
+          previous = typeof id === 'string' ? id : null;
+          return pubSub.publisher.set(pointer(chat), streamId, { EX: RESUMABLE_TTL_SECONDS });
+        })
+        // The package's own copy for a first reader is left unread (Docent writes to that reader
+        // itself) and dropped with the answer: cancelling it would make the package throw and catch an
+        // error on every later chunk (profiled: ~16 µs per built-in answer, more per provider token).
+        .then(() => context.createNewResumableStream(streamId, () => copy))
+        .then(
+          () => true,
+          // Not resumable then (pub/sub down); the first reader still gets the whole answer.
+          () => false,
+        );
       return {
         write: (text) => {
           if (done) return;
-          if (!started) start();
+          wrote = true;
           controller.enqueue(text);
         },
         end: () => {
@@ -180,10 +188,20 @@ export function createResumableStreams(
           done = true;
           controller.close();
           graceful.release();
-          if (!started) return;
           attachHandlers.delete(streamId);
           detachers.delete(streamId);
           stopWriting();
+          if (wrote) return;
+          void registered
+            .then(async (ok) => {
+              const earlier = previous;
+              if (!ok || earlier === null) return;
+              // Not a compare-and-set (the package's publisher has none): a newer answer that took the
+              // chat in between is overwritten only if it set the pointer after this read.
+              if ((await pubSub.publisher.get(pointer(chat))) === streamId)
+                await pubSub.publisher.set(pointer(chat), earlier, { EX: RESUMABLE_TTL_SECONDS });
+            })
+            .catch(() => {});
         },
         gone: graceful.gone,
       };
@@ -199,22 +217,27 @@ export function createResumableStreams(
           timer = setTimeout(() => resolve('waited'), MAX_RESUME_WAIT_MS);
         });
         const resumed = await Promise.race([resuming, waited]).finally(() => clearTimeout(timer));
+        // The writer counts this resumer as a reader from its request on, until it hears it left.
+        const left = () => pubSub.publisher.publish(LEFT, streamId).then(() => {});
         if (resumed === 'waited') {
           // The package neither found the writer nor gave up (its one-second wait ends in neither when
           // its timer fires exactly on the second): nothing in flight. Should it find one after all, it
           // is let go.
           resuming.then(
-            (late) => late?.cancel(),
+            (late) => {
+              if (late) void Promise.allSettled([late.cancel(), left()]);
+            },
             () => {},
           );
           return undefined;
         }
         if (!resumed) return undefined;
-        const writer = streamId.slice(streamId.lastIndexOf('.') + 1);
+        // A pointer an older version wrote has no writer id: its writer's liveness is not known.
+        const writer = WRITER_SUFFIX.exec(streamId)?.[1];
         return followed(resumed, {
-          // The writer counts this resumer as a reader until it hears it left.
-          left: () => pubSub.publisher.publish(LEFT, streamId).then(() => {}),
-          writerAlive: async () => (await pubSub.publisher.get(writerKey(writer))) !== null,
+          left,
+          writerAlive: async () =>
+            writer === undefined || (await pubSub.publisher.get(writerKey(writer))) !== null,
           checkMs: liveness.checkMs,
         });
       } catch (error) {
@@ -249,14 +272,18 @@ function followed(
   };
   return new ReadableStream<string>({
     start: (controller) => {
+      // Two looks in a row without the writer's key: one could be a key evicted or expiring just
+      // as the writer refreshes it.
+      let missed = 0;
       timer = setInterval(() => {
         if (over || Date.now() - last < watch.checkMs) return;
         watch.writerAlive().then(
           (alive) => {
-            if (alive || over) return;
+            missed = alive ? 0 : missed + 1;
+            if (missed < 2 || over) return;
             finish();
             controller.error(new AnswerWriterGoneError('the process writing this answer stopped'));
-            reader.cancel().catch(() => {});
+            void Promise.allSettled([watch.left(), reader.cancel()]);
           },
           () => {},
         );
@@ -287,7 +314,7 @@ function followed(
 export function graceAfterLeaving(
   gone: Gone,
   graceMs = DEFAULT_RESUME_GRACE_MS,
-): { gone: Gone; attached(): () => void; release(): void } {
+): { gone: Gone; attached(afterText?: boolean): () => void; release(): void } {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let readers = gone.signal.aborted ? 0 : 1;
@@ -316,8 +343,9 @@ export function graceAfterLeaving(
       signal: controller.signal,
       heard: () => readers > 0 || resumed,
     },
-    attached: () => {
-      resumed = true;
+    attached: (afterText = true) => {
+      // A resumer who came once some of the answer was written gets all of it (the replay).
+      if (afterText) resumed = true;
       readers++;
       settle();
       let detached = false;
