@@ -1,7 +1,8 @@
 /**
  * Which threads the conversation list and its export select: those with a question asked in the range
  * that matches every filter, as the other analytics views count questions, whatever the thread's last
- * activity; paged without loss or repeats when threads share a time.
+ * activity; paged without loss or repeats when threads share a time; and the `q` search ignoring case
+ * beyond ASCII on both databases.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, type Tenant } from '../limits/limits-fixtures.ts';
@@ -10,6 +11,7 @@ import { createTestDatabase, dialects, type TestDatabase } from '../testing/data
 import type { AnalyticsFilter } from './analytics-filter.ts';
 import { listConversations } from './conversations.ts';
 import { exportConversations } from './export.ts';
+import { analyticsOverview } from './overview.ts';
 
 /** A question asked at `at` (ISO) and its answer, answered or not. */
 type Asked = { at: string; text?: string; answered: boolean };
@@ -120,6 +122,9 @@ describe.each(dialects)('conversation list on %s', (dialect) => {
     // Threads last active at the same instant, for paging.
     for (const name of ['tie-1', 'tie-2', 'tie-3', 'tie-4', 'tie-5'])
       await thread(name, [{ at: '2026-03-10T15:00:00.000Z', answered: true }]);
+    await thread('accents', [
+      { at: '2026-03-20T10:00:00.000Z', text: "Comment changer l'ÉCRAN d'accueil ?", answered: false },
+    ]);
   });
   afterAll(async () => {
     await database?.drop();
@@ -143,6 +148,16 @@ describe.each(dialects)('conversation list on %s', (dialect) => {
     expect(await listed({ ...DAY, q: 'old-gap' })).toEqual(['old-gap']);
     const week = { from: '2026-03-02T00:00:00.000Z', to: DAY.to };
     expect((await listed({ ...week, answered: 'unanswered' })).sort()).toEqual(['day-before', 'old-gap']);
+  });
+
+  it('searches words case-insensitively beyond ASCII', async () => {
+    const march20 = { from: '2026-03-20T00:00:00.000Z', to: '2026-03-21T00:00:00.000Z' };
+    for (const q of ['ÉCRAN', 'écran', 'Écran', "l'écran d'accueil"]) {
+      expect(await listed({ ...march20, q }), q).toEqual(['accents']);
+      const overview = await analyticsOverview(database.storage, tenant.organization.id, { ...march20, q });
+      expect(overview.questions, q).toBe(1);
+    }
+    expect(await listed({ ...march20, q: 'ecran' })).toEqual([]);
   });
 
   it('pages threads that share their last activity without losing or repeating one', async () => {
