@@ -1,6 +1,7 @@
 /**
- * The feedback inbox's export links carry its tab (Open, Resolved, All), and the export holds the votes
- * of that tab: what the owner was looking at.
+ * What console screens say and link: the feedback inbox's export links carry its tab (Open, Resolved,
+ * All) and the export holds the votes of that tab, what the owner was looking at; the screens say how
+ * they sort and that their times are UTC.
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import { signInToConsole } from '../../../tenancy/console-sessions.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../../testing/databases.ts';
 import { type SeededOrganization, seedAnalytics } from '../../../testing/seed-analytics.ts';
 
-describe.each(dialects)('console feedback export on %s', (dialect) => {
+describe.each(dialects)('console screens on %s', (dialect) => {
   let database: TestDatabase;
   let app: ReturnType<typeof createApp>;
   let owner: SeededOrganization;
@@ -68,5 +69,13 @@ describe.each(dialects)('console feedback export on %s', (dialect) => {
     expect(await exported('&show=all')).toEqual(all);
     // Without a tab, the inbox's own default: the open votes.
     expect(await exported('')).toEqual(open);
+  });
+
+  it('say how gaps are sorted, and that times are UTC', async () => {
+    const gaps = await get('/console/gaps?period=30d');
+    expect(gaps).toContain('most unanswered first');
+    expect(gaps).not.toContain('most asked first');
+    for (const screen of ['/console', '/console/conversations', '/console/feedback', '/console/usage'])
+      expect(await get(screen), screen).toContain('Times and days are in UTC.');
   });
 });
