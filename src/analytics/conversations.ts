@@ -1,6 +1,6 @@
 /**
- * The console's conversation list: an organization's threads active in the range, most recent first,
- * those with at least one question matching the filter, each summarised (its first question, where it
+ * The console's conversation list: an organization's threads with a question asked in the range that
+ * matches the filter, most recently active first, each summarised (its first question, where it
  * was asked, how many answers did not answer, votes). And deleting one.
  */
 import { sql } from 'kysely';
@@ -8,9 +8,9 @@ import type { Storage } from '../storage/database.ts';
 import type { AnalyticsFilter } from './analytics-filter.ts';
 import { relabelGroups } from './question-groups-upkeep.ts';
 import {
+  activeSince,
   decodeCursor,
   encodeCursor,
-  filtersQuestions,
   fpHash,
   inList,
   MESSAGE_ANSWERED,
@@ -101,22 +101,23 @@ export async function listConversations(
 }
 
 /**
- * `from … where …` of the organization's threads active in the range (`t`, its site `s`, its first
- * question `fq`) with a question matching the filter. Shared with the export.
+ * `from … where …` of the organization's threads with a question asked in the range that matches the
+ * filter (`t`, its site `s`, its first question `fq`). Shared with the export. The range applies to the
+ * questions, as in every other analytics view: a thread asked on one day and followed up the next is
+ * listed for both days, and a filter such as `answered=unanswered` matches only questions of the range.
  */
 export function threadsFrom(organizationId: string, siteIds: readonly string[], filter: AnalyticsFilter) {
-  const matching = filtersQuestions(filter)
-    ? sql`and exists (select 1 from thread_messages q
-        left join thread_messages a on a.thread_id = q.thread_id and a.seq = q.seq + 1 and a.role = 'assistant'
-        where q.thread_id = t.id and q.role = 'user' ${questionConditions(filter)})`
-    : sql``;
   return sql`from threads t
     join sites s on s.id = t.site_id
     left join thread_messages fq on fq.thread_id = t.id and fq.seq =
       (select min(m.seq) from thread_messages m where m.thread_id = t.id and m.role = 'user')
     where t.organization_id = ${organizationId} and ${inList(sql`t.site_id`, siteIds)}
-      and t.updated_at >= ${filter.from} and t.updated_at < ${filter.to}
-      ${matching}`;
+      and t.updated_at >= ${activeSince(filter.from)}
+      and exists (select 1 from thread_messages q
+        left join thread_messages a on a.thread_id = q.thread_id and a.seq = q.seq + 1 and a.role = 'assistant'
+        where q.thread_id = t.id and q.role = 'user'
+          and q.created_at >= ${filter.from} and q.created_at < ${filter.to}
+          ${questionConditions(filter)})`;
 }
 
 /**

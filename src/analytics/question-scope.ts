@@ -83,7 +83,7 @@ const THREAD_CLOCK_SLACK_MS = 60_000;
  * its last question's time), give or take `THREAD_CLOCK_SLACK_MS`. Redundant as a condition, but it lets
  * both databases start from the threads index (organization, updated_at) and read only recent threads.
  */
-function activeSince(from: string): string {
+export function activeSince(from: string): string {
   return new Date(Date.parse(from) - THREAD_CLOCK_SLACK_MS).toISOString();
 }
 
@@ -109,18 +109,6 @@ export function questionConditions(filter: AnalyticsFilter): RawBuilder<unknown>
     parts.push(filter.feedback === 'none' ? sql`and not ${voted}` : sql`and ${voted}`);
   }
   return sql.join(parts, sql` `);
-}
-
-/** Whether the filter says anything about the questions themselves (beyond range and site). */
-export function filtersQuestions(filter: AnalyticsFilter): boolean {
-  return (
-    filter.page !== undefined ||
-    filter.version !== undefined ||
-    filter.language !== undefined ||
-    filter.q !== undefined ||
-    filter.answered !== undefined ||
-    filter.feedback !== undefined
-  );
 }
 
 function escapeLike(text: string): string {

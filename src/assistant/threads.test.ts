@@ -84,6 +84,39 @@ describe.each(dialects)('thread messages on %s', (dialect) => {
     expect((await transcript(thread)).slice(2)).toEqual(['2:user:and then', '3:assistant:delivered']);
   });
 
+  // Documented (docs/api-reference/assistant-feedback.mdx): a change here must change the docs too.
+  it('deletes the votes on an answer a regenerated one replaces', async () => {
+    const thread = await newThread();
+    const question = await ask(thread, 'vague');
+    await answer(thread, question, 'a vague answer', 'req_1');
+    const [old] = await listThreadMessages(db.storage, thread).then((m) =>
+      m.filter((x) => x.role === 'assistant'),
+    );
+    const at = new Date().toISOString();
+    await db.storage.db
+      .insertInto('message_feedback')
+      .values({
+        message_id: old?.id ?? '',
+        fp: 'anonymous',
+        thread_id: thread,
+        site_id: siteId,
+        organization_id: organizationId,
+        rating: 'down',
+        comment: 'Too vague.',
+        created_at: at,
+        updated_at: at,
+        resolved_at: null,
+      })
+      .execute();
+    expect(await answer(thread, question, 'a better answer', 'req_2')).toBe('stored');
+    const votes = await db.storage.db
+      .selectFrom('message_feedback')
+      .select('rating')
+      .where('thread_id', '=', thread)
+      .execute();
+    expect(votes).toEqual([]);
+  });
+
   it('never takes the place of a question (one an older Docent appended where an answer belongs)', async () => {
     const thread = await newThread();
     const first = await ask(thread, 'first');

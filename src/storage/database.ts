@@ -83,6 +83,11 @@ function openSqlite(file: string, backgroundCheckpoints: boolean): Storage {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
+  // SQLite's own lower() changes ASCII letters only, so a case-insensitive search (the analytics `q`
+  // filter: lower(content) like the lowercased words) missed "ÉCRAN" for "écran". JavaScript's is
+  // Unicode's, the same as the words are lowercased with, and PostgreSQL's under a UTF-8 locale. No index
+  // or trigger uses lower(): one built with SQLite's would not match this one.
+  connection.function('lower', { deterministic: true }, unicodeLower);
   let checkpointer: WalCheckpointer | undefined;
   if (backgroundCheckpoints && file !== ':memory:') {
     connection.pragma('wal_autocheckpoint = 0');
@@ -103,6 +108,11 @@ function openSqlite(file: string, backgroundCheckpoints: boolean): Storage {
       await db.destroy();
     },
   };
+}
+
+/** SQL lower() with Unicode's case mapping; like SQLite's, null stays null and anything else is read as text. */
+function unicodeLower(value: unknown): string | null {
+  return value === null ? null : String(value).toLowerCase();
 }
 
 /** The PostgreSQL driver is loaded only for a PostgreSQL URL: a SQLite server never holds it. */

@@ -276,6 +276,51 @@ describe.each(dialects)('admin analytics API on %s', (dialect) => {
     expect(conversations.text).not.toContain('"fp"');
   });
 
+  it('exports the votes the listing shows for resolved=true or false', async () => {
+    const open = await call('GET', '/v1/admin/analytics/feedback?period=30d&limit=2', a.adminKey);
+    const [vote] = open.json.items as { messageId: string; fpHash: string }[];
+    const resolve = { messageId: vote?.messageId, fpHash: vote?.fpHash, resolved: true };
+    expect((await call('POST', '/v1/admin/analytics/feedback/resolve', a.adminKey, resolve)).status).toBe(
+      200,
+    );
+    for (const resolved of ['true', 'false']) {
+      const listing = await call(
+        'GET',
+        `/v1/admin/analytics/feedback?period=30d&limit=100&resolved=${resolved}`,
+        a.adminKey,
+      );
+      expect(listing.json.nextCursor).toBeNull();
+      const jsonl = await call(
+        'GET',
+        `/v1/admin/analytics/export/feedback.jsonl?period=30d&resolved=${resolved}`,
+        a.adminKey,
+      );
+      expect(jsonl.status, jsonl.text).toBe(200);
+      const lines = jsonl.text.trim() === '' ? [] : jsonl.text.trim().split('\n');
+      expect(lines.map((line) => JSON.parse(line))).toEqual(listing.json.items);
+      const exported = lines.map((line) => JSON.parse(line) as { messageId: string; fpHash: string });
+      expect(exported.some((v) => v.messageId === vote?.messageId && v.fpHash === vote?.fpHash)).toBe(
+        resolved === 'true',
+      );
+      const csv = await call(
+        'GET',
+        `/v1/admin/analytics/export/feedback.csv?period=30d&resolved=${resolved}`,
+        a.adminKey,
+      );
+      expect(csv.text.trim().split('\r\n')).toHaveLength(lines.length + 1);
+    }
+    expect(
+      (await call('GET', '/v1/admin/analytics/export/feedback.csv?resolved=maybe', a.adminKey)).status,
+    ).toBe(400);
+    // Threads are not resolved: the conversations export refuses it as any unknown parameter.
+    const conversations = await call(
+      'GET',
+      '/v1/admin/analytics/export/conversations.csv?resolved=true',
+      a.adminKey,
+    );
+    expect(conversations.status).toBe(400);
+  });
+
   it('sets and reads the retention per organization', async () => {
     expect((await call('GET', '/v1/admin/organization/retention', a.adminKey)).json).toEqual({ days: null });
     expect((await call('PUT', '/v1/admin/organization/retention', a.adminKey, { days: 30 })).json).toEqual({

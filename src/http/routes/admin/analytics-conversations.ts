@@ -23,7 +23,8 @@ const conversationsQuery = pagedQuery(MAX_CONVERSATIONS_PAGE);
 export const analyticsConversationsOperation: Operation = {
   method: 'get',
   path: '/v1/admin/analytics/conversations',
-  summary: 'Conversations active in a period with a question matching the filter, most recent first',
+  summary:
+    'Conversations with a question asked in the period that matches the filter, most recently active first',
   tags: ['Analytics'],
   security: [{ adminKey: [] }],
   request: { query: pagedQueryDoc(MAX_CONVERSATIONS_PAGE) },

@@ -1,11 +1,18 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import type { AnalyticsFilter } from '../../../analytics/analytics-filter.ts';
 import { type ExportFormat, exportConversations, exportFeedback } from '../../../analytics/export.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { errorResponses, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { checkFilterSite, filterQuery, filterQueryDoc } from './analytics-schemas.ts';
+import {
+  checkFilterSite,
+  feedbackFilterQuery,
+  filterQuery,
+  filterQueryDoc,
+  resolvedSchema,
+} from './analytics-schemas.ts';
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -33,7 +40,9 @@ const operationOf = (e: Export): Operation => ({
     "Streamed as it is read, as an attachment. CSV cells a spreadsheet would run as a formula start with `'`.",
   tags: ['Analytics'],
   security: [{ adminKey: [] }],
-  request: { query: filterQueryDoc },
+  request: {
+    query: e.what === 'feedback' ? filterQueryDoc.extend({ resolved: resolvedSchema }) : filterQueryDoc,
+  },
   responses: {
     200: { description: 'The export', content: { [CONTENT_TYPES[e.format]]: { schema: z.string() } } },
     ...errorResponses(400, 401, 404, 429),
@@ -56,16 +65,23 @@ function streamOf(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
   });
 }
 
+const queryOf = (e: Export) => (e.what === 'feedback' ? feedbackFilterQuery : filterQuery);
+
 const routeOf =
   (e: Export) =>
   (deps: AdminDeps): Hono<AdminEnv> =>
-    new Hono<AdminEnv>().get(e.path, validate('query', filterQuery), async (c) => {
-      const { filter } = c.req.valid('query');
+    // The feedback export takes the listing's `resolved` too; the conversations export refuses it.
+    new Hono<AdminEnv>().get(e.path, validate('query', queryOf(e)), async (c) => {
+      const { filter, resolved }: { filter: AnalyticsFilter; resolved?: boolean | undefined } =
+        c.req.valid('query');
       const organizationId = c.get('admin').organization.id;
       await checkFilterSite(deps.storage, organizationId, filter);
-      const read = e.what === 'conversations' ? exportConversations : exportFeedback;
       const name = `${e.what}-${filter.from.slice(0, 10)}-${filter.to.slice(0, 10)}.${e.format}`;
-      return new Response(streamOf(read(deps.storage, organizationId, filter, e.format)), {
+      const rows =
+        e.what === 'conversations'
+          ? exportConversations(deps.storage, organizationId, filter, e.format)
+          : exportFeedback(deps.storage, organizationId, { ...filter, resolved }, e.format);
+      return new Response(streamOf(rows), {
         headers: {
           'Content-Type': CONTENT_TYPES[e.format],
           'Content-Disposition': `attachment; filename="${name}"`,

@@ -15,14 +15,10 @@ import {
   limitSchema,
   pagedQueryDoc,
   pageOf,
+  resolvedSchema,
 } from './analytics-schemas.ts';
 import { MAX_ID_LENGTH } from './schemas.ts';
 
-const resolvedSchema = z
-  .enum(['true', 'false'])
-  .transform((value) => value === 'true')
-  .optional()
-  .describe('Only votes marked resolved (true) or still open (false)');
 const feedbackExtra = {
   cursor: cursorSchema.optional(),
   limit: limitSchema(MAX_FEEDBACK_PAGE),

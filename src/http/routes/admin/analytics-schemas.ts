@@ -24,8 +24,17 @@ export const filterQueryDoc = z.object(analyticsFilterFields);
 export const pagedQueryDoc = (max: number) =>
   z.object({ ...analyticsFilterFields, cursor: cursorSchema.optional(), limit: limitSchema(max) });
 
+/** The feedback inbox's own filter, beside the analytics filter. */
+export const resolvedSchema = z
+  .enum(['true', 'false'])
+  .transform((value) => value === 'true')
+  .optional()
+  .describe('Only votes marked resolved (true) or still open (false)');
+
 /** The filter alone. */
 export const filterQuery = analyticsQuerySchema({});
+/** The filter and `resolved`, as the feedback listing takes them (its export). */
+export const feedbackFilterQuery = analyticsQuerySchema({ resolved: resolvedSchema });
 /** The filter with a page: `cursor` and `limit` up to `max`. */
 export const pagedQuery = (max: number) =>
   analyticsQuerySchema({ cursor: cursorSchema.optional(), limit: limitSchema(max) });

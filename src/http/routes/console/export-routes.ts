@@ -5,10 +5,14 @@ import type { Storage } from '../../../storage/database.ts';
 import { DocentError } from '../../errors.ts';
 import { filterFromQuery } from './analytics-filter-bar.tsx';
 import type { ConsoleEnv } from './console-env.ts';
+import { feedbackTab, resolvedOf } from './feedback-screen.tsx';
 
 const TYPES = { csv: 'text/csv; charset=utf-8', jsonl: 'application/x-ndjson; charset=utf-8' } as const;
 
-/** Conversations and feedback as CSV or JSONL, with the screen's filter, streamed as they are read. */
+/**
+ * Conversations and feedback as CSV or JSONL, with the screen's filter (and the feedback inbox's tab,
+ * `show`), streamed as they are read.
+ */
 export function exportRoutes(deps: { storage: Storage }): Hono<ConsoleEnv> {
   return new Hono<ConsoleEnv>().get('/console/export/:file{(conversations|feedback)\\.(csv|jsonl)}', (c) => {
     const [what, format] = c.req.param('file').split('.') as ['conversations' | 'feedback', 'csv' | 'jsonl'];
@@ -18,7 +22,12 @@ export function exportRoutes(deps: { storage: Storage }): Hono<ConsoleEnv> {
     const rows =
       what === 'conversations'
         ? exportConversations(deps.storage, organizationId, filter, format)
-        : exportFeedback(deps.storage, organizationId, filter, format);
+        : exportFeedback(
+            deps.storage,
+            organizationId,
+            { ...filter, resolved: resolvedOf(feedbackTab(c.req.query('show'))) },
+            format,
+          );
     c.header('Content-Type', TYPES[format]);
     c.header('Content-Disposition', `attachment; filename="docent-${what}.${format}"`);
     return stream(c, async (out) => {

@@ -17,15 +17,14 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
   route.get('/console/feedback', async (c) => {
     const session = c.get('session');
     const { filter, query, error } = filterFromQuery(c);
-    const show =
-      c.req.query('show') === 'resolved' ? 'resolved' : c.req.query('show') === 'all' ? 'all' : 'open';
+    const show = feedbackTab(c.req.query('show'));
     const cursor = c.req.query('cursor');
     const [sites, inbox] = await Promise.all([
       listSites(deps.storage, session.organization.id),
       listFeedback(
         deps.storage,
         session.organization.id,
-        { ...filter, ...(show === 'all' ? {} : { resolved: show === 'resolved' }) },
+        { ...filter, resolved: resolvedOf(show) },
         { limit: FEEDBACK_PER_PAGE, ...(cursor ? { cursor } : {}) },
       ),
     ]);
@@ -48,8 +47,8 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
         />
         <p class="row">
           {tab('open', 'Open')} {tab('resolved', 'Resolved')} {tab('all', 'All')} · Export:
-          <a href={withQuery('/console/export/feedback.csv', query, {})}>CSV</a>
-          <a href={withQuery('/console/export/feedback.jsonl', query, {})}>JSONL</a>
+          <a href={withQuery('/console/export/feedback.csv', { ...query, show }, {})}>CSV</a>
+          <a href={withQuery('/console/export/feedback.jsonl', { ...query, show }, {})}>JSONL</a>
         </p>
         <div class="stack">
           {inbox.items.map((f) => (
@@ -113,6 +112,16 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
     return c.redirect(backToInbox(c.req.header('Referer')), 303);
   });
   return route;
+}
+
+/** The inbox's tab a query's `show` names: open unless it says resolved or all (its export takes it too). */
+export function feedbackTab(show: string | undefined): 'open' | 'resolved' | 'all' {
+  return show === 'resolved' || show === 'all' ? show : 'open';
+}
+
+/** The `resolved` filter of a tab. */
+export function resolvedOf(tab: 'open' | 'resolved' | 'all'): boolean | undefined {
+  return tab === 'all' ? undefined : tab === 'resolved';
 }
 
 /**

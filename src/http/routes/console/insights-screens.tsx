@@ -52,7 +52,7 @@ export function insightsScreens(deps: {
         >
           <p class="muted">
             {kind === 'gaps'
-              ? 'Questions the assistant could not answer, grouped by what they ask, most asked first, with the pages closest to them.'
+              ? 'Questions the assistant could not answer, grouped by what they ask, most unanswered first (then most asked), with the pages closest to them.'
               : 'What readers ask most, grouped by what they ask.'}
           </p>
           <FilterBar action={path} query={query} sites={sites} error={error} />

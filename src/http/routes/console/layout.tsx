@@ -91,6 +91,8 @@ export function Layout(props: {
           <main>
             <h1>{props.title}</h1>
             {props.children}
+            {/* Ranges, days and times are read and shown in UTC everywhere, whatever the owner's zone. */}
+            <p class="muted">Times and days are in UTC.</p>
           </main>
         </div>
       </body>
