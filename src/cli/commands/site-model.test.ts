@@ -107,6 +107,8 @@ describe('docent sites set-model / set-instructions / set-starter-questions / se
       [['--temperature', 'warm'], '--temperature: must be a number'],
       [['--max-output-tokens', '0'], '--max-output-tokens: must be at least 1'],
       [['--max-output-tokens', '1.5'], '--max-output-tokens: must be a whole number'],
+      [['--max-output-tokens', '0x10'], '--max-output-tokens: must be a whole number'],
+      [['--temperature', ''], '--temperature: must be a number'],
       [['--reasoning-effort', 'max'], '--reasoning-effort: must be low, medium or high'],
       [
         ['--temperature', '-1', '--max-output-tokens', '40000'],

@@ -93,8 +93,8 @@ export function registerSiteModel(program: Command): void {
       "set the site's model call options (replacing the earlier ones); the built-in answerer ignores them",
     )
     .argument('<domain>', 'domain identifier of the site')
-    .option('--temperature <n>', 'sampling temperature, 0 to 2', Number)
-    .option('--max-output-tokens <n>', 'longest answer in tokens, 1 to 32000', Number)
+    .option('--temperature <n>', 'sampling temperature, 0 to 2', decimal)
+    .option('--max-output-tokens <n>', 'longest answer in tokens, 1 to 32000', decimal)
     .option('--reasoning-effort <level>', 'low, medium or high, for models that reason')
     .option('--clear', "remove the options (the provider's defaults)")
     .action(
@@ -119,6 +119,13 @@ export function registerSiteModel(program: Command): void {
       },
     );
 }
+
+/**
+ * A number written in decimal, else NaN (refused as "must be a number"): `Number` reads '' as 0 and
+ * '0x10' as 16, which the admin API's JSON would never send.
+ */
+const decimal = (value: string): number =>
+  /^[+-]?(?:\d+\.?\d*|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
 
 async function change(command: Command, domain: string, patch: SiteModelSettingsPatch): Promise<void> {
   const globals = command.optsWithGlobals<GlobalOptions>();
