@@ -29,7 +29,7 @@ export class DocentAssistant extends HTMLElement {
   readonly #launcher: HTMLButtonElement;
   readonly #selectionButton: HTMLButtonElement;
   #panel: PanelController | undefined;
-  #loading: Promise<PanelController> | undefined;
+  #loading: Promise<PanelController | undefined> | undefined;
   #selected: AskContext | undefined;
   readonly #listeners = new Map<WidgetEvent, Set<Listener>>();
   readonly #cleanup: (() => void)[] = [];
@@ -82,6 +82,12 @@ export class DocentAssistant extends HTMLElement {
   connectedCallback(): void {
     // Moved, not removed: put straight back (main.ts, a router swapping the body), it is still set up.
     if (this.#live) return;
+    // A copy the page made of the element (a router's snapshot of the body, Turbo's page cache) has no
+    // configuration: it leaves, and the configured one stays the only widget.
+    if (!this.#options) {
+      this.remove();
+      return;
+    }
     this.#live = true;
     const options = this.#required();
     const onKey = (event: KeyboardEvent) => {
@@ -127,8 +133,10 @@ export class DocentAssistant extends HTMLElement {
     } else {
       const preload = () => void this.#load().catch(() => {});
       const timer = setTimeout(() => {
-        if ('requestIdleCallback' in window) requestIdleCallback(preload, { timeout: PANEL_PRELOAD_MS });
-        else preload();
+        if ('requestIdleCallback' in window) {
+          const idle = requestIdleCallback(preload, { timeout: PANEL_PRELOAD_MS });
+          this.#cleanup.push(() => cancelIdleCallback(idle));
+        } else preload();
       }, 0);
       this.#cleanup.push(() => clearTimeout(timer));
     }
@@ -143,6 +151,9 @@ export class DocentAssistant extends HTMLElement {
       for (const undo of this.#cleanup.splice(0)) undo();
       this.#panel?.destroy();
       this.#panel = undefined;
+      // A panel still loading is not mounted on an element that left (see #load).
+      this.#loading = undefined;
+      this.#launcher.removeAttribute('aria-busy');
     });
   }
 
@@ -216,17 +227,28 @@ export class DocentAssistant extends HTMLElement {
       return;
     }
     this.#launcher.setAttribute('aria-busy', 'true');
-    this.#load().then(use, (error: unknown) => {
-      this.#launcher.removeAttribute('aria-busy');
-      this.#launcher.title = 'The assistant could not be loaded. Try again in a moment.';
-      this.#emit('error', { kind: 'unreachable', message: String(error) });
-    });
+    this.#load().then(
+      (panel) => {
+        if (panel) use(panel);
+      },
+      (error: unknown) => {
+        this.#launcher.removeAttribute('aria-busy');
+        this.#launcher.title = 'The assistant could not be loaded. Try again in a moment.';
+        this.#emit('error', { kind: 'unreachable', message: String(error) });
+      },
+    );
   }
 
   /** Loads the panel script once (again after a failure) and mounts the panel. */
-  #load(): Promise<PanelController> {
-    this.#loading ??= loadPanelScript(this.#panelSrc).then(
+  #load(): Promise<PanelController | undefined> {
+    if (this.#loading) return this.#loading;
+    const loading: Promise<PanelController | undefined> = loadPanelScript(this.#panelSrc).then(
       (mount) => {
+        // Taken off the page while the script loaded (Docent.destroy()): nothing to mount it on.
+        if (!this.#live) {
+          if (this.#loading === loading) this.#loading = undefined;
+          return undefined;
+        }
         if (!this.#panel) {
           this.#panel = mount({
             shadow: this.#shadow,
@@ -245,7 +267,8 @@ export class DocentAssistant extends HTMLElement {
         throw error;
       },
     );
-    return this.#loading;
+    this.#loading = loading;
+    return loading;
   }
 
   #showSelectionButton(): void {

@@ -28,6 +28,8 @@ function init(options: InitOptions): DocentAssistant {
   if (!options.domain || !options.key) throw new Error('Docent.init needs a domain and a key');
   destroy();
   const element = document.createElement(TAG) as DocentAssistant;
+  // Turbo leaves elements so marked out of the snapshots it caches for the back button.
+  element.setAttribute('data-turbo-temporary', '');
   const server = (options.server ?? scriptBase).replace(/\/+$/, '');
   element.configure({ ...options, server }, `${scriptBase}widget/${__DOCENT_PANEL_FILE__}`);
   document.body.append(element);
@@ -46,8 +48,14 @@ let bodyWatch: MutationObserver | undefined;
  */
 function keepAcrossBodySwaps(): void {
   if (bodyWatch) return;
-  bodyWatch = new MutationObserver(() => {
-    if (current && !current.isConnected && document.body) document.body.append(current);
+  bodyWatch = new MutationObserver((records) => {
+    const element = current;
+    if (!element || element.isConnected || !document.body) return;
+    // Only when it left with a body that was swapped out: an element the page removed itself stays out.
+    const swapped = records.some((record) =>
+      [...record.removedNodes].some((node) => node.nodeName === 'BODY' && node.contains(element)),
+    );
+    if (swapped) document.body.append(element);
   });
   bodyWatch.observe(document.documentElement, { childList: true });
 }

@@ -897,6 +897,21 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       expect(await page.locator('docent-assistant .answer').count()).toBe(0);
       await page.evaluate('Docent.close()');
       await expect.poll(() => page.locator('docent-assistant .launcher').isVisible()).toBe(true);
+      // Back to a page a router cached as a copy of its body (Turbo's snapshot): the copy's element
+      // leaves, the live one comes along, one widget.
+      await page.evaluate(
+        `document.documentElement.replaceChild(document.body.cloneNode(true), document.body)`,
+      );
+      await expect.poll(() => page.locator('docent-assistant').count()).toBe(1);
+      expect(await page.evaluate('document.querySelector("docent-assistant") === Docent.element')).toBe(true);
+      expect(await page.locator('docent-assistant').getAttribute('data-turbo-temporary')).toBe('');
+      // The page takes the widget out itself: a later body swap does not bring it back.
+      await page.evaluate(`Docent.element.remove()`);
+      await page.evaluate(
+        `document.documentElement.replaceChild(document.createElement('body'), document.body)`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await page.locator('docent-assistant').count()).toBe(0);
       await page.evaluate('Docent.close(); Docent.destroy()');
       expect(await page.locator('docent-assistant').count()).toBe(0);
       // Destroyed is destroyed: the next body swap brings nothing back.
