@@ -242,11 +242,17 @@ export class AssistantPanel implements PanelController {
 
   /**
    * The site's name and starter questions. A failed read (rate-limited, offline) is forgotten, so the
-   * next time the panel opens reads it again instead of keeping the generic title for the session.
+   * next time the panel opens reads it again instead of keeping the generic title for the session; a
+   * read from before the panel opened that fails once it is open is tried again at once (once: a
+   * read made while open that fails waits for the next open).
    */
   #loadConfig(title: HTMLElement): void {
+    const beforeOpen = !this.isOpen;
     const config = siteConfig(this.#client()).catch(() => {
-      if (this.#config === config) this.#config = undefined;
+      if (this.#config === config) {
+        this.#config = undefined;
+        if (beforeOpen && this.isOpen) this.#loadConfig(title);
+      }
       return undefined;
     });
     this.#config = config;

@@ -639,20 +639,22 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       const context = await browser.newContext();
       let refused = 0;
       // Before the page loads: the panel reads the site's config as soon as it is mounted.
-      await context.route(/\/assistant\/docs\/config/, (route) =>
-        refused++ === 0
-          ? route.fulfill({
-              status: 429,
-              contentType: 'application/json',
-              body: '{"error":{"code":"rate_limited"}}',
-            })
-          : route.continue(),
-      );
+      // The refusal comes late, so the panel is opened while that first read is still on its way.
+      await context.route(/\/assistant\/docs\/config/, async (route) => {
+        if (refused++ > 0) return route.continue();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return route.fulfill({
+          status: 429,
+          contentType: 'application/json',
+          body: '{"error":{"code":"rate_limited"}}',
+        });
+      });
       const page = await context.newPage();
       await page.goto(`${host.origin}/config-retry`);
       await expect.poll(() => page.locator('docent-assistant .launcher').isVisible()).toBe(true);
-      // The read when the panel was mounted is refused; opening the panel reads it again. Before: the
-      // failed read was kept for the session, and the panel said "Ask the docs".
+      // The read when the panel was mounted is refused once the panel is open, and is read again then.
+      // Before: the failed read was kept for the session (later: until the next open), and the panel
+      // said "Ask the docs".
       await expect.poll(() => refused).toBe(1);
       await page.keyboard.press('Control+i');
       await expect
