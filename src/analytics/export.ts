@@ -50,6 +50,7 @@ const FEEDBACK_COLUMNS = [
   'comment',
   'question',
   'answer',
+  'regenerated',
   'createdAt',
   'updatedAt',
   'resolvedAt',

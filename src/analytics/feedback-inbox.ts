@@ -1,7 +1,8 @@
 /**
  * The feedback inbox: readers' votes on answers (newest change first) with the question, the answer and
  * the reader's comment, and marking one dealt with. Readers are shown by `fpHash` only; a vote is named
- * by its answer's id and that hash.
+ * by its answer's id and that hash. A vote on an answer since regenerated is listed with that answer's
+ * text, beside the question it answered (through the answer now in its place, `replaced_by`).
  */
 import { sql } from 'kysely';
 import { DomainError } from '../errors/domain-error.ts';
@@ -33,6 +34,11 @@ export interface FeedbackItem {
   /** The question the answer answered ('' when its thread has none before it). */
   question: string;
   answer: string;
+  /**
+   * The answer voted on was regenerated: `answer` is its text as the reader saw it (kept with the vote),
+   * and the question's current answer is another.
+   */
+  regenerated: boolean;
   createdAt: string;
   updatedAt: string;
   resolvedAt: string | null;
@@ -89,11 +95,13 @@ export async function feedbackPage(
     resolved_at: string | null;
     question: string | null;
     answer: string;
+    regenerated: unknown;
   }>`
     select f.message_id, f.thread_id, s.domain, f.fp, f.rating, f.comment, f.created_at, f.updated_at,
-      f.resolved_at, q.content as question, a.content as answer
+      f.resolved_at, q.content as question, coalesce(f.replaced_answer, a.content) as answer,
+      case when f.replaced_by is null then 0 else 1 end as regenerated
     from message_feedback f
-    join thread_messages a on a.id = f.message_id
+    join thread_messages a on a.id = coalesce(f.replaced_by, f.message_id)
     join threads t on t.id = f.thread_id
     join sites s on s.id = t.site_id
     left join thread_messages q on q.thread_id = a.thread_id and q.seq = a.seq - 1 and q.role = 'user'
@@ -127,6 +135,7 @@ export async function feedbackPage(
       comment: row.comment,
       question: row.question ?? '',
       answer: row.answer,
+      regenerated: Number(row.regenerated) === 1,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       resolvedAt: row.resolved_at,

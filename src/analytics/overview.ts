@@ -39,7 +39,8 @@ export async function analyticsOverview(
   const siteIds = await siteIdsOf(storage, organizationId, filter);
   const bucket = bucketOf(filter);
   const prefix = bucket === 'hour' ? 13 : 10;
-  const votes = votesByAnswer(organizationId, sql`a.id`);
+  // A vote on an answer since regenerated still counts: it is the reader's word on the question.
+  const votes = votesByAnswer(organizationId, sql`a.id`, { replaced: true });
   const firstToken = jsonNumber(storage.dialect, sql`a.timings`, 'firstTokenMs');
   // One pass over the questions, aggregated here: the join is most of the cost, and percentiles need
   // every first-token time anyway (neither database has a portable percentile aggregate).

@@ -27,7 +27,7 @@ export async function pageStats(
   // (json_each, json_array_elements) on both, and the same code for both.
   const answers = await sql<{ site_id: string; sources: string; up: unknown; down: unknown }>`
     select t.site_id, a.sources, fb.up, fb.down
-    ${questionsFrom(organizationId, siteIds, filter, votesByAnswer(organizationId, sql`a.id`))}
+    ${questionsFrom(organizationId, siteIds, filter, votesByAnswer(organizationId, sql`a.id`, { replaced: false }))}
       and a.sources <> '[]'`.execute(storage.db);
   const cited = new Map<
     string,

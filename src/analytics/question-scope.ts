@@ -23,14 +23,23 @@ export const MESSAGE_ANSWERED = sql<number>`(case when m.answered is not null th
 
 /**
  * `left join` of the votes on each answer (`fb.up`, `fb.down` by `fb.message_id`), summed once per
- * organization: a subquery per answer costs more.
+ * organization: a subquery per answer costs more. With `replaced`, votes on answers since regenerated
+ * count with the answer now in their place, so a question's votes are all its reader gave, whichever
+ * answer; without, only votes on the answers stored now (what a page's cited answers got).
  */
-export function votesByAnswer(organizationId: string, on: RawBuilder<unknown>): RawBuilder<unknown> {
+export function votesByAnswer(
+  organizationId: string,
+  on: RawBuilder<unknown>,
+  options: { replaced: boolean },
+): RawBuilder<unknown> {
+  const answer = options.replaced ? sql`coalesce(replaced_by, message_id)` : sql`message_id`;
   return sql`left join (
-      select message_id,
+      select ${answer} as message_id,
         sum(case when rating = 'up' then 1 else 0 end) as up,
         sum(case when rating = 'down' then 1 else 0 end) as down
-      from message_feedback where organization_id = ${organizationId} group by message_id
+      from message_feedback where organization_id = ${organizationId}
+        ${options.replaced ? sql`` : sql`and replaced_by is null`}
+      group by ${answer}
     ) fb on fb.message_id = ${on}`;
 }
 
@@ -105,7 +114,7 @@ export function questionConditions(filter: AnalyticsFilter): RawBuilder<unknown>
   if (filter.feedback !== undefined) {
     const rating =
       filter.feedback === 'up' || filter.feedback === 'down' ? sql`and f.rating = ${filter.feedback}` : sql``;
-    const voted = sql`exists (select 1 from message_feedback f where f.message_id = a.id ${rating})`;
+    const voted = sql`exists (select 1 from message_feedback f where (f.message_id = a.id or f.replaced_by = a.id) ${rating})`;
     parts.push(filter.feedback === 'none' ? sql`and not ${voted}` : sql`and ${voted}`);
   }
   return sql.join(parts, sql` `);

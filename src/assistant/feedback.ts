@@ -9,9 +9,10 @@ import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
 import type { FeedbackRating } from '../storage/schema.ts';
+import { withWriteUnit } from '../storage/write-unit.ts';
 import type { Site } from '../tenancy/sites.ts';
 import { contractFields, MAX_ID_CHARS } from './request-schema.ts';
-import { requireThreadForFollowUp } from './threads.ts';
+import { lockThreadWithin, requireThreadForFollowUp } from './threads.ts';
 
 export type { FeedbackRating };
 
@@ -76,66 +77,73 @@ export async function recordFeedback(storage: Storage, input: FeedbackInput): Pr
   });
   const noSuchAnswer = (cause?: unknown) =>
     new DomainError('not_found', 'No such answer in this thread', { cause });
-  const answer = await storage.db
-    .selectFrom('thread_messages')
-    .select('id')
-    .where('id', '=', input.messageId)
-    .where('thread_id', '=', thread.id)
-    .where('role', '=', 'assistant')
-    .executeTakeFirst();
-  if (!answer) throw noSuchAnswer();
-
   const now = nowIso();
   // Blank is none, whoever calls: so a stored comment is never '' (the upsert below relies on it).
   const comment = input.comment?.trim() || null;
-  let written: RecordedFeedback | undefined;
-  try {
-    const row = await storage.db
-      .insertInto('message_feedback')
-      .values({
-        message_id: answer.id,
-        fp: input.fp,
-        thread_id: thread.id,
-        site_id: thread.site_id,
-        organization_id: thread.organization_id,
-        rating: input.rating,
-        comment,
-        created_at: now,
-        updated_at: now,
-        resolved_at: null,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(['message_id', 'fp'])
-          .doUpdateSet({ rating: input.rating, comment, updated_at: now, resolved_at: null })
-          // Only a changed vote is written; coalescing to '' compares null-safely on both dialects.
-          .where((eb) =>
-            eb.or([
-              eb('message_feedback.rating', '<>', input.rating),
-              eb(eb.fn.coalesce('message_feedback.comment', eb.val('')), '<>', comment ?? ''),
-            ]),
-          ),
-      )
-      .returning(['rating', 'comment', 'updated_at'])
+  // The answer is found and the vote written in one unit, with the thread locked as storing an answer
+  // locks it: a vote never lands on an answer a regenerate has just replaced (a vote no longer
+  // references its answer row, so nothing else would refuse it).
+  const { answerId, written } = await withWriteUnit(storage, {}, async (unit) => {
+    if (!(await lockThreadWithin(unit, thread.id))) throw noSuchAnswer();
+    const answer = await unit.db
+      .selectFrom('thread_messages')
+      .select('id')
+      .where('id', '=', input.messageId)
+      .where('thread_id', '=', thread.id)
+      .where('role', '=', 'assistant')
       .executeTakeFirst();
-    if (row)
-      written = { messageId: answer.id, rating: row.rating, comment: row.comment, updatedAt: row.updated_at };
-  } catch (error) {
-    // The answer was replaced (a regenerate) or its thread deleted since it was found.
-    if (isForeignKeyViolation(error)) throw noSuchAnswer(error);
-    throw error;
-  }
+    if (!answer) throw noSuchAnswer();
+    let row: (Pick<RecordedFeedback, 'rating' | 'comment'> & { updated_at: string }) | undefined;
+    try {
+      row = await unit.db
+        .insertInto('message_feedback')
+        .values({
+          message_id: answer.id,
+          fp: input.fp,
+          thread_id: thread.id,
+          site_id: thread.site_id,
+          organization_id: thread.organization_id,
+          rating: input.rating,
+          comment,
+          created_at: now,
+          updated_at: now,
+          resolved_at: null,
+        })
+        .onConflict((oc) =>
+          oc
+            .columns(['message_id', 'fp'])
+            .doUpdateSet({ rating: input.rating, comment, updated_at: now, resolved_at: null })
+            // Only a changed vote is written; coalescing to '' compares null-safely on both dialects.
+            .where((eb) =>
+              eb.or([
+                eb('message_feedback.rating', '<>', input.rating),
+                eb(eb.fn.coalesce('message_feedback.comment', eb.val('')), '<>', comment ?? ''),
+              ]),
+            ),
+        )
+        .returning(['rating', 'comment', 'updated_at'])
+        .executeTakeFirst();
+    } catch (error) {
+      // The thread was deleted since it was found.
+      if (isForeignKeyViolation(error)) throw noSuchAnswer(error);
+      throw error;
+    }
+    const recorded: RecordedFeedback | undefined = row
+      ? { messageId: answer.id, rating: row.rating, comment: row.comment, updatedAt: row.updated_at }
+      : undefined;
+    return { answerId: answer.id, written: recorded };
+  });
   if (written) return written;
   // The same vote again: nothing was written, so read back the one stored.
   const stored = await storage.db
     .selectFrom('message_feedback')
     .select(['rating', 'comment', 'updated_at'])
-    .where('message_id', '=', answer.id)
+    .where('message_id', '=', answerId)
     .where('fp', '=', input.fp)
     .executeTakeFirst();
   if (!stored) throw noSuchAnswer();
   return {
-    messageId: answer.id,
+    messageId: answerId,
     rating: stored.rating,
     comment: stored.comment,
     updatedAt: stored.updated_at,
@@ -149,23 +157,42 @@ export interface MessageFeedback {
   createdAt: string;
   updatedAt: string;
   resolvedAt: string | null;
+  /**
+   * The vote was on an earlier answer to the same question, since regenerated: that answer's text (the
+   * vote is listed under the answer now in its place, but was not given to it). Null otherwise.
+   */
+  regeneratedAnswer: string | null;
 }
 
-/** Every vote on the answers of a thread, by answer id, oldest first; one query for the whole thread. */
+/**
+ * Every vote on the answers of a thread, by answer id, oldest first; one query for the whole thread.
+ * Votes on answers since regenerated are listed under the answer now in their place.
+ */
 export async function listThreadFeedback(
   storage: Storage,
   threadId: string,
 ): Promise<Map<string, MessageFeedback[]>> {
   const rows = await storage.db
     .selectFrom('message_feedback')
-    .select(['message_id', 'fp', 'rating', 'comment', 'created_at', 'updated_at', 'resolved_at'])
+    .select([
+      'message_id',
+      'fp',
+      'rating',
+      'comment',
+      'created_at',
+      'updated_at',
+      'resolved_at',
+      'replaced_by',
+      'replaced_answer',
+    ])
     .where('thread_id', '=', threadId)
     .orderBy('created_at')
     .orderBy('fp')
     .execute();
   const byMessage = new Map<string, MessageFeedback[]>();
   for (const row of rows) {
-    const votes = byMessage.get(row.message_id) ?? [];
+    const answerId = row.replaced_by ?? row.message_id;
+    const votes = byMessage.get(answerId) ?? [];
     votes.push({
       fp: row.fp,
       rating: row.rating,
@@ -173,8 +200,10 @@ export async function listThreadFeedback(
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       resolvedAt: row.resolved_at,
+      regeneratedAnswer:
+        row.replaced_by === null || row.replaced_by === undefined ? null : (row.replaced_answer ?? ''),
     });
-    byMessage.set(row.message_id, votes);
+    byMessage.set(answerId, votes);
   }
   return byMessage;
 }

@@ -85,7 +85,7 @@ describe.each(dialects)('thread messages on %s', (dialect) => {
   });
 
   // Documented (docs/api-reference/assistant-feedback.mdx): a change here must change the docs too.
-  it('deletes the votes on an answer a regenerated one replaces', async () => {
+  it('keeps the votes on an answer a regenerated one replaces, with its text and the answer in its place', async () => {
     const thread = await newThread();
     const question = await ask(thread, 'vague');
     await answer(thread, question, 'a vague answer', 'req_1');
@@ -109,12 +109,68 @@ describe.each(dialects)('thread messages on %s', (dialect) => {
       })
       .execute();
     expect(await answer(thread, question, 'a better answer', 'req_2')).toBe('stored');
+    const [now] = (await listThreadMessages(db.storage, thread)).filter((x) => x.role === 'assistant');
     const votes = await db.storage.db
       .selectFrom('message_feedback')
-      .select('rating')
+      .select(['message_id', 'rating', 'comment', 'replaced_by', 'replaced_answer'])
       .where('thread_id', '=', thread)
       .execute();
-    expect(votes).toEqual([]);
+    expect(votes).toEqual([
+      {
+        message_id: old?.id,
+        rating: 'down',
+        comment: 'Too vague.',
+        replaced_by: now?.id,
+        replaced_answer: 'a vague answer',
+      },
+    ]);
+    // Regenerated again, the vote follows the place and keeps the text of the answer it was given.
+    expect(await answer(thread, question, 'a third answer', 'req_3')).toBe('stored');
+    const [latest] = (await listThreadMessages(db.storage, thread)).filter((x) => x.role === 'assistant');
+    const moved = await db.storage.db
+      .selectFrom('message_feedback')
+      .select(['replaced_by', 'replaced_answer'])
+      .where('thread_id', '=', thread)
+      .execute();
+    expect(moved).toEqual([{ replaced_by: latest?.id, replaced_answer: 'a vague answer' }]);
+  });
+
+  it("leaves the votes as they are when an answer is stored again under its own id (crash recovery's placeholder)", async () => {
+    const thread = await newThread();
+    const question = await ask(thread, 'slow');
+    const store = (content: string) =>
+      withWriteUnit(db.storage, {}, (unit) =>
+        storeAnswerWithin(unit, thread, question.seq, {
+          id: 'msg_same',
+          content,
+          status: 'complete',
+          requestId: 'req_1',
+        }),
+      );
+    expect(await store('')).toBe('stored');
+    const at = new Date().toISOString();
+    await db.storage.db
+      .insertInto('message_feedback')
+      .values({
+        message_id: 'msg_same',
+        fp: 'anonymous',
+        thread_id: thread,
+        site_id: siteId,
+        organization_id: organizationId,
+        rating: 'down',
+        comment: 'Empty.',
+        created_at: at,
+        updated_at: at,
+        resolved_at: null,
+      })
+      .execute();
+    expect(await store('delivered')).toBe('stored');
+    const votes = await db.storage.db
+      .selectFrom('message_feedback')
+      .select(['message_id', 'replaced_by', 'replaced_answer'])
+      .where('thread_id', '=', thread)
+      .execute();
+    expect(votes).toEqual([{ message_id: 'msg_same', replaced_by: null, replaced_answer: null }]);
   });
 
   it('never takes the place of a question (one an older Docent appended where an answer belongs)', async () => {

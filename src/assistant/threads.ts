@@ -191,13 +191,36 @@ const deleteAnswerAt = precompile<{ threadId: string; seq: number }>((db, p) =>
     .where('role', '=', 'assistant'),
 );
 
-const selectAt = precompile<{ threadId: string; seq: number }, { role: string; request_id: string | null }>(
+const selectAt = precompile<
+  { threadId: string; seq: number },
+  { id: string; role: string; request_id: string | null; content: string }
+>((db, p) =>
+  db
+    .selectFrom('thread_messages')
+    .select(['id', 'role', 'request_id', 'content'])
+    .where('thread_id', '=', p('threadId'))
+    .where('seq', '=', p('seq')),
+);
+
+/**
+ * The votes on an answer about to be replaced stay (the owner's signal that it did not help): they keep
+ * its text and point at the answer taking its place, which links them to their question. Votes it had
+ * kept from answers it replaced itself follow the place too.
+ */
+const keepVotesOfReplaced = precompile<{ threadId: string; oldId: string; newId: string; content: string }>(
   (db, p) =>
     db
-      .selectFrom('thread_messages')
-      .select(['role', 'request_id'])
+      .updateTable('message_feedback')
+      .set({ replaced_by: p('newId'), replaced_answer: p('content') })
       .where('thread_id', '=', p('threadId'))
-      .where('seq', '=', p('seq')),
+      .where('message_id', '=', p('oldId')),
+);
+const moveKeptVotes = precompile<{ threadId: string; oldId: string; newId: string }>((db, p) =>
+  db
+    .updateTable('message_feedback')
+    .set({ replaced_by: p('newId') })
+    .where('thread_id', '=', p('threadId'))
+    .where('replaced_by', '=', p('oldId')),
 );
 
 const selectThreadId = precompile<{ id: string }, { id: string }>((db, p) =>
@@ -212,6 +235,15 @@ const selectThreadId = precompile<{ id: string }, { id: string }>((db, p) =>
 const lockThreadId = precompile<{ id: string }, { id: string }>((db, p) =>
   db.selectFrom('threads').select('id').where('id', '=', p('id')).forUpdate(),
 );
+
+/**
+ * Inside the caller's unit, whether the thread still exists; on PostgreSQL its row is locked too, so the
+ * unit runs after (or before) an answer being stored in it, never beside it (SQLite's units are serial).
+ */
+export async function lockThreadWithin(unit: WriteUnit, threadId: string): Promise<boolean> {
+  const lock = unit.dialect === 'postgres' ? lockThreadId : selectThreadId;
+  return (await unit.get(lock, { id: threadId })) !== undefined;
+}
 
 const touchThread = precompile<{ id: string; updatedAt: string }>((db, p) =>
   db
@@ -276,8 +308,7 @@ export async function storeAnswerWithin(
   questionSeq: number,
   message: Omit<AppendMessage, 'role'>,
 ): Promise<AnswerStored> {
-  const lock = unit.dialect === 'postgres' ? lockThreadId : selectThreadId;
-  if ((await unit.get(lock, { id: threadId })) === undefined) return 'thread-gone';
+  if (!(await lockThreadWithin(unit, threadId))) return 'thread-gone';
   const seq = questionSeq + 1;
   const row = { ...messageRow(threadId, { ...message, role: 'assistant' }), seq };
   // Nearly always the place is free: one insert. Taken, the answer there goes if its request is older.
@@ -285,6 +316,13 @@ export async function storeAnswerWithin(
   const there = await unit.get(selectAt, { threadId, seq });
   if (there?.role !== 'assistant') return 'place-taken';
   if (there.request_id !== null && there.request_id > (message.requestId ?? '')) return 'superseded';
+  // The same id is the same answer stored again (crash recovery's placeholder, then the answer its
+  // instance, taken for dead, delivered after all): its votes stay as they are.
+  if (there.id !== row.id) {
+    const moved = { threadId, oldId: there.id, newId: row.id };
+    await unit.run(moveKeptVotes, moved);
+    await unit.run(keepVotesOfReplaced, { ...moved, content: there.content });
+  }
   await unit.run(deleteAnswerAt, { threadId, seq });
   return (await unit.get(insertAnswer, row)) !== undefined ? 'stored' : 'superseded';
 }

@@ -332,6 +332,12 @@ export interface MessageFeedbackTable {
   updated_at: string;
   /** When the site's owner dealt with it; a changed vote clears it. */
   resolved_at: string | null;
+  /**
+   * Set when the answer voted on was regenerated (and deleted): the answer now in its place, which links
+   * the vote to its question, and the replaced answer's text, kept for the owner to read.
+   */
+  replaced_by?: string | null;
+  replaced_answer?: string | null;
 }
 
 export interface ConsoleSessionsTable {

@@ -173,6 +173,7 @@ describe.each(dialects)('widget feedback and config on %s', (dialect) => {
         createdAt: expect.any(String),
         updatedAt: downJson.updatedAt,
         resolvedAt: null,
+        regeneratedAnswer: null,
       },
     ]);
     expect(messages[1]?.feedback?.[0]?.createdAt).toBe(upJson.updatedAt);

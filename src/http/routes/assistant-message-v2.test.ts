@@ -2,6 +2,7 @@ import path from 'node:path';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listFeedback } from '../../analytics/feedback-inbox.ts';
 import { BuiltinAnswerer } from '../../assistant/builtin-answerer.ts';
 import { listThreadMessages } from '../../assistant/threads.ts';
 import { getBalance } from '../../limits/credits.ts';
@@ -98,6 +99,7 @@ function richHistory(): UiMessage[] {
 describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) => {
   let server: TestServer;
   let key = '';
+  let docsOrganizationId = '';
   let slowKey = '';
   let api = '';
   let slowApi = '';
@@ -135,7 +137,9 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
       const made = await bootstrapSite(server.storage, { domain, docsDir: bundledDocs });
       lateSites[domain] = { assistantKey: made.assistantKey, organizationId: made.organization.id };
     }
-    key = (await bootstrapSite(server.storage, { domain: 'docs', docsDir: bundledDocs })).assistantKey;
+    const docs = await bootstrapSite(server.storage, { domain: 'docs', docsDir: bundledDocs });
+    key = docs.assistantKey;
+    docsOrganizationId = docs.organization.id;
     slowKey = (await bootstrapSite(server.storage, { domain: 'slow', docsDir: bundledDocs })).assistantKey;
     api = `${server.baseUrl}/v2/assistant/docs/message`;
     slowApi = `${server.baseUrl}/v2/assistant/slow/message`;
@@ -215,11 +219,26 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
         ]);
       });
 
-      it('regenerates the last answer, replacing the stored one', async () => {
+      it('regenerates the last answer, replacing the stored one and keeping the vote on it', async () => {
         const chat = await createUiChat(client, { api, key, body: { fp: 'reader-3' }, id: chatId() });
         await chat.sendMessage({ text: 'How do I rotate an assistant key?' });
         const { threadId, threadKey } = metadataOf(lastAssistant(chat)) ?? { threadId: '' };
         const before = await listThreadMessages(server.storage, threadId);
+        // The widget's path: "Not helpful" with a comment, then "Try again".
+        const comment = `Not this key (${chatId()}).`;
+        const vote = await fetch(`${server.baseUrl}/v2/assistant/docs/feedback`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+          body: JSON.stringify({
+            fp: 'reader-3',
+            threadId,
+            threadKey,
+            messageId: before[1]?.id,
+            rating: 'down',
+            comment,
+          }),
+        });
+        expect(vote.status).toBe(200);
         await chat.regenerate({ body: { threadId, threadKey } });
         expect(chat.error).toBeUndefined();
         expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
@@ -229,6 +248,14 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
         expect(after[0]?.id).toBe(before[0]?.id);
         expect(after[1]?.id).not.toBe(before[1]?.id);
         expect(after[1]?.content).toBe(uiText(lastAssistant(chat)));
+        const range = {
+          from: new Date(Date.now() - 3_600_000).toISOString(),
+          to: new Date(Date.now() + 3_600_000).toISOString(),
+        };
+        const inbox = await listFeedback(server.storage, docsOrganizationId, range, { limit: 100 });
+        expect(inbox.items.filter((i) => i.comment === comment)).toMatchObject([
+          { messageId: before[1]?.id, rating: 'down', answer: before[1]?.content, regenerated: true },
+        ]);
       });
 
       it('stops mid-answer: the client keeps the partial text and the stored answer ends aborted', async () => {

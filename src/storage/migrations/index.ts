@@ -16,6 +16,7 @@ import * as searchIndexes from './0014-search-indexes.ts';
 import * as ingestionStaging from './0015-ingestion-staging.ts';
 import * as pageStamps from './0016-page-stamps.ts';
 import * as answerPlaces from './0017-answer-places.ts';
+import * as keptVotes from './0018-kept-votes.ts';
 
 /** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0015-ingestion-staging': ingestionStaging,
   '0016-page-stamps': pageStamps,
   '0017-answer-places': answerPlaces,
+  '0018-kept-votes': keptVotes,
 };
 
 export const migrationProvider: MigrationProvider = {

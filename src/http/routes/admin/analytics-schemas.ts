@@ -85,7 +85,10 @@ export const feedbackItemSchema = z.object({
   rating: z.enum(['up', 'down']),
   comment: z.string().nullable(),
   question: z.string(),
-  answer: z.string(),
+  answer: z.string().describe('The answer voted on, as the reader saw it'),
+  regenerated: z
+    .boolean()
+    .describe('The answer voted on was regenerated since: `answer` is the replaced one, kept with the vote'),
   createdAt: z.string(),
   updatedAt: z.string(),
   resolvedAt: z.string().nullable(),

@@ -51,6 +51,10 @@ export const transcriptSchema = z.object({
             createdAt: z.string(),
             updatedAt: z.string(),
             resolvedAt: z.string().nullable(),
+            regeneratedAnswer: z
+              .string()
+              .nullable()
+              .describe('A vote on an earlier answer to the question, since regenerated: that answer'),
           }),
         )
         .optional()

@@ -141,6 +141,9 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
                 <span class={`badge ${f.rating === 'up' ? 'ok' : 'bad'}`}>
                   {f.rating === 'up' ? 'Helpful' : 'Not helpful'}
                 </span>{' '}
+                {f.regeneratedAnswer !== null ? (
+                  <span class="badge">On an answer since regenerated</span>
+                ) : null}{' '}
                 {f.comment ?? ''}
               </p>
             ))}

@@ -76,7 +76,8 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
                 <strong>Q:</strong> {f.question}
               </p>
               <p class="muted">
-                <strong>A:</strong> {preview(f.answer)}
+                <strong>A:</strong> {f.regenerated ? <span class="badge">Answer regenerated</span> : null}{' '}
+                {preview(f.answer)}
               </p>
             </div>
           ))}
