@@ -7,7 +7,9 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFeedback } from '../../../analytics/feedback-inbox.ts';
 import { createApp } from '../../../app.ts';
+import { storeAnswerWithin } from '../../../assistant/threads.ts';
 import { SiteSearch } from '../../../search/site-search.ts';
+import { withWriteUnit } from '../../../storage/write-unit.ts';
 import { signInToConsole } from '../../../tenancy/console-sessions.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../../testing/databases.ts';
 import { type SeededOrganization, seedAnalytics } from '../../../testing/seed-analytics.ts';
@@ -69,6 +71,35 @@ describe.each(dialects)('console screens on %s', (dialect) => {
     expect(await exported('&show=all')).toEqual(all);
     // Without a tab, the inbox's own default: the open votes.
     expect(await exported('')).toEqual(open);
+  });
+
+  it('marks a vote kept from a regenerated answer, with the text voted on', async () => {
+    const [vote] = await database.storage.db
+      .selectFrom('message_feedback')
+      .innerJoin('thread_messages', 'thread_messages.id', 'message_feedback.message_id')
+      .select(['message_feedback.message_id', 'message_feedback.thread_id', 'thread_messages.seq'])
+      .where('message_feedback.organization_id', '=', owner.organization.id)
+      .limit(1)
+      .execute();
+    if (vote === undefined) throw new Error('the seed has no vote');
+    await withWriteUnit(database.storage, {}, (unit) =>
+      storeAnswerWithin(unit, vote.thread_id, Number(vote.seq) - 1, {
+        content: 'The regenerated answer.',
+        status: 'complete',
+        requestId: 'req_~regenerated',
+      }),
+    );
+    // Newest change first: the kept vote tops the inbox.
+    await database.storage.db
+      .updateTable('message_feedback')
+      .set({ updated_at: new Date(now.getTime() - 1000).toISOString(), resolved_at: null })
+      .where('message_id', '=', vote.message_id)
+      .execute();
+    const inbox = await get('/console/feedback?period=30d&show=all');
+    expect(inbox).toContain('Answer regenerated');
+    const transcript = await get(`/console/conversations/${vote.thread_id}`);
+    expect(transcript).toContain('On an answer since regenerated');
+    expect(transcript).toContain('The regenerated answer.');
   });
 
   it('say how gaps are sorted, and that times are UTC', async () => {
