@@ -18,7 +18,8 @@ async function main(): Promise<void> {
   const server = await startServer(config, { logger }).catch((error: unknown) => {
     if (!(error instanceof ServerStartError)) throw error;
     if (error.banner !== '') print(error.banner);
-    process.stderr.write(`docent failed to start: ${error.message}\n`);
+    const hint = error.portInUse ? ' (set PORT to another)' : '';
+    process.stderr.write(`docent failed to start: ${error.message}${hint}\n`);
     process.exit(1);
   });
   if (server.banner !== '') print(server.banner);

@@ -77,6 +77,8 @@ export class ServerStartError extends Error {
   constructor(
     message: string,
     readonly banner: string,
+    /** The port was taken: each caller says how to choose another (`PORT`, `--port`). */
+    readonly portInUse = false,
   ) {
     super(message);
   }
@@ -96,8 +98,11 @@ export interface ServerOptions {
   gitPoll?: GitPollerOptions;
 }
 
-const portInUse = (port: number, host: string): string =>
-  `port ${port} on ${host} is in use (set PORT to another)`;
+function startError(error: NodeJS.ErrnoException, port: number, host: string, banner: string) {
+  return error.code === 'EADDRINUSE'
+    ? new ServerStartError(`port ${port} on ${host} is in use`, banner, true)
+    : new ServerStartError(error.message, banner);
+}
 
 /**
  * Fails before anything is written when the port is taken: a second start on a busy port seeded the
@@ -108,9 +113,7 @@ async function ensurePortFree(port: number, host: string): Promise<void> {
   if (port === 0) return;
   await new Promise<void>((resolve, reject) => {
     const probe = createNetServer();
-    probe.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new ServerStartError(error.code === 'EADDRINUSE' ? portInUse(port, host) : error.message, '')),
-    );
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(startError(error, port, host, '')));
     // Not exclusive: in a cluster worker the real listen shares the primary's socket, and so does this.
     probe.listen({ port, host }, () => probe.close(() => resolve()));
   });
@@ -224,8 +227,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     // A port taken since ensurePortFree ends the start, not the process with an unhandled event. The
     // demo's key, shown once, was made already: it goes with the error, or no later start would show it.
     s.once('error', (error: NodeJS.ErrnoException) => {
-      const why = error.code === 'EADDRINUSE' ? portInUse(config.port, config.host) : error.message;
-      reject(new ServerStartError(why, demoBanner(`http://${host}:${config.port}`, demo, false)));
+      reject(
+        startError(error, config.port, config.host, demoBanner(`http://${host}:${config.port}`, demo, false)),
+      );
     });
   });
   answerClientErrors(server as HttpServer);

@@ -15,17 +15,11 @@ function parsePort(value: string | undefined): number | undefined {
   return port;
 }
 
-/**
- * The server's hint for a port in use names PORT, the only knob `npm start` has; here `--port` wins
- * over it, so the hint names the knob that chose the port. Matched as src/server.ts words it:
- * serve.test.ts fails should that change.
- */
-const SERVER_PORT_HINT = ' (set PORT to another)';
-
+/** The failure in one line; for a port in use, naming the knob that chose the port. */
 function startFailure(error: ServerStartError, portGiven: boolean): string {
-  if (!error.message.endsWith(SERVER_PORT_HINT)) return `failed to start: ${error.message}`;
+  if (!error.portInUse) return `failed to start: ${error.message}`;
   const hint = portGiven ? '(choose another with --port)' : '(choose another with --port or PORT)';
-  return `failed to start: ${error.message.slice(0, -SERVER_PORT_HINT.length)} ${hint}`;
+  return `failed to start: ${error.message} ${hint}`;
 }
 
 export function registerServe(program: Command): void {
