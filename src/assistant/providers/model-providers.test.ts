@@ -154,10 +154,10 @@ describe('real model providers over loopback servers', () => {
     return vi.waitFor(stored, { timeout: 2_000, interval: 10 });
   }
 
-  const post = (signal: AbortSignal | null = null) =>
-    fetch(`${server.baseUrl}/v1/assistant/acme/message`, {
+  const post = (signal: AbortSignal | null = null, domain = 'acme') =>
+    fetch(`${server.baseUrl}/v1/assistant/${domain}/message`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${keys.acme}` },
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${keys[domain]}` },
       body: JSON.stringify({ fp: 'anonymous', messages: [userMessage('How do I rotate an API key?')] }),
       signal,
     });
@@ -412,6 +412,46 @@ describe('real model providers over loopback servers', () => {
       expect((await ask(`opts-${domain}`, 'When are invoices sent?')).error).toBeUndefined();
       const body = servers[llm].requests[0]?.body ?? {};
       expect(Object.fromEntries(Object.keys(c.sent).map((key) => [key, body[key]]))).toEqual(c.sent);
+    });
+  });
+
+  // Keep-alive comments are bytes but not progress: a provider or proxy that only keeps the connection
+  // open stalls like a silent one (Bedrock's binary wire has no comments).
+  const keepsAlive = Object.entries(CASES).filter(([, c]) => c.wire !== wires.bedrockWire);
+  describe.each(keepsAlive)('%s sending only keep-alives', (domain, c) => {
+    const llm = serverOf(c.model);
+    const answerWith = (stream: ScriptedStream) => {
+      script[llm] = (req, res) => wires.writeWire(res, c.wire, stream, String(req.body.model));
+    };
+
+    it('gives up mid-answer with the stall message and closes the upstream connection', async () => {
+      answerWith({ tokens: ['Invoices '], ending: 'stall', keepAliveMs: 40 });
+      const asked = await ask(domain, 'When are invoices sent?');
+      expect(asked.message?.content).toBe('Invoices ');
+      expect(asked.error?.message).toMatch(
+        /^The model provider stopped responding while answering\. \(request /,
+      );
+      expect(await servers[llm].requests[0]?.closed).toEqual({ early: true });
+      const stored = await storedAnswer(asked.headers?.get('X-Thread-Id'));
+      expect(stored).toMatchObject({ status: 'error', content: 'Invoices ' });
+    });
+
+    it('gives up before any text with a 503 and no stream', async () => {
+      answerWith({ tokens: [], ending: 'stall', keepAliveMs: 40 });
+      const response = await post(null, domain);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({
+        error: { message: expect.stringMatching(/^The model provider stopped responding while answering\./) },
+      });
+      expect(await servers[llm].requests[0]?.closed).toEqual({ early: true });
+    });
+
+    it('streams an answer whose gaps are under the stall timeout, keep-alives or not', async () => {
+      const tokens = ['Invoices ', 'arrive ', 'monthly ', '[1].'];
+      answerWith({ tokens, tokenDelayMs: 200, keepAliveMs: 40 });
+      const asked = await ask(domain, 'When are invoices sent?');
+      expect(asked.error).toBeUndefined();
+      expect(asked.message?.content).toBe(tokens.join(''));
     });
   });
 

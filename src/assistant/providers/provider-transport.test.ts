@@ -2,7 +2,7 @@ import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderConnectTimeoutError, ProviderStallError } from './provider-errors.ts';
-import { providerTransport } from './provider-transport.ts';
+import { hasMoreThanComments, providerTransport } from './provider-transport.ts';
 import { type LoopbackServer, sleep, startLoopbackLlm } from './testing/loopback-llm.ts';
 
 const options = { connectTimeoutMs: 300, stallTimeoutMs: 200 };
@@ -139,6 +139,33 @@ describe('providerTransport', () => {
     expect(await server.requests[0]?.closed).toEqual({ early: true });
   });
 
+  it('counts an event stream that only sends keep-alive comments as stalled', async () => {
+    let keepAlive: NodeJS.Timeout | undefined;
+    server = await startLoopbackLlm((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write('data: {}\n\n');
+      keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 40);
+      res.once('close', () => clearInterval(keepAlive));
+    });
+    const response = await providerTransport(options)(server.origin, { method: 'POST', body: '{}' });
+    await expect(readAll(response.body)).rejects.toBeInstanceOf(ProviderStallError);
+    expect(await server.requests[0]?.closed).toEqual({ early: true });
+  });
+
+  it('counts every byte of a body that is not an event stream', async () => {
+    server = await startLoopbackLlm(async (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      // A JSON body that starts with a colon-led line is no comment.
+      for (let i = 0; i < 8; i++) {
+        res.write(':\n');
+        await sleep(80);
+      }
+      res.end();
+    });
+    const response = await providerTransport(options)(server.origin, { method: 'POST', body: '{}' });
+    expect(await readAll(response.body)).toBe(16);
+  });
+
   it('does not count a slow reader (backpressure) as the provider stalling', async () => {
     const size = 32 * 1024 * 1024;
     server = await startLoopbackLlm((_req, res) => {
@@ -256,3 +283,32 @@ VR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNHADBEAiA7rLaEF4Zawu3N9ktjqEkW
 ab69dA2OOLbhDXZxTLbyzwIgEDQDNGvYXkmp5HtiCGyUNHs2iVGdfr36AdKVMXEo
 tvU=
 -----END CERTIFICATE-----`;
+
+describe('hasMoreThanComments', () => {
+  const text = (value: string) => new TextEncoder().encode(value);
+  const fresh = () => ({ atStart: true, comment: false });
+
+  it.each([
+    [': keep-alive\n\n', false],
+    [':\n:\n\n', false],
+    ['\n\r\n', false],
+    ['data: {}\n\n', true],
+    [': ping\n\ndata: {}\n\n', true],
+    ['event: message\n', true],
+    [': ping\rdata: {}\r\r', true],
+    [': ping\r\n\r\ndata', true],
+  ])('%j has more than comments: %s', (chunk, expected) => {
+    expect(hasMoreThanComments(text(chunk), fresh())).toBe(expected);
+  });
+
+  it('carries a line cut between chunks', () => {
+    const lines = fresh();
+    expect(hasMoreThanComments(text(': keep-'), lines)).toBe(false);
+    expect(hasMoreThanComments(text('alive, still a comment'), lines)).toBe(false);
+    expect(hasMoreThanComments(text('\n\nda'), lines)).toBe(true);
+    expect(hasMoreThanComments(text('ta: {}\n'), lines)).toBe(true);
+    expect(hasMoreThanComments(text('\n'), lines)).toBe(false);
+    expect(hasMoreThanComments(text(':'), lines)).toBe(false);
+    expect(hasMoreThanComments(text(' ping\n'), lines)).toBe(false);
+  });
+});

@@ -29,6 +29,7 @@ const KEEP_ALIVE_MS = 30_000;
  *   `ProviderConnectTimeoutError`;
  * - silence on a body being read for `stallTimeoutMs` is `ProviderStallError`. The clock stops while the
  *   body is paused, so a slow reader downstream (backpressure) never counts as the provider stalling;
+ *   in an event stream, comments (`: keep-alive`, which proxies send while a model is slow) are silence;
  * - other connection failures reject like `fetch` does (`TypeError('fetch failed')` with the cause), which
  *   the AI SDK reports as "Cannot connect to API"; a body cut short fails with `TypeError('terminated')`;
  * - the caller's `signal` aborts the request, before or after the headers, with the signal's reason, and
@@ -106,8 +107,52 @@ export function providerTransport(options: ProviderTransportOptions): typeof fet
       incoming.resume();
       return new Response(null, { status, headers });
     }
-    return new Response(bodyOf(incoming, options.stallTimeoutMs, signal), { status, headers });
+    const events = headers.get('content-type')?.startsWith('text/event-stream') === true;
+    return new Response(bodyOf(incoming, options.stallTimeoutMs, signal, events), { status, headers });
   };
+}
+
+/** Where an event stream's last chunk ended: at the start of a line, or inside a comment line or not. */
+interface SseLines {
+  atStart: boolean;
+  comment: boolean;
+}
+
+const COLON = 0x3a;
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * Whether a chunk of an event stream has a byte of a line that is not a comment (a field such as
+ * `data:`). Lines end at CR, LF or CRLF, as the SSE format allows; `lines` carries a line cut between
+ * chunks.
+ */
+export function hasMoreThanComments(chunk: Uint8Array, lines: SseLines): boolean {
+  let progress = false;
+  let at = 0;
+  while (at < chunk.length) {
+    if (lines.atStart) {
+      const first = chunk[at];
+      if (first === LF || first === CR) {
+        at++;
+        continue;
+      }
+      lines.comment = first === COLON;
+      lines.atStart = false;
+    }
+    if (!lines.comment) progress = true;
+    const end = lineEnd(chunk, at);
+    if (end < 0) break;
+    at = end + 1;
+    lines.atStart = true;
+  }
+  return progress;
+}
+
+function lineEnd(chunk: Uint8Array, from: number): number {
+  const lf = chunk.indexOf(LF, from);
+  const cr = chunk.indexOf(CR, from);
+  return cr < 0 ? lf : lf < 0 ? cr : Math.min(lf, cr);
 }
 
 /** The errors of writing to a connection the server had already closed. */
@@ -118,16 +163,20 @@ function isStaleConnection(error: unknown): boolean {
 
 /**
  * The body as the web stream `Response` needs, one layer like `fetch`'s own, with the stall clock. It
- * pauses the connection while the reader is behind, and the clock stops meanwhile, so a slow reader
- * downstream (backpressure) never counts as the provider stalling.
+ * pauses the connection while the reader is behind; a period that runs out meanwhile starts again when
+ * the reader catches up, so a slow reader downstream (backpressure) never counts as the provider
+ * stalling. In an event stream (`events`) only bytes of a line that is not a comment reset the clock.
  */
 function bodyOf(
   body: http.IncomingMessage,
   stallTimeoutMs: number,
   signal: AbortSignal | undefined,
+  events: boolean,
 ): ReadableStream<Uint8Array> {
   let stall: NodeJS.Timeout | undefined;
   let settled = false;
+  let dueWhilePaused = false;
+  const lines: SseLines = { atStart: true, comment: false };
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -147,7 +196,8 @@ function bodyOf(
         const onAbort = (): void => fail(signal?.reason);
         signal?.addEventListener('abort', onAbort, { once: true });
         stall = setTimeout(() => {
-          if (!body.isPaused()) fail(new ProviderStallError(stallTimeoutMs));
+          if (body.isPaused()) dueWhilePaused = true;
+          else fail(new ProviderStallError(stallTimeoutMs));
         }, stallTimeoutMs);
         // Listened to from the start: an 'error' without a listener would crash the process.
         body.once('error', (error: Error) => fail(new TypeError('terminated', { cause: error })));
@@ -156,7 +206,7 @@ function bodyOf(
         });
         body.on('data', (chunk: Buffer) => {
           if (settled) return;
-          stall?.refresh();
+          if (!events || hasMoreThanComments(chunk, lines)) stall?.refresh();
           controller.enqueue(chunk);
           if ((controller.desiredSize ?? 0) <= 0) body.pause();
         });
@@ -166,7 +216,10 @@ function bodyOf(
       },
       pull() {
         if (!body.isPaused()) return;
-        if (!settled) stall?.refresh();
+        // The reader was behind when the clock ran out: the provider gets a whole period again. Not on
+        // every resume: the body pauses after each chunk, and keep-alive comments would restart it.
+        if (dueWhilePaused && !settled) stall?.refresh();
+        dueWhilePaused = false;
         body.resume();
       },
       cancel() {

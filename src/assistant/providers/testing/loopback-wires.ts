@@ -25,6 +25,11 @@ export interface ScriptedStream {
    * connection stays open until the client gives up), `error` (the provider's in-stream error event).
    */
   ending?: 'finish' | 'destroy' | 'end' | 'stall' | 'error';
+  /**
+   * Sends an SSE comment (`: keep-alive`) this often from the headers until the stream ends, as proxies
+   * (OpenRouter, gateways) do while a model is slow.
+   */
+  keepAliveMs?: number;
   usage?: { input: number; output: number };
   /**
    * Function calls after the tokens (OpenAI chat and Anthropic wires), the arguments in two pieces as real
@@ -62,6 +67,13 @@ export async function writeWire(
   const contentType = stream.contentType ?? 'text/event-stream';
   res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-cache' });
   for (const frame of stream.head) res.write(frame);
+  if (script.keepAliveMs !== undefined) {
+    if (contentType !== 'text/event-stream') throw new Error('this wire has no keep-alive');
+    const keepAlive = setInterval(() => {
+      if (!res.writableEnded && !res.destroyed) res.write(': keep-alive\n\n');
+    }, script.keepAliveMs);
+    res.once('close', () => clearInterval(keepAlive));
+  }
   await sleep(script.firstTokenDelayMs ?? 0);
   for (const [i, token] of script.tokens.entries()) {
     if (i > 0) await sleep(script.tokenDelayMs ?? 0);
