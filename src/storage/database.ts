@@ -78,11 +78,12 @@ export async function openStorage(url: string, options: OpenOptions = {}): Promi
 function openSqlite(file: string, backgroundCheckpoints: boolean): Storage {
   if (file !== ':memory:') makeFolders(path.dirname(path.resolve(file)));
   const connection = new SQLite(file);
-  // WAL lets readers proceed while an ingestion writes; the busy timeout covers a second process.
-  connection.pragma('journal_mode = WAL');
+  // The busy timeout covers a second process.
+  connection.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  // WAL lets readers proceed while an ingestion writes.
+  switchToWal(connection);
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
-  connection.pragma('busy_timeout = 5000');
   // SQLite's own lower() changes ASCII letters only, so a case-insensitive search (the analytics `q`
   // filter: lower(content) like the lowercased words) missed "ÉCRAN" for "écran". JavaScript's is
   // Unicode's, the same as the words are lowercased with, and PostgreSQL's under a UTF-8 locale. No index
@@ -108,6 +109,27 @@ function openSqlite(file: string, backgroundCheckpoints: boolean): Storage {
       await db.destroy();
     },
   };
+}
+
+/** How long a statement waits for another process's lock before it fails with "database is locked". */
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Turns a new file's journal to WAL. SQLite answers SQLITE_BUSY at once, without the busy timeout, when
+ * another process is switching the same new file at that moment (two replicas' first start): this
+ * waits and tries again, within the busy timeout. An existing WAL file needs no lock for it.
+ */
+function switchToWal(connection: SQLite.Database): void {
+  const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      connection.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
 }
 
 /** SQL lower() with Unicode's case mapping; like SQLite's, null stays null and anything else is read as text. */
@@ -170,10 +192,43 @@ export function readSnapshot<T>(storage: Storage, read: (db: Kysely<Database>) =
   return (storage.dialect === 'postgres' ? run.setIsolationLevel('repeatable read') : run).execute(read);
 }
 
+/** The database was migrated by a newer Docent: this version does not know all its migrations. */
+export class DatabaseFromNewerVersionError extends Error {
+  override name = 'DatabaseFromNewerVersionError';
+  constructor(
+    readonly migration: string,
+    cause: unknown,
+  ) {
+    super(
+      `this database was migrated by a newer version of Docent (it has migration ${migration}, which this version does not have): run that version, or restore the backup taken before the upgrade`,
+      { cause },
+    );
+  }
+}
+
+/**
+ * Applies pending migrations. On SQLite the whole run is one `BEGIN IMMEDIATE` transaction: Kysely
+ * runs SQLite migrations statement by statement (it assumes no transactional DDL), so a process dying
+ * in a table rebuild (0018) left it half done, and two processes starting at once ran the same
+ * migration twice. Now a failure leaves the database as it was, and a second process waits for the
+ * first (up to the busy timeout) and then finds nothing to do. PostgreSQL's migrations are
+ * transactional in Kysely already, under its own lock.
+ */
 export async function migrate(storage: Storage): Promise<void> {
   const migrator = new Migrator({ db: storage.db, provider: migrationProvider });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
+  const raw = storage.dialect === 'sqlite' ? storage.sqlite : undefined;
+  raw?.prepare('begin immediate').run();
+  let error: unknown;
+  try {
+    ({ error } = await migrator.migrateToLatest());
+  } catch (thrown) {
+    error = thrown ?? new Error('migration failed');
+  }
+  if (raw?.inTransaction) raw.prepare(error === undefined ? 'commit' : 'rollback').run();
+  if (error === undefined) return;
+  const missing =
+    error instanceof Error ? /previously executed migration (\S+) is missing/.exec(error.message) : null;
+  throw missing === null ? error : new DatabaseFromNewerVersionError(missing[1] as string, error);
 }
 
 /** Cheap round trip for readiness checks. */

@@ -49,6 +49,10 @@ export function startWalCheckpointer(file: string, onFailure: (error: unknown) =
       stopping = true;
       if (failed) return Promise.resolve();
       return new Promise<void>((resolve) => {
+        // Held until it has exited: an unref'd worker alone does not keep the loop alive, and a process
+        // with nothing else to do (a start whose migrations failed) exited with code 0 and no message
+        // before its error was reported.
+        worker.ref();
         worker.once('exit', () => resolve());
         worker.postMessage('stop');
       });
