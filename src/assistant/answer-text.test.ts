@@ -53,6 +53,29 @@ describe('answer text', () => {
     expect(texts(long).length).toBeGreaterThan(1);
   });
 
+  it('keeps a list item wrapped over several lines whole, and its next paragraph apart', () => {
+    // As stored: the item's lines joined by a newline and indented; its paragraphs likewise.
+    const units = splitUnits(
+      [
+        'Before you upgrade:',
+        '- A Docent older than its database refuses to start. Take a',
+        '  backup before an upgrade, on a file database a copy of the',
+        '  file.',
+        '  Then start the new version.',
+        '- Replace every replica at once.',
+      ].join('\n'),
+    );
+    expect(units.map((u) => [u.kind, u.text])).toEqual([
+      ['sentence', 'Before you upgrade:'],
+      [
+        'item',
+        'A Docent older than its database refuses to start. Take a backup before an upgrade, on a file database a copy of the file.',
+      ],
+      ['sentence', 'Then start the new version.'],
+      ['item', 'Replace every replica at once.'],
+    ]);
+  });
+
   it('does not quote navigation whose headings ran together', () => {
     const units = splitUnits(
       'IntroductionBenefits of Automated RoutingAdvantages of Using ClaudeDefining the Task\n\nClaude routes tickets by intent.',

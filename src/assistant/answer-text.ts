@@ -289,7 +289,13 @@ export function splitUnits(text: string): AnswerUnit[] {
   let paragraph = '';
   let paragraphBlock = 0;
   let lastBlankOrBreak = true;
+  // A list item's text until it ends: a line wrapped at a fixed width (most docs' source) is the rest
+  // of it, not a paragraph of its own.
+  let item: string | undefined;
+  let itemBlock = 0;
   const flush = (): void => {
+    if (item !== undefined) push('item', item, itemBlock);
+    item = undefined;
     if (paragraph.trim().length > 0) {
       for (const sentence of splitSentences(paragraph)) push('sentence', sentence, paragraphBlock);
     }
@@ -325,8 +331,15 @@ export function splitUnits(text: string): AnswerUnit[] {
     if (LIST_MARKER.test(line)) {
       flush();
       if (lastBlankOrBreak) block++;
-      push('item', trimmed.replace(LIST_MARKER, ''), block);
+      item = trimmed.replace(LIST_MARKER, '');
+      itemBlock = block;
       lastBlankOrBreak = false;
+      continue;
+    }
+    // A line after one that ends no sentence goes on with it; after one that does, it may as well be the
+    // item's next paragraph (stored lists do not keep the blank line between them), quoted on its own.
+    if (item !== undefined && !lastBlankOrBreak && !TERMINAL.test(item)) {
+      item += ` ${trimmed}`;
       continue;
     }
     const continues =
