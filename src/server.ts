@@ -191,6 +191,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       dataDir: resolveDataDir(config.git.dataDir, config.databaseUrl),
       env: config.git.env,
       signal: gitStopping.signal,
+      localRoot: config.docsRoot,
     },
     embeddings?.ingestion ?? null,
   );

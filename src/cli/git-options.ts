@@ -43,5 +43,10 @@ function parsePoll(value: string): number {
 /** Where this CLI run keeps clones: DOCENT_DATA_DIR, else next to the database it was pointed at. */
 export function cliGitWorkspace(globals: GlobalOptions): GitWorkspace {
   const config = loadConfig();
-  return { dataDir: resolveDataDir(config.git.dataDir, databaseUrlFrom(globals)), env: config.git.env };
+  return {
+    dataDir: resolveDataDir(config.git.dataDir, databaseUrlFrom(globals)),
+    env: config.git.env,
+    // A tenant's repository under the root is as untrusted when the operator's CLI fetches it.
+    localRoot: config.docsRoot,
+  };
 }

@@ -1,6 +1,7 @@
 import { resolveDocsDirUnderRoot } from '../tenancy/docs-dir.ts';
 import { type GitSourceInput, MAX_POLL_MINUTES, MIN_POLL_MINUTES } from './git-sources.ts';
 import { GitSourceError, parseBranch, parseGitUrl, parseSubdir } from './git-url.ts';
+import { checkLocalRepository } from './local-repository.ts';
 
 /** A git source as an admin API caller sends it (the shapes are checked by the route's schema). */
 export interface RequestedGitSource {
@@ -12,9 +13,10 @@ export interface RequestedGitSource {
 
 /**
  * A git source an API caller asked for, ready to store. Remote URLs pass the allow-list; a repository
- * on the server is allowed only inside DOCENT_DOCS_ROOT, checked on its real path as `docsDir` is
- * (throws DocsDirError otherwise): an API caller must not clone the server's files or another
- * tenant's clone. Bad input throws GitSourceError.
+ * on the server is allowed only inside DOCENT_DOCS_ROOT, checked on its real path as `docsDir` is, and
+ * with nothing in its git folder that leads git elsewhere (local-repository.ts; throws DocsDirError
+ * otherwise): an API caller must not clone the server's files or another tenant's clone. Bad input
+ * throws GitSourceError.
  */
 export async function resolveRequestedGitSource(
   requested: RequestedGitSource,
@@ -28,6 +30,8 @@ export async function resolveRequestedGitSource(
       given.toLowerCase().startsWith('file://') ? decodeURIComponent(new URL(given).pathname) : given,
       docsRoot,
     );
+    // resolveDocsDirUnderRoot threw without a root.
+    url = await checkLocalRepository(url, docsRoot as string);
   }
   const poll = requested.pollMinutes ?? null;
   if (poll !== null && (!Number.isInteger(poll) || poll < MIN_POLL_MINUTES || poll > MAX_POLL_MINUTES))

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { makeFolders } from '../storage/make-folders.ts';
 import { folderExceeds, GIT_FETCH_TIMEOUT_MS, GitCommandError, MAX_CLONE_BYTES, runGit } from './git.ts';
 import { type GitRemote, parseSubdir } from './git-url.ts';
+import { checkLocalRepository } from './local-repository.ts';
 
 /** Where a site's clone lives and what git may see: fixed per server (config.ts GitConfig). */
 export interface GitWorkspace {
@@ -12,6 +13,11 @@ export interface GitWorkspace {
   env: Record<string, string>;
   /** Stops the clones and fetches in progress (a server shutting down); their jobs fail. */
   signal?: AbortSignal;
+  /**
+   * The operator's DOCENT_DOCS_ROOT: a repository on this server inside it belongs to a tenant, who may
+   * change it at any time, so it is checked again before every clone or fetch (local-repository.ts).
+   */
+  localRoot?: string | null;
 }
 
 export interface GitCheckoutRequest {
@@ -28,6 +34,15 @@ export interface GitCheckout {
   commit: string;
   /** The branch checked out (the remote's default one when none was asked for). */
   branch: string | null;
+}
+
+/** Checks a repository on this server when it lies inside the tenants' root (as its path is stored). */
+async function checkTenantRepository(url: string, root: string): Promise<void> {
+  const realRoot = await fs.realpath(root).catch(() => null);
+  if (realRoot === null) return;
+  const relative = path.relative(realRoot, path.resolve(url));
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return;
+  await checkLocalRepository(url, realRoot);
 }
 
 /**
@@ -56,6 +71,8 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
       ...(workspace.signal ? { signal: workspace.signal } : {}),
     });
 
+  if (kind === 'local' && workspace.localRoot)
+    await checkTenantRepository(request.remote.url, workspace.localRoot);
   let branch = request.branch;
   if (await reusableClone(dir, request.remote, workspace.env)) {
     // A clone kept while its site's branch was cleared (`sites set-git` without `--branch`) is checked out

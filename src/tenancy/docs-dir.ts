@@ -36,3 +36,16 @@ export async function resolveDocsDirUnderRoot(requested: string, docsRoot: strin
   if (!(await fs.stat(real)).isDirectory()) throw new DocsDirError(`docsDir "${requested}" is not a folder`);
   return real;
 }
+
+/**
+ * Whether a stored folder lies inside `docsRoot` as written: an API caller's folder, stored by its real
+ * path then, which its owner can have swapped for a link since, so it is resolved again before each
+ * ingestion. A folder the operator set outside the root with the CLI is the operator's to trust.
+ */
+export async function storedUnderRoot(dir: string, docsRoot: string | null): Promise<boolean> {
+  if (docsRoot === null) return false;
+  const root = await fs.realpath(path.resolve(docsRoot)).catch(() => null);
+  if (root === null) return false;
+  const relative = path.relative(root, path.resolve(dir));
+  return !relative.startsWith('..') && !path.isAbsolute(relative);
+}

@@ -67,6 +67,7 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
     ingestions = new IngestionRunner(pino({ level: 'silent' }), null, {
       dataDir: path.join(temp, 'data'),
       env: loadConfig().git.env,
+      localRoot: docsRoot,
     });
     const { storage } = database;
     app = createApp({
@@ -113,6 +114,72 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
     });
     expect(subdir.status).toBe(400);
     expect((await call('GET', '/v1/admin/sites/bad-git', { key })).status).toBe(404);
+  });
+
+  it('refuses, then and before every fetch, a repository under the root whose git folder leads out of it', async () => {
+    const key = tenant.adminKey;
+    // A repository the server can read but no tenant may: its content must never be cloned for one.
+    const privateRepo = path.join(temp, 'private');
+    createRepo(privateRepo, { 'index.md': '# Private\n\nPRIVATE-CANARY of another repository.\n' });
+    const gitfile = path.join(docsRoot, 'gitfile');
+    fs.mkdirSync(gitfile);
+    fs.writeFileSync(path.join(gitfile, '.git'), `gitdir: ${path.join(privateRepo, '.git')}\n`);
+    const gitlink = path.join(docsRoot, 'gitlink');
+    fs.mkdirSync(gitlink);
+    fs.symlinkSync(path.join(privateRepo, '.git'), path.join(gitlink, '.git'));
+    const borrower = path.join(docsRoot, 'borrower');
+    createRepo(borrower, sampleDocs());
+    fs.writeFileSync(
+      path.join(borrower, '.git/objects/info/alternates'),
+      `${path.join(privateRepo, '.git/objects')}\n`,
+    );
+    const linked = path.join(docsRoot, 'linked');
+    createRepo(linked, sampleDocs());
+    fs.symlinkSync(
+      path.join(privateRepo, '.git/refs/heads/main'),
+      path.join(linked, '.git/refs/heads/private'),
+    );
+    for (const [url, why] of [
+      ['gitfile', /has a \.git file/],
+      ['gitlink', /has a \.git link/],
+      ['borrower', /borrows objects or refs from another repository \(objects\/info\/alternates\)/],
+      ['linked', /has a link in its git folder \(\.git\/refs\/heads\/private\)/],
+    ] as const) {
+      const refused = await call('POST', '/v1/admin/sites', {
+        key,
+        body: { domain: 'sneaky', git: { url } },
+      });
+      expect(refused.status, url).toBe(403);
+      expect(refused.json.error?.message, url).toMatch(why);
+    }
+
+    // Clean when registered, then turned into a pointer at the private repository.
+    const turned = path.join(docsRoot, 'turned');
+    createRepo(turned, sampleDocs());
+    const created = await call('POST', '/v1/admin/sites', {
+      key,
+      body: { domain: 'sneaky', git: { url: 'turned' } },
+    });
+    expect(created.status).toBe(201);
+    const first = await call('POST', '/v1/admin/sites/sneaky/ingestions', { key });
+    expect((await finished(first.json.statusId as string)).status).toBe('success');
+    fs.rmSync(path.join(turned, '.git'), { recursive: true, force: true });
+    fs.writeFileSync(path.join(turned, '.git'), `gitdir: ${path.join(privateRepo, '.git')}\n`);
+    fs.rmSync(cloneFolder(path.join(temp, 'data'), created.json.id as string), {
+      recursive: true,
+      force: true,
+    });
+    const second = await call('POST', '/v1/admin/sites/sneaky/ingestions', { key });
+    const failed = await finished(second.json.statusId as string);
+    expect(failed.status).toBe('failure');
+    expect(JSON.stringify(failed)).toMatch(/has a \.git file/);
+    const leaked = await database.storage.db
+      .selectFrom('chunks')
+      .select('text')
+      .where('text', 'like', '%PRIVATE-CANARY%')
+      .execute();
+    expect(leaked).toEqual([]);
+    expect((await call('DELETE', '/v1/admin/sites/sneaky', { key })).status).toBe(204);
   });
 
   it('creates a git site, ingests it, shows the commit, and re-ingests after a push', async () => {

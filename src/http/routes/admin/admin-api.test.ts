@@ -324,6 +324,42 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     ).toBe(404);
   });
 
+  it('resolves a stored folder again before each ingestion: swapped for a link out of the root, it is refused', async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-outside-'));
+    fs.writeFileSync(path.join(outside, 'secret.md'), '# Secret\n\nSWAPPED-CANARY lives outside the root.\n');
+    const folder = docsFolder(docsRoot, 'swapped');
+    const created = await call('POST', '/v1/admin/sites', a.adminKey, {
+      domain: 'swapper',
+      docsDir: 'swapped',
+    });
+    expect(created.status).toBe(201);
+    expect((await call('POST', '/v1/admin/sites/swapper/ingestions', a.adminKey)).status).toBe(202);
+    await ingestions.idle();
+    fs.renameSync(folder, `${folder}.was`);
+    fs.symlinkSync(outside, folder);
+    try {
+      const again = await call('POST', '/v1/admin/sites/swapper/ingestions', a.adminKey);
+      expect(again.status).toBe(403);
+      expect(again.json.error?.message).toMatch(/outside DOCENT_DOCS_ROOT/);
+      await ingestions.idle();
+      const leaked = await database.storage.db
+        .selectFrom('chunks')
+        .select('text')
+        .where('text', 'like', '%SWAPPED-CANARY%')
+        .execute();
+      expect(leaked).toEqual([]);
+      const ingested = await database.storage.db
+        .selectFrom('chunks')
+        .innerJoin('sites', 'sites.id', 'chunks.site_id')
+        .select('chunks.text')
+        .where('sites.domain', '=', 'swapper')
+        .execute();
+      expect(ingested.length).toBeGreaterThan(0);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it("changes a site's source, or deletes it, only between its ingestions", async () => {
     const many = path.join(docsRoot, 'many');
     fs.mkdirSync(many, { recursive: true });

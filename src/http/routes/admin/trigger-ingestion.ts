@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { getGitSource } from '../../../sources/git-sources.ts';
 import { changeSiteSource } from '../../../sources/site-source.ts';
+import { storedUnderRoot } from '../../../tenancy/docs-dir.ts';
 import { IngestionBusyError } from '../../../tenancy/ingestion-runner.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
@@ -57,6 +58,8 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
         await refuseWhileIngesting(deps, site.id, 'change its docs folder');
         docsDir = await docsDirOfRequest(deps, body.docsDir);
         await changeSiteSource(deps.storage, deps.ingestions.git?.dataDir ?? null, site.id, { docsDir });
+      } else if (docsDir !== null && (await storedUnderRoot(docsDir, deps.docsRoot))) {
+        docsDir = await docsDirOfRequest(deps, docsDir);
       }
       const git = body.docsDir === undefined ? await getGitSource(deps.storage, site.id) : undefined;
       if (git && deps.ingestions.git === null)

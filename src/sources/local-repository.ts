@@ -1,0 +1,71 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { DocsDirError } from '../tenancy/docs-dir.ts';
+
+/** Entries of a repository's git folder looked at, at most: more is refused rather than walked. */
+export const MAX_GIT_FOLDER_ENTRIES = 200_000;
+
+/**
+ * Files by which a repository's git folder reads objects or refs from another repository:
+ * `git clone --no-local` follows them, so under DOCENT_DOCS_ROOT they would clone a repository outside it.
+ */
+const BORROWING_FILES = ['commondir', 'objects/info/alternates', 'objects/info/http-alternates'];
+
+/**
+ * Whether a repository on this server may be cloned for an API caller: its folder is inside `root`
+ * (real paths), and so is everything git reads from it. A `.git` that is a file (`gitdir: …`, as
+ * worktrees and submodules have) or a link, a link anywhere in the git folder, or a file that borrows
+ * another repository's objects would let git read a repository outside the root, which `clone
+ * --no-local` follows: such repositories are refused. Checked by reading the files, never by running
+ * git in the repository (its config could run commands). Throws DocsDirError; returns the real path.
+ */
+export async function checkLocalRepository(dir: string, root: string): Promise<string> {
+  const realRoot = await fs.realpath(root);
+  let real: string;
+  try {
+    real = await fs.realpath(dir);
+  } catch {
+    throw new DocsDirError(`the repository ${dir} does not exist`);
+  }
+  if (!inside(realRoot, real)) throw new DocsDirError(`the repository ${dir} is outside DOCENT_DOCS_ROOT`);
+  const dotGit = path.join(real, '.git');
+  const kind = await fs.lstat(dotGit).catch(() => null);
+  if (kind !== null && !kind.isDirectory())
+    throw new DocsDirError(
+      `the repository ${dir} has a .git ${kind.isSymbolicLink() ? 'link' : 'file'}, which may lead outside DOCENT_DOCS_ROOT: clone it into a folder of its own`,
+    );
+  const gitDir = kind === null ? real : dotGit;
+  for (const file of BORROWING_FILES) {
+    if (await fs.lstat(path.join(gitDir, file)).catch(() => null))
+      throw new DocsDirError(
+        `the repository ${dir} borrows objects or refs from another repository (${file}): clone it into a folder of its own`,
+      );
+  }
+  const link = await firstLink(gitDir);
+  if (link !== null)
+    throw new DocsDirError(
+      `the repository ${dir} has a link in its git folder (${path.relative(real, link)}), which may lead outside DOCENT_DOCS_ROOT`,
+    );
+  return real;
+}
+
+function inside(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** The first symbolic link under `dir` (not following any), or null; refuses past the entry limit. */
+async function firstLink(dir: string): Promise<string | null> {
+  const pending = [dir];
+  let seen = 0;
+  for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
+    for (const entry of await fs.readdir(folder, { withFileTypes: true })) {
+      if (++seen > MAX_GIT_FOLDER_ENTRIES)
+        throw new DocsDirError(`the repository's git folder has more than ${MAX_GIT_FOLDER_ENTRIES} entries`);
+      const full = path.join(folder, entry.name);
+      if (entry.isSymbolicLink()) return full;
+      if (entry.isDirectory()) pending.push(full);
+    }
+  }
+  return null;
+}
