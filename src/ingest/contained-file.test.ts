@@ -1,9 +1,20 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containedFolder, REFUSAL, tooLargeReason } from './contained-file.ts';
+import { containedFolder, openedInside, procFdPath, REFUSAL, tooLargeReason } from './contained-file.ts';
 
 const MARKER = 'CONTAINED-FILE-SECRET-7f3a';
 
@@ -141,5 +152,187 @@ describe('containedFolder', () => {
     expect(await read('absent.md')).toEqual({ ok: false, missing: true, reason: REFUSAL.missing });
     expect(await read('dangling.md')).toEqual({ ok: false, missing: true, reason: REFUSAL.missing });
     expect(await read('loop-a.md')).toEqual({ ok: false, missing: false, reason: REFUSAL.linkLoop });
+  });
+});
+
+/**
+ * The folder's owner changes it while Docent reads it: a folder on the way swapped for a symlink out of
+ * the folder between the path checks and the open (O_NOFOLLOW guards the last component only). Before
+ * the fix, the open followed the swapped folder and the outside file was read (a probe ingested 178).
+ */
+describe('containedFolder while the folder changes under it', () => {
+  let base: string;
+  let root: string;
+  let outside: string;
+
+  beforeAll(() => {
+    base = realpathSync(mkdtempSync(path.join(tmpdir(), 'docent-contained-swap-')));
+    root = path.join(base, 'docs');
+    outside = path.join(base, 'outside');
+    mkdirSync(path.join(root, 'd'), { recursive: true });
+    mkdirSync(path.join(root, '.git'), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(path.join(root, 'd', 'page.md'), '# Inside\n');
+    writeFileSync(path.join(root, 'page.md'), '# Top\n');
+    writeFileSync(path.join(outside, 'page.md'), `# ${MARKER}\n`);
+    writeFileSync(path.join(root, '.git', 'page.md'), `# ${MARKER} in .git\n`);
+  });
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  /** Between the checks and the open, `d` becomes a symlink to `target` (its folder set aside). */
+  const swapping = (name: string, target: string) =>
+    containedFolder(root, {
+      beforeOpen: () => {
+        renameSync(path.join(root, 'd'), path.join(root, name));
+        symlinkSync(target, path.join(root, 'd'));
+      },
+    });
+  const restore = (name: string): void => {
+    rmSync(path.join(root, 'd'));
+    renameSync(path.join(root, name), path.join(root, 'd'));
+  };
+
+  it('refuses a file reached through a folder swapped for a symlink after the checks', async () => {
+    const result = await swapping('d-out', '../outside').readText('d/page.md', 1024);
+    restore('d-out');
+    expect(result).toEqual({ ok: false, missing: false, reason: REFUSAL.outsideLink });
+    const intoGit = await swapping('d-git', '.git').readText('d/page.md', 1024);
+    restore('d-git');
+    expect(intoGit).toEqual({ ok: false, missing: false, reason: REFUSAL.gitInternals });
+    // A swap that stays inside the folder is a symlink like any other inside it: followed.
+    mkdirSync(path.join(root, 'e'));
+    writeFileSync(path.join(root, 'e', 'page.md'), '# Also inside\n');
+    const inside = await swapping('d-in', 'e').readText('d/page.md', 1024);
+    restore('d-in');
+    expect(inside).toMatchObject({ ok: true, text: '# Also inside\n' });
+    expect(await containedFolder(root).readText('d/page.md', 1024)).toMatchObject({
+      ok: true,
+      text: '# Inside\n',
+    });
+  });
+
+  const hasRenameat2 = (() => {
+    if (process.platform !== 'linux') return false;
+    try {
+      execFileSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).renameat2'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+
+  it.skipIf(!hasRenameat2)(
+    'reads nothing from outside while the owner swaps a folder and a symlink in a loop',
+    async () => {
+      const raceRoot = path.join(base, 'race');
+      mkdirSync(path.join(raceRoot, 'd'), { recursive: true });
+      writeFileSync(path.join(raceRoot, 'd', 'page.md'), '# Inside\n');
+      symlinkSync('../outside', path.join(raceRoot, 'dswap'));
+      // renameat2(RENAME_EXCHANGE) of d and dswap, as fast as it goes, for a bounded time.
+      const swapper = spawn(
+        'python3',
+        [
+          '-c',
+          [
+            'import ctypes, sys, time',
+            'libc = ctypes.CDLL(None, use_errno=True)',
+            'a, b = sys.argv[1].encode(), sys.argv[2].encode()',
+            'end = time.time() + 4',
+            'while time.time() < end:',
+            '    if libc.renameat2(-100, a, -100, b, 2) != 0: sys.exit(1)',
+          ].join('\n'),
+          path.join(raceRoot, 'd'),
+          path.join(raceRoot, 'dswap'),
+        ],
+        { stdio: 'ignore' },
+      );
+      const exited = new Promise<number | null>((resolve) => swapper.on('exit', resolve));
+      const folder = containedFolder(raceRoot);
+      let inside = 0;
+      let leaked = 0;
+      let swappedThroughout = false;
+      try {
+        const until = Date.now() + 2_500;
+        while (Date.now() < until) {
+          const result = await folder.readText('d/page.md', 1024);
+          if (result.ok && result.text.includes(MARKER)) leaked += 1;
+          else if (result.ok) inside += 1;
+        }
+        swappedThroughout = swapper.exitCode === null;
+      } finally {
+        if (swapper.exitCode === null) swapper.kill();
+      }
+      await exited;
+      expect(swappedThroughout).toBe(true);
+      expect(leaked).toBe(0);
+      expect(inside).toBeGreaterThan(0);
+    },
+    15_000,
+  );
+});
+
+describe('openedInside', () => {
+  let base: string;
+  let root: string;
+  let inFile: string;
+  let outFile: string;
+
+  beforeAll(() => {
+    base = realpathSync(mkdtempSync(path.join(tmpdir(), 'docent-opened-')));
+    root = path.join(base, 'docs');
+    mkdirSync(path.join(root, '.git'), { recursive: true });
+    inFile = path.join(root, 'page.md');
+    outFile = path.join(base, 'outside.md');
+    writeFileSync(inFile, '# Inside\n');
+    writeFileSync(outFile, `# ${MARKER}\n`);
+    writeFileSync(path.join(root, '.git', 'config'), MARKER);
+  });
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  /** The check on `file` opened, as though the path checked had been `checked`. */
+  const check = async (file: string, checked: string, fdPath?: (fd: number) => Promise<string | null>) => {
+    const fd = openSync(file, 'r');
+    try {
+      return await openedInside(fd, fstatSync(fd, { bigint: true }), root, checked, fdPath);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  const noProc = async (): Promise<string | null> => null;
+
+  it.skipIf(process.platform !== 'linux')('on Linux, names the open file by /proc/self/fd', async () => {
+    const fd = openSync(inFile, 'r');
+    try {
+      expect(await procFdPath(fd)).toBe(inFile);
+    } finally {
+      closeSync(fd);
+    }
+    expect(await procFdPath(2 ** 30)).toBeNull();
+  });
+
+  it('passes a file inside the folder, with /proc/self/fd and without', async () => {
+    expect(await check(inFile, inFile)).toBeNull();
+    expect(await check(inFile, inFile, noProc)).toBeNull();
+  });
+
+  it('refuses a file opened outside the folder although the path checked was inside', async () => {
+    expect(await check(outFile, inFile)).toBe(REFUSAL.outsideLink);
+    // Without /proc: the checked path now names another file than the one open.
+    expect(await check(outFile, inFile, noProc)).toBe(REFUSAL.outsideLink);
+    expect(await check(path.join(root, '.git', 'config'), inFile)).toBe(REFUSAL.gitInternals);
+    // A link that names no absolute path is no file of the folder.
+    expect(await check(inFile, inFile, async () => 'pipe:[1]')).toBe(REFUSAL.outsideLink);
+  });
+
+  it('without /proc, refuses when the checked path now leads through a symlink or is gone', async () => {
+    const linked = path.join(root, 'linked');
+    mkdirSync(path.join(root, 'real'));
+    writeFileSync(path.join(root, 'real', 'page.md'), '# Real\n');
+    symlinkSync('real', linked);
+    // The same file, but the path checked no longer resolves to itself.
+    expect(await check(path.join(root, 'real', 'page.md'), path.join(linked, 'page.md'), noProc)).toBe(
+      REFUSAL.outsideLink,
+    );
+    expect(await check(inFile, path.join(root, 'gone.md'), noProc)).toBe(REFUSAL.outsideLink);
   });
 });

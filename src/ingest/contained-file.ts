@@ -7,7 +7,13 @@ import { promisify } from 'node:util';
  * can hold any symlink), so a path inside the folder is read only when its real path, every symlink
  * resolved, is still inside the folder's real path, when it is a regular file (a FIFO would block the
  * read forever, a device or /proc file never ends), and when it fits a size limit. A symlink that stays
- * inside the folder is followed: repositories link `README.md` to `index.mdx` and the like.
+ * inside the folder is followed: repositories link `README.md` to `index.mdx` and the like. The folder's
+ * owner may change it while it is read, so the checks are made again on the file once it is open
+ * (`openedInside`): a folder on the way swapped for a symlink after the path checks leads nowhere.
+ *
+ * Hard links are read like any file: one inside the folder may be a second name of a file outside it,
+ * but making one takes a shell on the same file system, and where the kernel protects hard links (Linux's
+ * default `fs.protected_hardlinks = 1`) only to a file its maker owns or may read and write already.
  *
  * A refusal carries a reason that never mentions the target (neither its path nor its bytes): it ends up
  * in job warnings that any admin of the site reads. Nothing in a `.git` folder is read, whatever leads
@@ -22,6 +28,8 @@ export const MAX_CONFIG_FILE_BYTES = 8 * 1024 * 1024;
 const READ_CHUNK_BYTES = 64 * 1024;
 // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer that never comes. O_NOFOLLOW:
 // the path opened is the resolved one, so a symlink in its place now was put there after the check.
+// O_NOFOLLOW guards the last component only: a folder on the way may have become a symlink since the
+// check, so what was opened is checked again once it is open (`openedInside`).
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 export type ContainedText =
@@ -129,7 +137,55 @@ const statBig = (file: string): Promise<fs.BigIntStats> =>
 const readFile = promisify(fs.read);
 const closeFile = promisify(fs.close);
 const statPath = promisify(fs.stat);
+const lstatBig = (file: string): Promise<fs.BigIntStats> =>
+  new Promise((resolve, reject) =>
+    fs.lstat(file, { bigint: true }, (error, stats) => (error ? reject(error) : resolve(stats))),
+  );
 const realPath = promisify(fs.realpath.native);
+const readLink = promisify(fs.readlink);
+
+/**
+ * Where the open file `fd` is now, as Linux's /proc/self/fd link names it (the kernel's path of the very
+ * file opened, whatever path led there); null where there is no such link (macOS, a system without /proc).
+ */
+export const procFdPath = async (fd: number): Promise<string | null> => {
+  try {
+    return await readLink(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Why the file open as `fd` (its `fstat` is `opened`) must not be read, or null when it is inside the
+ * folder. The path checks before the open looked at a path: between them and the open, the folder's
+ * owner may have put a symlink in place of a folder on the way (`renameat2(RENAME_EXCHANGE)` in a loop),
+ * and the open then followed it out of the folder. On Linux the file's own path, read from
+ * /proc/self/fd, must be inside the real root and not in a `.git` folder. Elsewhere the checked path,
+ * resolved again after the open, must still be itself (no symlink on the way) and name the same file
+ * (device and inode) as the one open; a swap timed to pass both resolutions in turn is not excluded there.
+ */
+export const openedInside = async (
+  fd: number,
+  opened: fs.BigIntStats,
+  realRoot: string,
+  real: string,
+  fdPath: (fd: number) => Promise<string | null> = procFdPath,
+): Promise<string | null> => {
+  const where = await fdPath(fd);
+  if (where !== null) {
+    // A regular file's link is an absolute path (with " (deleted)" after it once unlinked).
+    if (!path.isAbsolute(where) || !isInsideRoot(realRoot, where)) return REFUSAL.outsideLink;
+    return isGitInternal(realRoot, where) ? REFUSAL.gitInternals : null;
+  }
+  try {
+    if ((await realPath(real)) !== real) return REFUSAL.outsideLink;
+    const now = await lstatBig(real);
+    return now.dev === opened.dev && now.ino === opened.ino ? null : REFUSAL.outsideLink;
+  } catch {
+    return REFUSAL.outsideLink;
+  }
+};
 
 /**
  * A file's text: UTF-8, or UTF-16 when it starts with a UTF-16 byte order mark (editors on Windows save
@@ -143,14 +199,16 @@ export const decodeText = (bytes: Buffer): string => {
 };
 
 /** Reads at most `maxBytes + 1` bytes, so a file that grows (or lies about its size) cannot pass the limit. */
-const readBounded = async (real: string, maxBytes: number): Promise<ContainedText> => {
+const readBounded = async (realRoot: string, real: string, maxBytes: number): Promise<ContainedText> => {
   const openedAt = Date.now();
   const fd = await openFile(real, OPEN_FLAGS);
   try {
-    // The checks before the open looked at the path; this one looks at what was opened. Taken before
+    // The checks before the open looked at the path; these look at what was opened. Taken before
     // the read, so a write during the read moves the times away from the stamp.
     const info = await fstatFile(fd);
     if (!info.isFile()) return refused(REFUSAL.notRegular);
+    const outside = await openedInside(fd, info, realRoot, real);
+    if (outside !== null) return refused(outside);
     // Both times: a copy that keeps the old modification time (`cp -p`, tar) has a new change time.
     const settled = Math.max(Number(info.mtimeMs), Number(info.ctimeMs)) < openedAt - RACY_MS;
     const stamp = settled ? stampOfStats(info) : null;
@@ -188,7 +246,12 @@ const insidePath = (rel: string): string | null => {
     : normalized;
 };
 
-export const containedFolder = (root: string): ContainedFolder => {
+export interface ContainedFolderOptions {
+  /** For tests: runs after the path checks of `readText`, just before the open, with the path checked. */
+  beforeOpen?: (real: string) => void | Promise<void>;
+}
+
+export const containedFolder = (root: string, options: ContainedFolderOptions = {}): ContainedFolder => {
   let realRoot: Promise<string> | undefined;
   return {
     async readText(rel, maxBytes) {
@@ -204,7 +267,8 @@ export const containedFolder = (root: string): ContainedFolder => {
         const info = await statPath(real);
         if (!info.isFile()) return refused(REFUSAL.notRegular);
         if (info.size > maxBytes) return refused(tooLargeReason(maxBytes));
-        return await readBounded(real, maxBytes);
+        await options.beforeOpen?.(real);
+        return await readBounded(base, real, maxBytes);
       } catch (error) {
         return refusalOf(error);
       }
