@@ -153,6 +153,10 @@ describe('loadConfig: models', () => {
     expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
     expect(() => loadConfig({ REDIS_URL: 'http://x' })).toThrow(/REDIS_URL/);
     expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow(/TRUST_PROXY/);
+    for (const root of ['/srv/docs/{organization}', '/srv/{organization}/docs', '{organization}'])
+      expect(loadConfig({ DOCENT_DOCS_ROOT: root }).docsRoot, root).toBe(root);
+    for (const root of ['/srv/docs-{organization}', '/srv/{organization}x', '/srv/{org}/{organization}s'])
+      expect(() => loadConfig({ DOCENT_DOCS_ROOT: root }), root).toThrow(/whole folder name/);
   });
 });
 

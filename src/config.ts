@@ -67,7 +67,14 @@ const envSchema = z.object({
     .string()
     .regex(/^(true|false|\d{1,2})$/, 'must be true, false or the number of trusted proxy hops (e.g. 1)')
     .default('false'),
-  DOCENT_DOCS_ROOT: z.string().min(1).optional(),
+  DOCENT_DOCS_ROOT: z
+    .string()
+    .min(1)
+    .refine(
+      (root) => root.replaceAll(/(^|[\\/])\{organization\}(?=[\\/]|$)/g, '$1').indexOf('{organization}') < 0,
+      '{organization} must be a whole folder name of the path (/srv/docs/{organization})',
+    )
+    .optional(),
   DOCENT_DATA_DIR: z.string().min(1).optional(),
   DOCENT_TENANCY_CACHE_MS: wholeNumber(0, 300_000).default(DEFAULT_TENANCY_CACHE_MS),
   DOCENT_SHUTDOWN_GRACE_MS: wholeNumber(0, 600_000).default(30_000),

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { makeFolders } from '../storage/make-folders.ts';
+import { docsRootOf } from '../tenancy/docs-dir.ts';
 import { folderExceeds, GIT_FETCH_TIMEOUT_MS, GitCommandError, MAX_CLONE_BYTES, runGit } from './git.ts';
 import { type GitRemote, parseSubdir } from './git-url.ts';
 import { checkLocalRepository } from './local-repository.ts';
@@ -22,6 +23,8 @@ export interface GitWorkspace {
 
 export interface GitCheckoutRequest {
   siteId: string;
+  /** The site's organization: its folder under a per-organization DOCENT_DOCS_ROOT. */
+  organizationId: string;
   remote: GitRemote;
   /** null: the remote's default branch. */
   branch: string | null;
@@ -37,7 +40,8 @@ export interface GitCheckout {
 }
 
 /** Checks a repository on this server when it lies inside the tenants' root (as its path is stored). */
-async function checkTenantRepository(url: string, root: string): Promise<void> {
+async function checkTenantRepository(url: string, root: string | null): Promise<void> {
+  if (root === null) return;
   const realRoot = await fs.realpath(root).catch(() => null);
   if (realRoot === null) return;
   const relative = path.relative(realRoot, path.resolve(url));
@@ -72,7 +76,7 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
     });
 
   if (kind === 'local' && workspace.localRoot)
-    await checkTenantRepository(request.remote.url, workspace.localRoot);
+    await checkTenantRepository(request.remote.url, docsRootOf(workspace.localRoot, request.organizationId));
   let branch = request.branch;
   if (await reusableClone(dir, request.remote, workspace.env)) {
     // A clone kept while its site's branch was cleared (`sites set-git` without `--branch`) is checked out

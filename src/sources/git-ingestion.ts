@@ -64,8 +64,14 @@ export async function runGitIngestion(
   try {
     const source = await getGitSource(storage, job.siteId);
     if (!source) throw new NoGitSourceError();
+    const site = await storage.db
+      .selectFrom('sites')
+      .select('organization_id')
+      .where('id', '=', source.site_id)
+      .executeTakeFirstOrThrow();
     checkout = await syncClone(workspace, {
       siteId: source.site_id,
+      organizationId: site.organization_id,
       remote: remoteOf(source),
       branch: source.branch,
       subdir: source.subdir,

@@ -5,6 +5,18 @@ export class DocsDirError extends Error {
   override name = 'DocsDirError';
 }
 
+/** In DOCENT_DOCS_ROOT, stands for the organization making the request (a path segment of its own). */
+export const ORGANIZATION_SEGMENT = '{organization}';
+
+/**
+ * The folder tree an organization's API requests may name: DOCENT_DOCS_ROOT, with `{organization}`
+ * replaced by the organization's id. Without that segment every organization shares one tree (one
+ * tenant, or tenants that trust each other); with it each is confined to its own folder.
+ */
+export function docsRootOf(docsRoot: string | null, organizationId: string): string | null {
+  return docsRoot === null ? null : docsRoot.split(ORGANIZATION_SEGMENT).join(organizationId);
+}
+
 /**
  * Where an API caller may point an ingestion: only inside the operator's `DOCENT_DOCS_ROOT`. The
  * check is on real paths, so `..` segments and symlinks cannot step outside the root. Without a

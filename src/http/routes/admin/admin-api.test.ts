@@ -360,6 +360,43 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     }
   });
 
+  it('confines each organization to its own folder when DOCENT_DOCS_ROOT names {organization}', async () => {
+    const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-tenants-'));
+    docsFolder(path.join(tree, a.organization.id), 'docs');
+    docsFolder(path.join(tree, b.organization.id), 'docs');
+    const perTenant = createApp({
+      storage: database.storage,
+      search: new SiteSearch(database.storage),
+      logger: pino({ level: 'silent' }),
+      docsRoot: path.join(tree, '{organization}'),
+      ingestions,
+    });
+    const post = async (key: string, body: unknown) => {
+      const response = await perTenant.request('/v1/admin/sites', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, json: (await response.json()) as Json };
+    };
+    try {
+      expect((await post(a.adminKey, { domain: 'alpha-own', docsDir: 'docs' })).status).toBe(201);
+      for (const docsDir of [
+        `../${a.organization.id}/docs`,
+        path.join(tree, a.organization.id, 'docs'),
+        '..',
+      ]) {
+        const refused = await post(b.adminKey, { domain: 'bravo-steals', docsDir });
+        expect(refused.status, docsDir).toBe(403);
+        expect(refused.json.error?.message, docsDir).toMatch(/outside DOCENT_DOCS_ROOT/);
+      }
+      expect((await post(b.adminKey, { domain: 'bravo-own', docsDir: 'docs' })).status).toBe(201);
+    } finally {
+      await ingestions.idle();
+      fs.rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
   it("changes a site's source, or deletes it, only between its ingestions", async () => {
     const many = path.join(docsRoot, 'many');
     fs.mkdirSync(many, { recursive: true });

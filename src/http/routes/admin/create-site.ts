@@ -59,8 +59,10 @@ export function createSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
     const body = c.req.valid('json');
     const { organization } = c.get('admin');
     refuseBothSources(body);
-    const docsDir = body.docsDir === undefined ? null : await docsDirOfRequest(deps, body.docsDir);
-    const git = body.git === undefined ? undefined : await gitSourceOfRequest(deps, body.git);
+    const docsDir =
+      body.docsDir === undefined ? null : await docsDirOfRequest(deps, organization.id, body.docsDir);
+    const git =
+      body.git === undefined ? undefined : await gitSourceOfRequest(deps, organization.id, body.git);
     try {
       const site = await createSite(deps.storage, {
         organizationId: organization.id,

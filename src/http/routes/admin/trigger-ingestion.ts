@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { getGitSource } from '../../../sources/git-sources.ts';
 import { changeSiteSource } from '../../../sources/site-source.ts';
-import { storedUnderRoot } from '../../../tenancy/docs-dir.ts';
+import { docsRootOf, storedUnderRoot } from '../../../tenancy/docs-dir.ts';
 import { IngestionBusyError } from '../../../tenancy/ingestion-runner.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
@@ -52,14 +52,18 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
     async (c) => {
       const { domain } = c.req.valid('param');
       const body = await optionalJsonBody(c, triggerIngestionBody);
-      const site = await requireOrganizationSite(deps.storage, c.get('admin').organization.id, domain);
+      const organizationId = c.get('admin').organization.id;
+      const site = await requireOrganizationSite(deps.storage, organizationId, domain);
       let docsDir = site.docs_dir;
       if (body.docsDir !== undefined) {
         await refuseWhileIngesting(deps, site.id, 'change its docs folder');
-        docsDir = await docsDirOfRequest(deps, body.docsDir);
+        docsDir = await docsDirOfRequest(deps, organizationId, body.docsDir);
         await changeSiteSource(deps.storage, deps.ingestions.git?.dataDir ?? null, site.id, { docsDir });
-      } else if (docsDir !== null && (await storedUnderRoot(docsDir, deps.docsRoot))) {
-        docsDir = await docsDirOfRequest(deps, docsDir);
+      } else if (
+        docsDir !== null &&
+        (await storedUnderRoot(docsDir, docsRootOf(deps.docsRoot, organizationId)))
+      ) {
+        docsDir = await docsDirOfRequest(deps, organizationId, docsDir);
       }
       const git = body.docsDir === undefined ? await getGitSource(deps.storage, site.id) : undefined;
       if (git && deps.ingestions.git === null)

@@ -87,9 +87,11 @@ export function updateSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
       if (body.allowedOrigins !== undefined) patch.allowed_origins = JSON.stringify(body.allowedOrigins);
       if (body.public !== undefined) patch.public = body.public ? 1 : 0;
       let change: SourceChange | undefined;
-      if (body.docsDir !== undefined) change = { docsDir: await docsDirOfRequest(deps, body.docsDir) };
+      if (body.docsDir !== undefined)
+        change = { docsDir: await docsDirOfRequest(deps, organizationId, body.docsDir) };
       else if (body.git === null) change = { git: null };
-      else if (body.git !== undefined) change = { git: await gitSourceOfRequest(deps, body.git) };
+      else if (body.git !== undefined)
+        change = { git: await gitSourceOfRequest(deps, organizationId, body.git) };
       // A new polling interval for the same repository changes nothing an ingestion reads.
       const samePlace =
         change !== undefined &&
