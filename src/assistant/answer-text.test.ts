@@ -74,6 +74,15 @@ describe('answer text', () => {
       ['sentence', 'Then start the new version.'],
       ['item', 'Replace every replica at once.'],
     ]);
+    // Not the item's: a paragraph after the list, a table, a quote or a tag.
+    for (const after of [
+      'Docent stores every answer.',
+      '| Flag | Meaning |',
+      '> Note: it matters.',
+      '<div>x</div>',
+    ])
+      expect(splitUnits(`- PostgreSQL 15 or later\n${after}`)[0]?.text, after).toBe('PostgreSQL 15 or later');
+    expect(splitUnits('- Flags\n  | a | b |')[0]?.text).toBe('Flags');
   });
 
   it('does not quote navigation whose headings ran together', () => {

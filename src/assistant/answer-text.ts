@@ -336,9 +336,16 @@ export function splitUnits(text: string): AnswerUnit[] {
       lastBlankOrBreak = false;
       continue;
     }
-    // A line after one that ends no sentence goes on with it; after one that does, it may as well be the
-    // item's next paragraph (stored lists do not keep the blank line between them), quoted on its own.
-    if (item !== undefined && !lastBlankOrBreak && !TERMINAL.test(item)) {
+    // An item's own lines are indented as stored (mdx-to-sections.ts); a line after one that ends no
+    // sentence goes on with it. After one that does, it may as well be the item's next paragraph (stored
+    // lists keep no blank line between them), quoted on its own; a table, quote or tag is never glued on.
+    if (
+      item !== undefined &&
+      !lastBlankOrBreak &&
+      !TERMINAL.test(item) &&
+      /^\s/.test(line) &&
+      !/^[|><]/.test(trimmed)
+    ) {
       item += ` ${trimmed}`;
       continue;
     }

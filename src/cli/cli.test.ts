@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_DOCS_TOTAL_BYTES } from '../ingest/ingest-limits.ts';
 import type { TemporaryDatabase } from '../storage/temporary-database.ts';
 import { createTemporaryTestDatabase, dialects } from '../testing/databases.ts';
 import { evalSetDir, repoRoot } from '../testing/paths.ts';
@@ -118,6 +119,15 @@ describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect
     fs.writeFileSync(path.join(farSet, 'questions.jsonl'), '');
     fs.writeFileSync(path.join(farSet, 'set.json'), '{"docs": "../no-such-corpus"}');
     cases.push([['eval', farSet], /its docs folder \.\.\/no-such-corpus .* does not exist/]);
+    // A docs folder over the total size limit (a sparse file: nothing is written): refused before reading.
+    const huge = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-cli-huge-'));
+    fs.writeFileSync(path.join(huge, 'index.md'), '# Small\n');
+    fs.closeSync(fs.openSync(path.join(huge, 'big.md'), 'w'));
+    fs.truncateSync(path.join(huge, 'big.md'), MAX_DOCS_TOTAL_BYTES + 1);
+    cases.push([
+      ['init', '--site', 'huge', '--docs', huge],
+      /hold more than .* bytes \(MAX_DOCS_TOTAL_BYTES\); nothing ingested/,
+    ]);
     for (const [args, message] of cases) {
       const result = await docent([...db, ...args]);
       expect(result.code, args.join(' ')).toBe(1);
@@ -145,6 +155,7 @@ describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect
     const badUrl = await docent(['--database-url', 'mysql://x', 'search', '--site', 'a', 'b']);
     expect(badUrl.code).toBe(1);
     expect(badUrl.stderr).toMatch(/Unsupported database URL/);
+    fs.rmSync(huge, { recursive: true, force: true });
     // A version the docs do not have: the domain's own words, with no stack.
     const versioned = await docent([...db, 'init', '--site', 'clivers', '--docs', versionedDocs()]);
     expect(versioned.code, versioned.stderr).toBe(0);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { makeFolders } from '../storage/make-folders.ts';
-import { docsRootOf } from '../tenancy/docs-dir.ts';
+import { docsRootOf, isInside, tenantsRootOf } from '../tenancy/docs-dir.ts';
 import { folderExceeds, GIT_FETCH_TIMEOUT_MS, GitCommandError, MAX_CLONE_BYTES, runGit } from './git.ts';
 import { type GitRemote, parseSubdir } from './git-url.ts';
 import { checkLocalRepository } from './local-repository.ts';
@@ -39,14 +39,16 @@ export interface GitCheckout {
   branch: string | null;
 }
 
-/** Checks a repository on this server when it lies inside the tenants' root (as its path is stored). */
-async function checkTenantRepository(url: string, root: string | null): Promise<void> {
-  if (root === null) return;
-  const realRoot = await fs.realpath(root).catch(() => null);
-  if (realRoot === null) return;
-  const relative = path.relative(realRoot, path.resolve(url));
-  if (relative.startsWith('..') || path.isAbsolute(relative)) return;
-  await checkLocalRepository(url, realRoot);
+/**
+ * Checks a repository on this server when it lies in the tenants' tree (as its path is stored), against
+ * the site's own organization's folder.
+ */
+async function checkTenantRepository(docsRoot: string, request: GitCheckoutRequest): Promise<void> {
+  const tenants = tenantsRootOf(docsRoot) as string;
+  // A tree that cannot be resolved fails the check below, not skips it.
+  const resolved = await fs.realpath(tenants).catch(() => path.resolve(tenants));
+  if (!isInside(resolved, path.resolve(request.remote.url))) return;
+  await checkLocalRepository(request.remote.url, docsRootOf(docsRoot, request.organizationId) as string);
 }
 
 /**
@@ -75,8 +77,7 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
       ...(workspace.signal ? { signal: workspace.signal } : {}),
     });
 
-  if (kind === 'local' && workspace.localRoot)
-    await checkTenantRepository(request.remote.url, docsRootOf(workspace.localRoot, request.organizationId));
+  if (kind === 'local' && workspace.localRoot) await checkTenantRepository(workspace.localRoot, request);
   let branch = request.branch;
   if (await reusableClone(dir, request.remote, workspace.env)) {
     // A clone kept while its site's branch was cleared (`sites set-git` without `--branch`) is checked out

@@ -68,7 +68,9 @@ export async function runGitIngestion(
       .selectFrom('sites')
       .select('organization_id')
       .where('id', '=', source.site_id)
-      .executeTakeFirstOrThrow();
+      .executeTakeFirst();
+    // Deleted while its job waited: as if it had no source.
+    if (site === undefined) throw new NoGitSourceError();
     checkout = await syncClone(workspace, {
       siteId: source.site_id,
       organizationId: site.organization_id,

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { DocsDirError } from '../tenancy/docs-dir.ts';
+import { DocsDirError, isInside } from '../tenancy/docs-dir.ts';
 
 /** Entries of a repository's git folder looked at, at most: more is refused rather than walked. */
 export const MAX_GIT_FOLDER_ENTRIES = 200_000;
@@ -20,21 +20,37 @@ const BORROWING_FILES = ['commondir', 'objects/info/alternates', 'objects/info/h
  * git in the repository (its config could run commands). Throws DocsDirError; returns the real path.
  */
 export async function checkLocalRepository(dir: string, root: string): Promise<string> {
-  const realRoot = await fs.realpath(root);
+  const realRoot = await fs.realpath(root).catch(() => {
+    throw new DocsDirError(
+      'the folder DOCENT_DOCS_ROOT names for this organization does not exist on the server',
+    );
+  });
   let real: string;
   try {
     real = await fs.realpath(dir);
   } catch {
     throw new DocsDirError(`the repository ${dir} does not exist`);
   }
-  if (!inside(realRoot, real)) throw new DocsDirError(`the repository ${dir} is outside DOCENT_DOCS_ROOT`);
+  if (!isInside(realRoot, real)) throw new DocsDirError(`the repository ${dir} is outside DOCENT_DOCS_ROOT`);
   const dotGit = path.join(real, '.git');
   const kind = await fs.lstat(dotGit).catch(() => null);
   if (kind !== null && !kind.isDirectory())
     throw new DocsDirError(
       `the repository ${dir} has a .git ${kind.isSymbolicLink() ? 'link' : 'file'}, which may lead outside DOCENT_DOCS_ROOT: clone it into a folder of its own`,
     );
+  // git takes the first of <dir>/.git, <dir>, <dir>.git/.git and <dir>.git that is a repository: the
+  // one checked here must be it, so it must be a whole one, and a <dir>.git beside it (which git would
+  // take when the first two are not) is refused outright.
   const gitDir = kind === null ? real : dotGit;
+  if (!(await isGitDir(gitDir)))
+    throw new DocsDirError(
+      `${dir} is not a git repository (no HEAD, objects and refs in ${path.basename(gitDir)})`,
+    );
+  for (const beside of [`${real}.git`, `${real}.bundle`])
+    if (await fs.lstat(beside).catch(() => null))
+      throw new DocsDirError(
+        `the repository ${dir} has a ${path.basename(beside)} beside it, which git may read instead`,
+      );
   for (const file of BORROWING_FILES) {
     if (await fs.lstat(path.join(gitDir, file)).catch(() => null))
       throw new DocsDirError(
@@ -49,9 +65,12 @@ export async function checkLocalRepository(dir: string, root: string): Promise<s
   return real;
 }
 
-function inside(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+/** A git folder as git recognises one: a HEAD file, and objects and refs folders (none of them links). */
+async function isGitDir(dir: string): Promise<boolean> {
+  const [head, objects, refs] = await Promise.all(
+    ['HEAD', 'objects', 'refs'].map((name) => fs.lstat(path.join(dir, name)).catch(() => null)),
+  );
+  return head?.isFile() === true && objects?.isDirectory() === true && refs?.isDirectory() === true;
 }
 
 /** The first symbolic link under `dir` (not following any), or null; refuses past the entry limit. */

@@ -14,7 +14,29 @@ export const ORGANIZATION_SEGMENT = '{organization}';
  * tenant, or tenants that trust each other); with it each is confined to its own folder.
  */
 export function docsRootOf(docsRoot: string | null, organizationId: string): string | null {
+  // Ids are Docent's own (ids.ts); anything else must never become part of a path.
+  if (!/^[A-Za-z0-9_]{1,64}$/.test(organizationId)) throw new DocsDirError('invalid organization id');
   return docsRoot === null ? null : docsRoot.split(ORGANIZATION_SEGMENT).join(organizationId);
+}
+
+/**
+ * The tree every organization's folder is in: DOCENT_DOCS_ROOT up to `{organization}` (all of it
+ * without one). A stored folder or repository in it is a tenant's, and is checked against its own
+ * organization's folder, also when it was accepted before the root named `{organization}`.
+ */
+export function tenantsRootOf(docsRoot: string | null): string | null {
+  if (docsRoot === null) return null;
+  const at = docsRoot.indexOf(ORGANIZATION_SEGMENT);
+  return at < 0 ? docsRoot : path.dirname(`${docsRoot.slice(0, at)}x`);
+}
+
+/** Whether `candidate` is `root` or inside it (both resolved); a folder named `..x` is inside. */
+export function isInside(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return (
+    relative === '' ||
+    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
+  );
 }
 
 /**
@@ -41,10 +63,7 @@ export async function resolveDocsDirUnderRoot(requested: string, docsRoot: strin
   } catch {
     throw new DocsDirError(`docsDir "${requested}" does not exist under DOCENT_DOCS_ROOT`);
   }
-  const relative = path.relative(root, real);
-  if (relative.startsWith('..') || path.isAbsolute(relative)) {
-    throw new DocsDirError(`docsDir "${requested}" is outside DOCENT_DOCS_ROOT`);
-  }
+  if (!isInside(root, real)) throw new DocsDirError(`docsDir "${requested}" is outside DOCENT_DOCS_ROOT`);
   if (!(await fs.stat(real)).isDirectory()) throw new DocsDirError(`docsDir "${requested}" is not a folder`);
   return real;
 }
@@ -58,6 +77,5 @@ export async function storedUnderRoot(dir: string, docsRoot: string | null): Pro
   if (docsRoot === null) return false;
   const root = await fs.realpath(path.resolve(docsRoot)).catch(() => null);
   if (root === null) return false;
-  const relative = path.relative(root, path.resolve(dir));
-  return !relative.startsWith('..') && !path.isAbsolute(relative);
+  return isInside(root, path.resolve(dir));
 }

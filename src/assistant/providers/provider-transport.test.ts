@@ -310,5 +310,13 @@ describe('hasMoreThanComments', () => {
     expect(hasMoreThanComments(text('\n'), lines)).toBe(false);
     expect(hasMoreThanComments(text(':'), lines)).toBe(false);
     expect(hasMoreThanComments(text(' ping\n'), lines)).toBe(false);
+    // A chunk that ends inside a comment after a data line: the comment goes on in the next one.
+    expect(hasMoreThanComments(text('data: {}\n\n: keep'), lines)).toBe(true);
+    expect(hasMoreThanComments(text('-alive\r\n'), lines)).toBe(false);
+    expect(hasMoreThanComments(text('data: {"a":1}\r'), lines)).toBe(true);
+    expect(hasMoreThanComments(text('\n: x\n'), lines)).toBe(false);
+    // Many lines in one chunk (a body that resumed after a pause): still one answer, progress.
+    expect(hasMoreThanComments(text('data: {}\n\n'.repeat(10_000)), lines)).toBe(true);
+    expect(lines).toEqual({ atStart: true, comment: false });
   });
 });

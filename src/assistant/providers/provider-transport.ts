@@ -125,34 +125,35 @@ const CR = 0x0d;
 /**
  * Whether a chunk of an event stream has a byte of a line that is not a comment (a field such as
  * `data:`). Lines end at CR, LF or CRLF, as the SSE format allows; `lines` carries a line cut between
- * chunks.
+ * chunks. One pass at most: comment lines are walked, and the first other byte ends the walk (the state
+ * for the next chunk is then read from the chunk's last line).
  */
 export function hasMoreThanComments(chunk: Uint8Array, lines: SseLines): boolean {
-  let progress = false;
-  let at = 0;
-  while (at < chunk.length) {
-    if (lines.atStart) {
-      const first = chunk[at];
-      if (first === LF || first === CR) {
-        at++;
-        continue;
-      }
-      lines.comment = first === COLON;
-      lines.atStart = false;
+  for (let at = 0; at < chunk.length; at++) {
+    const byte = chunk[at];
+    if (byte === LF || byte === CR) {
+      lines.atStart = true;
+      continue;
     }
-    if (!lines.comment) progress = true;
-    const end = lineEnd(chunk, at);
-    if (end < 0) break;
-    at = end + 1;
-    lines.atStart = true;
+    if (lines.atStart) {
+      lines.atStart = false;
+      lines.comment = byte === COLON;
+    }
+    if (!lines.comment) {
+      settleAtEnd(chunk, at, lines);
+      return true;
+    }
   }
-  return progress;
+  return false;
 }
 
-function lineEnd(chunk: Uint8Array, from: number): number {
-  const lf = chunk.indexOf(LF, from);
-  const cr = chunk.indexOf(CR, from);
-  return cr < 0 ? lf : lf < 0 ? cr : Math.min(lf, cr);
+/** The line state after `chunk`, whose byte at `from` is of a line that is not a comment. */
+function settleAtEnd(chunk: Uint8Array, from: number, lines: SseLines): void {
+  let last = chunk.length - 1;
+  while (last > from && chunk[last] !== LF && chunk[last] !== CR) last--;
+  if (last === from) return;
+  if (last === chunk.length - 1) lines.atStart = true;
+  else lines.comment = chunk[last + 1] === COLON;
 }
 
 /** The errors of writing to a connection the server had already closed. */

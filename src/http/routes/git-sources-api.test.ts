@@ -139,7 +139,19 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
       path.join(privateRepo, '.git/refs/heads/main'),
       path.join(linked, '.git/refs/heads/private'),
     );
+    // An empty folder with the private repository's git folder linked beside it as <name>.git: git,
+    // finding no repository in the folder, takes that one.
+    fs.mkdirSync(path.join(docsRoot, 'empty'));
+    fs.symlinkSync(path.join(privateRepo, '.git'), path.join(docsRoot, 'empty.git'));
+    const hollow = path.join(docsRoot, 'hollow');
+    fs.mkdirSync(path.join(hollow, '.git'), { recursive: true });
+    fs.symlinkSync(path.join(privateRepo, '.git'), path.join(docsRoot, 'hollow.git'));
+    createRepo(path.join(docsRoot, 'beside'), sampleDocs());
+    fs.symlinkSync(path.join(privateRepo, '.git'), path.join(docsRoot, 'beside.git'));
     for (const [url, why] of [
+      ['beside', /has a beside\.git beside it/],
+      ['empty', /is not a git repository/],
+      ['hollow', /is not a git repository/],
       ['gitfile', /has a \.git file/],
       ['gitlink', /has a \.git link/],
       ['borrower', /borrows objects or refs from another repository \(objects\/info\/alternates\)/],
@@ -357,17 +369,29 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
 
   it('turns a repository that cannot be cloned into a failed job, not an error response', async () => {
     const key = tenant.adminKey;
+    // A folder that is no repository at all is refused when it is named (403); a repository that only
+    // looks whole (its objects gone) fails when git clones it.
     fs.mkdirSync(path.join(docsRoot, 'not-a-repo'));
-    const created = await call('POST', '/v1/admin/sites', {
+    const refused = await call('POST', '/v1/admin/sites', {
       key,
       body: { domain: 'git-broken', git: { url: 'not-a-repo' } },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error?.message).toMatch(/is not a git repository/);
+    const broken = path.join(docsRoot, 'broken-repo');
+    createRepo(broken, sampleDocs());
+    fs.rmSync(path.join(broken, '.git/objects'), { recursive: true, force: true });
+    fs.mkdirSync(path.join(broken, '.git/objects'));
+    const created = await call('POST', '/v1/admin/sites', {
+      key,
+      body: { domain: 'git-broken', git: { url: 'broken-repo' } },
     });
     expect(created.status).toBe(201);
     const started = await call('POST', '/v1/admin/sites/git-broken/ingestions', { key });
     expect(started.status).toBe(202);
     const job = await finished(started.json.statusId as string);
     expect(job.status).toBe('failure');
-    expect(job.error).toMatch(/^git clone failed: .*not-a-repo/);
+    expect(job.error).toMatch(/^git clone failed: /);
   });
 
   it('documents the git fields and the webhook in /openapi.json', async () => {

@@ -391,6 +391,18 @@ describe.each(dialects)('admin API on %s', (dialect) => {
         expect(refused.json.error?.message, docsDir).toMatch(/outside DOCENT_DOCS_ROOT/);
       }
       expect((await post(b.adminKey, { domain: 'bravo-own', docsDir: 'docs' })).status).toBe(201);
+      // A folder accepted before the root named {organization}, in another organization's folder: refused
+      // at its next ingestion.
+      await database.storage.db
+        .updateTable('sites')
+        .set({ docs_dir: path.join(tree, a.organization.id, 'docs') })
+        .where('domain', '=', 'bravo-own')
+        .execute();
+      const again = await perTenant.request('/v1/admin/sites/bravo-own/ingestions', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${b.adminKey}` },
+      });
+      expect(again.status).toBe(403);
     } finally {
       await ingestions.idle();
       fs.rmSync(tree, { recursive: true, force: true });

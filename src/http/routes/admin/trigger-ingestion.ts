@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { getGitSource } from '../../../sources/git-sources.ts';
 import { changeSiteSource } from '../../../sources/site-source.ts';
-import { docsRootOf, storedUnderRoot } from '../../../tenancy/docs-dir.ts';
+import { storedUnderRoot, tenantsRootOf } from '../../../tenancy/docs-dir.ts';
 import { IngestionBusyError } from '../../../tenancy/ingestion-runner.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
@@ -59,10 +59,7 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
         await refuseWhileIngesting(deps, site.id, 'change its docs folder');
         docsDir = await docsDirOfRequest(deps, organizationId, body.docsDir);
         await changeSiteSource(deps.storage, deps.ingestions.git?.dataDir ?? null, site.id, { docsDir });
-      } else if (
-        docsDir !== null &&
-        (await storedUnderRoot(docsDir, docsRootOf(deps.docsRoot, organizationId)))
-      ) {
+      } else if (docsDir !== null && (await storedUnderRoot(docsDir, tenantsRootOf(deps.docsRoot)))) {
         docsDir = await docsDirOfRequest(deps, organizationId, docsDir);
       }
       const git = body.docsDir === undefined ? await getGitSource(deps.storage, site.id) : undefined;
