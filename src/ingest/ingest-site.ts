@@ -22,6 +22,7 @@ import {
   storedHash,
   storedPages,
 } from './page-staging.ts';
+import { pinDocsFolder } from './pinned-folder.ts';
 import { readPageStamps, type StoredStamp, writePageStamps } from './source-stamps.ts';
 import type { LoadProgress, Warning } from './types.ts';
 
@@ -46,6 +47,11 @@ export interface IngestOptions {
   allowEmpty?: boolean;
   /** How messages name what was ingested; the folder's path by default (a git clone's is the server's). */
   sourceName?: string;
+  /**
+   * A tenant's folder (an API caller's, under DOCENT_DOCS_ROOT): the organization's folder it must still
+   * be in when the job begins; it is then read through a pinned handle (pinned-folder.ts).
+   */
+  within?: string | null;
 }
 
 /** The folder has no pages, and ingesting it would remove every page the site has. */
@@ -100,8 +106,9 @@ export async function runIngestionJob(
     const incoming = new Map<string, IncomingPage>();
     // New source stamps, by page id, with the stored hash each vouches for (a hundred bytes a page).
     const stamped = new Map<string, StoredStamp>();
+    const folder = options.within ? await pinDocsFolder(job.sourceDir, options.within) : null;
     const loaded = await streamDocsFolder(
-      job.sourceDir,
+      folder?.path ?? job.sourceDir,
       {
         known,
         stamps,
@@ -126,7 +133,7 @@ export async function runIngestionJob(
           });
         if (!page.reused) await stager.add(page);
       },
-    );
+    ).finally(() => folder?.close().catch(() => {}));
     await stager.flush();
     if (incoming.size === 0 && storedCount > 0 && options.allowEmpty !== true)
       throw new EmptyDocsFolderError(

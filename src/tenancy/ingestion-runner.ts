@@ -51,12 +51,20 @@ export class IngestionRunner {
     this.git = git;
   }
 
-  /** Ingests a folder in the background. */
-  async start(storage: Storage, siteId: string, docsDir: string): Promise<IngestionJob> {
+  /**
+   * Ingests a folder in the background; a tenant's (`within`: its organization's folder under
+   * DOCENT_DOCS_ROOT) is checked again and pinned when the job begins (pinned-folder.ts).
+   */
+  async start(
+    storage: Storage,
+    siteId: string,
+    docsDir: string,
+    within: string | null = null,
+  ): Promise<IngestionJob> {
     return this.#launch(
       siteId,
       () => createIngestionJob(storage, siteId, docsDir, this.instanceId),
-      (job, options) => runIngestionJob(storage, job, options),
+      (job, options) => runIngestionJob(storage, job, { ...options, within }),
     );
   }
 

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { getGitSource } from '../../../sources/git-sources.ts';
 import { changeSiteSource } from '../../../sources/site-source.ts';
-import { storedUnderRoot, tenantsRootOf } from '../../../tenancy/docs-dir.ts';
+import { docsRootOf, storedUnderRoot, tenantsRootOf } from '../../../tenancy/docs-dir.ts';
 import { IngestionBusyError } from '../../../tenancy/ingestion-runner.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
@@ -59,9 +59,16 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
         await refuseWhileIngesting(deps, site.id, 'change its docs folder');
         docsDir = await docsDirOfRequest(deps, organizationId, body.docsDir);
         await changeSiteSource(deps.storage, deps.ingestions.git?.dataDir ?? null, site.id, { docsDir });
-      } else if (docsDir !== null && (await storedUnderRoot(docsDir, tenantsRootOf(deps.docsRoot)))) {
-        docsDir = await docsDirOfRequest(deps, organizationId, docsDir);
       }
+      // A tenant's folder (in the tenants' tree): checked against its organization's folder now, and
+      // again, pinned, when the job begins, so a folder swapped for a link in between is not followed.
+      const tenants = tenantsRootOf(deps.docsRoot);
+      const within =
+        docsDir !== null && (await storedUnderRoot(docsDir, tenants))
+          ? docsRootOf(deps.docsRoot, organizationId)
+          : null;
+      if (within !== null && body.docsDir === undefined && docsDir !== null)
+        docsDir = await docsDirOfRequest(deps, organizationId, docsDir);
       const git = body.docsDir === undefined ? await getGitSource(deps.storage, site.id) : undefined;
       if (git && deps.ingestions.git === null)
         throw new DocentError('unavailable', 'This server has no data folder for git clones');
@@ -76,7 +83,7 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
       try {
         const job = git
           ? await deps.ingestions.startGit(deps.storage, site.id)
-          : await deps.ingestions.start(deps.storage, site.id, docsDir as string);
+          : await deps.ingestions.start(deps.storage, site.id, docsDir as string, within);
         return c.json(
           { statusId: job.id, status: 'queued' as const, statusUrl: `/v1/admin/ingestions/${job.id}` },
           202,
