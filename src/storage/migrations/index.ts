@@ -18,7 +18,13 @@ import * as pageStamps from './0016-page-stamps.ts';
 import * as answerPlaces from './0017-answer-places.ts';
 import * as keptVotes from './0018-kept-votes.ts';
 
-/** The one migration set for both dialects, in order. Add new files here; never edit an applied one. */
+/**
+ * The one migration set for both dialects, in order. Add new files here; never edit an applied one.
+ * On SQLite all pending migrations run in one transaction (database.ts `migrate`), where
+ * `PRAGMA foreign_keys = OFF` does nothing: a table rebuild must not drop a table that other tables
+ * reference, since dropping it deletes its rows and runs their `on delete` actions (0018 rebuilds
+ * `message_feedback`, which nothing references).
+ */
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-threads': threads,
