@@ -251,15 +251,28 @@ export interface ContainedFolderOptions {
   beforeOpen?: (real: string) => void | Promise<void>;
 }
 
+/**
+ * The folder's real path, or null when that path is not the folder `root` names (same device and
+ * inode): a resolution steered elsewhere, such as an open folder's /proc/self/fd link whose text became
+ * `<path> (deleted)` once the folder was removed, which realpath goes on to resolve as a path (a link a
+ * tenant placed under that name).
+ */
+const resolvedRoot = async (root: string): Promise<string | null> => {
+  const [named, real] = await Promise.all([statBig(root), realPath(root)]);
+  const resolved = await statBig(real);
+  return named.dev === resolved.dev && named.ino === resolved.ino ? real : null;
+};
+
 export const containedFolder = (root: string, options: ContainedFolderOptions = {}): ContainedFolder => {
-  let realRoot: Promise<string> | undefined;
+  let realRoot: Promise<string | null> | undefined;
   return {
     async readText(rel, maxBytes) {
       try {
         const normalized = insidePath(rel);
         if (normalized === null) return refused(REFUSAL.outsidePath);
-        realRoot ??= realPath(root);
+        realRoot ??= resolvedRoot(root);
         const base = await realRoot;
+        if (base === null) return refused(REFUSAL.outsideLink);
         const real = await realPath(path.join(base, normalized));
         if (!isInsideRoot(base, real)) return refused(REFUSAL.outsideLink);
         if (isGitInternal(base, real)) return refused(REFUSAL.gitInternals);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { containedFolder } from './contained-file.ts';
 import { loadDocsFolder } from './load-docs-folder.ts';
 import { DocsFolderMovedError, pinDocsFolder } from './pinned-folder.ts';
 
@@ -34,6 +35,22 @@ describe('pinDocsFolder', () => {
       const text = JSON.stringify(site.pages);
       expect(text).toContain('The tenant wrote this page.');
       expect(text).not.toContain('OUTSIDE-CANARY');
+    } finally {
+      await pinned.close();
+    }
+  });
+
+  it('reads nothing once the opened folder is deleted and a link takes the name its handle then shows', async () => {
+    const { org, docs, outside } = tree();
+    const pinned = await pinDocsFolder(docs, org);
+    try {
+      fs.rmSync(docs, { recursive: true, force: true });
+      // The kernel names a deleted folder's handle `<path> (deleted)`, and realpath resolves that text.
+      fs.symlinkSync(outside, `${docs} (deleted)`);
+      // A reader whose first read comes after that (the folder was listed before it went).
+      const read = await containedFolder(pinned.path).readText('index.md', 1_000_000);
+      expect(JSON.stringify(read)).not.toContain('OUTSIDE-CANARY');
+      expect(read.ok).toBe(false);
     } finally {
       await pinned.close();
     }

@@ -6,6 +6,7 @@ import { docsRootOf, isInside, tenantsRootOf } from '../tenancy/docs-dir.ts';
 import { folderExceeds, GIT_FETCH_TIMEOUT_MS, GitCommandError, MAX_CLONE_BYTES, runGit } from './git.ts';
 import { type GitRemote, parseSubdir } from './git-url.ts';
 import { checkLocalRepository } from './local-repository.ts';
+import { copyTenantGitDir, type RepositoryCopy } from './tenant-repository-copy.ts';
 
 /** Where a site's clone lives and what git may see: fixed per server (config.ts GitConfig). */
 export interface GitWorkspace {
@@ -40,15 +41,23 @@ export interface GitCheckout {
 }
 
 /**
- * Checks a repository on this server when it lies in the tenants' tree (as its path is stored), against
- * the site's own organization's folder.
+ * For a repository on this server in the tenants' tree (as its path is stored): checked against the
+ * site's own organization's folder, then copied for git to read (tenant-repository-copy.ts says why).
+ * Null for any other URL, which git reads itself.
  */
-async function checkTenantRepository(docsRoot: string, request: GitCheckoutRequest): Promise<void> {
+async function tenantSource(
+  docsRoot: string,
+  request: GitCheckoutRequest,
+  near: string,
+): Promise<RepositoryCopy | null> {
   const tenants = tenantsRootOf(docsRoot) as string;
   // A tree that cannot be resolved fails the check below, not skips it.
   const resolved = await fs.realpath(tenants).catch(() => path.resolve(tenants));
-  if (!isInside(resolved, path.resolve(request.remote.url))) return;
-  await checkLocalRepository(request.remote.url, docsRootOf(docsRoot, request.organizationId) as string);
+  if (!isInside(resolved, path.resolve(request.remote.url))) return null;
+  const orgRoot = docsRootOf(docsRoot, request.organizationId) as string;
+  const real = await checkLocalRepository(request.remote.url, orgRoot);
+  const dotGit = await fs.lstat(path.join(real, '.git')).catch(() => null);
+  return copyTenantGitDir(dotGit?.isDirectory() ? path.join(real, '.git') : real, orgRoot, near);
 }
 
 /**
@@ -77,14 +86,43 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
       ...(workspace.signal ? { signal: workspace.signal } : {}),
     });
 
-  if (kind === 'local' && workspace.localRoot) await checkTenantRepository(workspace.localRoot, request);
+  makeFolders(path.dirname(dir));
+  const copy =
+    kind === 'local' && workspace.localRoot
+      ? await tenantSource(workspace.localRoot, request, path.dirname(dir))
+      : null;
+  try {
+    return await syncFrom(copy?.url ?? null, dir, run, request, workspace.env);
+  } finally {
+    await copy?.remove();
+  }
+}
+
+/** `syncClone` reading the remote, or `copy` (a private copy of a tenant's repository) in its place. */
+async function syncFrom(
+  copy: string | null,
+  dir: string,
+  run: (args: string[], extra?: { cwd?: string; watch?: string; long?: boolean }) => Promise<string>,
+  request: GitCheckoutRequest,
+  env: Record<string, string>,
+): Promise<GitCheckout> {
+  const { kind } = request.remote;
   let branch = request.branch;
-  if (await reusableClone(dir, request.remote, workspace.env)) {
+  if (await reusableClone(dir, request.remote, env)) {
     // A clone kept while its site's branch was cleared (`sites set-git` without `--branch`) is checked out
     // detached, so the branch is the remote's default, learnt from the remote itself.
-    branch ??= await remoteDefaultBranch(run, dir);
+    branch ??= await remoteDefaultBranch(run, dir, copy ?? 'origin');
     await run(
-      ['fetch', '--depth', '1', '--no-tags', '--no-recurse-submodules', '--', 'origin', branch ?? 'HEAD'],
+      [
+        'fetch',
+        '--depth',
+        '1',
+        '--no-tags',
+        '--no-recurse-submodules',
+        '--',
+        copy ?? 'origin',
+        branch ?? 'HEAD',
+      ],
       { cwd: dir, watch: dir, long: true },
     );
     await run(['checkout', '--quiet', '--force', '--detach', 'FETCH_HEAD'], { cwd: dir });
@@ -106,11 +144,13 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
           ...(kind === 'local' ? ['--no-local'] : []),
           ...(request.branch === null ? [] : ['--branch', request.branch]),
           '--',
-          request.remote.url,
+          copy ?? request.remote.url,
           staging,
         ],
         { watch: staging, long: true },
       );
+      // The clone knows its repository by the URL stored, not by the copy it was made from.
+      if (copy !== null) await run(['remote', 'set-url', 'origin', request.remote.url], { cwd: staging });
       await fs.rm(dir, { recursive: true, force: true });
       await fs.rename(staging, dir);
     } finally {
@@ -142,8 +182,9 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
 async function remoteDefaultBranch(
   run: (args: string[], extra: { cwd?: string; long?: boolean }) => Promise<string>,
   dir: string,
+  remote: string,
 ): Promise<string | null> {
-  const listed = await run(['ls-remote', '--symref', 'origin', 'HEAD'], { cwd: dir, long: true });
+  const listed = await run(['ls-remote', '--symref', remote, 'HEAD'], { cwd: dir, long: true });
   return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(listed)?.[1] ?? null;
 }
 

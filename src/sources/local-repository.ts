@@ -65,12 +65,32 @@ export async function checkLocalRepository(dir: string, root: string): Promise<s
   return real;
 }
 
-/** A git folder as git recognises one: a HEAD file, and objects and refs folders (none of them links). */
+/** Bytes of HEAD read at most: a ref name or an object id, a line. */
+const MAX_HEAD_BYTES = 4_096;
+
+/**
+ * A git folder as git recognises one (its is_git_directory): a HEAD file naming a ref under refs/ or an
+ * object id, and objects and refs folders it can enter. Anything less and git moves on to the next
+ * candidate, which would then not be the folder checked.
+ */
 async function isGitDir(dir: string): Promise<boolean> {
   const [head, objects, refs] = await Promise.all(
     ['HEAD', 'objects', 'refs'].map((name) => fs.lstat(path.join(dir, name)).catch(() => null)),
   );
-  return head?.isFile() === true && objects?.isDirectory() === true && refs?.isDirectory() === true;
+  if (head?.isFile() !== true || head.size > MAX_HEAD_BYTES) return false;
+  if (objects?.isDirectory() !== true || refs?.isDirectory() !== true) return false;
+  const text = await fs.readFile(path.join(dir, 'HEAD'), 'utf8').catch(() => '');
+  if (!/^ref: refs\/\S+\s*$/.test(text) && !/^[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$/.test(text)) return false;
+  const enter = fs.constants.R_OK | fs.constants.X_OK;
+  for (const folder of ['objects', 'refs'])
+    if (
+      !(await fs.access(path.join(dir, folder), enter).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return false;
+  return true;
 }
 
 /** The first symbolic link under `dir` (not following any), or null; refuses past the entry limit. */

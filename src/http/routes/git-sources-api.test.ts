@@ -146,9 +146,18 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
     const hollow = path.join(docsRoot, 'hollow');
     fs.mkdirSync(path.join(hollow, '.git'), { recursive: true });
     fs.symlinkSync(path.join(privateRepo, '.git'), path.join(docsRoot, 'hollow.git'));
+    // A .git git does not take (HEAD is no ref), in a folder that is itself a repository borrowing the
+    // private one's refs and objects (commondir): git skips .git and reads the private repository.
+    const borrowedHead = path.join(docsRoot, 'borrowed-head');
+    fs.mkdirSync(path.join(borrowedHead, '.git/objects'), { recursive: true });
+    fs.mkdirSync(path.join(borrowedHead, '.git/refs'));
+    fs.writeFileSync(path.join(borrowedHead, '.git/HEAD'), 'garbage\n');
+    fs.writeFileSync(path.join(borrowedHead, 'HEAD'), 'ref: refs/heads/main\n');
+    fs.writeFileSync(path.join(borrowedHead, 'commondir'), `${path.join(privateRepo, '.git')}\n`);
     createRepo(path.join(docsRoot, 'beside'), sampleDocs());
     fs.symlinkSync(path.join(privateRepo, '.git'), path.join(docsRoot, 'beside.git'));
     for (const [url, why] of [
+      ['borrowed-head', /is not a git repository/],
       ['beside', /has a beside\.git beside it/],
       ['empty', /is not a git repository/],
       ['hollow', /is not a git repository/],
