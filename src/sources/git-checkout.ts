@@ -49,6 +49,7 @@ async function tenantSource(
   docsRoot: string,
   request: GitCheckoutRequest,
   near: string,
+  options: { refsOnly?: boolean } = {},
 ): Promise<RepositoryCopy | null> {
   const tenants = tenantsRootOf(docsRoot) as string;
   // A tree that cannot be resolved fails the check below, not skips it.
@@ -57,7 +58,7 @@ async function tenantSource(
   const orgRoot = docsRootOf(docsRoot, request.organizationId) as string;
   const real = await checkLocalRepository(request.remote.url, orgRoot);
   const dotGit = await fs.lstat(path.join(real, '.git')).catch(() => null);
-  return copyTenantGitDir(dotGit?.isDirectory() ? path.join(real, '.git') : real, orgRoot, near);
+  return copyTenantGitDir(dotGit?.isDirectory() ? path.join(real, '.git') : real, orgRoot, near, options);
 }
 
 /**
@@ -225,16 +226,23 @@ export async function containedSubdir(cloneDir: string, subdir: string): Promise
 
 /** The commit at the head of the branch on the remote (`git ls-remote`), without fetching anything. */
 export async function remoteHead(
-  workspace: Pick<GitWorkspace, 'env'>,
-  remote: GitRemote,
-  branch: string | null,
+  workspace: GitWorkspace,
+  request: Omit<GitCheckoutRequest, 'subdir'>,
   signal?: AbortSignal,
 ): Promise<string> {
+  const { remote, branch } = request;
   const ref = branch === null ? 'HEAD' : `refs/heads/${branch}`;
-  const out = await runGit(remote.kind, ['ls-remote', '--', remote.url, ref], {
+  // A tenant's repository: its refs, copied as a fetch copies the repository, never read by git itself.
+  const near = path.join(path.resolve(workspace.dataDir), 'git');
+  if (remote.kind === 'local' && workspace.localRoot) makeFolders(near);
+  const copy =
+    remote.kind === 'local' && workspace.localRoot
+      ? await tenantSource(workspace.localRoot, { ...request, subdir: '' }, near, { refsOnly: true })
+      : null;
+  const out = await runGit(remote.kind, ['ls-remote', '--', copy?.url ?? remote.url, ref], {
     env: workspace.env,
     ...(signal ? { signal } : {}),
-  });
+  }).finally(() => copy?.remove());
   const sha = out.split('\n')[0]?.split('\t')[0]?.trim() ?? '';
   if (!/^[0-9a-f]{40,64}$/.test(sha))
     throw new GitCommandError(`git ls-remote found no ${ref} on the remote`);

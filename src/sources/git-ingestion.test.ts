@@ -211,6 +211,40 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     });
   });
 
+  it("polls a tenant's repository under the docs root through copies, and ingests once it moves", async () => {
+    const { storage } = database;
+    const tenants = path.join(temp, 'tenants');
+    const polled = path.join(tenants, 'polled');
+    createRepo(polled, { 'index.md': '# Polled\n\nFirst.\n' });
+    const tenantWorkspace = { ...workspace, localRoot: tenants };
+    const site = await newSite('git-poll-tenant');
+    await setGitSource(storage, site.id, { url: polled, branch: 'main', subdir: '', pollMinutes: 1 });
+    const first = await ingestGitSite(storage, tenantWorkspace, site.id);
+    const moved = commitFiles(polled, { 'index.md': '# Polled\n\nSecond.\n' });
+    // The tenant's config would have git read any file (here one that is no config, which fails every git
+    // command in the repository); the copies git reads carry Docent's own.
+    const notConfig = path.join(temp, 'not-config.txt');
+    fs.writeFileSync(notConfig, '[SECRET-LINE\n');
+    fs.appendFileSync(path.join(polled, '.git/config'), `[include]\n\tpath = ${notConfig}\n`);
+    const poller = startGitPoller(
+      { storage, ingestions: new IngestionRunner(silent, null, tenantWorkspace), logger: silent },
+      { checkEveryMs: 40, minuteMs: 500 },
+    );
+    try {
+      const job = await waitFor(async () => {
+        const jobs = await listIngestionJobs(storage, site.id);
+        return jobs.find((j) => j.id !== first.job.id && j.status === 'success');
+      });
+      expect(await jobCommit(storage, job.id)).toBe(moved);
+      // No copy is left behind beside the clones.
+      expect(
+        fs.readdirSync(path.join(workspace.dataDir, 'git')).filter((f) => f.startsWith('.source-')),
+      ).toEqual([]);
+    } finally {
+      await poller.stop();
+    }
+  });
+
   it('polls: ingests once the branch moves, with one of two servers claiming each check', async () => {
     const { storage } = database;
     const polled = path.join(temp, 'polled');

@@ -42,7 +42,22 @@ export function startGitPoller(
     if (git === null) return;
     const claimed = await claimGitPoll(deps.storage, source, minuteMs);
     if (claimed === null || (await unfinishedIngestion(deps.storage, source.site_id)) !== undefined) return;
-    const head = await remoteHead(git, remoteOf(source), source.branch, stopping.signal);
+    const site = await deps.storage.db
+      .selectFrom('sites')
+      .select('organization_id')
+      .where('id', '=', source.site_id)
+      .executeTakeFirst();
+    if (site === undefined) return;
+    const head = await remoteHead(
+      git,
+      {
+        siteId: source.site_id,
+        organizationId: site.organization_id,
+        remote: remoteOf(source),
+        branch: source.branch,
+      },
+      stopping.signal,
+    );
     // Read again: another server may have fetched this commit since the due list was read, or, should
     // this check have outlasted the interval, claimed the next one (then that check decides).
     const current = await getGitSource(deps.storage, source.site_id);

@@ -60,9 +60,28 @@ export async function checkLocalRepository(dir: string, root: string): Promise<s
   const link = await firstLink(gitDir);
   if (link !== null)
     throw new DocsDirError(
-      `the repository ${dir} has a link in its git folder (${path.relative(real, link)}), which may lead outside DOCENT_DOCS_ROOT`,
+      `the repository ${dir} has a link in its git folder, which may lead outside DOCENT_DOCS_ROOT`,
     );
   return real;
+}
+
+/**
+ * HEAD's text, opened without following a link or waiting: checked as a file a moment before, it may
+ * be a FIFO by now, and a blocking open would hold one of the few threads file reads share for ever.
+ */
+async function readHead(file: string): Promise<string> {
+  const handle = await fs.open(
+    file,
+    fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
+  );
+  try {
+    if (!(await handle.stat()).isFile()) return '';
+    const buffer = Buffer.alloc(MAX_HEAD_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, MAX_HEAD_BYTES, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Bytes of HEAD read at most: a ref name or an object id, a line. */
@@ -79,7 +98,7 @@ async function isGitDir(dir: string): Promise<boolean> {
   );
   if (head?.isFile() !== true || head.size > MAX_HEAD_BYTES) return false;
   if (objects?.isDirectory() !== true || refs?.isDirectory() !== true) return false;
-  const text = await fs.readFile(path.join(dir, 'HEAD'), 'utf8').catch(() => '');
+  const text = await readHead(path.join(dir, 'HEAD')).catch(() => '');
   if (!/^ref: refs\/\S+\s*$/.test(text) && !/^[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$/.test(text)) return false;
   const enter = fs.constants.R_OK | fs.constants.X_OK;
   for (const folder of ['objects', 'refs'])

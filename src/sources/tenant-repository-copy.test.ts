@@ -35,6 +35,23 @@ describe('copyTenantGitDir', () => {
     expect(fs.readdirSync(near)).toEqual([]);
   });
 
+  it('writes a config of its own: the tenant’s includes and settings never reach git', async () => {
+    const { org, repo, near } = setUp();
+    fs.appendFileSync(
+      path.join(repo, '.git/config'),
+      '[include]\n\tpath = /etc/passwd\n[core]\n\tfsmonitor = touch /tmp/x\n',
+    );
+    const copy = await copyTenantGitDir(path.join(repo, '.git'), org, near);
+    const config = fs.readFileSync(path.join(copy.url, 'config'), 'utf8');
+    expect(config).toBe('[core]\n\trepositoryformatversion = 0\n\tbare = true\n');
+    await copy.remove();
+    // For a head's commit, only what names refs is copied.
+    const refs = await copyTenantGitDir(path.join(repo, '.git'), org, near, { refsOnly: true });
+    expect(fs.readdirSync(refs.url).sort()).toEqual(['HEAD', 'config', 'objects', 'refs']);
+    expect(fs.readdirSync(path.join(refs.url, 'objects'))).toEqual([]);
+    await refs.remove();
+  });
+
   it('refuses a git folder swapped since its check for one outside the organization’s folder', async () => {
     const { org, repo, secret, near } = setUp();
     fs.renameSync(repo, `${repo}.was`);

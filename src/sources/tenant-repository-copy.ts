@@ -28,6 +28,7 @@ export async function copyTenantGitDir(
   gitDir: string,
   orgRoot: string,
   near: string,
+  options: { refsOnly?: boolean } = {},
 ): Promise<RepositoryCopy> {
   const realGitDir = await fs.realpath(gitDir);
   // Resolved after the check: the repository swapped since may lead anywhere but outside the tenant's own.
@@ -42,22 +43,67 @@ export async function copyTenantGitDir(
       await fs.mkdir(path.join(copy, rel), { recursive: true });
       for (const entry of await fs.readdir(path.join(realGitDir, rel), { withFileTypes: true })) {
         const child = path.join(rel, entry.name);
-        if (BORROWING.has(child.split(path.sep).join('/')))
-          throw new DocsDirError(`the repository borrows objects or refs from another repository (${child})`);
+        const name = child.split(path.sep).join('/');
+        if (BORROWING.has(name))
+          throw new DocsDirError('the repository borrows objects or refs from another repository');
+        // The config is Docent's (below); only refs and HEAD are wanted for a head's commit.
+        if (NOT_COPIED.has(name) || (options.refsOnly && !isRef(name))) continue;
         if (entry.isDirectory()) pending.push(child);
         else if (entry.isFile())
           bytes += await copyFile(realGitDir, child, path.join(copy, child), MAX_CLONE_BYTES - bytes);
         else
-          throw new DocsDirError(
-            `the repository's git folder holds something other than files and folders (${child})`,
-          );
+          throw new DocsDirError("the repository's git folder holds something other than files and folders");
       }
     }
+    await fs.mkdir(path.join(copy, 'objects'), { recursive: true });
+    await fs.writeFile(path.join(copy, 'config'), await ownConfig(realGitDir));
   } catch (error) {
     await remove();
-    throw error;
+    // Names met on the way may be another tenant's (a folder swapped for a link): none are repeated.
+    if (error instanceof DocsDirError) throw error;
+    throw new DocsDirError('the repository changed while it was read');
   }
   return { url: copy, remove };
+}
+
+/** Files of the git folder the copy does without: the tenant's config (git follows its `include`s). */
+const NOT_COPIED = new Set(['config', 'config.worktree']);
+
+/** Parts of a git folder that hold refs: enough for `ls-remote`. */
+function isRef(name: string): boolean {
+  return name === 'HEAD' || name === 'packed-refs' || name === 'refs' || name.startsWith('refs/');
+}
+
+/**
+ * The copy's config: only what git needs to read its objects (the repository format and, for a
+ * SHA-256 repository, its object format), never the tenant's own, whose `include.path` made git read
+ * any file on the server and print its lines in errors a tenant sees, or wait on a FIFO for ever.
+ */
+async function ownConfig(realGitDir: string): Promise<string> {
+  const theirs = await readBounded(path.join(realGitDir, 'config'), MAX_CONFIG_BYTES).catch(() => '');
+  const sha256 = /^\s*objectformat\s*=\s*sha256\s*$/im.test(theirs);
+  return sha256
+    ? '[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n'
+    : '[core]\n\trepositoryformatversion = 0\n\tbare = true\n';
+}
+
+/** Bytes of the tenant's config looked at, at most. */
+const MAX_CONFIG_BYTES = 65_536;
+
+/** A regular file's first `max` bytes, opened without following a link or waiting on a FIFO. */
+async function readBounded(file: string, max: number): Promise<string> {
+  const handle = await fs.open(
+    file,
+    fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
+  );
+  try {
+    if (!(await handle.stat()).isFile()) return '';
+    const buffer = Buffer.alloc(max);
+    const { bytesRead } = await handle.read(buffer, 0, max, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 async function copyFile(realGitDir: string, rel: string, target: string, budget: number): Promise<number> {
@@ -69,14 +115,17 @@ async function copyFile(realGitDir: string, rel: string, target: string, budget:
   try {
     const opened = await handle.stat({ bigint: true });
     if (!opened.isFile())
-      throw new DocsDirError(`the repository's git folder holds something other than files (${rel})`);
-    if (Number(opened.size) > budget)
+      throw new DocsDirError("the repository's git folder holds something other than files and folders");
+    const size = Number(opened.size);
+    if (size > budget)
       throw new DocsDirError(`the repository is larger than ${Math.round(MAX_CLONE_BYTES / 1024 / 1024)} MB`);
     if ((await openedInside(handle.fd, opened, realGitDir, source)) !== null)
-      throw new DocsDirError(`the repository changed while it was read (${rel} led outside it)`);
-    const content = await handle.readFile();
-    await fs.writeFile(target, content);
-    return content.byteLength;
+      throw new DocsDirError('the repository changed while it was read');
+    // The size it had when checked: a file still growing is not followed past it.
+    const content = Buffer.alloc(size);
+    const { bytesRead } = await handle.read(content, 0, size, 0);
+    await fs.writeFile(target, content.subarray(0, bytesRead));
+    return bytesRead;
   } finally {
     await handle.close();
   }
