@@ -114,7 +114,7 @@ const isGitInternal = (realRoot: string, real: string): boolean =>
     .some((segment) => segment.toLowerCase() === '.git');
 
 /** True when `real` is `realRoot` or below it (both real, absolute paths). */
-const isInsideRoot = (realRoot: string, real: string): boolean => {
+export const isInsideRoot = (realRoot: string, real: string): boolean => {
   const relative = path.relative(realRoot, real);
   return (
     relative === '' ||

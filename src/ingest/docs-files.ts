@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
-import { lstat, readdir, stat } from 'node:fs/promises';
+import { constants, type FileHandle, lstat, open, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { isInsideRoot } from './contained-file.ts';
 import {
   DocsFolderLimitError,
   MAX_DOCS_FOLDER_DEPTH,
@@ -54,6 +55,36 @@ const CONTROL = /\p{Cc}/u;
  * special files included: reading goes through contained-file.ts, which refuses what leaves the folder or
  * is not a regular file with a warning naming the entry.
  */
+/**
+ * A folder's entries, read through a handle on the folder opened without following a link and checked
+ * to be inside the root (Linux's /proc/self/fd names the folder opened): a subfolder swapped for a link
+ * after its parent was listed led the walk into another folder, whose file names then showed in the
+ * ingestion's warnings. Where /proc is missing, the path is read (the page reads are checked anyway).
+ */
+const readFolder = async (root: string, realRoot: Promise<string>, rel: string): Promise<Dirent[]> => {
+  const folder = path.join(root, rel);
+  let handle: FileHandle;
+  try {
+    // The root as given (a pinned handle's /proc/self/fd path is itself a link); below it, no link.
+    const noFollow = rel === '' ? 0 : constants.O_NOFOLLOW;
+    handle = await open(folder, constants.O_RDONLY | constants.O_DIRECTORY | noFollow);
+  } catch (error) {
+    // No O_DIRECTORY here (not Linux): the path, as before.
+    if ((error as NodeJS.ErrnoException).code === 'EINVAL') return readdir(folder, { withFileTypes: true });
+    throw error;
+  }
+  try {
+    const opened = `/proc/self/fd/${handle.fd}`;
+    const where = await readlink(opened).catch(() => null);
+    if (where === null) return await readdir(folder, { withFileTypes: true });
+    if (!path.isAbsolute(where) || !isInsideRoot(await realRoot, where))
+      throw new Error('folder leads outside the docs folder');
+    return await readdir(opened, { withFileTypes: true });
+  } finally {
+    await handle.close();
+  }
+};
+
 export const listDocsFiles = async (
   root: string,
   /** MAX_DOCS_FOLDER_ENTRIES; smaller only in tests, where two hundred thousand files take minutes. */
@@ -63,6 +94,7 @@ export const listDocsFiles = async (
   const unreadable: string[] = [];
   const refused = new Map<string, string>();
   let visited = 0;
+  let realRoot: Promise<string> | undefined;
   const walk = async (rel: string, depth: number): Promise<void> => {
     if (depth > MAX_DOCS_FOLDER_DEPTH) {
       unreadable.push(rel);
@@ -71,7 +103,7 @@ export const listDocsFiles = async (
     }
     let entries: Dirent[];
     try {
-      entries = await readdir(path.join(root, rel), { withFileTypes: true });
+      entries = await readFolder(root, (realRoot ??= realpath(root)), rel);
     } catch {
       unreadable.push(rel || '.');
       return;

@@ -6,7 +6,7 @@ import { docsRootOf, isInside, tenantsRootOf } from '../tenancy/docs-dir.ts';
 import { folderExceeds, GIT_FETCH_TIMEOUT_MS, GitCommandError, MAX_CLONE_BYTES, runGit } from './git.ts';
 import { type GitRemote, parseSubdir } from './git-url.ts';
 import { checkLocalRepository } from './local-repository.ts';
-import { copyTenantGitDir, type RepositoryCopy } from './tenant-repository-copy.ts';
+import { type CopyOptions, copyTenantGitDir, type RepositoryCopy } from './tenant-repository-copy.ts';
 
 /** Where a site's clone lives and what git may see: fixed per server (config.ts GitConfig). */
 export interface GitWorkspace {
@@ -49,7 +49,7 @@ async function tenantSource(
   docsRoot: string,
   request: GitCheckoutRequest,
   near: string,
-  options: { refsOnly?: boolean } = {},
+  options: CopyOptions = {},
 ): Promise<RepositoryCopy | null> {
   const tenants = tenantsRootOf(docsRoot) as string;
   // A tree that cannot be resolved fails the check below, not skips it.
@@ -90,7 +90,9 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
   makeFolders(path.dirname(dir));
   const copy =
     kind === 'local' && workspace.localRoot
-      ? await tenantSource(workspace.localRoot, request, path.dirname(dir))
+      ? await tenantSource(workspace.localRoot, request, path.dirname(dir), {
+          ...(workspace.signal ? { signal: workspace.signal } : {}),
+        })
       : null;
   try {
     return await syncFrom(copy?.url ?? null, dir, run, request, workspace.env);
@@ -237,7 +239,10 @@ export async function remoteHead(
   if (remote.kind === 'local' && workspace.localRoot) makeFolders(near);
   const copy =
     remote.kind === 'local' && workspace.localRoot
-      ? await tenantSource(workspace.localRoot, { ...request, subdir: '' }, near, { refsOnly: true })
+      ? await tenantSource(workspace.localRoot, { ...request, subdir: '' }, near, {
+          refsOnly: true,
+          ...(signal ? { signal } : {}),
+        })
       : null;
   const out = await runGit(remote.kind, ['ls-remote', '--', copy?.url ?? remote.url, ref], {
     env: workspace.env,

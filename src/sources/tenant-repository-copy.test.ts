@@ -52,6 +52,22 @@ describe('copyTenantGitDir', () => {
     await refs.remove();
   });
 
+  it('copies a large file in pieces, exactly, and stops when asked', async () => {
+    const { org, repo, near } = setUp();
+    const big = Buffer.alloc(3 * 1024 * 1024 + 17, 7);
+    big.write('end', big.length - 3);
+    fs.writeFileSync(path.join(repo, '.git/objects/big.bin'), big);
+    const copy = await copyTenantGitDir(path.join(repo, '.git'), org, near);
+    expect(fs.readFileSync(path.join(copy.url, 'objects/big.bin')).equals(big)).toBe(true);
+    await copy.remove();
+    const stop = new AbortController();
+    stop.abort(new Error('server stopping'));
+    await expect(
+      copyTenantGitDir(path.join(repo, '.git'), org, near, { signal: stop.signal }),
+    ).rejects.toThrow('server stopping');
+    expect(fs.readdirSync(near)).toEqual([]);
+  });
+
   it('refuses a git folder swapped since its check for one outside the organization’s folder', async () => {
     const { org, repo, secret, near } = setUp();
     fs.renameSync(repo, `${repo}.was`);

@@ -3,7 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { openedInside } from '../ingest/contained-file.ts';
 import { DocsDirError, isInside } from '../tenancy/docs-dir.ts';
-import { MAX_CLONE_BYTES } from './git.ts';
+import { GIT_FETCH_TIMEOUT_MS, GIT_QUICK_TIMEOUT_MS, MAX_CLONE_BYTES } from './git.ts';
+import { MAX_GIT_FOLDER_ENTRIES } from './local-repository.ts';
 
 /** Files of a git folder by which git reads another repository; the copy refuses them as the check does. */
 const BORROWING = new Set(['commondir', 'objects/info/alternates', 'objects/info/http-alternates']);
@@ -28,8 +29,9 @@ export async function copyTenantGitDir(
   gitDir: string,
   orgRoot: string,
   near: string,
-  options: { refsOnly?: boolean } = {},
+  options: CopyOptions = {},
 ): Promise<RepositoryCopy> {
+  const deadline = Date.now() + (options.refsOnly ? GIT_QUICK_TIMEOUT_MS : GIT_FETCH_TIMEOUT_MS);
   const realGitDir = await fs.realpath(gitDir);
   // Resolved after the check: the repository swapped since may lead anywhere but outside the tenant's own.
   if (!isInside(await fs.realpath(orgRoot), realGitDir))
@@ -37,11 +39,16 @@ export async function copyTenantGitDir(
   const copy = path.join(near, `.source-${crypto.randomBytes(6).toString('hex')}`);
   const remove = () => fs.rm(copy, { recursive: true, force: true });
   let bytes = 0;
+  let entries = 0;
+  const buffer = Buffer.alloc(COPY_CHUNK_BYTES);
   try {
     const pending = [''];
     for (let rel = pending.pop(); rel !== undefined; rel = pending.pop()) {
       await fs.mkdir(path.join(copy, rel), { recursive: true });
       for (const entry of await fs.readdir(path.join(realGitDir, rel), { withFileTypes: true })) {
+        options.signal?.throwIfAborted();
+        if (++entries > MAX_GIT_FOLDER_ENTRIES || Date.now() > deadline)
+          throw new DocsDirError('the repository is too large to copy (its git folder has too many entries)');
         const child = path.join(rel, entry.name);
         const name = child.split(path.sep).join('/');
         if (BORROWING.has(name))
@@ -50,7 +57,7 @@ export async function copyTenantGitDir(
         if (NOT_COPIED.has(name) || (options.refsOnly && !isRef(name))) continue;
         if (entry.isDirectory()) pending.push(child);
         else if (entry.isFile())
-          bytes += await copyFile(realGitDir, child, path.join(copy, child), MAX_CLONE_BYTES - bytes);
+          bytes += await copyFile(realGitDir, child, path.join(copy, child), MAX_CLONE_BYTES - bytes, buffer);
         else
           throw new DocsDirError("the repository's git folder holds something other than files and folders");
       }
@@ -60,7 +67,7 @@ export async function copyTenantGitDir(
   } catch (error) {
     await remove();
     // Names met on the way may be another tenant's (a folder swapped for a link): none are repeated.
-    if (error instanceof DocsDirError) throw error;
+    if (error instanceof DocsDirError || options.signal?.aborted) throw error;
     throw new DocsDirError('the repository changed while it was read');
   }
   return { url: copy, remove };
@@ -69,10 +76,26 @@ export async function copyTenantGitDir(
 /** Files of the git folder the copy does without: the tenant's config (git follows its `include`s). */
 const NOT_COPIED = new Set(['config', 'config.worktree']);
 
-/** Parts of a git folder that hold refs: enough for `ls-remote`. */
+/** Parts of a git folder that hold branches: enough for `ls-remote` of a branch or HEAD. */
 function isRef(name: string): boolean {
-  return name === 'HEAD' || name === 'packed-refs' || name === 'refs' || name.startsWith('refs/');
+  return (
+    name === 'HEAD' ||
+    name === 'packed-refs' ||
+    name === 'refs' ||
+    name === 'refs/heads' ||
+    name.startsWith('refs/heads/')
+  );
 }
+
+export interface CopyOptions {
+  /** Only what names branches (HEAD, packed-refs, refs/heads), for a head's commit. */
+  refsOnly?: boolean;
+  /** Stops the copy (a server shutting down). */
+  signal?: AbortSignal;
+}
+
+/** Bytes copied per read: a file is never held whole (a sparse 1 GB file cost 1.1 GB of memory). */
+const COPY_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * The copy's config: only what git needs to read its objects (the repository format and, for a
@@ -106,7 +129,13 @@ async function readBounded(file: string, max: number): Promise<string> {
   }
 }
 
-async function copyFile(realGitDir: string, rel: string, target: string, budget: number): Promise<number> {
+async function copyFile(
+  realGitDir: string,
+  rel: string,
+  target: string,
+  budget: number,
+  buffer: Buffer,
+): Promise<number> {
   const source = path.join(realGitDir, rel);
   const handle = await fs.open(
     source,
@@ -121,11 +150,20 @@ async function copyFile(realGitDir: string, rel: string, target: string, budget:
       throw new DocsDirError(`the repository is larger than ${Math.round(MAX_CLONE_BYTES / 1024 / 1024)} MB`);
     if ((await openedInside(handle.fd, opened, realGitDir, source)) !== null)
       throw new DocsDirError('the repository changed while it was read');
-    // The size it had when checked: a file still growing is not followed past it.
-    const content = Buffer.alloc(size);
-    const { bytesRead } = await handle.read(content, 0, size, 0);
-    await fs.writeFile(target, content.subarray(0, bytesRead));
-    return bytesRead;
+    // Up to the size it had when checked: a file still growing is not followed past it.
+    const out = await fs.open(target, 'wx');
+    try {
+      let copied = 0;
+      while (copied < size) {
+        const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - copied), copied);
+        if (bytesRead === 0) break;
+        await out.write(buffer, 0, bytesRead);
+        copied += bytesRead;
+      }
+      return copied;
+    } finally {
+      await out.close();
+    }
   } finally {
     await handle.close();
   }

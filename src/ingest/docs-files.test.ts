@@ -1,0 +1,87 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listDocsFiles } from './docs-files.ts';
+
+describe('listDocsFiles', () => {
+  let base: string;
+  beforeAll(() => {
+    base = realpathSync(mkdtempSync(path.join(tmpdir(), 'docent-docs-files-')));
+  });
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it('lists pages in subfolders, and leaves a linked folder unwalked', async () => {
+    const root = path.join(base, 'plain');
+    mkdirSync(path.join(root, 'guides'), { recursive: true });
+    mkdirSync(path.join(base, 'elsewhere'));
+    writeFileSync(path.join(root, 'index.md'), '# Home\n');
+    writeFileSync(path.join(root, 'guides', 'start.md'), '# Start\n');
+    writeFileSync(path.join(base, 'elsewhere', 'other-tenant-plan.md'), '# Theirs\n');
+    symlinkSync('../elsewhere', path.join(root, 'linked'));
+    expect((await listDocsFiles(root)).files.sort()).toEqual(['guides/start.md', 'index.md']);
+  });
+
+  const hasRenameat2 = (() => {
+    if (process.platform !== 'linux') return false;
+    try {
+      execFileSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).renameat2'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+
+  it.skipIf(!hasRenameat2)(
+    'lists no name from outside while the owner swaps a subfolder and a link in a loop',
+    async () => {
+      const root = path.join(base, 'race');
+      mkdirSync(path.join(root, 'sub'), { recursive: true });
+      mkdirSync(path.join(base, 'swap'));
+      mkdirSync(path.join(base, 'outside'));
+      writeFileSync(path.join(root, 'index.md'), '# Home\n');
+      writeFileSync(path.join(root, 'sub', 'page.md'), '# Own\n');
+      writeFileSync(path.join(base, 'outside', 'acme-merger-plan.md'), '# Theirs\n');
+      symlinkSync(path.join(base, 'outside'), path.join(base, 'swap', 'sub'));
+      // renameat2(RENAME_EXCHANGE) of sub and the link, as fast as it goes, for a bounded time.
+      const swapper = spawn(
+        'python3',
+        [
+          '-c',
+          [
+            'import ctypes, sys, time',
+            'libc = ctypes.CDLL(None, use_errno=True)',
+            'a, b = sys.argv[1].encode(), sys.argv[2].encode()',
+            'end = time.time() + 4',
+            'while time.time() < end:',
+            '    if libc.renameat2(-100, a, -100, b, 2) != 0: sys.exit(1)',
+          ].join('\n'),
+          path.join(root, 'sub'),
+          path.join(base, 'swap', 'sub'),
+        ],
+        { stdio: 'ignore' },
+      );
+      const exited = new Promise<number | null>((resolve) => swapper.on('exit', resolve));
+      let leaked = 0;
+      let own = 0;
+      let swappedThroughout = false;
+      try {
+        const until = Date.now() + 2_500;
+        while (Date.now() < until) {
+          const { files } = await listDocsFiles(root);
+          if (files.some((file) => file.includes('acme-merger-plan'))) leaked += 1;
+          if (files.includes('sub/page.md')) own += 1;
+        }
+        swappedThroughout = swapper.exitCode === null;
+      } finally {
+        if (swapper.exitCode === null) swapper.kill();
+      }
+      await exited;
+      expect(swappedThroughout).toBe(true);
+      expect(leaked).toBe(0);
+      expect(own).toBeGreaterThan(0);
+    },
+    15_000,
+  );
+});
