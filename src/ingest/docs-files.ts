@@ -103,7 +103,9 @@ export const listDocsFiles = async (
     }
     let entries: Dirent[];
     try {
-      entries = await readFolder(root, (realRoot ??= realpath(root)), rel);
+      // Resolved once; never left rejected and unread (a root that cannot be resolved contains nothing).
+      realRoot ??= realpath(root).catch(() => '\0');
+      entries = await readFolder(root, realRoot, rel);
     } catch {
       unreadable.push(rel || '.');
       return;
