@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
   closeSync,
   fstatSync,
@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasRenameat2, startSwapLoop } from '../testing/swap-loop.ts';
 import { containedFolder, openedInside, procFdPath, REFUSAL, tooLargeReason } from './contained-file.ts';
 
 const MARKER = 'CONTAINED-FILE-SECRET-7f3a';
@@ -211,16 +212,6 @@ describe('containedFolder while the folder changes under it', () => {
     });
   });
 
-  const hasRenameat2 = (() => {
-    if (process.platform !== 'linux') return false;
-    try {
-      execFileSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).renameat2'], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
-
   it.skipIf(!hasRenameat2)(
     'reads nothing from outside while the owner swaps a folder and a symlink in a loop',
     async () => {
@@ -228,25 +219,7 @@ describe('containedFolder while the folder changes under it', () => {
       mkdirSync(path.join(raceRoot, 'd'), { recursive: true });
       writeFileSync(path.join(raceRoot, 'd', 'page.md'), '# Inside\n');
       symlinkSync('../outside', path.join(raceRoot, 'dswap'));
-      // renameat2(RENAME_EXCHANGE) of d and dswap, as fast as it goes, for a bounded time.
-      const swapper = spawn(
-        'python3',
-        [
-          '-c',
-          [
-            'import ctypes, sys, time',
-            'libc = ctypes.CDLL(None, use_errno=True)',
-            'a, b = sys.argv[1].encode(), sys.argv[2].encode()',
-            'end = time.time() + 4',
-            'while time.time() < end:',
-            '    if libc.renameat2(-100, a, -100, b, 2) != 0: sys.exit(1)',
-          ].join('\n'),
-          path.join(raceRoot, 'd'),
-          path.join(raceRoot, 'dswap'),
-        ],
-        { stdio: 'ignore' },
-      );
-      const exited = new Promise<number | null>((resolve) => swapper.on('exit', resolve));
+      const swaps = startSwapLoop(path.join(raceRoot, 'd'), path.join(raceRoot, 'dswap'));
       const folder = containedFolder(raceRoot);
       let inside = 0;
       let leaked = 0;
@@ -258,11 +231,10 @@ describe('containedFolder while the folder changes under it', () => {
           if (result.ok && result.text.includes(MARKER)) leaked += 1;
           else if (result.ok) inside += 1;
         }
-        swappedThroughout = swapper.exitCode === null;
+        swappedThroughout = swaps.running();
       } finally {
-        if (swapper.exitCode === null) swapper.kill();
+        await swaps.stop();
       }
-      await exited;
       expect(swappedThroughout).toBe(true);
       expect(leaked).toBe(0);
       expect(inside).toBeGreaterThan(0);

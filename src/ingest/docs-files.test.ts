@@ -1,8 +1,8 @@
-import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasRenameat2, startSwapLoop } from '../testing/swap-loop.ts';
 import { listDocsFiles } from './docs-files.ts';
 
 describe('listDocsFiles', () => {
@@ -23,16 +23,6 @@ describe('listDocsFiles', () => {
     expect((await listDocsFiles(root)).files.sort()).toEqual(['guides/start.md', 'index.md']);
   });
 
-  const hasRenameat2 = (() => {
-    if (process.platform !== 'linux') return false;
-    try {
-      execFileSync('python3', ['-c', 'import ctypes; ctypes.CDLL(None).renameat2'], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
-
   it.skipIf(!hasRenameat2)(
     'lists no name from outside while the owner swaps a subfolder and a link in a loop',
     async () => {
@@ -44,25 +34,7 @@ describe('listDocsFiles', () => {
       writeFileSync(path.join(root, 'sub', 'page.md'), '# Own\n');
       writeFileSync(path.join(base, 'outside', 'acme-merger-plan.md'), '# Theirs\n');
       symlinkSync(path.join(base, 'outside'), path.join(base, 'swap', 'sub'));
-      // renameat2(RENAME_EXCHANGE) of sub and the link, as fast as it goes, for a bounded time.
-      const swapper = spawn(
-        'python3',
-        [
-          '-c',
-          [
-            'import ctypes, sys, time',
-            'libc = ctypes.CDLL(None, use_errno=True)',
-            'a, b = sys.argv[1].encode(), sys.argv[2].encode()',
-            'end = time.time() + 4',
-            'while time.time() < end:',
-            '    if libc.renameat2(-100, a, -100, b, 2) != 0: sys.exit(1)',
-          ].join('\n'),
-          path.join(root, 'sub'),
-          path.join(base, 'swap', 'sub'),
-        ],
-        { stdio: 'ignore' },
-      );
-      const exited = new Promise<number | null>((resolve) => swapper.on('exit', resolve));
+      const swaps = startSwapLoop(path.join(root, 'sub'), path.join(base, 'swap', 'sub'));
       let leaked = 0;
       let own = 0;
       let swappedThroughout = false;
@@ -73,11 +45,10 @@ describe('listDocsFiles', () => {
           if (files.some((file) => file.includes('acme-merger-plan'))) leaked += 1;
           if (files.includes('sub/page.md')) own += 1;
         }
-        swappedThroughout = swapper.exitCode === null;
+        swappedThroughout = swaps.running();
       } finally {
-        if (swapper.exitCode === null) swapper.kill();
+        await swaps.stop();
       }
-      await exited;
       expect(swappedThroughout).toBe(true);
       expect(leaked).toBe(0);
       expect(own).toBeGreaterThan(0);

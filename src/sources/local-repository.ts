@@ -66,18 +66,19 @@ export async function checkLocalRepository(dir: string, root: string): Promise<s
 }
 
 /**
- * HEAD's text, opened without following a link or waiting: checked as a file a moment before, it may
- * be a FIFO by now, and a blocking open would hold one of the few threads file reads share for ever.
+ * A small file's first `max` bytes as text ('' when it is not a regular file), opened without following
+ * a link or waiting: checked as a file a moment before, it may be a FIFO by now (a tenant's HEAD), and a
+ * blocking open would hold one of the few threads file reads share for ever.
  */
-async function readHead(file: string): Promise<string> {
+export async function readSmallFile(file: string, max: number): Promise<string> {
   const handle = await fs.open(
     file,
     fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
   );
   try {
     if (!(await handle.stat()).isFile()) return '';
-    const buffer = Buffer.alloc(MAX_HEAD_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, MAX_HEAD_BYTES, 0);
+    const buffer = Buffer.alloc(max);
+    const { bytesRead } = await handle.read(buffer, 0, max, 0);
     return buffer.subarray(0, bytesRead).toString('utf8');
   } finally {
     await handle.close();
@@ -98,7 +99,7 @@ async function isGitDir(dir: string): Promise<boolean> {
   );
   if (head?.isFile() !== true || head.size > MAX_HEAD_BYTES) return false;
   if (objects?.isDirectory() !== true || refs?.isDirectory() !== true) return false;
-  const text = await readHead(path.join(dir, 'HEAD')).catch(() => '');
+  const text = await readSmallFile(path.join(dir, 'HEAD'), MAX_HEAD_BYTES).catch(() => '');
   if (!/^ref: refs\/\S+\s*$/.test(text) && !/^[0-9a-f]{40}(?:[0-9a-f]{24})?\s*$/.test(text)) return false;
   const enter = fs.constants.R_OK | fs.constants.X_OK;
   for (const folder of ['objects', 'refs'])

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { openedInside } from '../ingest/contained-file.ts';
 import { DocsDirError, isInside } from '../tenancy/docs-dir.ts';
 import { GIT_FETCH_TIMEOUT_MS, GIT_QUICK_TIMEOUT_MS, MAX_CLONE_BYTES } from './git.ts';
-import { MAX_GIT_FOLDER_ENTRIES } from './local-repository.ts';
+import { MAX_GIT_FOLDER_ENTRIES, readSmallFile } from './local-repository.ts';
 
 /** Files of a git folder by which git reads another repository; the copy refuses them as the check does. */
 const BORROWING = new Set(['commondir', 'objects/info/alternates', 'objects/info/http-alternates']);
@@ -103,7 +103,7 @@ const COPY_CHUNK_BYTES = 1024 * 1024;
  * any file on the server and print its lines in errors a tenant sees, or wait on a FIFO for ever.
  */
 async function ownConfig(realGitDir: string): Promise<string> {
-  const theirs = await readBounded(path.join(realGitDir, 'config'), MAX_CONFIG_BYTES).catch(() => '');
+  const theirs = await readSmallFile(path.join(realGitDir, 'config'), MAX_CONFIG_BYTES).catch(() => '');
   const sha256 = /^\s*objectformat\s*=\s*sha256\s*$/im.test(theirs);
   return sha256
     ? '[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n'
@@ -112,22 +112,6 @@ async function ownConfig(realGitDir: string): Promise<string> {
 
 /** Bytes of the tenant's config looked at, at most. */
 const MAX_CONFIG_BYTES = 65_536;
-
-/** A regular file's first `max` bytes, opened without following a link or waiting on a FIFO. */
-async function readBounded(file: string, max: number): Promise<string> {
-  const handle = await fs.open(
-    file,
-    fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
-  );
-  try {
-    if (!(await handle.stat()).isFile()) return '';
-    const buffer = Buffer.alloc(max);
-    const { bytesRead } = await handle.read(buffer, 0, max, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await handle.close();
-  }
-}
 
 async function copyFile(
   realGitDir: string,
