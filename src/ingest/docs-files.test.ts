@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +30,30 @@ describe('listDocsFiles', () => {
     symlinkSync('../elsewhere', path.join(root, 'linked'));
     expect((await listDocsFiles(root)).files.sort()).toEqual(['guides/start.md', 'index.md']);
   });
+
+  it.skipIf(process.platform !== 'linux')(
+    'holds a handle on a few folders at a time, however wide the folder',
+    async () => {
+      const root = path.join(base, 'wide');
+      for (let i = 0; i < 3_000; i++) mkdirSync(path.join(root, `d${i}`), { recursive: true });
+      writeFileSync(path.join(root, 'index.md'), '# Home\n');
+      const openNow = () => readdirSync('/proc/self/fd').length;
+      const before = openNow();
+      let most = before;
+      let listing = true;
+      const sample = (): void => {
+        most = Math.max(most, openNow());
+        if (listing) setImmediate(sample);
+      };
+      sample();
+      const { files } = await listDocsFiles(root);
+      listing = false;
+      expect(files).toEqual(['index.md']);
+      // Before the bound, every subfolder was open at once (thousands).
+      expect(most - before).toBeLessThan(64);
+    },
+    30_000,
+  );
 
   it.skipIf(!hasRenameat2)(
     'lists no name from outside while the owner swaps a subfolder and a link in a loop',

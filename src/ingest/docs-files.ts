@@ -55,6 +55,27 @@ const CONTROL = /\p{Cc}/u;
  * special files included: reading goes through contained-file.ts, which refuses what leaves the folder or
  * is not a regular file with a warning naming the entry.
  */
+/** Folders one listing holds open at a time. */
+const MAX_OPEN_FOLDERS = 16;
+
+/** At most `limit` calls of `run` in progress; the others wait their turn, in order. */
+class Limiter {
+  #active = 0;
+  readonly #waiting: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.#active >= this.limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#active++;
+    try {
+      return await fn();
+    } finally {
+      this.#active--;
+      this.#waiting.shift()?.();
+    }
+  }
+}
+
 /**
  * A folder's entries, read through a handle on the folder opened without following a link and checked
  * to be inside the root (Linux's /proc/self/fd names the folder opened): a subfolder swapped for a link
@@ -95,6 +116,10 @@ export const listDocsFiles = async (
   const refused = new Map<string, string>();
   let visited = 0;
   let realRoot: Promise<string> | undefined;
+  // The walk goes down every subfolder at once; only this many hold a handle on their folder at a time
+  // (unbounded, a folder of 20,000 subfolders used up the process's descriptors, and every other
+  // organization's work failed with EMFILE meanwhile).
+  const openFolders = new Limiter(MAX_OPEN_FOLDERS);
   const walk = async (rel: string, depth: number): Promise<void> => {
     if (depth > MAX_DOCS_FOLDER_DEPTH) {
       unreadable.push(rel);
@@ -105,7 +130,8 @@ export const listDocsFiles = async (
     try {
       // Resolved once; never left rejected and unread (a root that cannot be resolved contains nothing).
       realRoot ??= realpath(root).catch(() => '\0');
-      entries = await readFolder(root, realRoot, rel);
+      const resolved = realRoot;
+      entries = await openFolders.run(() => readFolder(root, resolved, rel));
     } catch {
       unreadable.push(rel || '.');
       return;
@@ -135,7 +161,8 @@ export const listDocsFiles = async (
           unreadable.push(childRel);
           refused.set(childRel, problem);
         }
-      } else if (entry.isSymbolicLink() && !entry.name.startsWith('.')) {
+      } else if (entry.isSymbolicLink() && !entry.name.startsWith('.') && !CONTROL.test(entry.name)) {
+        // A link is named in a warning only when it leads to a folder: never with control characters.
         links.push(childRel);
       }
     }
