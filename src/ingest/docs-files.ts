@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
-import { constants, type FileHandle, lstat, open, readdir, readlink, realpath, stat } from 'node:fs/promises';
+import { constants, type FileHandle, lstat, open, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isInsideRoot } from './contained-file.ts';
+import { isInsideRoot, procFdPath } from './contained-file.ts';
 import {
   DocsFolderLimitError,
   MAX_DOCS_FOLDER_DEPTH,
@@ -95,12 +95,11 @@ const readFolder = async (root: string, realRoot: Promise<string>, rel: string):
     throw error;
   }
   try {
-    const opened = `/proc/self/fd/${handle.fd}`;
-    const where = await readlink(opened).catch(() => null);
+    const where = await procFdPath(handle.fd);
     if (where === null) return await readdir(folder, { withFileTypes: true });
     if (!path.isAbsolute(where) || !isInsideRoot(await realRoot, where))
       throw new Error('folder leads outside the docs folder');
-    return await readdir(opened, { withFileTypes: true });
+    return await readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true });
   } finally {
     await handle.close();
   }

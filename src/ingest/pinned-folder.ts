@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import path from 'node:path';
+import { isInsideRoot, procFdPath } from './contained-file.ts';
 
 /** The docs folder was found outside the folder it must be in when its ingestion began. */
 export class DocsFolderMovedError extends Error {
@@ -11,8 +11,6 @@ export interface PinnedFolder {
   path: string;
   close(): Promise<void>;
 }
-
-const PROC_FD = '/proc/self/fd';
 
 /**
  * A tenant's docs folder as its ingestion reads it: checked to be inside `within` (the organization's
@@ -30,31 +28,21 @@ export async function pinDocsFolder(dir: string, within: string): Promise<Pinned
   const real = await fs.realpath(dir).catch(() => {
     throw new DocsFolderMovedError(`docs folder not found: ${dir}`);
   });
-  if (!isInside(root, real))
+  if (!isInsideRoot(root, real))
     throw new DocsFolderMovedError('the docs folder now leads outside DOCENT_DOCS_ROOT');
-  const proc = await fs.stat(PROC_FD).catch(() => null);
-  if (proc === null) return { path: real, close: async () => {} };
   const handle = await fs.open(
     real,
     fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW,
   );
-  const pinned = path.join(PROC_FD, String(handle.fd));
-  try {
-    // A parent swapped between the real path and the open: the folder opened is another one.
-    const opened = await fs.readlink(pinned);
-    if (!isInside(root, opened))
-      throw new DocsFolderMovedError('the docs folder now leads outside DOCENT_DOCS_ROOT');
-  } catch (error) {
+  const opened = await procFdPath(handle.fd);
+  if (opened === null) {
     await handle.close();
-    throw error;
+    return { path: real, close: async () => {} };
   }
-  return { path: pinned, close: () => handle.close() };
-}
-
-function isInside(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return (
-    relative === '' ||
-    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
-  );
+  // A parent swapped between the real path and the open: the folder opened is another one.
+  if (!isInsideRoot(root, opened)) {
+    await handle.close();
+    throw new DocsFolderMovedError('the docs folder now leads outside DOCENT_DOCS_ROOT');
+  }
+  return { path: `/proc/self/fd/${handle.fd}`, close: () => handle.close() };
 }

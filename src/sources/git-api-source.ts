@@ -31,7 +31,7 @@ export async function resolveRequestedGitSource(
       docsRoot,
     );
     // resolveDocsDirUnderRoot threw without a root.
-    url = await checkLocalRepository(url, docsRoot as string);
+    url = (await checkLocalRepository(url, docsRoot as string)).real;
   }
   const poll = requested.pollMinutes ?? null;
   if (poll !== null && (!Number.isInteger(poll) || poll < MIN_POLL_MINUTES || poll > MAX_POLL_MINUTES))

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { makeFolders } from '../storage/make-folders.ts';
-import { docsRootOf, isInside, tenantsRootOf } from '../tenancy/docs-dir.ts';
+import { docsRootOf, storedUnderRoot, tenantsRootOf } from '../tenancy/docs-dir.ts';
 import { folderExceeds, GIT_FETCH_TIMEOUT_MS, GitCommandError, MAX_CLONE_BYTES, runGit } from './git.ts';
 import { type GitRemote, parseSubdir } from './git-url.ts';
 import { checkLocalRepository } from './local-repository.ts';
@@ -51,14 +51,11 @@ async function tenantSource(
   near: string,
   options: CopyOptions = {},
 ): Promise<RepositoryCopy | null> {
-  const tenants = tenantsRootOf(docsRoot) as string;
-  // A tree that cannot be resolved fails the check below, not skips it.
-  const resolved = await fs.realpath(tenants).catch(() => path.resolve(tenants));
-  if (!isInside(resolved, path.resolve(request.remote.url))) return null;
+  if (!(await storedUnderRoot(request.remote.url, tenantsRootOf(docsRoot)))) return null;
   const orgRoot = docsRootOf(docsRoot, request.organizationId) as string;
-  const real = await checkLocalRepository(request.remote.url, orgRoot);
-  const dotGit = await fs.lstat(path.join(real, '.git')).catch(() => null);
-  return copyTenantGitDir(dotGit?.isDirectory() ? path.join(real, '.git') : real, orgRoot, near, options);
+  // The copy refuses links itself as it reads the git folder: the check need not walk it first.
+  const { gitDir } = await checkLocalRepository(request.remote.url, orgRoot, { walk: false });
+  return copyTenantGitDir(gitDir, orgRoot, near, options);
 }
 
 /**

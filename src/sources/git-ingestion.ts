@@ -8,6 +8,7 @@ import {
 } from '../ingest/jobs.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
+import { getSite } from '../tenancy/sites.ts';
 import { cloneFolder, type GitWorkspace, syncClone } from './git-checkout.ts';
 import {
   type GitSourceRow,
@@ -64,11 +65,7 @@ export async function runGitIngestion(
   try {
     const source = await getGitSource(storage, job.siteId);
     if (!source) throw new NoGitSourceError();
-    const site = await storage.db
-      .selectFrom('sites')
-      .select('organization_id')
-      .where('id', '=', source.site_id)
-      .executeTakeFirst();
+    const site = await getSite(storage, source.site_id);
     // Deleted while its job waited: as if it had no source.
     if (site === undefined) throw new NoGitSourceError();
     checkout = await syncClone(workspace, {

@@ -3,6 +3,7 @@ import { unfinishedIngestion } from '../ingest/jobs.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
 import { IngestionBusyError, type IngestionRunner } from '../tenancy/ingestion-runner.ts';
+import { getSite } from '../tenancy/sites.ts';
 import { remoteHead } from './git-checkout.ts';
 import { claimGitPoll, dueGitPolls, failedLatestAt, getGitSource, remoteOf } from './git-sources.ts';
 
@@ -42,11 +43,7 @@ export function startGitPoller(
     if (git === null) return;
     const claimed = await claimGitPoll(deps.storage, source, minuteMs);
     if (claimed === null || (await unfinishedIngestion(deps.storage, source.site_id)) !== undefined) return;
-    const site = await deps.storage.db
-      .selectFrom('sites')
-      .select('organization_id')
-      .where('id', '=', source.site_id)
-      .executeTakeFirst();
+    const site = await getSite(deps.storage, source.site_id);
     if (site === undefined) return;
     const head = await remoteHead(
       git,

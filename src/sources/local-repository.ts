@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { DocsDirError, isInside } from '../tenancy/docs-dir.ts';
+import { isInsideRoot } from '../ingest/contained-file.ts';
+import { DocsDirError } from '../tenancy/docs-dir.ts';
 
 /** Entries of a repository's git folder looked at, at most: more is refused rather than walked. */
 export const MAX_GIT_FOLDER_ENTRIES = 200_000;
@@ -9,7 +10,11 @@ export const MAX_GIT_FOLDER_ENTRIES = 200_000;
  * Files by which a repository's git folder reads objects or refs from another repository:
  * `git clone --no-local` follows them, so under DOCENT_DOCS_ROOT they would clone a repository outside it.
  */
-const BORROWING_FILES = ['commondir', 'objects/info/alternates', 'objects/info/http-alternates'];
+export const BORROWING_FILES: readonly string[] = [
+  'commondir',
+  'objects/info/alternates',
+  'objects/info/http-alternates',
+];
 
 /**
  * Whether a repository on this server may be cloned for an API caller: its folder is inside `root`
@@ -17,9 +22,15 @@ const BORROWING_FILES = ['commondir', 'objects/info/alternates', 'objects/info/h
  * worktrees and submodules have) or a link, a link anywhere in the git folder, or a file that borrows
  * another repository's objects would let git read a repository outside the root, which `clone
  * --no-local` follows: such repositories are refused. Checked by reading the files, never by running
- * git in the repository (its config could run commands). Throws DocsDirError; returns the real path.
+ * git in the repository (its config could run commands). Throws DocsDirError; returns the real path
+ * and the git folder. `walk: false` leaves out the walk for links, for a caller that copies the git
+ * folder and refuses links as it goes (tenant-repository-copy.ts) rather than walk it twice.
  */
-export async function checkLocalRepository(dir: string, root: string): Promise<string> {
+export async function checkLocalRepository(
+  dir: string,
+  root: string,
+  options: { walk?: boolean } = {},
+): Promise<{ real: string; gitDir: string }> {
   const realRoot = await fs.realpath(root).catch(() => {
     throw new DocsDirError(
       'the folder DOCENT_DOCS_ROOT names for this organization does not exist on the server',
@@ -31,7 +42,8 @@ export async function checkLocalRepository(dir: string, root: string): Promise<s
   } catch {
     throw new DocsDirError(`the repository ${dir} does not exist`);
   }
-  if (!isInside(realRoot, real)) throw new DocsDirError(`the repository ${dir} is outside DOCENT_DOCS_ROOT`);
+  if (!isInsideRoot(realRoot, real))
+    throw new DocsDirError(`the repository ${dir} is outside DOCENT_DOCS_ROOT`);
   const dotGit = path.join(real, '.git');
   const kind = await fs.lstat(dotGit).catch(() => null);
   if (kind !== null && !kind.isDirectory())
@@ -57,12 +69,11 @@ export async function checkLocalRepository(dir: string, root: string): Promise<s
         `the repository ${dir} borrows objects or refs from another repository (${file}): clone it into a folder of its own`,
       );
   }
-  const link = await firstLink(gitDir);
-  if (link !== null)
+  if (options.walk !== false && (await hasLink(gitDir)))
     throw new DocsDirError(
       `the repository ${dir} has a link in its git folder, which may lead outside DOCENT_DOCS_ROOT`,
     );
-  return real;
+  return { real, gitDir };
 }
 
 /**
@@ -113,18 +124,17 @@ async function isGitDir(dir: string): Promise<boolean> {
   return true;
 }
 
-/** The first symbolic link under `dir` (not following any), or null; refuses past the entry limit. */
-async function firstLink(dir: string): Promise<string | null> {
+/** Whether there is a symbolic link under `dir` (not following any); refuses past the entry limit. */
+async function hasLink(dir: string): Promise<boolean> {
   const pending = [dir];
   let seen = 0;
   for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
     for (const entry of await fs.readdir(folder, { withFileTypes: true })) {
       if (++seen > MAX_GIT_FOLDER_ENTRIES)
         throw new DocsDirError(`the repository's git folder has more than ${MAX_GIT_FOLDER_ENTRIES} entries`);
-      const full = path.join(folder, entry.name);
-      if (entry.isSymbolicLink()) return full;
-      if (entry.isDirectory()) pending.push(full);
+      if (entry.isSymbolicLink()) return true;
+      if (entry.isDirectory()) pending.push(path.join(folder, entry.name));
     }
   }
-  return null;
+  return false;
 }

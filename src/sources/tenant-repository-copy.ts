@@ -1,13 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { openedInside } from '../ingest/contained-file.ts';
-import { DocsDirError, isInside } from '../tenancy/docs-dir.ts';
+import { isInsideRoot, openedInside } from '../ingest/contained-file.ts';
+import { DocsDirError } from '../tenancy/docs-dir.ts';
 import { GIT_FETCH_TIMEOUT_MS, GIT_QUICK_TIMEOUT_MS, MAX_CLONE_BYTES } from './git.ts';
-import { MAX_GIT_FOLDER_ENTRIES, readSmallFile } from './local-repository.ts';
-
-/** Files of a git folder by which git reads another repository; the copy refuses them as the check does. */
-const BORROWING = new Set(['commondir', 'objects/info/alternates', 'objects/info/http-alternates']);
+import { BORROWING_FILES, MAX_GIT_FOLDER_ENTRIES, readSmallFile } from './local-repository.ts';
 
 export interface RepositoryCopy {
   /** The copy's git folder: what git clones or fetches from. */
@@ -34,7 +31,7 @@ export async function copyTenantGitDir(
   const deadline = Date.now() + (options.refsOnly ? GIT_QUICK_TIMEOUT_MS : GIT_FETCH_TIMEOUT_MS);
   const realGitDir = await fs.realpath(gitDir);
   // Resolved after the check: the repository swapped since may lead anywhere but outside the tenant's own.
-  if (!isInside(await fs.realpath(orgRoot), realGitDir))
+  if (!isInsideRoot(await fs.realpath(orgRoot), realGitDir))
     throw new DocsDirError('the repository now leads outside DOCENT_DOCS_ROOT');
   const copy = path.join(near, `.source-${crypto.randomBytes(6).toString('hex')}`);
   const remove = () => fs.rm(copy, { recursive: true, force: true });
@@ -51,7 +48,8 @@ export async function copyTenantGitDir(
           throw new DocsDirError('the repository is too large to copy (its git folder has too many entries)');
         const child = path.join(rel, entry.name);
         const name = child.split(path.sep).join('/');
-        if (BORROWING.has(name))
+        // As the check refuses them (local-repository.ts): git would read another repository through them.
+        if (BORROWING_FILES.includes(name))
           throw new DocsDirError('the repository borrows objects or refs from another repository');
         // The config is Docent's (below); only refs and HEAD are wanted for a head's commit.
         if (NOT_COPIED.has(name) || (options.refsOnly && !isRef(name))) continue;

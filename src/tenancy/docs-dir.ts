@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { isInsideRoot } from '../ingest/contained-file.ts';
 
 export class DocsDirError extends Error {
   override name = 'DocsDirError';
@@ -30,15 +31,6 @@ export function tenantsRootOf(docsRoot: string | null): string | null {
   return at < 0 ? docsRoot : path.dirname(`${docsRoot.slice(0, at)}x`);
 }
 
-/** Whether `candidate` is `root` or inside it (both resolved); a folder named `..x` is inside. */
-export function isInside(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return (
-    relative === '' ||
-    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
-  );
-}
-
 /**
  * Where an API caller may point an ingestion: only inside the operator's `DOCENT_DOCS_ROOT`. The
  * check is on real paths, so `..` segments and symlinks cannot step outside the root. Without a
@@ -63,7 +55,7 @@ export async function resolveDocsDirUnderRoot(requested: string, docsRoot: strin
   } catch {
     throw new DocsDirError(`docsDir "${requested}" does not exist under DOCENT_DOCS_ROOT`);
   }
-  if (!isInside(root, real)) throw new DocsDirError(`docsDir "${requested}" is outside DOCENT_DOCS_ROOT`);
+  if (!isInsideRoot(root, real)) throw new DocsDirError(`docsDir "${requested}" is outside DOCENT_DOCS_ROOT`);
   if (!(await fs.stat(real)).isDirectory()) throw new DocsDirError(`docsDir "${requested}" is not a folder`);
   return real;
 }
@@ -75,7 +67,8 @@ export async function resolveDocsDirUnderRoot(requested: string, docsRoot: strin
  */
 export async function storedUnderRoot(dir: string, docsRoot: string | null): Promise<boolean> {
   if (docsRoot === null) return false;
-  const root = await fs.realpath(path.resolve(docsRoot)).catch(() => null);
-  if (root === null) return false;
-  return isInside(root, path.resolve(dir));
+  // A root that cannot be resolved is compared as written: its folders are then checked (and refused),
+  // not trusted.
+  const root = await fs.realpath(path.resolve(docsRoot)).catch(() => path.resolve(docsRoot));
+  return isInsideRoot(root, path.resolve(dir));
 }
