@@ -9,7 +9,11 @@ import {
   type PageLoaderOptions,
   type PageResult,
 } from './load-page.ts';
-import { createPageLoaderPool, PageWorkersUnavailableError } from './page-loader-pool.ts';
+import {
+  createPageLoaderPool,
+  MAX_PAGE_PARSE_WALL_FACTOR,
+  PageWorkersUnavailableError,
+} from './page-loader-pool.ts';
 
 /** Hostile pages, generated: each one costs the parser far more than its size suggests. */
 const hostile = {
@@ -72,7 +76,11 @@ describe('page loader pool limits', () => {
   /** Loads the bad page between innocent ones on one worker, so they share its queue when it fails. */
   async function loadAround(
     bad: string,
-    limits: { maxPageParseMs?: number; maxOldGenerationSizeMb?: number },
+    limits: {
+      maxPageParseMs?: number;
+      maxOldGenerationSizeMb?: number;
+      threadCpuMs?: (clock: string) => number | null;
+    },
   ): Promise<{ bad: PageResult; replacedWorkers: number }> {
     const pool = createPageLoaderPool(options, { workers: 1, ...limits });
     try {
@@ -111,6 +119,26 @@ describe('page loader pool limits', () => {
       { file: 'emphasis.md', message: 'parsing took longer than 2000 ms (MAX_PAGE_PARSE_MS); page skipped' },
     ]);
     expect(replacedWorkers).toBe(1);
+  });
+
+  it("counts the budget in the worker thread's CPU time: a page kept off the CPU waits, up to a wall-clock cap", async () => {
+    // A thread that never gets the CPU (a starved machine): under a wall-clock budget the page would be
+    // dropped at 300 ms; on CPU time it keeps its budget until MAX_PAGE_PARSE_WALL_FACTOR times it passed.
+    const clocks: string[] = [];
+    const starved = (clock: string): number => {
+      clocks.push(clock);
+      return 0;
+    };
+    const began = performance.now();
+    const { bad } = await loadAround('emphasis.md', { maxPageParseMs: 300, threadCpuMs: starved });
+    const waited = performance.now() - began;
+    expect(bad.warnings).toEqual([
+      { file: 'emphasis.md', message: 'parsing took longer than 300 ms (MAX_PAGE_PARSE_MS); page skipped' },
+    ]);
+    // Timers never fire early: the page was given up no sooner than the cap (less a timer's rounding).
+    expect(waited).toBeGreaterThanOrEqual(300 * MAX_PAGE_PARSE_WALL_FACTOR - 50);
+    expect(clocks.length).toBeGreaterThan(2);
+    expect(clocks[0]).toMatch(/^\/proc\/\d+\/task\/\d+\/schedstat$/);
   });
 
   it("skips a page that exhausts its worker's memory twice, and loads the others", async () => {

@@ -9,6 +9,7 @@ import type {
   PageWorkerRequest,
   PageWorkerResponse,
 } from './page-worker.ts';
+import { threadCpuMs } from './thread-cpu-clock.ts';
 import type { Warning } from './types.ts';
 
 /**
@@ -19,8 +20,19 @@ import type { Warning } from './types.ts';
  */
 export const PARALLEL_MIN_PAGES = 150;
 export const MAX_PAGE_WORKERS = 4;
-/** Longest one page may take to load (read, parse, chunk, analyze); its worker is then terminated. */
+/**
+ * Longest one page may take to load (read, parse, chunk, analyze); its worker is then terminated. Counted
+ * in the worker thread's CPU time where the system keeps one (Linux): a legitimate page that parses in 5 s
+ * on an idle machine took over 10 s of wall-clock time on a busy one and was dropped.
+ */
 export const MAX_PAGE_PARSE_MS = 10_000;
+/**
+ * However little CPU a page's worker got, the page is given up after this many times its budget of
+ * wall-clock time: a starved machine must not hold an ingestion forever.
+ */
+export const MAX_PAGE_PARSE_WALL_FACTOR = 6;
+/** Shortest wait before a starved page's CPU time is read again. */
+const MIN_BUDGET_RECHECK_MS = 50;
 /**
  * Old-generation heap of a page worker: a page that needs more is skipped instead of the process dying.
  * It is also what an ingestion's memory peaks at, since V8 lets a worker's heap fill up to near its cap
@@ -57,6 +69,11 @@ export interface PageLoaderPoolOptions {
   workers: number;
   /** Per-page time budget (tests pass a small one). */
   maxPageParseMs?: number;
+  /**
+   * Reads a worker thread's CPU milliseconds from its clock (default: thread-cpu-clock.ts; tests pass
+   * one that says the thread got no CPU, as on a starved machine).
+   */
+  threadCpuMs?: (clock: string) => number | null;
   /** Per-worker heap cap (tests pass a small one); workers with a non-default cap are never kept warm. */
   maxOldGenerationSizeMb?: number;
 }
@@ -97,12 +114,20 @@ interface Task {
   deaths: number;
 }
 
+interface Running {
+  task: Task;
+  timer: NodeJS.Timeout | undefined;
+  startedAt: number;
+  /** The worker thread's CPU clock and its reading when the page started; null: wall-clock time only. */
+  cpu: { clock: string; atStart: number } | null;
+}
+
 interface Lane {
   worker: Worker;
   /** Posted to the worker and not yet answered, in the order the worker runs them. */
   posted: Map<number, Task>;
   /** The page the worker said it started, with the timer of its budget. */
-  running: { task: Task; timer: NodeJS.Timeout } | null;
+  running: Running | null;
   /** False once the worker is being replaced or the pool closes: it gets no more pages. */
   alive: boolean;
   /** Exits of this lane's workers since it last finished a page, with no page to blame. */
@@ -193,6 +218,7 @@ export function createPageLoaderPool(
   poolOptions: PageLoaderPoolOptions,
 ): PageLoaderPool {
   const budgetMs = poolOptions.maxPageParseMs ?? MAX_PAGE_PARSE_MS;
+  const cpuMs = poolOptions.threadCpuMs ?? threadCpuMs;
   const memoryMb = poolOptions.maxOldGenerationSizeMb ?? PAGE_WORKER_MAX_OLD_GENERATION_MB;
   const reusable = defaultLimits(poolOptions);
   const wanted = Math.max(1, poolOptions.workers);
@@ -278,16 +304,30 @@ export function createPageLoaderPool(
     if (!task) return;
     if (message.kind === 'started') {
       stopTimer(lane);
-      lane.running = {
+      const atStart = message.cpuClock === null ? null : cpuMs(message.cpuClock);
+      const running: Running = {
         task,
-        timer: setTimeout(() => {
-          // Only this page was running in the worker since it started: it is the one over budget.
-          lane.posted.delete(task.id);
-          skip(task, `parsing took longer than ${budgetMs} ms (MAX_PAGE_PARSE_MS)`);
-          retire(lane);
-          requeue(lane);
-        }, budgetMs),
+        timer: undefined,
+        startedAt: performance.now(),
+        cpu: message.cpuClock === null || atStart === null ? null : { clock: message.cpuClock, atStart },
       };
+      const check = (): void => {
+        const now = running.cpu === null ? null : cpuMs(running.cpu.clock);
+        const used = running.cpu === null || now === null ? budgetMs : now - running.cpu.atStart;
+        const waited = performance.now() - running.startedAt;
+        if (used < budgetMs && waited < budgetMs * MAX_PAGE_PARSE_WALL_FACTOR) {
+          // The thread was kept off the CPU (a busy machine): the page has the rest of its budget.
+          running.timer = setTimeout(check, Math.max(MIN_BUDGET_RECHECK_MS, budgetMs - used));
+          return;
+        }
+        // Only this page was running in the worker since it started: it is the one over budget.
+        lane.posted.delete(task.id);
+        skip(task, `parsing took longer than ${budgetMs} ms (MAX_PAGE_PARSE_MS)`);
+        retire(lane);
+        requeue(lane);
+      };
+      running.timer = setTimeout(check, budgetMs);
+      lane.running = running;
       return;
     }
     stopTimer(lane);

@@ -7,6 +7,7 @@ import {
   type PageResult,
 } from './load-page.ts';
 import type { SpecListing } from './openapi/spec-cache.ts';
+import { ownThreadCpuClock } from './thread-cpu-clock.ts';
 
 /** What a worker is asked to do: load one page, or list the operations of one OpenAPI file. */
 export type PageWorkerJob = { kind: 'page'; candidate: PageCandidate } | { kind: 'operations'; file: string };
@@ -24,8 +25,11 @@ export type PageWorkerRequest =
 
 export type PageWorkerResponse =
   | { kind: 'ready' }
-  /** Sent just before the worker starts on a page: the pool's time budget for it runs from here. */
-  | { kind: 'started'; id: number }
+  /**
+   * Sent just before the worker starts on a page: the pool's time budget for it runs from here, counted
+   * on the worker thread's CPU clock when it has one (thread-cpu-clock.ts).
+   */
+  | { kind: 'started'; id: number; cpuClock: string | null }
   | { kind: 'result'; id: number; result: PageWorkerOutput }
   /** The page threw. Only the error's class and V8's own message travel: never text of the page. */
   | { kind: 'failed'; id: number; errorName: string; errorMessage: string | null };
@@ -44,6 +48,7 @@ const describeError = (error: unknown): { errorName: string; errorMessage: strin
 
 if (parentPort) {
   const port = parentPort;
+  const cpuClock = ownThreadCpuClock();
   let loader: PageLoader | null = null;
   const queue: { id: number; job: PageWorkerJob }[] = [];
   let busy = false;
@@ -56,7 +61,7 @@ if (parentPort) {
     try {
       for (let next = queue.shift(); next; next = queue.shift()) {
         const { id, job } = next;
-        port.postMessage({ kind: 'started', id } satisfies PageWorkerResponse);
+        port.postMessage({ kind: 'started', id, cpuClock } satisfies PageWorkerResponse);
         try {
           if (!loader) throw new Error('page worker used before it was configured');
           const result =
