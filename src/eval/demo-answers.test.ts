@@ -53,6 +53,9 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   // Asked by new users whose answers (declines) the docs then said better.
   ['Which databases are supported?', 'guides/self-hosting#choose-a-storage-engine'],
   ['how do I rotate the webhook secret', 'guides/git-sources#over-the-admin-api'],
+  // The product's name is in most of its pages: a question about it alone is answered by the landing page.
+  ['what is docent', 'index'],
+  ['What is Docent?', 'index'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */

@@ -332,3 +332,47 @@ describe('defaults', () => {
     expect(DEFAULT_RANKING.siblingBoost).toBeLessThan(DEFAULT_RANKING.currentPageBoost);
   });
 });
+
+describe('landing page for questions about the whole site', () => {
+  // "Acme" is in every chunk, as a product's name is in its docs; the landing page says what it is once.
+  const site = [
+    chunk({ id: 0, pagePath: 'index', pageTitle: 'Introduction', text: 'Acme sends invoices for you.' }),
+    chunk({
+      id: 1,
+      pagePath: 'guides/theme',
+      pageTitle: 'Theme',
+      text: 'Acme can be themed. Acme colors follow Acme settings, and Acme fonts too.',
+    }),
+    chunk({
+      id: 2,
+      pagePath: 'guides/keys',
+      pageTitle: 'Keys',
+      text: 'Rotate an Acme key from the keys page.',
+    }),
+    chunk({ id: 3, pagePath: 'guides/export', pageTitle: 'Export', text: 'Acme exports invoices as CSV.' }),
+    ...['billing', 'users', 'webhooks', 'limits', 'taxes'].map((topic, i) =>
+      chunk({ id: 4 + i, pagePath: `guides/${topic}`, pageTitle: topic, text: `Acme ${topic} explained.` }),
+    ),
+  ];
+  const index = buildSearchIndex(site);
+
+  it('puts the landing page first when every word of the question is in a quarter of the chunks or more', () => {
+    expect(ids(searchIndex(index, 'what is acme', { limit: 4 }))[0]).not.toBe(0);
+    expect(ids(searchIndex(index, 'what is acme', { limit: 4, landingPath: 'index' }))[0]).toBe(0);
+    expect(ids(searchIndex(index, 'What is Acme?', { limit: 4, landingPath: '/index' }))[0]).toBe(0);
+  });
+
+  it('leaves a question about a part of the site as it ranks', () => {
+    for (const question of ['rotate acme key', 'acme theme colors']) {
+      expect(searchIndex(index, question, { limit: 4, landingPath: 'index' })).toEqual(
+        searchIndex(index, question, { limit: 4 }),
+      );
+    }
+  });
+
+  it('ignores a landing path that names no page', () => {
+    expect(searchIndex(index, 'what is acme', { limit: 4, landingPath: 'nowhere' })).toEqual(
+      searchIndex(index, 'what is acme', { limit: 4 }),
+    );
+  });
+});

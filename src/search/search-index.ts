@@ -443,7 +443,29 @@ interface Ranked {
 interface Pass {
   mask: Uint8Array | null;
   current: number | undefined;
+  /** The landing page, boosted: set only for a question about the site as a whole (`siteWide`). */
+  landing: number | undefined;
 }
+
+/**
+ * A word in at least this share of the site's chunks names the site itself (its product's name, "docs"),
+ * not a part of it; a question of such words alone ("what is Docent", "what is mcp") is about the whole
+ * site, which is what its landing page introduces. Chosen before measuring, not tuned on the eval sets.
+ */
+const SITE_WIDE_SHARE = 0.25;
+/** Multiplicative boost of the landing page's chunks for such a question. */
+const LANDING_BOOST = 1;
+
+/** Whether every word of the query (in one of its analyses) is in `SITE_WIDE_SHARE` of the chunks or more. */
+const siteWide = (index: SearchIndex, analyses: readonly CoverageTerm[][]): boolean => {
+  const { offsets } = index.postings;
+  const least = SITE_WIDE_SHARE * index.chunkCount;
+  return analyses.some(
+    (terms) =>
+      terms.length > 0 &&
+      terms.every((term) => term.ids.some((t) => (offsets[t + 1] ?? 0) - (offsets[t] ?? 0) >= least)),
+  );
+};
 
 /**
  * One scoring pass: BM25F chunk scores, page scores from the page's best two chunks, both scaled to
@@ -505,6 +527,7 @@ const rank = (index: SearchIndex, qterms: ReadonlyMap<number, number>, k: number
     const c = chunkTouched[i] ?? 0;
     const page = index.chunkPage[c] ?? 0;
     let score = (chunkScores[c] ?? 0) * chunkScale + (pageBest[page] ?? 0) * pageScale;
+    if (page === pass.landing) score *= 1 + LANDING_BOOST;
     // Multiplicative and small: it reorders only results already within a few percent of each other.
     if (current !== undefined) {
       if (page === current) score *= 1 + currentPageBoost;
@@ -628,13 +651,17 @@ export const searchIndex = (index: SearchIndex, query: string, options: SearchOp
   const pass: Pass = {
     mask: filterMasks(index, version, language).chunks,
     current: options.currentPath ? resolvePage(options.currentPath, index.pageByPath) : undefined,
+    landing:
+      options.landingPath !== undefined && siteWide(index, analyzed.coverage)
+        ? resolvePage(options.landingPath, index.pageByPath)
+        : undefined,
   };
   if (index.params.feedbackDocs > 0 && index.params.feedbackTerms > 0) {
     // Feedback ignores the current page: it should learn the question's vocabulary, not the reader's.
     qterms = expand(
       index,
       qterms,
-      rank(index, qterms, index.params.feedbackDocs, { ...pass, current: undefined }),
+      rank(index, qterms, index.params.feedbackDocs, { ...pass, current: undefined, landing: undefined }),
     );
   }
   const ranked = rank(index, qterms, limit, pass);

@@ -67,6 +67,8 @@ interface LoadedIndex {
   baseUrl: string | null;
   /** The chunks' vectors under the configured embeddings model; null: none (or no model). */
   vectors: SiteVectors | null;
+  /** The first page of the site's navigation (SearchOptions.landingPath); null when none is listed. */
+  landingPath: string | null;
 }
 
 /** What the search logs with. */
@@ -172,7 +174,12 @@ export class SiteSearch {
     let hits: SearchHit[] = [];
     let searchedIn = version;
     for (const attempt of attempts) {
-      const o: SearchOptions = { ...options, version: attempt.version, language: attempt.language };
+      const o: SearchOptions = {
+        ...options,
+        version: attempt.version,
+        language: attempt.language,
+        landingPath: loaded.landingPath ?? undefined,
+      };
       hits =
         this.options.embeddings && loaded.vectors
           ? await this.fusedHits(loaded, loaded.vectors, attempt.query, o)
@@ -391,7 +398,13 @@ export class SiteSearch {
     const vectors = this.options.embeddings
       ? await siteVectors(this.storage, siteId, this.options.embeddings.id, index)
       : null;
-    const entry: LoadedIndex = { generation, index, baseUrl: site.base_url, vectors };
+    const entry: LoadedIndex = {
+      generation,
+      index,
+      baseUrl: site.base_url,
+      vectors,
+      landingPath: await landingPathOf(this.storage, siteId),
+    };
     const size = indexBytes(index) + (vectors?.matrix.byteLength ?? 0);
     // A load that raced an ingestion may hold an older generation than the newest: still one whole
     // version of the site, served until the next search sees the newer generation.
@@ -416,6 +429,20 @@ export class SiteSearch {
     this.builds = run.catch(() => undefined);
     return run;
   }
+}
+
+/** The site's first page in its navigation order, if its navigation lists any. */
+async function landingPathOf(storage: Storage, siteId: string): Promise<string | null> {
+  const row = await storage.db
+    .selectFrom('pages')
+    .select('path')
+    .where('site_id', '=', siteId)
+    .where('nav_order', 'is not', null)
+    .orderBy('nav_order')
+    .orderBy('path')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.path ?? null;
 }
 
 /** A chunk's stored key (page and place), to read its text. */

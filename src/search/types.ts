@@ -30,6 +30,12 @@ export interface SearchOptions {
   languageOf?: string | undefined;
   /** Page the reader is on (a page id or URL path); boosts that page and its neighbours. */
   currentPath?: string | undefined;
+  /**
+   * The site's landing page (the first page of its navigation): a question that names nothing narrower
+   * than the site itself ("what is Docent", every word of it in a quarter of the chunks or more) is
+   * answered from it first. SiteSearch fills it from the stored pages.
+   */
+  landingPath?: string | undefined;
 }
 
 export interface SearchHit {
