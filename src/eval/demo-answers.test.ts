@@ -56,6 +56,13 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   // The product's name is in most of its pages: a question about it alone is answered by the landing page.
   ['what is docent', 'index'],
   ['What is Docent?', 'index'],
+  // Asked of the demo in session 33, answered from the wrong section before the docs said it.
+  [
+    'how do I add the widget to docusaurus',
+    'guides/widget#add-it-to-docusaurus-mkdocs-vitepress-or-starlight',
+  ],
+  ['does it work offline', 'index'],
+  ['how do I scale to multiple servers', 'guides/deployment#two-or-more-replicas'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
