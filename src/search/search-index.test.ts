@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeChunk } from './analyze.ts';
+import { ANALYZER_VERSION, analyzeChunk } from './analyze.ts';
 import { normalizePagePath, resolvePage } from './current-path.ts';
+import { SearchIndexBuilder } from './index-builder.ts';
 import { withinOneEdit } from './one-edit.ts';
 import {
+  addChunk,
   buildSearchIndex,
   DEFAULT_RANKING,
   questionLanguageLabel,
@@ -368,6 +370,31 @@ describe('landing page for questions about the whole site', () => {
         searchIndex(index, question, { limit: 4 }),
       );
     }
+  });
+
+  it("prefers the landing page's opening section, where a product says what it is", () => {
+    const builder = new SearchIndexBuilder(DEFAULT_RANKING, ANALYZER_VERSION);
+    const opening = chunk({
+      id: 0,
+      pagePath: 'index',
+      pageTitle: 'Introduction',
+      text: 'Acme sends invoices.',
+    });
+    const later = chunk({
+      id: 1,
+      pagePath: 'index',
+      pageTitle: 'Introduction',
+      headings: ['Next steps'],
+      text: 'Acme setup: install Acme, then open Acme.',
+    });
+    addChunk(builder, opening, 0);
+    addChunk(builder, later, 1);
+    for (const [i, c] of site.slice(1).entries()) addChunk(builder, { ...c, id: 2 + i });
+    const withOpening = builder.finish();
+    expect(ids(searchIndex(withOpening, 'what is acme', { limit: 4 }))[0]).not.toBe(0);
+    expect(
+      ids(searchIndex(withOpening, 'what is acme', { limit: 4, landingPath: 'index' })).slice(0, 2),
+    ).toEqual([0, 1]);
   });
 
   it('ignores a landing path that names no page', () => {

@@ -453,8 +453,12 @@ interface Pass {
  * site, which is what its landing page introduces. Chosen before measuring, not tuned on the eval sets.
  */
 const SITE_WIDE_SHARE = 0.25;
-/** Multiplicative boost of the landing page's chunks for such a question. */
-const LANDING_BOOST = 1;
+/**
+ * Multiplicative boosts for such a question: the landing page's opening section (before its first
+ * heading, where a product says what it is) and its other sections.
+ */
+const LANDING_OPENING_BOOST = 1;
+const LANDING_BOOST = 0.5;
 
 /** Whether every word of the query (in one of its analyses) is in `SITE_WIDE_SHARE` of the chunks or more. */
 const siteWide = (index: SearchIndex, analyses: readonly CoverageTerm[][]): boolean => {
@@ -527,7 +531,7 @@ const rank = (index: SearchIndex, qterms: ReadonlyMap<number, number>, k: number
     const c = chunkTouched[i] ?? 0;
     const page = index.chunkPage[c] ?? 0;
     let score = (chunkScores[c] ?? 0) * chunkScale + (pageBest[page] ?? 0) * pageScale;
-    if (page === pass.landing) score *= 1 + LANDING_BOOST;
+    if (page === pass.landing) score *= 1 + (index.chunkOrd[c] === 0 ? LANDING_OPENING_BOOST : LANDING_BOOST);
     // Multiplicative and small: it reorders only results already within a few percent of each other.
     if (current !== undefined) {
       if (page === current) score *= 1 + currentPageBoost;
