@@ -7,7 +7,7 @@ import { createSite } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { type SeedPage, seedSite } from '../testing/seed-site.ts';
 import { smallDocs } from '../testing/small-docs.ts';
-import { analyzeChunk } from './analyze.ts';
+import { ANALYZER_VERSION, analyzeChunk } from './analyze.ts';
 import { decodeIndex, encodeIndex, INDEX_FORMAT, IndexFormatError } from './index-codec.ts';
 import { INDEX_PART_BYTES } from './index-parts.ts';
 import { buildSearchIndex, searchIndex } from './search-index.ts';
@@ -89,6 +89,13 @@ describe('the serialized index', () => {
     expect(() => decodeIndex(other)).toThrow(IndexFormatError);
     expect(() => decodeIndex(bytes.slice(0, bytes.length - 64))).toThrow(IndexFormatError);
     expect(() => decodeIndex(new Uint8Array(8))).toThrow(IndexFormatError);
+  });
+
+  it('moves with the analyzer: a stored index holds analyzed terms', () => {
+    // A stored index is rebuilt only when its format differs, so an analyzer change (ANALYZER_VERSION)
+    // that does not also bump INDEX_FORMAT leaves every site searching terms the queries no longer
+    // produce. When this fails, bump INDEX_FORMAT too, then both numbers here.
+    expect({ ANALYZER_VERSION, INDEX_FORMAT }).toEqual({ ANALYZER_VERSION: 3, INDEX_FORMAT: 6 });
   });
 });
 
