@@ -15,7 +15,6 @@ import {
   MAX_ID_CHARS,
   MAX_MESSAGE_CHARS,
   MAX_MESSAGE_PARTS,
-  messagesField,
   textOfParts,
   textWithinLimit,
 } from './request-schema.ts';
@@ -68,7 +67,12 @@ export const uiAssistantRequestSchema = z
     ...contractFields,
     /** The chat id (`useChat`'s `id`): the key a dropped stream is resumed by. */
     id: idString.min(1).optional(),
-    messages: messagesField(uiMessageSchema),
+    /**
+     * Any number, unlike v1's 200 (MAX_MESSAGES): `DefaultChatTransport` sends the whole history on every
+     * question, and only the last one is read (the stored thread is the conversation), so a cap on the
+     * count stopped a plain `useChat` chat for good at its 101st question. The body limit bounds them.
+     */
+    messages: z.array(uiMessageSchema).min(1, 'messages must hold at least one message'),
     trigger: z.enum(['submit-message', 'regenerate-message']).default('submit-message'),
     messageId: idString.optional(),
   })
