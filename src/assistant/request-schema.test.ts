@@ -324,6 +324,21 @@ describe('invalid requests', () => {
   });
 });
 
+describe('a v4 useChat body without sendExtraMessageFields', () => {
+  // Found by QA: `useChat` leaves message ids out unless `sendExtraMessageFields: true` (off by default),
+  // and the 400 only said "Required" at messages.0.id, naming no setting.
+  it('names the setting the endpoint needs', () => {
+    const { id: _id, ...withoutId } = user();
+    const details = rejected({ id: 'chat-1', fp: 'anonymous', messages: [withoutId] });
+    expect(details).toEqual([
+      {
+        path: 'messages.0.id',
+        message: expect.stringContaining('sendExtraMessageFields: true'),
+      },
+    ]);
+  });
+});
+
 describe('a v1 body sent to the v2 endpoint', () => {
   it('says v2 messages hold their text in parts, and where a v1 message goes', () => {
     const parsed = uiAssistantRequestSchema.safeParse({
