@@ -55,6 +55,13 @@ export interface DocsMcpDeps {
 /** A tool's arguments: unknown ones are refused, as the advertised schema says (`additionalProperties: false`). */
 const toolInput = <T extends z.ZodRawShape>(shape: T) => z.object(shape).strict();
 
+/**
+ * Text that `ask_docs` stores (a question) or looks up (a thread): refused with a NUL character, as the
+ * HTTP routes refuse one in a body (PostgreSQL cannot hold U+0000 in text; over stdio nothing else checks).
+ */
+const storedText = (schema: z.ZodString) =>
+  schema.refine((text) => !text.includes('\u0000'), 'Text may not contain the NUL character (U+0000)');
+
 /** The filters, described with the values this site's pages carry, so that an agent can pick one. */
 const filterShape = (labels: SiteLabels | null) => ({
   version: z
@@ -199,9 +206,11 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
       title: `Ask the ${docs} assistant`,
       description: `Answers a question about ${site.name} from its documentation, citing sources as [n] with their URLs. Costs one assistant credit of the docs owner; to follow up, pass back threadId and threadKey.`,
       inputSchema: toolInput({
-        question: z.string().trim().min(1).max(MAX_ASK_QUESTION_CHARS),
-        threadId: z.string().max(MAX_ID_CHARS).optional().describe('Continue this conversation'),
-        threadKey: z.string().max(MAX_ID_CHARS).optional().describe('The key returned with threadId'),
+        question: storedText(z.string().trim().min(1).max(MAX_ASK_QUESTION_CHARS)),
+        threadId: storedText(z.string().max(MAX_ID_CHARS)).optional().describe('Continue this conversation'),
+        threadKey: storedText(z.string().max(MAX_ID_CHARS))
+          .optional()
+          .describe('The key returned with threadId'),
       }),
       outputSchema: askOutput,
       // Read-only for the docs; it does write a thread and spend a credit, hence not idempotent.

@@ -91,7 +91,14 @@ const attachmentSchema = z.object({
 
 export const messageSchema = z
   .object({
-    id: idString,
+    // `useChat` (v4) sends message ids only with `sendExtraMessageFields: true` (off by default), which the
+    // contract requires: a body without them says so, rather than a bare "Required".
+    id: z
+      .string({
+        required_error:
+          'Required: a v4 useChat sends message ids only with sendExtraMessageFields: true, which this endpoint needs',
+      })
+      .max(MAX_ID_CHARS),
     role: z.enum(['system', 'assistant', 'data', 'user']),
     content: z.string().max(MAX_MESSAGE_CHARS),
     parts: z.array(messagePartSchema).max(MAX_MESSAGE_PARTS),

@@ -76,6 +76,24 @@ describe.each(dialects)('docent mcp --site (stdio) on %s', (dialect) => {
     expect(answer.structuredContent.sources.length).toBeGreaterThan(0);
   });
 
+  // Found by QA: over stdio nothing refused a NUL character before ask_docs stored the question or looked
+  // the thread up, so on PostgreSQL the call failed with the database's own message ("invalid byte
+  // sequence for encoding \"UTF8\": 0x00"), and on SQLite the question was answered and stored.
+  it('refuses a NUL character in what ask_docs stores or looks up, as an invalid argument', async () => {
+    for (const args of [
+      { question: 'How do I create an access\u0000 token?' },
+      { question: 'How do I create an access token?', threadId: 'thr_\u0000', threadKey: 'thk_x' },
+      { question: 'How do I create an access token?', threadId: 'thr_x', threadKey: 'thk_\u0000' },
+    ]) {
+      const result = (await client.callTool({ name: 'ask_docs', arguments: args })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
+      expect(result.isError).toBe(true);
+      expect(result.content[0]?.text).toMatch(/Input validation error.*NUL character \(U\+0000\)/);
+    }
+  });
+
   it('exits on its own, with status 0, when the client closes stdin', async () => {
     const child = spawn(
       process.execPath,

@@ -372,6 +372,39 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     );
   });
 
+  // Found by QA: `messages` was capped at 200 as on v1, but `DefaultChatTransport` sends the whole history
+  // with every question, so a plain `useChat` chat was refused (400) at its 101st question, and at every
+  // one after it.
+  it('answers the 101st question of a useChat chat, whose every request carries the whole history', async () => {
+    const client = UI_CLIENTS[0] as UiClient;
+    const first = await createUiChat(client, {
+      api,
+      key,
+      body: { fp: 'reader-long' },
+      id: `chat-long-${dialect}`,
+    });
+    await first.sendMessage({ text: 'How do I ingest my docs?' });
+    const metadata = metadataOf(lastAssistant(first));
+    const [question, answer] = first.messages;
+    // 100 questions and answers, as the chat holds them after 100 turns.
+    const history = Array.from({ length: 100 }, (_, i) => [
+      { ...question, id: `u${i}` },
+      { ...answer, id: `a${i}` },
+    ]).flat() as UiMessage[];
+    const chat = await createUiChat(client, {
+      api,
+      key,
+      body: { fp: 'reader-long', threadId: metadata?.threadId, threadKey: metadata?.threadKey },
+      id: `chat-long-${dialect}`,
+      messages: history,
+    });
+    await chat.sendMessage({ text: 'How do I rotate an assistant key?' });
+    expect(chat.error).toBeUndefined();
+    expect(chat.messages).toHaveLength(202);
+    expect(metadataOf(lastAssistant(chat))?.threadId).toBe(metadata?.threadId);
+    expect(uiText(lastAssistant(chat)).length).toBeGreaterThan(20);
+  });
+
   /** A v2 request as a plain `fetch`, its stream read to the end; the thread headers and the stream's message id. */
   async function post(
     body: Record<string, unknown>,
