@@ -42,8 +42,11 @@ import {
   type ThreadMessage,
 } from './threads.ts';
 
-/** Stored messages a v2 follow-up gives the model (the latest ones): about 20 questions and answers. */
-export const MAX_STORED_HISTORY_MESSAGES = 40;
+/**
+ * Messages of the conversation the model is given, the latest ones (about 20 questions and answers): of
+ * the stored thread on v2, of the client's history on v1.
+ */
+export const MAX_HISTORY_MESSAGES = 40;
 
 /** The reader's connection, as far as an answer cares: gone means stop. */
 export interface ReaderGone {
@@ -282,7 +285,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       const chargedRequest = { organizationId, requestId };
 
       // The conversation the model sees, the question last.
-      const turns: Turn[] = input.clientTurns ?? [
+      const turns: Turn[] = (input.clientTurns && latestTurns(input.clientTurns)) ?? [
         ...(storedTurns ?? []),
         ...(regenerating !== undefined ? [] : [{ role: 'user' as const, text: input.question }]),
       ];
@@ -479,13 +482,23 @@ function logNotStored(logger: Logger, requestId: string, stored: AnswerStored): 
 }
 
 /**
+ * The client's conversation the model is given (v1): its latest `MAX_HISTORY_MESSAGES`, from a question
+ * on (a conversation that opens with an answer is refused by some providers).
+ */
+function latestTurns(turns: readonly Turn[]): Turn[] {
+  const latest = turns.slice(-MAX_HISTORY_MESSAGES);
+  const first = latest.findIndex((turn) => turn.role === 'user');
+  return first <= 0 ? latest : latest.slice(first);
+}
+
+/**
  * The stored conversation the model is given, its latest messages: up to and with the question a
  * regenerate answers again (its answer, and anything after it, left out), else the whole thread.
  */
 function turnsOf(messages: readonly ThreadMessage[], upToSeq?: number): Turn[] {
   const kept = upToSeq === undefined ? messages : messages.filter((m) => m.seq <= upToSeq);
   const turns: Turn[] = [];
-  for (const m of kept.slice(-MAX_STORED_HISTORY_MESSAGES)) {
+  for (const m of kept.slice(-MAX_HISTORY_MESSAGES)) {
     if (m.content !== '') turns.push({ role: m.role, text: m.content });
   }
   return turns;

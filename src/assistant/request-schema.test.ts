@@ -7,7 +7,6 @@ import {
   MAX_CONTEXT_CHARS,
   MAX_CONTEXT_ITEMS,
   MAX_MESSAGE_CHARS,
-  MAX_MESSAGES,
 } from './request-schema.ts';
 import { uiAssistantRequestSchema, uiMessageSchema } from './ui-request-schema.ts';
 
@@ -164,9 +163,8 @@ describe('valid requests', () => {
     expect(parse({ ...minimal(), retrievalPageSize: 50 }).success).toBe(true);
     expect(parse({ ...minimal(), currentPath: 'a'.repeat(200) }).success).toBe(true);
     expect(parse({ ...minimal(), context: [] }).success).toBe(true);
-    expect(
-      parse({ ...minimal(), messages: Array.from({ length: MAX_MESSAGES }, () => user()) }).success,
-    ).toBe(true);
+    // Any number of messages: clients send the whole chat with every question (the body's size bounds it).
+    expect(parse({ ...minimal(), messages: Array.from({ length: 1_001 }, () => user()) }).success).toBe(true);
   });
 });
 
@@ -194,9 +192,17 @@ describe('invalid requests', () => {
     ]);
   });
 
-  it('too many messages', () => {
-    const details = rejected({ fp: 'x', messages: Array.from({ length: MAX_MESSAGES + 1 }, () => user()) });
-    expect(details[0]?.path).toBe('messages');
+  it('a message deep in a long chat is checked where it is', () => {
+    const messages = Array.from({ length: 300 }, () => user());
+    // Each part within its limit, the message's text parts together over it.
+    const half = { type: 'text', text: 'a'.repeat(MAX_MESSAGE_CHARS / 2 + 1) };
+    messages[250] = { ...user(), parts: [half, half] };
+    expect(rejected({ fp: 'x', messages })).toEqual([
+      {
+        path: 'messages.250.parts',
+        message: `at most ${MAX_MESSAGE_CHARS} characters of text per message (its text parts together)`,
+      },
+    ]);
   });
 
   it('content too long', () => {

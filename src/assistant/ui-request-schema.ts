@@ -11,10 +11,12 @@
 import { z } from 'zod';
 import {
   contractFields,
+  eachMessageText,
   lastMessageFromUser,
   MAX_ID_CHARS,
   MAX_MESSAGE_CHARS,
   MAX_MESSAGE_PARTS,
+  messagesField,
   textOfParts,
   textWithinLimit,
 } from './request-schema.ts';
@@ -33,14 +35,6 @@ const idString = z.string().max(MAX_ID_CHARS);
  * loop for 0.5 to 0.7 s, and every answer on the server stalled meanwhile.
  */
 const partSchema = z.object({ type: z.string().min(1).max(MAX_PART_TYPE_CHARS) }).passthrough();
-
-/** `ctx` for what lies at `path` under it: the issues added are placed there. */
-function within(ctx: z.RefinementCtx, path: (string | number)[]): z.RefinementCtx {
-  return {
-    path: [...ctx.path, ...path],
-    addIssue: (issue) => ctx.addIssue({ ...issue, path: [...path, ...(issue.path ?? [])] }),
-  };
-}
 
 /** Each text part holds a string `text` of at most `MAX_MESSAGE_CHARS`. */
 function textParts(message: { parts: readonly { type: string }[] }, ctx: z.RefinementCtx): void {
@@ -81,18 +75,13 @@ export const uiAssistantRequestSchema = z
     ...contractFields,
     /** The chat id (`useChat`'s `id`): the key a dropped stream is resumed by. */
     id: idString.min(1).optional(),
-    /**
-     * Any number, unlike v1's 200 (MAX_MESSAGES): `DefaultChatTransport` sends the whole history on every
-     * question, and only the last one is read (the stored thread is the conversation), so a cap on the
-     * count stopped a plain `useChat` chat for good at its 101st question. The body limit bounds them.
-     */
-    messages: z.array(uiMessageSchema).min(1, 'messages must hold at least one message'),
+    /** Only the last is read: the stored thread is the conversation. */
+    messages: messagesField(uiMessageSchema),
     trigger: z.enum(['submit-message', 'regenerate-message']).default('submit-message'),
     messageId: idString.optional(),
   })
   .superRefine((body, ctx) => {
-    body.messages.forEach((message, index) => {
-      const inMessage = within(ctx, ['messages', index]);
+    eachMessageText(body, ctx, (message, inMessage) => {
       textParts(message, inMessage);
       textWithinLimit(message, inMessage);
     });

@@ -1,13 +1,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { simulateReadableStream } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_HISTORY_MESSAGES } from '../../assistant/answer-question.ts';
 import { BuiltinAnswerer } from '../../assistant/builtin-answerer.ts';
 import { listThreadMessages } from '../../assistant/threads.ts';
 import { createApiKey } from '../../tenancy/api-keys.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { type ChatResult, chatWithAssistant } from '../../testing/chat-client.ts';
 import { dialects } from '../../testing/databases.ts';
+import { scriptedModelStream } from '../../testing/model-streams.ts';
 import { repoRoot } from '../../testing/paths.ts';
 import { startTestServer, type TestServer } from '../../testing/server.ts';
 
@@ -665,5 +669,53 @@ describe.each(dialects)('POST /v1/assistant/{domain}/message on %s', (dialect) =
       { key },
     );
     expect(after.status).toBe(200);
+  });
+});
+
+describe.each(dialects)('v1 long chats on %s', (dialect) => {
+  let server: TestServer;
+  let key = '';
+  const prompts: { role: string }[][] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer(dialect, {
+      modelProvider: () =>
+        new MockLanguageModelV3({
+          doStream: async ({ prompt }) => {
+            prompts.push(prompt);
+            return { stream: simulateReadableStream({ chunks: scriptedModelStream(['Use ', '/healthz.']) }) };
+          },
+        }),
+    });
+    key = (await bootstrapSite(server.storage, { domain: 'docs', docsDir: bundledDocs })).assistantKey;
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('answers the 121st question of a chat, giving the model the latest MAX_HISTORY_MESSAGES of it', async () => {
+    // AI SDK 4's useChat sends the whole chat with every question: 241 messages here (a cap of 200
+    // stopped such a chat for good at its 101st question).
+    const history = Array.from({ length: 120 }, (_, i) => [
+      userMessage(`Question ${i}?`),
+      {
+        id: `a${i}`,
+        role: 'assistant',
+        content: `Answer ${i}.`,
+        parts: [{ type: 'text', text: `Answer ${i}.` }],
+      },
+    ]).flat();
+    const result = await chat(server, key, {
+      fp: 'long-chat',
+      messages: [...history, userMessage('How do I check that Docent is up?')],
+    });
+    expect(result.error).toBeUndefined();
+    expect(result.message?.content).toBe('Use /healthz.');
+    const conversation = (prompts.at(-1) ?? []).filter((m) => m.role !== 'system');
+    // The latest 40 messages, less the answer they would open with: from a question on.
+    expect(conversation).toHaveLength(MAX_HISTORY_MESSAGES - 1);
+    expect(conversation[0]?.role).toBe('user');
+    expect(JSON.stringify(conversation[0])).toContain('Question 101?');
+    expect(JSON.stringify(conversation.at(-1))).toContain('How do I check that Docent is up?');
   });
 });
