@@ -36,6 +36,11 @@ export const MAX_ORIGIN_LENGTH = 253 + 'https://'.length + ':65535'.length;
 export const originSchema = z
   .string()
   .max(MAX_ORIGIN_LENGTH)
+  // Origins are compared exactly: "https://*.example.com" would be stored and then match no page at all.
+  .refine((value) => !value.includes('*'), {
+    message:
+      'must be one exact origin: wildcards are not supported, list each origin (https://docs.example.com)',
+  })
   .refine(
     (value) => {
       try {
@@ -70,11 +75,28 @@ const isHttpUrl = (value: string): boolean => {
   }
 };
 
+const hasCredentials = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return false;
+  }
+};
+
 /** A site's base URL for deep links, stored without trailing slashes. */
 export const baseUrlSchema = z
   .string()
   .max(MAX_BASE_URL_LENGTH)
   .refine(isHttpUrl, { message: BASE_URL_MESSAGE })
+  // Every citation is the base URL followed by a page's path: after a query or a fragment the path would
+  // land inside it (`https://d.example/?ref=ai/guides/x`), and a user name or password would be in every link.
+  .refine((value) => !/[?#]/.test(value), {
+    message: 'must have no query (?) or fragment (#): page paths are added after it',
+  })
+  .refine((value) => !hasCredentials(value), {
+    message: 'must have no user name or password: every reader sees it in the links',
+  })
   .transform((value) => value.replace(/\/+$/, ''));
 
 export class InvalidSiteError extends Error {

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { allowedOriginsSchema, baseUrlSchema } from './sites.ts';
+
+/** What an owner types that would be stored and then quietly break every citation or every widget. */
+describe('site URL rules', () => {
+  it('refuses a base URL whose citations would land inside its query or fragment', () => {
+    for (const baseUrl of [
+      'https://docs.example.com/docs?ref=ai',
+      'https://docs.example.com/#/',
+      'https://d.example/#',
+    ]) {
+      const parsed = baseUrlSchema.safeParse(baseUrl);
+      expect(parsed.success, baseUrl).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(/no query \(\?\) or fragment \(#\)/);
+    }
+  });
+
+  it('refuses a base URL with a user name or password, which every reader would see', () => {
+    for (const baseUrl of ['https://user:pw@docs.example.com', 'https://token@docs.example.com/docs']) {
+      const parsed = baseUrlSchema.safeParse(baseUrl);
+      expect(parsed.success, baseUrl).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(/no user name or password/);
+    }
+  });
+
+  it('still takes a base URL with a path, trailing slashes dropped', () => {
+    expect(baseUrlSchema.parse('https://docs.example.com/docs/')).toBe('https://docs.example.com/docs');
+    expect(baseUrlSchema.parse('http://localhost:3000')).toBe('http://localhost:3000');
+  });
+
+  it('refuses a wildcard origin, which no browser origin would ever match', () => {
+    for (const origin of ['https://*.example.com', 'http://*:4412', '*']) {
+      const parsed = allowedOriginsSchema.safeParse([origin]);
+      expect(parsed.success, origin).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(/wildcards are not supported/);
+    }
+    expect(allowedOriginsSchema.parse(['https://docs.example.com'])).toEqual(['https://docs.example.com']);
+  });
+});
