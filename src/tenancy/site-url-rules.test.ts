@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { allowedOriginsSchema, baseUrlSchema } from './sites.ts';
+import { createSiteBody } from '../http/routes/admin/create-site.ts';
+import { updateSiteBody } from '../http/routes/admin/update-site.ts';
+import { allowedOriginsSchema, baseUrlSchema, MAX_NAME_LENGTH, siteNameSchema } from './sites.ts';
 
 /** What an owner types that would be stored and then quietly break every citation or every widget. */
 describe('site URL rules', () => {
@@ -35,5 +37,18 @@ describe('site URL rules', () => {
       expect(parsed.error?.issues[0]?.message).toMatch(/wildcards are not supported/);
     }
     expect(allowedOriginsSchema.parse(['https://docs.example.com'])).toEqual(['https://docs.example.com']);
+  });
+
+  it('refuses a blank site name, and trims one, on every writer (the console already did)', () => {
+    expect(siteNameSchema.safeParse('   ').success).toBe(false);
+    expect(siteNameSchema.parse('  Acme docs ')).toBe('Acme docs');
+    for (const parse of [
+      (name: string) => createSiteBody.safeParse({ domain: 'acme', name }),
+      (name: string) => updateSiteBody.safeParse({ name }),
+    ]) {
+      expect(parse('   ').success).toBe(false);
+      expect(parse('x'.repeat(MAX_NAME_LENGTH + 1)).success).toBe(false);
+      expect(parse('  Acme docs ')).toMatchObject({ success: true, data: { name: 'Acme docs' } });
+    }
   });
 });

@@ -22,6 +22,16 @@ export function publishesPages(site: Pick<Site, 'base_url' | 'public'>): boolean
 export const MAX_DOMAIN_LENGTH = 63;
 /** Longest name of an organization, a site or a key. */
 export const MAX_NAME_LENGTH = 200;
+
+/**
+ * A site's display name: the widget's title ("Ask <name>") and the console's. Trimmed, as the console's
+ * form trims it, so no writer stores a blank name the console then refuses to save the settings with.
+ */
+export const siteNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty or only spaces')
+  .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`);
 export const domainSchema = z
   .string()
   .min(1)
