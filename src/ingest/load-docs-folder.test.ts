@@ -289,6 +289,33 @@ describe('plain Markdown folder', () => {
     expect(text(page(site, 'a'))).toContain('Some html & text &constructor;');
   });
 
+  it("says so when the folder's docs.json is in a subfolder (a repository root given for its docs/)", async () => {
+    const root = fixture({
+      'README.md': '# Project',
+      'docs/docs.json': JSON.stringify({ name: 'Nested', navigation: { pages: ['intro'] } }),
+      'docs/intro.mdx': md('Intro'),
+    });
+    const site = await loadDocsFolder(root);
+    expect(site.navigation.kind).toBe('none');
+    expect(site.pages.map((p) => p.path)).toEqual(['README', 'docs/intro']);
+    expect(site.warnings).toEqual([
+      {
+        file: 'docs/docs.json',
+        message:
+          'the docs folder has no docs.json of its own, so every Markdown file is a page and the navigation of docs/docs.json is not read; to use it, ingest the docs folder instead (a git source: subdir docs)',
+      },
+    ]);
+    // A plain folder with no config anywhere, or one with its own, gets no such warning.
+    expect((await loadDocsFolder(fixture({ 'docs/a.md': '# A' }))).warnings).toEqual([]);
+    const own = fixture({
+      'docs.json': JSON.stringify({ navigation: { pages: ['a'] } }),
+      'a.mdx': md('A'),
+      'old/mint.json': '{}',
+      'old/b.mdx': md('B'),
+    });
+    expect((await loadDocsFolder(own)).warnings).toEqual([]);
+  });
+
   it('falls back to plain Markdown when docs.json is invalid JSON, with line and column', async () => {
     const root = fixture({
       'docs.json': '{\n  "navigation": {\n    "pages": ["a",]\n  }\n}',

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { readAssistantInstructions } from './assistant-instructions.ts';
-import { containedFolder } from './contained-file.ts';
+import { containedFolder, MAX_CONFIG_FILE_BYTES } from './contained-file.ts';
 import { isPlainFolderPage, listDocsFiles, pageIdOf } from './docs-files.ts';
 import { outcomeToShare, ParseSharing, type ShareInfo, sharedResult } from './duplicate-pages.ts';
 import { readFrameworkNavigation } from './frameworks/read-framework-navigation.ts';
@@ -66,6 +66,41 @@ export interface StreamedSite extends Omit<LoadedSite, 'pages'> {
   pagesByStamp: number;
 }
 
+/** Most top-level folders looked into for a `docs.json` of their own when the root has none. */
+const MAX_NESTED_CONFIG_PROBES = 20;
+
+/**
+ * A folder with no `docs.json` or `mint.json` whose subfolder has one was most likely given one level too
+ * high (a repository's root, its docs in `docs/`): every Markdown file became a page, each id starting with
+ * the subfolder, the navigation unread, and nothing said so. Names the config found and what to ingest.
+ */
+const warnNestedDocsConfig = async (
+  root: string,
+  files: readonly string[],
+  sink: WarningSink,
+): Promise<void> => {
+  const folder = containedFolder(root);
+  const configs = ['docs.json', 'mint.json'];
+  for (const name of configs) if ((await folder.stampOf(name)) !== null) return;
+  const tops = new Set<string>();
+  for (const file of files) {
+    const slash = file.indexOf('/');
+    const top = slash > 0 ? file.slice(0, slash) : '';
+    if (top !== '' && !/\p{Cc}/u.test(top)) tops.add(top);
+    if (tops.size >= MAX_NESTED_CONFIG_PROBES) break;
+  }
+  for (const top of tops)
+    for (const name of configs) {
+      const rel = `${top}/${name}`;
+      if (!(await folder.readText(rel, MAX_CONFIG_FILE_BYTES)).ok) continue;
+      sink.add({
+        file: rel,
+        message: `the docs folder has no ${name} of its own, so every Markdown file is a page and the navigation of ${rel} is not read; to use it, ingest the ${top} folder instead (a git source: subdir ${top})`,
+      });
+      return;
+    }
+};
+
 /**
  * Loads a documentation folder page by page: each page is handed to `onPage` in the order the site
  * lists them, and the next only once `onPage` has settled, so the caller decides how many pages are
@@ -95,6 +130,7 @@ export const streamDocsFolder = async (
   // Mintlify's config first; without one, another framework's (Docusaurus, MkDocs, Starlight, VitePress).
   const navigation =
     (await readNavigation(root, sink)) ?? (await readFrameworkNavigation(root, sink, docs.files));
+  if (!navigation) await warnNestedDocsConfig(root, docs.files, sink);
   const summary: NavigationSummary = navigation?.summary ?? {
     kind: 'none',
     versions: [],

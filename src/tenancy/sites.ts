@@ -22,6 +22,16 @@ export function publishesPages(site: Pick<Site, 'base_url' | 'public'>): boolean
 export const MAX_DOMAIN_LENGTH = 63;
 /** Longest name of an organization, a site or a key. */
 export const MAX_NAME_LENGTH = 200;
+
+/**
+ * A site's display name: the widget's title ("Ask <name>") and the console's. Trimmed, as the console's
+ * form trims it, so no writer stores a blank name the console then refuses to save the settings with.
+ */
+export const siteNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty or only spaces')
+  .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`);
 export const domainSchema = z
   .string()
   .min(1)
@@ -36,6 +46,11 @@ export const MAX_ORIGIN_LENGTH = 253 + 'https://'.length + ':65535'.length;
 export const originSchema = z
   .string()
   .max(MAX_ORIGIN_LENGTH)
+  // Origins are compared exactly: "https://*.example.com" would be stored and then match no page at all.
+  .refine((value) => !value.includes('*'), {
+    message:
+      'must be one exact origin: wildcards are not supported, list each origin (https://docs.example.com)',
+  })
   .refine(
     (value) => {
       try {
@@ -70,11 +85,28 @@ const isHttpUrl = (value: string): boolean => {
   }
 };
 
+const hasCredentials = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return false;
+  }
+};
+
 /** A site's base URL for deep links, stored without trailing slashes. */
 export const baseUrlSchema = z
   .string()
   .max(MAX_BASE_URL_LENGTH)
   .refine(isHttpUrl, { message: BASE_URL_MESSAGE })
+  // Every citation is the base URL followed by a page's path: after a query or a fragment the path would
+  // land inside it (`https://d.example/?ref=ai/guides/x`), and a user name or password would be in every link.
+  .refine((value) => !/[?#]/.test(value), {
+    message: 'must have no query (?) or fragment (#): page paths are added after it',
+  })
+  .refine((value) => !hasCredentials(value), {
+    message: 'must have no user name or password: every reader sees it in the links',
+  })
   .transform((value) => value.replace(/\/+$/, ''));
 
 export class InvalidSiteError extends Error {

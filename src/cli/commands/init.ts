@@ -6,7 +6,13 @@ import { getGitSource } from '../../sources/git-sources.ts';
 import { GitSourceError } from '../../sources/git-url.ts';
 import { createApiKey } from '../../tenancy/api-keys.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
-import { baseUrlSchema, DomainTakenError, domainSchema, getSiteByDomain } from '../../tenancy/sites.ts';
+import {
+  baseUrlSchema,
+  DomainTakenError,
+  domainSchema,
+  getSiteByDomain,
+  siteNameSchema,
+} from '../../tenancy/sites.ts';
 import {
   CliError,
   docsDirectory,
@@ -73,6 +79,9 @@ export function registerInit(program: Command): void {
       const baseUrl = options.baseUrl === undefined ? undefined : baseUrlSchema.safeParse(options.baseUrl);
       if (baseUrl && !baseUrl.success)
         throw new CliError(`--base-url: ${baseUrl.error.issues[0]?.message ?? 'invalid URL'}`);
+      const name = options.name === undefined ? undefined : siteNameSchema.safeParse(options.name);
+      if (name && !name.success)
+        throw new CliError(`--name: ${name.error.issues[0]?.message ?? 'invalid name'}`);
       const source = sourceOf(options, globals);
       await withStorage(
         globals,
@@ -90,7 +99,7 @@ export function registerInit(program: Command): void {
             const result = await bootstrapSite(storage, {
               domain: domain.data,
               ...source,
-              ...(options.name ? { siteName: options.name } : {}),
+              ...(name?.data ? { siteName: name.data } : {}),
               baseUrl: baseUrl?.data ?? null,
               ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
               refuseEmpty: options.allowEmpty !== true,

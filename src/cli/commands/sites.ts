@@ -22,6 +22,7 @@ import {
   listSites,
   type Site,
   siteAllowedOrigins,
+  siteNameSchema,
   updateSite,
 } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
@@ -110,13 +111,16 @@ export function registerSites(program: Command): void {
         const parsed = domainSchema.safeParse(domain);
         if (!parsed.success) throw new CliError(`domain: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
         const origins = parseOrigins(options.allowedOrigin ?? []);
+        const name = options.name === undefined ? undefined : siteNameSchema.safeParse(options.name);
+        if (name && !name.success)
+          throw new CliError(`--name: ${name.error.issues[0]?.message ?? 'invalid name'}`);
         await withStorage(globals, async (storage) => {
           const owner = await resolveOrganization(storage, { org: options.org });
           try {
             const site = await createSite(storage, {
               organizationId: owner.organizationId,
               domain: parsed.data,
-              ...(options.name ? { name: options.name } : {}),
+              ...(name?.data ? { name: name.data } : {}),
               baseUrl: options.baseUrl ?? null,
               docsDir: options.docs ? path.resolve(options.docs) : null,
               allowedOrigins: origins,

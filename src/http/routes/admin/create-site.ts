@@ -7,6 +7,7 @@ import {
   createSite,
   DomainTakenError,
   domainSchema,
+  siteNameSchema,
 } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
@@ -14,18 +15,12 @@ import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { docsDirOfRequest, gitSourceOfRequest, refuseBothSources } from './git-source-request.ts';
-import {
-  gitSourceInputSchema,
-  MAX_NAME_LENGTH,
-  MAX_PATH_LENGTH,
-  siteSchema,
-  siteWithGitJson,
-} from './schemas.ts';
+import { gitSourceInputSchema, MAX_PATH_LENGTH, siteSchema, siteWithGitJson } from './schemas.ts';
 
 export const createSiteBody = z
   .object({
     domain: domainSchema,
-    name: z.string().min(1).max(MAX_NAME_LENGTH).optional(),
+    name: siteNameSchema.optional(),
     baseUrl: baseUrlSchema
       .nullable()
       .optional()

@@ -7,6 +7,7 @@ import {
   baseUrlSchema,
   getOrganizationSite,
   type Site,
+  siteNameSchema,
   updateSite,
 } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
@@ -19,7 +20,6 @@ import { refuseWhileIngesting, requireOrganizationSite } from './require-site.ts
 import {
   domainParamSchema,
   gitSourceInputSchema,
-  MAX_NAME_LENGTH,
   MAX_PATH_LENGTH,
   siteSchema,
   siteWithGitJson,
@@ -27,7 +27,7 @@ import {
 
 export const updateSiteBody = z
   .object({
-    name: z.string().min(1).max(MAX_NAME_LENGTH).optional(),
+    name: siteNameSchema.optional(),
     baseUrl: baseUrlSchema
       .nullable()
       .optional()

@@ -484,4 +484,37 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
       await seeded.stop();
     }
   });
+
+  it('keeps short values whole beside a long question, and the page within the screen', async () => {
+    // A question of one long unbreakable word took the table's width, and every short column was cut to
+    // a few letters: the site "acme" shown as "ac / me", a warning's "docs.json" as "docs.js / on".
+    const word = 'very_long_identifier_that_does_not_wrap_anywhere_at_all_in_the_panel'.repeat(2);
+    const response = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-long',
+        currentPath: 'keys',
+        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: `Show ${word}` }] }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    await response.text();
+    const wide = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await wide.newPage();
+    await signIn(page, server, adminKey);
+    await page.goto(`${server.baseUrl}/console/conversations?q=very_long_identifier`);
+    // The lines a cell's text is laid out on (a string: the tests are compiled without the DOM's types).
+    const lines = (cell: number) =>
+      page.evaluate(`(() => {
+        const range = document.createRange();
+        range.selectNodeContents(document.querySelector('tbody tr').children[${cell}]);
+        return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+      })()`);
+    expect(await lines(1), 'site').toBe(1);
+    expect(await lines(6), 'page').toBe(1);
+    expect(await lines(7), 'reader').toBe(1);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(1280);
+    await wide.close();
+  });
 });

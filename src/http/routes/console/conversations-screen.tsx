@@ -61,7 +61,7 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
             {list.items.map((t) => (
               <tr>
                 <td class="when">{t.updatedAt.slice(0, 16).replace('T', ' ')}</td>
-                <td>{t.site}</td>
+                <td class="word">{t.site}</td>
                 <td>
                   <a href={`/console/conversations/${t.threadId}`}>{t.firstQuestion.slice(0, 140)}</a>
                 </td>
@@ -71,8 +71,8 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
                   {t.feedbackUp > 0 ? <span class="badge ok">{t.feedbackUp} helpful</span> : null}{' '}
                   {t.feedbackDown > 0 ? <span class="badge bad">{t.feedbackDown} not</span> : null}
                 </td>
-                <td>{t.page ?? ''}</td>
-                <td>
+                <td class="word">{t.page ?? ''}</td>
+                <td class="word">
                   <code>{t.fpHash}</code>
                 </td>
               </tr>

@@ -121,7 +121,7 @@ export function insightsScreens(deps: {
                 <td>
                   {p.title} <span class="muted">{p.path}</span>
                 </td>
-                <td>{p.site}</td>
+                <td class="word">{p.site}</td>
                 <td>{p.citations}</td>
                 <td>{p.up}</td>
                 <td>{p.down}</td>
@@ -143,7 +143,7 @@ export function insightsScreens(deps: {
                 <td>
                   {p.title} <span class="muted">{p.path}</span>
                 </td>
-                <td>{p.site}</td>
+                <td class="word">{p.site}</td>
               </tr>
             ))}
           </tbody>

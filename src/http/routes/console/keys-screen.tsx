@@ -110,7 +110,7 @@ export function keysScreen(deps: {
                   <code>{key.display}</code>
                 </td>
                 <td>{key.kind}</td>
-                <td>{key.siteId ? (domainOf.get(key.siteId) ?? '') : ''}</td>
+                <td class="word">{key.siteId ? (domainOf.get(key.siteId) ?? '') : ''}</td>
                 <td>{key.name ?? ''}</td>
                 <td>{key.createdAt.slice(0, 10)}</td>
                 <td class="when">{key.lastUsedAt?.slice(0, 16).replace('T', ' ') ?? 'never'}</td>

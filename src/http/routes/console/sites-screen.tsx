@@ -469,8 +469,8 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
           <tbody>
             {job.warnings.slice(0, WARNINGS_SHOWN).map((w) => (
               <tr>
-                <td>{w.file}</td>
-                <td>{w.line ?? ''}</td>
+                <td class="word">{w.file}</td>
+                <td class="word">{w.line ?? ''}</td>
                 <td>{w.message}</td>
               </tr>
             ))}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { createSiteBody } from '../http/routes/admin/create-site.ts';
+import { updateSiteBody } from '../http/routes/admin/update-site.ts';
+import { allowedOriginsSchema, baseUrlSchema, MAX_NAME_LENGTH, siteNameSchema } from './sites.ts';
+
+/** What an owner types that would be stored and then quietly break every citation or every widget. */
+describe('site URL rules', () => {
+  it('refuses a base URL whose citations would land inside its query or fragment', () => {
+    for (const baseUrl of [
+      'https://docs.example.com/docs?ref=ai',
+      'https://docs.example.com/#/',
+      'https://d.example/#',
+    ]) {
+      const parsed = baseUrlSchema.safeParse(baseUrl);
+      expect(parsed.success, baseUrl).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(/no query \(\?\) or fragment \(#\)/);
+    }
+  });
+
+  it('refuses a base URL with a user name or password, which every reader would see', () => {
+    for (const baseUrl of ['https://user:pw@docs.example.com', 'https://token@docs.example.com/docs']) {
+      const parsed = baseUrlSchema.safeParse(baseUrl);
+      expect(parsed.success, baseUrl).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(/no user name or password/);
+    }
+  });
+
+  it('still takes a base URL with a path, trailing slashes dropped', () => {
+    expect(baseUrlSchema.parse('https://docs.example.com/docs/')).toBe('https://docs.example.com/docs');
+    expect(baseUrlSchema.parse('http://localhost:3000')).toBe('http://localhost:3000');
+  });
+
+  it('refuses a wildcard origin, which no browser origin would ever match', () => {
+    for (const origin of ['https://*.example.com', 'http://*:4412', '*']) {
+      const parsed = allowedOriginsSchema.safeParse([origin]);
+      expect(parsed.success, origin).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(/wildcards are not supported/);
+    }
+    expect(allowedOriginsSchema.parse(['https://docs.example.com'])).toEqual(['https://docs.example.com']);
+  });
+
+  it('refuses a blank site name, and trims one, on every writer (the console already did)', () => {
+    expect(siteNameSchema.safeParse('   ').success).toBe(false);
+    expect(siteNameSchema.parse('  Acme docs ')).toBe('Acme docs');
+    for (const parse of [
+      (name: string) => createSiteBody.safeParse({ domain: 'acme', name }),
+      (name: string) => updateSiteBody.safeParse({ name }),
+    ]) {
+      expect(parse('   ').success).toBe(false);
+      expect(parse('x'.repeat(MAX_NAME_LENGTH + 1)).success).toBe(false);
+      expect(parse('  Acme docs ')).toMatchObject({ success: true, data: { name: 'Acme docs' } });
+    }
+  });
+});
