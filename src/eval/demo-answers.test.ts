@@ -86,7 +86,8 @@ describe("the demo site's answers to a new user's first questions", () => {
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
     const organizationId = (await createOrganization(database.storage, { name: 'demo' })).id;
-    siteId = (await createSite(database.storage, { organizationId, domain: 'demo' })).id;
+    // Named as the demo is seeded: after its docs (docs.json's "Docent"), which questions about it name.
+    siteId = (await createSite(database.storage, { organizationId, domain: 'demo', name: 'Docent' })).id;
     await ingestSite(database.storage, siteId, `${repoRoot}/docs`);
     search = new SiteSearch(database.storage);
   });

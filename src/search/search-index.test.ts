@@ -357,19 +357,44 @@ describe('landing page for questions about the whole site', () => {
     ),
   ];
   const index = buildSearchIndex(site);
+  const landing = { siteName: 'Acme Docs', pages: ['index', 'guides/theme'] };
 
-  it('puts the landing page first when every word of the question is in a quarter of the chunks or more', () => {
+  it("puts the landing page first when every word of the question is a word of the site's name", () => {
     expect(ids(searchIndex(index, 'what is acme', { limit: 4 }))[0]).not.toBe(0);
-    expect(ids(searchIndex(index, 'what is acme', { limit: 4, landingPath: 'index' }))[0]).toBe(0);
-    expect(ids(searchIndex(index, 'What is Acme?', { limit: 4, landingPath: '/index' }))[0]).toBe(0);
+    for (const question of ['what is acme', 'What is Acme?', 'acme docs'])
+      expect(ids(searchIndex(index, question, { limit: 4, landing }))[0], question).toBe(0);
   });
 
-  it('leaves a question about a part of the site as it ranks', () => {
-    for (const question of ['rotate acme key', 'acme theme colors']) {
-      expect(searchIndex(index, question, { limit: 4, landingPath: 'index' })).toEqual(
+  it('leaves any other question as it ranks, however common its words', () => {
+    // "invoices", "key" and "acme" are each in a quarter of the chunks or more.
+    for (const question of ['rotate acme key', 'acme theme colors', 'invoices', 'acme invoices', 'key']) {
+      expect(searchIndex(index, question, { limit: 4, landing }), question).toEqual(
         searchIndex(index, question, { limit: 4 }),
       );
     }
+  });
+
+  it('lands on the first landing page that the language filter lets through', () => {
+    const bilingual = buildSearchIndex([
+      ...site.map((c) => ({ ...c, languages: ['en'] })),
+      chunk({
+        id: 20,
+        pagePath: 'fr/index',
+        pageTitle: 'Introduction',
+        text: 'Acme envoie vos factures.',
+        languages: ['fr'],
+      }),
+      chunk({
+        id: 21,
+        pagePath: 'fr/cles',
+        pageTitle: 'Clés',
+        text: 'Acme: Acme, Acme et Acme.',
+        languages: ['fr'],
+      }),
+    ]);
+    const both = { siteName: 'Acme', pages: ['index', 'fr/index'] };
+    expect(ids(searchIndex(bilingual, 'acme', { limit: 2, language: 'fr', landing: both }))[0]).toBe(20);
+    expect(ids(searchIndex(bilingual, 'acme', { limit: 2, language: 'en', landing: both }))[0]).toBe(0);
   });
 
   it("prefers the landing page's opening section, where a product says what it is", () => {
@@ -392,14 +417,12 @@ describe('landing page for questions about the whole site', () => {
     for (const [i, c] of site.slice(1).entries()) addChunk(builder, { ...c, id: 2 + i });
     const withOpening = builder.finish();
     expect(ids(searchIndex(withOpening, 'what is acme', { limit: 4 }))[0]).not.toBe(0);
-    expect(
-      ids(searchIndex(withOpening, 'what is acme', { limit: 4, landingPath: 'index' })).slice(0, 2),
-    ).toEqual([0, 1]);
+    expect(ids(searchIndex(withOpening, 'what is acme', { limit: 4, landing })).slice(0, 2)).toEqual([0, 1]);
   });
 
-  it('ignores a landing path that names no page', () => {
-    expect(searchIndex(index, 'what is acme', { limit: 4, landingPath: 'nowhere' })).toEqual(
-      searchIndex(index, 'what is acme', { limit: 4 }),
-    );
+  it('ignores landing pages that name no page', () => {
+    expect(
+      searchIndex(index, 'what is acme', { limit: 4, landing: { siteName: 'Acme', pages: ['nowhere'] } }),
+    ).toEqual(searchIndex(index, 'what is acme', { limit: 4 }));
   });
 });

@@ -9,6 +9,7 @@ import {
 import { resolvePage } from './current-path.ts';
 import { SearchIndexBuilder } from './index-builder.ts';
 import type { PairLookup, StringTable, WordTable } from './index-tables.ts';
+import { aboutTheSite, landingPage } from './site-landing.ts';
 import { stemmerNameFor } from './stemmer.ts';
 import { writtenIn } from './stop-words.ts';
 import type { IndexableChunk, SearchHit, SearchOptions } from './types.ts';
@@ -443,33 +444,17 @@ interface Ranked {
 interface Pass {
   mask: Uint8Array | null;
   current: number | undefined;
-  /** The landing page, boosted: set only for a question about the site as a whole (`siteWide`). */
+  /** The landing page, boosted: set only for a question about the site as a whole (site-landing.ts). */
   landing: number | undefined;
 }
 
 /**
- * A word in at least this share of the site's chunks names the site itself (its product's name, "docs"),
- * not a part of it; a question of such words alone ("what is Docent", "what is mcp") is about the whole
- * site, which is what its landing page introduces. Chosen before measuring, not tuned on the eval sets.
- */
-const SITE_WIDE_SHARE = 0.25;
-/**
- * Multiplicative boosts for such a question: the landing page's opening section (before its first
- * heading, where a product says what it is) and its other sections.
+ * Multiplicative boosts of the landing page for a question about the whole site (site-landing.ts): its
+ * opening section (chunk 0, before its first heading when it has text there, where a product says what
+ * it is) and its other sections.
  */
 const LANDING_OPENING_BOOST = 1;
 const LANDING_BOOST = 0.5;
-
-/** Whether every word of the query (in one of its analyses) is in `SITE_WIDE_SHARE` of the chunks or more. */
-const siteWide = (index: SearchIndex, analyses: readonly CoverageTerm[][]): boolean => {
-  const { offsets } = index.postings;
-  const least = SITE_WIDE_SHARE * index.chunkCount;
-  return analyses.some(
-    (terms) =>
-      terms.length > 0 &&
-      terms.every((term) => term.ids.some((t) => (offsets[t + 1] ?? 0) - (offsets[t] ?? 0) >= least)),
-  );
-};
 
 /**
  * One scoring pass: BM25F chunk scores, page scores from the page's best two chunks, both scaled to
@@ -652,12 +637,16 @@ export const searchIndex = (index: SearchIndex, query: string, options: SearchOp
   if (qterms.size === 0) return [];
 
   const version = options.version?.trim().toLowerCase() || null;
+  const mask = filterMasks(index, version, language).chunks;
+  const { landing } = options;
   const pass: Pass = {
-    mask: filterMasks(index, version, language).chunks,
+    mask,
     current: options.currentPath ? resolvePage(options.currentPath, index.pageByPath) : undefined,
     landing:
-      options.landingPath !== undefined && siteWide(index, analyzed.coverage)
-        ? resolvePage(options.landingPath, index.pageByPath)
+      landing !== undefined &&
+      landing.pages.length > 0 &&
+      aboutTheSite(query, landing.siteName, language !== null ? [stemmerNameFor(language)] : index.stemmers)
+        ? landingPage(index, landing.pages, mask)
         : undefined,
   };
   if (index.params.feedbackDocs > 0 && index.params.feedbackTerms > 0) {

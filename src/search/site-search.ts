@@ -67,8 +67,8 @@ interface LoadedIndex {
   baseUrl: string | null;
   /** The chunks' vectors under the configured embeddings model; null: none (or no model). */
   vectors: SiteVectors | null;
-  /** The first page of the site's navigation (SearchOptions.landingPath); null when none is listed. */
-  landingPath: string | null;
+  /** The site's name and its landing pages (SearchOptions.landing): read with the index. */
+  landing: { siteName: string; pages: string[] };
 }
 
 /** What the search logs with. */
@@ -178,7 +178,7 @@ export class SiteSearch {
         ...options,
         version: attempt.version,
         language: attempt.language,
-        landingPath: loaded.landingPath ?? undefined,
+        landing: loaded.landing,
       };
       hits =
         this.options.embeddings && loaded.vectors
@@ -348,7 +348,7 @@ export class SiteSearch {
   private async indexFor(siteId: string): Promise<LoadedIndex> {
     const site = await this.storage.db
       .selectFrom('sites')
-      .select(['index_generation', 'base_url'])
+      .select(['index_generation', 'base_url', 'name'])
       .where('id', '=', siteId)
       .executeTakeFirst();
     if (!site) throw new Error(`unknown site ${siteId}`);
@@ -368,7 +368,7 @@ export class SiteSearch {
    */
   private async load(
     siteId: string,
-    site: { index_generation: number; base_url: string | null },
+    site: { index_generation: number; base_url: string | null; name: string },
   ): Promise<LoadedIndex> {
     const started = performance.now();
     let generation = site.index_generation;
@@ -403,7 +403,7 @@ export class SiteSearch {
       index,
       baseUrl: site.base_url,
       vectors,
-      landingPath: await landingPathOf(this.storage, siteId),
+      landing: { siteName: site.name, pages: await landingPagesOf(this.storage, siteId) },
     };
     const size = indexBytes(index) + (vectors?.matrix.byteLength ?? 0);
     // A load that raced an ingestion may hold an older generation than the newest: still one whole
@@ -431,18 +431,28 @@ export class SiteSearch {
   }
 }
 
-/** The site's first page in its navigation order, if its navigation lists any. */
-async function landingPathOf(storage: Storage, siteId: string): Promise<string | null> {
-  const row = await storage.db
+/**
+ * The pages a question about the whole site may land on: in navigation order, the first page of each
+ * version and language the navigation lists (the search takes the first its filters let through).
+ */
+async function landingPagesOf(storage: Storage, siteId: string): Promise<string[]> {
+  const rows = await storage.db
     .selectFrom('pages')
-    .select('path')
+    .select(['path', 'versions', 'languages'])
     .where('site_id', '=', siteId)
     .where('nav_order', 'is not', null)
     .orderBy('nav_order')
     .orderBy('path')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.path ?? null;
+    .execute();
+  const seen = new Set<string>();
+  const pages: string[] = [];
+  for (const row of rows) {
+    const labels = `${row.versions}\u0000${row.languages}`;
+    if (seen.has(labels)) continue;
+    seen.add(labels);
+    pages.push(row.path);
+  }
+  return pages;
 }
 
 /** A chunk's stored key (page and place), to read its text. */

@@ -31,11 +31,11 @@ export interface SearchOptions {
   /** Page the reader is on (a page id or URL path); boosts that page and its neighbours. */
   currentPath?: string | undefined;
   /**
-   * The site's landing page (the first page of its navigation): a question that names nothing narrower
-   * than the site itself ("what is Docent", every word of it in a quarter of the chunks or more) is
-   * answered from it first. SiteSearch fills it from the stored pages.
+   * The site's name and its first pages in navigation order: a question whose words are all words of the
+   * name ("What is Docent?") is answered from the first of those pages the filters let through first
+   * (site-landing.ts). SiteSearch fills it from the stored site.
    */
-  landingPath?: string | undefined;
+  landing?: { siteName: string; pages: readonly string[] } | undefined;
 }
 
 export interface SearchHit {
