@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { routePath } from 'hono/route';
 import type { Logger } from 'pino';
 import { createAnswerService } from './assistant/answer-question.ts';
-import { builtinModelProvider, type ModelProvider } from './assistant/model-provider.ts';
+import { builtinModelProvider, type ModelInUse, type ModelProvider } from './assistant/model-provider.ts';
 import type { RunningAnswers } from './assistant/running-answers.ts';
 import type { TrustProxy } from './config.ts';
 import type { AppEnv } from './http/app-env.ts';
@@ -44,6 +44,11 @@ export interface AppDeps {
   logger: Logger;
   /** The model that writes answers; the built-in answerer when not given. */
   modelProvider?: ModelProvider;
+  /**
+   * Which model writes a site's answers on this server, and why not the site's own setting (built with
+   * `modelProvider` from the same configuration); absent: not told (the owner sees only the setting).
+   */
+  modelInUse?: (siteModel: string | null) => ModelInUse;
   /** Rate-limit counters; an in-process store when not given (one process only). */
   rateLimitStore?: RateLimitStore;
   /** Whether `X-Forwarded-For` names the client (see config); false when not given. */
@@ -170,6 +175,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       ingestions,
       tenancy,
       assets: widget,
+      modelInUse: deps.modelInUse ?? null,
     }),
   );
   app.route('/', gitWebhookRoute({ storage: deps.storage, ingestions }));
@@ -183,6 +189,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       docsRoot: deps.docsRoot ?? null,
       ingestions,
       tenancy,
+      modelInUse: deps.modelInUse ?? null,
     }),
   );
   return app;

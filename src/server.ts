@@ -5,7 +5,7 @@ import { destination, type Logger, pino } from 'pino';
 import { startRetentionJob } from './analytics/retention.ts';
 import { createApp } from './app.ts';
 import type { ModelProvider } from './assistant/model-provider.ts';
-import { createModelProvider } from './assistant/providers/create-model-provider.ts';
+import { createModelProvider, modelInUse } from './assistant/providers/create-model-provider.ts';
 import { formatModelSpec } from './assistant/providers/model-spec.ts';
 import { updateSiteModelSettings } from './assistant/providers/site-model-settings.ts';
 import { RunningAnswers } from './assistant/running-answers.ts';
@@ -221,6 +221,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     widget,
     demoPage: demoKey === undefined ? null : { domain: DEMO_DOMAIN, key: demoKey },
     modelProvider: options.modelProvider ?? createModelProvider(config.model, { logger }),
+    // Told only when the model provider is the one built from this configuration.
+    ...(options.modelProvider === undefined
+      ? { modelInUse: (siteModel: string | null) => modelInUse(config.model, siteModel) }
+      : {}),
   });
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

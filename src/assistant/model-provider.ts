@@ -19,3 +19,11 @@ export type ModelProvider = (input: AnswerModelInput) => LanguageModelV3;
 
 export const builtinModelProvider: ModelProvider = ({ sources, context }) =>
   new BuiltinAnswerer({ sources, context });
+
+/** The model that writes a site's answers on this server, and why the site's own setting is not used. */
+export interface ModelInUse {
+  /** `provider:model`, or `builtin`. */
+  model: string;
+  /** Why the site's `model` setting is not the one in use; null when it is (or the site has none). */
+  problem: string | null;
+}

@@ -1,7 +1,7 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Logger } from 'pino';
 import type { ModelConfig } from '../../config.ts';
-import { builtinModelProvider, type ModelProvider } from '../model-provider.ts';
+import { builtinModelProvider, type ModelInUse, type ModelProvider } from '../model-provider.ts';
 import { type AnswerCallSettings, answerModel } from './answer-model.ts';
 import { chatStreamHandOver, useHandOver } from './fast-chat-stream.ts';
 import { formatModelSpec, type ModelProviderName, type ModelSpec, parseModelSpec } from './model-spec.ts';
@@ -52,23 +52,10 @@ export function createModelProvider(
   };
 
   const specFor = (siteModel: string | null | undefined, domain: string): ModelSpec => {
-    if (!siteModel) return config.default;
-    let spec: ModelSpec;
-    try {
-      spec = parseModelSpec(siteModel);
-    } catch (error) {
-      report(`${domain}:${siteModel}`, { site: domain, model: siteModel, problem: String(error) });
-      return config.default;
-    }
-    if (!isProviderConfigured(config, spec.provider)) {
-      report(`${domain}:${siteModel}`, {
-        site: domain,
-        model: siteModel,
-        problem: `provider ${spec.provider} is not configured on this server`,
-      });
-      return config.default;
-    }
-    return spec;
+    const choice = modelChoice(config, siteModel);
+    if (choice.problem !== null && siteModel)
+      report(`${domain}:${siteModel}`, { site: domain, model: siteModel, problem: choice.problem });
+    return choice.spec;
   };
 
   const report = (key: string, details: Record<string, string>): void => {
@@ -114,7 +101,34 @@ export function callSettings(
   };
 }
 
-/** Whether this server has what `provider` needs (credentials, or the compatible server's address). */
-export function isProviderConfigured(config: ModelConfig, provider: ModelProviderName): boolean {
-  return provider === 'builtin' || HOSTED_PROVIDERS[provider].missing(config).length === 0;
+/**
+ * The site's `model` setting when it names a provider this server can call, else the server's
+ * `DOCENT_MODEL`, with the reason: the answers' choice and what the owner is shown (the console, the
+ * admin API's settings), from one place.
+ */
+export function modelChoice(
+  config: ModelConfig,
+  siteModel: string | null | undefined,
+): { spec: ModelSpec; problem: string | null } {
+  if (!siteModel) return { spec: config.default, problem: null };
+  let spec: ModelSpec;
+  try {
+    spec = parseModelSpec(siteModel);
+  } catch (error) {
+    return { spec: config.default, problem: error instanceof Error ? error.message : String(error) };
+  }
+  if (spec.provider === 'builtin') return { spec, problem: null };
+  const missing = HOSTED_PROVIDERS[spec.provider].missing(config);
+  if (missing.length > 0)
+    return {
+      spec: config.default,
+      problem: `provider ${spec.provider} is not configured on this server (${missing.map((m) => m.variable).join(', ')} not set)`,
+    };
+  return { spec, problem: null };
+}
+
+/** `modelChoice` as the owner sees it. */
+export function modelInUse(config: ModelConfig, siteModel: string | null | undefined): ModelInUse {
+  const { spec, problem } = modelChoice(config, siteModel);
+  return { model: formatModelSpec(spec), problem };
 }

@@ -1,3 +1,4 @@
+import type { ModelInUse } from '../../../assistant/model-provider.ts';
 import type { SiteSearch } from '../../../search/site-search.ts';
 import type { Storage } from '../../../storage/database.ts';
 import type { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
@@ -9,4 +10,6 @@ export interface AdminDeps {
   ingestions: IngestionRunner;
   /** The server's site search: a question group's closest pages. */
   search: SiteSearch;
+  /** Which model writes a site's answers here (AppDeps.modelInUse); null: not told. */
+  modelInUse: ((siteModel: string | null) => ModelInUse) | null;
 }

@@ -50,6 +50,11 @@ describe('PATCH /v1/admin/sites/{domain}/settings', () => {
       instructions: 'Be brief.',
       starterQuestions: null,
       modelOptions: null,
+      // The test server has no Anthropic key: the owner is told, not left to find out from the answers.
+      modelInUse: {
+        model: 'builtin',
+        problem: 'provider anthropic is not configured on this server (ANTHROPIC_API_KEY not set)',
+      },
     });
     expect(await getSiteByDomain(server.storage, 'acme')).toMatchObject({
       model: 'anthropic:claude-3-5-haiku-latest',
@@ -64,6 +69,12 @@ describe('PATCH /v1/admin/sites/{domain}/settings', () => {
       instructions: 'Be brief.',
       starterQuestions: null,
       modelOptions: null,
+      modelInUse: { model: 'builtin', problem: null },
+    });
+    const unparsable = await patch({ model: 'builtin' });
+    expect(((await unparsable.json()) as { modelInUse: unknown }).modelInUse).toEqual({
+      model: 'builtin',
+      problem: null,
     });
   });
 

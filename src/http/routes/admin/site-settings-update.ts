@@ -38,6 +38,20 @@ export const siteSettingsSchema = z.object({
     .describe(
       "Call options of the site's model (not the built-in answerer's); null: the provider's defaults",
     ),
+  modelInUse: z
+    .object({
+      model: z.string().describe('`provider:model` or `builtin`'),
+      problem: z
+        .string()
+        .nullable()
+        .describe(
+          "Why the site's `model` is not the one in use (its provider's credentials are not set on this server, or it does not parse); null: it is, or the site has none",
+        ),
+    })
+    .nullable()
+    .describe(
+      "The model that writes the site's answers on the server that answered this request; null when the server does not say",
+    ),
 });
 
 export const siteSettingsUpdateOperation: Operation = {
@@ -69,7 +83,7 @@ export function siteSettingsUpdateRoute(deps: AdminDeps): Hono<AdminEnv> {
       await updateSiteModelSettings(deps.storage, site.id, body);
       const settings = await getSiteModelSettings(deps.storage, site.id);
       if (!settings) throw new DocentError('not_found', `No site "${domain}" in this organization`);
-      return c.json({ domain, ...settings });
+      return c.json({ domain, ...settings, modelInUse: deps.modelInUse?.(settings.model) ?? null });
     },
   );
 }

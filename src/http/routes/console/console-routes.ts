@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type { ModelInUse } from '../../../assistant/model-provider.ts';
 import type { TrustProxy } from '../../../config.ts';
 import type { RateLimitStore } from '../../../limits/rate-limit-store.ts';
 import type { SiteSearch } from '../../../search/site-search.ts';
@@ -33,6 +34,8 @@ export interface ConsoleDeps {
   /** Key, site and plan rows the assistant routes reuse: a change here must not wait for their expiry. */
   tenancy: TenancyCache;
   assets: WidgetAssets | null;
+  /** Which model writes a site's answers here (AppDeps.modelInUse); null: not told. */
+  modelInUse: ((siteModel: string | null) => ModelInUse) | null;
 }
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -69,7 +72,15 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<AppEnv> {
   screens.route('/', insightsScreens({ storage: deps.storage, search: deps.search, scriptSrc }));
   screens.route('/', feedbackScreen({ storage: deps.storage, scriptSrc }));
   screens.route('/', exportRoutes({ storage: deps.storage }));
-  screens.route('/', sitesScreen({ storage: deps.storage, ingestions: deps.ingestions, scriptSrc }));
+  screens.route(
+    '/',
+    sitesScreen({
+      storage: deps.storage,
+      ingestions: deps.ingestions,
+      scriptSrc,
+      modelInUse: deps.modelInUse,
+    }),
+  );
   screens.route(
     '/',
     keysScreen({ storage: deps.storage, scriptSrc, trustProxy: deps.trustProxy, publicUrl: deps.publicUrl }),

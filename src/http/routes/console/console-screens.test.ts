@@ -7,7 +7,10 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFeedback } from '../../../analytics/feedback-inbox.ts';
 import { createApp } from '../../../app.ts';
+import { modelInUse } from '../../../assistant/providers/create-model-provider.ts';
+import { updateSiteModelSettings } from '../../../assistant/providers/site-model-settings.ts';
 import { storeAnswerWithin } from '../../../assistant/threads.ts';
+import { loadConfig } from '../../../config.ts';
 import { SiteSearch } from '../../../search/site-search.ts';
 import { withWriteUnit } from '../../../storage/write-unit.ts';
 import { signInToConsole } from '../../../tenancy/console-sessions.ts';
@@ -28,6 +31,8 @@ describe.each(dialects)('console screens on %s', (dialect) => {
       search: new SiteSearch(database.storage),
       logger: pino({ level: 'silent' }),
       docsRoot: null,
+      // As the server builds it, from a configuration with no provider's key.
+      modelInUse: (siteModel) => modelInUse(loadConfig({}).model, siteModel),
     });
     const seeded = await seedAnalytics(database.storage, { threadsPerOrganization: 60, now, days: 10 });
     owner = seeded.organizations[0] as SeededOrganization;
@@ -100,6 +105,20 @@ describe.each(dialects)('console screens on %s', (dialect) => {
     const transcript = await get(`/console/conversations/${vote.thread_id}`);
     expect(transcript).toContain('On an answer since regenerated');
     expect(transcript).toContain('The regenerated answer.');
+  });
+
+  it("tells the owner which model writes a site's answers, and why not the one set", async () => {
+    const site = owner.sites[0];
+    if (site === undefined) throw new Error('no seeded site');
+    expect(await get(`/console/sites/${site.domain}`)).toContain(
+      'Answers are written by <code>builtin</code>',
+    );
+    await updateSiteModelSettings(database.storage, site.id, { model: 'openai:gpt-4o-mini' });
+    const page = await get(`/console/sites/${site.domain}`);
+    expect(page).toContain(
+      'The model set here is not used: provider openai is not configured on this server (OPENAI_API_KEY not set).',
+    );
+    await updateSiteModelSettings(database.storage, site.id, { model: null });
   });
 
   it('say how gaps are sorted, and that times are UTC', async () => {

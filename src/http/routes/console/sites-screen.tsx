@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { Child } from 'hono/jsx';
+import type { ModelInUse } from '../../../assistant/model-provider.ts';
 import {
   getSiteModelSettings,
   MAX_OUTPUT_TOKENS,
@@ -28,6 +29,7 @@ export interface SitesDeps {
   storage: Storage;
   ingestions: IngestionRunner;
   scriptSrc: string | null;
+  modelInUse: ((siteModel: string | null) => ModelInUse) | null;
 }
 
 /** Ingestion jobs listed per site, newest first. */
@@ -104,8 +106,14 @@ function issueText(path: readonly PropertyKey[], message: string): string {
   return `${field}${line}: ${message}`;
 }
 
-function SiteSettingsForm(props: { site: Site; values: SettingsFormValues; csrf: Child; errors: string[] }) {
-  const { site, values } = props;
+function SiteSettingsForm(props: {
+  site: Site;
+  values: SettingsFormValues;
+  csrf: Child;
+  errors: string[];
+  inUse: ModelInUse | null;
+}) {
+  const { site, values, inUse } = props;
   return (
     <form
       method="post"
@@ -153,6 +161,16 @@ function SiteSettingsForm(props: { site: Site; values: SettingsFormValues; csrf:
           placeholder="builtin, openai:gpt-4o-mini, anthropic:claude-haiku-4-5…"
         />
       </label>
+      {inUse === null ? null : inUse.problem === null ? (
+        <p class="muted" data-model-in-use>
+          Answers are written by <code>{inUse.model}</code>.
+        </p>
+      ) : (
+        <div class="notice" role="status" data-model-in-use style="background:#fef3c7;border-color:#fcd34d">
+          The model set here is not used: {inUse.problem}. Answers are written by <code>{inUse.model}</code>{' '}
+          (the server's default) until it is.
+        </div>
+      )}
       <fieldset style="display:flex;gap:1rem;flex-wrap:wrap;border:1px solid var(--line,#ddd)">
         <legend>Model options (a provider's model only; empty: the provider's default)</legend>
         <label>
@@ -254,6 +272,7 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
           }
           csrf={<Csrf session={session} />}
           errors={refused?.errors ?? []}
+          inUse={deps.modelInUse?.(settings?.model ?? null) ?? null}
         />
         <h2>Ingestion</h2>
         <p class="muted">{source}</p>
