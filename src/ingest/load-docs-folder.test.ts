@@ -305,8 +305,15 @@ describe('plain Markdown folder', () => {
           'the docs folder has no docs.json of its own, so every Markdown file is a page and the navigation of docs/docs.json is not read; to use it, ingest the docs folder instead (a git source: subdir docs)',
       },
     ]);
-    // A plain folder with no config anywhere, or one with its own, gets no such warning.
+    // A plain folder with no config anywhere, or one with its own, gets no such warning; nor does a data
+    // file that happens to be named docs.json (no navigation).
     expect((await loadDocsFolder(fixture({ 'docs/a.md': '# A' }))).warnings).toEqual([]);
+    const data = fixture({
+      'a.md': '# A',
+      'data/docs.json': JSON.stringify([{ id: 1 }]),
+      'data/b.md': '# B',
+    });
+    expect((await loadDocsFolder(data)).warnings).toEqual([]);
     const own = fixture({
       'docs.json': JSON.stringify({ navigation: { pages: ['a'] } }),
       'a.mdx': md('A'),

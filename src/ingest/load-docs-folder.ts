@@ -92,13 +92,25 @@ const warnNestedDocsConfig = async (
   for (const top of tops)
     for (const name of configs) {
       const rel = `${top}/${name}`;
-      if (!(await folder.readText(rel, MAX_CONFIG_FILE_BYTES)).ok) continue;
+      const read = await folder.readText(rel, MAX_CONFIG_FILE_BYTES);
+      // A docs config, not any data file of that name: it has a navigation (or a mint.json's).
+      if (!read.ok || !hasNavigation(read.text)) continue;
       sink.add({
         file: rel,
         message: `the docs folder has no ${name} of its own, so every Markdown file is a page and the navigation of ${rel} is not read; to use it, ingest the ${top} folder instead (a git source: subdir ${top})`,
       });
       return;
     }
+};
+
+/** Whether a config's text is a JSON object with a `navigation` (docs.json, mint.json) key. */
+const hasNavigation = (text: string): boolean => {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && 'navigation' in value;
+  } catch {
+    return false;
+  }
 };
 
 /**

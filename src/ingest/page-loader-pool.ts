@@ -315,9 +315,12 @@ export function createPageLoaderPool(
         const now = running.cpu === null ? null : cpuMs(running.cpu.clock);
         const used = running.cpu === null || now === null ? budgetMs : now - running.cpu.atStart;
         const waited = performance.now() - running.startedAt;
-        if (used < budgetMs && waited < budgetMs * MAX_PAGE_PARSE_WALL_FACTOR) {
-          // The thread was kept off the CPU (a busy machine): the page has the rest of its budget.
-          running.timer = setTimeout(check, Math.max(MIN_BUDGET_RECHECK_MS, budgetMs - used));
+        const capMs = budgetMs * MAX_PAGE_PARSE_WALL_FACTOR;
+        if (used < budgetMs && waited < capMs) {
+          // The thread was kept off the CPU (a busy machine): the page has the rest of its budget, and
+          // never more than the rest of the wall-clock cap.
+          const next = Math.min(budgetMs - used, capMs - waited);
+          running.timer = setTimeout(check, Math.max(MIN_BUDGET_RECHECK_MS, next));
           return;
         }
         // Only this page was running in the worker since it started: it is the one over budget.

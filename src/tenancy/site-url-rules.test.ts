@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSiteBody } from '../http/routes/admin/create-site.ts';
 import { updateSiteBody } from '../http/routes/admin/update-site.ts';
+import { publishedUrl } from '../search/site-search.ts';
 import { allowedOriginsSchema, baseUrlSchema, MAX_NAME_LENGTH, siteNameSchema } from './sites.ts';
 
 /** What an owner types that would be stored and then quietly break every citation or every widget. */
@@ -8,13 +9,22 @@ describe('site URL rules', () => {
   it('refuses a base URL whose citations would land inside its query or fragment', () => {
     for (const baseUrl of [
       'https://docs.example.com/docs?ref=ai',
-      'https://docs.example.com/#/',
-      'https://d.example/#',
+      'https://docs.example.com/#top',
+      'https://d.example/#/guides/x?y',
+      'https://d.example/?#/',
     ]) {
       const parsed = baseUrlSchema.safeParse(baseUrl);
       expect(parsed.success, baseUrl).toBe(false);
       expect(parsed.error?.issues[0]?.message).toMatch(/no query \(\?\) or fragment \(#\)/);
     }
+  });
+
+  it("takes a hash router's base (Docsify's https://d.example/#/): page paths go inside its fragment", () => {
+    expect(baseUrlSchema.parse('https://docs.example.com/#/')).toBe('https://docs.example.com/#');
+    expect(baseUrlSchema.parse('https://d.example/docs/#')).toBe('https://d.example/docs/#');
+    expect(publishedUrl('https://docs.example.com/#', 'guides/setup', null)).toBe(
+      'https://docs.example.com/#/guides/setup',
+    );
   });
 
   it('refuses a base URL with a user name or password, which every reader would see', () => {

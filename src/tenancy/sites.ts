@@ -101,8 +101,11 @@ export const baseUrlSchema = z
   .refine(isHttpUrl, { message: BASE_URL_MESSAGE })
   // Every citation is the base URL followed by a page's path: after a query or a fragment the path would
   // land inside it (`https://d.example/?ref=ai/guides/x`), and a user name or password would be in every link.
-  .refine((value) => !/[?#]/.test(value), {
-    message: 'must have no query (?) or fragment (#): page paths are added after it',
+  // A hash router's base (`https://d.example/#/`, as Docsify publishes pages) is the one fragment kept:
+  // the page's path then goes inside it, where that router reads it.
+  .refine((value) => !/\?/.test(value) && !/#(?!\/?$)/.test(value), {
+    message:
+      "must have no query (?) or fragment (#), except a hash router's trailing # or #/: page paths are added after it",
   })
   .refine((value) => !hasCredentials(value), {
     message: 'must have no user name or password: every reader sees it in the links',
