@@ -4,7 +4,7 @@ import type { ModelConfig } from '../../config.ts';
 import { builtinModelProvider, type ModelInUse, type ModelProvider } from '../model-provider.ts';
 import { type AnswerCallSettings, answerModel } from './answer-model.ts';
 import { chatStreamHandOver, useHandOver } from './fast-chat-stream.ts';
-import { formatModelSpec, type ModelProviderName, type ModelSpec, parseModelSpec } from './model-spec.ts';
+import { formatModelSpec, type ModelSpec, parseModelSpec } from './model-spec.ts';
 import { HOSTED_PROVIDERS, type HostedProvider, lazyModel } from './provider-models.ts';
 import { resilientFetch } from './resilient-fetch.ts';
 import { type SiteModelOptions, storedModelOptions } from './site-model-settings.ts';

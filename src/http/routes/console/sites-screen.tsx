@@ -166,7 +166,7 @@ function SiteSettingsForm(props: {
           Answers are written by <code>{inUse.model}</code>.
         </p>
       ) : (
-        <div class="notice" role="status" data-model-in-use style="background:#fef3c7;border-color:#fcd34d">
+        <div class="notice" data-model-in-use style="background:#fef3c7;border-color:#fcd34d">
           The model set here is not used: {inUse.problem}. Answers are written by <code>{inUse.model}</code>{' '}
           (the server's default) until it is.
         </div>
