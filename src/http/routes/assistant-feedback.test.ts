@@ -334,6 +334,7 @@ describe.each(dialects)('widget feedback and config on %s', (dialect) => {
       instructions: null,
       starterQuestions: ['How do I rotate API keys?', 'When are invoices sent?'],
       modelOptions: null,
+      modelInUse: { model: 'builtin', problem: null },
     });
     const expected = {
       domain: 'acme',
