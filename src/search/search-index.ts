@@ -645,7 +645,12 @@ export const searchIndex = (index: SearchIndex, query: string, options: SearchOp
     landing:
       landing !== undefined &&
       landing.pages.length > 0 &&
-      aboutTheSite(query, landing.siteName, language !== null ? [stemmerNameFor(language)] : index.stemmers)
+      aboutTheSite(
+        query,
+        landing.siteName,
+        language !== null ? [stemmerNameFor(language)] : index.stemmers,
+        Math.min(...analyzed.coverage.map((words) => words.length)),
+      )
         ? landingPage(index, landing.pages, mask)
         : undefined,
   };

@@ -10,14 +10,35 @@ import { tokenize } from './tokenize.ts';
  * (A first version took any question whose words were each in a quarter of the chunks: on Docent's own
  * docs "how to search" and "api keys" then found the introduction.)
  */
-export function aboutTheSite(query: string, siteName: string, stemmers: readonly (string | null)[]): boolean {
+export function aboutTheSite(
+  query: string,
+  siteName: string,
+  stemmers: readonly (string | null)[],
+  queryWords: number,
+): boolean {
   for (const stemmer of stemmers.length > 0 ? stemmers : ['english']) {
+    const name = nameWords(siteName, stemmer);
+    // Every search asks: a question of more distinct words than the name has is not analyzed again.
+    if (queryWords === 0 || queryWords > name.size) continue;
     const words = tokenize(query, stemmer);
-    if (words.length === 0) continue;
-    const name = new Set(tokenize(siteName, stemmer));
-    if (words.every((word) => name.has(word))) return true;
+    if (words.length > 0 && words.every((word) => name.has(word))) return true;
   }
   return false;
+}
+
+/** Site names analyzed, per stemmer: a process serves a few sites, each asked about many times. */
+const NAMES_KEPT = 1_000;
+const names = new Map<string, ReadonlySet<string>>();
+
+function nameWords(siteName: string, stemmer: string | null): ReadonlySet<string> {
+  const key = `${stemmer}\u0000${siteName}`;
+  let words = names.get(key);
+  if (words === undefined) {
+    if (names.size >= NAMES_KEPT) names.clear();
+    words = new Set(tokenize(siteName, stemmer));
+    names.set(key, words);
+  }
+  return words;
 }
 
 /**
