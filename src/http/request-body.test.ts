@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEnv } from './app-env.ts';
 import { handleError } from './error-handler.ts';
 import { type ClientGone, clientGone } from './node-request.ts';
-import { readJsonBody } from './request-body.ts';
+import { MAX_DISCARDED_UPLOAD_BYTES, readJsonBody } from './request-body.ts';
 import { serverRequestId } from './request-id.ts';
 
 const LIMIT = 1_000;
@@ -21,6 +21,11 @@ function testApp(onGone: (gone: ClientGone, early: AbortSignal | undefined) => v
   });
   app.onError(handleError);
   app.post('/echo', async (c) => c.json({ got: await readJsonBody(c, LIMIT) }));
+  // As the assistant routes do: the key and limits are checked before the body is read.
+  app.post('/late', async (c) => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return c.json({ got: await readJsonBody(c, LIMIT) });
+  });
   app.post('/slow', async (c) => {
     const gone = clientGone(c);
     // `?eager` makes the signal at once; otherwise it is made (if ever) after the fact.
@@ -57,6 +62,51 @@ function sendChunked(origin: string, path: string, parts: string[]) {
   );
 }
 
+/**
+ * Sends `parts` (chunked unless a Content-Length is given) as fast as the client can, and reports the
+ * response and any error the client saw, until the request is done with: a write failing after the
+ * response came (EPIPE, ECONNRESET) counts too.
+ */
+function send(
+  origin: string,
+  path: string,
+  parts: string[],
+  options: { agent?: http.Agent; headers?: Record<string, string> } = {},
+) {
+  return new Promise<{
+    status: number;
+    headers: http.IncomingHttpHeaders;
+    body: string;
+    error: string | undefined;
+  }>((resolve, reject) => {
+    let error: string | undefined;
+    const request = http.request(`${origin}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...options.headers },
+      ...(options.agent ? { agent: options.agent } : {}),
+    });
+    request.on('error', (e) => {
+      error = e.message;
+    });
+    const closed = new Promise((done) => request.once('close', done));
+    request.on('response', (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (text: string) => {
+        body += text;
+      });
+      response.on('end', () => {
+        void closed.then(() =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body, error }),
+        );
+      });
+      response.on('error', reject);
+    });
+    for (const part of parts) request.write(part);
+    if (!options.headers?.['Content-Length']) request.end();
+  });
+}
+
 describe('request body on @hono/node-server', () => {
   const seen: { gone: ClientGone; early: AbortSignal | undefined }[] = [];
   let server: ReturnType<typeof serve>;
@@ -77,12 +127,35 @@ describe('request body on @hono/node-server', () => {
     expect(bom).toMatchObject({ status: 200, body: '{"got":{"b":true}}' });
   });
 
-  it('refuses a chunked body that grows past the limit with 413 and closes the connection', async () => {
+  it('refuses a chunked body that grows past the limit with 413, and reads the rest so the client gets it', async () => {
     const parts = Array.from({ length: 20 }, () => `"${'x'.repeat(98)}",`);
     const response = await sendChunked(origin, '/echo', ['[', ...parts, '0]']);
     expect(response.status).toBe(413);
-    expect(response.headers.connection).toBe('close');
+    expect(response.headers.connection).not.toBe('close');
     expect(JSON.parse(response.body).error).toMatchObject({ code: 'payload_too_large' });
+
+    // A client still streaming megabytes when the 413 is sent: its connection is not reset under it
+    // (it was: EPIPE as it wrote on), and its next request is served.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const chunk = 'x'.repeat(64 * 1024);
+    const big = await send(
+      origin,
+      '/late',
+      Array.from({ length: 200 }, () => chunk),
+      { agent },
+    );
+    expect(big).toMatchObject({ status: 413, error: undefined });
+    const after = await send(origin, '/echo', ['{"ok":1}'], { agent });
+    expect(after).toMatchObject({ status: 200, body: '{"got":{"ok":1}}' });
+    agent.destroy();
+  });
+
+  it('closes the connection instead when the declared rest is past what it reads', async () => {
+    const response = await send(origin, '/echo', ['{}'], {
+      headers: { 'Content-Length': String(MAX_DISCARDED_UPLOAD_BYTES + 1) },
+    });
+    expect(response.status).toBe(413);
+    expect(response.headers.connection).toBe('close');
   });
 
   it('refuses malformed JSON with the standard 400', async () => {

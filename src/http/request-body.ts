@@ -8,11 +8,51 @@ import { nodeBindings, requestHeader } from './node-request.ts';
 import { refuseNulCharacters } from './nul-characters.ts';
 import { zodDetails } from './validation.ts';
 
-export function payloadTooLarge(maxBytes: number): DocentError {
-  // The rest of the upload is not read, so the connection cannot be reused for another request.
+/**
+ * Bytes of a refused upload still read, and thrown away, after the 413. A client that is still sending
+ * when the server answers (any that streams its body) would otherwise have its connection reset under it
+ * and see `EPIPE` or `ECONNRESET` instead of the 413; past this, or `MAX_DISCARD_MS`, it is reset.
+ */
+export const MAX_DISCARDED_UPLOAD_BYTES = 16 * 1024 * 1024;
+export const MAX_DISCARD_MS = 10_000;
+
+/**
+ * The 413 for a body past `maxBytes`. On Node the rest of the upload is read and dropped (bounded, see
+ * `MAX_DISCARDED_UPLOAD_BYTES`), so the client can read the answer and the connection stays usable;
+ * elsewhere, or when the declared rest is too large to read, the connection closes after the answer.
+ */
+export function payloadTooLarge(maxBytes: number, incoming?: IncomingMessage): DocentError {
+  const drained = incoming !== undefined && discardRest(incoming);
   return new DocentError('payload_too_large', `Request body exceeds ${maxBytes} bytes`, {
-    headers: { Connection: 'close' },
+    ...(drained ? {} : { headers: { Connection: 'close' } }),
   });
+}
+
+/** Reads and drops what is left of `incoming`'s body, within the bounds; false when it will not. */
+function discardRest(incoming: IncomingMessage): boolean {
+  if (incoming.complete) return true;
+  const declared = Number(incoming.headers['content-length']);
+  if (incoming.destroyed || declared > MAX_DISCARDED_UPLOAD_BYTES) return false;
+  let discarded = 0;
+  const done = (): void => {
+    clearTimeout(timer);
+    incoming.off('data', onData);
+  };
+  const giveUp = (): void => {
+    done();
+    incoming.socket?.destroy();
+  };
+  const onData = (chunk: Buffer): void => {
+    discarded += chunk.length;
+    if (discarded > MAX_DISCARDED_UPLOAD_BYTES) giveUp();
+  };
+  const timer = setTimeout(giveUp, MAX_DISCARD_MS);
+  timer.unref();
+  incoming.on('data', onData);
+  incoming.once('end', done);
+  incoming.once('close', done);
+  incoming.resume();
+  return true;
 }
 
 /**
@@ -23,8 +63,8 @@ export function payloadTooLarge(maxBytes: number): DocentError {
 export function limitBody(maxBytes: number): MiddlewareHandler {
   return bodyLimit({
     maxSize: maxBytes,
-    onError: () => {
-      throw payloadTooLarge(maxBytes);
+    onError: (c) => {
+      throw payloadTooLarge(maxBytes, nodeBindings(c)?.incoming);
     },
   });
 }
@@ -38,8 +78,8 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
  */
 export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
   const declared = Number(requestHeader(c, 'Content-Length'));
-  if (declared > maxBytes) throw payloadTooLarge(maxBytes);
   const node = nodeBindings(c);
+  if (declared > maxBytes) throw payloadTooLarge(maxBytes, node?.incoming);
   const bytes = node ? await readNode(node.incoming, maxBytes) : await readWeb(c.req.raw.body, maxBytes);
   const text = bytes.toString('utf8');
   // As the Fetch standard's `json()` does: a byte order mark is not part of the JSON.
@@ -90,8 +130,7 @@ function readNode(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> 
       size += chunk.length;
       if (size > maxBytes) {
         stop();
-        incoming.pause();
-        reject(payloadTooLarge(maxBytes));
+        reject(payloadTooLarge(maxBytes, incoming));
       } else chunks.push(chunk);
     };
     const onEnd = (): void => {
