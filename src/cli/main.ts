@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { DocsFolderLimitError } from '../ingest/ingest-limits.ts';
+import { DocsConfigError } from '../ingest/navigation.ts';
 import { EvalSetError } from '../search/eval-set.ts';
 import { DatabaseFromNewerVersionError, DatabaseUrlError } from '../storage/database.ts';
 import { DocsDirError } from '../tenancy/docs-dir.ts';
@@ -25,6 +26,7 @@ program.parseAsync(process.argv).catch((error: unknown) => {
     error instanceof DatabaseUrlError ||
     error instanceof DatabaseFromNewerVersionError ||
     error instanceof DocsFolderLimitError ||
+    error instanceof DocsConfigError ||
     error instanceof DocsDirError ||
     error instanceof DomainError ||
     error instanceof EvalSetError

@@ -19,6 +19,7 @@ import { SYMLINKED_FOLDER_REASON } from './docs-files.ts';
 import { ingestSite } from './ingest-site.ts';
 import { getIngestionJob } from './jobs.ts';
 import { loadDocsFolder } from './load-docs-folder.ts';
+import { DocsConfigError } from './navigation.ts';
 import type { Warning } from './types.ts';
 
 /**
@@ -145,15 +146,17 @@ const expectWarned = (warnings: Warning[], entries: string[]): void => {
 };
 
 describe('loading a docs folder stays inside it', () => {
-  it('refuses a docs.json that links out of the folder and indexes the folder as plain Markdown', async () => {
+  it('refuses a docs.json that links out of the folder, without a word of what it links to', async () => {
     const root = path.join(base, 'linked-config');
     write(path.join(root, 'index.mdx'), md('Welcome', 'Plain pages.'));
     symlinkSync(path.join(outside, 'docs.json'), path.join(root, 'docs.json'));
-    const site = await loadDocsFolder(root);
-    expect(site.navigation.kind).toBe('none');
-    expect(site.pages.map((p) => p.path)).toEqual(['index']);
-    expectWarned(site.warnings, ['docs.json']);
-    expectContained(JSON.stringify(site));
+    const failure = await loadDocsFolder(root).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(DocsConfigError);
+    expect(String((failure as Error).message)).toMatch(/^docs\.json cannot be read \(/);
+    expectContained(String((failure as Error).message));
   });
 
   it('names why a symlinked folder is left out', async () => {

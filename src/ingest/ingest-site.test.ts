@@ -9,6 +9,7 @@ import { createTestDatabase, dialects, type TestDatabase } from '../testing/data
 import { FIXTURES } from './frameworks/fixture-navigation.ts';
 import { EmptyDocsFolderError, ingestSite } from './ingest-site.ts';
 import { getIngestionJob, listIngestionJobs } from './jobs.ts';
+import { DocsConfigError } from './navigation.ts';
 
 function writeSite(dir: string, pages: Record<string, string>, nav: string[] = Object.keys(pages)): void {
   fs.rmSync(dir, { recursive: true, force: true });
@@ -241,6 +242,30 @@ describe.each(dialects)('ingestSite on %s', (dialect) => {
       expect(await pathsOf()).toEqual(before);
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the stored pages when docs.json breaks, instead of indexing every file it left out', async () => {
+    const { storage } = database;
+    const org = await createOrganization(storage, { name: 'broken-config' });
+    const id = (await createSite(storage, { organizationId: org.id, domain: `broken-config-${dialect}` })).id;
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-broken-config-'));
+    try {
+      writeSite(folder, { intro: page('Intro', 'apples'), draft: page('Draft', 'secrets') }, ['intro']);
+      await ingestSite(storage, id, folder);
+      const pathsOf = async () =>
+        (await storage.db.selectFrom('pages').select('path').where('site_id', '=', id).execute()).map(
+          (r) => r.path,
+        );
+      expect(await pathsOf()).toEqual(['intro']);
+      fs.writeFileSync(path.join(folder, 'docs.json'), '{"navigation": {"pages": ["intro",]}}');
+      await expect(ingestSite(storage, id, folder)).rejects.toThrow(DocsConfigError);
+      const [latest] = await listIngestionJobs(storage, id, 1);
+      expect(latest?.status).toBe('failure');
+      expect(latest?.error).toMatch(/^docs\.json is not valid JSON at line 1, column \d+/);
+      expect(await pathsOf()).toEqual(['intro']);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
     }
   });
 

@@ -6,6 +6,7 @@ import { MAX_REPOSITORY_INSTRUCTIONS_CHARS } from './assistant-instructions.ts';
 import { chunkPage, MAX_CHUNK_CHARS } from './chunk-page.ts';
 import { MAX_PAGE_LINES } from './ingest-limits.ts';
 import { loadDocsFolder } from './load-docs-folder.ts';
+import { DocsConfigError } from './navigation.ts';
 import type { LoadedSite, ParsedPage } from './types.ts';
 
 const roots: string[] = [];
@@ -323,17 +324,21 @@ describe('plain Markdown folder', () => {
     expect((await loadDocsFolder(own)).warnings).toEqual([]);
   });
 
-  it('falls back to plain Markdown when docs.json is invalid JSON, with line and column', async () => {
+  it('refuses a docs.json that is not JSON, naming line and column, instead of indexing every file', async () => {
     const root = fixture({
       'docs.json': '{\n  "navigation": {\n    "pages": ["a",]\n  }\n}',
       'a.mdx': md('A'),
-      'b.mdx': md('B'),
+      'draft.mdx': md('Draft'),
     });
-    const site = await loadDocsFolder(root);
-    expect(site.navigation.kind).toBe('none');
-    expect(site.pages.map((p) => p.path)).toEqual(['a', 'b']);
-    expect(site.warnings[0]).toMatchObject({ file: 'docs.json', line: 3 });
-    expect(site.warnings[0]?.message).toMatch(/line 3, column \d+/);
+    await expect(loadDocsFolder(root)).rejects.toThrow(DocsConfigError);
+    await expect(loadDocsFolder(root)).rejects.toThrow(
+      /^docs\.json is not valid JSON at line 3, column \d+ /,
+    );
+  });
+
+  it('refuses a mint.json that is not an object', async () => {
+    const root = fixture({ 'mint.json': '["a"]', 'a.mdx': md('A') });
+    await expect(loadDocsFolder(root)).rejects.toThrow('mint.json is not a JSON object');
   });
 });
 

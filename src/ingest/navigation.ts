@@ -169,9 +169,21 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
+ * A `docs.json` or `mint.json` that is there but cannot be used (not JSON, not an object, or refused:
+ * too large, linked out of the folder): the ingestion fails with this message and the site keeps what
+ * it had. Read as plain Markdown instead, the folder would lose its navigation and publish every page
+ * the navigation leaves out (drafts, internal notes), which Mintlify treats as hidden.
+ */
+export class DocsConfigError extends Error {
+  override name = 'DocsConfigError';
+}
+
+const unusable = (file: string, why: string): DocsConfigError =>
+  new DocsConfigError(`${file} ${why}; fix it and ingest again (nothing was indexed or changed)`);
+
+/**
  * Reads `docs.json` (or legacy `mint.json`) and flattens its navigation into pages with labels. Returns
- * null when there is no config or it is unusable (invalid JSON): the caller then treats the folder as plain
- * Markdown, so a typo in the config degrades search scoping instead of losing the whole site.
+ * null when there is no config; throws `DocsConfigError` when there is one it cannot use.
  */
 export const readNavigation = async (root: string, warnings: WarningSink): Promise<Navigation | null> => {
   const texts = new Map<string, string>();
@@ -196,11 +208,14 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
   let kind: ConfigKind | null = null;
   let text: string | null = null;
   for (const candidate of ['docs.json', 'mint.json'] as const) {
-    text = await readConfigText(candidate);
-    if (text !== null) {
+    const read = await folder.readText(candidate, MAX_CONFIG_FILE_BYTES);
+    if (read.ok) {
+      texts.set(candidate, read.text);
       kind = candidate;
+      text = read.text;
       break;
     }
+    if (!read.missing) throw unusable(candidate, `cannot be read (${read.reason})`);
   }
   if (kind === null || text === null) return null;
 
@@ -215,19 +230,15 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
     }
   };
 
-  const parsed = parseJson(kind, text);
-  if (!parsed.ok) {
-    warnings.add({ file: kind, message: `${kind} is unusable; indexing the folder as plain Markdown` });
-    return null;
+  let config: unknown;
+  try {
+    config = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    const { line, column } = positionAt(text, jsonErrorOffset(text, error));
+    const reason = error instanceof Error ? error.message : String(error);
+    throw unusable(kind, `is not valid JSON at line ${line}, column ${column} (${reason})`);
   }
-  const config = parsed.value;
-  if (!isRecord(config)) {
-    warnings.add({
-      file: kind,
-      message: `${kind} is not a JSON object; indexing the folder as plain Markdown`,
-    });
-    return null;
-  }
+  if (!isRecord(config)) throw unusable(kind, 'is not a JSON object');
 
   const pages = new Map<string, MutablePage>();
   const versions: string[] = [];
