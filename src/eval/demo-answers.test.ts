@@ -63,6 +63,14 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ],
   ['does it work offline', 'index'],
   ['how do I scale to multiple servers', 'guides/deployment#two-or-more-replicas'],
+  // Asked of the demo in session 34: answered from an example conversation, the repository instructions,
+  // a URL setting, the widget guide or the admin API's `cursor` parameter before the docs said it in these
+  // words.
+  ['what models are supported', 'guides/models#choose-a-model'],
+  ['how do I change the port', 'guides/configuration#port-and-host'],
+  ['how do I set up https', 'guides/self-hosting#run-behind-a-reverse-proxy'],
+  ['how do I see what questions readers ask', 'guides/console'],
+  ['how do I use it from cursor', 'guides/agents#add-it-to-an-mcp-client'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
