@@ -71,6 +71,9 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I set up https', 'guides/self-hosting#run-behind-a-reverse-proxy'],
   ['how do I see what questions readers ask', 'guides/console'],
   ['how do I use it from cursor', 'guides/agents#add-it-to-an-mcp-client'],
+  ['how do I get an api key', 'guides/cli#keys-create-list-and-revoke-keys'],
+  ['how do I limit how many questions someone can ask', 'guides/limits-and-credits#rate-limits'],
+  ['how do I stream answers in next.js', 'api-reference/assistant-message-v2#call-it-from-usechat'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
