@@ -74,6 +74,11 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I get an api key', 'guides/cli#keys-create-list-and-revoke-keys'],
   ['how do I limit how many questions someone can ask', 'guides/limits-and-credits#rate-limits'],
   ['how do I stream answers in next.js', 'api-reference/assistant-message-v2#call-it-from-usechat'],
+  ['can I self host it', 'guides/self-hosting'],
+  ['does it need a gpu', 'index'],
+  ['is my data sent to openai', 'index'],
+  ['can I have several docs sites', 'index'],
+  ['how does search work', 'guides/search'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
