@@ -97,10 +97,11 @@ export interface SiteSearchOptions {
   logger?: SearchLogger;
 }
 
-/** The site row as the caller just read it: its index generation and base URL. */
+/** The site row as the caller just read it: its index generation, base URL and name. */
 export interface KnownSite {
   index_generation: number;
   base_url: string | null;
+  name: string;
 }
 
 /**
@@ -137,7 +138,8 @@ export class SiteSearch {
   /**
    * `known` is the site row as the caller just read it (the assistant route has it from its cached
    * tenancy reads): an index at least that new is used without reading the generation again, and
-   * links use its base URL. A newer generation than the cached index loads the site again.
+   * links use its base URL, and questions about the whole site its name (both change without an
+   * ingestion). A newer generation than the cached index loads the site again.
    */
   async search(
     siteId: string,
@@ -265,7 +267,7 @@ export class SiteSearch {
     const cached = known === undefined ? undefined : this.cache.peek(siteId);
     const fresh = cached !== undefined && known !== undefined && cached.generation >= known.index_generation;
     if (fresh && known !== undefined)
-      return { ...((counted ? this.cache.get(siteId) : undefined) ?? cached), baseUrl: known.base_url };
+      return withSettings((counted ? this.cache.get(siteId) : undefined) ?? cached, known);
     return this.indexFor(siteId);
   }
 
@@ -353,8 +355,7 @@ export class SiteSearch {
       .executeTakeFirst();
     if (!site) throw new Error(`unknown site ${siteId}`);
     const cached = this.cache.get(siteId);
-    if (cached && cached.generation === site.index_generation)
-      return cached.baseUrl === site.base_url ? cached : { ...cached, baseUrl: site.base_url };
+    if (cached && cached.generation === site.index_generation) return withSettings(cached, site);
     const inflight = this.loading.get(siteId);
     if (inflight) return inflight;
     const promise = this.load(siteId, site).finally(() => this.loading.delete(siteId));
@@ -429,6 +430,12 @@ export class SiteSearch {
     this.builds = run.catch(() => undefined);
     return run;
   }
+}
+
+/** The cached index with the site's current base URL and name (a settings change keeps the index). */
+function withSettings(loaded: LoadedIndex, site: KnownSite): LoadedIndex {
+  if (loaded.baseUrl === site.base_url && loaded.landing.siteName === site.name) return loaded;
+  return { ...loaded, baseUrl: site.base_url, landing: { ...loaded.landing, siteName: site.name } };
 }
 
 /**

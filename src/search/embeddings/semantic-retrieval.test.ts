@@ -319,7 +319,7 @@ describe.each(dialects)('semantic retrieval on %s', (dialect) => {
 async function siteRow(storage: Storage, siteId: string) {
   return storage.db
     .selectFrom('sites')
-    .select(['index_generation', 'base_url'])
+    .select(['index_generation', 'base_url', 'name'])
     .where('id', '=', siteId)
     .executeTakeFirstOrThrow();
 }
