@@ -3,6 +3,7 @@ import type { Storage } from '../../storage/database.ts';
 import {
   createApiKey,
   KeyCreationLimitError,
+  keyNameSchema,
   keySummary,
   listApiKeys,
   revokeApiKey,
@@ -59,6 +60,9 @@ export function registerKeys(program: Command): void {
       ) => {
         const globals = command.optsWithGlobals<GlobalOptions>();
         const expiresAt = parseExpiry(options.expiresAt);
+        const name = options.name === undefined ? undefined : keyNameSchema.safeParse(options.name);
+        if (name?.success === false)
+          throw new CliError(`--name ${name.error.issues[0]?.message ?? 'is not a valid key name'}`);
         if (!options.admin && options.site === undefined) throw new CliError('--site <domain> is required');
         await withStorage(globals, async (storage) => {
           const owner = await resolveOrganization(storage, options);
@@ -67,7 +71,7 @@ export function registerKeys(program: Command): void {
               organizationId: owner.organizationId,
               siteId: options.admin ? null : (owner.siteId ?? null),
               kind: options.admin ? 'admin' : 'assistant',
-              ...(options.name ? { name: options.name } : {}),
+              ...(name?.success ? { name: name.data } : {}),
               expiresAt,
             });
             if (globals.json) {

@@ -100,6 +100,12 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     await expect(run('keys', 'revoke', 'key_nope')).rejects.toThrow(CliError);
     await expect(run('keys', 'create')).rejects.toThrow(/--site/);
     await expect(run('keys', 'create', '--admin')).rejects.toThrow(/--org/);
+    await expect(run('keys', 'create', '--site', 'acme', '--name', ' ')).rejects.toThrow(
+      /^--name must not be empty/,
+    );
+    await expect(run('keys', 'create', '--site', 'acme', '--name', 'a\u001b[2Jb')).rejects.toThrow(
+      /^--name must not hold control characters/,
+    );
     await expect(run('keys', 'create', '--site', 'acme', '--expires-at', '2001-01-01')).rejects.toThrow(
       /future/,
     );

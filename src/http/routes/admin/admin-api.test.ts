@@ -225,7 +225,8 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     const active = await call('GET', '/v1/admin/keys?revoked=exclude', a.adminKey);
     expect((active.json.keys as { id: string }[]).map((k) => k.id)).not.toContain(created.json.id);
 
-    const admin = await call('POST', '/v1/admin/keys', a.adminKey, { kind: 'admin', name: 'ci' });
+    const admin = await call('POST', '/v1/admin/keys', a.adminKey, { kind: 'admin', name: '  ci ' });
+    expect(admin.json.name).toBe('ci');
     expect(admin.json.key).toMatch(/^svc_(?!dsc_)[0-9A-Za-z]{32}$/);
     expect((await call('GET', '/v1/admin/sites', admin.json.key as string)).status).toBe(200);
 
@@ -234,6 +235,9 @@ describe.each(dialects)('admin API on %s', (dialect) => {
       [{ kind: 'admin', site: 'alpha' }, 'site'],
       [{ kind: 'assistant', site: 'alpha', expiresAt: '2001-01-01T00:00:00Z' }, 'expiresAt'],
       [{ kind: 'root' }, 'kind'],
+      [{ kind: 'admin', name: '   ' }, 'name'],
+      [{ kind: 'admin', name: 'ci\n2026-01-01  revoked' }, 'name'],
+      [{ kind: 'admin', name: 'x'.repeat(201) }, 'name'],
     ];
     for (const [body, field] of cases) {
       const response = await call('POST', '/v1/admin/keys', a.adminKey, body);

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { createApiKey, KeyCreationLimitError } from '../../../tenancy/api-keys.ts';
+import { createApiKey, KeyCreationLimitError, keyNameSchema } from '../../../tenancy/api-keys.ts';
 import { domainSchema } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { DocentError } from '../../errors.ts';
@@ -8,13 +8,13 @@ import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { requireOrganizationSite } from './require-site.ts';
-import { keyJson, keySchema, MAX_NAME_LENGTH } from './schemas.ts';
+import { keyJson, keySchema } from './schemas.ts';
 
 export const createKeyBody = z
   .object({
     kind: z.enum(['assistant', 'admin']),
     site: domainSchema.optional().describe('Required for an assistant key: the site it is bound to'),
-    name: z.string().min(1).max(MAX_NAME_LENGTH).optional(),
+    name: keyNameSchema.optional(),
     expiresAt: z
       .string()
       .datetime({ offset: true })
