@@ -34,6 +34,8 @@ export class WidgetAsset {
 export interface WidgetAssets {
   launcher: WidgetAsset;
   files: ReadonlyMap<string, WidgetAsset>;
+  /** The panel file the launcher loads (its name is built into it); null if it names none. */
+  panelFile: string | null;
 }
 
 /** Where `npm run build` writes the widget; the same from `src/` and from `dist/` (both one level down). */
@@ -57,5 +59,7 @@ export function loadWidgetAssets(dir: string): WidgetAssets | null {
   const files = new Map<string, WidgetAsset>();
   for (const name of names.filter((n) => LOADED_FILE.test(n)))
     files.set(name, new WidgetAsset(fs.readFileSync(path.join(dir, name))));
-  return { launcher: new WidgetAsset(fs.readFileSync(path.join(dir, 'widget.js'))), files };
+  const launcher = new WidgetAsset(fs.readFileSync(path.join(dir, 'widget.js')));
+  const panelFile = launcher.body.toString('latin1').match(/panel-[0-9a-f]{16}\.js/)?.[0] ?? null;
+  return { launcher, files, panelFile: panelFile !== null && files.has(panelFile) ? panelFile : null };
 }

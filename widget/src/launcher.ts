@@ -4,6 +4,7 @@ import { readSelection } from './page-context.ts';
 import {
   type AskContext,
   type MountPanel,
+  PANEL_CONTRACT_VERSION,
   PANEL_REGISTRY,
   type PanelController,
   type WidgetEvent,
@@ -251,6 +252,7 @@ export class DocentAssistant extends HTMLElement {
         }
         if (!this.#panel) {
           this.#panel = mount({
+            contract: PANEL_CONTRACT_VERSION,
             shadow: this.#shadow,
             nonce: LAUNCHER_NONCE,
             options: this.#required(),

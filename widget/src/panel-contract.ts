@@ -31,7 +31,17 @@ export interface AskContext {
   value: string;
 }
 
+/**
+ * This contract's version: bump it when `PanelHost`, `PanelController` or the conversation kept in
+ * `sessionStorage` change shape. After an upgrade, a page still running the old build's launcher is sent
+ * this build's panel (src/http/routes/widget-script.ts); the panel mounts only for a launcher of its own
+ * version. Launchers from before the field existed are version 1.
+ */
+export const PANEL_CONTRACT_VERSION = 1;
+
 export interface PanelHost {
+  /** The launcher's `PANEL_CONTRACT_VERSION`; absent from launchers of version 1. */
+  contract?: number;
   shadow: ShadowRoot;
   /** The nonce of the page's `widget.js` tag, for a `<style>` where stylesheets cannot be constructed. */
   nonce: string | undefined;

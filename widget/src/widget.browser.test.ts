@@ -634,6 +634,27 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await context.close();
     });
 
+    it("opens for a page still running another build's launcher (a cached or pinned widget.js)", async () => {
+      // What a browser that cached widget.js before an upgrade runs: a launcher naming a panel this
+      // server no longer has. Before: the panel's 404 left the widget unable to open.
+      const current = await (await fetch(`${server.baseUrl}/widget.js`)).text();
+      const stale = current.replace(/panel-[0-9a-f]{16}\.js/, 'panel-0123456789abcdef.js');
+      expect(stale).not.toBe(current);
+      host.set('/stale-launcher', hostPage({ docentUrl: server.baseUrl, domain: 'docs', key: docsKey }));
+      const context = await browser.newContext();
+      await context.route(`${server.baseUrl}/widget.js`, (route) =>
+        route.fulfill({ status: 200, contentType: 'text/javascript', body: stale }),
+      );
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`${host.origin}/stale-launcher`);
+      await askInPanel(page, 'How do I ingest my docs?');
+      await expect.poll(() => page.locator('docent-assistant .answer').count()).toBe(1);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+
     it("reads the site's name again when the first read failed", async () => {
       host.set('/config-retry', hostPage({ docentUrl: server.baseUrl, domain: 'docs', key: docsKey }));
       const context = await browser.newContext();

@@ -68,9 +68,28 @@ describe('the widget script and the demo page', () => {
     expect(Buffer.from(await panelResponse.arrayBuffer()).equals(panel?.body ?? Buffer.alloc(0))).toBe(true);
     // The launcher names the panel it loads.
     expect(widget.body.toString()).toContain(panelFile);
-    const other = await app.request('/widget/0123456789abcdef.js');
+    expect(assets.panelFile).toBe(panelFile);
+    const other = await app.request('/widget/other.js');
     expect(other.status).toBe(404);
     expect(((await other.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
+  it("sends a page running another build's launcher (cached or pinned) this build's files", async () => {
+    const app = appWith({ widget: assets });
+    for (const [asked, current] of [
+      ['0123456789abcdef.js', `${widget.hash}.js`],
+      ['panel-0123456789abcdef.js', panelFile],
+    ] as const) {
+      const response = await app.request(`/widget/${asked}`);
+      expect(response.status, asked).toBe(302);
+      expect(response.headers.get('Location')).toBe(current);
+      // Not kept by any cache: the next build's file is asked for again.
+      expect(response.headers.get('Cache-Control')).toBe('no-store');
+      const followed = await app.request(
+        new URL(current ?? '', `http://docent.test/widget/${asked}`).pathname,
+      );
+      expect(followed.status).toBe(200);
+    }
   });
 
   it('says how to build the widget when there is none, and has no demo page without one', async () => {
