@@ -120,6 +120,7 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     );
     expect(created).toMatchObject({ domain: 'acme-two', allowedOrigins: ['https://acme.example'] });
     expect(JSON.parse(await run('--json', 'sites', 'list', '--org', orgId)).sites).toHaveLength(2);
+    await expect(run('sites', 'list', '--org', 'org_nope')).rejects.toThrow('No organization "org_nope"');
     const set = JSON.parse(
       await run('--json', 'sites', 'set-origins', 'acme-two', 'https://a.example', 'http://localhost:3000'),
     );
