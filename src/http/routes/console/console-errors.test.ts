@@ -71,6 +71,25 @@ describe('console errors', () => {
     expect(await refused.text()).toContain('Back to the console');
   });
 
+  it("name a site filter that is not the organization's, not 'All sites' over an empty page", async () => {
+    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
+    const headers = { Cookie: `docent_console=${secret}` };
+    await createTenant(database.storage, { domain: 'neighbour' });
+    const screens = ['/console', '/console/conversations', '/console/gaps', '/console/questions'];
+    for (const path of [...screens, '/console/pages', '/console/feedback']) {
+      // A site that is not there, or one of another organization: the same words.
+      for (const site of ['elsewhere', 'neighbour']) {
+        const page = await app.request(`http://localhost${path}?site=${site}`, { headers });
+        expect(page.status, path).toBe(200);
+        expect(await page.text(), path).toContain(
+          `this organization has no site &quot;${site}&quot;, so nothing matches`,
+        );
+      }
+      const own = await app.request(`http://localhost${path}?site=owner`, { headers });
+      expect(await own.text(), path).not.toContain('this organization has no site');
+    }
+  });
+
   it("carry the console's security headers, refusals and failures included", async () => {
     const { secret } = await signInToConsole(database.storage, tenant.adminKey);
     const form = { Origin: 'http://localhost', 'Content-Type': 'application/x-www-form-urlencoded' };
