@@ -78,4 +78,9 @@ describe('every route that reads a JSON body', () => {
       ]),
     );
   });
+
+  it('documents them in /openapi.json', async () => {
+    for (const { name, operation } of await bodyRoutes())
+      expect(Object.keys(operation.responses), name).toEqual(expect.arrayContaining(['413', '415']));
+  });
 });
