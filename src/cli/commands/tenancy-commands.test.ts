@@ -164,6 +164,16 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     });
     await expect(run('plans', 'set', 'team', '--credit-cost', '0')).rejects.toThrow(CliError);
     await expect(run('orgs', 'set-plan', orgId, 'nope')).rejects.toThrow(/No plan/);
+    // Empty names and ids (an unset shell variable) are refused, nothing created.
+    await expect(run('plans', 'set', '', '--monthly-credits', '5')).rejects.toThrow(
+      'plan id must not be empty',
+    );
+    await expect(run('plans', 'set', ' ', '--name', 'x')).rejects.toThrow('plan id must not be empty');
+    await expect(run('plans', 'set', 'team', '--name', '')).rejects.toThrow('--name must not be empty');
+    await expect(run('orgs', 'create', '--name', '')).rejects.toThrow('--name must not be empty');
+    expect(
+      JSON.parse(await run('--json', 'plans', 'list')).plans.map((p: { id: string }) => p.id),
+    ).not.toContain('');
     for (const requestId of ['r1', 'r2', 'r3'])
       await chargeCredits(db.storage, { organizationId: orgId, siteId: null, requestId });
     const usage = JSON.parse(await run('--json', 'usage', '--site', 'acme'));
