@@ -99,6 +99,10 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     );
     await expect(run('keys', 'revoke', 'key_nope')).rejects.toThrow(CliError);
     await expect(run('keys', 'create')).rejects.toThrow(/--site/);
+    // The admin API's limit on a key's name (200 characters), not a 5,000-character label in every list.
+    await expect(run('keys', 'create', '--site', 'acme', '--name', 'n'.repeat(201))).rejects.toThrow(
+      '--name must be at most 200 characters',
+    );
     await expect(run('keys', 'create', '--admin')).rejects.toThrow(/--org/);
     await expect(run('keys', 'create', '--site', 'acme', '--expires-at', '2001-01-01')).rejects.toThrow(
       /future/,
