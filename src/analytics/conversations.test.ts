@@ -158,6 +158,10 @@ describe.each(dialects)('conversation list on %s', (dialect) => {
       expect(overview.questions, q).toBe(1);
     }
     expect(await listed({ ...march20, q: 'ecran' })).toEqual([]);
+    // Words, not a phrase: in any order, with any spaces between them; every one must be there.
+    for (const q of ["d'accueil ÉCRAN", '  changer   accueil ', 'accueil\tcomment'])
+      expect(await listed({ ...march20, q }), q).toEqual(['accents']);
+    expect(await listed({ ...march20, q: 'écran maison' })).toEqual([]);
   });
 
   it('pages threads that share their last activity without losing or repeating one', async () => {

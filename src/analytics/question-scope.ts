@@ -107,8 +107,9 @@ export function questionConditions(filter: AnalyticsFilter): RawBuilder<unknown>
   }
   if (filter.version !== undefined) parts.push(sql`and q.filter_version = ${filter.version}`);
   if (filter.language !== undefined) parts.push(sql`and q.filter_language = ${filter.language}`);
-  if (filter.q !== undefined)
-    parts.push(sql`and lower(q.content) like ${`%${escapeLike(filter.q.toLowerCase())}%`} escape '\\'`);
+  // Words, each anywhere in the question and in any order ("docs ingest" finds "ingest my docs").
+  for (const word of filter.q?.toLowerCase().split(/\s+/u) ?? [])
+    if (word !== '') parts.push(sql`and lower(q.content) like ${`%${escapeLike(word)}%`} escape '\\'`);
   if (filter.answered !== undefined)
     parts.push(sql`and ${ANSWERED} = ${filter.answered === 'answered' ? 1 : 0}`);
   if (filter.feedback !== undefined) {

@@ -62,6 +62,8 @@ export async function optionalJsonBody<Schema extends ZodSchema>(
   const text = await c.req.text();
   let value: unknown = {};
   if (text.trim() !== '') {
+    // A body there is JSON, as for every other route: a form or plain text is refused, not parsed.
+    requireJsonBody(c);
     try {
       value = JSON.parse(text);
     } catch {

@@ -46,4 +46,18 @@ describe('eval set parsing', () => {
     expect(set.docsDir).toBe(path.join(dir, 'docs'));
     expect(set.questions).toHaveLength(1);
   });
+
+  it('refuses a set with no questions and a set.json that is not JSON, naming the file', async () => {
+    const empty = await mkdtemp(path.join(tmpdir(), 'docent-evalset-'));
+    await writeFile(path.join(empty, 'questions.jsonl'), '\n\n');
+    await expect(readEvalSet(empty)).rejects.toThrow(
+      new EvalSetError(path.join(empty, 'questions.jsonl'), 1, 'no questions'),
+    );
+    const broken = await mkdtemp(path.join(tmpdir(), 'docent-evalset-'));
+    await writeFile(path.join(broken, 'questions.jsonl'), `${row()}\n`);
+    await writeFile(path.join(broken, 'set.json'), '{');
+    const error = await readEvalSet(broken).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EvalSetError);
+    expect((error as Error).message).toMatch(/set\.json:1: invalid JSON \(/);
+  });
 });

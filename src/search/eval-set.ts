@@ -109,7 +109,13 @@ export const readEvalSet = async (dir: string): Promise<EvalSet> => {
   let docsDir = path.join(dir, 'docs');
   let tuning: boolean | null = null;
   if (existsSync(configFile)) {
-    const parsed = setConfigSchema.safeParse(JSON.parse(await readFile(configFile, 'utf8')));
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(configFile, 'utf8'));
+    } catch (error) {
+      throw new EvalSetError(configFile, 1, `invalid JSON (${(error as Error).message})`);
+    }
+    const parsed = setConfigSchema.safeParse(json);
     if (!parsed.success)
       throw new EvalSetError(configFile, 1, parsed.error.issues.map((i) => i.message).join('; '));
     docsDir = path.resolve(dir, parsed.data.docs);
@@ -122,11 +128,8 @@ export const readEvalSet = async (dir: string): Promise<EvalSet> => {
         `its docs folder ${parsed.data.docs} (${docsDir}) does not exist`,
       );
   }
-  return {
-    name: path.basename(path.resolve(dir)),
-    dir,
-    docsDir,
-    tuning,
-    questions: parseQuestions(text, file),
-  };
+  const questions = parseQuestions(text, file);
+  // Scores of no questions are zeros and NaN latencies that read as a result.
+  if (questions.length === 0) throw new EvalSetError(file, 1, 'no questions');
+  return { name: path.basename(path.resolve(dir)), dir, docsDir, tuning, questions };
 };

@@ -12,12 +12,11 @@ import { createCreditGuard } from '../../limits/credit-guard.ts';
 import { startInstanceLifecycle } from '../../recovery/instance-lifecycle.ts';
 import { embeddingModelsFor } from '../../search/embeddings/embedding-model.ts';
 import { SiteSearch } from '../../search/site-search.ts';
-import { openStorage } from '../../storage/database.ts';
 import { newId } from '../../storage/ids.ts';
 import { FALLBACK_PLAN, getOrganizationPlan } from '../../tenancy/plans.ts';
 import { getSiteByDomain } from '../../tenancy/sites.ts';
 import { DOCENT_VERSION } from '../../version.ts';
-import { CliError, databaseUrlFrom, existingDatabase, type GlobalOptions } from '../context.ts';
+import { CliError, type GlobalOptions, openCliStorage } from '../context.ts';
 
 /**
  * `docent mcp --site <domain>`: the site's MCP server on stdin/stdout, for an agent on this machine
@@ -33,7 +32,7 @@ export function registerMcp(program: Command): void {
       const globals = command.optsWithGlobals<GlobalOptions>();
       const config = loadConfig();
       const logger = pino({ level: config.logLevel }, destination(2));
-      const storage = await openStorage(existingDatabase(databaseUrlFrom(globals), false));
+      const storage = await openCliStorage(globals, false);
       const site = await getSiteByDomain(storage, options.site);
       if (!site) {
         await storage.close();

@@ -53,6 +53,7 @@ export function registerOrgs(program: Command): void {
     .option('--plan <id>', 'plan id', 'free')
     .action(async (options: { name: string; plan: string }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
+      if (options.name.trim() === '') throw new CliError('--name must not be empty');
       await withStorage(globals, async (storage) => {
         if (!(await getPlan(storage, options.plan))) throw new CliError(`No plan "${options.plan}"`);
         const org = await createOrganization(storage, options);
@@ -119,6 +120,10 @@ export function registerOrgs(program: Command): void {
         command: Command,
       ) => {
         const globals = command.optsWithGlobals<GlobalOptions>();
+        // An empty id (a shell variable that was not set) would make a plan no one can name.
+        if (id.trim() === '') throw new CliError('The plan id must not be empty');
+        if (options.name !== undefined && options.name.trim() === '')
+          throw new CliError('--name must not be empty');
         if (options.overage !== undefined && !['on', 'off'].includes(options.overage))
           throw new CliError('--overage must be on or off');
         const input: PlanInput = {

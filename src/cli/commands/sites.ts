@@ -85,6 +85,8 @@ export function registerSites(program: Command): void {
     .action(async (options: { org?: string }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       await withStorage(globals, async (storage) => {
+        // A mistyped organization is an error, as for keys and usage, not an empty list.
+        if (options.org !== undefined) await resolveOrganization(storage, { org: options.org });
         const rows = await listSites(storage, options.org);
         if (globals.json) printJson({ sites: rows.map(siteView) });
         else if (rows.length === 0) process.stdout.write('No sites.\n');

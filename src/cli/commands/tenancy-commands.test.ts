@@ -99,6 +99,10 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     );
     await expect(run('keys', 'revoke', 'key_nope')).rejects.toThrow(CliError);
     await expect(run('keys', 'create')).rejects.toThrow(/--site/);
+    // The admin API's limit on a key's name (200 characters), not a 5,000-character label in every list.
+    await expect(run('keys', 'create', '--site', 'acme', '--name', 'n'.repeat(201))).rejects.toThrow(
+      '--name must be at most 200 characters',
+    );
     await expect(run('keys', 'create', '--admin')).rejects.toThrow(/--org/);
     await expect(run('keys', 'create', '--site', 'acme', '--name', ' ')).rejects.toThrow(
       /^--name must not be empty/,
@@ -126,6 +130,7 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     );
     expect(created).toMatchObject({ domain: 'acme-two', allowedOrigins: ['https://acme.example'] });
     expect(JSON.parse(await run('--json', 'sites', 'list', '--org', orgId)).sites).toHaveLength(2);
+    await expect(run('sites', 'list', '--org', 'org_nope')).rejects.toThrow('No organization "org_nope"');
     const set = JSON.parse(
       await run('--json', 'sites', 'set-origins', 'acme-two', 'https://a.example', 'http://localhost:3000'),
     );
@@ -169,6 +174,16 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     });
     await expect(run('plans', 'set', 'team', '--credit-cost', '0')).rejects.toThrow(CliError);
     await expect(run('orgs', 'set-plan', orgId, 'nope')).rejects.toThrow(/No plan/);
+    // Empty names and ids (an unset shell variable) are refused, nothing created.
+    await expect(run('plans', 'set', '', '--monthly-credits', '5')).rejects.toThrow(
+      'plan id must not be empty',
+    );
+    await expect(run('plans', 'set', ' ', '--name', 'x')).rejects.toThrow('plan id must not be empty');
+    await expect(run('plans', 'set', 'team', '--name', '')).rejects.toThrow('--name must not be empty');
+    await expect(run('orgs', 'create', '--name', '')).rejects.toThrow('--name must not be empty');
+    expect(
+      JSON.parse(await run('--json', 'plans', 'list')).plans.map((p: { id: string }) => p.id),
+    ).not.toContain('');
     for (const requestId of ['r1', 'r2', 'r3'])
       await chargeCredits(db.storage, { organizationId: orgId, siteId: null, requestId });
     const usage = JSON.parse(await run('--json', 'usage', '--site', 'acme'));

@@ -25,7 +25,7 @@ const assistantOperation: Operation = {
         'A data stream (`text/plain`, one `CODE:JSON` part per line). Headers: `X-Thread-Id`, `X-Thread-Key` (new threads), `RateLimit-*`.',
       content: { 'text/plain': { schema: z.string() } },
     },
-    ...errorResponses(400, 401, 402, 403, 404, 429),
+    ...errorResponses(400, 401, 402, 403, 404, 413, 415, 429),
   },
 };
 

@@ -76,7 +76,7 @@ export const resolveFeedbackOperation: Operation = {
   request: { body: jsonContent(resolveFeedbackBody) },
   responses: {
     200: { description: 'The vote’s new state', ...jsonContent(resolveFeedbackBody) },
-    ...errorResponses(400, 401, 404, 429),
+    ...errorResponses(400, 401, 404, 413, 415, 429),
   },
 };
 

@@ -52,7 +52,7 @@ export const putRetentionOperation: Operation = {
   request: { body: jsonContent(retentionBody) },
   responses: {
     200: { description: 'Retention', ...jsonContent(retentionBody) },
-    ...errorResponses(400, 401, 429),
+    ...errorResponses(400, 401, 413, 415, 429),
   },
 };
 

@@ -46,7 +46,7 @@ export const createKeyOperation: Operation = {
   request: { body: jsonContent(createKeyBody) },
   responses: {
     201: { description: 'The new key', ...jsonContent(createdKeySchema) },
-    ...errorResponses(400, 401, 404, 429),
+    ...errorResponses(400, 401, 404, 413, 415, 429),
   },
 };
 

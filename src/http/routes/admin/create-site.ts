@@ -45,7 +45,7 @@ export const createSiteOperation: Operation = {
       description: 'The new site; with `git`, its webhook secret (`webhookSecret`, shown this once)',
       ...jsonContent(siteSchema),
     },
-    ...errorResponses(400, 401, 403, 409, 429, 503),
+    ...errorResponses(400, 401, 403, 409, 413, 415, 429, 503),
   },
 };
 

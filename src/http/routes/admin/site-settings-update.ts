@@ -63,7 +63,7 @@ export const siteSettingsUpdateOperation: Operation = {
   request: { params: domainParamSchema, body: jsonContent(siteSettingsUpdateBody) },
   responses: {
     200: { description: "The site's settings after the change", ...jsonContent(siteSettingsSchema) },
-    ...errorResponses(400, 401, 404, 429),
+    ...errorResponses(400, 401, 404, 413, 415, 429),
   },
 };
 

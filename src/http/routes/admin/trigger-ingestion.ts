@@ -41,7 +41,7 @@ export const triggerIngestionOperation: Operation = {
   request: { params: domainParamSchema, body: { ...jsonContent(triggerIngestionBody), required: false } },
   responses: {
     202: { description: 'Queued; poll the status', ...jsonContent(triggeredIngestionSchema) },
-    ...errorResponses(400, 401, 403, 404, 409, 429, 503),
+    ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 503),
   },
 };
 

@@ -66,7 +66,7 @@ export const updateSiteOperation: Operation = {
       description: 'The changed site; `webhookSecret` when a git source was set where there was none',
       ...jsonContent(siteSchema),
     },
-    ...errorResponses(400, 401, 403, 404, 409, 429, 503),
+    ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 503),
   },
 };
 

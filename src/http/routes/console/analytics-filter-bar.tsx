@@ -72,11 +72,20 @@ export function FilterBar(props: {
 }) {
   const q = props.query;
   const fields = new Set(props.fields ?? []);
+  // A site that is not one of the organization's (mistyped, deleted, another's) matches nothing: say so,
+  // rather than show "All sites" over an empty page.
+  const unknownSite =
+    q.site !== undefined && !props.sites.some((s) => s.domain === q.site) ? q.site : undefined;
   return (
     <>
       {props.error ? (
         <div class="notice" role="alert" style="background:#fee2e2;border-color:#fca5a5">
           {props.error}
+        </div>
+      ) : null}
+      {unknownSite !== undefined ? (
+        <div class="notice" role="alert" style="background:#fee2e2;border-color:#fca5a5">
+          site: this organization has no site "{unknownSite}", so nothing matches
         </div>
       ) : null}
       <form class="filters" method="get" action={props.action}>

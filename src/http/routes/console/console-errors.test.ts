@@ -71,6 +71,48 @@ describe('console errors', () => {
     expect(await refused.text()).toContain('Back to the console');
   });
 
+  it("name a site filter that is not the organization's, not 'All sites' over an empty page", async () => {
+    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
+    const headers = { Cookie: `docent_console=${secret}` };
+    await createTenant(database.storage, { domain: 'neighbour' });
+    const screens = ['/console', '/console/conversations', '/console/gaps', '/console/questions'];
+    for (const path of [...screens, '/console/pages', '/console/feedback']) {
+      // A site that is not there, or one of another organization: the same words.
+      for (const site of ['elsewhere', 'neighbour']) {
+        const page = await app.request(`http://localhost${path}?site=${site}`, { headers });
+        expect(page.status, path).toBe(200);
+        expect(await page.text(), path).toContain(
+          `this organization has no site &quot;${site}&quot;, so nothing matches`,
+        );
+      }
+      const own = await app.request(`http://localhost${path}?site=owner`, { headers });
+      expect(await own.text(), path).not.toContain('this organization has no site');
+    }
+  });
+
+  it('shorten a long first question without cutting an emoji in half', async () => {
+    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
+    // 139 characters, then an emoji (two UTF-16 units) across the list's 140th.
+    const question = `${'ingest '.repeat(19)}abcdef🎉 and more words after it`;
+    const asked = await app.request('http://localhost/v2/assistant/owner/message', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${tenant.assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'emoji-reader',
+        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: question }] }],
+      }),
+    });
+    expect(asked.status).toBe(200);
+    await asked.text();
+    const list = await (
+      await app.request('http://localhost/console/conversations', {
+        headers: { Cookie: `docent_console=${secret}` },
+      })
+    ).text();
+    expect(list).toContain('abcdef</a>');
+    expect(list).not.toContain('\uFFFD');
+  });
+
   it("carry the console's security headers, refusals and failures included", async () => {
     const { secret } = await signInToConsole(database.storage, tenant.adminKey);
     const form = { Origin: 'http://localhost', 'Content-Type': 'application/x-www-form-urlencoded' };

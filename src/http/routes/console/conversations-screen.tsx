@@ -11,6 +11,7 @@ import { DocentError } from '../../errors.ts';
 import { FilterBar, filterFromQuery, withQuery } from './analytics-filter-bar.tsx';
 import type { ConsoleEnv } from './console-env.ts';
 import { Csrf, Layout } from './layout.tsx';
+import { textStart } from './text-start.ts';
 
 /** Conversations per page of the list. */
 const CONVERSATIONS_PER_PAGE = 50;
@@ -63,7 +64,7 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
                 <td class="when">{t.updatedAt.slice(0, 16).replace('T', ' ')}</td>
                 <td class="word">{t.site}</td>
                 <td>
-                  <a href={`/console/conversations/${t.threadId}`}>{t.firstQuestion.slice(0, 140)}</a>
+                  <a href={`/console/conversations/${t.threadId}`}>{textStart(t.firstQuestion, 140)}</a>
                 </td>
                 <td>{t.messageCount}</td>
                 <td>{t.unanswered > 0 ? <span class="badge bad">{t.unanswered}</span> : ''}</td>

@@ -31,7 +31,11 @@ export function exportRoutes(deps: { storage: Storage }): Hono<ConsoleEnv> {
     c.header('Content-Type', TYPES[format]);
     c.header('Content-Disposition', `attachment; filename="docent-${what}.${format}"`);
     return stream(c, async (out) => {
-      for await (const chunk of rows) await out.write(chunk);
+      // A cancelled download fails each write silently: stop reading (and end the export's queries).
+      for await (const chunk of rows) {
+        if (out.aborted) break;
+        await out.write(chunk);
+      }
     });
   });
 }

@@ -7,6 +7,7 @@ import { DocentError } from '../../errors.ts';
 import { FilterBar, filterFromQuery, withQuery } from './analytics-filter-bar.tsx';
 import type { ConsoleEnv } from './console-env.ts';
 import { Csrf, Layout } from './layout.tsx';
+import { textStart } from './text-start.ts';
 
 /** Feedback items per page of the inbox. */
 const FEEDBACK_PER_PAGE = 50;
@@ -139,5 +140,5 @@ export function backToInbox(referer: string | undefined): string {
 /** The start of an answer as text: its Markdown's syntax dropped, 400 characters at most. */
 function preview(answer: string): string {
   const text = markdownPlainText(answer);
-  return text.length > 400 ? `${text.slice(0, 400)}…` : text;
+  return text.length > 400 ? `${textStart(text, 400)}…` : text;
 }

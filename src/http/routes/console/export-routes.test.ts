@@ -1,0 +1,64 @@
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApp } from '../../../app.ts';
+import { createTenant, type Tenant } from '../../../limits/limits-fixtures.ts';
+import { SiteSearch } from '../../../search/site-search.ts';
+import { signInToConsole } from '../../../tenancy/console-sessions.ts';
+import { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
+import { createTestDatabase, type TestDatabase } from '../../../testing/databases.ts';
+
+/** An export far longer than anyone reads: how far it was read, and whether it was ended. */
+const endless = vi.hoisted(() => ({ read: 0, ended: false }));
+
+vi.mock('../../../analytics/export.ts', async (importActual) => ({
+  ...(await importActual<typeof import('../../../analytics/export.ts')>()),
+  async *exportConversations() {
+    try {
+      for (let i = 0; i < 10_000; i++) {
+        endless.read++;
+        yield `row ${i},${'x'.repeat(1_000)}\r\n`;
+        // A batch read from the database takes a moment.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      endless.ended = true;
+    }
+  },
+}));
+
+describe("the console's export", () => {
+  let database: TestDatabase;
+  let app: ReturnType<typeof createApp>;
+  let tenant: Tenant;
+  const ingestions = new IngestionRunner();
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    app = createApp({
+      storage: database.storage,
+      search: new SiteSearch(database.storage),
+      logger: pino({ level: 'silent' }),
+      docsRoot: null,
+      ingestions,
+    });
+    tenant = await createTenant(database.storage, { domain: 'owner' });
+  });
+  afterAll(async () => {
+    await ingestions.idle();
+    await database?.drop();
+  });
+
+  it('stops reading when the browser goes away (a cancelled download), as the admin API export does', async () => {
+    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
+    const response = await app.request('http://localhost/console/export/conversations.csv', {
+      headers: { Cookie: `docent_console=${secret}` },
+    });
+    expect(response.status).toBe(200);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel();
+    for (let i = 0; i < 50 && !endless.ended; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(endless.ended).toBe(true);
+    expect(endless.read).toBeLessThan(100);
+  });
+});
