@@ -9,7 +9,7 @@ import {
   revokeApiKey,
 } from '../../tenancy/api-keys.ts';
 import { getOrganization } from '../../tenancy/organizations.ts';
-import { getSite, getSiteByDomain, listSites, MAX_NAME_LENGTH } from '../../tenancy/sites.ts';
+import { getSite, getSiteByDomain, listSites } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
 
 /** The organization a command acts on: named by `--org <id>` or through one of its sites. */
@@ -64,9 +64,6 @@ export function registerKeys(program: Command): void {
         if (name?.success === false)
           throw new CliError(`--name ${name.error.issues[0]?.message ?? 'is not a valid key name'}`);
         if (!options.admin && options.site === undefined) throw new CliError('--site <domain> is required');
-        // As the admin API: a label, not a document (it is printed in every `keys list` line).
-        if (options.name !== undefined && options.name.length > MAX_NAME_LENGTH)
-          throw new CliError(`--name must be at most ${MAX_NAME_LENGTH} characters`);
         await withStorage(globals, async (storage) => {
           const owner = await resolveOrganization(storage, options);
           try {
