@@ -10,12 +10,23 @@ export interface ThreadListing {
   messageCount: number;
 }
 
-/** Threads of one organization, newest activity first; `before` pages by `updated_at`. */
+/** Where a page of threads ends: the last thread's activity time and id (the listing's sort key). */
+export interface ThreadPosition {
+  updatedAt: string;
+  id: string;
+}
+
+/**
+ * Threads of one organization, newest activity first, a page at a time: `after` (the previous page's
+ * `next`) continues exactly where it ended, threads active in the same millisecond included; `before`
+ * (older clients' paging) keeps only threads last active before a time.
+ */
 export async function listOrganizationThreads(
   storage: Storage,
   organizationId: string,
-  options: { siteId?: string; limit: number; before?: string },
-): Promise<ThreadListing[]> {
+  options: { siteId?: string; limit: number; before?: string; after?: ThreadPosition },
+): Promise<{ threads: ThreadListing[]; next: ThreadPosition | null }> {
+  const limit = Math.max(1, Math.min(options.limit, MAX_THREADS_PAGE));
   let query = storage.db
     .selectFrom('threads')
     .innerJoin('sites', 'sites.id', 'threads.site_id')
@@ -31,15 +42,29 @@ export async function listOrganizationThreads(
     .where('threads.organization_id', '=', organizationId)
     .orderBy('threads.updated_at', 'desc')
     .orderBy('threads.id', 'desc')
-    .limit(Math.min(options.limit, MAX_THREADS_PAGE));
+    // One more than the page: whether there is a next page, without an empty last one.
+    .limit(limit + 1);
   if (options.siteId !== undefined) query = query.where('threads.site_id', '=', options.siteId);
   if (options.before !== undefined) query = query.where('threads.updated_at', '<', options.before);
+  const after = options.after;
+  if (after !== undefined)
+    query = query.where((eb) =>
+      eb.or([
+        eb('threads.updated_at', '<', after.updatedAt),
+        eb.and([eb('threads.updated_at', '=', after.updatedAt), eb('threads.id', '<', after.id)]),
+      ]),
+    );
   const rows = await query.execute();
-  return rows.map(({ domain, message_count, ...thread }) => ({
+  const threads = rows.slice(0, limit).map(({ domain, message_count, ...thread }) => ({
     thread,
     domain,
     messageCount: Number(message_count ?? 0),
   }));
+  const last = threads.at(-1)?.thread;
+  return {
+    threads,
+    next: rows.length > limit && last ? { updatedAt: last.updated_at, id: last.id } : null,
+  };
 }
 
 /** One thread of this organization; another organization's thread is indistinguishable from none. */

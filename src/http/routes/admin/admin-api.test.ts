@@ -565,6 +565,27 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(messages[0]?.content).toBe('Question 0');
     expect((await call('GET', '/v1/admin/threads?limit=0', tenant.adminKey)).status).toBe(400);
+    expect((await call('GET', '/v1/admin/threads?cursor=nope', tenant.adminKey)).status).toBe(400);
+
+    // Threads active in the same millisecond: paging by cursor lists each once. (By `before`, the page
+    // after the first skipped the other two.)
+    await database.storage.db
+      .updateTable('threads')
+      .set({ updated_at: '2026-01-01T00:00:00.000Z' })
+      .where('id', 'in', threadIds)
+      .execute();
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { json: Record<string, unknown> } = await call(
+        'GET',
+        `/v1/admin/threads?limit=1${cursor === null ? '' : `&cursor=${cursor}`}`,
+        tenant.adminKey,
+      );
+      seen.push(...(page.json.threads as { id: string }[]).map((t) => t.id));
+      cursor = page.json.nextCursor as string | null;
+    } while (cursor !== null && seen.length < 10);
+    expect(seen.sort()).toEqual([...threadIds].sort());
   });
 
   it('rate-limits the admin API per organization with its own limit', async () => {

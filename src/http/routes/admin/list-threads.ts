@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { decodeCursor, encodeCursor, isCursor, MAX_CURSOR_CHARS } from '../../../analytics/question-scope.ts';
 import { listOrganizationThreads, MAX_THREADS_PAGE } from '../../../tenancy/organization-threads.ts';
 import { domainSchema } from '../../../tenancy/sites.ts';
 import type { AdminEnv } from '../../admin-env.ts';
@@ -12,7 +13,19 @@ export const listThreadsQuery = z
   .object({
     site: domainSchema.optional(),
     limit: z.coerce.number().int().min(1).max(MAX_THREADS_PAGE).default(50),
-    before: z.string().datetime().optional().describe('Only threads last active before this time (paging)'),
+    cursor: z
+      .string()
+      .max(MAX_CURSOR_CHARS)
+      .refine(isCursor, 'not a cursor this listing gave out')
+      .optional()
+      .describe("The previous page's nextCursor: the page after it"),
+    before: z
+      .string()
+      .datetime()
+      .optional()
+      .describe(
+        'Only threads last active before this time. Older paging: threads active in the same millisecond as the last one listed can be missed; use cursor',
+      ),
   })
   .strict();
 
@@ -25,7 +38,10 @@ export const threadSummarySchema = z.object({
   updatedAt: z.string(),
 });
 
-export const listThreadsResponse = z.object({ threads: z.array(threadSummarySchema) });
+export const listThreadsResponse = z.object({
+  threads: z.array(threadSummarySchema),
+  nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page'),
+});
 
 export const listThreadsOperation: Operation = {
   method: 'get',
@@ -49,12 +65,16 @@ export function listThreadsRoute(deps: AdminDeps): Hono<AdminEnv> {
       const site = await requireOrganizationSite(deps.storage, organizationId, query.site);
       siteId = site.id;
     }
-    const threads = await listOrganizationThreads(deps.storage, organizationId, {
+    const after =
+      query.cursor === undefined ? undefined : decodeCursor(query.cursor, ['string', 'string'] as const);
+    const { threads, next } = await listOrganizationThreads(deps.storage, organizationId, {
       limit: query.limit,
       ...(siteId !== undefined ? { siteId } : {}),
       ...(query.before !== undefined ? { before: new Date(query.before).toISOString() } : {}),
+      ...(after !== undefined ? { after: { updatedAt: after[0], id: after[1] } } : {}),
     });
     return c.json({
+      nextCursor: next === null ? null : encodeCursor([next.updatedAt, next.id]),
       threads: threads.map((t) => ({
         id: t.thread.id,
         site: t.domain,
