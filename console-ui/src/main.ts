@@ -100,7 +100,17 @@ function confirmForms(): void {
   }
 }
 
+/**
+ * A page answering a form that creates something (a key, shown once) is made a plain visit of its
+ * address: reloading it then shows the list instead of sending the form again, which created a second
+ * key (the browser asks first, and "Continue" is the button people press).
+ */
+function forgetFormPost(): void {
+  if (document.querySelector('[data-form-result]')) history.replaceState(history.state, '', location.href);
+}
+
 drawCharts();
 followJob();
 linkPeriodAndDates();
 confirmForms();
+forgetFormPost();

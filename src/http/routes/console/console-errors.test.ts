@@ -170,6 +170,10 @@ describe('console errors', () => {
     expect(await getRetentionDays(database.storage, tenant.organization.id)).toBeNull();
     expect((await post('/console/organization/retention', 'days=16')).status).toBe(303);
     expect(await getRetentionDays(database.storage, tenant.organization.id)).toBe(16);
+    // A key's name is one line, as the admin API and the CLI take it.
+    const forged = await post('/console/keys', `kind=admin&name=${encodeURIComponent('ci\nkey_x  admin')}`);
+    expect(forged.status).toBe(400);
+    expect(await forged.text()).toContain('The name must not hold control characters.');
   });
 
   it('go back to the feedback inbox as it was filtered, on this server only', () => {

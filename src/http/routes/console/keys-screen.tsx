@@ -5,6 +5,7 @@ import {
   createApiKey,
   getApiKey,
   KeyCreationLimitError,
+  keyNameSchema,
   keySummary,
   listApiKeys,
   revokeApiKey,
@@ -40,7 +41,7 @@ export function keysScreen(deps: {
     return c.html(
       <Layout title="Keys" session={session} active="keys" scriptSrc={deps.scriptSrc}>
         {notice.secret ? (
-          <div class="notice" aria-live="polite">
+          <div class="notice" aria-live="polite" data-form-result>
             <strong>Copy this key now: it is shown only once.</strong>
             <div class="secret" data-testid="new-key">
               {notice.secret}
@@ -154,10 +155,13 @@ export function keysScreen(deps: {
     const session = c.get('session');
     const form = await c.req.parseBody();
     const kind = form.kind === 'admin' ? 'admin' : 'assistant';
-    const name =
+    const named =
       typeof form.name === 'string' && form.name.trim() !== ''
-        ? form.name.trim().slice(0, MAX_KEY_NAME_CHARS)
+        ? keyNameSchema.safeParse(form.name.slice(0, MAX_KEY_NAME_CHARS))
         : undefined;
+    if (named?.success === false)
+      return page(c, { error: `The name ${named.error.issues[0]?.message ?? 'is not valid'}.` });
+    const name = named?.data;
     let site: Awaited<ReturnType<typeof getOrganizationSite>> | undefined;
     if (kind === 'assistant') {
       site = await getOrganizationSite(deps.storage, session.organization.id, String(form.site ?? ''));
