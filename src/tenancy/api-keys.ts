@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
-import { z } from 'zod';
 import { withOrganizationLock } from '../limits/organization-lock.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso, randomBase62 } from '../storage/ids.ts';
 import type { ApiKeysTable } from '../storage/schema.ts';
-import { MAX_NAME_LENGTH } from './sites.ts';
+import { labelSchema, MAX_NAME_LENGTH } from './sites.ts';
 
 export type ApiKey = ApiKeysTable;
 export type ApiKeyKind = ApiKey['kind'];
@@ -31,17 +30,10 @@ export class KeyCreationLimitError extends Error {
 }
 
 /**
- * A key's label, as the admin API and the CLI take it: trimmed, 1 to 200 characters, one line. It is
- * printed in `keys list` rows and shown in the console, where a line break or a terminal escape would
- * forge or garble what an owner reads.
+ * A key's label, as the admin API, the CLI and the console take it: trimmed, 1 to 200 characters, one
+ * line (printed in `keys list` rows, where a line break would forge a row).
  */
-export const keyNameSchema = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty or only spaces')
-  .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`)
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
-  .refine((name) => !/[\u0000-\u001f\u007f-\u009f]/.test(name), 'must not hold control characters');
+export const keyNameSchema = labelSchema(MAX_NAME_LENGTH);
 
 export function hashKey(key: string): string {
   return crypto.createHash('sha256').update(key).digest('hex');

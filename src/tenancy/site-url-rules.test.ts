@@ -51,5 +51,11 @@ describe('site URL rules', () => {
     expect(siteNameSchema.safeParse('   ').success).toBe(false);
     expect(siteNameSchema.safeParse('x'.repeat(MAX_NAME_LENGTH + 1)).success).toBe(false);
     expect(siteNameSchema.parse('  Acme docs ')).toBe('Acme docs');
+    // One line, read as written: no control character, line break or bidirectional override.
+    for (const forged of ['Acme\ndocs', 'Acme\u001b[31m', 'Acme\u2028docs', 'Acme \u202egpj.exe', 'A\u2066B'])
+      expect(siteNameSchema.safeParse(forged).success, JSON.stringify(forged)).toBe(false);
+    // Names in any script, emoji sequences (joined by U+200D) and marks of right-to-left text are names.
+    for (const name of ['Документация', 'מדריך', 'مستندات\u200f', '👩\u200d💻 Dev docs'])
+      expect(siteNameSchema.parse(name)).toBe(name);
   });
 });

@@ -24,14 +24,26 @@ export const MAX_DOMAIN_LENGTH = 63;
 export const MAX_NAME_LENGTH = 200;
 
 /**
+ * Characters a name shown on one line must not hold: control characters and line breaks (a newline in
+ * a name forges a row of the CLI's listings) and the bidirectional embeddings, overrides and isolates
+ * (U+202E shows "gepj.exe" as "exe.jpeg"), which no name needs to be read right.
+ */
+const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]/u;
+
+/** A label an owner types (a site's or a key's name): trimmed, 1 to `max` characters, one line. */
+export const labelSchema = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty or only spaces')
+    .max(max, `must be at most ${max} characters`)
+    .refine((name) => !NOT_ONE_LINE.test(name), 'must not hold control characters or line breaks');
+
+/**
  * A site's display name: the widget's title ("Ask <name>") and the console's. Trimmed, as the console's
  * form trims it, so no writer stores a blank name the console then refuses to save the settings with.
  */
-export const siteNameSchema = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty or only spaces')
-  .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`);
+export const siteNameSchema = labelSchema(MAX_NAME_LENGTH);
 export const domainSchema = z
   .string()
   .min(1)

@@ -173,7 +173,7 @@ describe('console errors', () => {
     // A key's name is one line, as the admin API and the CLI take it.
     const forged = await post('/console/keys', `kind=admin&name=${encodeURIComponent('ci\nkey_x  admin')}`);
     expect(forged.status).toBe(400);
-    expect(await forged.text()).toContain('The name must not hold control characters.');
+    expect(await forged.text()).toContain('The name must not hold control characters or line breaks.');
   });
 
   it('go back to the feedback inbox as it was filtered, on this server only', () => {
