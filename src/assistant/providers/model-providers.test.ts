@@ -448,7 +448,8 @@ describe('real model providers over loopback servers', () => {
 
     it('streams an answer whose gaps are under the stall timeout, keep-alives or not', async () => {
       const tokens = ['Invoices ', 'arrive ', 'monthly ', '[1].'];
-      answerWith({ tokens, tokenDelayMs: 200, keepAliveMs: 40 });
+      // Gaps of a third of the stall timeout: a loaded CI machine stretched 200 ms gaps past 300 ms.
+      answerWith({ tokens, tokenDelayMs: 100, keepAliveMs: 40 });
       const asked = await ask(domain, 'When are invoices sent?');
       expect(asked.error).toBeUndefined();
       expect(asked.message?.content).toBe(tokens.join(''));

@@ -61,4 +61,16 @@ describe("the console's export", () => {
     expect(endless.ended).toBe(true);
     expect(endless.read).toBeLessThan(100);
   });
+
+  it("answers 404 for another organization's site, or none, as the admin API does (not an empty file)", async () => {
+    const other = await createTenant(database.storage, { domain: 'rival' });
+    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
+    for (const site of [other.site.domain, 'nowhere']) {
+      const response = await app.request(`http://localhost/console/export/feedback.csv?site=${site}`, {
+        headers: { Cookie: `docent_console=${secret}` },
+      });
+      expect(response.status, site).toBe(404);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    }
+  });
 });

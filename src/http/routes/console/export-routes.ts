@@ -3,6 +3,7 @@ import { stream } from 'hono/streaming';
 import { exportConversations, exportFeedback } from '../../../analytics/export.ts';
 import type { Storage } from '../../../storage/database.ts';
 import { DocentError } from '../../errors.ts';
+import { checkFilterSite } from '../admin/analytics-schemas.ts';
 import { filterFromQuery } from './analytics-filter-bar.tsx';
 import type { ConsoleEnv } from './console-env.ts';
 import { feedbackTab, resolvedOf } from './feedback-screen.tsx';
@@ -14,28 +15,36 @@ const TYPES = { csv: 'text/csv; charset=utf-8', jsonl: 'application/x-ndjson; ch
  * `show`), streamed as they are read.
  */
 export function exportRoutes(deps: { storage: Storage }): Hono<ConsoleEnv> {
-  return new Hono<ConsoleEnv>().get('/console/export/:file{(conversations|feedback)\\.(csv|jsonl)}', (c) => {
-    const [what, format] = c.req.param('file').split('.') as ['conversations' | 'feedback', 'csv' | 'jsonl'];
-    const { filter, error } = filterFromQuery(c);
-    if (error) throw new DocentError('invalid_request', error);
-    const organizationId = c.get('session').organization.id;
-    const rows =
-      what === 'conversations'
-        ? exportConversations(deps.storage, organizationId, filter, format)
-        : exportFeedback(
-            deps.storage,
-            organizationId,
-            { ...filter, resolved: resolvedOf(feedbackTab(c.req.query('show'))) },
-            format,
-          );
-    c.header('Content-Type', TYPES[format]);
-    c.header('Content-Disposition', `attachment; filename="docent-${what}.${format}"`);
-    return stream(c, async (out) => {
-      // A cancelled download fails each write silently: stop reading (and end the export's queries).
-      for await (const chunk of rows) {
-        if (out.aborted) break;
-        await out.write(chunk);
-      }
-    });
-  });
+  return new Hono<ConsoleEnv>().get(
+    '/console/export/:file{(conversations|feedback)\\.(csv|jsonl)}',
+    async (c) => {
+      const [what, format] = c.req.param('file').split('.') as [
+        'conversations' | 'feedback',
+        'csv' | 'jsonl',
+      ];
+      const { filter, error } = filterFromQuery(c);
+      if (error) throw new DocentError('invalid_request', error);
+      const organizationId = c.get('session').organization.id;
+      // As the admin API's export: a site of another organization (or none) is not an empty file.
+      await checkFilterSite(deps.storage, organizationId, filter);
+      const rows =
+        what === 'conversations'
+          ? exportConversations(deps.storage, organizationId, filter, format)
+          : exportFeedback(
+              deps.storage,
+              organizationId,
+              { ...filter, resolved: resolvedOf(feedbackTab(c.req.query('show'))) },
+              format,
+            );
+      c.header('Content-Type', TYPES[format]);
+      c.header('Content-Disposition', `attachment; filename="docent-${what}.${format}"`);
+      return stream(c, async (out) => {
+        // A cancelled download fails each write silently: stop reading (and end the export's queries).
+        for await (const chunk of rows) {
+          if (out.aborted) break;
+          await out.write(chunk);
+        }
+      });
+    },
+  );
 }
