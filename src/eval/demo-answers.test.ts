@@ -79,6 +79,12 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['is my data sent to openai', 'index'],
   ['can I have several docs sites', 'index'],
   ['how does search work', 'guides/search'],
+  ['how do I make the assistant answer in french', 'guides/models#a-model-and-instructions-per-site'],
+  ['how do I change the widget title', 'guides/widget#theming'],
+  ['does the widget work on mobile', 'guides/widget#keyboard-and-accessibility'],
+  ['how do I see which pages are never cited', 'guides/console#what-readers-ask'],
+  ['what happens when ollama is down', 'guides/models#when-the-provider-fails'],
+  ['how do I migrate from sqlite to postgres', 'guides/self-hosting#choose-a-storage-engine'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
