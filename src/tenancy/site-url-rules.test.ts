@@ -47,6 +47,25 @@ describe('site URL rules', () => {
     expect(allowedOriginsSchema.parse(['https://docs.example.com'])).toEqual(['https://docs.example.com']);
   });
 
+  it('stores an origin as browsers send it, however it was written, and says why a non-origin is refused', () => {
+    expect(
+      allowedOriginsSchema.parse([
+        'HTTPS://Docs.Example.com',
+        'https://docs.example.com/',
+        'https://docs.example.com:443',
+        'http://localhost:3000/',
+      ]),
+    ).toEqual(['https://docs.example.com', 'http://localhost:3000']);
+    const why = (origin: string) => allowedOriginsSchema.safeParse([origin]).error?.issues[0]?.message;
+    expect(why('https://docs.example.com/guide')).toMatch(/no path$/);
+    expect(why('https://docs.example.com/?x=1')).toMatch(/no path$/);
+    expect(why('https://docs.example.com#top')).toMatch(/no path$/);
+    expect(why('https://user:pw@docs.example.com')).toMatch(/no user or password$/);
+    expect(why('ftp://docs.example.com')).toMatch(/http: or https:/);
+    expect(why('docs.example.com')).toMatch(/^must be an origin such as/);
+    expect(why('https://docs.example.com\t')).toMatch(/no spaces$/);
+  });
+
   it('refuses a blank site name, and trims one (the admin API bodies: site-name-rules.test.ts)', () => {
     expect(siteNameSchema.safeParse('   ').success).toBe(false);
     expect(siteNameSchema.safeParse('x'.repeat(MAX_NAME_LENGTH + 1)).success).toBe(false);

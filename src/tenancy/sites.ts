@@ -54,26 +54,50 @@ export const domainSchema = z
 export const MAX_ALLOWED_ORIGINS = 50;
 export const MAX_ORIGIN_LENGTH = 253 + 'https://'.length + ':65535'.length;
 
-/** A browser origin exactly as browsers send it: scheme, host and optional port; nothing else. */
+/**
+ * A browser origin, stored exactly as browsers send it (scheme, host and optional port) so that it is
+ * compared exactly: an origin written another way that means the same (`HTTPS://Docs.Example.com`, a
+ * trailing `/` as the address bar shows it, the scheme's own port) is stored as browsers send it.
+ */
 export const originSchema = z
   .string()
   .max(MAX_ORIGIN_LENGTH)
-  // Origins are compared exactly: "https://*.example.com" would be stored and then match no page at all.
-  .refine((value) => !value.includes('*'), {
-    message:
-      'must be one exact origin: wildcards are not supported, list each origin (https://docs.example.com)',
-  })
-  .refine(
-    (value) => {
-      try {
-        const url = new URL(value);
-        return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'must be an origin such as https://docs.example.com (scheme and host, no path or slash)' },
-  );
+  .transform((value, ctx) => {
+    // "https://*.example.com" would be stored and then match no page at all.
+    if (value.includes('*')) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be one exact origin: wildcards are not supported, list each origin (https://docs.example.com)',
+      });
+      return z.NEVER;
+    }
+    const problem = originProblem(value);
+    if (problem !== null) {
+      ctx.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
+    }
+    return new URL(value).origin;
+  });
+
+/** Why `value` is not an origin, in the owner's terms; null when it is one. */
+function originProblem(value: string): string | null {
+  const example = 'such as https://docs.example.com';
+  if (/[\s\p{Cc}]/u.test(value)) return `must be an origin ${example}, with no spaces`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `must be an origin ${example}`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return `must be an http: or https: origin ${example}`;
+  if (url.username !== '' || url.password !== '')
+    return `must be an origin ${example}, with no user or password`;
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || /[?#]/.test(value))
+    return `must be an origin ${example}: scheme and host only, no path`;
+  return null;
+}
 
 export const allowedOriginsSchema = z
   .array(originSchema)

@@ -136,7 +136,14 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     );
     expect(set.allowedOrigins).toEqual(['https://a.example', 'http://localhost:3000']);
     expect(JSON.parse(await run('--json', 'sites', 'set-origins', 'acme-two')).allowedOrigins).toEqual([]);
-    await expect(run('sites', 'set-origins', 'acme-two', 'https://a.example/')).rejects.toThrow(CliError);
+    // As the address bar shows it: stored as browsers send it.
+    expect(
+      JSON.parse(await run('--json', 'sites', 'set-origins', 'acme-two', 'HTTPS://A.Example/'))
+        .allowedOrigins,
+    ).toEqual(['https://a.example']);
+    await expect(run('sites', 'set-origins', 'acme-two', 'https://a.example/docs')).rejects.toThrow(
+      /^origin "https:\/\/a.example\/docs": must be an origin such as https:\/\/docs.example.com: scheme and host only, no path$/,
+    );
     // The bad value is quoted, not numbered.
     await expect(run('sites', 'set-origins', 'acme-two', 'https://a.example', 'not-a-url')).rejects.toThrow(
       /^origin "not-a-url": must be an origin/,

@@ -364,10 +364,8 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
     const siteFields = updateSiteBody.safeParse({
       name: text('name'),
       baseUrl: text('baseUrl') === '' ? null : text('baseUrl'),
-      // Pasted from the address bar, an origin often ends in "/": that slash is no path.
-      allowedOrigins: lines(form.allowedOrigins).map((origin) =>
-        origin.replace(/^(https?:\/\/[^/]+)\/$/i, '$1'),
-      ),
+      // As pasted from the address bar ("https://docs.example.com/"): the schema stores the origin.
+      allowedOrigins: lines(form.allowedOrigins),
     });
     const modelFields = siteModelSettingsSchema.safeParse({
       model: text('model') === '' ? null : text('model'),
