@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type GitUrlKind, redactGitUrl } from './git-url.ts';
@@ -103,29 +103,67 @@ export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOp
   watcher?.unref();
   try {
     return await new Promise<string>((resolve, reject) => {
-      execFile(
-        'git',
-        [...safetyConfig(kind), ...args],
-        {
-          cwd: options.cwd,
-          env: gitEnvironment(options.env),
-          timeout: timeoutMs,
-          killSignal: 'SIGKILL',
-          maxBuffer: MAX_GIT_OUTPUT_BYTES,
-          signal: abort.signal,
-          encoding: 'utf8',
-        },
-        (error, stdout, stderr) => {
-          if (!error) return resolve(stdout);
-          // The server's own folders (the clone under the data folder) are no business of the caller.
-          const told = serverFoldersHidden(stderr, [options.cwd, options.watchFolder]);
-          reject(gitFailure(args[0] ?? 'git', error, told, { timeoutMs, tooLarge, maxBytes }));
-        },
-      );
+      // Its own process group (detached), so that a git that is stopped stops with the helpers it
+      // started (git-remote-https, index-pack, ssh): killing git alone, as execFile does, left them
+      // downloading.
+      const child = spawn('git', [...safetyConfig(kind), ...args], {
+        cwd: options.cwd,
+        env: gitEnvironment(options.env),
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const output = { stdout: '', stderr: '', bytes: 0 };
+      let stopped: 'timeout' | 'abort' | 'output' | undefined;
+      const stopAll = (why: NonNullable<typeof stopped>): void => {
+        stopped ??= why;
+        killGroup(child.pid);
+      };
+      const timer = setTimeout(() => stopAll('timeout'), timeoutMs);
+      const onAbort = (): void => stopAll('abort');
+      abort.signal.addEventListener('abort', onAbort, { once: true });
+      if (abort.signal.aborted) onAbort();
+      const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+        output.bytes += chunk.length;
+        if (output.bytes > MAX_GIT_OUTPUT_BYTES) stopAll('output');
+        else output[stream] += chunk.toString('utf8');
+      };
+      child.stdout?.on('data', collect('stdout'));
+      child.stderr?.on('data', collect('stderr'));
+      const settle = (error: (Error & { code?: unknown; killed?: boolean }) | null): void => {
+        clearTimeout(timer);
+        abort.signal.removeEventListener('abort', onAbort);
+        // Helpers still holding the group's pipes after git itself ended on an error.
+        if (error !== null) killGroup(child.pid);
+        if (error === null) return resolve(output.stdout);
+        // The server's own folders (the clone under the data folder) are no business of the caller.
+        const told = serverFoldersHidden(output.stderr, [options.cwd, options.watchFolder]);
+        reject(gitFailure(args[0] ?? 'git', error, told, { timeoutMs, tooLarge, maxBytes }));
+      };
+      child.once('error', (error) => settle(error));
+      child.once('close', (code, signal) => {
+        if (code === 0 && stopped === undefined) return settle(null);
+        const error: Error & { code?: unknown; killed?: boolean } = new Error(
+          `git exited with ${signal ?? code}`,
+        );
+        if (stopped === 'abort') error.name = 'AbortError';
+        error.killed = stopped !== undefined;
+        if (stopped === 'output') error.code = 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
+        settle(error);
+      });
     });
   } finally {
     if (watcher) clearInterval(watcher);
     options.signal?.removeEventListener('abort', stop);
+  }
+}
+
+/** Kills a process group (SIGKILL); one already gone is no error. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: every process of the group has ended.
   }
 }
 
