@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEnv } from './app-env.ts';
 import { handleError } from './error-handler.ts';
 import { type ClientGone, clientGone } from './node-request.ts';
-import { MAX_DISCARDED_UPLOAD_BYTES, readJsonBody } from './request-body.ts';
+import { limitBody, MAX_DISCARDED_UPLOAD_BYTES, readJsonBody } from './request-body.ts';
 import { serverRequestId } from './request-id.ts';
 
 const LIMIT = 1_000;
@@ -26,6 +26,8 @@ function testApp(onGone: (gone: ClientGone, early: AbortSignal | undefined) => v
     await new Promise((resolve) => setTimeout(resolve, 50));
     return c.json({ got: await readJsonBody(c, LIMIT) });
   });
+  // As the admin API and the console do: Hono reads the body, through limitBody.
+  app.post('/form', limitBody(LIMIT), async (c) => c.json({ got: await c.req.json() }));
   app.post('/slow', async (c) => {
     const gone = clientGone(c);
     // `?eager` makes the signal at once; otherwise it is made (if ever) after the fact.
@@ -71,15 +73,17 @@ function send(
   origin: string,
   path: string,
   parts: string[],
-  options: { agent?: http.Agent; headers?: Record<string, string> } = {},
+  options: { agent?: http.Agent; headers?: Record<string, string>; gapMs?: number } = {},
 ) {
   return new Promise<{
     status: number;
     headers: http.IncomingHttpHeaders;
     body: string;
     error: string | undefined;
+    socket: unknown;
   }>((resolve, reject) => {
     let error: string | undefined;
+    let socket: unknown;
     const request = http.request(`${origin}${path}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...options.headers },
@@ -87,6 +91,9 @@ function send(
     });
     request.on('error', (e) => {
       error = e.message;
+    });
+    request.on('socket', (s) => {
+      socket = s;
     });
     const closed = new Promise((done) => request.once('close', done));
     request.on('response', (response) => {
@@ -97,13 +104,31 @@ function send(
       });
       response.on('end', () => {
         void closed.then(() =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body, error }),
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body, error, socket }),
         );
       });
       response.on('error', reject);
     });
-    for (const part of parts) request.write(part);
-    if (!options.headers?.['Content-Length']) request.end();
+    const end = (): void => {
+      if (!options.headers?.['Content-Length']) request.end();
+    };
+    if (options.gapMs === undefined) {
+      for (const part of parts) request.write(part);
+      end();
+      return;
+    }
+    // A slow client: a part every `gapMs`, until the parts run out or the connection is gone.
+    const rest = [...parts];
+    const next = (): void => {
+      if (request.destroyed || request.socket?.destroyed) return;
+      const part = rest.shift();
+      if (part === undefined) end();
+      else {
+        request.write(part);
+        setTimeout(next, options.gapMs);
+      }
+    };
+    next();
   });
 }
 
@@ -148,6 +173,32 @@ describe('request body on @hono/node-server', () => {
     const after = await send(origin, '/echo', ['{"ok":1}'], { agent });
     expect(after).toMatchObject({ status: 200, body: '{"got":{"ok":1}}' });
     agent.destroy();
+  });
+
+  it('reads the rest of a slow upload, and of one Hono was reading (limitBody), before the 413', async () => {
+    // @hono/node-server cuts a connection whose request is still arriving 500 ms after the response has
+    // ended; limitBody's web stream paused the request again after each chunk the discard resumed.
+    const chunk = 'x'.repeat(64 * 1024);
+    for (const [path, parts, gapMs] of [
+      ['/late', 20, 50],
+      ['/form', 20, 50],
+      ['/form', 200, undefined],
+    ] as const) {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const big = await send(
+        origin,
+        path,
+        Array.from({ length: parts }, () => chunk),
+        { agent, ...(gapMs !== undefined ? { gapMs } : {}) },
+      );
+      expect({ path, ...big }).toMatchObject({ path, status: 413, error: undefined });
+      expect(big.headers.connection).not.toBe('close');
+      const after = await send(origin, '/form', ['{"ok":1}'], { agent });
+      expect(after).toMatchObject({ status: 200, body: '{"got":{"ok":1}}' });
+      // Served on the same connection: it was not cut under the upload.
+      expect({ path, reused: after.socket === big.socket }).toEqual({ path, reused: true });
+      agent.destroy();
+    }
   });
 
   it('closes the connection instead when the declared rest is past what it reads', async () => {

@@ -11,48 +11,61 @@ import { zodDetails } from './validation.ts';
 /**
  * Bytes of a refused upload still read, and thrown away, after the 413. A client that is still sending
  * when the server answers (any that streams its body) would otherwise have its connection reset under it
- * and see `EPIPE` or `ECONNRESET` instead of the 413; past this, or `MAX_DISCARD_MS`, it is reset.
+ * and see `EPIPE` or `ECONNRESET` instead of the 413. Past this, or `MAX_DISCARD_MS`, the 413 is sent
+ * at once and the connection closed.
  */
 export const MAX_DISCARDED_UPLOAD_BYTES = 16 * 1024 * 1024;
 export const MAX_DISCARD_MS = 10_000;
 
 /**
- * The 413 for a body past `maxBytes`. On Node the rest of the upload is read and dropped (bounded, see
- * `MAX_DISCARDED_UPLOAD_BYTES`), so the client can read the answer and the connection stays usable;
- * elsewhere, or when the declared rest is too large to read, the connection closes after the answer.
+ * The 413 for a body past `maxBytes`; `keepOpen` when the rest of the body has been read (see
+ * `tooLarge`), so the connection can serve the next request. Otherwise it closes after the answer.
  */
-export function payloadTooLarge(maxBytes: number, incoming?: IncomingMessage): DocentError {
-  const drained = incoming !== undefined && discardRest(incoming);
+export function payloadTooLarge(maxBytes: number, keepOpen = false): DocentError {
   return new DocentError('payload_too_large', `Request body exceeds ${maxBytes} bytes`, {
-    ...(drained ? {} : { headers: { Connection: 'close' } }),
+    ...(keepOpen ? {} : { headers: { Connection: 'close' } }),
   });
 }
 
-/** Reads and drops what is left of `incoming`'s body, within the bounds; false when it will not. */
-function discardRest(incoming: IncomingMessage): boolean {
-  if (incoming.complete) return true;
+/**
+ * The 413 for `incoming`, once the rest of its body has been read and dropped (bounded, see
+ * `MAX_DISCARDED_UPLOAD_BYTES`). The answer waits for it: @hono/node-server cuts a connection whose
+ * request is still arriving 500 ms after the response ends, so a client still sending then saw `EPIPE`.
+ */
+async function tooLarge(maxBytes: number, incoming: IncomingMessage | undefined): Promise<DocentError> {
+  return payloadTooLarge(maxBytes, incoming !== undefined && (await discardRest(incoming)));
+}
+
+/** Reads and drops what is left of `incoming`'s body, within the bounds; false when it did not. */
+function discardRest(incoming: IncomingMessage): Promise<boolean> {
+  if (incoming.complete) return Promise.resolve(true);
   const declared = Number(incoming.headers['content-length']);
-  if (incoming.destroyed || declared > MAX_DISCARDED_UPLOAD_BYTES) return false;
-  let discarded = 0;
-  const done = (): void => {
-    clearTimeout(timer);
-    incoming.off('data', onData);
-  };
-  const giveUp = (): void => {
-    done();
-    incoming.socket?.destroy();
-  };
-  const onData = (chunk: Buffer): void => {
-    discarded += chunk.length;
-    if (discarded > MAX_DISCARDED_UPLOAD_BYTES) giveUp();
-  };
-  const timer = setTimeout(giveUp, MAX_DISCARD_MS);
-  timer.unref();
-  incoming.on('data', onData);
-  incoming.once('end', done);
-  incoming.once('close', done);
-  incoming.resume();
-  return true;
+  if (incoming.destroyed || declared > MAX_DISCARDED_UPLOAD_BYTES) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let discarded = 0;
+    const finish = (drained: boolean): void => {
+      clearTimeout(timer);
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('close', onClose);
+      resolve(drained);
+    };
+    const onEnd = (): void => finish(true);
+    const onClose = (): void => finish(incoming.complete);
+    const onData = (chunk: Buffer): void => {
+      discarded += chunk.length;
+      if (discarded > MAX_DISCARDED_UPLOAD_BYTES) finish(false);
+    };
+    const timer = setTimeout(() => finish(false), MAX_DISCARD_MS);
+    timer.unref();
+    // Whoever read the body before has given up on it: in limitBody's path, the web stream Hono read
+    // through, whose listener would pause the request again after every chunk.
+    incoming.removeAllListeners('data');
+    incoming.on('data', onData);
+    incoming.once('end', onEnd);
+    incoming.once('close', onClose);
+    incoming.resume();
+  });
 }
 
 /**
@@ -63,8 +76,8 @@ function discardRest(incoming: IncomingMessage): boolean {
 export function limitBody(maxBytes: number): MiddlewareHandler {
   return bodyLimit({
     maxSize: maxBytes,
-    onError: (c) => {
-      throw payloadTooLarge(maxBytes, nodeBindings(c)?.incoming);
+    onError: async (c) => {
+      throw await tooLarge(maxBytes, nodeBindings(c)?.incoming);
     },
   });
 }
@@ -79,7 +92,7 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
 export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
   const declared = Number(requestHeader(c, 'Content-Length'));
   const node = nodeBindings(c);
-  if (declared > maxBytes) throw payloadTooLarge(maxBytes, node?.incoming);
+  if (declared > maxBytes) throw await tooLarge(maxBytes, node?.incoming);
   const bytes = node ? await readNode(node.incoming, maxBytes) : await readWeb(c.req.raw.body, maxBytes);
   const text = bytes.toString('utf8');
   // As the Fetch standard's `json()` does: a byte order mark is not part of the JSON.
@@ -130,7 +143,7 @@ function readNode(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> 
       size += chunk.length;
       if (size > maxBytes) {
         stop();
-        reject(payloadTooLarge(maxBytes, incoming));
+        void tooLarge(maxBytes, incoming).then(reject);
       } else chunks.push(chunk);
     };
     const onEnd = (): void => {

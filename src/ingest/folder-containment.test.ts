@@ -159,6 +159,19 @@ describe('loading a docs folder stays inside it', () => {
     expectContained(String((failure as Error).message));
   });
 
+  it('refuses a docs.json that links to nothing, not read as a folder without one', async () => {
+    const root = path.join(base, 'dangling-config');
+    write(path.join(root, 'index.mdx'), md('Welcome', 'Plain pages.'));
+    symlinkSync(path.join(root, 'generated', 'docs.json'), path.join(root, 'docs.json'));
+    const failure = await loadDocsFolder(root).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(DocsConfigError);
+    expect(String((failure as Error).message)).toMatch(/^docs\.json cannot be read \(/);
+    expectContained(String((failure as Error).message));
+  });
+
   it('names why a symlinked folder is left out', async () => {
     const { listDocsFiles } = await import('./docs-files.ts');
     const root = path.join(base, 'listing');

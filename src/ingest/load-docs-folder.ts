@@ -118,10 +118,11 @@ const hasNavigation = (text: string): boolean => {
  * lists them, and the next only once `onPage` has settled, so the caller decides how many pages are
  * held at once (the ingestion writes them in batches; nothing here keeps a page it has handed on).
  * Pure: reads files, never writes. A folder with `docs.json` (or `mint.json`), or with a Docusaurus,
- * MkDocs, Starlight or VitePress config, is indexed as its navigation says; without one (or with an
- * unusable one), every Markdown file is a page. Bad files become warnings, never exceptions; only a
- * missing root, page workers that cannot run at all (PageWorkersUnavailableError) and `onPage` throw,
- * because an empty result would make the caller delete every stored page.
+ * MkDocs, Starlight or VitePress config, is indexed as its navigation says; without one, every Markdown
+ * file is a page. Bad files become warnings, never exceptions; only a missing root, a `docs.json` or
+ * `mint.json` that is there but unusable (DocsConfigError), page workers that cannot run at all
+ * (PageWorkersUnavailableError) and `onPage` throw, because an empty or navigation-less result would
+ * make the caller delete or publish stored pages.
  */
 export const streamDocsFolder = async (
   dir: string,
