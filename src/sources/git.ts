@@ -132,9 +132,12 @@ export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOp
       const settle = (error: (Error & { code?: unknown; killed?: boolean }) | null): void => {
         clearTimeout(timer);
         abort.signal.removeEventListener('abort', onAbort);
+        if (error === null) {
+          resolve(output.stdout);
+          return;
+        }
         // Helpers still holding the group's pipes after git itself ended on an error.
-        if (error !== null) killGroup(child.pid);
-        if (error === null) return resolve(output.stdout);
+        killGroup(child.pid);
         // The server's own folders (the clone under the data folder) are no business of the caller.
         const told = serverFoldersHidden(output.stderr, [options.cwd, options.watchFolder]);
         reject(gitFailure(args[0] ?? 'git', error, told, { timeoutMs, tooLarge, maxBytes }));
