@@ -10,14 +10,11 @@ import {
   listApiKeys,
   revokeApiKey,
 } from '../../../tenancy/api-keys.ts';
-import { getOrganizationSite, listSites } from '../../../tenancy/sites.ts';
+import { getOrganizationSite, listSites, MAX_NAME_LENGTH } from '../../../tenancy/sites.ts';
 import { DocentError } from '../../errors.ts';
 import { requestOrigin } from '../../request-origin.ts';
 import type { ConsoleEnv } from './console-env.ts';
 import { Csrf, Layout } from './layout.tsx';
-
-/** Longest key name the form takes. */
-const MAX_KEY_NAME_CHARS = 100;
 
 /** Keys: create (the secret shown once), list, revoke. */
 export function keysScreen(deps: {
@@ -85,7 +82,7 @@ export function keysScreen(deps: {
             </select>
           </label>
           <label>
-            Name <input name="name" maxlength={MAX_KEY_NAME_CHARS} placeholder="docs widget" />
+            Name <input name="name" maxlength={MAX_NAME_LENGTH} placeholder="docs widget" />
           </label>
           <button class="primary" type="submit">
             Create key
@@ -157,7 +154,7 @@ export function keysScreen(deps: {
     const kind = form.kind === 'admin' ? 'admin' : 'assistant';
     const named =
       typeof form.name === 'string' && form.name.trim() !== ''
-        ? keyNameSchema.safeParse(form.name.slice(0, MAX_KEY_NAME_CHARS))
+        ? keyNameSchema.safeParse(form.name)
         : undefined;
     if (named?.success === false)
       return page(c, { error: `The name ${named.error.issues[0]?.message ?? 'is not valid'}.` });
