@@ -201,6 +201,26 @@ describe('request body on @hono/node-server', () => {
     }
   });
 
+  it('answers a body declared too large at once, before the client sends it', async () => {
+    // A client that waits for an answer before it sends its body (or never sends it) is not held for
+    // MAX_DISCARD_MS: the 413 came only after it, 10 s on.
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const request = http.request(`${origin}/late`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Length': '200000' },
+      });
+      request.on('response', (answer) => {
+        resolve(answer);
+        request.destroy();
+      });
+      request.on('error', () => {});
+      request.write('{');
+      setTimeout(() => reject(new Error('no answer before the body was sent')), 5_000).unref();
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.headers.connection).toBe('close');
+  });
+
   it('closes the connection instead when the declared rest is past what it reads', async () => {
     const response = await send(origin, '/echo', ['{}'], {
       headers: { 'Content-Length': String(MAX_DISCARDED_UPLOAD_BYTES + 1) },
