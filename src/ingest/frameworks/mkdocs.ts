@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Navigation } from '../navigation.ts';
 import type { FrameworkContext } from './framework-context.ts';
 import { MAX_LANGUAGES, MAX_SIDEBAR_DEPTH } from './limits.ts';
+import { mkdocsExclusions } from './mkdocs-exclude.ts';
 import { inLanguage, type MkDocsLanguage, readMkDocsI18n } from './mkdocs-i18n.ts';
 import { joinUrl, NavBuilder, pageIdOfUrl } from './nav-builder.ts';
 import { isExternalLink, siteRelative } from './site-paths.ts';
@@ -81,11 +82,14 @@ export const readMkDocs = async (
   const languages = i18n.languages.slice(0, MAX_LANGUAGES);
   const multilingual = languages.length > 1;
   const defaultLanguage = languages.find((l) => l.isDefault) ?? languages[0];
+  const excluded = mkdocsExclusions(ctx, configFile, config);
 
   const sources = ctx
     .filesUnder(docsDir)
     .map((file) => (docsDir === '' ? file : file.slice(docsDir.length + 1)))
     .filter((src) => /\.md$/i.test(src))
+    // exclude_docs and draft_docs: MkDocs does not build these.
+    .filter((src) => !excluded(src))
     // A language MkDocs does not build has no pages, not even as the default language's.
     .filter((src) => !inLanguage(src, i18n.unbuilt, i18n.structure));
   const sourceSet = new Set(sources);
