@@ -20,6 +20,8 @@ export interface DocusaurusDoc {
   /** The folder holding the doc (relative to the content folder, '' at the top). */
   dir: string;
   draft: boolean;
+  /** `unlisted: true`: served at its URL only; Docusaurus keeps it out of sidebars, search and the sitemap. */
+  unlisted: boolean;
 }
 
 // Docusaurus' default number prefix parser: `01-intro` → `intro`, but dates and versions keep their digits.
@@ -138,6 +140,7 @@ export const loadDocusaurusDocs = async (
         parseNumberPrefix(pageIdOf(path.posix.basename(source))).prefix,
       dir: dir === '.' ? '' : dir,
       draft: asBoolean(field(fm, 'draft')) === true || asString(field(fm, 'draft')) === 'true',
+      unlisted: asBoolean(field(fm, 'unlisted')) === true || asString(field(fm, 'unlisted')) === 'true',
     };
   });
 };

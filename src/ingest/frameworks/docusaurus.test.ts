@@ -161,7 +161,7 @@ describe('Docusaurus site with versions and a second locale', () => {
       {
         file: 'sidebars.ts',
         line: fixtureLine('docusaurus-versioned-i18n', 'sidebars.ts', "'not-a-doc'"),
-        message: 'sidebar names doc "not-a-doc", which is not in the docs folder (or is a draft)',
+        message: 'sidebar names doc "not-a-doc", which is not in the docs folder (or is a draft or unlisted)',
       },
     ]);
   });
@@ -212,5 +212,34 @@ describe('Docusaurus site in website/ with docs beside it and a second docs plug
       ['community/team', 'website/community/team.md', 'Support', '', ''],
     ]);
     expect(warnings).toEqual([]);
+  });
+});
+
+describe('Docusaurus unlisted docs', () => {
+  it('does not index a doc with unlisted: true, even one a sidebar names', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-docusaurus-unlisted-'));
+    const files: Record<string, string> = {
+      'docusaurus.config.js':
+        "module.exports = { title: 'U', presets: [['classic', { docs: { sidebarPath: './sidebars.js' } }]] };\n",
+      'sidebars.js': "module.exports = { docs: ['intro', 'secret'] };\n",
+      'docs/intro.md': '# Intro\n',
+      'docs/secret.md': '---\nunlisted: true\n---\n# Secret\n',
+      'docs/beta/preview.md': "---\nunlisted: 'true'\n---\n# Preview\n",
+      'docs/public.md': '---\nunlisted: false\n---\n# Public\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    // Before: docs/secret and docs/beta/preview were indexed, the first in its sidebar place.
+    expect(read?.nav.pages.map((p) => p.id)).toEqual(['docs/intro', 'docs/public']);
+    expect(read?.warnings).toEqual([
+      {
+        file: 'sidebars.js',
+        line: 1,
+        message: 'sidebar names doc "secret", which is not in the docs folder (or is a draft or unlisted)',
+      },
+    ]);
   });
 });

@@ -73,7 +73,10 @@ export const readDocusaurus = async (
       for (const version of versions) {
         let docs = docsByVersion.get(version.name);
         if (!docs) {
-          docs = (await loadDocusaurusDocs(ctx, version.contentDir)).filter((doc) => !doc.draft);
+          // Drafts are not built; unlisted docs are kept out of Docusaurus' own search, sitemap and sidebars.
+          docs = (await loadDocusaurusDocs(ctx, version.contentDir)).filter(
+            (doc) => !doc.draft && !doc.unlisted,
+          );
           docsByVersion.set(version.name, docs);
         }
         const localizedDir = isDefault ? null : localizedContentDir(siteDir, locale, instance, version);
