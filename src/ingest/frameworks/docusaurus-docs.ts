@@ -104,14 +104,19 @@ const climbsAboveRoot = (url: string): boolean => {
   return false;
 };
 
-/** Reads the docs under `contentDir` (relative to the root) with the front matter that shapes them. */
+/**
+ * Reads the docs under `contentDir` (relative to the root) with the front matter that shapes them, leaving
+ * out `_` files and folders and what the docs option `exclude` matches.
+ */
 export const loadDocusaurusDocs = async (
   ctx: FrameworkContext,
   contentDir: string,
+  exclude: readonly ((source: string) => boolean)[] = [],
 ): Promise<DocusaurusDoc[]> => {
-  const files = ctx
-    .filesUnder(contentDir)
-    .filter((file) => !isExcludedSource(file.slice(contentDir.length + 1)));
+  const files = ctx.filesUnder(contentDir).filter((file) => {
+    const source = contentDir === '' ? file : file.slice(contentDir.length + 1);
+    return !isExcludedSource(source) && !exclude.some((excluded) => excluded(source));
+  });
   return mapLimit(files, FRONT_MATTER_CONCURRENCY, async (file) => {
     const source = contentDir === '' ? file : file.slice(contentDir.length + 1);
     const fm = await ctx.frontMatter(file);

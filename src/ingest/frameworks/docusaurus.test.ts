@@ -243,3 +243,38 @@ describe('Docusaurus unlisted docs', () => {
     ]);
   });
 });
+
+describe('Docusaurus docs option exclude', () => {
+  it('does not index what exclude matches, and names an entry it cannot read', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-docusaurus-exclude-'));
+    const files: Record<string, string> = {
+      'docusaurus.config.js': [
+        'module.exports = {',
+        "  presets: [['classic', { docs: {",
+        "    exclude: ['**/internal/**', '**/*.draft.md', '**/_*/**', '**/[ab].md'],",
+        '  } }]],',
+        '};',
+        '',
+      ].join('\n'),
+      'docs/intro.md': '# Intro\n',
+      'docs/internal/roadmap.md': '# Roadmap\n',
+      'docs/guides/internal/notes.md': '# Notes\n',
+      'docs/guides/launch.draft.md': '# Launch\n',
+      'docs/guides/setup.md': '# Setup\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    // Before: the roadmap, the notes and the launch draft were indexed too.
+    expect(read?.nav.pages.map((p) => p.id)).toEqual(['docs/guides/setup', 'docs/intro']);
+    expect(read?.warnings).toEqual([
+      {
+        file: 'docusaurus.config.js',
+        line: 3,
+        message: 'docs option "exclude" entry "**/[ab].md" is not read; ignored',
+      },
+    ]);
+  });
+});

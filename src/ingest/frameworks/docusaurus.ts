@@ -74,7 +74,7 @@ export const readDocusaurus = async (
         let docs = docsByVersion.get(version.name);
         if (!docs) {
           // Drafts are not built; unlisted docs are kept out of Docusaurus' own search, sitemap and sidebars.
-          docs = (await loadDocusaurusDocs(ctx, version.contentDir)).filter(
+          docs = (await loadDocusaurusDocs(ctx, version.contentDir, instance.exclude)).filter(
             (doc) => !doc.draft && !doc.unlisted,
           );
           docsByVersion.set(version.name, docs);
