@@ -104,6 +104,15 @@ const climbsAboveRoot = (url: string): boolean => {
   return false;
 };
 
+const isSet = (fm: Awaited<ReturnType<FrameworkContext['frontMatter']>>, key: string): boolean =>
+  asBoolean(field(fm, key)) === true || asString(field(fm, key)) === 'true';
+
+/** Whether a doc file's front matter makes it a draft or unlisted (a translation has its own front matter). */
+export const isHiddenDocFile = async (ctx: FrameworkContext, file: string): Promise<boolean> => {
+  const fm = await ctx.frontMatter(file);
+  return isSet(fm, 'draft') || isSet(fm, 'unlisted');
+};
+
 /**
  * Reads the docs under `contentDir` (relative to the root) with the front matter that shapes them, leaving
  * out `_` files and folders and what the docs option `exclude` matches.
@@ -144,8 +153,8 @@ export const loadDocusaurusDocs = async (
         asNumber(field(fm, 'sidebar_position')) ??
         parseNumberPrefix(pageIdOf(path.posix.basename(source))).prefix,
       dir: dir === '.' ? '' : dir,
-      draft: asBoolean(field(fm, 'draft')) === true || asString(field(fm, 'draft')) === 'true',
-      unlisted: asBoolean(field(fm, 'unlisted')) === true || asString(field(fm, 'unlisted')) === 'true',
+      draft: isSet(fm, 'draft'),
+      unlisted: isSet(fm, 'unlisted'),
     };
   });
 };

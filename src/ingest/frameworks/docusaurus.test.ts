@@ -278,3 +278,33 @@ describe('Docusaurus docs option exclude', () => {
     ]);
   });
 });
+
+describe('Docusaurus translations that are drafts or unlisted', () => {
+  it('does not index them, nor label the default page with their locale', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-docusaurus-i18n-draft-'));
+    const fr = 'i18n/fr/docusaurus-plugin-content-docs/current';
+    const files: Record<string, string> = {
+      'docusaurus.config.js':
+        "module.exports = { i18n: { defaultLocale: 'en', locales: ['en', 'fr'] }, presets: [['classic', { docs: { sidebarPath: false } }]] };\n",
+      'docs/intro.md': '# Intro\n',
+      'docs/news.md': '# News\n',
+      'docs/setup.md': '# Setup\n',
+      [`${fr}/news.md`]: '---\ndraft: true\n---\n# Nouvelles (brouillon)\n',
+      [`${fr}/intro.md`]: '---\nunlisted: true\n---\n# Introduction\n',
+      [`${fr}/setup.md`]: '# Installation\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    // Before: fr/docs/intro and fr/docs/news were indexed from the French draft and unlisted files.
+    expect(read?.nav.pages.map((p) => [p.id, read.fileOf.get(p.id), p.languages.join(',')])).toEqual([
+      ['docs/intro', 'docs/intro.md', 'en'],
+      ['docs/news', 'docs/news.md', 'en'],
+      ['docs/setup', 'docs/setup.md', 'en'],
+      ['fr/docs/setup', `${fr}/setup.md`, 'fr'],
+    ]);
+    expect(read?.warnings).toEqual([]);
+  });
+});
