@@ -191,3 +191,38 @@ describe('MkDocs files left out of the build', () => {
     ]);
   });
 });
+
+describe('MkDocs README.md beside index.md', () => {
+  it('is not indexed, as MkDocs builds both to the folder page and keeps index.md', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-mkdocs-readme-'));
+    const files: Record<string, string> = {
+      'mkdocs.yml': 'site_name: Readme\n',
+      'docs/index.md': '# Home\n',
+      'docs/README.md': '# Repository notes\n',
+      'docs/guide/index.md': '# Guide\n',
+      'docs/guide/README.md': '# Guide notes\n',
+      'docs/setup/README.md': '# Setup\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    // Before: README and guide/README were indexed as pages MkDocs never builds.
+    expect(read?.nav.pages.map((p) => [p.id, p.file])).toEqual([
+      ['index', 'docs/index.md'],
+      ['guide', 'docs/guide/index.md'],
+      ['setup', 'docs/setup/README.md'],
+    ]);
+    expect(read?.warnings).toEqual([
+      {
+        file: 'docs/README.md',
+        message: 'not built by MkDocs beside an index.md in the same folder; not indexed',
+      },
+      {
+        file: 'docs/guide/README.md',
+        message: 'not built by MkDocs beside an index.md in the same folder; not indexed',
+      },
+    ]);
+  });
+});
