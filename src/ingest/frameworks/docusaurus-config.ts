@@ -1,4 +1,5 @@
 import type { FrameworkContext } from './framework-context.ts';
+import { globMatcher } from './glob.ts';
 import { MAX_DOCS_INSTANCES, MAX_LANGUAGES } from './limits.ts';
 import {
   asArray,
@@ -30,6 +31,8 @@ export interface DocsInstance {
   lastVersion: string | undefined;
   includeCurrentVersion: boolean;
   onlyIncludeVersions: string[] | undefined;
+  /** The `exclude` globs read (paths under the content folder that are no docs), beside the `_` rule. */
+  exclude: ((source: string) => boolean)[];
   /** `versions: { current: { label: 'Next', path: 'next' } }`. */
   versionOptions: Map<string, { label?: string; path?: string }>;
 }
@@ -67,6 +70,14 @@ export const staticPath = (value: StaticValue | undefined): string | undefined =
   return undefined;
 };
 
+/** Docusaurus' default `exclude`, often copied into configs. */
+const DEFAULT_EXCLUDE = new Set([
+  '**/_*.{js,jsx,ts,tsx,md,mdx}',
+  '**/_*/**',
+  '**/*.test.{js,jsx,ts,tsx}',
+  '**/__tests__/**',
+]);
+
 const defaultInstance = (pluginId: string): DocsInstance => ({
   pluginId,
   path: 'docs',
@@ -75,6 +86,7 @@ const defaultInstance = (pluginId: string): DocsInstance => ({
   lastVersion: undefined,
   includeCurrentVersion: true,
   onlyIncludeVersions: undefined,
+  exclude: [],
   versionOptions: new Map(),
 });
 
@@ -151,6 +163,23 @@ export const readDocusaurusConfig = (
       else {
         unreadable(sidebarPath, 'docs option "sidebarPath"', 'looking for a sidebars file beside the config');
         instance.sidebar = { kind: 'conventional' };
+      }
+    }
+    const exclude = field(object, 'exclude');
+    if (exclude !== undefined) {
+      const patterns = asArray(exclude);
+      if (!patterns) unreadable(exclude, 'docs option "exclude"', 'no file is excluded by it');
+      for (const item of patterns ?? []) {
+        const pattern = asString(item);
+        const matcher = pattern === undefined ? null : globMatcher(pattern);
+        if (matcher) instance.exclude.push(matcher);
+        // Docusaurus' own defaults use braces; what they match (`_` files, tests) is left out anyway.
+        else if (!pattern || !DEFAULT_EXCLUDE.has(pattern))
+          ctx.warn(
+            file,
+            item.line,
+            `docs option "exclude" entry ${pattern === undefined ? describe(item) : `"${pattern}"`} is not read; ignored`,
+          );
       }
     }
     if (asBoolean(field(object, 'includeCurrentVersion')) === false) instance.includeCurrentVersion = false;

@@ -20,6 +20,8 @@ export interface DocusaurusDoc {
   /** The folder holding the doc (relative to the content folder, '' at the top). */
   dir: string;
   draft: boolean;
+  /** `unlisted: true`: served at its URL only; Docusaurus keeps it out of sidebars, search and the sitemap. */
+  unlisted: boolean;
 }
 
 // Docusaurus' default number prefix parser: `01-intro` → `intro`, but dates and versions keep their digits.
@@ -102,14 +104,28 @@ const climbsAboveRoot = (url: string): boolean => {
   return false;
 };
 
-/** Reads the docs under `contentDir` (relative to the root) with the front matter that shapes them. */
+const isSet = (fm: Awaited<ReturnType<FrameworkContext['frontMatter']>>, key: string): boolean =>
+  asBoolean(field(fm, key)) === true || asString(field(fm, key)) === 'true';
+
+/** Whether a doc file's front matter makes it a draft or unlisted (a translation has its own front matter). */
+export const isHiddenDocFile = async (ctx: FrameworkContext, file: string): Promise<boolean> => {
+  const fm = await ctx.frontMatter(file);
+  return isSet(fm, 'draft') || isSet(fm, 'unlisted');
+};
+
+/**
+ * Reads the docs under `contentDir` (relative to the root) with the front matter that shapes them, leaving
+ * out `_` files and folders and what the docs option `exclude` matches.
+ */
 export const loadDocusaurusDocs = async (
   ctx: FrameworkContext,
   contentDir: string,
+  exclude: readonly ((source: string) => boolean)[] = [],
 ): Promise<DocusaurusDoc[]> => {
-  const files = ctx
-    .filesUnder(contentDir)
-    .filter((file) => !isExcludedSource(file.slice(contentDir.length + 1)));
+  const files = ctx.filesUnder(contentDir).filter((file) => {
+    const source = contentDir === '' ? file : file.slice(contentDir.length + 1);
+    return !isExcludedSource(source) && !exclude.some((excluded) => excluded(source));
+  });
   return mapLimit(files, FRONT_MATTER_CONCURRENCY, async (file) => {
     const source = contentDir === '' ? file : file.slice(contentDir.length + 1);
     const fm = await ctx.frontMatter(file);
@@ -137,7 +153,8 @@ export const loadDocusaurusDocs = async (
         asNumber(field(fm, 'sidebar_position')) ??
         parseNumberPrefix(pageIdOf(path.posix.basename(source))).prefix,
       dir: dir === '.' ? '' : dir,
-      draft: asBoolean(field(fm, 'draft')) === true || asString(field(fm, 'draft')) === 'true',
+      draft: isSet(fm, 'draft'),
+      unlisted: isSet(fm, 'unlisted'),
     };
   });
 };

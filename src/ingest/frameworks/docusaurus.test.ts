@@ -161,7 +161,7 @@ describe('Docusaurus site with versions and a second locale', () => {
       {
         file: 'sidebars.ts',
         line: fixtureLine('docusaurus-versioned-i18n', 'sidebars.ts', "'not-a-doc'"),
-        message: 'sidebar names doc "not-a-doc", which is not in the docs folder (or is a draft)',
+        message: 'sidebar names doc "not-a-doc", which is not in the docs folder (or is a draft or unlisted)',
       },
     ]);
   });
@@ -212,5 +212,99 @@ describe('Docusaurus site in website/ with docs beside it and a second docs plug
       ['community/team', 'website/community/team.md', 'Support', '', ''],
     ]);
     expect(warnings).toEqual([]);
+  });
+});
+
+describe('Docusaurus unlisted docs', () => {
+  it('does not index a doc with unlisted: true, even one a sidebar names', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-docusaurus-unlisted-'));
+    const files: Record<string, string> = {
+      'docusaurus.config.js':
+        "module.exports = { title: 'U', presets: [['classic', { docs: { sidebarPath: './sidebars.js' } }]] };\n",
+      'sidebars.js': "module.exports = { docs: ['intro', 'secret'] };\n",
+      'docs/intro.md': '# Intro\n',
+      'docs/secret.md': '---\nunlisted: true\n---\n# Secret\n',
+      'docs/beta/preview.md': "---\nunlisted: 'true'\n---\n# Preview\n",
+      'docs/public.md': '---\nunlisted: false\n---\n# Public\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    // Before: docs/secret and docs/beta/preview were indexed, the first in its sidebar place.
+    expect(read?.nav.pages.map((p) => p.id)).toEqual(['docs/intro', 'docs/public']);
+    expect(read?.warnings).toEqual([
+      {
+        file: 'sidebars.js',
+        line: 1,
+        message: 'sidebar names doc "secret", which is not in the docs folder (or is a draft or unlisted)',
+      },
+    ]);
+  });
+});
+
+describe('Docusaurus docs option exclude', () => {
+  it('does not index what exclude matches, and names an entry it cannot read', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-docusaurus-exclude-'));
+    const files: Record<string, string> = {
+      'docusaurus.config.js': [
+        'module.exports = {',
+        "  presets: [['classic', { docs: {",
+        "    exclude: ['**/internal/**', '**/*.draft.md', '**/_*/**', '**/[ab].md'],",
+        '  } }]],',
+        '};',
+        '',
+      ].join('\n'),
+      'docs/intro.md': '# Intro\n',
+      'docs/internal/roadmap.md': '# Roadmap\n',
+      'docs/guides/internal/notes.md': '# Notes\n',
+      'docs/guides/launch.draft.md': '# Launch\n',
+      'docs/guides/setup.md': '# Setup\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    // Before: the roadmap, the notes and the launch draft were indexed too.
+    expect(read?.nav.pages.map((p) => p.id)).toEqual(['docs/guides/setup', 'docs/intro']);
+    expect(read?.warnings).toEqual([
+      {
+        file: 'docusaurus.config.js',
+        line: 3,
+        message: 'docs option "exclude" entry "**/[ab].md" is not read; ignored',
+      },
+    ]);
+  });
+});
+
+describe('Docusaurus translations that are drafts or unlisted', () => {
+  it('does not index them, nor label the default page with their locale', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-docusaurus-i18n-draft-'));
+    const fr = 'i18n/fr/docusaurus-plugin-content-docs/current';
+    const files: Record<string, string> = {
+      'docusaurus.config.js':
+        "module.exports = { i18n: { defaultLocale: 'en', locales: ['en', 'fr'] }, presets: [['classic', { docs: { sidebarPath: false } }]] };\n",
+      'docs/intro.md': '# Intro\n',
+      'docs/news.md': '# News\n',
+      'docs/setup.md': '# Setup\n',
+      [`${fr}/news.md`]: '---\ndraft: true\n---\n# Nouvelles (brouillon)\n',
+      [`${fr}/intro.md`]: '---\nunlisted: true\n---\n# Introduction\n',
+      [`${fr}/setup.md`]: '# Installation\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    // Before: fr/docs/intro and fr/docs/news were indexed from the French draft and unlisted files.
+    expect(read?.nav.pages.map((p) => [p.id, read.fileOf.get(p.id), p.languages.join(',')])).toEqual([
+      ['docs/intro', 'docs/intro.md', 'en'],
+      ['docs/news', 'docs/news.md', 'en'],
+      ['docs/setup', 'docs/setup.md', 'en'],
+      ['fr/docs/setup', `${fr}/setup.md`, 'fr'],
+    ]);
+    expect(read?.warnings).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { mapLimit } from '../map-limit.ts';
 import type { Navigation } from '../navigation.ts';
 import {
   conventionalInstance,
@@ -5,10 +6,10 @@ import {
   type DocusaurusConfig,
   readDocusaurusConfig,
 } from './docusaurus-config.ts';
-import { type DocusaurusDoc, loadDocusaurusDocs } from './docusaurus-docs.ts';
+import { type DocusaurusDoc, isHiddenDocFile, loadDocusaurusDocs } from './docusaurus-docs.ts';
 import { DocusaurusSidebarWalker, type SidebarTarget } from './docusaurus-sidebar.ts';
 import type { FrameworkContext } from './framework-context.ts';
-import { MAX_VERSIONS } from './limits.ts';
+import { FRONT_MATTER_CONCURRENCY, MAX_VERSIONS } from './limits.ts';
 import { joinUrl, NavBuilder, pageIdOfUrl } from './nav-builder.ts';
 import { siteRelative } from './site-paths.ts';
 import { asArray, asString, describe } from './static-value.ts';
@@ -73,7 +74,10 @@ export const readDocusaurus = async (
       for (const version of versions) {
         let docs = docsByVersion.get(version.name);
         if (!docs) {
-          docs = (await loadDocusaurusDocs(ctx, version.contentDir)).filter((doc) => !doc.draft);
+          // Drafts are not built; unlisted docs are kept out of Docusaurus' own search, sitemap and sidebars.
+          docs = (await loadDocusaurusDocs(ctx, version.contentDir, instance.exclude)).filter(
+            (doc) => !doc.draft && !doc.unlisted,
+          );
           docsByVersion.set(version.name, docs);
         }
         const localizedDir = isDefault ? null : localizedContentDir(siteDir, locale, instance, version);
@@ -84,6 +88,18 @@ export const readDocusaurus = async (
           const translated = `${localizedDir}/${doc.source}`;
           return ctx.fileSet.has(translated) ? translated : null;
         };
+        // A translation is read with its own front matter: a draft or unlisted one is no page in its
+        // locale, and the locale does not show the default locale's text there either.
+        const hiddenTranslations = new Set(
+          (
+            await mapLimit(docs, FRONT_MATTER_CONCURRENCY, async (doc) => {
+              const translated = fileOf(doc);
+              return translated !== null && localizedDir !== null && (await isHiddenDocFile(ctx, translated))
+                ? translated
+                : null;
+            })
+          ).filter((file): file is string => file !== null),
+        );
         // A doc's page id under a locale's path ('' for the default locale).
         const pageIdIn = (prefix: string, doc: DocusaurusDoc): string =>
           pageIdOfUrl(joinUrl(prefix, instance.routeBasePath, version.urlPath, doc.slug));
@@ -96,7 +112,7 @@ export const readDocusaurus = async (
           spend: (file) => builder.spend(file),
           emit: (doc, group, file, line) => {
             const pageFile = fileOf(doc);
-            if (pageFile === null) return;
+            if (pageFile === null || hiddenTranslations.has(pageFile)) return;
             builder.add({
               id: pageIdIn(localePath, doc),
               file: pageFile,
@@ -111,6 +127,7 @@ export const readDocusaurus = async (
         await walkSidebar(ctx, siteDir, instance, version, target, configFile);
         for (const doc of docs) {
           const pageFile = fileOf(doc);
+          if (pageFile !== null && hiddenTranslations.has(pageFile)) continue;
           if (pageFile === null) {
             // Untranslated: this locale shows the default locale's page, so that page is in its language too.
             if (multilingual) builder.addLanguage(pageIdIn('', doc), locale);

@@ -124,3 +124,105 @@ describe('MkDocs config naming what it cannot use', () => {
     ]);
   });
 });
+
+describe('MkDocs files left out of the build', () => {
+  it('does not index exclude_docs, its defaults (/templates/) or draft_docs; ! takes a file back', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-mkdocs-exclude-'));
+    const files: Record<string, string> = {
+      'mkdocs.yml': [
+        'site_name: Excludes',
+        'exclude_docs: |',
+        '  internal/',
+        '  secret.md',
+        '  !internal/public.md',
+        '  /guide/*.tmp.md',
+        'draft_docs: |',
+        '  drafts/',
+        '  *.wip.md',
+        'not_in_nav: |',
+        '  orphan.md',
+        'nav:',
+        '  - index.md',
+        '  - internal/plan.md',
+        '',
+      ].join('\n'),
+      'docs/index.md': '# Home\n',
+      'docs/orphan.md': '# Orphan\n',
+      'docs/secret.md': '# Secret\n',
+      'docs/guide/secret.md': '# Also secret\n',
+      'docs/guide/a.tmp.md': '# Tmp\n',
+      'docs/other/guide/b.tmp.md': '# Not anchored here\n',
+      'docs/internal/plan.md': '# Plan\n',
+      'docs/internal/public.md': '# Public\n',
+      'docs/drafts/d.md': '# Draft\n',
+      'docs/page.wip.md': '# Wip\n',
+      'docs/templates/t.md': '# Template\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    // Before: every one of these files was indexed, the nav's internal/plan.md first after the home page.
+    expect(read?.nav.pages.map((p) => p.id)).toEqual([
+      'index',
+      'internal/public',
+      'orphan',
+      'other/guide/b.tmp',
+    ]);
+    expect(read?.warnings).toEqual([
+      { file: 'mkdocs.yml', line: 14, message: 'nav lists "internal/plan.md", which is not in docs/' },
+    ]);
+  });
+
+  it('names an exclude_docs it cannot read', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-mkdocs-exclude-'));
+    mkdirSync(path.join(root, 'docs'));
+    writeFileSync(path.join(root, 'mkdocs.yml'), 'site_name: X\nexclude_docs: !ENV EXCLUDES\n');
+    writeFileSync(path.join(root, 'docs/index.md'), '# Home\n');
+    const read = await readFolderNavigation(root);
+    expect(read?.nav.pages.map((p) => p.id)).toEqual(['index']);
+    expect(read?.warnings).toEqual([
+      {
+        file: 'mkdocs.yml',
+        line: 2,
+        message: expect.stringMatching(/^exclude_docs is .*; not applied$/),
+      },
+    ]);
+  });
+});
+
+describe('MkDocs README.md beside index.md', () => {
+  it('is not indexed, as MkDocs builds both to the folder page and keeps index.md', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-mkdocs-readme-'));
+    const files: Record<string, string> = {
+      'mkdocs.yml': 'site_name: Readme\n',
+      'docs/index.md': '# Home\n',
+      'docs/README.md': '# Repository notes\n',
+      'docs/guide/index.md': '# Guide\n',
+      'docs/guide/README.md': '# Guide notes\n',
+      'docs/setup/README.md': '# Setup\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    // Before: README and guide/README were indexed as pages MkDocs never builds.
+    expect(read?.nav.pages.map((p) => [p.id, p.file])).toEqual([
+      ['index', 'docs/index.md'],
+      ['guide', 'docs/guide/index.md'],
+      ['setup', 'docs/setup/README.md'],
+    ]);
+    expect(read?.warnings).toEqual([
+      {
+        file: 'docs/README.md',
+        message: 'not built by MkDocs beside an index.md in the same folder; not indexed',
+      },
+      {
+        file: 'docs/guide/README.md',
+        message: 'not built by MkDocs beside an index.md in the same folder; not indexed',
+      },
+    ]);
+  });
+});

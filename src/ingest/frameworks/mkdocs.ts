@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Navigation } from '../navigation.ts';
 import type { FrameworkContext } from './framework-context.ts';
 import { MAX_LANGUAGES, MAX_SIDEBAR_DEPTH } from './limits.ts';
+import { mkdocsExclusions } from './mkdocs-exclude.ts';
 import { inLanguage, type MkDocsLanguage, readMkDocsI18n } from './mkdocs-i18n.ts';
 import { joinUrl, NavBuilder, pageIdOfUrl } from './nav-builder.ts';
 import { isExternalLink, siteRelative } from './site-paths.ts';
@@ -81,14 +82,33 @@ export const readMkDocs = async (
   const languages = i18n.languages.slice(0, MAX_LANGUAGES);
   const multilingual = languages.length > 1;
   const defaultLanguage = languages.find((l) => l.isDefault) ?? languages[0];
+  const excluded = mkdocsExclusions(ctx, configFile, config);
 
-  const sources = ctx
+  let sources = ctx
     .filesUnder(docsDir)
     .map((file) => (docsDir === '' ? file : file.slice(docsDir.length + 1)))
     .filter((src) => /\.md$/i.test(src))
+    // exclude_docs and draft_docs: MkDocs does not build these.
+    .filter((src) => !excluded(src))
     // A language MkDocs does not build has no pages, not even as the default language's.
     .filter((src) => !inLanguage(src, i18n.unbuilt, i18n.structure));
   const sourceSet = new Set(sources);
+  // MkDocs builds README.md and index.md to the same page; beside an index.md, README.md is left out.
+  for (const src of sources) {
+    const dir = path.posix.dirname(src);
+    if (
+      path.posix.basename(src) !== 'README.md' ||
+      !sourceSet.has(dir === '.' ? 'index.md' : `${dir}/index.md`)
+    )
+      continue;
+    sourceSet.delete(src);
+    ctx.warn(
+      joinUrl(docsDir, src),
+      undefined,
+      'not built by MkDocs beside an index.md in the same folder; not indexed',
+    );
+  }
+  sources = sources.filter((src) => sourceSet.has(src));
   const hasIndexSibling = (src: string): boolean => {
     const dir = path.posix.dirname(src);
     return sourceSet.has(dir === '.' ? 'index.md' : `${dir}/index.md`);

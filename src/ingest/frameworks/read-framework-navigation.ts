@@ -1,5 +1,5 @@
 import { listDocsFiles } from '../docs-files.ts';
-import type { Navigation } from '../navigation.ts';
+import { DocsConfigError, type Navigation } from '../navigation.ts';
 import type { WarningSink } from '../warnings.ts';
 import { type DetectedFramework, detectFramework } from './detect-framework.ts';
 import { readDocusaurus } from './docusaurus.ts';
@@ -21,7 +21,8 @@ const readers: Record<
 /**
  * The navigation of a Docusaurus, MkDocs, Astro Starlight or VitePress site, read from its config without
  * running it; null when the folder has none of their configs. Page ids are the pages' URL paths under the
- * site's base URL, with `file` naming the Markdown file where the two differ.
+ * site's base URL, with `file` naming the Markdown file where the two differ. Throws DocsConfigError when a
+ * reader fails outright.
  *
  * `files` is the folder's page list (listDocsFiles(root).files) when the caller has it already; otherwise
  * the folder is listed here.
@@ -37,12 +38,11 @@ export const readFrameworkNavigation = async (
   try {
     return await readers[site.kind](ctx, site);
   } catch (error) {
-    // The readers turn bad input into warnings; this is the guard for a bug meeting an input nobody foresaw,
-    // so that one site's odd config costs it its navigation, not its ingestion.
-    sink.add({
-      file: site.configFile,
-      message: `cannot read the ${site.kind} navigation (${(error as Error).message}); indexing the folder as plain Markdown`,
-    });
-    return null;
+    // The readers turn bad input into warnings; this is the guard for a bug meeting an input nobody foresaw.
+    // The job fails, as for an unusable docs.json: read as plain Markdown, the folder would publish what the
+    // framework hides (drafts, unlisted docs, excluded files).
+    throw new DocsConfigError(
+      `${site.configFile}: cannot read the ${site.kind} navigation (${(error as Error).message}); nothing was indexed or changed (read as plain Markdown, the folder would publish the pages ${site.kind} hides)`,
+    );
   }
 };
