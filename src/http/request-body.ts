@@ -28,19 +28,23 @@ export function payloadTooLarge(maxBytes: number, keepOpen = false): DocentError
 }
 
 /**
- * The 413 for `incoming`, once the rest of its body has been read and dropped (bounded, see
- * `MAX_DISCARDED_UPLOAD_BYTES`). The answer waits for it: @hono/node-server cuts a connection whose
- * request is still arriving 500 ms after the response ends, so a client still sending then saw `EPIPE`.
+ * The 413 for `incoming`. A body declared too large is refused at once, before it is read, and the
+ * connection closed: the client said how much it would send, and one that waits for an answer before
+ * sending (or never sends) must not hold the request for MAX_DISCARD_MS. A body that grew past the limit
+ * as it was sent is read to its end and dropped first (bounded, see `MAX_DISCARDED_UPLOAD_BYTES`): the
+ * answer waits for it, as @hono/node-server cuts a connection whose request is still arriving 500 ms after
+ * the response ends, so a client still sending then saw `EPIPE`.
  */
 async function tooLarge(maxBytes: number, incoming: IncomingMessage | undefined): Promise<DocentError> {
-  return payloadTooLarge(maxBytes, incoming !== undefined && (await discardRest(incoming)));
+  if (incoming === undefined || Number(incoming.headers['content-length']) > maxBytes)
+    return payloadTooLarge(maxBytes);
+  return payloadTooLarge(maxBytes, await discardRest(incoming));
 }
 
 /** Reads and drops what is left of `incoming`'s body, within the bounds; false when it did not. */
 function discardRest(incoming: IncomingMessage): Promise<boolean> {
   if (incoming.complete) return Promise.resolve(true);
-  const declared = Number(incoming.headers['content-length']);
-  if (incoming.destroyed || declared > MAX_DISCARDED_UPLOAD_BYTES) return Promise.resolve(false);
+  if (incoming.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     let discarded = 0;
     const finish = (drained: boolean): void => {
@@ -77,8 +81,6 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
   return bodyLimit({
     maxSize: maxBytes,
     onError: async (c) => {
-      // Declared too large: refused at once (see readBodyText). Found while reading: the rest is read.
-      if (Number(requestHeader(c, 'Content-Length')) > maxBytes) throw payloadTooLarge(maxBytes);
       throw await tooLarge(maxBytes, nodeBindings(c)?.incoming);
     },
   });
@@ -92,12 +94,8 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
  * every request, which showed up as several per cent of the assistant route's CPU.
  */
 export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
-  const declared = Number(requestHeader(c, 'Content-Length'));
   const node = nodeBindings(c);
-  // A body declared too large is refused at once, before it is read, and the connection closed: the
-  // client said how much it would send, and a client that waits for an answer before sending (or never
-  // sends it) must not hold the request open for MAX_DISCARD_MS.
-  if (declared > maxBytes) throw payloadTooLarge(maxBytes);
+  if (Number(requestHeader(c, 'Content-Length')) > maxBytes) throw await tooLarge(maxBytes, node?.incoming);
   const bytes = node ? await readNode(node.incoming, maxBytes) : await readWeb(c.req.raw.body, maxBytes);
   const text = bytes.toString('utf8');
   // As the Fetch standard's `json()` does: a byte order mark is not part of the JSON.
