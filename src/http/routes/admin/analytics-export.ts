@@ -4,6 +4,7 @@ import type { AnalyticsFilter } from '../../../analytics/analytics-filter.ts';
 import { type ExportFormat, exportConversations, exportFeedback } from '../../../analytics/export.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { errorResponses, type Operation } from '../../openapi.ts';
+import { pullStream } from '../../pull-stream.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import {
@@ -49,22 +50,6 @@ const operationOf = (e: Export): Operation => ({
   },
 });
 
-/** A pull-based stream over the export: the next batch is read only when the client has taken the last. */
-function streamOf(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
-  const iterator = chunks[Symbol.asyncIterator]();
-  const encoder = new TextEncoder();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await iterator.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
-}
-
 const queryOf = (e: Export) => (e.what === 'feedback' ? feedbackFilterQuery : filterQuery);
 
 const routeOf =
@@ -81,7 +66,7 @@ const routeOf =
         e.what === 'conversations'
           ? exportConversations(deps.storage, organizationId, filter, e.format)
           : exportFeedback(deps.storage, organizationId, { ...filter, resolved }, e.format);
-      return new Response(streamOf(rows), {
+      return new Response(pullStream(rows), {
         headers: {
           'Content-Type': CONTENT_TYPES[e.format],
           'Content-Disposition': `attachment; filename="${name}"`,

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import { stream } from 'hono/streaming';
 import { exportConversations, exportFeedback } from '../../../analytics/export.ts';
 import type { Storage } from '../../../storage/database.ts';
 import { DocentError } from '../../errors.ts';
+import { pullStream } from '../../pull-stream.ts';
 import { checkFilterSite } from '../admin/analytics-schemas.ts';
 import { filterFromQuery } from './analytics-filter-bar.tsx';
 import type { ConsoleEnv } from './console-env.ts';
@@ -36,14 +36,9 @@ export function exportRoutes(deps: { storage: Storage }): Hono<ConsoleEnv> {
               { ...filter, resolved: resolvedOf(feedbackTab(c.req.query('show'))) },
               format,
             );
-      c.header('Content-Type', TYPES[format]);
-      c.header('Content-Disposition', `attachment; filename="docent-${what}.${format}"`);
-      return stream(c, async (out) => {
-        // A cancelled download fails each write silently: stop reading (and end the export's queries).
-        for await (const chunk of rows) {
-          if (out.aborted) break;
-          await out.write(chunk);
-        }
+      return c.body(pullStream(rows), 200, {
+        'Content-Type': TYPES[format],
+        'Content-Disposition': `attachment; filename="docent-${what}.${format}"`,
       });
     },
   );
