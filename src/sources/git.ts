@@ -113,8 +113,8 @@ export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOp
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const output = { stdout: '', stderr: '', bytes: 0 };
-      let stopped: 'timeout' | 'abort' | 'output' | undefined;
-      const stopAll = (why: NonNullable<typeof stopped>): void => {
+      let stopped: GitStop | undefined;
+      const stopAll = (why: GitStop): void => {
         stopped ??= why;
         killGroup(child.pid);
       };
@@ -129,29 +129,22 @@ export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOp
       };
       child.stdout?.on('data', collect('stdout'));
       child.stderr?.on('data', collect('stderr'));
-      const settle = (error: (Error & { code?: unknown; killed?: boolean }) | null): void => {
+      const done = (): void => {
         clearTimeout(timer);
         abort.signal.removeEventListener('abort', onAbort);
-        if (error === null) {
-          resolve(output.stdout);
-          return;
-        }
-        // Helpers still holding the group's pipes after git itself ended on an error.
-        killGroup(child.pid);
+      };
+      const fail = (why: GitStop | 'exit' | NodeJS.ErrnoException): void => {
+        done();
         // The server's own folders (the clone under the data folder) are no business of the caller.
         const told = serverFoldersHidden(output.stderr, [options.cwd, options.watchFolder]);
-        reject(gitFailure(args[0] ?? 'git', error, told, { timeoutMs, tooLarge, maxBytes }));
+        reject(gitFailure(args[0] ?? 'git', why, told, { timeoutMs, tooLarge, maxBytes }));
       };
-      child.once('error', (error) => settle(error));
-      child.once('close', (code, signal) => {
-        if (code === 0 && stopped === undefined) return settle(null);
-        const error: Error & { code?: unknown; killed?: boolean } = new Error(
-          `git exited with ${signal ?? code}`,
-        );
-        if (stopped === 'abort') error.name = 'AbortError';
-        error.killed = stopped !== undefined;
-        if (stopped === 'output') error.code = 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
-        settle(error);
+      child.once('error', fail);
+      child.once('close', (code) => {
+        if (stopped !== undefined) return fail(stopped);
+        if (code !== 0) return fail('exit');
+        done();
+        resolve(output.stdout);
       });
     });
   } finally {
@@ -159,6 +152,9 @@ export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOp
     options.signal?.removeEventListener('abort', stop);
   }
 }
+
+/** Why Docent stopped a git command: its time ran out, it was aborted (too large, a shutdown), or it wrote too much. */
+type GitStop = 'timeout' | 'abort' | 'output';
 
 /** Kills a process group (SIGKILL); one already gone is no error. */
 function killGroup(pid: number | undefined): void {
@@ -172,19 +168,23 @@ function killGroup(pid: number | undefined): void {
 
 function gitFailure(
   command: string,
-  error: Error & { code?: unknown; killed?: boolean },
+  why: GitStop | 'exit' | NodeJS.ErrnoException,
   stderr: string,
   context: { timeoutMs: number; tooLarge: boolean; maxBytes: number },
 ): GitCommandError {
-  if (error.code === 'ENOENT')
+  if (typeof why === 'object' && why.code === 'ENOENT')
     return new GitCommandError('git is not installed on the server (no "git" on PATH)');
   if (context.tooLarge)
     return new GitCommandError(
       `git ${command} stopped: the repository is larger than ${Math.round(context.maxBytes / 1024 / 1024)} MB`,
     );
-  if (error.name === 'AbortError') return new GitCommandError(`git ${command} was stopped`);
-  if (error.killed)
+  if (why === 'abort') return new GitCommandError(`git ${command} was stopped`);
+  if (why === 'timeout')
     return new GitCommandError(`git ${command} took longer than ${Math.round(context.timeoutMs / 1000)} s`);
+  if (why === 'output')
+    return new GitCommandError(
+      `git ${command} stopped: it wrote more than ${MAX_GIT_OUTPUT_BYTES / 1024 / 1024} MB of output`,
+    );
   const words = redactGitUrl(stderr)
     .split('\n')
     .map((line) => line.trim())
