@@ -146,23 +146,21 @@ const expectWarned = (warnings: Warning[], entries: string[]): void => {
 };
 
 describe('loading a docs folder stays inside it', () => {
-  it('refuses a docs.json that links out of the folder, without a word of what it links to', async () => {
-    const root = path.join(base, 'linked-config');
+  it.each([
+    [
+      'links out of the folder, without a word of what it links to',
+      'linked-config',
+      () => path.join(outside, 'docs.json'),
+    ],
+    [
+      'links to nothing, not read as a folder without one',
+      'dangling-config',
+      (root: string) => path.join(root, 'generated', 'docs.json'),
+    ],
+  ])('refuses a docs.json that %s', async (_, name, target) => {
+    const root = path.join(base, name);
     write(path.join(root, 'index.mdx'), md('Welcome', 'Plain pages.'));
-    symlinkSync(path.join(outside, 'docs.json'), path.join(root, 'docs.json'));
-    const failure = await loadDocsFolder(root).then(
-      () => null,
-      (error: unknown) => error,
-    );
-    expect(failure).toBeInstanceOf(DocsConfigError);
-    expect(String((failure as Error).message)).toMatch(/^docs\.json cannot be read \(/);
-    expectContained(String((failure as Error).message));
-  });
-
-  it('refuses a docs.json that links to nothing, not read as a folder without one', async () => {
-    const root = path.join(base, 'dangling-config');
-    write(path.join(root, 'index.mdx'), md('Welcome', 'Plain pages.'));
-    symlinkSync(path.join(root, 'generated', 'docs.json'), path.join(root, 'docs.json'));
+    symlinkSync(target(root), path.join(root, 'docs.json'));
     const failure = await loadDocsFolder(root).then(
       () => null,
       (error: unknown) => error,

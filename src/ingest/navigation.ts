@@ -178,6 +178,18 @@ export class DocsConfigError extends Error {
   override name = 'DocsConfigError';
 }
 
+/** A config file's JSON, or where and why it is not JSON. */
+function parseJson(
+  source: string,
+): { ok: true; value: unknown } | { ok: false; line: number; column: number; reason: string } {
+  try {
+    return { ok: true, value: JSON.parse(source.replace(/^\uFEFF/, '')) };
+  } catch (error) {
+    const { line, column } = positionAt(source, jsonErrorOffset(source, error));
+    return { ok: false, line, column, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 const unusable = (file: string, why: string): DocsConfigError =>
   new DocsConfigError(`${file} ${why}; fix it and ingest again (nothing was indexed or changed)`);
 
@@ -217,31 +229,20 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
     }
     if (!read.missing) throw unusable(candidate, `cannot be read (${read.reason})`);
     // A link to a file that is not there (a generated config left out of the repository) is a config
-    // that cannot be read, not a folder without one.
+    // that cannot be read, not a folder without one (contained-file.ts reports it as missing).
     const entry = await lstat(path.join(root, candidate)).catch(() => null);
     if (entry?.isSymbolicLink()) throw unusable(candidate, 'cannot be read (a symbolic link to nothing)');
   }
   if (kind === null || text === null) return null;
 
-  const parseJson = (file: string, source: string): { ok: true; value: unknown } | { ok: false } => {
-    try {
-      return { ok: true, value: JSON.parse(source.replace(/^\uFEFF/, '')) };
-    } catch (error) {
-      const { line, column } = positionAt(source, jsonErrorOffset(source, error));
-      const reason = error instanceof Error ? error.message : String(error);
-      warnings.add({ file, line, message: `invalid JSON at line ${line}, column ${column}: ${reason}` });
-      return { ok: false };
-    }
-  };
-
-  let config: unknown;
-  try {
-    config = JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    const { line, column } = positionAt(text, jsonErrorOffset(text, error));
-    const reason = error instanceof Error ? error.message : String(error);
-    throw unusable(kind, `is not valid JSON at line ${line}, column ${column} (${reason})`);
-  }
+  // The config that is not JSON fails the ingestion; a `$ref` file that is not is a warning.
+  const parsed = parseJson(text);
+  if (!parsed.ok)
+    throw unusable(
+      kind,
+      `is not valid JSON at line ${parsed.line}, column ${parsed.column} (${parsed.reason})`,
+    );
+  const config = parsed.value;
   if (!isRecord(config)) throw unusable(kind, 'is not a JSON object');
 
   const pages = new Map<string, MutablePage>();
@@ -440,8 +441,14 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
       if (!refusedConfigs.has(target)) warnEntry(ctx, `$ref file "${ref}" not found`, ref);
       return null;
     }
-    const result = parseJson(target, source);
-    return result.ok ? { value: result.value, file: target } : null;
+    const result = parseJson(source);
+    if (result.ok) return { value: result.value, file: target };
+    warnings.add({
+      file: target,
+      line: result.line,
+      message: `invalid JSON at line ${result.line}, column ${result.column}: ${result.reason}`,
+    });
+    return null;
   };
 
   /**
