@@ -6,7 +6,21 @@ import {
   setOrganizationPlan,
 } from '../../tenancy/organizations.ts';
 import { getPlan, listPlans, type PlanInput, upsertPlan } from '../../tenancy/plans.ts';
+import { labelSchema, MAX_NAME_LENGTH } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
+
+/**
+ * An organization's or a plan's display name, read as sites' and keys' are: the CLI lists them one row
+ * each, so a newline or a bidi override in one would forge or disguise a row.
+ */
+const displayNameSchema = labelSchema(MAX_NAME_LENGTH);
+
+function displayName(value: string): string {
+  const parsed = displayNameSchema.safeParse(value);
+  if (!parsed.success)
+    throw new CliError(`--name ${parsed.error.issues[0]?.message ?? 'is not a valid name'}`);
+  return parsed.data;
+}
 
 function nonNegativeInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -53,10 +67,10 @@ export function registerOrgs(program: Command): void {
     .option('--plan <id>', 'plan id', 'free')
     .action(async (options: { name: string; plan: string }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
-      if (options.name.trim() === '') throw new CliError('--name must not be empty');
+      const name = displayName(options.name);
       await withStorage(globals, async (storage) => {
         if (!(await getPlan(storage, options.plan))) throw new CliError(`No plan "${options.plan}"`);
-        const org = await createOrganization(storage, options);
+        const org = await createOrganization(storage, { name, plan: options.plan });
         if (globals.json) printJson(organizationView(org));
         else process.stdout.write(`Created organization ${org.id} (${org.name}) on plan ${org.plan}\n`);
       });
@@ -122,12 +136,10 @@ export function registerOrgs(program: Command): void {
         const globals = command.optsWithGlobals<GlobalOptions>();
         // An empty id (a shell variable that was not set) would make a plan no one can name.
         if (id.trim() === '') throw new CliError('The plan id must not be empty');
-        if (options.name !== undefined && options.name.trim() === '')
-          throw new CliError('--name must not be empty');
         if (options.overage !== undefined && !['on', 'off'].includes(options.overage))
           throw new CliError('--overage must be on or off');
         const input: PlanInput = {
-          name: options.name,
+          name: options.name === undefined ? undefined : displayName(options.name),
           monthlyCredits: nonNegativeInteger('--monthly-credits', options.monthlyCredits),
           overageEnabled: options.overage === undefined ? undefined : options.overage === 'on',
           overageCap:

@@ -188,6 +188,12 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     await expect(run('plans', 'set', ' ', '--name', 'x')).rejects.toThrow('plan id must not be empty');
     await expect(run('plans', 'set', 'team', '--name', '')).rejects.toThrow('--name must not be empty');
     await expect(run('orgs', 'create', '--name', '')).rejects.toThrow('--name must not be empty');
+    // Listed one row each: a line break or a bidi override would forge or disguise a row.
+    for (const name of ['Acme\nevil  org_x  plan enterprise', 'Acme\u202eesirpretne', 'x'.repeat(201)]) {
+      await expect(run('orgs', 'create', '--name', name)).rejects.toThrow(/^--name must/);
+      await expect(run('plans', 'set', 'team', '--name', name)).rejects.toThrow(/^--name must/);
+    }
+    expect(JSON.parse(await run('--json', 'orgs', 'create', '--name', '  Trimmed  ')).name).toBe('Trimmed');
     expect(
       JSON.parse(await run('--json', 'plans', 'list')).plans.map((p: { id: string }) => p.id),
     ).not.toContain('');
