@@ -2,19 +2,17 @@ import { getEventListeners } from 'node:events';
 import path from 'node:path';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp } from './app.ts';
 import { BuiltinAnswerer } from './assistant/builtin-answerer.ts';
 import { listThreadMessages } from './assistant/threads.ts';
 import { askBody } from './limits/limits-fixtures.ts';
-import { SiteSearch } from './search/site-search.ts';
 import { openStorage } from './storage/database.ts';
 import { bootstrapSite } from './tenancy/bootstrap-site.ts';
 import { createTestDatabase, dialects } from './testing/databases.ts';
 import { scriptedModelStream } from './testing/model-streams.ts';
 import { repoRoot } from './testing/paths.ts';
 import { startTestServer, type TestServer } from './testing/server.ts';
+import { createTestApp } from './testing/test-app.ts';
 
 const bundledDocs = path.join(repoRoot, 'docs');
 
@@ -164,10 +162,7 @@ describe('readiness while draining', () => {
     const database = await createTestDatabase('sqlite');
     try {
       let draining = false;
-      const app = createApp({
-        storage: database.storage,
-        search: new SiteSearch(database.storage),
-        logger: pino({ level: 'silent' }),
+      const app = createTestApp(database.storage, {
         shutdown: { draining: () => draining, stopping: new AbortController().signal },
       });
       const before = await app.request('/readyz');
@@ -188,10 +183,7 @@ describe('readiness while draining', () => {
     const database = await createTestDatabase('sqlite');
     try {
       const stopping = new AbortController();
-      const app = createApp({
-        storage: database.storage,
-        search: new SiteSearch(database.storage),
-        logger: pino({ level: 'silent' }),
+      const app = createTestApp(database.storage, {
         shutdown: { draining: () => false, stopping: stopping.signal },
         // A provider's model: it is handed an abort signal (the built-in answerer is not).
         modelProvider: () =>

@@ -1,9 +1,7 @@
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../app.ts';
-import { SiteSearch } from '../search/site-search.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
+import { createTestApp } from '../testing/test-app.ts';
 
 describe.each(dialects)('health routes on %s', (dialect) => {
   let database: TestDatabase;
@@ -14,8 +12,7 @@ describe.each(dialects)('health routes on %s', (dialect) => {
     await database.drop();
   });
 
-  const appFor = (storage: Storage) =>
-    createApp({ storage, search: new SiteSearch(storage), logger: pino({ level: 'silent' }) });
+  const appFor = (storage: Storage) => createTestApp(storage);
 
   it('answers liveness and readiness', async () => {
     const app = appFor(database.storage);

@@ -1,10 +1,5 @@
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../app.ts';
-import { createTenant, type Tenant } from '../../limits/limits-fixtures.ts';
-import { SiteSearch } from '../../search/site-search.ts';
-import { IngestionRunner } from '../../tenancy/ingestion-runner.ts';
-import { createTestDatabase, type TestDatabase } from '../../testing/databases.ts';
+import { describe, expect, it } from 'vitest';
+import { useOwnerApp } from '../../testing/test-app.ts';
 
 type Document = {
   paths: Record<
@@ -17,30 +12,11 @@ type Document = {
 const ANY_BODY = new Set(['/v1/hooks/sites/{domain}/git']);
 
 describe('every route that reads a JSON body', () => {
-  let database: TestDatabase;
-  let app: ReturnType<typeof createApp>;
-  let tenant: Tenant;
-  const ingestions = new IngestionRunner();
-
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    app = createApp({
-      storage: database.storage,
-      search: new SiteSearch(database.storage),
-      logger: pino({ level: 'silent' }),
-      docsRoot: null,
-      ingestions,
-    });
-    tenant = await createTenant(database.storage, { domain: 'owner' });
-  });
-  afterAll(async () => {
-    await ingestions.idle();
-    await database?.drop();
-  });
+  const owner = useOwnerApp('owner');
 
   /** Each route documented with a request body, by `METHOD /path`. */
   const bodyRoutes = async () => {
-    const document = (await (await app.request('http://localhost/openapi.json')).json()) as Document;
+    const document = (await (await owner.app.request('http://localhost/openapi.json')).json()) as Document;
     return Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
         .filter(([, operation]) => operation.requestBody !== undefined && !ANY_BODY.has(path))
@@ -53,10 +29,10 @@ describe('every route that reads a JSON body', () => {
     for (const { name, method, path, operation } of await bodyRoutes()) {
       const admin = JSON.stringify(operation.security ?? []).includes('adminKey');
       const send = (contentType: string, body: string) =>
-        app.request(`http://localhost${path.replace('{domain}', 'owner')}`, {
+        owner.app.request(`http://localhost${path.replace('{domain}', 'owner')}`, {
           method: method.toUpperCase(),
           headers: {
-            Authorization: `Bearer ${admin ? tenant.adminKey : tenant.assistantKey}`,
+            Authorization: `Bearer ${admin ? owner.tenant.adminKey : owner.tenant.assistantKey}`,
             // The MCP endpoint wants both (406 otherwise); the others take it as well.
             Accept: 'application/json, text/event-stream',
             'Content-Type': contentType,

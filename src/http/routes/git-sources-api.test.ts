@@ -4,16 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../app.ts';
+import type { createApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';
 import { createTenant, type Tenant } from '../../limits/limits-fixtures.ts';
-import { SiteSearch } from '../../search/site-search.ts';
 import { cloneFolder } from '../../sources/git-checkout.ts';
 import { MAX_HOOK_BODY_BYTES } from '../../sources/git-webhook.ts';
 import { signInToConsole } from '../../tenancy/console-sessions.ts';
 import { IngestionRunner } from '../../tenancy/ingestion-runner.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
 import { commitFiles, createRepo, sampleDocs } from '../../testing/git-repos.ts';
+import { createTestApp } from '../../testing/test-app.ts';
 
 type Json = Record<string, unknown> & { error?: { code: string; message: string; requestId?: string } };
 
@@ -70,13 +70,7 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
       localRoot: docsRoot,
     });
     const { storage } = database;
-    app = createApp({
-      storage,
-      search: new SiteSearch(storage),
-      logger: pino({ level: 'silent' }),
-      docsRoot,
-      ingestions,
-    });
+    app = createTestApp(storage, { docsRoot, ingestions });
     tenant = await createTenant(storage, { domain: 'git-owner' });
   });
   afterAll(async () => {

@@ -9,6 +9,7 @@ import { createMetrics } from '../../metrics/metrics.ts';
 import { SiteSearch } from '../../search/site-search.ts';
 import { IngestionRunner } from '../../tenancy/ingestion-runner.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
+import { createTestApp } from '../../testing/test-app.ts';
 
 const TOKEN = 'metrics-token-0123456789';
 
@@ -131,7 +132,7 @@ describe('without a metrics token', () => {
     const database = await createTestDatabase('sqlite');
     try {
       const { storage } = database;
-      const app = createApp({ storage, search: new SiteSearch(storage), logger: pino({ level: 'silent' }) });
+      const app = createTestApp(storage);
       expect((await app.request('/metrics')).status).toBe(404);
     } finally {
       await database.drop();

@@ -1,13 +1,11 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../../app.ts';
-import { SiteSearch } from '../../search/site-search.ts';
 import { listApiKeys } from '../../tenancy/api-keys.ts';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { DEMO_PAGE_KEY_NAME, mintDemoPageKey } from '../../tenancy/demo-page-key.ts';
 import { createTestDatabase, type TestDatabase } from '../../testing/databases.ts';
 import { smallDocs } from '../../testing/small-docs.ts';
+import { createTestApp } from '../../testing/test-app.ts';
 import { loadWidgetAssets, type WidgetAssets } from '../../widget-assets/widget-asset.ts';
 
 describe('the widget script and the demo page', () => {
@@ -27,13 +25,7 @@ describe('the widget script and the demo page', () => {
   const appWith = (deps: {
     widget?: WidgetAssets | null;
     demoPage?: { domain: string; key: string } | null;
-  }) =>
-    createApp({
-      storage: database.storage,
-      search: new SiteSearch(database.storage),
-      logger: pino({ level: 'silent' }),
-      ...deps,
-    });
+  }) => createTestApp(database.storage, { ...deps });
 
   it('serves /widget.js compressed, revalidated by content hash, and /widget/<hash>.js forever', async () => {
     const app = appWith({ widget: assets });

@@ -1,17 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../../app.ts';
+import type { createApp } from '../../../app.ts';
 import { createIngestionJob, failIngestionJob } from '../../../ingest/jobs.ts';
 import { askBody, createTenant, type Tenant } from '../../../limits/limits-fixtures.ts';
-import { SiteSearch } from '../../../search/site-search.ts';
 import { registerInstance } from '../../../storage/server-instances.ts';
 import { MAX_KEYS_CREATED_PER_HOUR } from '../../../tenancy/api-keys.ts';
 import { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
 import { getOrganizationSite } from '../../../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../../testing/databases.ts';
+import { createTestApp } from '../../../testing/test-app.ts';
 import { MAX_CONSOLE_FORM_BYTES } from '../console/console-routes.ts';
 import { MAX_ADMIN_BODY_BYTES } from './admin-api.ts';
 
@@ -68,13 +67,7 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     docsFolder(docsRoot, 'tiny');
     fs.mkdirSync(path.join(docsRoot, 'empty'));
     const { storage } = database;
-    app = createApp({
-      storage,
-      search: new SiteSearch(storage),
-      logger: pino({ level: 'silent' }),
-      docsRoot,
-      ingestions,
-    });
+    app = createTestApp(storage, { docsRoot, ingestions });
     a = await createTenant(storage, { domain: 'alpha' });
     b = await createTenant(storage, { domain: 'bravo' });
   });
@@ -368,10 +361,7 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-tenants-'));
     docsFolder(path.join(tree, a.organization.id), 'docs');
     docsFolder(path.join(tree, b.organization.id), 'docs');
-    const perTenant = createApp({
-      storage: database.storage,
-      search: new SiteSearch(database.storage),
-      logger: pino({ level: 'silent' }),
+    const perTenant = createTestApp(database.storage, {
       docsRoot: path.join(tree, '{organization}'),
       ingestions,
     });

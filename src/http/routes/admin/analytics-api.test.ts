@@ -1,18 +1,12 @@
-/**
- * The admin analytics routes over seeded data of two organizations: every route answers its own
- * organization only (another's site, thread or vote is a 404, its data never appears), refuses bad
- * filters with 400, pages without loss or repeats, and is documented in the OpenAPI document.
- */
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../../app.ts';
-import { SiteSearch } from '../../../search/site-search.ts';
+import type { createApp } from '../../../app.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../../testing/databases.ts';
 import {
   type SeededAnalytics,
   type SeededOrganization,
   seedAnalytics,
 } from '../../../testing/seed-analytics.ts';
+import { createTestApp } from '../../../testing/test-app.ts';
 
 type Json = Record<string, unknown> & { error?: { code: string; details?: { path: string }[] } };
 
@@ -60,7 +54,7 @@ describe.each(dialects)('admin analytics API on %s', (dialect) => {
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     const { storage } = database;
-    app = createApp({ storage, search: new SiteSearch(storage), logger: pino({ level: 'silent' }) });
+    app = createTestApp(storage);
     seeded = await seedAnalytics(storage, { organizations: 2, threadsPerOrganization: 120, now, days: 20 });
     [a, b] = seeded.organizations as [SeededOrganization, SeededOrganization];
     bThreads = (

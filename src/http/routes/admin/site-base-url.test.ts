@@ -1,11 +1,7 @@
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../../app.ts';
-import { createTenant, type Tenant } from '../../../limits/limits-fixtures.ts';
-import { SiteSearch } from '../../../search/site-search.ts';
-import { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
+import { describe, expect, it } from 'vitest';
 import { getSiteByDomain } from '../../../tenancy/sites.ts';
-import { createTestDatabase, dialects, type TestDatabase } from '../../../testing/databases.ts';
+import { dialects } from '../../../testing/databases.ts';
+import { useOwnerApp } from '../../../testing/test-app.ts';
 
 /** Base URLs become the href of every citation readers get: only http: and https: may be stored. */
 const BAD_BASE_URLS = [
@@ -26,19 +22,16 @@ type Json = {
 } & Record<string, unknown>;
 
 describe.each(dialects)('site base URLs in the admin API on %s', (dialect) => {
-  let database: TestDatabase;
-  let app: ReturnType<typeof createApp>;
-  let tenant: Tenant;
-  const ingestions = new IngestionRunner();
+  const owner = useOwnerApp('urls', { dialect });
 
   const call = async (
     method: string,
     url: string,
     body: unknown,
   ): Promise<{ status: number; json: Json }> => {
-    const response = await app.request(url, {
+    const response = await owner.app.request(url, {
       method,
-      headers: { Authorization: `Bearer ${tenant.adminKey}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${owner.tenant.adminKey}`, 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     });
     return { status: response.status, json: (await response.json()) as Json };
@@ -49,22 +42,6 @@ describe.each(dialects)('site base URLs in the admin API on %s', (dialect) => {
     expect(result.json.error?.code, label).toBe('invalid_request');
     expect(result.json.error?.details, label).toEqual([expect.objectContaining({ path: field })]);
   };
-
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    app = createApp({
-      storage: database.storage,
-      search: new SiteSearch(database.storage),
-      logger: pino({ level: 'silent' }),
-      docsRoot: null,
-      ingestions,
-    });
-    tenant = await createTenant(database.storage, { domain: 'urls' });
-  });
-  afterAll(async () => {
-    await ingestions.idle();
-    await database?.drop();
-  });
 
   it('tells an owner of a site without a folder, on a server that takes none over the API, how to ingest it', async () => {
     const result = await call('POST', '/v1/admin/sites/urls/ingestions', {});
@@ -78,7 +55,7 @@ describe.each(dialects)('site base URLs in the admin API on %s', (dialect) => {
     for (const [i, baseUrl] of BAD_BASE_URLS.entries()) {
       const result = await call('POST', '/v1/admin/sites', { domain: `bad-${i}`, baseUrl });
       expectRefused(result, 'baseUrl', JSON.stringify(baseUrl));
-      expect(await getSiteByDomain(database.storage, `bad-${i}`)).toBeUndefined();
+      expect(await getSiteByDomain(owner.database.storage, `bad-${i}`)).toBeUndefined();
     }
     const https = await call('POST', '/v1/admin/sites', {
       domain: 'good',
@@ -102,7 +79,7 @@ describe.each(dialects)('site base URLs in the admin API on %s', (dialect) => {
         JSON.stringify(baseUrl),
       );
     }
-    expect((await getSiteByDomain(database.storage, 'urls'))?.base_url).toBeNull();
+    expect((await getSiteByDomain(owner.database.storage, 'urls'))?.base_url).toBeNull();
     const changed = await call('PATCH', '/v1/admin/sites/urls', {
       baseUrl: 'https://docs.urls.example/guide/',
     });
@@ -113,7 +90,7 @@ describe.each(dialects)('site base URLs in the admin API on %s', (dialect) => {
       'baseUrl',
       'js',
     );
-    expect((await getSiteByDomain(database.storage, 'urls'))?.base_url).toBe(
+    expect((await getSiteByDomain(owner.database.storage, 'urls'))?.base_url).toBe(
       'https://docs.urls.example/guide',
     );
     const cleared = await call('PATCH', '/v1/admin/sites/urls', { baseUrl: null });

@@ -1,43 +1,20 @@
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getRetentionDays } from '../../../analytics/retention.ts';
-import { createApp } from '../../../app.ts';
-import { createTenant, type Tenant } from '../../../limits/limits-fixtures.ts';
-import { SiteSearch } from '../../../search/site-search.ts';
+import { createTenant } from '../../../limits/limits-fixtures.ts';
 import { findConsoleSession, signInToConsole } from '../../../tenancy/console-sessions.ts';
-import { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
-import { createTestDatabase, type TestDatabase } from '../../../testing/databases.ts';
+import { useOwnerApp } from '../../../testing/test-app.ts';
 import { CONSOLE_HEADERS } from './console-guard.ts';
 import { MAX_CONSOLE_FORM_BYTES } from './console-routes.ts';
 import { backToInbox } from './feedback-screen.tsx';
 
 describe('console errors', () => {
-  let database: TestDatabase;
-  let app: ReturnType<typeof createApp>;
-  let tenant: Tenant;
-  const ingestions = new IngestionRunner();
-
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    app = createApp({
-      storage: database.storage,
-      search: new SiteSearch(database.storage),
-      logger: pino({ level: 'silent' }),
-      docsRoot: null,
-      ingestions,
-    });
-    tenant = await createTenant(database.storage, { domain: 'owner' });
-  });
-  afterAll(async () => {
-    await ingestions.idle();
-    await database?.drop();
-  });
+  const owner = useOwnerApp('owner');
 
   it('are a page with a way back in a browser, and the JSON error body otherwise', async () => {
-    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
+    const { secret } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
     const headers = { Cookie: `docent_console=${secret}` };
     for (const path of ['/console/conversations/thr_gone', '/console/sites/elsewhere', '/console/nowhere']) {
-      const page = await app.request(`http://localhost${path}`, {
+      const page = await owner.app.request(`http://localhost${path}`, {
         headers: { ...headers, Accept: 'text/html,application/xhtml+xml' },
       });
       expect(page.status, path).toBe(404);
@@ -45,19 +22,19 @@ describe('console errors', () => {
       const text = await page.text();
       expect(text, path).toContain('<a href="/console">Back to the console</a>');
       expect(text, path).toContain(`Request id <code>${page.headers.get('X-Request-Id')}</code>`);
-      const json = await app.request(`http://localhost${path}`, { headers });
+      const json = await owner.app.request(`http://localhost${path}`, { headers });
       expect(json.headers.get('Content-Type'), path).toContain('application/json');
       expect(((await json.json()) as { error: { code: string } }).error.code).toBe('not_found');
     }
     // A message with markup in it is shown as text.
-    const odd = await app.request('http://localhost/console/sites/%3Cb%3Ex', {
+    const odd = await owner.app.request('http://localhost/console/sites/%3Cb%3Ex', {
       headers: { ...headers, Accept: 'text/html' },
     });
     const oddText = await odd.text();
     expect(oddText).not.toContain('<b>x');
     expect(oddText).toContain('&lt;b&gt;x');
     // A form a browser sent that fails (its CSRF token missing) is a page too.
-    const refused = await app.request('http://localhost/console/keys', {
+    const refused = await owner.app.request('http://localhost/console/keys', {
       method: 'POST',
       headers: {
         ...headers,
@@ -72,31 +49,31 @@ describe('console errors', () => {
   });
 
   it("name a site filter that is not the organization's, not 'All sites' over an empty page", async () => {
-    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
+    const { secret } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
     const headers = { Cookie: `docent_console=${secret}` };
-    await createTenant(database.storage, { domain: 'neighbour' });
+    await createTenant(owner.database.storage, { domain: 'neighbour' });
     const screens = ['/console', '/console/conversations', '/console/gaps', '/console/questions'];
     for (const path of [...screens, '/console/pages', '/console/feedback']) {
       // A site that is not there, or one of another organization: the same words.
       for (const site of ['elsewhere', 'neighbour']) {
-        const page = await app.request(`http://localhost${path}?site=${site}`, { headers });
+        const page = await owner.app.request(`http://localhost${path}?site=${site}`, { headers });
         expect(page.status, path).toBe(200);
         expect(await page.text(), path).toContain(
           `this organization has no site &quot;${site}&quot;, so nothing matches`,
         );
       }
-      const own = await app.request(`http://localhost${path}?site=owner`, { headers });
+      const own = await owner.app.request(`http://localhost${path}?site=owner`, { headers });
       expect(await own.text(), path).not.toContain('this organization has no site');
     }
   });
 
   it('shorten a long first question without cutting an emoji in half', async () => {
-    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
+    const { secret } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
     // 139 characters, then an emoji (two UTF-16 units) across the list's 140th.
     const question = `${'ingest '.repeat(19)}abcdef🎉 and more words after it`;
-    const asked = await app.request('http://localhost/v2/assistant/owner/message', {
+    const asked = await owner.app.request('http://localhost/v2/assistant/owner/message', {
       method: 'POST',
-      headers: { Authorization: `Bearer ${tenant.assistantKey}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${owner.tenant.assistantKey}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({
         fp: 'emoji-reader',
         messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: question }] }],
@@ -105,7 +82,7 @@ describe('console errors', () => {
     expect(asked.status).toBe(200);
     await asked.text();
     const list = await (
-      await app.request('http://localhost/console/conversations', {
+      await owner.app.request('http://localhost/console/conversations', {
         headers: { Cookie: `docent_console=${secret}` },
       })
     ).text();
@@ -114,26 +91,26 @@ describe('console errors', () => {
   });
 
   it("carry the console's security headers, refusals and failures included", async () => {
-    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
+    const { secret } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
     const form = { Origin: 'http://localhost', 'Content-Type': 'application/x-www-form-urlencoded' };
     const responses = [
       // A form without its CSRF token, one from another site, one without a session, one too large.
-      await app.request('http://localhost/console/keys', {
+      await owner.app.request('http://localhost/console/keys', {
         method: 'POST',
         headers: { Cookie: `docent_console=${secret}`, Accept: 'text/html', ...form },
         body: 'kind=admin',
       }),
-      await app.request('http://localhost/console/keys', {
+      await owner.app.request('http://localhost/console/keys', {
         method: 'POST',
         headers: { Cookie: `docent_console=${secret}`, ...form, Origin: 'https://evil.example' },
         body: 'kind=admin',
       }),
-      await app.request('http://localhost/console/keys', {
+      await owner.app.request('http://localhost/console/keys', {
         method: 'POST',
         headers: form,
         body: 'kind=admin',
       }),
-      await app.request('http://localhost/console/login', {
+      await owner.app.request('http://localhost/console/login', {
         method: 'POST',
         headers: { ...form, 'Content-Length': String(MAX_CONSOLE_FORM_BYTES + 1) },
         body: `key=${'x'.repeat(MAX_CONSOLE_FORM_BYTES + 1 - 4)}`,
@@ -146,9 +123,9 @@ describe('console errors', () => {
   });
 
   it("refuse to revoke the session's own key and a retention that is not a plain number", async () => {
-    const { secret, session } = await signInToConsole(database.storage, tenant.adminKey);
+    const { secret, session } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
     const post = (path: string, body: string) =>
-      app.request(`http://localhost${path}`, {
+      owner.app.request(`http://localhost${path}`, {
         method: 'POST',
         headers: {
           Cookie: `docent_console=${secret}`,
@@ -162,14 +139,14 @@ describe('console errors', () => {
     expect(((await own.json()) as { error: { message: string } }).error.message).toBe(
       "This session's own key cannot be revoked from this session: sign in with another admin key to revoke it",
     );
-    expect((await findConsoleSession(database.storage, secret))?.key.id).toBe(session.key.id);
+    expect((await findConsoleSession(owner.database.storage, secret))?.key.id).toBe(session.key.id);
     for (const days of ['0x10', '1e1', '0b11', '16.0', '-3']) {
       const refused = await post('/console/organization/retention', `days=${encodeURIComponent(days)}`);
       expect(refused.status, days).toBe(400);
     }
-    expect(await getRetentionDays(database.storage, tenant.organization.id)).toBeNull();
+    expect(await getRetentionDays(owner.database.storage, owner.tenant.organization.id)).toBeNull();
     expect((await post('/console/organization/retention', 'days=16')).status).toBe(303);
-    expect(await getRetentionDays(database.storage, tenant.organization.id)).toBe(16);
+    expect(await getRetentionDays(owner.database.storage, owner.tenant.organization.id)).toBe(16);
     // A key's name is one line, as the admin API and the CLI take it.
     const forged = await post('/console/keys', `kind=admin&name=${encodeURIComponent('ci\nkey_x  admin')}`);
     expect(forged.status).toBe(400);

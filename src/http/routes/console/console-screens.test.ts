@@ -1,21 +1,15 @@
-/**
- * What console screens say and link: the feedback inbox's export links carry its tab (Open, Resolved,
- * All) and the export holds the votes of that tab, what the owner was looking at; the screens say how
- * they sort and that their times are UTC.
- */
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFeedback } from '../../../analytics/feedback-inbox.ts';
-import { createApp } from '../../../app.ts';
+import type { createApp } from '../../../app.ts';
 import { modelInUse } from '../../../assistant/providers/create-model-provider.ts';
 import { updateSiteModelSettings } from '../../../assistant/providers/site-model-settings.ts';
 import { storeAnswerWithin } from '../../../assistant/threads.ts';
 import { loadConfig } from '../../../config.ts';
-import { SiteSearch } from '../../../search/site-search.ts';
 import { withWriteUnit } from '../../../storage/write-unit.ts';
 import { signInToConsole } from '../../../tenancy/console-sessions.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../../testing/databases.ts';
 import { type SeededOrganization, seedAnalytics } from '../../../testing/seed-analytics.ts';
+import { createTestApp } from '../../../testing/test-app.ts';
 
 describe.each(dialects)('console screens on %s', (dialect) => {
   let database: TestDatabase;
@@ -26,10 +20,7 @@ describe.each(dialects)('console screens on %s', (dialect) => {
 
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
-    app = createApp({
-      storage: database.storage,
-      search: new SiteSearch(database.storage),
-      logger: pino({ level: 'silent' }),
+    app = createTestApp(database.storage, {
       docsRoot: null,
       // As the server builds it, from a configuration with no provider's key.
       modelInUse: (siteModel) => modelInUse(loadConfig({}).model, siteModel),

@@ -1,11 +1,7 @@
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApp } from '../../../app.ts';
-import { createTenant, type Tenant } from '../../../limits/limits-fixtures.ts';
-import { SiteSearch } from '../../../search/site-search.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { createTenant } from '../../../limits/limits-fixtures.ts';
 import { signInToConsole } from '../../../tenancy/console-sessions.ts';
-import { IngestionRunner } from '../../../tenancy/ingestion-runner.ts';
-import { createTestDatabase, type TestDatabase } from '../../../testing/databases.ts';
+import { useOwnerApp } from '../../../testing/test-app.ts';
 
 /** An export far longer than anyone reads: how far it was read, and whether it was ended. */
 const endless = vi.hoisted(() => ({ read: 0, ended: false }));
@@ -27,30 +23,11 @@ vi.mock('../../../analytics/export.ts', async (importActual) => ({
 }));
 
 describe("the console's export", () => {
-  let database: TestDatabase;
-  let app: ReturnType<typeof createApp>;
-  let tenant: Tenant;
-  const ingestions = new IngestionRunner();
-
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    app = createApp({
-      storage: database.storage,
-      search: new SiteSearch(database.storage),
-      logger: pino({ level: 'silent' }),
-      docsRoot: null,
-      ingestions,
-    });
-    tenant = await createTenant(database.storage, { domain: 'owner' });
-  });
-  afterAll(async () => {
-    await ingestions.idle();
-    await database?.drop();
-  });
+  const owner = useOwnerApp('owner');
 
   it('stops reading when the browser goes away (a cancelled download), as the admin API export does', async () => {
-    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
-    const response = await app.request('http://localhost/console/export/conversations.csv', {
+    const { secret } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
+    const response = await owner.app.request('http://localhost/console/export/conversations.csv', {
       headers: { Cookie: `docent_console=${secret}` },
     });
     expect(response.status).toBe(200);
@@ -63,10 +40,10 @@ describe("the console's export", () => {
   });
 
   it("answers 404 for another organization's site, or none, as the admin API does (not an empty file)", async () => {
-    const other = await createTenant(database.storage, { domain: 'rival' });
-    const { secret } = await signInToConsole(database.storage, tenant.adminKey);
+    const other = await createTenant(owner.database.storage, { domain: 'rival' });
+    const { secret } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
     for (const site of [other.site.domain, 'nowhere']) {
-      const response = await app.request(`http://localhost/console/export/feedback.csv?site=${site}`, {
+      const response = await owner.app.request(`http://localhost/console/export/feedback.csv?site=${site}`, {
         headers: { Cookie: `docent_console=${secret}` },
       });
       expect(response.status, site).toBe(404);
