@@ -1,17 +1,27 @@
 import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from '../contained-file.ts';
+import { DocsConfigError } from '../navigation.ts';
 import type { WarningSink } from '../warnings.ts';
 import { FRONT_MATTER_NODES_PER_CHAR, MAX_FRAMEWORK_CONFIG_BYTES, MAX_STATIC_NODES } from './limits.ts';
 import { readStaticModule } from './static-config.ts';
 import type { StaticValue } from './static-value.ts';
 import { readYamlConfig } from './yaml-config.ts';
 
-/** What reading a config file gave: its value, or that it is absent, or that it was refused/unusable. */
+/**
+ * What reading a config file gave: its value, or that it is absent, or that it was refused or cannot be
+ * read (`problem`, what a warning or an error says, at `line` when known).
+ */
 export type ConfigRead =
   | { status: 'ok'; value: StaticValue }
   | { status: 'missing' }
-  | { status: 'unusable' };
+  | { status: 'unusable'; problem: string; line?: number; warned?: true };
 
-export type ConfigText = { status: 'ok'; text: string } | { status: 'missing' } | { status: 'refused' };
+export type ConfigText =
+  | { status: 'ok'; text: string }
+  | { status: 'missing' }
+  | { status: 'refused'; reason: string };
+
+const unusable = (problem: string, line: number | undefined): ConfigRead =>
+  line === undefined ? { status: 'unusable', problem } : { status: 'unusable', problem, line };
 
 const CODE_CONFIG = /\.(c|m)?(j|t)sx?$/i;
 const FRONT_MATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---\r?(?:\n|$)/;
@@ -24,6 +34,7 @@ export class FrameworkContext {
   private readonly folder: ContainedFolder;
   private readonly texts = new Map<string, Promise<ConfigText>>();
   private readonly configs = new Map<string, Promise<ConfigRead>>();
+  private readonly warnedConfigs = new Set<string>();
   private readonly frontMatters = new Map<string, Promise<StaticValue | undefined>>();
   readonly fileSet: ReadonlySet<string>;
 
@@ -54,15 +65,41 @@ export class FrameworkContext {
         if (read.ok) return { status: 'ok', text: read.text };
         if (read.missing) return { status: 'missing' };
         this.sink.add({ file: rel, message: `cannot read config file (${read.reason}); ignored` }, 'io');
-        return { status: 'refused' };
+        return { status: 'refused', reason: read.reason };
       });
       this.texts.set(rel, cached);
     }
     return cached;
   }
 
-  /** A config file as a value: JS/TS read statically, anything else as YAML/JSON. Cached per file. */
-  readConfig(rel: string): Promise<ConfigRead> {
+  /**
+   * A config file as a value: JS/TS read statically, anything else as YAML/JSON. Cached per file. One
+   * that cannot be read is warned about once, and the reader goes on with the framework's defaults.
+   */
+  async readConfig(rel: string): Promise<ConfigRead> {
+    const read = await this.configRead(rel);
+    if (read.status === 'unusable' && read.warned === undefined && !this.warnedConfigs.has(rel)) {
+      this.warnedConfigs.add(rel);
+      this.warn(rel, read.line, `${read.problem}; using defaults`);
+    }
+    return read;
+  }
+
+  /**
+   * A config the framework itself refuses to build without (`mkdocs.yml`): one that is there but cannot
+   * be read fails the ingestion (DocsConfigError) and the site keeps what it had. Read with defaults, the
+   * folder would lose its navigation and publish what the config excludes (`exclude_docs`, drafts).
+   */
+  async readRequiredConfig(rel: string): Promise<Exclude<ConfigRead, { status: 'unusable' }>> {
+    const read = await this.configRead(rel);
+    if (read.status !== 'unusable') return read;
+    const where = read.line === undefined ? '' : ` (line ${read.line})`;
+    throw new DocsConfigError(
+      `${read.problem}${where}; fix it and ingest again (nothing was indexed or changed)`,
+    );
+  }
+
+  private configRead(rel: string): Promise<ConfigRead> {
     let cached = this.configs.get(rel);
     if (!cached) {
       cached = this.loadConfig(rel);
@@ -74,25 +111,19 @@ export class FrameworkContext {
   private async loadConfig(rel: string): Promise<ConfigRead> {
     const read = await this.readText(rel);
     if (read.status === 'missing') return { status: 'missing' };
-    if (read.status === 'refused') return { status: 'unusable' };
+    // readText has told the sink why.
+    if (read.status === 'refused')
+      return { status: 'unusable', problem: `cannot read ${rel} (${read.reason})`, warned: true };
     const text = read.text;
     if (CODE_CONFIG.test(rel)) {
       const result = readStaticModule(text, rel);
-      if (!result.ok) {
-        this.warn(rel, result.line, `cannot read ${rel} statically (${result.reason}); using defaults`);
-        return { status: 'unusable' };
-      }
-      if (!result.module.exported) {
-        this.warn(rel, undefined, `${rel} has no default export or module.exports; using defaults`);
-        return { status: 'unusable' };
-      }
+      if (!result.ok) return unusable(`cannot read ${rel} statically (${result.reason})`, result.line);
+      if (!result.module.exported)
+        return { status: 'unusable', problem: `${rel} has no default export or module.exports` };
       return { status: 'ok', value: result.module.exported };
     }
     const result = readYamlConfig(text);
-    if (!result.ok) {
-      this.warn(rel, result.line, `cannot read ${rel} (${result.reason}); using defaults`);
-      return { status: 'unusable' };
-    }
+    if (!result.ok) return unusable(`cannot read ${rel} (${result.reason})`, result.line);
     return { status: 'ok', value: result.value };
   }
 

@@ -181,13 +181,14 @@ describe('hostile framework configs', () => {
     ]);
   });
 
-  it('survives YAML nested deeper than it reads', async () => {
+  it('survives YAML nested deeper than it reads: a mkdocs.yml fails the ingestion, naming why', async () => {
     const nav = `nav: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`;
-    const { nav: navigation, warnings } = await read(
-      folder({ 'mkdocs.yml': nav, 'docs/index.md': md('Home') }),
-    );
-    expect(navigation.pages.map((p) => p.id)).toEqual(['index']);
-    expect(warnings.some((w) => w.file === 'mkdocs.yml')).toBe(true);
+    await expect(read(folder({ 'mkdocs.yml': nav, 'docs/index.md': md('Home') }))).rejects.toMatchObject({
+      name: 'DocsConfigError',
+      message: expect.stringMatching(
+        /^cannot read mkdocs\.yml \(invalid YAML: .*\); fix it and ingest again/,
+      ),
+    });
   });
   it('keeps a slug or rewrite that climbs with .. under the site root, with a warning', async () => {
     const starlight = await read(
@@ -240,10 +241,20 @@ describe('hostile framework configs', () => {
     });
   });
 
-  it(`refuses a framework config over ${MAX_FRAMEWORK_CONFIG_BYTES} bytes, and reads the framework's defaults`, async () => {
-    const big = `site_name: Big\nextra: [${'0,'.repeat(MAX_FRAMEWORK_CONFIG_BYTES / 2)}0]\n`;
-    const { nav, warnings } = await read(folder({ 'mkdocs.yml': big, 'docs/index.md': md('Home') }));
+  it(`refuses a framework config over ${MAX_FRAMEWORK_CONFIG_BYTES} bytes: defaults, or a failed mkdocs.yml`, async () => {
+    const big = `export default { title: 'Big', extra: [${'0,'.repeat(MAX_FRAMEWORK_CONFIG_BYTES / 2)}0] };\n`;
+    const { nav, warnings } = await read(folder({ '.vitepress/config.mjs': big, 'index.md': md('Home') }));
     expect(nav.pages.map((p) => p.id)).toEqual(['index']);
-    expect(warnings.map((w) => w.file)).toContain('mkdocs.yml');
+    expect(warnings).toEqual([
+      {
+        file: '.vitepress/config.mjs',
+        message: `cannot read config file (larger than ${MAX_FRAMEWORK_CONFIG_BYTES} bytes); ignored`,
+      },
+    ]);
+    const mkdocs = `site_name: Big\nextra: [${'0,'.repeat(MAX_FRAMEWORK_CONFIG_BYTES / 2)}0]\n`;
+    await expect(read(folder({ 'mkdocs.yml': mkdocs, 'docs/index.md': md('Home') }))).rejects.toMatchObject({
+      name: 'DocsConfigError',
+      message: `cannot read mkdocs.yml (larger than ${MAX_FRAMEWORK_CONFIG_BYTES} bytes); fix it and ingest again (nothing was indexed or changed)`,
+    });
   });
 });

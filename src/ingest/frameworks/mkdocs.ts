@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Navigation } from '../navigation.ts';
+import { DocsConfigError, type Navigation } from '../navigation.ts';
 import type { FrameworkContext } from './framework-context.ts';
 import { MAX_LANGUAGES, MAX_SIDEBAR_DEPTH } from './limits.ts';
 import { mkdocsExclusions } from './mkdocs-exclude.ts';
@@ -49,13 +49,12 @@ export const readMkDocs = async (
   siteDir: string,
   configFile: string,
 ): Promise<Navigation> => {
-  const read = await ctx.readConfig(configFile);
+  const read = await ctx.readRequiredConfig(configFile);
   const config = read.status === 'ok' ? read.value : undefined;
+  // MkDocs refuses to build from anything else: so does Docent, for the reason readRequiredConfig gives.
   if (config && !asObject(config))
-    ctx.warn(
-      configFile,
-      config.line,
-      `${configFile} is ${describe(config)}, not a mapping; using MkDocs defaults`,
+    throw new DocsConfigError(
+      `${configFile} is ${describe(config)}, not a mapping (line ${config.line}); fix it and ingest again (nothing was indexed or changed)`,
     );
 
   const docsDirValue = field(config, 'docs_dir');

@@ -58,17 +58,40 @@ describe('readFrameworkNavigation', () => {
     expect(unlisted?.pages).toEqual(listed?.nav.pages);
   });
 
-  it('reads a config that is not valid JS/YAML as absent, with the line of the error', async () => {
+  it('reads a code config that is not valid JS as absent, with the line of the error', async () => {
     const result = await readFolderNavigation(
-      folder({ 'mkdocs.yml': 'site_name: x\nnav: [a.md\n', 'docs/a.md': '# A', 'docs/b.md': '# B' }),
+      folder({
+        '.vitepress/config.js': 'export default {\n  title: "x",\n  themeConfig: { sidebar: [ }\n};\n',
+        'a.md': '# A',
+        'b.md': '# B',
+      }),
     );
     expect(result?.nav.pages.map((p) => p.id)).toEqual(['a', 'b']);
     expect(result?.warnings).toEqual([
       expect.objectContaining({
-        file: 'mkdocs.yml',
+        file: '.vitepress/config.js',
         line: 3,
-        message: expect.stringMatching(/^cannot read mkdocs\.yml \(invalid YAML: /),
+        message: expect.stringMatching(
+          /^cannot read \.vitepress\/config\.js statically \(.*\); using defaults$/,
+        ),
       }),
     ]);
+  });
+
+  it('fails on a mkdocs.yml that is not YAML or not a mapping, as mkdocs build does, naming the line', async () => {
+    // Read with MkDocs' defaults, the folder would publish what exclude_docs and draft_docs hide.
+    const hidden = { 'docs/a.md': '# A', 'docs/drafts/b.md': '# B' };
+    for (const [config, message] of [
+      [
+        'site_name: x\nexclude_docs: drafts/\nnav: [a.md\n',
+        /^cannot read mkdocs\.yml \(invalid YAML: .*\) \(line 4\); fix it and ingest again \(nothing was indexed or changed\)$/,
+      ],
+      ['- site_name: x\n', /^mkdocs\.yml is a list, not a mapping \(line 1\); fix it and ingest again/],
+    ] as const) {
+      await expect(readFolderNavigation(folder({ 'mkdocs.yml': config, ...hidden }))).rejects.toMatchObject({
+        name: 'DocsConfigError',
+        message: expect.stringMatching(message),
+      });
+    }
   });
 });

@@ -38,6 +38,7 @@ export const readFrameworkNavigation = async (
   try {
     return await readers[site.kind](ctx, site);
   } catch (error) {
+    if (error instanceof DocsConfigError) throw error;
     // The readers turn bad input into warnings; this is the guard for a bug meeting an input nobody foresaw.
     // The job fails, as for an unusable docs.json: read as plain Markdown, the folder would publish what the
     // framework hides (drafts, unlisted docs, excluded files).
