@@ -209,6 +209,8 @@ export interface AnswerUnit {
   index: number;
   /** Paragraph/list block the unit belongs to; adjacent items of one list share it. */
   block: number;
+  /** An item of a numbered list: its number ("3." or "3)" in the docs), so a quoted step keeps it. */
+  ordinal?: number;
   terms: string[];
   /** `terms` as a set, and `dedupeKey(text)`: computed once, since units are cached across requests. */
   termSet: ReadonlySet<string>;
@@ -217,6 +219,7 @@ export interface AnswerUnit {
 
 const FENCE = /^\s*(```|~~~)/;
 const LIST_MARKER = /^\s*(?:[-*+•]|\d{1,2}[.)])\s+/;
+const ORDINAL_MARKER = /^\s*(\d{1,2})[.)]\s/;
 const HEADING = /^\s{0,3}#{1,6}\s+/;
 const TERMINAL = /[.!?:;)"'’”]$/;
 // Sentence boundary: terminal punctuation, space, then something that can start a sentence.
@@ -265,7 +268,7 @@ export function splitUnits(text: string): AnswerUnit[] {
   const units: AnswerUnit[] = [];
   let block = 0;
   let index = 0;
-  const push = (kind: UnitKind, raw: string, unitBlock: number): void => {
+  const push = (kind: UnitKind, raw: string, unitBlock: number, ordinal?: number): void => {
     // `trimEnd` drops exactly what `/\s+$/` matches (white space and line terminators), without the
     // regex's retries at every run of indentation in a code block.
     const clean = kind === 'code' ? raw.trimEnd() : raw.replace(/\s+/g, ' ').trim();
@@ -281,6 +284,7 @@ export function splitUnits(text: string): AnswerUnit[] {
       terms: unitTerms,
       termSet: new Set(unitTerms),
       key: unitWords.join(' '),
+      ...(ordinal === undefined ? {} : { ordinal }),
     });
   };
 
@@ -293,8 +297,9 @@ export function splitUnits(text: string): AnswerUnit[] {
   // of it, not a paragraph of its own.
   let item: string | undefined;
   let itemBlock = 0;
+  let itemOrdinal: number | undefined;
   const flush = (): void => {
-    if (item !== undefined) push('item', item, itemBlock);
+    if (item !== undefined) push('item', item, itemBlock, itemOrdinal);
     item = undefined;
     if (paragraph.trim().length > 0) {
       for (const sentence of splitSentences(paragraph)) push('sentence', sentence, paragraphBlock);
@@ -333,6 +338,8 @@ export function splitUnits(text: string): AnswerUnit[] {
       if (lastBlankOrBreak) block++;
       item = trimmed.replace(LIST_MARKER, '');
       itemBlock = block;
+      const ordinal = ORDINAL_MARKER.exec(line)?.[1];
+      itemOrdinal = ordinal === undefined ? undefined : Number(ordinal);
       lastBlankOrBreak = false;
       continue;
     }

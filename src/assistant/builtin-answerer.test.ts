@@ -238,11 +238,40 @@ describe('a table of numbers', () => {
     },
   ];
 
-  it('quotes the row the question names, one row a line (a row of numbers is not noise)', () => {
+  it("quotes the row the question names, one row a line, in the table's order (a row of numbers is not noise)", () => {
     const answer = composeAnswer('How many requests per minute does the Team plan allow?', plans).text;
-    expect(answer).toMatch(/^plan \| requests per minute \| sprockets per day \[1\]/);
+    // The header row the question's words pick leads, but is read where it is: above its rows.
+    expect(answer).toContain('\n- plan | requests per minute | sprockets per day [1]\n');
+    expect(answer.indexOf('- plan |')).toBeLessThan(answer.indexOf('- Team |'));
     expect(answer).toContain('\n- Team | 600 | 50,000 [1]');
     expect(answer).not.toContain('Enterprise');
+  });
+});
+
+describe('numbered steps', () => {
+  const pairing: RetrievedSource[] = [
+    {
+      id: '1',
+      pageTitle: 'Installation',
+      headings: ['Pair a sensor'],
+      url: 'https://docs.example.com/installation#pair-a-sensor',
+      text: [
+        "1. Press the hub's pair button for 3 seconds until the ring blinks blue.",
+        '2. Pull the battery tab out of the sensor.',
+        '3. The sensor appears in the app within 30 seconds.',
+        '',
+        'A hub pairs with at most 64 sensors.',
+      ].join('\n'),
+      score: 10,
+    },
+  ];
+
+  it('are quoted as one numbered list in their order, the lead step inside it', () => {
+    // The first step leads: it was a paragraph above the bullets of steps 2 and 3, their numbers lost.
+    const answer = composeAnswer('How do I pair a sensor?', pairing).text;
+    expect(answer).toMatch(
+      /^1\. Press the hub's pair button for 3 seconds until the ring blinks blue\. \[1\]\n2\. Pull the battery tab out of the sensor\. \[1\]\n3\. The sensor appears in the app within 30 seconds\. \[1\]/,
+    );
   });
 });
 

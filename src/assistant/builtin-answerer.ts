@@ -857,8 +857,16 @@ function listAndCode(
 
 function render(lead: ScoredUnit, rest: readonly ScoredUnit[]): BuiltinAnswer {
   const cite = (s: ScoredUnit): string => ` [${s.source.id}]`;
-  const ordered = [...rest].sort((a, b) => a.rank - b.rank || a.unit.index - b.unit.index);
-  const blocks: string[] = [`${lead.unit.text}${cite(lead)}`];
+  // A lead that is a step or a table row quoted with others of its list or table is read in their
+  // order, inside it: step 1 as a paragraph above the bullets of steps 2 and 3, or a row above its
+  // table's header, reads as something else.
+  const listed = (s: ScoredUnit): boolean => s.unit.kind === 'item' || isTableRow(s.unit);
+  const inList =
+    listed(lead) && rest.some((s) => s.rank === lead.rank && s.unit.block === lead.unit.block && listed(s));
+  const ordered = (inList ? [lead, ...rest] : [...rest]).sort(
+    (a, b) => a.rank - b.rank || a.unit.index - b.unit.index,
+  );
+  const blocks: string[] = inList ? [] : [`${lead.unit.text}${cite(lead)}`];
   let paragraph: string[] = [];
   let list: string[] = [];
   const flushParagraph = (): void => {
@@ -871,9 +879,10 @@ function render(lead: ScoredUnit, rest: readonly ScoredUnit[]): BuiltinAnswer {
   };
   for (const s of ordered) {
     // A table's rows one a line, as a list: run together in a paragraph, their cells blur.
-    if (s.unit.kind === 'item' || isTableRow(s.unit)) {
+    if (listed(s)) {
       flushParagraph();
-      list.push(`- ${s.unit.text}${cite(s)}`);
+      // A numbered step keeps its number: the reader follows them in order.
+      list.push(`${s.unit.ordinal === undefined ? '-' : `${s.unit.ordinal}.`} ${s.unit.text}${cite(s)}`);
     } else if (s.unit.kind === 'code') {
       flushParagraph();
       flushList();

@@ -54,10 +54,11 @@ function siteView(site: Site) {
 
 function printSite(site: Site): void {
   const view = siteView(site);
+  // Where its citations link: the base URL `init --base-url` set, else Docent's page view.
   process.stdout.write(
-    `${view.domain}  ${view.name}  org ${view.organization}  docs ${view.docsDir ?? '-'}  origins ${
-      view.allowedOrigins.length ? view.allowedOrigins.join(' ') : '(any)'
-    }\n`,
+    `${view.domain}  ${view.name}  org ${view.organization}  docs ${view.docsDir ?? '-'}  base ${
+      view.baseUrl ?? '(page view)'
+    }  origins ${view.allowedOrigins.length ? view.allowedOrigins.join(' ') : '(any)'}\n`,
   );
 }
 

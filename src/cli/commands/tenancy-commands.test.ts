@@ -154,6 +154,21 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     await expect(run('sites', 'show', 'acme-two')).rejects.toThrow(/No site/);
   });
 
+  it('says where a site’s citations link: its base URL, or the page view', async () => {
+    // `init --base-url` set it, and nothing but --json showed it afterwards.
+    const based = await createSite(db.storage, {
+      organizationId: orgId,
+      domain: 'acme-based',
+      baseUrl: 'https://docs.acme.example',
+    });
+    try {
+      expect(await run('sites', 'show', 'acme-based')).toContain('  base https://docs.acme.example  ');
+      expect(await run('sites', 'show', 'acme')).toContain('  base (page view)  ');
+    } finally {
+      await db.storage.db.deleteFrom('sites').where('id', '=', based.id).execute();
+    }
+  });
+
   it('shows organizations in --json with camelCase keys, as every other command does', async () => {
     const created = JSON.parse(await run('--json', 'orgs', 'create', '--name', 'Camel'));
     const expected = {

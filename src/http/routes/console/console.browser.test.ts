@@ -521,6 +521,27 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     expect(await lines(6), 'page').toBe(1);
     expect(await lines(7), 'reader').toBe(1);
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(1280);
+    // Beside an everyday question, a page's path was cut to a letter's width by the other columns: the
+    // widget at a site's root, page "index", showed as "inde / x".
+    const everyday = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-everyday',
+        currentPath: 'guides/alerts',
+        messages: [
+          {
+            id: 'm1',
+            role: 'user',
+            parts: [{ type: 'text', text: 'How many sensors can one hub pair with?' }],
+          },
+        ],
+      }),
+    });
+    expect(everyday.status).toBe(200);
+    await everyday.text();
+    await page.goto(`${server.baseUrl}/console/conversations?q=sensors`);
+    expect(await lines(6), 'page beside an everyday question').toBe(1);
     await wide.close();
   });
 });

@@ -72,8 +72,9 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
                   {t.feedbackUp > 0 ? <span class="badge ok">{t.feedbackUp} helpful</span> : null}{' '}
                   {t.feedbackDown > 0 ? <span class="badge bad">{t.feedbackDown} not</span> : null}
                 </td>
-                {/* The page is the reader's currentPath (200 characters, any): it may break anywhere. */}
-                <td>{t.page ?? ''}</td>
+                {/* The page is the reader's currentPath (200 characters, any): it may break anywhere, but
+                    the other columns must not squeeze a short path ("index") to a letter's width. */}
+                <td class="path">{t.page ?? ''}</td>
                 <td class="word">
                   <code>{t.fpHash}</code>
                 </td>

@@ -35,7 +35,7 @@ button.primary{background:#1d4ed8;color:#fff;border:0;border-radius:6px;padding:
 button.secondary{background:#fff;color:#1f2937;border:1px solid #cbd5e1;border-radius:6px;padding:.35rem .8rem;cursor:pointer}
 button.danger{background:#fff;color:#b91c1c;border:1px solid #fca5a5;border-radius:6px;padding:.35rem .8rem;cursor:pointer}
 button:disabled{opacity:.45;cursor:not-allowed}
-td,.card{overflow-wrap:anywhere}td.word{overflow-wrap:break-word}
+td,.card{overflow-wrap:anywhere}td.word{overflow-wrap:break-word}td.path{min-width:8rem}
 .muted{color:#4b5563}.badge{display:inline-block;padding:.05rem .45rem;border-radius:999px;font-size:.78rem;background:#e5e7eb}
 .badge.ok{background:#dcfce7;color:#166534}.badge.bad{background:#fee2e2;color:#991b1b}.badge.warn{background:#fef3c7;color:#92400e}
 .notice{background:#ecfdf5;border:1px solid #a7f3d0;border-radius:8px;padding:.7rem 1rem;margin-bottom:1rem}
