@@ -11,6 +11,7 @@ import {
 } from './chat-client.ts';
 import { adoptStyles, focusables, h, ICONS, icon } from './dom.ts';
 import { describeFailure } from './failures.ts';
+import { fill, PANEL_LABELS, type PanelLabels, withLabels } from './labels.ts';
 import { currentPagePath, pageFilter } from './page-context.ts';
 import type { AskContext, PanelController, PanelHost } from './panel-contract.ts';
 import { openElsewhere, renderMarkdown, safeHref } from './render-markdown.ts';
@@ -45,6 +46,8 @@ export const MAX_QUESTION_CHARS = 4_000;
  */
 export class AssistantPanel implements PanelController {
   readonly #host: PanelHost;
+  /** The site's words over the English ones (`labels`); set once, as the panel is built. */
+  readonly #labels: PanelLabels;
   readonly #removeStyles: () => void;
   #panel: Panel | undefined;
   #state: ChatState;
@@ -60,6 +63,7 @@ export class AssistantPanel implements PanelController {
 
   constructor(host: PanelHost) {
     this.#host = host;
+    this.#labels = withLabels(PANEL_LABELS, host.options.labels);
     this.#removeStyles = adoptStyles(host.shadow, PANEL_STYLES, host.nonce);
     document.addEventListener('keydown', this.#documentKey);
     this.#state = loadChat(host.options.domain);
@@ -133,30 +137,30 @@ export class AssistantPanel implements PanelController {
 
   #ensurePanel(): Panel {
     if (this.#panel) return this.#panel;
-    const title = h('h2', { id: 'docent-title' }, this.#host.options.title ?? 'Ask the docs');
+    const title = h('h2', { id: 'docent-title' }, this.#host.options.title ?? this.#labels.title);
     const log = h('div', {
       class: 'log',
       role: 'log',
       'aria-live': 'polite',
       'aria-relevant': 'additions',
-      'aria-label': 'Conversation',
+      'aria-label': this.#labels.conversation,
       tabindex: '0',
     });
     const status = h('div', { class: 'vh', role: 'status' });
     const input = h('textarea', {
       id: 'docent-question',
       rows: '1',
-      placeholder: 'Ask a question…',
+      placeholder: this.#labels.placeholder,
       autocomplete: 'off',
       maxlength: String(MAX_QUESTION_CHARS),
       // Right-to-left questions (Arabic, Hebrew) are typed and shown right to left.
       dir: 'auto',
     });
-    const send = h('button', { type: 'submit', class: 'send' }, 'Send');
+    const send = h('button', { type: 'submit', class: 'send' }, this.#labels.send);
     const chipText = h('span', {});
     const chipClear = h(
       'button',
-      { type: 'button', class: 'icon', 'aria-label': 'Remove the selection' },
+      { type: 'button', class: 'icon', 'aria-label': this.#labels.removeSelection },
       '×',
     );
     const chip = h('div', { class: 'chip', hidden: true }, chipText, chipClear);
@@ -164,22 +168,20 @@ export class AssistantPanel implements PanelController {
     const limit = h(
       'p',
       { class: 'note limit', 'aria-live': 'polite', hidden: true },
-      `Questions are cut at ${MAX_QUESTION_CHARS.toLocaleString('en-US')} characters.`,
+      fill(this.#labels.questionCut, {
+        count: MAX_QUESTION_CHARS.toLocaleString(),
+      }),
     );
     const form = h(
       'form',
       {},
       chip,
-      h('label', { class: 'vh', for: 'docent-question' }, 'Your question'),
+      h('label', { class: 'vh', for: 'docent-question' }, this.#labels.yourQuestion),
       h('div', { class: 'row' }, input, send),
       limit,
     );
-    const newChatButton = h('button', { type: 'button', class: 'ghost' }, 'New chat');
-    const closeButton = h(
-      'button',
-      { type: 'button', class: 'icon', 'aria-label': 'Close the assistant' },
-      '×',
-    );
+    const newChatButton = h('button', { type: 'button', class: 'ghost' }, this.#labels.newChat);
+    const closeButton = h('button', { type: 'button', class: 'icon', 'aria-label': this.#labels.close }, '×');
     const root = h(
       'div',
       {
@@ -193,11 +195,7 @@ export class AssistantPanel implements PanelController {
       log,
       status,
       form,
-      h(
-        'p',
-        { class: 'note' },
-        'Answers are written from the docs by AI and can be wrong. Check the sources.',
-      ),
+      h('p', { class: 'note' }, this.#labels.disclaimer),
     );
     this.#host.shadow.append(root);
     this.#panel = { root, title, log, status, form, input, send, chip };
@@ -257,7 +255,10 @@ export class AssistantPanel implements PanelController {
     });
     this.#config = config;
     void config.then((found) => {
-      if (found && this.#host.options.title === undefined) title.textContent = `Ask ${found.name}`;
+      // A site that gave its own title label but none with the name keeps its own words.
+      const own = this.#host.options.labels ?? {};
+      if (found && this.#host.options.title === undefined && (!own.title || own.titleWithName))
+        title.textContent = fill(this.#labels.titleWithName, { name: found.name });
       this.#render();
     });
   }
@@ -301,16 +302,16 @@ export class AssistantPanel implements PanelController {
       const code = target.parentElement?.querySelector('pre')?.textContent ?? '';
       void navigator.clipboard?.writeText(code).then(
         () => {
-          target.textContent = 'Copied';
+          target.textContent = this.#labels.copied;
           // Its label names the button for screen readers; the status region says it worked.
-          this.#announce('Code copied');
+          this.#announce(this.#labels.codeCopied);
           setTimeout(() => {
-            target.textContent = 'Copy';
+            target.textContent = this.#labels.copy;
           }, 1500);
         },
         () => {
-          target.textContent = 'Copy failed';
-          this.#announce('Copying the code failed');
+          target.textContent = this.#labels.copyFailed;
+          this.#announce(this.#labels.copyingFailed);
         },
       );
     }
@@ -323,7 +324,9 @@ export class AssistantPanel implements PanelController {
     chip.hidden = context === undefined;
     const label = chip.querySelector('span');
     if (label && context)
-      label.textContent = `About ${context.type === 'code' ? 'this code' : 'this text'}: ${context.value}`;
+      label.textContent = fill(context.type === 'code' ? this.#labels.aboutCode : this.#labels.aboutText, {
+        text: context.value,
+      });
   }
 
   async #send(question: string, retryOfAsked?: ChatMessage): Promise<void> {
@@ -366,7 +369,7 @@ export class AssistantPanel implements PanelController {
     state.messages.push(answer);
     const controller = new AbortController();
     this.#controller = controller;
-    this.#announce('Answering…');
+    this.#announce(this.#labels.answering);
     this.#render();
     const path = options.currentPath ?? currentPagePath(options);
     try {
@@ -408,8 +411,8 @@ export class AssistantPanel implements PanelController {
       if (!found) answer.status = answer.text ? 'stopped' : 'error';
       if (!found && !answer.text)
         answer.failure = {
-          title: 'The answer was interrupted.',
-          detail: 'Ask again to get it.',
+          title: this.#labels.interrupted,
+          detail: this.#labels.interruptedDetail,
           retry: true,
         };
       else if (answer.status === 'streaming') answer.status = 'done';
@@ -428,7 +431,7 @@ export class AssistantPanel implements PanelController {
       return;
     }
     answer.status = 'error';
-    answer.failure = describeFailure(error);
+    answer.failure = describeFailure(error, this.#labels);
     if (error instanceof AssistantFailure && error.kind === 'thread_not_found') {
       delete this.#state.threadId;
       delete this.#state.threadKey;
@@ -444,7 +447,7 @@ export class AssistantPanel implements PanelController {
     saveChat(this.#host.options.domain, this.#state);
     this.#render();
     if (answer.status === 'done') {
-      this.#announce('Answer ready.');
+      this.#announce(this.#labels.answerReady);
       this.#host.emit('answer', {
         question,
         text: answer.text,
@@ -452,7 +455,7 @@ export class AssistantPanel implements PanelController {
         messageId: answer.id,
         threadId: this.#state.threadId,
       });
-    } else if (answer.status === 'stopped') this.#announce('Answer stopped.');
+    } else if (answer.status === 'stopped') this.#announce(this.#labels.answerStopped);
     else if (answer.failure) this.#announce(`${answer.failure.title} ${answer.failure.detail}`);
   }
 
@@ -478,7 +481,7 @@ export class AssistantPanel implements PanelController {
         break;
       case 'error':
         answer.status = 'error';
-        answer.failure = { title: 'The answer stopped early.', detail: event.message, retry: true };
+        answer.failure = { title: this.#labels.stoppedEarly, detail: event.message, retry: true };
         break;
       case 'finish':
         break;
@@ -513,9 +516,9 @@ export class AssistantPanel implements PanelController {
     const panel = this.#panel;
     if (!panel || panel.root.hidden) return;
     const streaming = this.#controller !== undefined;
-    panel.send.textContent = streaming ? 'Stop' : 'Send';
+    panel.send.textContent = streaming ? this.#labels.stop : this.#labels.send;
     panel.send.classList.toggle('stop', streaming);
-    panel.send.setAttribute('aria-label', streaming ? 'Stop the answer' : 'Send the question');
+    panel.send.setAttribute('aria-label', streaming ? this.#labels.stopAnswer : this.#labels.sendQuestion);
     panel.log.setAttribute('aria-busy', String(streaming));
     // The streaming answer is redrawn frame by frame, each redraw an addition to a live log: screen
     // readers that ignore aria-busy would read it over and over. The log is silent while it streams and
@@ -580,12 +583,7 @@ export class AssistantPanel implements PanelController {
     };
     if (starters) fill(starters);
     else void this.#config?.then((config) => fill(config?.starterQuestions ?? []));
-    return h(
-      'div',
-      { class: 'empty' },
-      h('p', {}, 'Ask anything about these docs. Answers cite their sources.'),
-      list,
-    );
+    return h('div', { class: 'empty' }, h('p', {}, this.#labels.empty), list);
   }
 
   #messageNode(message: ChatMessage, last: boolean): HTMLElement {
@@ -593,7 +591,9 @@ export class AssistantPanel implements PanelController {
       return h(
         'div',
         { class: 'msg user', dir: 'auto' },
-        message.about ? h('span', { class: 'about' }, `About: ${truncate(message.about, 120)}`) : undefined,
+        message.about
+          ? h('span', { class: 'about' }, fill(this.#labels.about, { text: truncate(message.about, 120) }))
+          : undefined,
         message.text,
       );
     }
@@ -604,8 +604,9 @@ export class AssistantPanel implements PanelController {
         message.text,
         message.sources,
         message.status === 'streaming' || message.status === 'stopped',
+        this.#labels,
       );
-    else if (message.status === 'streaming') body.append(h('p', { class: 'typing' }, 'Searching the docs…'));
+    else if (message.status === 'streaming') body.append(h('p', { class: 'typing' }, this.#labels.searching));
     const node = h('div', { class: 'msg answer' }, body);
     if (message.sources.length > 0 && message.status !== 'streaming') {
       // Numbered as the answer cites them ("[2]" is source 2), not by their place in the list: an answer
@@ -615,9 +616,9 @@ export class AssistantPanel implements PanelController {
         openElsewhere(link);
         return h('li', { value: sourceNumber(source) === null ? undefined : source.id }, link);
       });
-      node.append(h('div', { class: 'sources' }, h('h3', {}, 'Sources'), h('ol', {}, ...items)));
+      node.append(h('div', { class: 'sources' }, h('h3', {}, this.#labels.sources), h('ol', {}, ...items)));
     }
-    if (message.status === 'stopped') node.append(h('p', { class: 'typing' }, 'Stopped.'));
+    if (message.status === 'stopped') node.append(h('p', { class: 'typing' }, this.#labels.stopped));
     if (message.failure) node.append(this.#failureNode(message, last));
     if (message.status === 'done' && !message.id.startsWith('pending_'))
       node.append(this.#feedbackNode(message));
@@ -644,7 +645,7 @@ export class AssistantPanel implements PanelController {
     const button = h(
       'button',
       { type: 'button', class: 'ghost', 'data-key': `retry:${message.id}` },
-      'Try again',
+      this.#labels.tryAgain,
     );
     button.addEventListener('click', () => {
       const question = this.#questionBefore(message);
@@ -672,23 +673,23 @@ export class AssistantPanel implements PanelController {
     const actions = h(
       'div',
       { class: 'actions' },
-      h('span', {}, 'Was this helpful?'),
-      vote('up', 'Helpful'),
-      vote('down', 'Not helpful'),
+      h('span', {}, this.#labels.wasThisHelpful),
+      vote('up', this.#labels.helpful),
+      vote('down', this.#labels.notHelpful),
     );
     if (!rating) return actions;
     const wrap = h('div', {}, actions);
     if (message.feedback?.comment !== undefined) {
-      wrap.append(h('p', { class: 'typing' }, 'Thanks for the feedback.'));
+      wrap.append(h('p', { class: 'typing' }, this.#labels.thanks));
       return wrap;
     }
     const input = h('input', {
       type: 'text',
-      'aria-label': 'Tell us more (optional)',
-      placeholder: 'Tell us more (optional)',
+      'aria-label': this.#labels.tellUsMore,
+      placeholder: this.#labels.tellUsMore,
       maxlength: '2000',
     });
-    const send = h('button', { type: 'submit', class: 'ghost' }, 'Send');
+    const send = h('button', { type: 'submit', class: 'ghost' }, this.#labels.send);
     const form = h('form', { class: 'comment' }, input, send);
     form.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -720,7 +721,7 @@ export class AssistantPanel implements PanelController {
     try {
       await sending;
       saveChat(options.domain, state);
-      this.#announce('Thanks for the feedback.');
+      this.#announce(this.#labels.thanks);
       this.#host.emit('feedback', {
         messageId: message.id,
         threadId: state.threadId,
@@ -731,7 +732,9 @@ export class AssistantPanel implements PanelController {
       if (previous) message.feedback = previous;
       else delete message.feedback;
       this.#render();
-      this.#announce(`${describeFailure(error).title} The feedback was not sent.`);
+      this.#announce(
+        fill(this.#labels.feedbackNotSent, { title: describeFailure(error, this.#labels).title }),
+      );
       this.#host.emit('error', {
         kind: error instanceof AssistantFailure ? error.kind : 'unknown',
         message: String(error),

@@ -1,63 +1,49 @@
 import { AssistantFailure } from './chat-client.ts';
+import { fill, type PanelLabels } from './labels.ts';
 import type { ShownFailure } from './session-store.ts';
 
-/** Every failure the API can give, in words for a reader; never a raw JSON body. */
-export function describeFailure(error: unknown): ShownFailure {
+/** Every failure the API can give, in words for a reader (the site's labels); never a raw JSON body. */
+export function describeFailure(error: unknown, labels: PanelLabels): ShownFailure {
   if (!(error instanceof AssistantFailure)) {
-    return { title: 'Something went wrong.', detail: 'The answer could not be shown.', retry: true };
+    return { title: labels.failed, detail: labels.failedDetail, retry: true };
   }
-  const ref = error.requestId ? ` (reference ${error.requestId})` : '';
+  const reference = error.requestId ? fill(labels.reference, { id: error.requestId }) : '';
   switch (error.kind) {
     case 'rate_limited':
       return {
-        title: 'Too many questions right now.',
+        title: labels.rateLimited,
         detail:
           error.retryAfterSeconds !== undefined
-            ? `Please try again in ${waitText(error.retryAfterSeconds)}.`
-            : 'Please try again in a little while.',
+            ? fill(labels.rateLimitedWait, { wait: waitText(error.retryAfterSeconds, labels) })
+            : labels.rateLimitedLater,
         retry: true,
       };
     case 'credits_exhausted':
-      return {
-        title: 'The assistant is resting.',
-        detail: 'This site has used all of its answers for now. The docs themselves are still here.',
-        retry: false,
-      };
+      return { title: labels.creditsExhausted, detail: labels.creditsExhaustedDetail, retry: false };
     case 'unauthorized':
-      return {
-        title: 'The assistant is not set up for this page.',
-        detail: 'Its key or allowed sites need attention from the site owner.',
-        retry: false,
-      };
+      return { title: labels.unauthorized, detail: labels.unauthorizedDetail, retry: false };
     case 'thread_not_found':
-      return {
-        title: 'This conversation has ended.',
-        detail: 'Start a new chat to keep asking.',
-        retry: false,
-      };
+      return { title: labels.threadEnded, detail: labels.threadEndedDetail, retry: false };
     case 'offline':
-      return { title: 'You are offline.', detail: 'Check your connection, then try again.', retry: true };
+      return { title: labels.offline, detail: labels.offlineDetail, retry: true };
     case 'unreachable':
-      return {
-        title: 'The assistant cannot be reached.',
-        detail: 'It may be restarting. Try again in a moment.',
-        retry: true,
-      };
+      return { title: labels.unreachable, detail: labels.unreachableDetail, retry: true };
     case 'invalid_request':
-      return { title: 'That question could not be sent.', detail: `${error.message}${ref}`, retry: false };
+      // The server's own message: it names the field the site sent wrong, for the site's developer.
+      return { title: labels.notSent, detail: `${error.message}${reference}`, retry: false };
     default:
       return {
-        title: 'Something went wrong on our side.',
-        detail: `Please try again${ref}.`,
+        title: labels.serverError,
+        detail: fill(labels.serverErrorDetail, { reference }),
         retry: true,
       };
   }
 }
 
-export function waitText(seconds: number): string {
-  if (seconds < 60) return `${Math.max(1, Math.ceil(seconds))} seconds`;
+export function waitText(seconds: number, labels: PanelLabels): string {
+  if (seconds < 60) return fill(labels.seconds, { count: Math.max(1, Math.ceil(seconds)) });
   const minutes = Math.ceil(seconds / 60);
-  if (minutes < 60) return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+  if (minutes < 60) return minutes === 1 ? labels.minute : fill(labels.minutes, { count: minutes });
   const hours = Math.ceil(minutes / 60);
-  return hours === 1 ? 'an hour' : `${hours} hours`;
+  return hours === 1 ? labels.hour : fill(labels.hours, { count: hours });
 }

@@ -1,4 +1,5 @@
 import { adoptStyles, h, ICONS, icon } from './dom.ts';
+import { LAUNCHER_LABELS, type LauncherLabels, withLabels } from './labels.ts';
 import { LAUNCHER_STYLES } from './launcher-styles.ts';
 import { readSelection } from './page-context.ts';
 import {
@@ -30,6 +31,8 @@ export class DocentAssistant extends HTMLElement {
   readonly #launcher: HTMLButtonElement;
   readonly #selectionButton: HTMLButtonElement;
   #panel: PanelController | undefined;
+  #labels: LauncherLabels = LAUNCHER_LABELS;
+  readonly #launcherText = h('span', {}, LAUNCHER_LABELS.launcher);
   #loading: Promise<PanelController | undefined> | undefined;
   #selected: AskContext | undefined;
   readonly #listeners = new Map<WidgetEvent, Set<Listener>>();
@@ -52,7 +55,7 @@ export class DocentAssistant extends HTMLElement {
         'aria-keyshortcuts': 'Control+I Meta+I',
       },
       icon(ICONS.spark),
-      h('span', {}, 'Ask AI'),
+      this.#launcherText,
       h('kbd', { 'aria-hidden': 'true' }, shortcut),
     );
     this.#launcher.addEventListener('click', () => this.open());
@@ -60,7 +63,7 @@ export class DocentAssistant extends HTMLElement {
     this.#selectionButton = h(
       'button',
       { type: 'button', class: 'ask-selection', hidden: true },
-      'Ask about this',
+      LAUNCHER_LABELS.askAboutThis,
     );
     // Keeps the selection: a mousedown on the button would otherwise clear it first.
     this.#selectionButton.addEventListener('mousedown', (event) => event.preventDefault());
@@ -76,6 +79,9 @@ export class DocentAssistant extends HTMLElement {
   configure(options: WidgetOptions, panelSrc: string): void {
     this.#options = options;
     this.#panelSrc = panelSrc;
+    this.#labels = withLabels(LAUNCHER_LABELS, options.labels);
+    this.#launcherText.textContent = this.#labels.launcher;
+    this.#selectionButton.textContent = this.#labels.askAboutThis;
     if (options.theme && options.theme !== 'auto') this.dataset.theme = options.theme;
     else delete this.dataset.theme;
   }
@@ -234,7 +240,7 @@ export class DocentAssistant extends HTMLElement {
       },
       (error: unknown) => {
         this.#launcher.removeAttribute('aria-busy');
-        this.#launcher.title = 'The assistant could not be loaded. Try again in a moment.';
+        this.#launcher.title = this.#labels.loadFailed;
         this.#emit('error', { kind: 'unreachable', message: String(error) });
       },
     );

@@ -85,7 +85,17 @@ function optionsFromScript(element: HTMLScriptElement): InitOptions | undefined 
     ...(data.version ? { version: data.version } : {}),
     ...(data.language ? { language: data.language } : {}),
     ...(data.askAboutSelection === 'false' ? { askAboutSelection: false } : {}),
+    ...(data.labels ? { labels: labelsFromAttribute(data.labels) } : {}),
   };
+}
+
+/** `data-labels`: a JSON object of labels (labels.ts); anything else is ignored (English labels). */
+function labelsFromAttribute(text: string): InitOptions['labels'] {
+  try {
+    return JSON.parse(text);
+  } catch {
+    console.warn('Docent: data-labels is not JSON');
+  }
 }
 
 const api = {

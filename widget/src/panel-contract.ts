@@ -1,3 +1,4 @@
+import type { WidgetLabels } from './labels.ts';
 import type { PageOptions } from './page-context.ts';
 
 /**
@@ -22,6 +23,8 @@ export interface WidgetOptions extends PageOptions {
   askAboutSelection?: boolean;
   /** Set by `update()` in a single-page app; `location.pathname` otherwise. */
   currentPath?: string;
+  /** The site's own words for the widget's (labels.ts); English where one is left out. */
+  labels?: Partial<WidgetLabels>;
 }
 
 export type WidgetEvent = 'answer' | 'feedback' | 'error' | 'open' | 'close';

@@ -1,6 +1,7 @@
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
 import type { Source } from './chat-client.ts';
+import { fill, type PanelLabels } from './labels.ts';
 
 /**
  * Answers are Markdown written by a model from docs that may be hostile, so the rendered HTML is held
@@ -79,6 +80,9 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** The words an answer's Markdown is shown with (labels.ts). */
+export type MarkdownLabels = Pick<PanelLabels, 'copy' | 'copyCode' | 'citation'>;
+
 /**
  * Markdown to sanitized DOM nodes in `target`, with `[n]` citations linked to their sources; `pending`
  * (an answer still streaming, or stopped: its sources come at its end) shows no citation markers yet.
@@ -87,7 +91,8 @@ export function renderMarkdown(
   target: HTMLElement,
   markdown: string,
   sources: Source[],
-  pending = false,
+  pending: boolean,
+  labels: MarkdownLabels,
 ): void {
   const html = marked.parse(markdown) as string;
   const fragment = purify.sanitize(html, {
@@ -96,8 +101,8 @@ export function renderMarkdown(
     ALLOW_DATA_ATTR: false,
     RETURN_DOM_FRAGMENT: true,
   });
-  linkCitations(fragment, sources, pending);
-  addCopyButtons(fragment);
+  linkCitations(fragment, sources, pending, labels);
+  addCopyButtons(fragment, labels);
   target.replaceChildren(fragment);
 }
 
@@ -106,7 +111,12 @@ export function renderMarkdown(
  * pending answer without its sources shows no markers rather than `[1]` as text: only markers that stand
  * as citations do (after a space, before a space or punctuation), so `items[0]` stays.
  */
-function linkCitations(root: DocumentFragment, sources: Source[], pending: boolean): void {
+function linkCitations(
+  root: DocumentFragment,
+  sources: Source[],
+  pending: boolean,
+  labels: MarkdownLabels,
+): void {
   const byId = new Map(sources.map((s) => [s.id, s]));
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const nodes: Text[] = [];
@@ -132,7 +142,7 @@ function linkCitations(root: DocumentFragment, sources: Source[], pending: boole
       link.href = source.url;
       link.textContent = match[1] ?? '';
       link.title = source.title;
-      link.setAttribute('aria-label', `Source ${match[1]}: ${source.title}`);
+      link.setAttribute('aria-label', fill(labels.citation, { number: match[1] ?? '', title: source.title }));
       openElsewhere(link);
       parts.push(link);
       last = match.index + match[0].length;
@@ -143,15 +153,15 @@ function linkCitations(root: DocumentFragment, sources: Source[], pending: boole
   }
 }
 
-function addCopyButtons(root: DocumentFragment): void {
+function addCopyButtons(root: DocumentFragment, labels: MarkdownLabels): void {
   for (const pre of root.querySelectorAll('pre')) {
     const wrapper = document.createElement('div');
     wrapper.className = 'code';
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'copy';
-    button.textContent = 'Copy';
-    button.setAttribute('aria-label', 'Copy code');
+    button.textContent = labels.copy;
+    button.setAttribute('aria-label', labels.copyCode);
     // Keyboard users can scroll a long line sideways.
     pre.tabIndex = 0;
     pre.replaceWith(wrapper);

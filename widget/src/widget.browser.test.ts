@@ -945,5 +945,71 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       expect(await page.locator('docent-assistant').count()).toBe(0);
       await context.close();
     });
+
+    it("speaks the site's language: labels from Docent.init or data-labels, English where one is left out", async () => {
+      const labels = {
+        launcher: "Demander à l'IA",
+        title: 'Demandez à la doc',
+        placeholder: 'Posez une question…',
+        yourQuestion: 'Votre question',
+        send: 'Envoyer',
+        sendQuestion: 'Envoyer la question',
+        sources: 'Sources citées',
+        wasThisHelpful: 'Cette réponse vous a-t-elle aidé ?',
+        helpful: 'Utile',
+        copyCode: 'Copier le code',
+        citation: 'Source {number} : {title}',
+        notALabel: 'ignored',
+        newChat: 42,
+      };
+      const html = `<!doctype html><html lang="fr"><head><meta charset="utf-8"><title>Docs</title></head><body><h1>Docs</h1>
+        <script src="${server.baseUrl}/widget.js" defer></script>
+        <script>window.addEventListener("load", () => Docent.init({ domain: "docs", key: "${docsKey}", title: undefined, labels: ${JSON.stringify(labels)} }));</script></body></html>`;
+      const { context, page } = await open('/fr', html);
+      const launcher = page.locator('docent-assistant .launcher');
+      await expect.poll(() => launcher.innerText()).toContain("Demander à l'IA");
+      await launcher.click();
+      const input = page.getByRole('textbox', { name: 'Votre question' });
+      expect(await input.getAttribute('placeholder')).toBe('Posez une question…');
+      // Given the site's name, the title still takes the site's own words for it.
+      expect(await page.locator('docent-assistant #docent-title').innerText()).toBe('Demandez à la doc');
+      // A label the site left out, or set to something that is not text, stays English.
+      expect(await page.getByRole('button', { name: 'New chat' }).isVisible()).toBe(true);
+      await input.fill('How do I ingest my docs?');
+      await page.getByRole('button', { name: 'Envoyer la question' }).click();
+      await waitForAnswer(page);
+      const answer = page.locator('docent-assistant .answer').last();
+      expect(await answer.locator('.sources h3').textContent()).toBe('Sources citées');
+      expect(await answer.getByText('Cette réponse vous a-t-elle aidé ?').isVisible()).toBe(true);
+      expect(await answer.getByRole('button', { name: 'Utile' }).isVisible()).toBe(true);
+      expect(await answer.getByRole('button', { name: 'Not helpful' }).isVisible()).toBe(true);
+      const cite = answer.locator('a.cite').first();
+      expect(await cite.getAttribute('aria-label')).toMatch(/^Source \d+ : \S/);
+      await context.close();
+
+      // The same from the script tag; a data-labels that is not JSON leaves the English words.
+      const tag = (attribute: string) =>
+        `<!doctype html><html lang="fr"><head><meta charset="utf-8"><title>Docs</title></head><body><h1>Docs</h1>
+        <script src="${server.baseUrl}/widget.js" data-domain="docs" data-key="${docsKey}" data-labels='${attribute}' defer></script></body></html>`;
+      const fromTag = await open(
+        '/fr-tag',
+        tag(JSON.stringify({ launcher: 'Demander', askAboutThis: 'Demander à ce sujet' })),
+      );
+      await expect
+        .poll(() => fromTag.page.locator('docent-assistant .launcher').innerText())
+        .toContain('Demander');
+      await fromTag.context.close();
+      const broken = await open('/fr-broken', tag('{launcher: Demander'));
+      const warnings: string[] = [];
+      broken.page.on('console', (message) => {
+        if (message.type() === 'warning') warnings.push(message.text());
+      });
+      await broken.page.reload();
+      await expect
+        .poll(() => broken.page.locator('docent-assistant .launcher').innerText())
+        .toContain('Ask AI');
+      expect(warnings).toContain('Docent: data-labels is not JSON');
+      await broken.context.close();
+    });
   });
 });
