@@ -2,10 +2,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from './config.ts';
 import { ServerStartError, startServer } from './server.ts';
+import { openStorage } from './storage/database.ts';
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-server-start-'));
 afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
@@ -51,6 +53,19 @@ describe('a server whose database or Redis cannot be reached', () => {
   it('says which database in one line: a SQLite file that cannot be opened (a folder)', async () => {
     const error = await startFailure({ DATABASE_URL: `sqlite:${folder}` });
     expect(error.message).toBe(`Cannot open the database (${folder}): unable to open database file`);
+  });
+
+  it('says in one line that a newer Docent migrated the database, and leaves it as it was', async () => {
+    const url = `sqlite:${path.join(folder, 'newer.db')}`;
+    const storage = await openStorage(url);
+    await sql`insert into kysely_migration (name, timestamp) values ('9999-from-the-future', '2099-01-01')`.execute(
+      storage.db,
+    );
+    await storage.close();
+    const error = await startFailure({ DATABASE_URL: url });
+    expect(error.message).toMatch(
+      /^this database was migrated by a newer version of Docent \(it has migration 9999-from-the-future,/,
+    );
   });
 
   it('says which Redis in one line, without its password', async () => {

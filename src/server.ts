@@ -20,7 +20,7 @@ import { closeIdleIndexBuildWorker } from './search/build-site-index.ts';
 import { embeddingModelsFor } from './search/embeddings/embedding-model.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { type GitPollerOptions, startGitPoller } from './sources/git-poller.ts';
-import { openStorage, type Storage } from './storage/database.ts';
+import { DatabaseFromNewerVersionError, openStorage, type Storage } from './storage/database.ts';
 import { cannotOpenDatabase } from './storage/database-open-problem.ts';
 import { createInProcessResumableStreams } from './streams/in-process-resumable-streams.ts';
 import type { RedisPubSub } from './streams/redis-pub-sub.ts';
@@ -147,7 +147,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const logger = options.logger ?? createLogger(config);
   const storage = await openStorage(config.databaseUrl, { backgroundCheckpoints: true }).catch(
     (error: unknown) => {
-      // A setting of the operator's (no such server, login or file) in one line, not a stack.
+      // A setting of the operator's (no such server, login or file; a newer Docent's database) in one
+      // line, not a stack.
+      if (error instanceof DatabaseFromNewerVersionError) throw new ServerStartError(error.message, '');
       const cannotOpen = cannotOpenDatabase(config.databaseUrl, error);
       throw cannotOpen === null ? error : new ServerStartError(cannotOpen, '');
     },
