@@ -39,6 +39,21 @@ describe('loadConfig', () => {
     expect(config.logLevel).toBe('info');
   });
 
+  it('reads a variable of blanks as not set, not as 0', () => {
+    const config = loadConfig({
+      PORT: ' ',
+      DOCENT_SHUTDOWN_GRACE_MS: ' ',
+      DOCENT_TENANCY_CACHE_MS: '\t',
+      DOCENT_MODEL_MAX_RETRIES: '  ',
+      HOST: ' ',
+    });
+    expect(config.port).toBe(3000);
+    expect(config.shutdownGraceMs).toBe(30_000);
+    expect(config.tenancyCacheMs).toBe(loadConfig({}).tenancyCacheMs);
+    expect(config.model.maxRetries).toBe(2);
+    expect(config.host).toBe('0.0.0.0');
+  });
+
   it('fails with a message naming each bad variable', () => {
     expect(() => loadConfig({ PORT: 'abc', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud' })).toThrow(
       ConfigError,

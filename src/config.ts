@@ -280,9 +280,10 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  // An empty variable means "not set", as shells and .env files commonly leave them.
+  // An empty variable means "not set", as shells and .env files commonly leave them; so does one of
+  // blanks (`KEY= ` in an env file), which z.coerce read as 0: PORT a random port, no shutdown grace.
   const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+    Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''),
   );
   const parsed = envSchema
     .superRefine(checkModelAccess)

@@ -20,7 +20,8 @@ import { closeIdleIndexBuildWorker } from './search/build-site-index.ts';
 import { embeddingModelsFor } from './search/embeddings/embedding-model.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { type GitPollerOptions, startGitPoller } from './sources/git-poller.ts';
-import { openStorage, type Storage } from './storage/database.ts';
+import { DatabaseFromNewerVersionError, openStorage, type Storage } from './storage/database.ts';
+import { cannotOpenDatabase } from './storage/database-open-problem.ts';
 import { createInProcessResumableStreams } from './streams/in-process-resumable-streams.ts';
 import type { RedisPubSub } from './streams/redis-pub-sub.ts';
 import { createResumableStreams } from './streams/resumable-streams.ts';
@@ -119,6 +120,15 @@ async function ensurePortFree(port: number, host: string): Promise<void> {
   });
 }
 
+/** Redis not reachable at start (`REDIS_URL`): said in one line, the address without its password. */
+function redisStartError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  return new ServerStartError(
+    error.message.startsWith('Cannot reach Redis') ? error.message : `Cannot reach Redis: ${error.message}`,
+    '',
+  );
+}
+
 /**
  * Redis when `REDIS_URL` is set (several processes share counters), else counters in this process.
  * The Redis client (about 10 MB of memory) is loaded only when there is a Redis.
@@ -135,7 +145,15 @@ export async function openRateLimitStore(
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   await ensurePortFree(config.port, config.host);
   const logger = options.logger ?? createLogger(config);
-  const storage = await openStorage(config.databaseUrl, { backgroundCheckpoints: true });
+  const storage = await openStorage(config.databaseUrl, { backgroundCheckpoints: true }).catch(
+    (error: unknown) => {
+      // A setting of the operator's (no such server, login or file; a newer Docent's database) in one
+      // line, not a stack.
+      if (error instanceof DatabaseFromNewerVersionError) throw new ServerStartError(error.message, '');
+      const cannotOpen = cannotOpenDatabase(config.databaseUrl, error);
+      throw cannotOpen === null ? error : new ServerStartError(cannotOpen, '');
+    },
+  );
   logger.info({ database: storage.describe }, 'storage ready');
   const demo = config.seedDemo ? await seedDemo(storage, config, logger) : null;
   if (demo !== null)
@@ -159,7 +177,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     rateLimitStore = await openRateLimitStore(config, options.redisKeyPrefix);
   } catch (error) {
     await storage.close();
-    throw error;
+    throw redisStartError(error);
   }
   logger.info({ rateLimitStore: rateLimitStore.kind }, 'rate limits ready');
   // Resumable v2 answers: shared through Redis when there is one, else kept in this process.
@@ -172,7 +190,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   } catch (error) {
     await rateLimitStore.close();
     await storage.close();
-    throw error;
+    throw redisStartError(error);
   }
   // Several processes share answers in flight through Redis (the `resumable-stream` package); one
   // process keeps them itself.

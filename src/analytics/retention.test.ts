@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage } from '../storage/database.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { type SeededAnalytics, seedAnalytics } from '../testing/seed-analytics.ts';
 import {
@@ -118,5 +120,49 @@ describe.each(dialects)('retention on %s', (dialect) => {
     job.stop();
     expect(runs[0]).toEqual([{ deleted: expect.any(Number) }, 'retention: expired conversations deleted']);
     expect(await threadsOf(b.organization.id)).toEqual([]);
+  });
+});
+
+describe('retention run by two processes at once (PostgreSQL)', () => {
+  it('counts only the threads it deleted, not those the other process deleted first', async () => {
+    const database = await createTestDatabase('postgres');
+    const other = await openStorage(database.url);
+    try {
+      const now = new Date('2025-06-30T12:00:00.000Z');
+      const seeded = await seedAnalytics(database.storage, {
+        organizations: 1,
+        threadsPerOrganization: 40,
+        now,
+        days: 40,
+      });
+      const organization = seeded.organizations[0]?.organization;
+      if (!organization) throw new Error('not seeded');
+      await setRetentionDays(database.storage, organization.id, 10);
+      const cutoff = new Date(now.getTime() - 10 * 86_400_000).toISOString();
+      let run: Promise<number> | undefined;
+      // The other process's run: its deletion is not committed yet when this one selects the same
+      // threads, so this one's delete waits for it and then finds them gone.
+      await other.db.transaction().execute(async (trx) => {
+        const gone = await trx
+          .deleteFrom('threads')
+          .where('organization_id', '=', organization.id)
+          .where('updated_at', '<', cutoff)
+          .executeTakeFirst();
+        expect(Number(gone.numDeletedRows)).toBeGreaterThan(0);
+        run = deleteExpiredThreads(database.storage, now);
+        for (let i = 0; i < 100; i++) {
+          const waiting = await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(other.db);
+          if ((waiting.rows[0]?.n ?? 0) > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      });
+      // It logged "500 deleted" on the second of two servers whose first runs met, having deleted none.
+      expect(await run).toBe(0);
+    } finally {
+      await other.close();
+      await database.drop();
+    }
   });
 });

@@ -66,7 +66,7 @@ export async function deleteExpiredThreads(storage: Storage, now: Date = new Dat
     if (!(days >= MIN_RETENTION_DAYS)) continue;
     const cutoff = new Date(now.getTime() - days * DAY_MS).toISOString();
     for (;;) {
-      const removed = await storage.db.transaction().execute(async (trx) => {
+      const [selected, removed] = await storage.db.transaction().execute(async (trx) => {
         const threads = await trx
           .selectFrom('threads')
           .select('id')
@@ -75,7 +75,7 @@ export async function deleteExpiredThreads(storage: Storage, now: Date = new Dat
           .orderBy('updated_at')
           .limit(RETENTION_BATCH)
           .execute();
-        if (threads.length === 0) return 0;
+        if (threads.length === 0) return [0, 0];
         const ids = threads.map((t) => t.id);
         const groups = await trx
           .selectFrom('thread_messages')
@@ -84,15 +84,17 @@ export async function deleteExpiredThreads(storage: Storage, now: Date = new Dat
           .where('thread_id', 'in', ids)
           .where('question_group_id', 'is not', null)
           .execute();
-        await trx.deleteFrom('threads').where('id', 'in', ids).execute();
+        // Counted as deleted, not as selected: another process running the job at the same time can
+        // delete them first (its transaction held them; this one's delete then finds them gone).
+        const removed = await trx.deleteFrom('threads').where('id', 'in', ids).executeTakeFirst();
         await relabelGroups(
           trx,
           groups.map((g) => g.question_group_id).filter((id): id is string => typeof id === 'string'),
         );
-        return ids.length;
+        return [ids.length, Number(removed.numDeletedRows)];
       });
       deleted += removed;
-      if (removed < RETENTION_BATCH) break;
+      if (selected < RETENTION_BATCH) break;
     }
   }
   return deleted;

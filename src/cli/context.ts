@@ -4,6 +4,7 @@ import { loadConfig } from '../config.ts';
 import type { Warning } from '../ingest/types.ts';
 import { type EmbeddingModels, embeddingModelsFor } from '../search/embeddings/embedding-model.ts';
 import { openStorage, parseDatabaseUrl, type Storage } from '../storage/database.ts';
+import { cannotOpenDatabase } from '../storage/database-open-problem.ts';
 
 export interface GlobalOptions {
   databaseUrl?: string;
@@ -70,32 +71,10 @@ export async function openCliStorage(options: GlobalOptions, create: boolean): P
   try {
     return await openStorage(url);
   } catch (error) {
-    const problem = databaseOpenProblem(error);
-    if (problem === null) throw error;
-    const target = parseDatabaseUrl(url);
-    const name = target.dialect === 'sqlite' ? target.file : 'the PostgreSQL server';
-    throw new CliError(`Cannot open the database (${name}): ${problem}`);
+    const cannotOpen = cannotOpenDatabase(url, error);
+    if (cannotOpen === null) throw error;
+    throw new CliError(cannotOpen);
   }
-}
-
-/**
- * What went wrong when a database could not be opened at all (a file that is not a SQLite database or
- * cannot be opened, a PostgreSQL server that refuses the connection, an unknown host, a refused login or
- * database): the user's setting, told in one line. Null for anything else (a failed migration), which
- * keeps its stack.
- */
-export function databaseOpenProblem(error: unknown): string | null {
-  if (!(error instanceof Error)) return null;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return null;
-  const opening =
-    /^SQLITE_(CANTOPEN|NOTADB|PERM|AUTH|READONLY)/.test(code) ||
-    // Node's system errors: ECONNREFUSED, ENOTFOUND, ETIMEDOUT, EHOSTUNREACH, ECONNRESET, EACCES…
-    /^E[A-Z]+$/.test(code) ||
-    // PostgreSQL: connection exceptions (08), invalid authorization (28), no such database (3D000),
-    // the server starting up or shutting down (57P).
-    /^(08|28)[0-9A-Z]{3}$|^3D000$|^57P0[1-3]$/.test(code);
-  return opening ? error.message : null;
 }
 
 export function printJson(value: unknown): void {

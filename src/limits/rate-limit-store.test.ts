@@ -105,4 +105,12 @@ describe.skipIf(redisUrl === null)('RedisRateLimitStore', () => {
   it('fails at connect when Redis is not there', async () => {
     await expect(RedisRateLimitStore.connect('redis://127.0.0.1:1')).rejects.toThrow(/Cannot reach Redis/);
   });
+
+  it('fails at connect on a database number the server does not have, rather than using database 0', async () => {
+    const url = new URL(redisUrl ?? '');
+    url.pathname = '/100000';
+    await expect(RedisRateLimitStore.connect(url.href)).rejects.toThrow(
+      /Cannot reach Redis .*DB index is out of range/,
+    );
+  });
 });

@@ -79,6 +79,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     try {
       await redis.connect();
       await redis.ping();
+      // ioredis reports a database number the server does not have (`redis://host/99`) only as an error
+      // event and then runs every command on database 0, sharing counters with whatever uses that.
+      await redis.select(redis.options.db ?? 0);
     } catch (error) {
       redis.disconnect();
       throw new Error(`Cannot reach Redis at ${redact(url)}: ${(error as Error).message}`, { cause: error });

@@ -44,7 +44,16 @@ export async function startInstanceLifecycle(
   const timeoutMs = options.timeoutMs ?? INSTANCE_TIMEOUT_MS;
   let running: Promise<void> | undefined;
 
+  const beatOnce = async (): Promise<void> => {
+    if (await heartbeat(storage, instance))
+      logger.warn(
+        { instance: instance.id },
+        'this server instance was taken for dead (no heartbeat in time) and registered again; the answers and ingestions it had running then were settled as interrupted',
+      );
+  };
   const recoverOnce = async (): Promise<void> => {
+    // Registered again first if another took this one for dead, so its own work is not settled here.
+    await beatOnce();
     const dead = await deadInstances(storage, instance, { timeoutMs });
     const answers = await recoverInterruptedAnswers(storage, dead);
     const ingestions = await recoverInterruptedIngestions(storage, dead);
@@ -67,9 +76,7 @@ export async function startInstanceLifecycle(
 
   await recover();
   const beat = setInterval(() => {
-    heartbeat(storage, instance.id).catch((error: unknown) =>
-      logger.error({ err: error }, 'instance heartbeat failed'),
-    );
+    beatOnce().catch((error: unknown) => logger.error({ err: error }, 'instance heartbeat failed'));
   }, options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
   const sweep = setInterval(() => void recover(), options.recoveryMs ?? RECOVERY_INTERVAL_MS);
   beat.unref();

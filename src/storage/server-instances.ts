@@ -54,12 +54,27 @@ export async function registerInstance(storage: Storage): Promise<ServerInstance
   return instance;
 }
 
-export async function heartbeat(storage: Storage, instanceId: string): Promise<void> {
-  await storage.db
+/**
+ * Refreshes `instance`'s heartbeat, registering it again when its row is gone: a process stalled past
+ * `INSTANCE_TIMEOUT_MS` (stopped, a paused VM, cut off from its database) is taken for dead by another,
+ * which deletes its row; without one, every answer and ingestion of this live process looked orphaned
+ * and was settled (refunded, marked failed) under it by each later sweep, its own included. Returns
+ * whether the row had to be written again.
+ */
+export async function heartbeat(storage: Storage, instance: ServerInstance): Promise<boolean> {
+  const now = nowIso();
+  const updated = await storage.db
     .updateTable('server_instances')
-    .set({ heartbeat_at: nowIso() })
-    .where('id', '=', instanceId)
+    .set({ heartbeat_at: now })
+    .where('id', '=', instance.id)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) > 0) return false;
+  await storage.db
+    .insertInto('server_instances')
+    .values({ id: instance.id, host: instance.host, pid: instance.pid, started_at: now, heartbeat_at: now })
+    .onConflict((oc) => oc.column('id').doNothing())
     .execute();
+  return true;
 }
 
 export async function removeInstance(storage: Storage, instanceId: string): Promise<void> {

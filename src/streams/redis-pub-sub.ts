@@ -40,6 +40,9 @@ export class RedisPubSub {
     const options = { lazyConnect: true, maxRetriesPerRequest: 2 };
     const commands = new Redis(url, options);
     const subscriptions = new Redis(url, options);
+    // As for the rate limits: the failing command is what callers see. Unheard, ioredis printed every
+    // reconnection attempt's error with its stack while Redis was away.
+    for (const connection of [commands, subscriptions]) connection.on('error', () => {});
     try {
       await Promise.all([commands.connect(), subscriptions.connect()]);
     } catch (error) {

@@ -356,3 +356,54 @@ describe('a resume the package never settles', () => {
     expect(await streams.resume(chat)).toBeUndefined();
   });
 });
+
+describe('a pub/sub that goes away while an answer is written (Redis stopped)', () => {
+  it('ends the answer for its reader and leaves no rejection unhandled, which ended the process', async () => {
+    const shared = new MemoryPubSub();
+    let down = false;
+    const unlessDown = <T>(call: () => Promise<T>): Promise<T> =>
+      down ? Promise.reject(new Error('Connection is closed.')) : call();
+    // Every command fails once Redis is gone, as ioredis's do after their retries.
+    const failing: PubSub = {
+      publisher: {
+        connect: () => shared.publisher.connect(),
+        publish: (channel, message) => unlessDown(() => shared.publisher.publish(channel, message)),
+        set: (key, value, options) => unlessDown(() => shared.publisher.set(key, value, options)),
+        get: (key) => unlessDown(() => shared.publisher.get(key)),
+        incr: (key) => unlessDown(() => shared.publisher.incr(key)),
+      },
+      subscriber: {
+        connect: () => shared.subscriber.connect(),
+        subscribe: (channel, callback) => unlessDown(() => shared.subscriber.subscribe(channel, callback)),
+        unsubscribe: (channel) => unlessDown(() => shared.subscriber.unsubscribe(channel)),
+      },
+    };
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const streams = createResumableStreams(failing, { keyPrefix: `docent-test:${crypto.randomUUID()}` });
+      const chat = `site:${crypto.randomUUID()}`;
+      const recorded = streams.record(chat, connection());
+      recorded.write('data: one\n\n');
+      await tick(50);
+      // A resumer, so the package publishes each chunk to it too.
+      const resumed = await streams.resume(chat);
+      if (!resumed) throw new Error('nothing to resume');
+      const following = resumed.getReader();
+      expect((await following.read()).value).toBe('data: one\n\n');
+      down = true;
+      recorded.write('data: two\n\n');
+      recorded.end();
+      // The package's ack wait and cleanups run on timers of a second.
+      await tick(1_500);
+      expect(unhandled).toEqual([]);
+      await expect(streams.resume(chat)).rejects.toThrow('cannot be read back');
+      await following.cancel();
+      await tick(50);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});

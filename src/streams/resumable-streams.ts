@@ -101,14 +101,20 @@ export function createResumableStreams(
         if (channel.startsWith(REQUEST)) attachHandlers.get(channel.slice(REQUEST.length))?.();
         callback(message);
       }),
-    unsubscribe: (channel) => pubSub.subscriber.unsubscribe(channel),
+    unsubscribe: (channel) => pubSub.subscriber.unsubscribe(channel).catch(() => undefined),
   };
-  const context = createResumableStreamContext({
-    keyPrefix,
-    waitUntil: null,
-    publisher: pubSub.publisher,
-    subscriber,
-  });
+  // The package calls these from its read loop, its message handlers and its timers without handling
+  // their rejections: with Redis gone, an answer ending there ended the process (an unhandled rejection).
+  // They only tell resumers about the answer, so one that fails is let go; the chat's pointer, read and
+  // written here on `pubSub` itself, still fails loudly, so a resume says Redis is unavailable.
+  const publisher: Publisher = {
+    connect: () => pubSub.publisher.connect(),
+    publish: (channel, message) => pubSub.publisher.publish(channel, message).catch(() => 0),
+    set: (key, value, options) => pubSub.publisher.set(key, value, options).catch(() => null),
+    get: (key) => pubSub.publisher.get(key).catch(() => null),
+    incr: (key) => pubSub.publisher.incr(key),
+  };
+  const context = createResumableStreamContext({ keyPrefix, waitUntil: null, publisher, subscriber });
   const pointer = (chat: string): string => `${keyPrefix}:chat:${chat}`;
 
   let listening = false;

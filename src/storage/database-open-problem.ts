@@ -1,0 +1,33 @@
+import { parseDatabaseUrl } from './database.ts';
+
+/**
+ * What went wrong when a database could not be opened at all (a file that is not a SQLite database or
+ * cannot be opened, a PostgreSQL server that refuses the connection, an unknown host, a refused login or
+ * database): the user's setting, told in one line. Null for anything else (a failed migration), which
+ * keeps its stack.
+ */
+export function databaseOpenProblem(error: unknown): string | null {
+  if (!(error instanceof Error)) return null;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return null;
+  const opening =
+    /^SQLITE_(CANTOPEN|NOTADB|PERM|AUTH|READONLY)/.test(code) ||
+    // Node's system errors: ECONNREFUSED, ENOTFOUND, ETIMEDOUT, EHOSTUNREACH, ECONNRESET, EACCES…
+    /^E[A-Z]+$/.test(code) ||
+    // PostgreSQL: connection exceptions (08), invalid authorization (28), no such database (3D000),
+    // the server starting up or shutting down (57P).
+    /^(08|28)[0-9A-Z]{3}$|^3D000$|^57P0[1-3]$/.test(code);
+  return opening ? error.message : null;
+}
+
+/**
+ * `Cannot open the database (<file, or the PostgreSQL server>): <why>` when `error` is one of
+ * `databaseOpenProblem`'s, for the CLI and the server to say in one line; else null.
+ */
+export function cannotOpenDatabase(url: string, error: unknown): string | null {
+  const problem = databaseOpenProblem(error);
+  if (problem === null) return null;
+  const target = parseDatabaseUrl(url);
+  const name = target.dialect === 'sqlite' ? target.file : 'the PostgreSQL server';
+  return `Cannot open the database (${name}): ${problem}`;
+}
