@@ -14,22 +14,30 @@ const failing = (error: Error) => {
 };
 
 describe('relayResumed', () => {
-  it('ends a resumed answer whose writer died with an error chunk and [DONE]', async () => {
-    let out = '';
-    await relayResumed(
-      failing(new AnswerWriterGoneError('gone')),
-      {
-        write: (t) => {
-          out += t;
+  it('ends a resumed answer whose writer died, or whose Redis went away, with an error chunk and [DONE]', async () => {
+    for (const [reason, said] of [
+      ['stopped', 'The answer was interrupted (its server stopped). Ask again to get it.'],
+      [
+        'unreachable',
+        'The answer can no longer be followed (its server cannot be reached). Ask again to get it.',
+      ],
+    ] as const) {
+      let out = '';
+      await relayResumed(
+        failing(new AnswerWriterGoneError(reason)),
+        {
+          write: (t) => {
+            out += t;
+          },
         },
-      },
-      new AbortController().signal,
-    );
-    expect(out).toBe(
-      'data: {"type":"text-delta"}\n\n' +
-        'data: {"type":"error","errorText":"The answer was interrupted (its server stopped). Ask again to get it."}\n\n' +
-        'data: [DONE]\n\n',
-    );
+        new AbortController().signal,
+      );
+      expect(out).toBe(
+        'data: {"type":"text-delta"}\n\n' +
+          `data: {"type":"error","errorText":"${said}"}\n\n` +
+          'data: [DONE]\n\n',
+      );
+    }
   });
 
   it('lets any other failure through', async () => {

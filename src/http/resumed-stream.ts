@@ -2,12 +2,15 @@ import { DONE_CHUNK, sseChunk } from '../assistant/ui-message-stream.ts';
 import { AnswerWriterGoneError } from '../streams/resumable-streams.ts';
 import type { TextSink } from './streamed-response.ts';
 
-const INTERRUPTED = 'The answer was interrupted (its server stopped). Ask again to get it.';
+const INTERRUPTED = {
+  stopped: 'The answer was interrupted (its server stopped). Ask again to get it.',
+  unreachable: 'The answer can no longer be followed (its server cannot be reached). Ask again to get it.',
+} as const;
 
 /**
  * Copies a resumed v2 answer to its reader until it ends or the reader leaves (`left`). Should the
- * server writing it stop mid-answer, the reader gets an `error` chunk and the end of the stream
- * instead of a stream that never ends.
+ * server writing it stop mid-answer, or the Redis carrying it go away, the reader gets an `error` chunk
+ * and the end of the stream instead of a stream that never ends.
  */
 export async function relayResumed(stream: ReadableStream<string>, sink: TextSink, left: AbortSignal) {
   const reader = stream.getReader();
@@ -26,6 +29,6 @@ export async function relayResumed(stream: ReadableStream<string>, sink: TextSin
     }
   } catch (error) {
     if (!(error instanceof AnswerWriterGoneError)) throw error;
-    sink.write(sseChunk({ type: 'error', errorText: INTERRUPTED }) + DONE_CHUNK);
+    sink.write(sseChunk({ type: 'error', errorText: INTERRUPTED[error.reason] }) + DONE_CHUNK);
   }
 }

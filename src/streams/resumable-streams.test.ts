@@ -406,4 +406,41 @@ describe('a pub/sub that goes away while an answer is written (Redis stopped)', 
       process.off('unhandledRejection', onUnhandled);
     }
   });
+
+  it('ends a resumed answer it can no longer follow, instead of waiting for chunks that cannot come', async () => {
+    const shared = new MemoryPubSub();
+    let down = false;
+    const liveness = { ttlSeconds: 1, refreshMs: 100, checkMs: 200 };
+    const reading: PubSub = {
+      subscriber: shared.subscriber,
+      publisher: {
+        ...shared.publisher,
+        connect: () => shared.publisher.connect(),
+        publish: (channel, message) => shared.publisher.publish(channel, message),
+        set: (key, value, options) => shared.publisher.set(key, value, options),
+        incr: (key) => shared.publisher.incr(key),
+        // The resumer's looks for the writer fail once its Redis is gone; the writer is still alive.
+        get: (key) => (down ? Promise.reject(new Error('Connection is closed.')) : shared.publisher.get(key)),
+      },
+    };
+    const keyPrefix = `docent-test:${crypto.randomUUID()}`;
+    const writer = createResumableStreams(shared, { keyPrefix, liveness });
+    const resumer = createResumableStreams(reading, { keyPrefix, liveness });
+    const chat = `site:${crypto.randomUUID()}`;
+    const recorded = writer.record(chat, connection());
+    recorded.write('data: one\n\n');
+    await tick(50);
+    const resumed = await resumer.resume(chat);
+    if (!resumed) throw new Error('nothing to resume');
+    const following = resumed.getReader();
+    expect((await following.read()).value).toBe('data: one\n\n');
+    down = true;
+    const started = Date.now();
+    await expect(following.read()).rejects.toMatchObject({
+      name: 'AnswerWriterGoneError',
+      reason: 'unreachable',
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    recorded.end();
+  });
 });

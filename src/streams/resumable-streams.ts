@@ -60,9 +60,20 @@ export interface ResumableStreams {
 /** A stream id's writer: the process id (a UUID) after its last dot. */
 const WRITER_SUFFIX = /\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
-/** A resumed answer whose writing process stopped answering (it died): the resumer ends it. */
+/**
+ * A resumed answer that can no longer be followed, so the resumer ends it: its writing process stopped
+ * answering (`stopped`: it died), or the pub/sub that carries it cannot be reached (`unreachable`:
+ * Redis went away, and with it the answer's chunks and any sign of its writer).
+ */
 export class AnswerWriterGoneError extends Error {
   override name = 'AnswerWriterGoneError';
+  constructor(readonly reason: 'stopped' | 'unreachable') {
+    super(
+      reason === 'stopped'
+        ? 'the process writing this answer stopped'
+        : 'the pub/sub carrying this answer cannot be reached',
+    );
+  }
 }
 
 /**
@@ -279,19 +290,24 @@ function followed(
   return new ReadableStream<string>({
     start: (controller) => {
       // Two looks in a row without the writer's key: one could be a key evicted or expiring just
-      // as the writer refreshes it.
+      // as the writer refreshes it. A look that fails counts too: the pub/sub it asks is the one that
+      // would bring the answer's next chunks, so the resumer would otherwise wait for ever.
       let missed = 0;
+      const miss = (reason: 'stopped' | 'unreachable'): void => {
+        missed++;
+        if (missed < 2 || over) return;
+        finish();
+        controller.error(new AnswerWriterGoneError(reason));
+        void Promise.allSettled([watch.left(), reader.cancel()]);
+      };
       timer = setInterval(() => {
         if (over || Date.now() - last < watch.checkMs) return;
         watch.writerAlive().then(
           (alive) => {
-            missed = alive ? 0 : missed + 1;
-            if (missed < 2 || over) return;
-            finish();
-            controller.error(new AnswerWriterGoneError('the process writing this answer stopped'));
-            void Promise.allSettled([watch.left(), reader.cancel()]);
+            if (alive) missed = 0;
+            else miss('stopped');
           },
-          () => {},
+          () => miss('unreachable'),
         );
       }, watch.checkMs);
       timer.unref();
