@@ -273,6 +273,76 @@ describe('numbered steps', () => {
       /^1\. Press the hub's pair button for 3 seconds until the ring blinks blue\. \[1\]\n2\. Pull the battery tab out of the sensor\. \[1\]\n3\. The sensor appears in the app within 30 seconds\. \[1\]/,
     );
   });
+
+  /** The numbered lines of each run: Markdown shows a run as one list counting up from its first number. */
+  const runs = (answer: string): number[][] =>
+    answer
+      .split(/\n(?!\d+\. )/)
+      .map((block) => [...block.matchAll(/^(\d+)\. /gm)].map((m) => Number(m[1])))
+      .filter((run) => run.length > 0);
+  const countsUp = (run: number[]): boolean =>
+    run.every((n, i) => i === 0 || n === (run[i - 1] as number) + 1);
+
+  it('are bullets when their numbers would be shown as others: a list nested in a step', () => {
+    const nested: RetrievedSource[] = [
+      {
+        ...(pairing[0] as RetrievedSource),
+        text: [
+          '1. Press the pair button to pair a sensor.',
+          '  1. On a hub v1, hold it for 3 seconds.',
+          '  2. On a hub v2, tap it twice.',
+          '2. Pull the battery tab of the sensor.',
+          '3. The sensor appears in the app.',
+        ].join('\n'),
+      },
+    ];
+    const answer = composeAnswer('How do I pair a sensor?', nested).text;
+    // Written "1. … 1. … 2. … 2. … 3.", Markdown would show 1 to 5: the sub-steps as steps 2 and 3.
+    expect(answer).toContain('- On a hub v1, hold it for 3 seconds. [1]');
+    expect(runs(answer).every(countsUp)).toBe(true);
+  });
+
+  it('are bullets when the quoted steps skip one (steps 2, 3 and 5)', () => {
+    const skipping: RetrievedSource[] = [
+      {
+        ...(pairing[0] as RetrievedSource),
+        text: [
+          '1. Open the app.',
+          '2. The sensor pairs with the hub when its battery is in.',
+          '3. Wait a moment.',
+          '4. Check the light.',
+          '5. A sensor battery lasts two years on a hub.',
+        ].join('\n'),
+      },
+    ];
+    const answer = composeAnswer('Which sensor pairs with the hub battery?', skipping).text;
+    expect(answer).toContain('A sensor battery lasts two years on a hub. [1]');
+    // "2. … 3. … 5." shows step 5 as 4.
+    expect(answer).not.toMatch(/^5\. /m);
+    expect(runs(answer).every(countsUp)).toBe(true);
+  });
+
+  it('keep the numbers of a list that starts past 1, and of two lists a sentence apart', () => {
+    const two: RetrievedSource[] = [
+      {
+        ...(pairing[0] as RetrievedSource),
+        text: [
+          '3. Press the pair button to pair a sensor.',
+          '4. Pull the battery tab of the sensor.',
+          '',
+          'To unpair a sensor:',
+          '',
+          '1. Hold the unpair button of the sensor.',
+          '2. Remove the sensor from the app.',
+        ].join('\n'),
+      },
+    ];
+    const answer = composeAnswer('How do I pair a sensor or unpair a sensor?', two).text;
+    expect(runs(answer)).toEqual([
+      [3, 4],
+      [1, 2],
+    ]);
+  });
 });
 
 describe('a quoted sentence that introduces a code block', () => {

@@ -868,21 +868,20 @@ function render(lead: ScoredUnit, rest: readonly ScoredUnit[]): BuiltinAnswer {
   );
   const blocks: string[] = inList ? [] : [`${lead.unit.text}${cite(lead)}`];
   let paragraph: string[] = [];
-  let list: string[] = [];
+  let list: ScoredUnit[] = [];
   const flushParagraph = (): void => {
     if (paragraph.length > 0) blocks.push(paragraph.join(' '));
     paragraph = [];
   };
   const flushList = (): void => {
-    if (list.length > 0) blocks.push(list.join('\n'));
+    if (list.length > 0) blocks.push(listLines(list, cite).join('\n'));
     list = [];
   };
   for (const s of ordered) {
     // A table's rows one a line, as a list: run together in a paragraph, their cells blur.
     if (listed(s)) {
       flushParagraph();
-      // A numbered step keeps its number: the reader follows them in order.
-      list.push(`${s.unit.ordinal === undefined ? '-' : `${s.unit.ordinal}.`} ${s.unit.text}${cite(s)}`);
+      list.push(s);
     } else if (s.unit.kind === 'code') {
       flushParagraph();
       flushList();
@@ -896,6 +895,35 @@ function render(lead: ScoredUnit, rest: readonly ScoredUnit[]): BuiltinAnswer {
   flushList();
   const text = blocks.join('\n\n');
   return { text, citedIds: citedSourceIds(text), covered: true };
+}
+
+/**
+ * Quoted steps and rows, one a line. A numbered step keeps its number (the reader follows them in order)
+ * where the answer's Markdown shows that number: it renders numbered lines that follow one another as one
+ * list counting up from the first, so a run of them whose numbers do not count up by one (steps 2 and 5,
+ * a nested list's "1." under step 1, the steps of two lists one after the other) would be shown with
+ * numbers the docs do not have, and in plain text reads as two lists run together: its steps are bullets.
+ */
+function listLines(items: readonly ScoredUnit[], cite: (s: ScoredUnit) => string): string[] {
+  const lines: string[] = [];
+  let run: ScoredUnit[] = [];
+  const flushRun = (): void => {
+    const counts = run.every(
+      (s, i) => i === 0 || s.unit.ordinal === (run[i - 1]?.unit.ordinal ?? Number.NaN) + 1,
+    );
+    for (const s of run) lines.push(`${counts ? `${s.unit.ordinal}.` : '-'} ${s.unit.text}${cite(s)}`);
+    run = [];
+  };
+  for (const s of items) {
+    if (s.unit.ordinal !== undefined) {
+      run.push(s);
+      continue;
+    }
+    flushRun();
+    lines.push(`- ${s.unit.text}${cite(s)}`);
+  }
+  flushRun();
+  return lines;
 }
 
 function noCoverage(sources: readonly RetrievedSource[]): BuiltinAnswer {

@@ -22,6 +22,18 @@ function displayName(value: string): string {
   return parsed.data;
 }
 
+/**
+ * A plan's id, which `plans list` and `orgs list` show in every row: one line, as names are. It is looked
+ * up as written, so spaces around it are refused rather than trimmed. An empty one (a shell variable
+ * that was not set) would make a plan no one can name.
+ */
+function planId(value: string): string {
+  const parsed = displayNameSchema.safeParse(value);
+  if (!parsed.success) throw new CliError(`The plan id ${parsed.error.issues[0]?.message ?? 'is not valid'}`);
+  if (parsed.data !== value) throw new CliError('The plan id must not start or end with spaces');
+  return value;
+}
+
 function nonNegativeInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -134,8 +146,7 @@ export function registerOrgs(program: Command): void {
         command: Command,
       ) => {
         const globals = command.optsWithGlobals<GlobalOptions>();
-        // An empty id (a shell variable that was not set) would make a plan no one can name.
-        if (id.trim() === '') throw new CliError('The plan id must not be empty');
+        planId(id);
         if (options.overage !== undefined && !['on', 'off'].includes(options.overage))
           throw new CliError('--overage must be on or off');
         const input: PlanInput = {

@@ -209,6 +209,10 @@ describe('docent keys / sites / usage / orgs / plans', () => {
       await expect(run('plans', 'set', 'team', '--name', name)).rejects.toThrow(/^--name must/);
     }
     expect(JSON.parse(await run('--json', 'orgs', 'create', '--name', '  Trimmed  ')).name).toBe('Trimmed');
+    // A plan's id is what those rows show of it ('plans list', and 'orgs list' after 'plan').
+    for (const id of ['team\nevil  0 credits/month', 'team\u202emaet', 'team\t', ' team']) {
+      await expect(run('plans', 'set', id, '--monthly-credits', '5')).rejects.toThrow(/^The plan id must/);
+    }
     expect(
       JSON.parse(await run('--json', 'plans', 'list')).plans.map((p: { id: string }) => p.id),
     ).not.toContain('');

@@ -54,7 +54,7 @@ const SITE_DIRS = ['', 'website', 'docs'];
 /**
  * Finds the framework config of the folder. Every probe goes through the contained reader, so a config
  * that is a link out of the folder is refused (with a warning) and still says which framework it is:
- * its defaults are then read.
+ * its defaults are then read, or, for a mkdocs.yml, the ingestion fails (FrameworkContext.readRequiredConfig).
  */
 export const detectFramework = async (ctx: FrameworkContext): Promise<DetectedFramework | null> => {
   for (const siteDir of SITE_DIRS) {

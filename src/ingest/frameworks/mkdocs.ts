@@ -52,7 +52,9 @@ export const readMkDocs = async (
   const read = await ctx.readRequiredConfig(configFile);
   const config = read.status === 'ok' ? read.value : undefined;
   // MkDocs refuses to build from anything else: so does Docent, for the reason readRequiredConfig gives.
-  if (config && !asObject(config))
+  // An empty file (or only comments) is no value at all, which MkDocs reads as an empty mapping: its
+  // defaults, with nothing excluded or listed that they would lose.
+  if (config && config.kind !== 'null' && !asObject(config))
     throw new DocsConfigError(
       `${configFile} is ${describe(config)}, not a mapping (line ${config.line}); fix it and ingest again (nothing was indexed or changed)`,
     );

@@ -94,4 +94,18 @@ describe('readFrameworkNavigation', () => {
       });
     }
   });
+
+  it('reads an empty mkdocs.yml (or one of comments only) with MkDocs defaults, as mkdocs does', async () => {
+    // MkDocs loads no document as an empty mapping: nothing it would exclude or list is lost.
+    for (const config of ['', '# settings to come\n']) {
+      const result = await readFolderNavigation(
+        folder({ 'mkdocs.yml': config, 'docs/index.md': '# Home', 'docs/guide/setup.md': '# Setup' }),
+      );
+      expect(result?.nav.pages.map((p) => [p.id, p.group])).toEqual([
+        ['index', null],
+        ['guide/setup', 'Guide'],
+      ]);
+      expect(result?.warnings).toEqual([]);
+    }
+  });
 });

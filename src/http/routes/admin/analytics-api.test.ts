@@ -1,3 +1,8 @@
+/**
+ * The admin analytics routes over seeded data of two organizations: every route answers its own
+ * organization only (another's site, thread or vote is a 404, its data never appears), refuses bad
+ * filters with 400, pages without loss or repeats, and is documented in the OpenAPI document.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { createApp } from '../../../app.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../../testing/databases.ts';

@@ -1,3 +1,8 @@
+/**
+ * What console screens say and link: the feedback inbox's export links carry its tab (Open, Resolved,
+ * All) and the export holds the votes of that tab, what the owner was looking at; the screens say how
+ * they sort and that their times are UTC.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFeedback } from '../../../analytics/feedback-inbox.ts';
 import type { createApp } from '../../../app.ts';
