@@ -1,3 +1,5 @@
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
 import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from '../contained-file.ts';
 import { DocsConfigError } from '../navigation.ts';
 import type { WarningSink } from '../warnings.ts';
@@ -39,7 +41,7 @@ export class FrameworkContext {
   readonly fileSet: ReadonlySet<string>;
 
   constructor(
-    root: string,
+    private readonly root: string,
     readonly sink: WarningSink,
     /** Every .md/.mdx file under the root, relative and sorted (listDocsFiles). */
     readonly files: readonly string[],
@@ -57,19 +59,36 @@ export class FrameworkContext {
     );
   }
 
-  /** Raw text of a config file; absent is silent, refused (a link out of the folder…) is warned. */
+  /**
+   * Raw text of a config file; absent is silent, refused (a link out of the folder, or to nothing) is
+   * warned. A link to nothing is a config that cannot be read, not a folder without one: taken for
+   * absent, a mkdocs.yml so linked would have the folder read as plain Markdown, publishing what its
+   * exclude_docs hides (as for docs.json, navigation.ts).
+   */
   readText(rel: string): Promise<ConfigText> {
     let cached = this.texts.get(rel);
     if (!cached) {
-      cached = this.folder.readText(rel, MAX_FRAMEWORK_CONFIG_BYTES).then((read): ConfigText => {
-        if (read.ok) return { status: 'ok', text: read.text };
-        if (read.missing) return { status: 'missing' };
-        this.sink.add({ file: rel, message: `cannot read config file (${read.reason}); ignored` }, 'io');
-        return { status: 'refused', reason: read.reason };
-      });
+      cached = this.folder
+        .readText(rel, MAX_FRAMEWORK_CONFIG_BYTES)
+        .then(async (read): Promise<ConfigText> => {
+          if (read.ok) return { status: 'ok', text: read.text };
+          const reason = read.missing ? await this.danglingLink(rel) : read.reason;
+          if (reason === undefined) return { status: 'missing' };
+          this.sink.add({ file: rel, message: `cannot read config file (${reason}); ignored` }, 'io');
+          return { status: 'refused', reason };
+        });
       this.texts.set(rel, cached);
     }
     return cached;
+  }
+
+  /** 'a symbolic link to nothing' when `rel` is one inside the folder; undefined otherwise. */
+  private async danglingLink(rel: string): Promise<string | undefined> {
+    const full = path.join(this.root, rel);
+    const inside = path.relative(this.root, full);
+    if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
+    const entry = await lstat(full).catch(() => null);
+    return entry?.isSymbolicLink() ? 'a symbolic link to nothing' : undefined;
   }
 
   /**

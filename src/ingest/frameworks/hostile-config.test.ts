@@ -138,6 +138,27 @@ describe('hostile framework configs', () => {
     expect(JSON.stringify(warnings)).not.toContain('SECRET');
   });
 
+  it('reads a config that is a link to nothing as one that cannot be read, not as no config', async () => {
+    const broken = folder({ 'docs/index.md': md('Home'), 'docs/drafts/plan.md': md('Plan') });
+    symlinkSync(path.join(broken, 'generated', 'mkdocs.yml'), path.join(broken, 'mkdocs.yml'));
+    // Read as plain Markdown, the folder would publish what its exclude_docs hides.
+    await expect(read(broken)).rejects.toMatchObject({
+      name: 'DocsConfigError',
+      message:
+        'cannot read mkdocs.yml (a symbolic link to nothing); fix it and ingest again (nothing was indexed or changed)',
+    });
+    const docusaurus = folder({ 'docs/intro.md': md('Intro') });
+    symlinkSync(path.join(docusaurus, 'gone.js'), path.join(docusaurus, 'docusaurus.config.js'));
+    const { nav, warnings } = await read(docusaurus);
+    expect(nav.summary.kind).toBe('docusaurus');
+    expect(warnings).toEqual([
+      {
+        file: 'docusaurus.config.js',
+        message: 'cannot read config file (a symbolic link to nothing); ignored',
+      },
+    ]);
+  });
+
   it('does not follow config paths that lead out of the folder', async () => {
     const outside = folder({
       'docs/leak.md': md('Leak'),
