@@ -69,6 +69,9 @@ describe('site URL rules', () => {
   it('refuses a blank site name, and trims one (the admin API bodies: site-name-rules.test.ts)', () => {
     expect(siteNameSchema.safeParse('   ').success).toBe(false);
     expect(siteNameSchema.safeParse('x'.repeat(MAX_NAME_LENGTH + 1)).success).toBe(false);
+    // Characters as people count them: an emoji is one (two UTF-16 units).
+    expect(siteNameSchema.safeParse('📘'.repeat(MAX_NAME_LENGTH)).success).toBe(true);
+    expect(siteNameSchema.safeParse('📘'.repeat(MAX_NAME_LENGTH + 1)).success).toBe(false);
     expect(siteNameSchema.parse('  Acme docs ')).toBe('Acme docs');
     // One line, read as written: no control character, line break or bidirectional override.
     for (const forged of ['Acme\ndocs', 'Acme\u001b[31m', 'Acme\u2028docs', 'Acme \u202egpj.exe', 'A\u2066B'])

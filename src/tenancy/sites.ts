@@ -36,8 +36,15 @@ export const labelSchema = (max: number) =>
     .string()
     .trim()
     .min(1, 'must not be empty or only spaces')
-    .max(max, `must be at most ${max} characters`)
+    // Characters as people count them (code points): an emoji is one, not the two UTF-16 units it takes.
+    .refine((name) => codePoints(name) <= max, `must be at most ${max} characters`)
     .refine((name) => !NOT_ONE_LINE.test(name), 'must not hold control characters or line breaks');
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
 
 /**
  * A site's display name: the widget's title ("Ask <name>") and the console's. Trimmed, as the console's
