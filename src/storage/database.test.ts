@@ -1,7 +1,9 @@
+import net from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { DatabaseUrlError, openStorage, parseDatabaseUrl } from './database.ts';
+import { cannotOpenDatabase } from './database-open-problem.ts';
 import { migrationProvider } from './migrations/index.ts';
 
 describe('parseDatabaseUrl', () => {
@@ -50,5 +52,28 @@ describe.each(dialects)('migrations on %s', (dialect) => {
     expect(rows.rows.map((r) => r.name)).toEqual(Object.keys(await migrationProvider.getMigrations()));
     expect(rows.rows[0]?.name).toBe('0001-initial');
     await again.close();
+  });
+});
+
+describe('opening a PostgreSQL database', () => {
+  it('says when the server takes the connection and never answers, instead of waiting for TCP to give up', async () => {
+    // A server whose packets are dropped, as far as the client can tell: it never says a word.
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as net.AddressInfo;
+    const url = `postgres://docent:secret@127.0.0.1:${port}/docent`;
+    try {
+      const started = Date.now();
+      const opening = openStorage(url, { connectTimeoutMs: 300 });
+      await expect(opening).rejects.toMatchObject({ code: 'ETIMEDOUT', message: 'no answer within 300 ms' });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(await opening.catch((error: unknown) => cannotOpenDatabase(url, error))).toBe(
+        'Cannot open the database (the PostgreSQL server): no answer within 300 ms',
+      );
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

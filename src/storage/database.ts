@@ -56,14 +56,23 @@ export interface OpenOptions {
    * (wal-checkpointer.ts). Default false; a server turns it on, since its commits run on the request path.
    */
   backgroundCheckpoints?: boolean;
+  /** PostgreSQL: how long opening waits for the server to answer (default `POSTGRES_CONNECT_TIMEOUT_MS`). */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * How long opening a PostgreSQL database waits for the server to take a connection and answer it. The
+ * pool's own connections have no such limit (it would also bound waits for a busy pool), so without it
+ * a server whose packets are dropped held a start for the system's TCP timeout (about two minutes).
+ */
+export const POSTGRES_CONNECT_TIMEOUT_MS = 10_000;
 
 export async function openStorage(url: string, options: OpenOptions = {}): Promise<Storage> {
   const target = parseDatabaseUrl(url);
   const storage =
     target.dialect === 'sqlite'
       ? openSqlite(target.file, options.backgroundCheckpoints ?? false)
-      : await openPostgres(target.url, options.poolSize);
+      : await openPostgres(target.url, options.poolSize, options.connectTimeoutMs);
   if (options.migrate ?? true) {
     try {
       await migrate(storage);
@@ -139,8 +148,26 @@ function unicodeLower(value: unknown): string | null {
 }
 
 /** The PostgreSQL driver is loaded only for a PostgreSQL URL: a SQLite server never holds it. */
-async function openPostgres(url: string, poolSize = 10): Promise<Storage> {
+async function openPostgres(
+  url: string,
+  poolSize = 10,
+  connectTimeoutMs = POSTGRES_CONNECT_TIMEOUT_MS,
+): Promise<Storage> {
   const { default: pg } = await import('pg');
+  // One connection first, with a time limit, so that a server that does not answer is said at once.
+  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  try {
+    await probe.connect();
+  } catch (error) {
+    // pg's own timeout error has no code: given one, it is told as a database that cannot be opened.
+    if (error instanceof Error && error.message === 'timeout expired')
+      throw Object.assign(new Error(`no answer within ${connectTimeoutMs} ms`, { cause: error }), {
+        code: 'ETIMEDOUT',
+      });
+    throw error;
+  } finally {
+    await probe.end().catch(() => {});
+  }
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle client losing its connection emits 'error' on the pool; without a listener that kills the process.
   pool.on('error', () => {});
