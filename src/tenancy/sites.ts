@@ -22,6 +22,12 @@ export function publishesPages(site: Pick<Site, 'base_url' | 'public'>): boolean
 export const MAX_DOMAIN_LENGTH = 63;
 /** Longest name of an organization, a site or a key. */
 export const MAX_NAME_LENGTH = 200;
+/**
+ * The `maxlength` of a console input for a name: a browser counts UTF-16 units, two for an emoji, where
+ * the server counts characters (code points), so a name of MAX_NAME_LENGTH emoji must still fit. The
+ * server says when a name is too long.
+ */
+export const MAX_NAME_INPUT_UNITS = 2 * MAX_NAME_LENGTH;
 
 /**
  * Characters a name shown on one line must not hold: control characters and line breaks (a newline in

@@ -12,6 +12,7 @@ import { storeAnswerWithin } from '../../../assistant/threads.ts';
 import { loadConfig } from '../../../config.ts';
 import { withWriteUnit } from '../../../storage/write-unit.ts';
 import { signInToConsole } from '../../../tenancy/console-sessions.ts';
+import { MAX_NAME_LENGTH, updateSite } from '../../../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../../testing/databases.ts';
 import { type SeededOrganization, seedAnalytics } from '../../../testing/seed-analytics.ts';
 import { createTestApp } from '../../../testing/test-app.ts';
@@ -115,6 +116,23 @@ describe.each(dialects)('console screens on %s', (dialect) => {
       'The model set here is not used: provider openai is not configured on this server (OPENAI_API_KEY not set).',
     );
     await updateSiteModelSettings(database.storage, site.id, { model: null });
+  });
+
+  it('lets a name of the longest length the server takes be typed, counted in code points as it is', async () => {
+    const site = owner.sites[0];
+    if (site === undefined) throw new Error('no seeded site');
+    // 200 emoji: 200 characters to the server, 400 UTF-16 units to a browser's maxlength.
+    const longest = '\u{1F600}'.repeat(MAX_NAME_LENGTH);
+    const maxlength = (page: string) => Number(/<input name="name"[^>]*maxlength="(\d+)"/.exec(page)?.[1]);
+    await updateSite(database.storage, site.id, { name: longest });
+    try {
+      const settings = await get(`/console/sites/${site.domain}`);
+      expect(settings).toContain(longest);
+      expect(maxlength(settings)).toBeGreaterThanOrEqual(longest.length);
+      expect(maxlength(await get('/console/keys'))).toBeGreaterThanOrEqual(longest.length);
+    } finally {
+      await updateSite(database.storage, site.id, { name: site.name });
+    }
   });
 
   it('say how gaps are sorted, and that times are UTC', async () => {

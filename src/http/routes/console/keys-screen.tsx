@@ -10,7 +10,7 @@ import {
   listApiKeys,
   revokeApiKey,
 } from '../../../tenancy/api-keys.ts';
-import { getOrganizationSite, listSites, MAX_NAME_LENGTH } from '../../../tenancy/sites.ts';
+import { getOrganizationSite, listSites, MAX_NAME_INPUT_UNITS } from '../../../tenancy/sites.ts';
 import { DocentError } from '../../errors.ts';
 import { requestOrigin } from '../../request-origin.ts';
 import type { ConsoleEnv } from './console-env.ts';
@@ -82,7 +82,7 @@ export function keysScreen(deps: {
             </select>
           </label>
           <label>
-            Name <input name="name" maxlength={MAX_NAME_LENGTH} placeholder="docs widget" />
+            Name <input name="name" maxlength={MAX_NAME_INPUT_UNITS} placeholder="docs widget" />
           </label>
           <button class="primary" type="submit">
             Create key

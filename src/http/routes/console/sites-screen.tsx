@@ -16,6 +16,7 @@ import { IngestionBusyError, type IngestionRunner } from '../../../tenancy/inges
 import {
   getOrganizationSite,
   listSites,
+  MAX_NAME_INPUT_UNITS,
   type Site,
   siteAllowedOrigins,
   updateSite,
@@ -132,7 +133,7 @@ function SiteSettingsForm(props: {
       <label>
         Name
         <br />
-        <input name="name" value={values.name} required maxlength={200} style="width:100%" />
+        <input name="name" value={values.name} required maxlength={MAX_NAME_INPUT_UNITS} style="width:100%" />
       </label>
       <label>
         Base URL (citations link there; empty: Docent's page view)
