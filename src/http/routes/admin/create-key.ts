@@ -8,13 +8,13 @@ import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { requireOrganizationSite } from './require-site.ts';
-import { keyJson, keySchema } from './schemas.ts';
+import { documentedName, keyJson, keySchema } from './schemas.ts';
 
 export const createKeyBody = z
   .object({
     kind: z.enum(['assistant', 'admin']),
     site: domainSchema.optional().describe('Required for an assistant key: the site it is bound to'),
-    name: keyNameSchema.optional(),
+    name: documentedName(keyNameSchema).optional(),
     expiresAt: z
       .string()
       .datetime({ offset: true })

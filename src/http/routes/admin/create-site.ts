@@ -15,12 +15,18 @@ import { errorResponses, jsonContent, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { docsDirOfRequest, gitSourceOfRequest, refuseBothSources } from './git-source-request.ts';
-import { gitSourceInputSchema, MAX_PATH_LENGTH, siteSchema, siteWithGitJson } from './schemas.ts';
+import {
+  documentedName,
+  gitSourceInputSchema,
+  MAX_PATH_LENGTH,
+  siteSchema,
+  siteWithGitJson,
+} from './schemas.ts';
 
 export const createSiteBody = z
   .object({
     domain: domainSchema,
-    name: siteNameSchema.optional(),
+    name: documentedName(siteNameSchema).optional(),
     baseUrl: baseUrlSchema
       .nullable()
       .optional()

@@ -13,6 +13,14 @@ import { domainSchema, MAX_NAME_LENGTH, type Site, siteAllowedOrigins } from '..
 /** Shared request and response shapes of the admin API (the OpenAPI document is built from them). */
 
 export { MAX_NAME_LENGTH };
+
+/**
+ * A name's schema (labelSchema) as the OpenAPI document shows it: its length is a refinement, since it
+ * counts code points, which the generator cannot read, so `maxLength` (code points in JSON Schema too) is
+ * stated here. Called from the routes, after openapi.ts has added `.openapi()` to zod.
+ */
+export const documentedName = <T extends z.ZodTypeAny>(schema: T): T =>
+  schema.openapi({ maxLength: MAX_NAME_LENGTH });
 export const MAX_PATH_LENGTH = 1024;
 export const MAX_ID_LENGTH = 64;
 

@@ -18,6 +18,7 @@ import type { AdminDeps } from './admin-deps.ts';
 import { docsDirOfRequest, gitSourceOfRequest, refuseBothSources } from './git-source-request.ts';
 import { refuseWhileIngesting, requireOrganizationSite } from './require-site.ts';
 import {
+  documentedName,
   domainParamSchema,
   gitSourceInputSchema,
   MAX_PATH_LENGTH,
@@ -27,7 +28,7 @@ import {
 
 export const updateSiteBody = z
   .object({
-    name: siteNameSchema.optional(),
+    name: documentedName(siteNameSchema).optional(),
     baseUrl: baseUrlSchema
       .nullable()
       .optional()
