@@ -1,6 +1,11 @@
-import { lstat } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from '../contained-file.ts';
+import {
+  type ContainedFolder,
+  containedFolder,
+  isInsideRoot,
+  MAX_PAGE_FILE_BYTES,
+} from '../contained-file.ts';
 import { DocsConfigError } from '../navigation.ts';
 import type { WarningSink } from '../warnings.ts';
 import { FRONT_MATTER_NODES_PER_CHAR, MAX_FRAMEWORK_CONFIG_BYTES, MAX_STATIC_NODES } from './limits.ts';
@@ -82,12 +87,20 @@ export class FrameworkContext {
     return cached;
   }
 
-  /** 'a symbolic link to nothing' when `rel` is one inside the folder; undefined otherwise. */
+  /**
+   * 'a symbolic link to nothing' when `rel` is one inside the folder; undefined otherwise. Its folder is
+   * resolved first: through a folder linked out of the docs folder, lstat would look outside it.
+   */
   private async danglingLink(rel: string): Promise<string | undefined> {
     const full = path.join(this.root, rel);
     const inside = path.relative(this.root, full);
     if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
-    const entry = await lstat(full).catch(() => null);
+    const [realRoot, realParent] = await Promise.all([
+      realpath(this.root).catch(() => null),
+      realpath(path.dirname(full)).catch(() => null),
+    ]);
+    if (realRoot === null || realParent === null || !isInsideRoot(realRoot, realParent)) return undefined;
+    const entry = await lstat(path.join(realParent, path.basename(full))).catch(() => null);
     return entry?.isSymbolicLink() ? 'a symbolic link to nothing' : undefined;
   }
 

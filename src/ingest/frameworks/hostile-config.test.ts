@@ -159,6 +159,16 @@ describe('hostile framework configs', () => {
     ]);
   });
 
+  it('does not look for a link to nothing through a folder linked out of the docs folder', async () => {
+    // Outside the docs folder: a dangling mkdocs.yml, reached only through a linked folder.
+    const outside = folder({ 'README.md': md('Outside') });
+    symlinkSync(path.join(outside, 'gone.yml'), path.join(outside, 'mkdocs.yml'));
+    const root = folder({ 'index.md': md('Home') });
+    symlinkSync(outside, path.join(root, 'docs'));
+    // As with no link there: nothing is said of what lies outside, and no framework is found.
+    expect(await readFolderNavigation(root)).toBeNull();
+  });
+
   it('does not follow config paths that lead out of the folder', async () => {
     const outside = folder({
       'docs/leak.md': md('Leak'),
