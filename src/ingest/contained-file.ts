@@ -50,6 +50,12 @@ export interface ContainedFolder {
    * since: what was read then (through every check above) is what the file holds now.
    */
   stampOf(rel: string): Promise<string | null>;
+  /**
+   * True when `rel` is a symbolic link to nothing inside the folder, which `readText` reports as missing:
+   * for a config, a file that cannot be read rather than a folder without one. Never throws; nothing
+   * outside the folder is looked at.
+   */
+  isDanglingLink(rel: string): Promise<boolean>;
 }
 
 /**
@@ -142,6 +148,7 @@ const lstatBig = (file: string): Promise<fs.BigIntStats> =>
     fs.lstat(file, { bigint: true }, (error, stats) => (error ? reject(error) : resolve(stats))),
   );
 const realPath = promisify(fs.realpath.native);
+const lstatPath = promisify(fs.lstat);
 const readLink = promisify(fs.readlink);
 
 /**
@@ -292,6 +299,22 @@ export const containedFolder = (root: string, options: ContainedFolderOptions = 
       // No real-path check: nothing is read, and a stamp matches only the file that readText read.
       const info = await statBig(path.join(root, normalized)).catch(() => null);
       return info?.isFile() ? stampOfStats(info) : null;
+    },
+    async isDanglingLink(rel) {
+      const normalized = insidePath(rel);
+      if (normalized === null) return false;
+      try {
+        realRoot ??= resolvedRoot(root);
+        const base = await realRoot;
+        if (base === null) return false;
+        // The link's own folder resolved: through a folder linked out of this one, lstat would look outside.
+        const full = path.join(base, normalized);
+        const folder = await realPath(path.dirname(full));
+        if (!isInsideRoot(base, folder)) return false;
+        return (await lstatPath(path.join(folder, path.basename(full)))).isSymbolicLink();
+      } catch {
+        return false;
+      }
     },
   };
 };

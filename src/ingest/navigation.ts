@@ -1,4 +1,4 @@
-import { lstat, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { containedFolder, MAX_CONFIG_FILE_BYTES } from './contained-file.ts';
 import { jsonErrorOffset, lineOfJsonString, positionAt } from './json-position.ts';
@@ -229,9 +229,9 @@ export const readNavigation = async (root: string, warnings: WarningSink): Promi
     }
     if (!read.missing) throw unusable(candidate, `cannot be read (${read.reason})`);
     // A link to a file that is not there (a generated config left out of the repository) is a config
-    // that cannot be read, not a folder without one (contained-file.ts reports it as missing).
-    const entry = await lstat(path.join(root, candidate)).catch(() => null);
-    if (entry?.isSymbolicLink()) throw unusable(candidate, 'cannot be read (a symbolic link to nothing)');
+    // that cannot be read, not a folder without one.
+    if (await folder.isDanglingLink(candidate))
+      throw unusable(candidate, 'cannot be read (a symbolic link to nothing)');
   }
   if (kind === null || text === null) return null;
 

@@ -1,11 +1,4 @@
-import { lstat, realpath } from 'node:fs/promises';
-import path from 'node:path';
-import {
-  type ContainedFolder,
-  containedFolder,
-  isInsideRoot,
-  MAX_PAGE_FILE_BYTES,
-} from '../contained-file.ts';
+import { type ContainedFolder, containedFolder, MAX_PAGE_FILE_BYTES } from '../contained-file.ts';
 import { DocsConfigError } from '../navigation.ts';
 import type { WarningSink } from '../warnings.ts';
 import { FRONT_MATTER_NODES_PER_CHAR, MAX_FRAMEWORK_CONFIG_BYTES, MAX_STATIC_NODES } from './limits.ts';
@@ -46,7 +39,7 @@ export class FrameworkContext {
   readonly fileSet: ReadonlySet<string>;
 
   constructor(
-    private readonly root: string,
+    root: string,
     readonly sink: WarningSink,
     /** Every .md/.mdx file under the root, relative and sorted (listDocsFiles). */
     readonly files: readonly string[],
@@ -77,31 +70,14 @@ export class FrameworkContext {
         .readText(rel, MAX_FRAMEWORK_CONFIG_BYTES)
         .then(async (read): Promise<ConfigText> => {
           if (read.ok) return { status: 'ok', text: read.text };
-          const reason = read.missing ? await this.danglingLink(rel) : read.reason;
-          if (reason === undefined) return { status: 'missing' };
+          if (read.missing && !(await this.folder.isDanglingLink(rel))) return { status: 'missing' };
+          const reason = read.missing ? 'a symbolic link to nothing' : read.reason;
           this.sink.add({ file: rel, message: `cannot read config file (${reason}); ignored` }, 'io');
           return { status: 'refused', reason };
         });
       this.texts.set(rel, cached);
     }
     return cached;
-  }
-
-  /**
-   * 'a symbolic link to nothing' when `rel` is one inside the folder; undefined otherwise. Its folder is
-   * resolved first: through a folder linked out of the docs folder, lstat would look outside it.
-   */
-  private async danglingLink(rel: string): Promise<string | undefined> {
-    const full = path.join(this.root, rel);
-    const inside = path.relative(this.root, full);
-    if (inside === '' || inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
-    const [realRoot, realParent] = await Promise.all([
-      realpath(this.root).catch(() => null),
-      realpath(path.dirname(full)).catch(() => null),
-    ]);
-    if (realRoot === null || realParent === null || !isInsideRoot(realRoot, realParent)) return undefined;
-    const entry = await lstat(path.join(realParent, path.basename(full))).catch(() => null);
-    return entry?.isSymbolicLink() ? 'a symbolic link to nothing' : undefined;
   }
 
   /**
