@@ -332,22 +332,28 @@ describe.each(pubSubPairs)('a resume after the writing process died, %s', (_labe
   });
 });
 
+/** `shared` with its reads (`get`) replaced, as by a Redis whose reads hang or fail. */
+function withReads(shared: MemoryPubSub, get: PubSub['publisher']['get']): PubSub {
+  return {
+    subscriber: shared.subscriber,
+    publisher: {
+      connect: () => shared.publisher.connect(),
+      publish: (channel, message) => shared.publisher.publish(channel, message),
+      set: (key, value, options) => shared.publisher.set(key, value, options),
+      incr: (key) => shared.publisher.incr(key),
+      get,
+    },
+  };
+}
+
 describe('a resume the package never settles', () => {
   it(`is nothing in flight after ${MAX_RESUME_WAIT_MS} ms, not a request that hangs`, async () => {
     const shared = new MemoryPubSub();
     let stalled = false;
     // A pub/sub whose reads stop answering (a Redis that hangs): the package's resume then never settles.
-    const stalling: PubSub = {
-      subscriber: shared.subscriber,
-      publisher: {
-        ...shared.publisher,
-        connect: () => shared.publisher.connect(),
-        publish: (channel, message) => shared.publisher.publish(channel, message),
-        set: (key, value, options) => shared.publisher.set(key, value, options),
-        incr: (key) => shared.publisher.incr(key),
-        get: (key) => (stalled && key.includes(':rs:') ? new Promise(() => {}) : shared.publisher.get(key)),
-      },
-    };
+    const stalling = withReads(shared, (key) =>
+      stalled && key.includes(':rs:') ? new Promise(() => {}) : shared.publisher.get(key),
+    );
     const streams = createResumableStreams(stalling, { keyPrefix: `docent-test:${crypto.randomUUID()}` });
     const chat = `site:${crypto.randomUUID()}`;
     streams.record(chat, connection()).write('data: one\n\n');
@@ -411,18 +417,10 @@ describe('a pub/sub that goes away while an answer is written (Redis stopped)', 
     const shared = new MemoryPubSub();
     let down = false;
     const liveness = { ttlSeconds: 1, refreshMs: 100, checkMs: 200 };
-    const reading: PubSub = {
-      subscriber: shared.subscriber,
-      publisher: {
-        ...shared.publisher,
-        connect: () => shared.publisher.connect(),
-        publish: (channel, message) => shared.publisher.publish(channel, message),
-        set: (key, value, options) => shared.publisher.set(key, value, options),
-        incr: (key) => shared.publisher.incr(key),
-        // The resumer's looks for the writer fail once its Redis is gone; the writer is still alive.
-        get: (key) => (down ? Promise.reject(new Error('Connection is closed.')) : shared.publisher.get(key)),
-      },
-    };
+    // The resumer's looks for the writer fail once its Redis is gone; the writer is still alive.
+    const reading = withReads(shared, (key) =>
+      down ? Promise.reject(new Error('Connection is closed.')) : shared.publisher.get(key),
+    );
     const keyPrefix = `docent-test:${crypto.randomUUID()}`;
     const writer = createResumableStreams(shared, { keyPrefix, liveness });
     const resumer = createResumableStreams(reading, { keyPrefix, liveness });
