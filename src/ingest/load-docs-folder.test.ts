@@ -398,6 +398,10 @@ describe('page parsing', () => {
       'We may send errors in the stream, for example an overloaded_error, as follows:',
       'data: {"type": "error"}',
       '',
+      // A colon inside parentheses the line opened goes on in the same sentence.
+      '- **Gaps**: questions grouped by what they ask (by their words:',
+      '  rewordings that share the key words land in one group), most unanswered first.',
+      '',
       'Line one of an address, ended by a hard break  ',
       'line two',
       '',
@@ -418,6 +422,7 @@ describe('page parsing', () => {
       );
       expect(t).toContain('Example error\nevent: error\nWe may send errors');
       expect(t).toContain('as follows:\ndata: {');
+      expect(t).toContain('(by their words: rewordings that share the key words land in one group), most');
       expect(t).toContain('ended by a hard break\nline two');
       expect(t).toContain('a | b\n1 | 2\n3 | 4');
       expect(t).not.toContain('\u2028');

@@ -154,7 +154,8 @@ const WRAPPED_LINE = { min: 40, max: 120 } as const;
 
 /**
  * Soft line breaks after a line as long as wrapped prose is (and not ending in a colon, which
- * introduces what follows) are where an editor wrapped a sentence: they become spaces. Kept as
+ * introduces what follows, unless the colon is inside parentheses the line has not closed yet: "(by
+ * their words:" goes on in the same sentence) are where an editor wrapped a sentence: they become spaces. Kept as
  * newlines, the answerer took each wrapped line for a block of its own and quoted sentences cut in
  * half. The others stay newlines: in text scraped from web pages they part things that are not one
  * sentence (a label, then a code sample flattened into the paragraph).
@@ -168,7 +169,9 @@ const unwrap = (text: string): string => {
   for (let i = 1; i < parts.length; i++) {
     const previous = out.slice(lineStart).trim();
     const wrapped =
-      previous.length >= WRAPPED_LINE.min && previous.length <= WRAPPED_LINE.max && !previous.endsWith(':');
+      previous.length >= WRAPPED_LINE.min &&
+      previous.length <= WRAPPED_LINE.max &&
+      (!previous.endsWith(':') || insideParentheses(out.slice(out.lastIndexOf('\n') + 1)));
     out += wrapped ? ' ' : '\n';
     const part = parts[i] ?? '';
     const hard = part.lastIndexOf('\n');
@@ -176,6 +179,16 @@ const unwrap = (text: string): string => {
     out += part;
   }
   return out;
+};
+
+/** Whether `line` (the joined lines of one paragraph so far) ends inside parentheses it opened. */
+const insideParentheses = (line: string): boolean => {
+  let depth = 0;
+  for (const char of line) {
+    if (char === '(') depth++;
+    else if (char === ')' && depth > 0) depth--;
+  }
+  return depth > 0;
 };
 
 const collapse = (text: string): string =>
