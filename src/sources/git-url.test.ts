@@ -81,6 +81,13 @@ describe('redactGitUrl', () => {
     );
     expect(redactGitUrl('ssh://git:pw@host/x')).toBe('ssh://git:***@host/x');
     expect(redactGitUrl('git@github.com:a/b.git')).toBe('git@github.com:a/b.git');
+    // A password holding a raw `@` (the authority ends at the last one): none of it shows.
+    expect(redactGitUrl('https://user:p@ssw0rd@github.com/a/b.git')).toBe('https://***@github.com/a/b.git');
+    expect(redactGitUrl('http://oauth2:t@k@en@h:8080/x')).toBe('http://***@h:8080/x');
+    expect(redactGitUrl('ssh://git:p@ss@host/x')).toBe('ssh://git:***@host/x');
+    expect(redactGitUrl("fatal: unable to access 'https://u:p@q@h/x/': 403 (see user@example.com)")).toBe(
+      "fatal: unable to access 'https://***@h/x/': 403 (see user@example.com)",
+    );
     // A token in the query string (GitLab's private_token, an access_token).
     expect(redactGitUrl('https://gitlab.example.com/a/b.git?private_token=SECRETQ&x=1#frag')).toBe(
       'https://gitlab.example.com/a/b.git?private_token=***&x=***#frag',

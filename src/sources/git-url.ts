@@ -136,11 +136,14 @@ export function parseSubdir(raw: string): string {
  * (`?private_token=…`, `?access_token=…`). Also applied to git's own messages.
  */
 export function redactGitUrl(text: string): string {
-  return text
-    .replace(/\b(https?:\/\/)[^/@\s]+@/gi, '$1***@')
-    .replace(/\b(ssh:\/\/[^/:@\s]+):[^/@\s]+@/gi, '$1:***@')
-    .replace(
-      /\b(https?:\/\/[^\s?#'"]*\?)([^\s#'"]*)/gi,
-      (_, start: string, query: string) => start + query.replace(/=[^&]*/g, '=***'),
-    );
+  return (
+    text
+      // Up to the last `@` of the authority, as URL parsers read it: a password may hold a raw `@`.
+      .replace(/\b(https?:\/\/)[^/\s'"]*@/gi, '$1***@')
+      .replace(/\b(ssh:\/\/[^/:@\s'"]+):[^/\s'"]*@/gi, '$1:***@')
+      .replace(
+        /\b(https?:\/\/[^\s?#'"]*\?)([^\s#'"]*)/gi,
+        (_, start: string, query: string) => start + query.replace(/=[^&]*/g, '=***'),
+      )
+  );
 }
