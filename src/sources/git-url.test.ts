@@ -27,6 +27,10 @@ describe('parseGitUrl', () => {
       'ftp://example.com/docs.git',
       'https://example.com/docs\n.git',
       'ssh://-oProxyCommand=x/docs',
+      // The same, percent-encoded: git decodes it before ssh sees it.
+      'ssh://%2doProxyCommand=x/docs',
+      'ssh://%2DoProxyCommand=x@host/docs',
+      'ssh://git@%2doProxyCommand=x/docs',
       'git@host:-docs',
       'https://',
       'https://example.com/',
