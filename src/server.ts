@@ -1,6 +1,6 @@
-import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
-import { serve } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import { destination, type Logger, pino } from 'pino';
 import { startRetentionJob } from './analytics/retention.ts';
 import { createApp } from './app.ts';
@@ -10,7 +10,7 @@ import { formatModelSpec } from './assistant/providers/model-spec.ts';
 import { updateSiteModelSettings } from './assistant/providers/site-model-settings.ts';
 import { RunningAnswers } from './assistant/running-answers.ts';
 import { type Config, resolveDataDir } from './config.ts';
-import { answerClientErrors } from './http/client-errors.ts';
+import { answerClientErrors, answerUnreadableRequest } from './http/client-errors.ts';
 import { closeIdlePageWorkers } from './ingest/page-loader-pool.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
@@ -245,8 +245,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       : {}),
   });
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+  const server = await new Promise<HttpServer>((resolve, reject) => {
+    // @hono/node-server's serve(), with its error handler set: without one, a request it cannot turn
+    // into a Request (a Host header that is no host, a backslash in the path) got an empty text/plain 400.
+    const listener = getRequestListener(app.fetch, {
+      hostname: config.host,
+      errorHandler: answerUnreadableRequest,
+    });
+    const s = createHttpServer(listener);
+    s.listen(config.port, config.host, () => resolve(s));
     // A port taken since ensurePortFree ends the start, not the process with an unhandled event. The
     // demo's key, shown once, was made already: it goes with the error, or no later start would show it.
     s.once('error', (error: NodeJS.ErrnoException) => {
@@ -255,7 +262,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       );
     });
   });
-  answerClientErrors(server as HttpServer);
+  answerClientErrors(server);
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, host: config.host }, 'docent listening');
   return {

@@ -56,4 +56,22 @@ describe('requests Node refuses before the app', () => {
     expect(garbage.status).toBe(400);
     expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
   });
+
+  it('answer a request the HTTP adapter cannot read (a Host that is no host, a backslash) with it too', async () => {
+    for (const request of [
+      'GET /healthz HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n',
+      'GET /v1/admin/sites HTTP/1.1\r\nHost: evil.example"><x\r\nConnection: close\r\n\r\n',
+      'GET /sites/demo/pages/a\\b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    ]) {
+      const answer = parse(await raw(server.port, request));
+      expect(answer.status, request).toBe(400);
+      expect(answer.header('Content-Type'), request).toBe('application/json');
+      expect(answer.json.error, request).toMatchObject({
+        code: 'invalid_request',
+        message: expect.stringMatching(/^The request could not be read: /),
+        requestId: answer.header('X-Request-Id'),
+      });
+    }
+    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+  });
 });

@@ -1,5 +1,6 @@
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { RequestError } from '@hono/node-server';
 import { newId } from '../storage/ids.ts';
 import { DocentError, type ErrorCode, errorBody } from './errors.ts';
 
@@ -36,5 +37,23 @@ export function answerClientErrors(server: Server): void {
         'Connection: close\r\n\r\n' +
         body,
     );
+  });
+}
+
+/**
+ * What @hono/node-server answers when it cannot make a Request of what Node parsed (its RequestError: a
+ * Host header that is no host name, a backslash in the path, a missing Host) or when the app's fetch
+ * fails outside Hono's own error handling: the standard JSON error with a request id, as above, instead
+ * of an empty text/plain 400 or 500.
+ */
+export function answerUnreadableRequest(error: unknown): Response {
+  const refused =
+    error instanceof RequestError
+      ? new DocentError('invalid_request', `The request could not be read: ${error.message}`)
+      : new DocentError('internal_error', 'Internal server error');
+  const requestId = newId('req');
+  return new Response(JSON.stringify(errorBody(refused, requestId)), {
+    status: refused.status,
+    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId },
   });
 }

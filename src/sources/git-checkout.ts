@@ -125,8 +125,16 @@ async function syncFrom(
       ],
       { cwd: dir, watch: dir, long: true },
     );
-    await run(['checkout', '--quiet', '--force', '--detach', 'FETCH_HEAD'], { cwd: dir });
-    await run(['clean', '-ffdxq'], { cwd: dir });
+    try {
+      // Watched like the fetch: a few MB of fetched objects can check out as gigabytes of files.
+      await run(['checkout', '--quiet', '--force', '--detach', 'FETCH_HEAD'], { cwd: dir, watch: dir });
+      await run(['clean', '-ffdxq'], { cwd: dir });
+    } catch (error) {
+      // A checkout stopped half-way (too large, too slow) leaves a work tree of neither commit, and its
+      // files on the disk: the clone goes, and the next attempt clones again.
+      await fs.rm(dir, { recursive: true, force: true });
+      throw error;
+    }
   } else {
     makeFolders(path.dirname(dir));
     // Cloned beside the final folder and moved in place: a failed clone never leaves half a folder

@@ -27,6 +27,10 @@ describe('parseGitUrl', () => {
       'ftp://example.com/docs.git',
       'https://example.com/docs\n.git',
       'ssh://-oProxyCommand=x/docs',
+      // The same, percent-encoded: git decodes it before ssh sees it.
+      'ssh://%2doProxyCommand=x/docs',
+      'ssh://%2DoProxyCommand=x@host/docs',
+      'ssh://git@%2doProxyCommand=x/docs',
       'git@host:-docs',
       'https://',
       'https://example.com/',
@@ -81,6 +85,13 @@ describe('redactGitUrl', () => {
     );
     expect(redactGitUrl('ssh://git:pw@host/x')).toBe('ssh://git:***@host/x');
     expect(redactGitUrl('git@github.com:a/b.git')).toBe('git@github.com:a/b.git');
+    // A password holding a raw `@` (the authority ends at the last one): none of it shows.
+    expect(redactGitUrl('https://user:p@ssw0rd@github.com/a/b.git')).toBe('https://***@github.com/a/b.git');
+    expect(redactGitUrl('http://oauth2:t@k@en@h:8080/x')).toBe('http://***@h:8080/x');
+    expect(redactGitUrl('ssh://git:p@ss@host/x')).toBe('ssh://git:***@host/x');
+    expect(redactGitUrl("fatal: unable to access 'https://u:p@q@h/x/': 403 (see user@example.com)")).toBe(
+      "fatal: unable to access 'https://***@h/x/': 403 (see user@example.com)",
+    );
     // A token in the query string (GitLab's private_token, an access_token).
     expect(redactGitUrl('https://gitlab.example.com/a/b.git?private_token=SECRETQ&x=1#frag')).toBe(
       'https://gitlab.example.com/a/b.git?private_token=***&x=***#frag',

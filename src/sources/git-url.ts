@@ -53,7 +53,10 @@ export function parseGitUrl(raw: string, options: { allowLocal: boolean }): GitR
     } catch {
       throw new GitSourceError(`git url is not a valid ${scheme}:// URL`);
     }
-    if (url.hostname === '' || url.hostname.startsWith('-') || url.username.startsWith('-'))
+    // git percent-decodes a URL before it hands its user and host to ssh, and the URL parser leaves an
+    // ssh:// host or user encoded: `ssh://%2doProxyCommand=…/x` is the option `-oProxyCommand=…` to ssh.
+    const option = (part: string) => /^(?:-|%2d)/i.test(part);
+    if (url.hostname === '' || option(url.hostname) || option(url.username))
       throw new GitSourceError('git url must name a host');
     if (url.pathname === '' || url.pathname === '/')
       throw new GitSourceError('git url must name a repository');
@@ -136,11 +139,14 @@ export function parseSubdir(raw: string): string {
  * (`?private_token=…`, `?access_token=…`). Also applied to git's own messages.
  */
 export function redactGitUrl(text: string): string {
-  return text
-    .replace(/\b(https?:\/\/)[^/@\s]+@/gi, '$1***@')
-    .replace(/\b(ssh:\/\/[^/:@\s]+):[^/@\s]+@/gi, '$1:***@')
-    .replace(
-      /\b(https?:\/\/[^\s?#'"]*\?)([^\s#'"]*)/gi,
-      (_, start: string, query: string) => start + query.replace(/=[^&]*/g, '=***'),
-    );
+  return (
+    text
+      // Up to the last `@` of the authority, as URL parsers read it: a password may hold a raw `@`.
+      .replace(/\b(https?:\/\/)[^/\s'"]*@/gi, '$1***@')
+      .replace(/\b(ssh:\/\/[^/:@\s'"]+):[^/\s'"]*@/gi, '$1:***@')
+      .replace(
+        /\b(https?:\/\/[^\s?#'"]*\?)([^\s#'"]*)/gi,
+        (_, start: string, query: string) => start + query.replace(/=[^&]*/g, '=***'),
+      )
+  );
 }

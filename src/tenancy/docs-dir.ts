@@ -48,14 +48,23 @@ export async function resolveDocsDirUnderRoot(requested: string, docsRoot: strin
   } catch {
     throw new DocsDirError('DOCENT_DOCS_ROOT does not exist on the server');
   }
+  const outside = () => new DocsDirError(`docsDir "${requested}" is outside DOCENT_DOCS_ROOT`);
   const candidate = path.resolve(root, requested);
+  // A path outside the root as written is refused before it is looked at: resolving it first told the
+  // caller whether any path on the server exists ("does not exist" or "outside"), /etc or /root/.ssh
+  // alike. The root as configured counts as well as its real path (a root reached through a link).
+  if (
+    !isInsideRoot(root, candidate) &&
+    !isInsideRoot(path.resolve(docsRoot), path.resolve(docsRoot, requested))
+  )
+    throw outside();
   let real: string;
   try {
     real = await fs.realpath(candidate);
   } catch {
     throw new DocsDirError(`docsDir "${requested}" does not exist under DOCENT_DOCS_ROOT`);
   }
-  if (!isInsideRoot(root, real)) throw new DocsDirError(`docsDir "${requested}" is outside DOCENT_DOCS_ROOT`);
+  if (!isInsideRoot(root, real)) throw outside();
   if (!(await fs.stat(real)).isDirectory()) throw new DocsDirError(`docsDir "${requested}" is not a folder`);
   return real;
 }
