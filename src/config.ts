@@ -76,6 +76,7 @@ const envSchema = z.object({
     )
     .optional(),
   DOCENT_DATA_DIR: z.string().min(1).optional(),
+  DOCENT_GIT_API_CREDENTIALS: z.enum(['none', 'server']).default('none'),
   DOCENT_TENANCY_CACHE_MS: wholeNumber(0, 300_000).default(DEFAULT_TENANCY_CACHE_MS),
   DOCENT_SHUTDOWN_GRACE_MS: wholeNumber(0, 600_000).default(30_000),
   DOCENT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
@@ -237,6 +238,11 @@ export interface GitConfig {
    * site owner chose.
    */
   env: Record<string, string>;
+  /**
+   * `DOCENT_GIT_API_CREDENTIALS=server`: git may use the server user's credentials for sources set over
+   * the admin API too, not only for those the operator set from the CLI (sources/git-sources.ts).
+   */
+  serverCredentialsForApiSources: boolean;
 }
 
 /** Variables handed to `git` as they are set for Docent (see GitConfig.env). */
@@ -321,6 +327,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           return value === undefined ? [] : [[name, value]];
         }),
       ),
+      serverCredentialsForApiSources: e.DOCENT_GIT_API_CREDENTIALS === 'server',
     },
   };
 }

@@ -210,6 +210,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       env: config.git.env,
       signal: gitStopping.signal,
       localRoot: config.docsRoot,
+      serverCredentialsForApiSources: config.git.serverCredentialsForApiSources,
     },
     embeddings?.ingestion ?? null,
   );

@@ -24,6 +24,7 @@ export function parseGitCliOptions(options: GitCliOptions): GitSourceInput {
       branch: options.branch === undefined ? null : parseBranch(options.branch),
       subdir: options.subdir === undefined ? '' : parseSubdir(options.subdir),
       pollMinutes: options.poll === undefined ? null : parsePoll(options.poll),
+      setBy: 'cli',
     };
   } catch (error) {
     if (error instanceof GitSourceError) throw new CliError(`--git: ${error.message}`);
@@ -48,5 +49,6 @@ export function cliGitWorkspace(globals: GlobalOptions): GitWorkspace {
     env: config.git.env,
     // A tenant's repository under the root is as untrusted when the operator's CLI fetches it.
     localRoot: config.docsRoot,
+    serverCredentialsForApiSources: config.git.serverCredentialsForApiSources,
   };
 }

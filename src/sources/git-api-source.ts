@@ -42,5 +42,6 @@ export async function resolveRequestedGitSource(
       requested.branch === undefined || requested.branch === null ? null : parseBranch(requested.branch),
     subdir: requested.subdir === undefined ? '' : parseSubdir(requested.subdir),
     pollMinutes: poll,
+    setBy: 'api',
   };
 }

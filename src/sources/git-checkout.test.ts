@@ -26,13 +26,14 @@ describe('a fetch whose checkout outgrows the clone limit', () => {
       { mode: 0o755 },
     );
     const env = { ...loadConfig().git.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
-    const workspace = { dataDir: path.join(temp, 'data'), env };
+    const workspace = { dataDir: path.join(temp, 'data'), env, serverCredentialsForApiSources: false };
     const request: GitCheckoutRequest = {
       siteId: 'site_checkout',
       organizationId: 'org_checkout',
       remote: { kind: 'local', url: repo },
       branch: 'main',
       subdir: 'docs',
+      serverCredentials: true,
     };
     // The first sync clones (git clone checks out itself); the second fetches, then checks out.
     await syncClone(workspace, request);

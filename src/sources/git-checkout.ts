@@ -3,7 +3,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { makeFolders } from '../storage/make-folders.ts';
 import { docsRootOf, storedUnderRoot, tenantsRootOf } from '../tenancy/docs-dir.ts';
-import { folderExceeds, GIT_FETCH_TIMEOUT_MS, GitCommandError, MAX_CLONE_BYTES, runGit } from './git.ts';
+import {
+  folderExceeds,
+  GIT_FETCH_TIMEOUT_MS,
+  GitCommandError,
+  MAX_CLONE_BYTES,
+  runGit,
+  withoutServerCredentials,
+} from './git.ts';
 import { type GitRemote, parseSubdir } from './git-url.ts';
 import { checkLocalRepository } from './local-repository.ts';
 import { type CopyOptions, copyTenantGitDir, type RepositoryCopy } from './tenant-repository-copy.ts';
@@ -20,6 +27,11 @@ export interface GitWorkspace {
    * change it at any time, so it is checked again before every clone or fetch (local-repository.ts).
    */
   localRoot?: string | null;
+  /**
+   * `DOCENT_GIT_API_CREDENTIALS=server`: sources set over the admin API may use the server user's git
+   * credentials too (git-sources.ts `usesServerCredentials`).
+   */
+  serverCredentialsForApiSources: boolean;
 }
 
 export interface GitCheckoutRequest {
@@ -30,6 +42,13 @@ export interface GitCheckoutRequest {
   /** null: the remote's default branch. */
   branch: string | null;
   subdir: string;
+  /** Whether git may use the server user's credentials (git-sources.ts `usesServerCredentials`). */
+  serverCredentials: boolean;
+}
+
+/** What git runs with for this request. */
+function envFor(workspace: GitWorkspace, request: Pick<GitCheckoutRequest, 'serverCredentials'>) {
+  return request.serverCredentials ? workspace.env : withoutServerCredentials(workspace.env);
 }
 
 export interface GitCheckout {
@@ -75,9 +94,10 @@ export function cloneFolder(dataDir: string, siteId: string): string {
 export async function syncClone(workspace: GitWorkspace, request: GitCheckoutRequest): Promise<GitCheckout> {
   const dir = cloneFolder(workspace.dataDir, request.siteId);
   const { kind } = request.remote;
+  const env = envFor(workspace, request);
   const run = (args: string[], extra: { cwd?: string; watch?: string; long?: boolean } = {}) =>
     runGit(kind, args, {
-      env: workspace.env,
+      env,
       ...(extra.cwd ? { cwd: extra.cwd } : {}),
       ...(extra.watch ? { watchFolder: extra.watch } : {}),
       ...(extra.long ? { timeoutMs: GIT_FETCH_TIMEOUT_MS } : {}),
@@ -92,7 +112,7 @@ export async function syncClone(workspace: GitWorkspace, request: GitCheckoutReq
         })
       : null;
   try {
-    return await syncFrom(copy?.url ?? null, dir, run, request, workspace.env);
+    return await syncFrom(copy?.url ?? null, dir, run, request, env);
   } finally {
     await copy?.remove();
   }
@@ -250,7 +270,7 @@ export async function remoteHead(
         })
       : null;
   const out = await runGit(remote.kind, ['ls-remote', '--', copy?.url ?? remote.url, ref], {
-    env: workspace.env,
+    env: envFor(workspace, request),
     ...(signal ? { signal } : {}),
   }).finally(() => copy?.remove());
   const sha = out.split('\n')[0]?.split('\t')[0]?.trim() ?? '';

@@ -47,7 +47,11 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     temp = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-git-'));
     repo = path.join(temp, 'repo');
     createRepo(repo, sampleDocs());
-    workspace = { dataDir: path.join(temp, 'data'), env: loadConfig().git.env };
+    workspace = {
+      dataDir: path.join(temp, 'data'),
+      env: loadConfig().git.env,
+      serverCredentialsForApiSources: false,
+    };
     organizationId = (await createOrganization(database.storage, { name: 'git' })).id;
   });
   afterAll(async () => {
@@ -58,7 +62,13 @@ describe.each(dialects)('git sources on %s', (dialect) => {
   it('clones a subdir, then re-parses only the page a new commit changed', async () => {
     const { storage } = database;
     const site = await newSite('git-subdir');
-    await setGitSource(storage, site.id, { url: repo, branch: null, subdir: 'docs', pollMinutes: null });
+    await setGitSource(storage, site.id, {
+      url: repo,
+      branch: null,
+      subdir: 'docs',
+      pollMinutes: null,
+      setBy: 'cli',
+    });
     const first = await ingestGitSite(storage, workspace, site.id);
     expect(first.counts).toMatchObject({ pages: 3, added: 3 });
     const paths = await storage.db
@@ -86,7 +96,7 @@ describe.each(dialects)('git sources on %s', (dialect) => {
   it("learns the remote's default branch again when a kept clone's branch is cleared", async () => {
     const { storage } = database;
     const site = await newSite('git-relearn');
-    const source = { url: repo, branch: null, subdir: 'docs', pollMinutes: null };
+    const source = { url: repo, branch: null, subdir: 'docs', pollMinutes: null, setBy: 'cli' as const };
     await setGitSource(storage, site.id, source);
     await ingestGitSite(storage, workspace, site.id);
     expect((await getGitSource(storage, site.id))?.branch).toBe('main');
@@ -101,7 +111,13 @@ describe.each(dialects)('git sources on %s', (dialect) => {
   it('leaves the pages a new commit did not touch unread: the checkout keeps their files as they were', async () => {
     const { storage } = database;
     const site = await newSite('git-stamps');
-    await setGitSource(storage, site.id, { url: repo, branch: null, subdir: 'docs', pollMinutes: null });
+    await setGitSource(storage, site.id, {
+      url: repo,
+      branch: null,
+      subdir: 'docs',
+      pollMinutes: null,
+      setBy: 'cli',
+    });
     await ingestGitSite(storage, workspace, site.id);
     // Files just checked out are too fresh for a stamp (RACY_MS); once settled, a read stamps them.
     await sleep(RACY_MS + 200);
@@ -120,7 +136,13 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     commitFiles(branched, { 'index.md': '# Version two\n\nOn v2.\n', 'new.md': '# New\n\nOnly on v2.\n' });
     checkoutBranch(branched, 'main');
     const site = await newSite('git-branch');
-    await setGitSource(storage, site.id, { url: branched, branch: 'v2', subdir: '', pollMinutes: null });
+    await setGitSource(storage, site.id, {
+      url: branched,
+      branch: 'v2',
+      subdir: '',
+      pollMinutes: null,
+      setBy: 'cli',
+    });
     const result = await ingestGitSite(storage, workspace, site.id);
     expect(result.counts.pages).toBe(2);
     const titles = await storage.db
@@ -139,6 +161,7 @@ describe.each(dialects)('git sources on %s', (dialect) => {
       branch: null,
       subdir: '',
       pollMinutes: null,
+      setBy: 'cli',
     });
     await expect(ingestGitSite(storage, workspace, site.id)).rejects.toThrow(/git clone failed/);
     const [job] = await listIngestionJobs(storage, site.id);
@@ -156,6 +179,7 @@ describe.each(dialects)('git sources on %s', (dialect) => {
       branch: 'no-such-branch',
       subdir: '',
       pollMinutes: null,
+      setBy: 'cli',
     });
     await expect(ingestGitSite(storage, workspace, branchless.id)).rejects.toThrow(/git clone failed/);
     const [failed] = await listIngestionJobs(storage, branchless.id);
@@ -170,14 +194,26 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     fs.mkdirSync(empty);
     execFileSync('git', ['init', '-q', '--bare', empty]);
     const site = await newSite('git-empty');
-    await setGitSource(storage, site.id, { url: empty, branch: null, subdir: '', pollMinutes: null });
+    await setGitSource(storage, site.id, {
+      url: empty,
+      branch: null,
+      subdir: '',
+      pollMinutes: null,
+      setBy: 'cli',
+    });
     await expect(ingestGitSite(storage, workspace, site.id)).rejects.toThrow(/has no commits yet/);
     await expect(ingestGitSite(storage, workspace, site.id)).rejects.toThrow(/has no commits yet/);
 
     const emptied = path.join(temp, 'emptied');
     createRepo(emptied, { ...sampleDocs(), 'docs/notes.txt': 'Not a page.\n' });
     const docs = await newSite('git-emptied');
-    await setGitSource(storage, docs.id, { url: emptied, branch: null, subdir: 'docs', pollMinutes: null });
+    await setGitSource(storage, docs.id, {
+      url: emptied,
+      branch: null,
+      subdir: 'docs',
+      pollMinutes: null,
+      setBy: 'cli',
+    });
     const served = (await ingestGitSite(storage, workspace, docs.id)).commit;
     const gone = commitFiles(emptied, {
       'docs/index.md': null,
@@ -202,7 +238,13 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     fs.symlinkSync('/etc', path.join(linked, 'docs'));
     commitFiles(linked, {});
     const site = await newSite('git-symlink');
-    await setGitSource(storage, site.id, { url: linked, branch: null, subdir: 'docs', pollMinutes: null });
+    await setGitSource(storage, site.id, {
+      url: linked,
+      branch: null,
+      subdir: 'docs',
+      pollMinutes: null,
+      setBy: 'cli',
+    });
     await expect(ingestGitSite(storage, workspace, site.id)).rejects.toThrow(/leads outside the repository/);
     const [job] = await listIngestionJobs(storage, site.id);
     expect(job).toMatchObject({
@@ -218,7 +260,13 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     createRepo(polled, { 'index.md': '# Polled\n\nFirst.\n' });
     const tenantWorkspace = { ...workspace, localRoot: tenants };
     const site = await newSite('git-poll-tenant');
-    await setGitSource(storage, site.id, { url: polled, branch: 'main', subdir: '', pollMinutes: 1 });
+    await setGitSource(storage, site.id, {
+      url: polled,
+      branch: 'main',
+      subdir: '',
+      pollMinutes: 1,
+      setBy: 'cli',
+    });
     const first = await ingestGitSite(storage, tenantWorkspace, site.id);
     const moved = commitFiles(polled, { 'index.md': '# Polled\n\nSecond.\n' });
     // The tenant's config would have git read any file (here one that is no config, which fails every git
@@ -250,7 +298,13 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     const polled = path.join(temp, 'polled');
     createRepo(polled, { 'index.md': '# Polled\n\nFirst.\n', 'other.md': '# Other\n\nSame.\n' });
     const site = await newSite('git-poll');
-    await setGitSource(storage, site.id, { url: polled, branch: 'main', subdir: '', pollMinutes: 1 });
+    await setGitSource(storage, site.id, {
+      url: polled,
+      branch: 'main',
+      subdir: '',
+      pollMinutes: 1,
+      setBy: 'cli',
+    });
     const first = await ingestGitSite(storage, workspace, site.id);
     const runners = [
       new IngestionRunner(silent, null, workspace),
@@ -318,10 +372,12 @@ describe('git poller shutdown', () => {
         branch: 'main',
         subdir: '',
         pollMinutes: 1,
+        setBy: 'cli',
       });
       const ingestions = new IngestionRunner(silent, null, {
         dataDir: path.join(os.tmpdir(), 'docent-poll-stop'),
         env: loadConfig().git.env,
+        serverCredentialsForApiSources: false,
       });
       const poller = startGitPoller({ storage, ingestions, logger: silent }, { checkEveryMs: 60_000 });
       const round = poller.poll();

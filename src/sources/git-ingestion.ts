@@ -16,6 +16,7 @@ import {
   recordCheckout,
   recordJobCheckout,
   remoteOf,
+  usesServerCredentials,
 } from './git-sources.ts';
 
 export interface GitIngestionResult extends IngestionResult {
@@ -74,6 +75,7 @@ export async function runGitIngestion(
       remote: remoteOf(source),
       branch: source.branch,
       subdir: source.subdir,
+      serverCredentials: usesServerCredentials(source, workspace.serverCredentialsForApiSources),
     });
     await recordJobCheckout(storage, job.id, checkout);
     docsDir = checkout.docsDir;

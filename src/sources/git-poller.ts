@@ -5,7 +5,14 @@ import { nowIso } from '../storage/ids.ts';
 import { IngestionBusyError, type IngestionRunner } from '../tenancy/ingestion-runner.ts';
 import { getSite } from '../tenancy/sites.ts';
 import { remoteHead } from './git-checkout.ts';
-import { claimGitPoll, dueGitPolls, failedLatestAt, getGitSource, remoteOf } from './git-sources.ts';
+import {
+  claimGitPoll,
+  dueGitPolls,
+  failedLatestAt,
+  getGitSource,
+  remoteOf,
+  usesServerCredentials,
+} from './git-sources.ts';
 
 /** How often a server looks for sources whose poll is due. */
 export const GIT_POLL_CHECK_MS = 30_000;
@@ -52,6 +59,7 @@ export function startGitPoller(
         organizationId: site.organization_id,
         remote: remoteOf(source),
         branch: source.branch,
+        serverCredentials: usesServerCredentials(source, git.serverCredentialsForApiSources),
       },
       stopping.signal,
     );

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Storage } from '../storage/database.ts';
 import { nowIso, randomBase62 } from '../storage/ids.ts';
-import type { SiteGitSourcesTable } from '../storage/schema.ts';
+import type { GitSourceSetBy, SiteGitSourcesTable } from '../storage/schema.ts';
 import { type GitRemote, parseGitUrl, redactGitUrl } from './git-url.ts';
 
 export type GitSourceRow = SiteGitSourcesTable;
@@ -71,6 +71,18 @@ export interface GitSourceInput {
   branch: string | null;
   subdir: string;
   pollMinutes: number | null;
+  /** The operator (CLI) or an organization's admin (API): decides whose credentials git may use. */
+  setBy: GitSourceSetBy;
+}
+
+/**
+ * Whether git may use the server user's own credentials (ssh keys and agent, credential helpers,
+ * `.netrc`) for this source: when the operator set it from the CLI, or for every source when the
+ * operator allows it (`DOCENT_GIT_API_CREDENTIALS=server`). A source an organization's admin set over the
+ * API otherwise gets none: on a shared server it could name any repository those credentials reach.
+ */
+export function usesServerCredentials(source: Pick<GitSourceRow, 'set_by'>, apiSourcesToo: boolean): boolean {
+  return source.set_by === 'cli' || apiSourcesToo;
 }
 
 function nextPollAt(pollMinutes: number | null, minuteMs: number, from = Date.now()): string | null {
@@ -101,6 +113,7 @@ export async function setGitSource(
       branch: input.branch,
       subdir: input.subdir,
       poll_minutes: input.pollMinutes,
+      set_by: input.setBy,
       // Due at once: the poller's first look compares the remote with what the first ingestion fetched.
       next_poll_at: input.pollMinutes === null ? null : now,
       updated_at: now,

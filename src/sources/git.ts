@@ -79,6 +79,27 @@ function gitEnvironment(env: Record<string, string>): Record<string, string> {
   };
 }
 
+/** Where HOME points for git without the server user's credentials: a folder no one makes. */
+const NO_HOME = '/nonexistent';
+/**
+ * ssh with none of the server user's keys: no config file (its `Host … IdentityFile` entries), no agent,
+ * no default identity files (one that cannot load stands in for them). Known hosts are still read, so a
+ * host key must be known, as with the operator's own sources.
+ */
+const SSH_WITHOUT_KEYS =
+  'ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes -o IdentityFile=/dev/null -o IdentityAgent=none';
+
+/**
+ * The environment for a source an organization's admin set (git-sources.ts `usesServerCredentials`):
+ * git reads no global config (its credential helpers and `url.*.insteadOf` rewrites), curl finds no
+ * `~/.netrc` (it looks in HOME), and ssh uses no key or agent of the server user's. Only credentials in
+ * the source's own URL authenticate. Proxies and CA bundles stay: they are the network's, not a login.
+ */
+export function withoutServerCredentials(env: Record<string, string>): Record<string, string> {
+  const { SSH_AUTH_SOCK: _agent, GIT_SSH: _ssh, GIT_SSH_COMMAND: _sshCommand, HOME: _home, ...rest } = env;
+  return { ...rest, HOME: NO_HOME, GIT_CONFIG_GLOBAL: '/dev/null', GIT_SSH_COMMAND: SSH_WITHOUT_KEYS };
+}
+
 /** Runs git (no shell), returning its standard output; failures become GitCommandError with git's words, redacted. */
 export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOptions): Promise<string> {
   const timeoutMs = options.timeoutMs ?? GIT_QUICK_TIMEOUT_MS;

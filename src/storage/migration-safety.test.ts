@@ -73,7 +73,12 @@ describe.each(dialects)('migrations that fail on %s', (dialect) => {
     await sql`drop index message_feedback_replaced_by_idx`.execute(db.db);
     await migrate(db);
     const after = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db.db);
-    expect(after.rows.at(-1)?.name).toBe('0018-kept-votes');
+    // Every migration ran, 0018 and those after it.
+    const latest = Object.keys(await migrationProvider.getMigrations())
+      .sort()
+      .at(-1);
+    expect(after.rows.map((row) => row.name)).toContain('0018-kept-votes');
+    expect(after.rows.at(-1)?.name).toBe(latest);
   });
 });
 

@@ -208,6 +208,8 @@ export interface IngestionJobsTable {
 }
 
 /** A site's docs in a git repository (migration 0011): cloned into the data folder, then ingested. */
+export type GitSourceSetBy = 'cli' | 'api';
+
 export interface SiteGitSourcesTable {
   site_id: string;
   /** As checked by sources/git-url.ts: https, http, ssh, scp-like, or an absolute local path. */
@@ -224,6 +226,11 @@ export interface SiteGitSourcesTable {
   next_poll_at: string | null;
   /** The commit of the last successful fetch into the clone. */
   checked_out_commit: string | null;
+  /**
+   * Who set the source: the operator from the CLI (`cli`; git may use the server user's credentials) or
+   * an organization's admin over the API (`api`; git gets none of them, see sources/git.ts).
+   */
+  set_by: GitSourceSetBy;
   created_at: string;
   updated_at: string;
 }

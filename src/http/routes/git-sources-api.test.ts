@@ -67,6 +67,7 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
     ingestions = new IngestionRunner(pino({ level: 'silent' }), null, {
       dataDir: path.join(temp, 'data'),
       env: loadConfig().git.env,
+      serverCredentialsForApiSources: false,
       localRoot: docsRoot,
     });
     const { storage } = database;
@@ -222,6 +223,14 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
     expect(patched.status).toBe(200);
     expect(patched.json.webhookSecret).toBeUndefined();
     expect(patched.json.git).toMatchObject({ url: fs.realpathSync(repo), branch: 'main', commit: null });
+    // Set by an organization's admin: git will run without the server user's credentials for it.
+    const stored = await database.storage.db
+      .selectFrom('site_git_sources')
+      .innerJoin('sites', 'sites.id', 'site_git_sources.site_id')
+      .select('site_git_sources.set_by')
+      .where('sites.domain', '=', 'git-docs')
+      .executeTakeFirstOrThrow();
+    expect(stored.set_by).toBe('api');
     // Listings give each site as GET of the one site does, its git source included (null: a folder).
     const listed = await call('GET', '/v1/admin/sites', { key });
     const sites = listed.json.sites as { domain: string; git: unknown }[];

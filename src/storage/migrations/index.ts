@@ -17,6 +17,7 @@ import * as ingestionStaging from './0015-ingestion-staging.ts';
 import * as pageStamps from './0016-page-stamps.ts';
 import * as answerPlaces from './0017-answer-places.ts';
 import * as keptVotes from './0018-kept-votes.ts';
+import * as gitSourceSetBy from './0019-git-source-set-by.ts';
 
 /**
  * The one migration set for both dialects, in order. Add new files here; never edit an applied one.
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0016-page-stamps': pageStamps,
   '0017-answer-places': answerPlaces,
   '0018-kept-votes': keptVotes,
+  '0019-git-source-set-by': gitSourceSetBy,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -35,7 +35,7 @@ export const gitSourceInputSchema = z
       .min(1)
       .max(MAX_GIT_URL_LENGTH)
       .describe(
-        'https://, http:// (unencrypted: a network attacker can change the docs), ssh:// or git@host:path; a path or file:// only inside DOCENT_DOCS_ROOT',
+        "https://, http:// (unencrypted: a network attacker can change the docs), ssh:// or git@host:path; a path or file:// only inside DOCENT_DOCS_ROOT. A private repository needs its token in the URL (https://oauth2:TOKEN@host/…): git runs without the server's own credentials for sources set over the API, unless DOCENT_GIT_API_CREDENTIALS=server",
       ),
     branch: z
       .string()
