@@ -1,0 +1,108 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type AnchorStyle, headingSlugger } from './heading-anchors.ts';
+import { loadDocsFolder } from './load-docs-folder.ts';
+
+const slugs = (style: AnchorStyle, headings: string[]): string[] => {
+  const slugger = headingSlugger(style);
+  return headings.map((h) => slugger.slug(h));
+};
+
+const HEADINGS = [
+  'Hello World',
+  'Hello World',
+  "C++ & Rust: what's new?",
+  'Émojis 🎉 rock',
+  '日本語の見出し',
+  '2024 changes',
+  'snake_case name',
+  'Spaced -- out',
+];
+
+describe('heading ids as each framework makes them', () => {
+  it('github-slugger (Docusaurus, Starlight, Mintlify, plain Markdown)', () => {
+    expect(slugs('github', HEADINGS)).toEqual([
+      'hello-world',
+      'hello-world-1',
+      'c--rust-whats-new',
+      'émojis--rock',
+      '日本語の見出し',
+      '2024-changes',
+      'snake_case-name',
+      'spaced----out',
+    ]);
+  });
+
+  it("MkDocs: Python-Markdown toc's slugify and unique (`_1`, and `_1` for an empty id)", () => {
+    expect(slugs('mkdocs', [...HEADINGS, '日本語', 'Hello World'])).toEqual([
+      'hello-world',
+      'hello-world_1',
+      'c-rust-whats-new',
+      'emojis-rock',
+      '_1',
+      '2024-changes',
+      'snake_case-name',
+      'spaced-out',
+      '_2',
+      'hello-world_2',
+    ]);
+  });
+
+  it("VitePress: @mdit-vue's slugify and markdown-it-anchor's `-1`", () => {
+    expect(slugs('vitepress', HEADINGS)).toEqual([
+      'hello-world',
+      'hello-world-1',
+      'c-rust-what-s-new',
+      'emojis-🎉-rock',
+      '日本語の見出し',
+      '_2024-changes',
+      'snake-case-name',
+      'spaced-out',
+    ]);
+  });
+});
+
+describe('pages get the anchors of their framework', () => {
+  const roots: string[] = [];
+  afterAll(() => {
+    for (const root of roots) rmSync(root, { recursive: true, force: true });
+  });
+  const fixture = (files: Record<string, string>): string => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-anchors-'));
+    roots.push(root);
+    for (const [rel, content] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      writeFileSync(path.join(root, rel), content);
+    }
+    return root;
+  };
+  const body =
+    "# Setup\n\n## C++ & Rust: what's new?\n\nA.\n\n## 2024 changes\n\nB.\n\n## 2024 changes\n\nC.\n";
+  const anchors = async (root: string, id: string): Promise<(string | null)[]> => {
+    const site = await loadDocsFolder(root);
+    return site.pages.find((p) => p.path === id)?.chunks.map((c) => c.anchor) ?? [];
+  };
+
+  it('MkDocs', async () => {
+    const root = fixture({ 'mkdocs.yml': 'site_name: X\n', 'docs/setup.md': body });
+    expect(await anchors(root, 'setup')).toEqual(['c-rust-whats-new', '2024-changes', '2024-changes_1']);
+  });
+
+  it('VitePress', async () => {
+    const root = fixture({ '.vitepress/config.mts': 'export default {}\n', 'setup.md': body });
+    expect(await anchors(root, 'setup')).toEqual(['c-rust-what-s-new', '_2024-changes', '_2024-changes-1']);
+  });
+
+  it('Docusaurus and plain Markdown keep github-slugger', async () => {
+    const docusaurus = fixture({ 'docusaurus.config.js': 'module.exports = {};\n', 'docs/setup.md': body });
+    expect(await anchors(docusaurus, 'docs/setup')).toEqual([
+      'c--rust-whats-new',
+      '2024-changes',
+      '2024-changes-1',
+    ]);
+    const plain = fixture({ 'setup.md': body });
+    expect(await anchors(plain, 'setup')).toEqual(['c--rust-whats-new', '2024-changes', '2024-changes-1']);
+  });
+});

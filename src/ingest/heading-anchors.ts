@@ -1,0 +1,75 @@
+import GithubSlugger from 'github-slugger';
+
+/**
+ * How the site's framework turns a heading into its `id`, so a citation's `#anchor` is the one the
+ * published page has:
+ *
+ * - `github`: github-slugger, as GitHub, Mintlify, Docusaurus and Astro Starlight slug headings;
+ *   a repeated slug gets `-1`, `-2`…
+ * - `mkdocs`: Python-Markdown's `toc` extension, which MkDocs always loads, with its default `slugify`:
+ *   accents folded and other non-ASCII letters dropped (`Émojis` → `emojis`), punctuation dropped, runs of
+ *   spaces and hyphens made one hyphen; a repeated or empty slug gets `_1`, `_2`…
+ * - `vitepress`: VitePress' markdown-it-anchor with @mdit-vue's `slugify`: accents folded, runs of
+ *   punctuation and spaces made one hyphen, an `_` before a leading digit; repeats get `-1`, `-2`…
+ */
+export type AnchorStyle = 'github' | 'mkdocs' | 'vitepress';
+
+export interface HeadingSlugger {
+  /** The id of the next heading of the page, in document order. */
+  slug(text: string): string;
+}
+
+/** Python-Markdown's `markdown.extensions.toc.slugify(value, '-')` (not its `unicode` variant). */
+export const pythonMarkdownSlug = (text: string): string =>
+  text
+    .normalize('NFKD')
+    // `.encode('ascii', 'ignore')` (UTF-16 halves included)
+    .replace(/[\u0080-\uffff]/g, '')
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[-\s]+/g, '-');
+
+/** Python-Markdown's `toc.unique`: `_1` on a repeat (or an empty id), `x_2` after `x_1`. */
+const pythonMarkdownUnique = (id: string, used: Set<string>): string => {
+  let out = id;
+  while (out === '' || used.has(out)) {
+    const counted = /^(.*)_([0-9]+)$/.exec(out);
+    out = counted ? `${counted[1]}_${Number(counted[2]) + 1}` : `${out}_1`;
+  }
+  used.add(out);
+  return out;
+};
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: @mdit-vue removes control characters
+const MDIT_CONTROL = /[\u0000-\u001f]/g;
+const MDIT_SPECIAL = /[\s~`!@#$%^&*()\-_+=[\]{}|\\;:"'“”‘’<>,.?/]+/g;
+
+/** @mdit-vue/shared's `slugify`, VitePress' default for heading ids. */
+export const vitepressSlug = (text: string): string =>
+  text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(MDIT_CONTROL, '')
+    .replace(MDIT_SPECIAL, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .replace(/^(\d)/, '_$1')
+    .toLowerCase();
+
+/** markdown-it-anchor's `uniqueSlug` (start index 1): `x-1`, `x-2`… on repeats. */
+const markdownItUnique = (slug: string, used: Set<string>): string => {
+  let out = slug;
+  let i = 1;
+  while (used.has(out)) out = `${slug}-${i++}`;
+  used.add(out);
+  return out;
+};
+
+/** A slugger for one page: ids are unique within it, as each framework makes them. */
+export const headingSlugger = (style: AnchorStyle = 'github'): HeadingSlugger => {
+  if (style === 'github') return new GithubSlugger();
+  const used = new Set<string>();
+  if (style === 'mkdocs') return { slug: (text) => pythonMarkdownUnique(pythonMarkdownSlug(text), used) };
+  return { slug: (text) => markdownItUnique(vitepressSlug(text), used) };
+};
