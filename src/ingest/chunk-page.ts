@@ -174,7 +174,7 @@ export const chunkPage = (input: ChunkInput, max = MAX_CHUNK_WORDS): ParsedChunk
       current.parts.push(block.text);
       continue;
     }
-    const anchor = slugger.slug(block.text);
+    const anchor = block.id === undefined ? slugger.slug(block.text) : slugger.explicit(block.id);
     // The page's own `# Title` repeats the title; it is not a section of the page.
     if (block.depth === 1 && !titleHeadingSeen && sameText(block.text, input.title)) {
       titleHeadingSeen = true;

@@ -105,4 +105,52 @@ describe('pages get the anchors of their framework', () => {
     const plain = fixture({ 'setup.md': body });
     expect(await anchors(plain, 'setup')).toEqual(['c--rust-whats-new', '2024-changes', '2024-changes-1']);
   });
+  const explicit =
+    '# Setup {#start}\n\nIntro.\n\n## Getting started {#custom-id}\n\nA.\n\n## Getting started\n\nB.\n';
+  const sections = async (root: string, id: string) => {
+    const site = await loadDocsFolder(root);
+    const found = site.pages.find((p) => p.path === id);
+    return {
+      title: found?.title,
+      warnings: site.warnings.length,
+      chunks: found?.chunks.map((c) => [c.anchor, c.headings.join(' › ')]),
+    };
+  };
+
+  it('Docusaurus reads an explicit `{#id}`, in .md and in .mdx (which MDX alone cannot parse)', async () => {
+    const root = fixture({
+      'docusaurus.config.js': "module.exports = { presets: [['classic', { docs: {} }]] };\n",
+      'docs/setup.md': explicit,
+      'docs/other.mdx': explicit.replace('Intro.', '<Tip>Intro.</Tip>'),
+    });
+    const expected = {
+      title: 'Setup',
+      warnings: 0,
+      chunks: [
+        [null, ''],
+        ['custom-id', 'Getting started'],
+        ['getting-started', 'Getting started'],
+      ],
+    };
+    expect(await sections(root, 'docs/setup')).toEqual(expected);
+    expect(await sections(root, 'docs/other')).toEqual(expected);
+  });
+
+  it('VitePress reads an explicit `{#id}` too (markdown-it-attrs)', async () => {
+    const root = fixture({ '.vitepress/config.mts': 'export default {}\n', 'setup.md': explicit });
+    expect((await sections(root, 'setup')).chunks).toEqual([
+      [null, ''],
+      ['custom-id', 'Getting started'],
+      ['getting-started', 'Getting started'],
+    ]);
+  });
+
+  it('Starlight and plain Markdown do not: the text stays, slugged', async () => {
+    const plain = fixture({ 'setup.md': explicit });
+    expect((await sections(plain, 'setup')).chunks).toEqual([
+      [null, ''],
+      ['getting-started-custom-id', 'Getting started {#custom-id}'],
+      ['getting-started', 'Getting started'],
+    ]);
+  });
 });

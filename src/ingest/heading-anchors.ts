@@ -1,23 +1,47 @@
 import GithubSlugger from 'github-slugger';
+import type { Block } from './mdx-to-sections.ts';
 
 /**
  * How the site's framework turns a heading into its `id`, so a citation's `#anchor` is the one the
  * published page has:
  *
- * - `github`: github-slugger, as GitHub, Mintlify, Docusaurus and Astro Starlight slug headings;
- *   a repeated slug gets `-1`, `-2`…
+ * - `github`: github-slugger, as GitHub, Mintlify and Astro Starlight slug headings; a repeated slug gets
+ *   `-1`, `-2`…
+ * - `docusaurus`: github-slugger too, and an explicit id written at the end of the heading
+ *   (`## Setup {#install}`) is the heading's id, out of its text.
  * - `mkdocs`: Python-Markdown's `toc` extension, which MkDocs always loads, with its default `slugify`:
  *   accents folded and other non-ASCII letters dropped (`Émojis` → `emojis`), punctuation dropped, runs of
  *   spaces and hyphens made one hyphen; a repeated or empty slug gets `_1`, `_2`…
  * - `vitepress`: VitePress' markdown-it-anchor with @mdit-vue's `slugify`: accents folded, runs of
  *   punctuation and spaces made one hyphen, an `_` before a leading digit; repeats get `-1`, `-2`…
+ *   An explicit `{#id}` at the end of a heading (markdown-it-attrs) is its id, as with Docusaurus.
  */
-export type AnchorStyle = 'github' | 'mkdocs' | 'vitepress';
+export type AnchorStyle = 'github' | 'docusaurus' | 'mkdocs' | 'vitepress';
 
 export interface HeadingSlugger {
   /** The id of the next heading of the page, in document order. */
   slug(text: string): string;
+  /** The id of a heading that names its own (`{#id}`): that id, counted as taken where the framework does. */
+  explicit(id: string): string;
 }
+
+/**
+ * Docusaurus' `parseMarkdownHeadingId` (@docusaurus/utils): a heading whose text ends in `{#id}` has
+ * that id; its text is what comes before. VitePress' markdown-it-attrs reads the same trailing `{#id}`.
+ */
+const EXPLICIT_ID = /\s*\{#((?:.(?!\{#|\}))*.)\}$/;
+
+/** Heading blocks with their explicit `{#id}` taken out of the text, for frameworks that read one. */
+export const withExplicitIds = (blocks: Block[], style: AnchorStyle | undefined): Block[] => {
+  if (style !== 'docusaurus' && style !== 'vitepress') return blocks;
+  return blocks.map((block) => {
+    if (block.kind !== 'heading') return block;
+    const found = EXPLICIT_ID.exec(block.text);
+    if (!found?.[1]) return block;
+    const text = block.text.slice(0, found.index);
+    return text.trim() === '' ? block : { ...block, text, id: found[1] };
+  });
+};
 
 /** Python-Markdown's `markdown.extensions.toc.slugify(value, '-')` (not its `unicode` variant). */
 export const pythonMarkdownSlug = (text: string): string =>
@@ -68,8 +92,17 @@ const markdownItUnique = (slug: string, used: Set<string>): string => {
 
 /** A slugger for one page: ids are unique within it, as each framework makes them. */
 export const headingSlugger = (style: AnchorStyle = 'github'): HeadingSlugger => {
-  if (style === 'github') return new GithubSlugger();
+  if (style === 'github' || style === 'docusaurus') {
+    const slugger = new GithubSlugger();
+    // Docusaurus' remark `headings` plugin takes an explicit id as it is, without telling its slugger.
+    return { slug: (text) => slugger.slug(text), explicit: (id) => id };
+  }
   const used = new Set<string>();
-  if (style === 'mkdocs') return { slug: (text) => pythonMarkdownUnique(pythonMarkdownSlug(text), used) };
-  return { slug: (text) => markdownItUnique(vitepressSlug(text), used) };
+  const explicit = (id: string): string => {
+    used.add(id);
+    return id;
+  };
+  if (style === 'mkdocs')
+    return { slug: (text) => pythonMarkdownUnique(pythonMarkdownSlug(text), used), explicit };
+  return { slug: (text) => markdownItUnique(vitepressSlug(text), used), explicit };
 };

@@ -12,7 +12,9 @@ import type { ImportScope, LoadedSnippet, ResolvedSnippets } from './snippets.ts
 import { STORED_CELL_SEPARATOR } from './table-cells.ts';
 
 /** A page flattened into what chunking needs: headings and text blocks, in reading order. */
-export type Block = { kind: 'heading'; depth: number; text: string } | { kind: 'text'; text: string };
+export type Block =
+  /** `id`: the heading's explicit id (`## Setup {#install}`), where the framework reads one (heading-anchors.ts). */
+  { kind: 'heading'; depth: number; text: string; id?: string } | { kind: 'text'; text: string };
 
 export interface RenderOptions {
   snippets: ResolvedSnippets;
