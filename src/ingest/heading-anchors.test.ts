@@ -91,7 +91,10 @@ describe('pages get the anchors of their framework', () => {
   });
 
   it('VitePress', async () => {
-    const root = fixture({ '.vitepress/config.mts': 'export default {}\n', 'setup.md': body });
+    const root = fixture({
+      '.vitepress/config.mts': 'export default { cleanUrls: true }\n',
+      'setup.md': body,
+    });
     expect(await anchors(root, 'setup')).toEqual(['c-rust-what-s-new', '_2024-changes', '_2024-changes-1']);
   });
 
@@ -137,7 +140,10 @@ describe('pages get the anchors of their framework', () => {
   });
 
   it('VitePress reads an explicit `{#id}` too (markdown-it-attrs)', async () => {
-    const root = fixture({ '.vitepress/config.mts': 'export default {}\n', 'setup.md': explicit });
+    const root = fixture({
+      '.vitepress/config.mts': 'export default { cleanUrls: true }\n',
+      'setup.md': explicit,
+    });
     expect((await sections(root, 'setup')).chunks).toEqual([
       [null, ''],
       ['custom-id', 'Getting started'],
