@@ -161,7 +161,10 @@ interface Section {
  * inside a chunk (H4+).
  */
 export const chunkPage = (input: ChunkInput, max = MAX_CHUNK_WORDS): ParsedChunk[] => {
-  const slugger = headingSlugger(input.anchors);
+  const slugger = headingSlugger(
+    input.anchors,
+    input.blocks.flatMap((block) => (block.kind === 'heading' && block.id !== undefined ? [block.id] : [])),
+  );
   const intro: Section = { anchor: null, headings: [], parts: [] };
   if (input.description) intro.parts.push(input.description);
   const sections: Section[] = [intro];

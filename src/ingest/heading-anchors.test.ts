@@ -159,4 +159,37 @@ describe('pages get the anchors of their framework', () => {
       ['getting-started', 'Getting started'],
     ]);
   });
+  it('MkDocs reads attr_list ids only when the extension is enabled; an id it names is taken first', async () => {
+    const page =
+      '# Setup\n\n## Install\n\nA.\n\n## Getting started {#install}\n\nB.\n\n## More { #more .new }\n\nC.\n\n## Styled {: .fancy }\n\nD.\n';
+    const withAttrList = fixture({
+      'mkdocs.yml': 'site_name: X\nmarkdown_extensions:\n  - attr_list\n  - toc:\n      permalink: true\n',
+      'docs/setup.md': page,
+    });
+    expect((await sections(withAttrList, 'setup')).chunks).toEqual([
+      ['install_1', 'Install'],
+      ['install', 'Getting started'],
+      ['more', 'More'],
+      ['styled', 'Styled'],
+    ]);
+    const without = fixture({ 'mkdocs.yml': 'site_name: X\n', 'docs/setup.md': page });
+    expect((await sections(without, 'setup')).chunks).toEqual([
+      ['install', 'Install'],
+      ['getting-started-install', 'Getting started {#install}'],
+      ['more-more-new', 'More { #more .new }'],
+      ['styled-fancy', 'Styled {: .fancy }'],
+    ]);
+  });
+
+  it("MkDocs warns that a toc slugify of the site's own is not run", async () => {
+    const root = fixture({
+      'mkdocs.yml':
+        'site_name: X\nmarkdown_extensions:\n  - toc:\n      slugify: !!python/object/apply:pymdownx.slugs.slugify\n        kwds:\n          case: lower\n',
+      'docs/setup.md': body,
+    });
+    const site = await loadDocsFolder(root);
+    expect(site.warnings).toEqual([
+      expect.objectContaining({ file: 'mkdocs.yml', message: expect.stringContaining("toc's slugify") }),
+    ]);
+  });
 });

@@ -12,11 +12,14 @@ import type { Block } from './mdx-to-sections.ts';
  * - `mkdocs`: Python-Markdown's `toc` extension, which MkDocs always loads, with its default `slugify`:
  *   accents folded and other non-ASCII letters dropped (`Émojis` → `emojis`), punctuation dropped, runs of
  *   spaces and hyphens made one hyphen; a repeated or empty slug gets `_1`, `_2`…
+ * - `mkdocs-attr-list`: the same, on a site that enables the `attr_list` extension, which reads an
+ *   attribute list at the end of a heading (`## Setup {#install}`, `## Setup { #install .new }`): its
+ *   `#id` is the heading's id, and the list is no part of the heading's text.
  * - `vitepress`: VitePress' markdown-it-anchor with @mdit-vue's `slugify`: accents folded, runs of
  *   punctuation and spaces made one hyphen, an `_` before a leading digit; repeats get `-1`, `-2`…
  *   An explicit `{#id}` at the end of a heading (markdown-it-attrs) is its id, as with Docusaurus.
  */
-export type AnchorStyle = 'github' | 'docusaurus' | 'mkdocs' | 'vitepress';
+export type AnchorStyle = 'github' | 'docusaurus' | 'mkdocs' | 'mkdocs-attr-list' | 'vitepress';
 
 export interface HeadingSlugger {
   /** The id of the next heading of the page, in document order. */
@@ -31,11 +34,24 @@ export interface HeadingSlugger {
  */
 const EXPLICIT_ID = /\s*\{#((?:.(?!\{#|\}))*.)\}$/;
 
+/** Python-Markdown's `attr_list` on a heading: `HEADER_RE`, a space, then `{…}` or `{:…}` at its end. */
+const ATTR_LIST = / +\{:?([^}\n]*)\} *$/;
+
 /** Heading blocks with their explicit `{#id}` taken out of the text, for frameworks that read one. */
 export const withExplicitIds = (blocks: Block[], style: AnchorStyle | undefined): Block[] => {
-  if (style !== 'docusaurus' && style !== 'vitepress') return blocks;
+  if (style !== 'docusaurus' && style !== 'vitepress' && style !== 'mkdocs-attr-list') return blocks;
   return blocks.map((block) => {
     if (block.kind !== 'heading') return block;
+    if (style === 'mkdocs-attr-list') {
+      const list = ATTR_LIST.exec(block.text);
+      if (!list) return block;
+      const text = block.text.slice(0, list.index);
+      // The last `#id` of the list wins, as attr_list sets the attribute once per token.
+      const ids = [...(list[1] ?? '').matchAll(/(?:^|\s)#([^\s#.=]+)/g)].map((m) => m[1] as string);
+      const id = ids[ids.length - 1];
+      if (text.trim() === '') return block;
+      return id === undefined ? { ...block, text } : { ...block, text, id };
+    }
     const found = EXPLICIT_ID.exec(block.text);
     if (!found?.[1]) return block;
     const text = block.text.slice(0, found.index);
@@ -90,8 +106,14 @@ const markdownItUnique = (slug: string, used: Set<string>): string => {
   return out;
 };
 
-/** A slugger for one page: ids are unique within it, as each framework makes them. */
-export const headingSlugger = (style: AnchorStyle = 'github'): HeadingSlugger => {
+/**
+ * A slugger for one page: ids are unique within it, as each framework makes them. `explicitIds`: the
+ * page's explicit heading ids, which Python-Markdown's toc counts as taken before it makes any id.
+ */
+export const headingSlugger = (
+  style: AnchorStyle = 'github',
+  explicitIds: Iterable<string> = [],
+): HeadingSlugger => {
   if (style === 'github' || style === 'docusaurus') {
     const slugger = new GithubSlugger();
     // Docusaurus' remark `headings` plugin takes an explicit id as it is, without telling its slugger.
@@ -102,7 +124,9 @@ export const headingSlugger = (style: AnchorStyle = 'github'): HeadingSlugger =>
     used.add(id);
     return id;
   };
-  if (style === 'mkdocs')
+  if (style === 'mkdocs' || style === 'mkdocs-attr-list') {
+    for (const id of explicitIds) used.add(id);
     return { slug: (text) => pythonMarkdownUnique(pythonMarkdownSlug(text), used), explicit };
+  }
   return { slug: (text) => markdownItUnique(vitepressSlug(text), used), explicit };
 };
