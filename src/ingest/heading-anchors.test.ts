@@ -139,6 +139,22 @@ describe('pages get the anchors of their framework', () => {
     expect(await sections(root, 'docs/other')).toEqual(expected);
   });
 
+  it('Docusaurus reads the MDX comment form, `{/* #id */}`, in .mdx pages', async () => {
+    const root = fixture({
+      'docusaurus.config.js': "module.exports = { presets: [['classic', { docs: {} }]] };\n",
+      'docs/setup.mdx':
+        '# Setup\n\n## Getting started {/* #install */}\n\nA.\n\n## Other {/* just a note */}\n\nB.\n',
+    });
+    expect(await sections(root, 'docs/setup')).toEqual({
+      title: 'Setup',
+      warnings: 0,
+      chunks: [
+        ['install', 'Getting started'],
+        ['other', 'Other'],
+      ],
+    });
+  });
+
   it('VitePress reads an explicit `{#id}` too (markdown-it-attrs)', async () => {
     const root = fixture({
       '.vitepress/config.mts': 'export default { cleanUrls: true }\n',

@@ -52,6 +52,8 @@ export const withExplicitIds = (blocks: Block[], style: AnchorStyle | undefined)
       if (text.trim() === '') return block;
       return id === undefined ? { ...block, text } : { ...block, text, id };
     }
+    // Docusaurus reads `{/* #id */}` before `{#id}` (its remark `headings` plugin).
+    if (style === 'docusaurus' && block.commentId !== undefined) return { ...block, id: block.commentId };
     const found = EXPLICIT_ID.exec(block.text);
     if (!found?.[1]) return block;
     const text = block.text.slice(0, found.index);
