@@ -19,6 +19,8 @@ const HEADINGS = [
   '2024 changes',
   'snake_case name',
   'Spaced -- out',
+  ':rocket: Features :+1:',
+  'Ratio 1:2:3',
 ];
 
 describe('heading ids as each framework makes them', () => {
@@ -32,6 +34,8 @@ describe('heading ids as each framework makes them', () => {
       '2024-changes',
       'snake_case-name',
       'spaced----out',
+      'rocket-features-1',
+      'ratio-123',
     ]);
   });
 
@@ -45,6 +49,8 @@ describe('heading ids as each framework makes them', () => {
       '2024-changes',
       'snake_case-name',
       'spaced-out',
+      'features',
+      'ratio-123',
       '_2',
       'hello-world_2',
     ]);
@@ -60,6 +66,8 @@ describe('heading ids as each framework makes them', () => {
       '_2024-changes',
       'snake-case-name',
       'spaced-out',
+      'features',
+      'ratio-1-2-3',
     ]);
   });
 });

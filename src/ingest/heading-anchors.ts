@@ -128,7 +128,19 @@ export const headingSlugger = (
   };
   if (style === 'mkdocs' || style === 'mkdocs-attr-list') {
     for (const id of explicitIds) used.add(id);
-    return { slug: (text) => pythonMarkdownUnique(pythonMarkdownSlug(text), used), explicit };
+    return {
+      slug: (text) => pythonMarkdownUnique(pythonMarkdownSlug(withoutEmojiShortcodes(text)), used),
+      explicit,
+    };
   }
-  return { slug: (text) => markdownItUnique(vitepressSlug(text), used), explicit };
+  return { slug: (text) => markdownItUnique(vitepressSlug(withoutEmojiShortcodes(text)), used), explicit };
 };
+
+/**
+ * A heading's text without its emoji shortcodes (`:rocket:`, `:material-cog:`, `:+1:`): VitePress'
+ * markdown-it-emoji turns them into emoji tokens its anchor leaves out, and Material for MkDocs'
+ * pymdownx.emoji into images or icons, which have no text for toc's slugify. Only names with a letter
+ * or `+`, so that `1:2:3` stays as it is.
+ */
+const withoutEmojiShortcodes = (text: string): string =>
+  text.includes(':') ? text.replace(/:(?=[\w+-]*[a-z+])[\w+-]+:/gi, '') : text;
