@@ -163,6 +163,18 @@ describe('pages get the anchors of their framework', () => {
     });
   });
 
+  it("Docusaurus keeps the heading's case with markdown.anchors.maintainCase", async () => {
+    const root = fixture({
+      'docusaurus.config.js':
+        "module.exports = { markdown: { anchors: { maintainCase: true } }, presets: [['classic', { docs: {} }]] };\n",
+      'docs/setup.md': '# Setup\n\n## Hello World\n\nA.\n\n## Kept {#As-Written}\n\nB.\n',
+    });
+    expect((await sections(root, 'docs/setup')).chunks).toEqual([
+      ['Hello-World', 'Hello World'],
+      ['As-Written', 'Kept'],
+    ]);
+  });
+
   it('VitePress reads an explicit `{#id}` too (markdown-it-attrs)', async () => {
     const root = fixture({
       '.vitepress/config.mts': 'export default { cleanUrls: true }\n',

@@ -8,7 +8,8 @@ import type { Block } from './mdx-to-sections.ts';
  * - `github`: github-slugger, as GitHub, Mintlify and Astro Starlight slug headings; a repeated slug gets
  *   `-1`, `-2`…
  * - `docusaurus`: github-slugger too, and an explicit id written at the end of the heading
- *   (`## Setup {#install}`) is the heading's id, out of its text.
+ *   (`## Setup {#install}`) is the heading's id, out of its text. `docusaurus-cased`: the same with
+ *   `markdown.anchors.maintainCase`, where slugs keep the heading's case (`Hello-World`).
  * - `mkdocs`: Python-Markdown's `toc` extension, which MkDocs always loads, with its default `slugify`:
  *   accents folded and other non-ASCII letters dropped (`Émojis` → `emojis`), punctuation dropped, runs of
  *   spaces and hyphens made one hyphen; a repeated or empty slug gets `_1`, `_2`…
@@ -19,7 +20,16 @@ import type { Block } from './mdx-to-sections.ts';
  *   punctuation and spaces made one hyphen, an `_` before a leading digit; repeats get `-1`, `-2`…
  *   An explicit `{#id}` at the end of a heading (markdown-it-attrs) is its id, as with Docusaurus.
  */
-export type AnchorStyle = 'github' | 'docusaurus' | 'mkdocs' | 'mkdocs-attr-list' | 'vitepress';
+export type AnchorStyle =
+  | 'github'
+  | 'docusaurus'
+  | 'docusaurus-cased'
+  | 'mkdocs'
+  | 'mkdocs-attr-list'
+  | 'vitepress';
+
+const isDocusaurus = (style: AnchorStyle | undefined): boolean =>
+  style === 'docusaurus' || style === 'docusaurus-cased';
 
 export interface HeadingSlugger {
   /** The id of the next heading of the page, in document order. */
@@ -39,7 +49,7 @@ const ATTR_LIST = / +\{:?([^}\n]*)\} *$/;
 
 /** Heading blocks with their explicit `{#id}` taken out of the text, for frameworks that read one. */
 export const withExplicitIds = (blocks: Block[], style: AnchorStyle | undefined): Block[] => {
-  if (style !== 'docusaurus' && style !== 'vitepress' && style !== 'mkdocs-attr-list') return blocks;
+  if (!isDocusaurus(style) && style !== 'vitepress' && style !== 'mkdocs-attr-list') return blocks;
   return blocks.map((block) => {
     if (block.kind !== 'heading') return block;
     if (style === 'mkdocs-attr-list') {
@@ -53,7 +63,7 @@ export const withExplicitIds = (blocks: Block[], style: AnchorStyle | undefined)
       return id === undefined ? { ...block, text } : { ...block, text, id };
     }
     // Docusaurus reads `{/* #id */}` before `{#id}` (its remark `headings` plugin).
-    if (style === 'docusaurus' && block.commentId !== undefined) return { ...block, id: block.commentId };
+    if (isDocusaurus(style) && block.commentId !== undefined) return { ...block, id: block.commentId };
     const found = EXPLICIT_ID.exec(block.text);
     if (!found?.[1]) return block;
     const text = block.text.slice(0, found.index);
@@ -116,10 +126,11 @@ export const headingSlugger = (
   style: AnchorStyle = 'github',
   explicitIds: Iterable<string> = [],
 ): HeadingSlugger => {
-  if (style === 'github' || style === 'docusaurus') {
+  if (style === 'github' || isDocusaurus(style)) {
     const slugger = new GithubSlugger();
+    const maintainCase = style === 'docusaurus-cased';
     // Docusaurus' remark `headings` plugin takes an explicit id as it is, without telling its slugger.
-    return { slug: (text) => slugger.slug(text), explicit: (id) => id };
+    return { slug: (text) => slugger.slug(text, maintainCase), explicit: (id) => id };
   }
   const used = new Set<string>();
   const explicit = (id: string): string => {
