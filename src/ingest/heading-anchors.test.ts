@@ -187,6 +187,22 @@ describe('pages get the anchors of their framework', () => {
     ]);
   });
 
+  it("Starlight drops one trailing hyphen from github-slugger's slug, as Astro does", async () => {
+    const root = fixture({
+      'astro.config.mjs':
+        "import starlight from '@astrojs/starlight';\nexport default { integrations: [starlight({ title: 'S' })] };\n",
+      'src/content/docs/setup.md':
+        '---\ntitle: Setup\n---\n\n## Release notes 🎉\n\nA.\n\n## What is new?\n\nB.\n\n## C++ & Rust\n\nC.\n',
+    });
+    expect((await sections(root, 'setup')).chunks).toEqual([
+      ['release-notes', 'Release notes 🎉'],
+      ['what-is-new', 'What is new?'],
+      ['c--rust', 'C++ & Rust'],
+    ]);
+    const plain = fixture({ 'setup.md': '# Setup\n\n## Release notes 🎉\n\nA.\n' });
+    expect((await sections(plain, 'setup')).chunks).toEqual([['release-notes-', 'Release notes 🎉']]);
+  });
+
   it('Starlight and plain Markdown do not: the text stays, slugged', async () => {
     const plain = fixture({ 'setup.md': explicit });
     expect((await sections(plain, 'setup')).chunks).toEqual([

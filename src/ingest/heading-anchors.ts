@@ -5,8 +5,9 @@ import type { Block } from './mdx-to-sections.ts';
  * How the site's framework turns a heading into its `id`, so a citation's `#anchor` is the one the
  * published page has:
  *
- * - `github`: github-slugger, as GitHub, Mintlify and Astro Starlight slug headings; a repeated slug gets
- *   `-1`, `-2`…
+ * - `github`: github-slugger, as GitHub and Mintlify slug headings; a repeated slug gets `-1`, `-2`…
+ * - `starlight`: github-slugger, then one trailing `-` dropped, as Astro's `rehypeHeadingIds` does
+ *   (`Release notes 🎉` → `release-notes`, not `release-notes-`).
  * - `docusaurus`: github-slugger too, and an explicit id written at the end of the heading
  *   (`## Setup {#install}`) is the heading's id, out of its text. `docusaurus-cased`: the same with
  *   `markdown.anchors.maintainCase`, where slugs keep the heading's case (`Hello-World`).
@@ -22,6 +23,7 @@ import type { Block } from './mdx-to-sections.ts';
  */
 export type AnchorStyle =
   | 'github'
+  | 'starlight'
   | 'docusaurus'
   | 'docusaurus-cased'
   | 'mkdocs'
@@ -126,6 +128,17 @@ export const headingSlugger = (
   style: AnchorStyle = 'github',
   explicitIds: Iterable<string> = [],
 ): HeadingSlugger => {
+  if (style === 'starlight') {
+    const slugger = new GithubSlugger();
+    // Astro counts the slug before it drops the hyphen, as here.
+    return {
+      slug: (text) => {
+        const slug = slugger.slug(text);
+        return slug.endsWith('-') ? slug.slice(0, -1) : slug;
+      },
+      explicit: (id) => id,
+    };
+  }
   if (style === 'github' || isDocusaurus(style)) {
     const slugger = new GithubSlugger();
     const maintainCase = style === 'docusaurus-cased';

@@ -214,7 +214,10 @@ export const streamDocsFolder = async (
     ...(summary.kind === 'docusaurus' || summary.kind === 'mkdocs' ? { syntax: summary.kind } : {}),
     ...(navigation?.anchors
       ? { anchors: navigation.anchors }
-      : summary.kind === 'docusaurus' || summary.kind === 'mkdocs' || summary.kind === 'vitepress'
+      : summary.kind === 'docusaurus' ||
+          summary.kind === 'mkdocs' ||
+          summary.kind === 'vitepress' ||
+          summary.kind === 'starlight'
         ? { anchors: summary.kind }
         : {}),
   };
