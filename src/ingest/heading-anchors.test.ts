@@ -187,20 +187,24 @@ describe('pages get the anchors of their framework', () => {
     ]);
   });
 
-  it("Starlight drops one trailing hyphen from github-slugger's slug, as Astro does", async () => {
-    const root = fixture({
-      'astro.config.mjs':
-        "import starlight from '@astrojs/starlight';\nexport default { integrations: [starlight({ title: 'S' })] };\n",
+  it('Starlight on Astro 5 drops one trailing hyphen from the slug; Astro 6 and headingIdCompat do not', async () => {
+    const starlight = (astro: string, extra = ''): Record<string, string> => ({
+      'package.json': JSON.stringify({ dependencies: { astro, '@astrojs/starlight': '^0.30.0' } }),
+      'astro.config.mjs': `import starlight from '@astrojs/starlight';\nexport default { ${extra}integrations: [starlight({ title: 'S' })] };\n`,
       'src/content/docs/setup.md':
-        '---\ntitle: Setup\n---\n\n## Release notes 🎉\n\nA.\n\n## What is new?\n\nB.\n\n## C++ & Rust\n\nC.\n',
+        '---\ntitle: Setup\n---\n\n## Release notes 🎉\n\nA.\n\n## C++ & Rust\n\nB.\n',
     });
-    expect((await sections(root, 'setup')).chunks).toEqual([
+    expect((await sections(fixture(starlight('^5.6.1')), 'setup')).chunks).toEqual([
       ['release-notes', 'Release notes 🎉'],
-      ['what-is-new', 'What is new?'],
       ['c--rust', 'C++ & Rust'],
     ]);
-    const plain = fixture({ 'setup.md': '# Setup\n\n## Release notes 🎉\n\nA.\n' });
-    expect((await sections(plain, 'setup')).chunks).toEqual([['release-notes-', 'Release notes 🎉']]);
+    const github = [
+      ['release-notes-', 'Release notes 🎉'],
+      ['c--rust', 'C++ & Rust'],
+    ];
+    expect((await sections(fixture(starlight('^6.0.0')), 'setup')).chunks).toEqual(github);
+    const compat = starlight('5.5.0', 'experimental: { headingIdCompat: true }, ');
+    expect((await sections(fixture(compat), 'setup')).chunks).toEqual(github);
   });
 
   it('Starlight and plain Markdown do not: the text stays, slugged', async () => {

@@ -6,8 +6,9 @@ import type { Block } from './mdx-to-sections.ts';
  * published page has:
  *
  * - `github`: github-slugger, as GitHub and Mintlify slug headings; a repeated slug gets `-1`, `-2`…
- * - `starlight`: github-slugger, then one trailing `-` dropped, as Astro's `rehypeHeadingIds` does
- *   (`Release notes 🎉` → `release-notes`, not `release-notes-`).
+ * - `starlight`: github-slugger, then one trailing `-` dropped, as Astro 5 and older's
+ *   `rehypeHeadingIds` does (`Release notes 🎉` → `release-notes`, not `release-notes-`); Astro 6
+ *   keeps it (`github`).
  * - `docusaurus`: github-slugger too, and an explicit id written at the end of the heading
  *   (`## Setup {#install}`) is the heading's id, out of its text. `docusaurus-cased`: the same with
  *   `markdown.anchors.maintainCase`, where slugs keep the heading's case (`Hello-World`).

@@ -214,10 +214,7 @@ export const streamDocsFolder = async (
     ...(summary.kind === 'docusaurus' || summary.kind === 'mkdocs' ? { syntax: summary.kind } : {}),
     ...(navigation?.anchors
       ? { anchors: navigation.anchors }
-      : summary.kind === 'docusaurus' ||
-          summary.kind === 'mkdocs' ||
-          summary.kind === 'vitepress' ||
-          summary.kind === 'starlight'
+      : summary.kind === 'docusaurus' || summary.kind === 'mkdocs' || summary.kind === 'vitepress'
         ? { anchors: summary.kind }
         : {}),
   };
