@@ -1,4 +1,4 @@
-import GithubSlugger from 'github-slugger';
+import { type AnchorStyle, headingSlugger } from './heading-anchors.ts';
 import type { Block } from './mdx-to-sections.ts';
 import type { ParsedChunk } from './types.ts';
 
@@ -16,6 +16,8 @@ export interface ChunkInput {
   title: string;
   description: string | null;
   blocks: Block[];
+  /** How the site's framework makes heading ids (heading-anchors.ts); github-slugger's by default. */
+  anchors?: AnchorStyle;
 }
 
 const wordCount = (text: string): number => {
@@ -153,12 +155,16 @@ interface Section {
 }
 
 /**
- * Cuts a page into chunks at H2/H3 (H1s other than the title too), with breadcrumbs and the anchor Mintlify
- * links to. Every heading goes through one per-page slugger, in document order, so repeated headings get
- * the same `-1`, `-2` suffixes as on the site even when they sit inside a chunk (H4+).
+ * Cuts a page into chunks at H2/H3 (H1s other than the title too), with breadcrumbs and the anchor the
+ * site's framework gives the heading. Every heading goes through one per-page slugger, in document order,
+ * so repeated headings get the same suffixes (`-1`, or `_1` on MkDocs) as on the site even when they sit
+ * inside a chunk (H4+).
  */
 export const chunkPage = (input: ChunkInput, max = MAX_CHUNK_WORDS): ParsedChunk[] => {
-  const slugger = new GithubSlugger();
+  const slugger = headingSlugger(
+    input.anchors,
+    input.blocks.flatMap((block) => (block.kind === 'heading' && block.id !== undefined ? [block.id] : [])),
+  );
   const intro: Section = { anchor: null, headings: [], parts: [] };
   if (input.description) intro.parts.push(input.description);
   const sections: Section[] = [intro];
@@ -171,7 +177,7 @@ export const chunkPage = (input: ChunkInput, max = MAX_CHUNK_WORDS): ParsedChunk
       current.parts.push(block.text);
       continue;
     }
-    const anchor = slugger.slug(block.text);
+    const anchor = block.id === undefined ? slugger.slug(block.text) : slugger.explicit(block.id);
     // The page's own `# Title` repeats the title; it is not a section of the page.
     if (block.depth === 1 && !titleHeadingSeen && sameText(block.text, input.title)) {
       titleHeadingSeen = true;

@@ -19,6 +19,11 @@ export interface HashSubject {
   /** The site's framework block syntax (`PageSyntax`), '' for none: it changes what a page parses to. */
   syntax: string;
   /**
+   * How heading ids are made (`AnchorStyle`), when not github-slugger's: it changes every page's anchors.
+   * Hashed only when set, so other sites' hashes stay as they were.
+   */
+  anchors?: string;
+  /**
    * `seo.indexing: "all"`: a page with `hidden: true` front matter is indexed only then, so turning it
    * off must not reuse such a page. Hashed only when true, so other sites' hashes stay as they were.
    */
@@ -56,6 +61,7 @@ export const contentHash = (input: HashInput): string => {
   field(JSON.stringify(input.versions));
   field(JSON.stringify(input.languages));
   field(input.syntax);
+  if (input.anchors !== undefined) field(`anchors:${input.anchors}`);
   if (input.indexHidden === true) field('index-hidden');
   return hash.digest('hex');
 };

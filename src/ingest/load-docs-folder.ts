@@ -212,6 +212,11 @@ export const streamDocsFolder = async (
     analyze: options.analyze ?? false,
     ...(openapi ? { openapiSpecs: openapi.specs } : {}),
     ...(summary.kind === 'docusaurus' || summary.kind === 'mkdocs' ? { syntax: summary.kind } : {}),
+    ...(navigation?.anchors
+      ? { anchors: navigation.anchors }
+      : summary.kind === 'docusaurus' || summary.kind === 'mkdocs' || summary.kind === 'vitepress'
+        ? { anchors: summary.kind }
+        : {}),
   };
   // Workers start on demand: pages reused on the main thread and small specs listed here start none.
   const pool = createPageLoaderPool(loaderOptions, {

@@ -4,6 +4,7 @@ import { chunkPage } from './chunk-page.ts';
 import { containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { contentHash, type HashSubject } from './content-hash.ts';
 import { type ShareInfo, shareKey } from './duplicate-pages.ts';
+import { type AnchorStyle, withExplicitIds } from './heading-anchors.ts';
 import { importClosure, importShape, type SnippetScanCache } from './import-closure.ts';
 import { MAX_PAGE_CHUNKS } from './ingest-limits.ts';
 import { type Block, treeToBlocks } from './mdx-to-sections.ts';
@@ -57,6 +58,8 @@ export interface PageLoaderOptions {
   openapiSpecs?: readonly string[];
   /** The site's framework block syntax (parse-markdown.ts), when it has one. */
   syntax?: PageSyntax;
+  /** How the site's framework makes heading ids (heading-anchors.ts); github-slugger's when absent. */
+  anchors?: AnchorStyle;
 }
 
 const isTrue = (value: unknown): boolean => value === true || value === 'true';
@@ -124,6 +127,7 @@ const hashSubject = (candidate: PageCandidate, options: PageLoaderOptions): Hash
   versions: candidate.versions,
   languages: candidate.languages,
   syntax: options.syntax ?? '',
+  ...(options.anchors === undefined || options.anchors === 'github' ? {} : { anchors: options.anchors }),
   indexHidden: options.indexHidden,
 });
 
@@ -327,7 +331,12 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
     warnings: Warning[],
     snippetFiles: string[],
   ): PageResult => {
-    let chunks = chunkPage({ title, description, blocks });
+    let chunks = chunkPage({
+      title,
+      description,
+      blocks,
+      ...(options.anchors ? { anchors: options.anchors } : {}),
+    });
     if (chunks.length > MAX_PAGE_CHUNKS) {
       warnings.push({
         file,
@@ -412,15 +421,21 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
 
     const resolved = await snippets.resolve(snippets.scopeFor(parsed.tree, file, warnings));
     warnings.push(...resolved.warnings);
-    const blocks = treeToBlocks(parsed.tree, {
-      snippets: resolved,
-      pageChars: source.length,
-      onCycle: (chain) => {
-        const at = chain[chain.length - 2] ?? file;
-        warnings.push({ file: at, message: `snippet import cycle ${chain.join(' → ')}; not inlined again` });
-      },
-      onLimit: (message) => warnings.push({ file, message }),
-    });
+    const blocks = withExplicitIds(
+      treeToBlocks(parsed.tree, {
+        snippets: resolved,
+        pageChars: source.length,
+        onCycle: (chain) => {
+          const at = chain[chain.length - 2] ?? file;
+          warnings.push({
+            file: at,
+            message: `snippet import cycle ${chain.join(' → ')}; not inlined again`,
+          });
+        },
+        onLimit: (message) => warnings.push({ file, message }),
+      }),
+      options.anchors,
+    );
     let reference: { title: string; description: string | null } | null = null;
     if (operation) {
       const loaded = await loadOperation(specs, operation, file);

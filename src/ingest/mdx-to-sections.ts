@@ -12,7 +12,25 @@ import type { ImportScope, LoadedSnippet, ResolvedSnippets } from './snippets.ts
 import { STORED_CELL_SEPARATOR } from './table-cells.ts';
 
 /** A page flattened into what chunking needs: headings and text blocks, in reading order. */
-export type Block = { kind: 'heading'; depth: number; text: string } | { kind: 'text'; text: string };
+export type Block =
+  /**
+   * `id`: the heading's explicit id (`## Setup {#install}`), where the framework reads one
+   * (heading-anchors.ts). `commentId`: the id an MDX comment at its end names (`{/* #install *\/}`),
+   * which only Docusaurus reads.
+   */
+  | { kind: 'heading'; depth: number; text: string; id?: string; commentId?: string }
+  | { kind: 'text'; text: string };
+
+/**
+ * Docusaurus' MDX comment heading id (its remark `headings` plugin): a heading whose last child is an
+ * expression holding only a comment whose first word starts with `#`, `{/* #install *\/}`.
+ */
+const headingCommentId = (last: PhrasingContent | undefined): string | undefined => {
+  if (last?.type !== 'mdxTextExpression') return undefined;
+  const comment = /^\s*\/\*([\s\S]*?)\*\/\s*$/.exec(last.value);
+  const first = comment?.[1]?.trim().split(' ')[0];
+  return first?.startsWith('#') && first.length > 1 ? first.slice(1) : undefined;
+};
 
 export interface RenderOptions {
   snippets: ResolvedSnippets;
@@ -273,7 +291,9 @@ class Renderer {
     switch (node.type) {
       case 'heading': {
         const text = collapse(this.inline(node.children, scope)).replace(/\n/g, ' ');
-        if (text !== '') this.blocks.push({ kind: 'heading', depth: node.depth, text });
+        const commentId = headingCommentId(node.children[node.children.length - 1]);
+        if (text !== '')
+          this.blocks.push({ kind: 'heading', depth: node.depth, text, ...(commentId ? { commentId } : {}) });
         return;
       }
       case 'paragraph':

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { containedFolder, MAX_CONFIG_FILE_BYTES } from './contained-file.ts';
+import type { AnchorStyle } from './heading-anchors.ts';
 import { jsonErrorOffset, lineOfJsonString, positionAt } from './json-position.ts';
 import { parseOperationRef, specFileOf } from './openapi/operation-ref.ts';
 import type { NavigationSummary, Warning } from './types.ts';
@@ -78,6 +79,8 @@ export interface Navigation {
   indexHidden: boolean;
   /** API reference pages to generate from OpenAPI files (Mintlify configs only). */
   openapi?: NavOpenApi;
+  /** How the framework makes heading ids, when its config decides it (MkDocs' `attr_list`). */
+  anchors?: AnchorStyle;
 }
 
 /** Keys whose values hold further navigation; walked in the order the config writes them. */

@@ -7,7 +7,11 @@ import remarkMdx from 'remark-mdx';
 import remarkParse from 'remark-parse';
 import { type Processor, unified } from 'unified';
 import { isMap, isNode, isScalar, parseDocument } from 'yaml';
-import { rewriteDocusaurusAdmonitionTitles, rewriteMkDocsBlocks } from './frameworks/framework-blocks.ts';
+import {
+  escapeDocusaurusHeadingIds,
+  rewriteDocusaurusAdmonitionTitles,
+  rewriteMkDocsBlocks,
+} from './frameworks/framework-blocks.ts';
 import type { Warning } from './types.ts';
 
 /**
@@ -83,7 +87,7 @@ export const parseSource = (
     syntax === 'mkdocs'
       ? rewriteMkDocsBlocks(written)
       : syntax === 'docusaurus'
-        ? rewriteDocusaurusAdmonitionTitles(written)
+        ? rewriteDocusaurusAdmonitionTitles(escapeDocusaurusHeadingIds(written))
         : written;
   const mdxParser = syntax === 'docusaurus' ? docusaurusMdxProcessor : mdxProcessor;
   const markdownParser = syntax === 'docusaurus' ? docusaurusMarkdownProcessor : markdownProcessor;

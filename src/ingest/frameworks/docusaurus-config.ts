@@ -44,6 +44,8 @@ export interface DocusaurusConfig {
   locales: string[];
   /** `i18n.localeConfigs.<locale>.path`, when it differs from the locale. */
   localePaths: Map<string, string>;
+  /** `markdown.anchors.maintainCase`: heading ids keep the heading's case. */
+  anchorsMaintainCase?: boolean;
 }
 
 const PATH_CALLS = new Set([
@@ -131,6 +133,8 @@ export const readDocusaurusConfig = (
     return result;
   }
   result.title = asString(field(config, 'title')) ?? null;
+  if (asBoolean(field(field(field(config, 'markdown'), 'anchors'), 'maintainCase')) === true)
+    result.anchorsMaintainCase = true;
 
   const instanceOf = (
     options: StaticValue | undefined,

@@ -136,12 +136,13 @@ export const readDocusaurus = async (
       }
     }
   }
-  return builder.build({
+  const nav = builder.build({
     kind: 'docusaurus',
     versions: versionLabels,
     languages: multilingual ? ordered : [],
     name: config.title,
   });
+  return { ...nav, anchors: config.anchorsMaintainCase ? 'docusaurus-cased' : 'docusaurus' };
 };
 
 const instancePrefix = (instance: DocsInstance): string =>

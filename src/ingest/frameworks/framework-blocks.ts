@@ -29,6 +29,23 @@ export function rewriteDocusaurusAdmonitionTitles(source: string): string {
 }
 
 /**
+ * Docusaurus' explicit heading ids (`## Setup {#install}`): MDX would read `{#install}` as a JavaScript
+ * expression and fail, so Docusaurus escapes the first `{#` of every heading line (its
+ * `escapeMarkdownHeadingIds`) before parsing; rewritten the same way, outside fenced code. In Markdown the
+ * escape reads as the `{` it was.
+ */
+export function escapeDocusaurusHeadingIds(source: string): string {
+  if (!source.includes('{#')) return source;
+  const fences = new FenceTracker();
+  return source
+    .split('\n')
+    .map((line) =>
+      fences.inFence(line) || !/^#{1,6}(?!#)/.test(line) ? line : line.replace(/(?<!\\)\{#/, '\\{#'),
+    )
+    .join('\n');
+}
+
+/**
  * Material for MkDocs writes admonitions (`!!! warning "Windows"`, collapsible `???` and `???+`) and
  * content tabs (`=== "Linux"`) as a marker line and a body indented four spaces: Python-Markdown
  * extensions that no JavaScript parser reads, so a CommonMark parser takes the marker for text and the

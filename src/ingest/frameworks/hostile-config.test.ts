@@ -246,7 +246,7 @@ describe('hostile framework configs', () => {
         'guide/a.md': md('A'),
       }),
     );
-    expect(vitepress.nav.pages.map((p) => p.id).sort()).toEqual(['a', 'index']);
+    expect(vitepress.nav.pages.map((p) => p.id).sort()).toEqual(['a.html', 'index']);
   });
   it('stops front matter whose aliases expand past what its text spells out, naming the page', async () => {
     const bomb = ['a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { AnchorStyle } from '../heading-anchors.ts';
 import { DocsConfigError, type Navigation } from '../navigation.ts';
 import type { FrameworkContext } from './framework-context.ts';
 import { MAX_LANGUAGES, MAX_SIDEBAR_DEPTH } from './limits.ts';
@@ -169,12 +170,46 @@ export const readMkDocs = async (
         if (!pages.has(canonical)) builder.addLanguage(pageId(version ?? '', canonical), language.locale);
     }
   }
-  return builder.build({
+  const nav = builder.build({
     kind: 'mkdocs',
     versions: version === null ? [] : [version],
     languages: multilingual ? languages.map((l) => l.locale) : [],
     name,
   });
+  return { ...nav, anchors: headingIdStyle(ctx, configFile, config) };
+};
+
+/** Python-Markdown extensions as `markdown_extensions` lists them: `- attr_list` or `- toc: {…}`. */
+const markdownExtensions = (config: StaticValue | undefined): Map<string, StaticValue | undefined> => {
+  const found = new Map<string, StaticValue | undefined>();
+  for (const item of asArray(field(config, 'markdown_extensions')) ?? []) {
+    const named = asString(item);
+    if (named !== undefined) found.set(named.replace(/^markdown\.extensions\./, ''), undefined);
+    for (const [key, options] of asObject(item)?.entries ?? [])
+      found.set(key.replace(/^markdown\.extensions\./, ''), options);
+  }
+  return found;
+};
+
+/**
+ * How the site's headings get their ids: Python-Markdown's toc (which MkDocs always loads), reading
+ * explicit ids when `attr_list` is enabled. A `slugify` function of its own for toc is Python code: not
+ * read, with a warning, and the default slugify is used.
+ */
+const headingIdStyle = (
+  ctx: FrameworkContext,
+  configFile: string,
+  config: StaticValue | undefined,
+): AnchorStyle => {
+  const extensions = markdownExtensions(config);
+  const slugify = field(extensions.get('toc'), 'slugify');
+  if (slugify !== undefined)
+    ctx.warn(
+      configFile,
+      slugify.line,
+      "toc's slugify is a Python function, which is not run; heading anchors follow Python-Markdown's default slugify and may not match the site's",
+    );
+  return extensions.has('attr_list') ? 'mkdocs-attr-list' : 'mkdocs';
 };
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -44,7 +44,7 @@ describe('readFrameworkNavigation', () => {
     );
     expect(vitepress?.nav.summary.kind).toBe('vitepress');
     // Ids are URL paths under the site, files are paths under the folder Docent was given.
-    expect(vitepress?.nav.pages.map((p) => [p.id, p.file])).toEqual([['guide', 'docs/guide.md']]);
+    expect(vitepress?.nav.pages.map((p) => [p.id, p.file])).toEqual([['guide.html', 'docs/guide.md']]);
     const mkdocs = await readFolderNavigation(
       folder({ 'docs/mkdocs.yml': 'site_name: Nested\n', 'docs/docs/a.md': '# A' }),
     );
@@ -66,7 +66,7 @@ describe('readFrameworkNavigation', () => {
         'b.md': '# B',
       }),
     );
-    expect(result?.nav.pages.map((p) => p.id)).toEqual(['a', 'b']);
+    expect(result?.nav.pages.map((p) => p.id)).toEqual(['a.html', 'b.html']);
     expect(result?.warnings).toEqual([
       expect.objectContaining({
         file: '.vitepress/config.js',

@@ -195,12 +195,45 @@ export const readStarlight = async (
           builder.addLanguage(pageIdOfUrl(page.slug === 'index' ? '' : page.slug), locale.label);
     }
   }
-  return builder.build({
+  const nav = builder.build({
     kind: 'starlight',
     versions: [],
     languages: multilingual ? locales.map((l) => l.label) : [],
     name: starlightTitle(options),
   });
+  const trims = await astroTrimsHeadingIds(ctx, siteDir, read.status === 'ok' ? read.value : undefined);
+  return { ...nav, anchors: trims ? 'starlight' : 'github' };
+};
+
+/**
+ * Whether Astro drops a trailing `-` from the heading ids it makes: Astro 5 and older do, unless
+ * `experimental.headingIdCompat` is set; Astro 6 made github-slugger's ids the only behaviour. Told by
+ * the `astro` version the site's package.json asks for; without one, the current behaviour.
+ */
+const astroTrimsHeadingIds = async (
+  ctx: FrameworkContext,
+  siteDir: string,
+  exported: StaticValue | undefined,
+): Promise<boolean> => {
+  const config = exported === undefined ? undefined : unwrapCall(exported, ['defineConfig']);
+  if (asBoolean(field(field(config, 'experimental'), 'headingIdCompat')) === true) return false;
+  const pkg = await ctx.readText(joinUrl(siteDir, 'package.json'));
+  if (pkg.status !== 'ok') return false;
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(pkg.text);
+  } catch {
+    return false;
+  }
+  const versionOf = (key: string): unknown =>
+    typeof manifest === 'object' && manifest !== null
+      ? (manifest as Record<string, Record<string, unknown> | undefined>)[key]?.astro
+      : undefined;
+  const version = [versionOf('dependencies'), versionOf('devDependencies')].find(
+    (v) => typeof v === 'string',
+  );
+  const major = typeof version === 'string' ? /^\D*(\d+)/.exec(version)?.[1] : undefined;
+  return major !== undefined && Number(major) <= 5;
 };
 
 const starlightTitle = (options: StaticValue | undefined): string | null => {

@@ -55,8 +55,8 @@ describe('VitePress site with srcDir, item bases and rewrites', () => {
   it('resolves relative links against base, applies plain rewrites and warns about the rest', async () => {
     const { nav, warnings } = await readFixture('vitepress-srcdir');
     expect(rows(nav)).toEqual([
-      ['reference/config', 'src/reference/config.md', 'Reference', ''],
-      ['reference/cli', 'src/reference/cli.md', 'Reference', ''],
+      ['reference/config.html', 'src/reference/config.md', 'Reference', ''],
+      ['reference/cli.html', 'src/reference/cli.md', 'Reference', ''],
       ['core', 'src/packages/core/index.md', null, ''],
       ['index', 'src/index.md', null, ''],
     ]);
@@ -106,8 +106,37 @@ describe('VitePress config wrapped by a plugin', () => {
     expect(read?.warnings).toEqual([]);
     expect(read?.nav.summary.name).toBe('Mermaid site');
     expect(read && rows(read.nav)).toEqual([
-      ['guide/b', 'src/guide/b.md', 'Guide', ''],
-      ['guide/a', 'src/guide/a.md', 'Guide', ''],
+      ['guide/b.html', 'src/guide/b.md', 'Guide', ''],
+      ['guide/a.html', 'src/guide/a.md', 'Guide', ''],
     ]);
+  });
+});
+
+describe('VitePress page URLs and cleanUrls', () => {
+  const site = async (config: string): Promise<string[]> => {
+    const root = mkdtempSync(path.join(tmpdir(), 'docent-vitepress-clean-'));
+    const files: Record<string, string> = {
+      '.vitepress/config.mts': config,
+      'index.md': '# Home\n',
+      'guide/index.md': '# Guide\n',
+      'guide/setup.md': '# Setup\n',
+    };
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    const read = await readFolderNavigation(root);
+    return (read?.nav.pages ?? []).map((p) => p.id);
+  };
+
+  it('publishes a page at its .html file by default, as VitePress links it; a folder index at its folder', async () => {
+    const config = "export default { themeConfig: { sidebar: [{ text: 'Setup', link: '/guide/setup' }] } }\n";
+    expect(await site(config)).toEqual(['guide/setup.html', 'guide', 'index']);
+  });
+
+  it('drops the .html with cleanUrls: true', async () => {
+    const config =
+      "export default { cleanUrls: true, themeConfig: { sidebar: [{ text: 'Setup', link: '/guide/setup' }] } }\n";
+    expect(await site(config)).toEqual(['guide/setup', 'guide', 'index']);
   });
 });

@@ -7,6 +7,7 @@ import { NavBuilder, pageIdOfUrl } from './nav-builder.ts';
 import { isExternalLink, siteRelative } from './site-paths.ts';
 import {
   asArray,
+  asBoolean,
   asObject,
   asString,
   describe,
@@ -26,7 +27,10 @@ const CONFIG_WRAPPERS = [
 ];
 
 interface VitePressPage {
+  /** The page's URL path as its sidebar links name it: `guide/setup`. */
   id: string;
+  /** Its URL as published: `guide/setup.html` unless `cleanUrls` (a folder's index: the folder). */
+  published: string;
   file: string;
   /** Language label; null on a single-language site. */
   language: string | null;
@@ -85,21 +89,31 @@ export const readVitePress = async (
   const locales = readLocales(ctx, configFile, config);
   const multilingual = locales.length > 1;
 
+  // Without `cleanUrls: true` (VitePress' default), a page is published at its built file,
+  // `guide/setup.html`, and every link VitePress makes to it says so; a folder's index at the folder.
+  const cleanUrls = asBoolean(field(config, 'cleanUrls')) === true;
   const pages: VitePressPage[] = [];
   for (const file of ctx.filesUnder(srcDir)) {
     const source = srcDir === '' ? file : file.slice(srcDir.length + 1);
     // Markdown under public/ is copied as a static file, not built into a page.
     if (!/\.md$/i.test(source) || source.startsWith('public/') || excluded(source)) continue;
-    const url = vitepressUrl(rewrites.get(source) ?? source);
+    const target = rewrites.get(source) ?? source;
+    const url = vitepressUrl(target);
     const first = url.split('/')[0] ?? '';
     const locale = locales.find((l) => l.dir !== '' && l.dir === first) ?? locales.find((l) => l.dir === '');
-    pages.push({ id: pageIdOfUrl(url), file, language: multilingual && locale ? locale.label : null });
+    const isIndex = /(^|\/)index\.md$/i.test(target);
+    pages.push({
+      id: pageIdOfUrl(url),
+      published: cleanUrls || isIndex ? pageIdOfUrl(url) : `${pageIdOfUrl(url)}.html`,
+      file,
+      language: multilingual && locale ? locale.label : null,
+    });
   }
   const byId = new Map(pages.map((page) => [page.id, page]));
 
   const emit = (page: VitePressPage, group: string | null, line: number | undefined): void =>
     builder.add({
-      id: page.id,
+      id: page.published,
       file: page.file,
       configFile,
       ...(line === undefined ? {} : { line }),
