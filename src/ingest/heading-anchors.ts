@@ -1,3 +1,5 @@
+// VitePress' own default for heading ids.
+import { slugify as vitepressSlug } from '@mdit-vue/shared';
 import GithubSlugger from 'github-slugger';
 import type { Block } from './mdx-to-sections.ts';
 
@@ -95,22 +97,6 @@ const pythonMarkdownUnique = (id: string, used: Set<string>): string => {
   used.add(out);
   return out;
 };
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: @mdit-vue removes control characters
-const MDIT_CONTROL = /[\u0000-\u001f]/g;
-const MDIT_SPECIAL = /[\s~`!@#$%^&*()\-_+=[\]{}|\\;:"'“”‘’<>,.?/]+/g;
-
-/** @mdit-vue/shared's `slugify`, VitePress' default for heading ids. */
-export const vitepressSlug = (text: string): string =>
-  text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(MDIT_CONTROL, '')
-    .replace(MDIT_SPECIAL, '-')
-    .replace(/-{2,}/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .replace(/^(\d)/, '_$1')
-    .toLowerCase();
 
 /** markdown-it-anchor's `uniqueSlug` (start index 1): `x-1`, `x-2`… on repeats. */
 const markdownItUnique = (slug: string, used: Set<string>): string => {
