@@ -17,6 +17,8 @@ export const DOMAIN_ERROR_KINDS = [
   'credits_exhausted',
   /** The answer model (or another dependency) failed; safe to retry later. */
   'unavailable',
+  /** The caller already has as many of these running as it may: retry when one ends. */
+  'too_many_running',
 ] as const;
 
 export type DomainErrorKind = (typeof DOMAIN_ERROR_KINDS)[number];
@@ -27,6 +29,8 @@ export interface DomainErrorOptions {
   reason?: 'missing' | 'invalid';
   /** The thread the failed request still created or continued, so the client can keep it. */
   thread?: { id: string; key?: string | undefined };
+  /** For `too_many_running`: when trying again is worth it. */
+  retryAfterSeconds?: number;
 }
 
 export class DomainError extends Error {
@@ -34,11 +38,13 @@ export class DomainError extends Error {
   readonly kind: DomainErrorKind;
   readonly reason: 'missing' | 'invalid' | undefined;
   readonly thread: { id: string; key?: string | undefined } | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(kind: DomainErrorKind, message: string, options: DomainErrorOptions = {}) {
     super(message, { cause: options.cause });
     this.kind = kind;
     this.reason = options.reason;
     this.thread = options.thread;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }

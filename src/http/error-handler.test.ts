@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { Hono } from 'hono';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { DomainError } from '../errors/domain-error.ts';
 import type { AppEnv } from './app-env.ts';
 import { handleError, handleNotFound, notFoundOrWrongMethod, routePattern } from './error-handler.ts';
 import { DocentError } from './errors.ts';
@@ -126,5 +127,26 @@ describe('a wrong method', () => {
     expect(routePattern('/x/:n{[0-9]{2,3}}').test('/x/123')).toBe(true);
     expect(routePattern('/x/:n{[0-9]{2,3}}').test('/x/1234')).toBe(false);
     expect(routePattern('/x/:n{[0-9]{2,3}}').test('/x/12/')).toBe(false);
+  });
+});
+
+describe('a domain error saying too many are running', () => {
+  it('is a 429 rate_limited with the Retry-After it names', async () => {
+    const app = appLogging([]);
+    app.get('/busy', () => {
+      throw new DomainError('too_many_running', 'This organization already has 3 ingestions running', {
+        retryAfterSeconds: 30,
+      });
+    });
+    const response = await app.request('/busy');
+    expect(response.status).toBe(429);
+    expect(response.headers.get('Retry-After')).toBe('30');
+    expect(await response.json()).toEqual({
+      error: {
+        code: 'rate_limited',
+        message: 'This organization already has 3 ingestions running',
+        requestId: 'req_test',
+      },
+    });
   });
 });

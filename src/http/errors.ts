@@ -72,6 +72,7 @@ const codeOfDomainKind = {
   thread_not_found: 'thread_not_found',
   credits_exhausted: 'credits_exhausted',
   unavailable: 'unavailable',
+  too_many_running: 'rate_limited',
 } as const satisfies Record<DomainErrorKind, ErrorCode>;
 
 /** A domain error as the HTTP error it is answered with. */
@@ -79,6 +80,7 @@ export function fromDomainError(error: DomainError): DocentError {
   const headers: Record<string, string> = {};
   if (error.kind === 'unauthenticated')
     headers['WWW-Authenticate'] = error.reason === 'invalid' ? 'Bearer error="invalid_token"' : 'Bearer';
+  if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
   if (error.thread) {
     headers['X-Thread-Id'] = error.thread.id;
     if (error.thread.key) headers['X-Thread-Key'] = error.thread.key;

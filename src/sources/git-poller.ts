@@ -2,7 +2,11 @@ import type { Logger } from 'pino';
 import { unfinishedIngestion } from '../ingest/jobs.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
-import { IngestionBusyError, type IngestionRunner } from '../tenancy/ingestion-runner.ts';
+import {
+  IngestionBusyError,
+  IngestionLimitError,
+  type IngestionRunner,
+} from '../tenancy/ingestion-runner.ts';
 import { getSite } from '../tenancy/sites.ts';
 import { remoteHead } from './git-checkout.ts';
 import {
@@ -74,6 +78,14 @@ export function startGitPoller(
       const job = await deps.ingestions.startGit(deps.storage, source.site_id);
       deps.logger.info({ siteId: source.site_id, jobId: job.id, head }, 'git source moved: ingesting');
     } catch (error) {
+      if (error instanceof IngestionLimitError) {
+        // Its organization's other ingestions come first; the next poll looks again.
+        deps.logger.info(
+          { siteId: source.site_id, head },
+          `git source moved, not ingested yet: ${error.message}`,
+        );
+        return;
+      }
       if (!(error instanceof IngestionBusyError)) throw error;
     }
   };

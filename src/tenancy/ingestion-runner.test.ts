@@ -1,9 +1,17 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config.ts';
+import { setGitSource } from '../sources/git-sources.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
-import { type IngestionOutcome, IngestionRunner } from './ingestion-runner.ts';
+import {
+  IngestionLimitError,
+  type IngestionOutcome,
+  IngestionRunner,
+  MAX_RUNNING_INGESTIONS_PER_ORGANIZATION,
+} from './ingestion-runner.ts';
 import { createOrganization } from './organizations.ts';
 import { createSite } from './sites.ts';
 
@@ -42,5 +50,68 @@ describe('ingestion runner listeners', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(heard).toEqual(['success']);
     expect(unhandled).toEqual([]);
+  });
+});
+
+describe('ingestions running at once', () => {
+  let database: TestDatabase;
+  let temp: string;
+  // A git remote that takes connections and never answers: each ingestion of it runs until stopped.
+  const silent = net.createServer(() => {});
+  let url: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    temp = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-runner-cap-'));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/docs.git`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => silent.close(resolve));
+    await database?.drop();
+    fs.rmSync(temp, { recursive: true, force: true });
+  });
+
+  it('are capped per organization, not per server: one more is refused, another organization’s starts', async () => {
+    const { storage } = database;
+    const stop = new AbortController();
+    const runner = new IngestionRunner(undefined, null, {
+      dataDir: temp,
+      env: loadConfig().git.env,
+      signal: stop.signal,
+      serverCredentialsForApiSources: false,
+    });
+    const siteOf = async (organizationId: string, domain: string): Promise<string> => {
+      const site = await createSite(storage, { organizationId, domain });
+      await setGitSource(storage, site.id, {
+        url,
+        branch: null,
+        subdir: '',
+        pollMinutes: null,
+        setBy: 'api',
+      });
+      return site.id;
+    };
+    const busy = (await createOrganization(storage, { name: 'busy' })).id;
+    const other = (await createOrganization(storage, { name: 'other' })).id;
+    try {
+      for (let i = 0; i < MAX_RUNNING_INGESTIONS_PER_ORGANIZATION; i++)
+        await runner.startGit(storage, await siteOf(busy, `busy-${i}`));
+      const refused = await runner
+        .startGit(storage, await siteOf(busy, 'busy-more'))
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(IngestionLimitError);
+      expect((refused as IngestionLimitError).retryAfterSeconds).toBe(30);
+      // A push to a site over the cap is refused the same way, not queued behind another site's run.
+      await expect(runner.requestGit(storage, await siteOf(busy, 'busy-pushed'))).rejects.toBeInstanceOf(
+        IngestionLimitError,
+      );
+      await expect(runner.startGit(storage, await siteOf(other, 'other-0'))).resolves.toMatchObject({
+        status: 'queued',
+      });
+    } finally {
+      stop.abort();
+      await runner.idle();
+    }
   });
 });

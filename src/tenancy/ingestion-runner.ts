@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { DomainError } from '../errors/domain-error.ts';
 import { type IngestionResult, type IngestOptions, runIngestionJob } from '../ingest/ingest-site.ts';
 import { createIngestionJob, type IngestionJob } from '../ingest/jobs.ts';
 import type { EmbeddingModel } from '../search/embeddings/embedding-model.ts';
@@ -6,6 +7,7 @@ import type { GitWorkspace } from '../sources/git-checkout.ts';
 import { createGitIngestionJob, NoGitSourceError, runGitIngestion } from '../sources/git-ingestion.ts';
 import { getGitSource } from '../sources/git-sources.ts';
 import type { Storage } from '../storage/database.ts';
+import { getSite } from './sites.ts';
 
 /** How one background ingestion ended, for listeners (caches, metrics). */
 export interface IngestionOutcome {
@@ -21,11 +23,36 @@ export class IngestionBusyError extends Error {
 }
 
 /**
- * Runs ingestions in the background of this process, one at a time per site. A server shutting down
+ * Ingestions one organization may have running in one server process at once. Each holds a parser
+ * worker's time and, for a git source, a git process that may wait minutes on a remote: without a cap
+ * one organization's admin could start one per site (hundreds a minute under the admin rate limit).
+ */
+export const MAX_RUNNING_INGESTIONS_PER_ORGANIZATION = 3;
+/** The Retry-After of a refusal: ingestions of a small site take seconds, of a large one minutes. */
+const RETRY_AFTER_SECONDS = 30;
+
+export class IngestionLimitError extends DomainError {
+  override name = 'IngestionLimitError';
+  constructor() {
+    super(
+      'too_many_running',
+      `This organization already has ${MAX_RUNNING_INGESTIONS_PER_ORGANIZATION} ingestions running on this server; start this one when one of them has ended`,
+      { retryAfterSeconds: RETRY_AFTER_SECONDS },
+    );
+  }
+}
+
+/**
+ * Runs ingestions in the background of this process, one at a time per site and at most
+ * MAX_RUNNING_INGESTIONS_PER_ORGANIZATION per organization. A server shutting down
  * waits for running jobs (`idle`) so a job is not cut off between its writes.
  */
 export class IngestionRunner {
-  readonly #running = new Map<string, { jobId: string; done: Promise<void> }>();
+  /** By site; `organizationId` is null until the site's organization has been read (then counted). */
+  readonly #running = new Map<
+    string,
+    { jobId: string; organizationId: string | null; done: Promise<void> }
+  >();
   readonly #settled: ((outcome: IngestionOutcome) => void)[] = [];
   /** Files read so far of each job running here, for a live progress display. */
   readonly #progress = new Map<string, { done: number; total: number }>();
@@ -63,6 +90,7 @@ export class IngestionRunner {
   ): Promise<IngestionJob> {
     return this.#launch(
       siteId,
+      () => organizationOf(storage, siteId),
       () => createIngestionJob(storage, siteId, docsDir, this.instanceId),
       (job, options) => runIngestionJob(storage, job, { ...options, within }),
     );
@@ -74,6 +102,7 @@ export class IngestionRunner {
     if (git === null) throw new Error('git sources are not set up in this process (no data folder)');
     return this.#launch(
       siteId,
+      () => organizationOf(storage, siteId),
       async () => {
         const source = await getGitSource(storage, siteId);
         if (!source) throw new NoGitSourceError();
@@ -99,6 +128,7 @@ export class IngestionRunner {
 
   async #launch(
     siteId: string,
+    organizationOfSite: () => Promise<string>,
     create: () => Promise<IngestionJob>,
     run: (job: IngestionJob, options: IngestOptions) => Promise<IngestionResult & { commit?: string }>,
   ): Promise<IngestionJob> {
@@ -111,10 +141,22 @@ export class IngestionRunner {
     const done = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    const entry = { jobId: '(starting)', done };
+    const entry: { jobId: string; organizationId: string | null; done: Promise<void> } = {
+      jobId: '(starting)',
+      organizationId: null,
+      done,
+    };
     this.#running.set(siteId, entry);
     let job: IngestionJob;
     try {
+      // Counted once its organization is known, against the entries counted before it: between the
+      // read and the count nothing awaits, so two starts of one organization cannot both pass.
+      const organizationId = await organizationOfSite();
+      let running = 0;
+      for (const other of this.#running.values())
+        if (other !== entry && other.organizationId === organizationId) running++;
+      if (running >= MAX_RUNNING_INGESTIONS_PER_ORGANIZATION) throw new IngestionLimitError();
+      entry.organizationId = organizationId;
       job = await create();
     } catch (error) {
       this.#running.delete(siteId);
@@ -191,4 +233,11 @@ export class IngestionRunner {
   cancelQueued(): void {
     this.#again.clear();
   }
+}
+
+/** The organization a site belongs to; a site deleted meanwhile has nothing to ingest. */
+async function organizationOf(storage: Storage, siteId: string): Promise<string> {
+  const site = await getSite(storage, siteId);
+  if (site === undefined) throw new DomainError('not_found', 'The site no longer exists');
+  return site.organization_id;
 }
