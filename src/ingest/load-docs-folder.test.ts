@@ -165,6 +165,19 @@ describe('docs.json navigation shapes', () => {
     expect(site.warnings.map((w) => w.file)).toEqual(['b.mdx']);
     expect(site.warnings[0]?.message).toMatch(/MAX_PAGE_LINES/);
   });
+
+  it('skips a Git LFS pointer left in place of a page, saying so, instead of indexing the pointer', async () => {
+    const pointer = `version https://git-lfs.github.com/spec/v1\noid sha256:${'4d7a'.repeat(16)}\nsize 12345\n`;
+    const root = fixture({ 'big-guide.md': pointer, 'index.md': md('Index') });
+    const site = await loadDocsFolder(root);
+    expect(site.pages.map((p) => p.path)).toEqual(['index']);
+    expect(site.warnings).toEqual([
+      {
+        file: 'big-guide.md',
+        message: 'is a Git LFS pointer, not the page (LFS files are not downloaded); skipped',
+      },
+    ]);
+  });
 });
 
 describe('mint.json', () => {

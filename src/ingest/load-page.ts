@@ -23,6 +23,13 @@ import { SnippetStore } from './snippets.ts';
 import { currentStamp, type FileStampCache, pageStamp } from './source-stamps.ts';
 import type { PageStamp, ParsedChunk, ParsedPage, StampedHash, Warning } from './types.ts';
 
+/**
+ * A file git-lfs left in place of the real one: its pointer (spec v1), which is all a clone made without
+ * LFS downloads (git sources) or a checkout without git-lfs holds.
+ */
+const LFS_POINTER =
+  /^version https:\/\/git-lfs\.github\.com\/spec\/v1\r?\n(?:ext-\d+-\w+ sha256:[0-9a-f]{64}\r?\n)*oid sha256:[0-9a-f]{64}\r?\nsize \d+\r?\n?$/;
+
 /** A page file chosen for indexing, with the labels and the place the navigation gives it. */
 export interface PageCandidate {
   id: string;
@@ -388,6 +395,13 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       return { page: null, skipped: false, warnings, snippetFiles: [] };
     }
     const source = read.text;
+    if (LFS_POINTER.test(source)) {
+      warnings.push({
+        file,
+        message: 'is a Git LFS pointer, not the page (LFS files are not downloaded); skipped',
+      });
+      return { page: null, skipped: false, warnings, snippetFiles: [] };
+    }
     // `openapi:` front matter adds the operation's reference to the page, and its spec to the page's hash.
     let operation: OperationSource | null = null;
     const block = frontMatterBlock(source);
