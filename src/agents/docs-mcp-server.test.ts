@@ -1,10 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
-import type { SiteSearch } from '../search/site-search.ts';
+import type { SearchResult, SiteSearch } from '../search/site-search.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Site } from '../tenancy/sites.ts';
-import { createDocsMcpServer, MAX_PAGE_PART_CHARS, pagePart } from './docs-mcp-server.ts';
+import {
+  createDocsMcpServer,
+  MAX_PAGE_PART_CHARS,
+  MAX_SEARCH_TEXT_CHARS,
+  pagePart,
+} from './docs-mcp-server.ts';
 import { docsTitle } from './server-card.ts';
 
 /** The `search_docs` filter descriptions an agent is shown for a site with these labels. */
@@ -99,5 +104,60 @@ describe('pagePart', () => {
     const first = pagePart(emoji, 0) ?? '';
     expect(first.startsWith(`${'x'.repeat(MAX_PAGE_PART_CHARS - 1)}\n`)).toBe(true);
     expect(pagePart(emoji, MAX_PAGE_PART_CHARS - 1)?.startsWith('😀yyy')).toBe(true);
+  });
+});
+
+describe('search_docs output', () => {
+  /** `search_docs` over a site whose every section is `chars` characters long. */
+  async function searchLong(chars: number, limit: number) {
+    const results: SearchResult[] = Array.from({ length: limit }, (_, i) => ({
+      pagePath: `reference/table-${i}`,
+      url: '',
+      title: `Table ${i}`,
+      breadcrumbs: [`Table ${i}`, 'Fields'],
+      anchor: 'fields',
+      text: `${i} `.padEnd(chars, 'x'),
+      score: limit - i,
+      coverage: 1,
+      versions: [],
+      languages: [],
+      searchedVersion: null,
+    }));
+    const server = createDocsMcpServer({
+      site: { id: 'site_1', domain: 'docs', name: 'Acme', base_url: null } as Site,
+      storage: {} as Storage,
+      search: { search: async () => results } as unknown as SiteSearch,
+      docentUrl: 'http://127.0.0.1',
+      version: 'test',
+      labels: { versions: [], languages: [] },
+      ask: () => Promise.reject(new Error('not asked')),
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'test', version: '1' });
+    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    try {
+      const result = await client.callTool({ name: 'search_docs', arguments: { query: 'fields', limit } });
+      const [content] = result.content as { type: string; text: string }[];
+      const structured = result.structuredContent as { results: { path: string }[] };
+      return { text: content?.text ?? '', paths: structured.results.map((r) => r.path) };
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('keeps to MAX_SEARCH_TEXT_CHARS, best results first, saying how many were left out', async () => {
+    // 50 sections of 16,000 characters (the largest of the shared corpora): 800,000 characters whole.
+    const { text, paths } = await searchLong(16_000, 50);
+    expect(text.length).toBeLessThanOrEqual(MAX_SEARCH_TEXT_CHARS + 300);
+    expect(paths).toEqual(['reference/table-0', 'reference/table-1', 'reference/table-2']);
+    expect(text).toContain('[3] Table 2 › Fields');
+    expect(text).not.toContain('[4] ');
+    expect(text).toMatch(
+      /\n\n\[47 more results were left out: search_docs returns at most 50,000 characters of sections\. .*\]$/,
+    );
+    // Within the budget: every result, no note.
+    const small = await searchLong(500, 50);
+    expect(small.paths).toHaveLength(50);
+    expect(small.text).not.toContain('left out');
   });
 });

@@ -29,6 +29,12 @@ export const MAX_ASK_QUESTION_CHARS = 8_000;
  * tool's output (Claude Code at 25,000 tokens by default), so a longer page comes in parts, by `offset`.
  */
 export const MAX_PAGE_PART_CHARS = 50_000;
+/**
+ * Most characters of sections `search_docs` returns at once, for the same clients: 50 results of up to
+ * 20,000 characters each (MAX_CHUNK_CHARS; reference tables reach 16,000) would be far over their cap,
+ * so results past it are left out, and the text says how many.
+ */
+export const MAX_SEARCH_TEXT_CHARS = 50_000;
 
 export interface AskDocsInput {
   question: string;
@@ -156,19 +162,34 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
         ...(hit.metadata.version === undefined ? {} : { version: hit.metadata.version }),
         ...(hit.metadata.language === undefined ? {} : { language: hit.metadata.language }),
       }));
-      const text =
-        results.length === 0
-          ? `No sections of the ${docs} match "${query}".`
-          : results
-              .map((r, i) => {
-                const labels = [r.version && `Version: ${r.version}`, r.language && `Language: ${r.language}`]
-                  .filter(Boolean)
-                  .map((line) => `\n${line}`)
-                  .join('');
-                return `[${i + 1}] ${r.title}\nURL: ${r.url}\nPath: ${r.path}${labels}\n\n${r.content}`;
-              })
-              .join('\n\n---\n\n');
-      return { content: [{ type: 'text', text }], structuredContent: { results } };
+      if (results.length === 0)
+        return {
+          content: [{ type: 'text', text: `No sections of the ${docs} match "${query}".` }],
+          structuredContent: { results },
+        };
+      // Best first, while they fit: the first always does (one section is at most MAX_CHUNK_CHARS).
+      const blocks: string[] = [];
+      let length = 0;
+      for (const [i, r] of results.entries()) {
+        const labels = [r.version && `Version: ${r.version}`, r.language && `Language: ${r.language}`]
+          .filter(Boolean)
+          .map((line) => `\n${line}`)
+          .join('');
+        const block = `${i === 0 ? '' : '\n\n---\n\n'}[${i + 1}] ${r.title}\nURL: ${r.url}\nPath: ${r.path}${labels}\n\n${r.content}`;
+        if (i > 0 && length + block.length > MAX_SEARCH_TEXT_CHARS) break;
+        blocks.push(block);
+        length += block.length;
+      }
+      const left = results.length - blocks.length;
+      if (left > 0)
+        blocks.push(
+          `\n\n[${left} more ${left === 1 ? 'result was' : 'results were'} left out: search_docs returns at most ${MAX_SEARCH_TEXT_CHARS.toLocaleString('en-US')} characters of sections. Search again with a narrower query, or read a page whole with get_page.]`,
+        );
+      return {
+        content: [{ type: 'text', text: blocks.join('') }],
+        // The same results as the text: clients that hand a model the structured result have the same cap.
+        structuredContent: { results: results.slice(0, results.length - left) },
+      };
     },
   );
 

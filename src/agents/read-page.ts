@@ -1,5 +1,5 @@
 import { renderPageMarkdown } from '../pages/page-markdown.ts';
-import { readStoredPage } from '../pages/stored-page.ts';
+import { readStoredPages } from '../pages/stored-page.ts';
 import type { Storage } from '../storage/database.ts';
 
 /** Longest page path looked up. */
@@ -21,9 +21,19 @@ export async function readPageMarkdown(
   requested: string,
 ): Promise<PageMarkdown | undefined> {
   if (requested.length > MAX_PAGE_PATH_CHARS || requested.includes('\u0000')) return undefined;
-  const path = normalizePagePath(requested);
-  const page = path === '' ? undefined : await readStoredPage(storage, siteId, path);
+  // `?` and `#` are read as a URL's query and anchor only last: a page's own path may hold them (an
+  // OpenAPI summary, a file named so), and search gives it as it is.
+  const candidates = [
+    ...new Set([withoutSlashesAndExtension(requested), requested, normalizePagePath(requested)]),
+  ].filter((path) => path !== '');
+  const pages = await readStoredPages(storage.db, siteId, candidates);
+  const page = candidates.map((path) => pages.get(path)).find((found) => found !== undefined);
   return page === undefined ? undefined : { path: page.path, content: renderPageMarkdown(page) };
+}
+
+/** `/a#b.md/` → `a#b`: the forms a path is written in, without reading `?` or `#` as a URL's. */
+function withoutSlashesAndExtension(path: string): string {
+  return path.replace(/^\/+|\/+$/g, '').replace(/\.(mdx|md)$/i, '');
 }
 
 /** `/guides/cli.mdx#install` → `guides/cli`; `/` → `index`. */

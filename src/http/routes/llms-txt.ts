@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import type { TrustProxy } from '../../config.ts';
 import { generateLlmsFullTxt, generateLlmsTxt, type LlmsSite, type LlmsText } from '../../pages/llms-txt.ts';
@@ -44,10 +45,14 @@ export function llmsTxtRoute(deps: {
       // Read now rather than from the cached site row: an ingestion by another process moves it.
       const current = site ? await getIndexGeneration(deps.storage, site.id) : undefined;
       if (!site || current === undefined) throw new DocentError('not_found', 'No such site');
-      const etagOf = (generation: number) => `"${name}-${site.domain}-${generation}-v${FORMAT_VERSION}"`;
+      const docentUrl = deps.publicUrl ?? requestOrigin(c, deps.trustProxy);
+      // The text holds more than the pages: the site's name (its title, which a rename changes without
+      // an ingestion) and Docent's address (every link), so both are part of the tag.
+      const shown = createHash('sha256').update(`${site.name}\u0000${docentUrl}`).digest('hex').slice(0, 16);
+      const etagOf = (generation: number) =>
+        `"${name}-${site.domain}-${generation}-${shown}-v${FORMAT_VERSION}"`;
       if (etagMatches(c.req.header('If-None-Match'), etagOf(current)))
         return c.body(null, 304, { ETag: etagOf(current), 'Cache-Control': HEADERS['Cache-Control'] });
-      const docentUrl = deps.publicUrl ?? requestOrigin(c, deps.trustProxy);
       const generated = await generate(deps.storage, site, docentUrl);
       if (!generated) throw new DocentError('not_found', 'No such site');
       // The generation the text was read at, which may be newer than `current`, never older.

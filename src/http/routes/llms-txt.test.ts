@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
+import { updateSite } from '../../tenancy/sites.ts';
+import { TenancyCache } from '../../tenancy/tenancy-cache.ts';
+import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
+import { llmsTxtRoute } from './llms-txt.ts';
+
+describe.each(dialects)('llms.txt and llms-full.txt ETags on %s', (dialect) => {
+  let database: TestDatabase;
+  let docsDir = '';
+  let siteId = '';
+  let route: ReturnType<typeof llmsTxtRoute>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    docsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-llms-etag-'));
+    fs.writeFileSync(path.join(docsDir, 'index.md'), '---\ntitle: Home\n---\nWelcome.\n');
+    siteId = (await bootstrapSite(database.storage, { domain: 'acme', docsDir, siteName: 'Acme' })).site.id;
+    // No cache: each request reads the site row as it is now.
+    route = llmsTxtRoute({
+      storage: database.storage,
+      tenancy: new TenancyCache(database.storage, 0),
+      publicUrl: null,
+      trustProxy: false,
+    });
+  });
+  afterAll(async () => {
+    await database?.drop();
+    fs.rmSync(docsDir, { recursive: true, force: true });
+  });
+
+  const get = (file: string, headers: Record<string, string> = {}) =>
+    route.request(`http://docs.example.com/sites/acme/${file}`, { headers });
+
+  it.each(['llms.txt', 'llms-full.txt'])(
+    '%s: a tag held from before a rename, or from another address, is not answered 304',
+    async (file) => {
+      await updateSite(database.storage, siteId, { name: 'Acme' });
+      const first = await get(file);
+      expect(first.status).toBe(200);
+      expect(await first.text()).toMatch(/^# Acme\n/);
+      const etag = first.headers.get('etag') ?? '';
+      expect((await get(file, { 'If-None-Match': etag })).status).toBe(304);
+
+      // Its links start with the address the request came to: another address, another text.
+      const elsewhere = await get(file, { 'If-None-Match': etag, Host: 'docs-ai.example.org' });
+      expect(elsewhere.status).toBe(200);
+      expect(await elsewhere.text()).toContain('http://docs-ai.example.org/sites/acme/pages/index.md');
+
+      // A rename changes the title without an ingestion (the index generation stays).
+      await updateSite(database.storage, siteId, { name: 'Acme Cloud' });
+      const renamed = await get(file, { 'If-None-Match': etag });
+      expect(renamed.status).toBe(200);
+      expect(await renamed.text()).toMatch(/^# Acme Cloud\n/);
+      const newer = renamed.headers.get('etag') ?? '';
+      expect(newer).not.toBe(etag);
+      expect((await get(file, { 'If-None-Match': newer })).status).toBe(304);
+    },
+  );
+});
