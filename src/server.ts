@@ -253,7 +253,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       hostname: config.host,
       errorHandler: answerUnreadableRequest,
     });
-    const s = createHttpServer(listener);
+    const s = createHttpServer((request, response) => {
+      // Host names are case-insensitive, but @hono/node-server (1.19) compares the Host header with the
+      // URL it parsed from it, which lowercases: `Host: LOCALHOST:3000` was refused as invalid.
+      const host = request.headers.host;
+      if (host !== undefined && host !== host.toLowerCase()) request.headers.host = host.toLowerCase();
+      return listener(request, response);
+    });
     s.listen(config.port, config.host, () => resolve(s));
     // A port taken since ensurePortFree ends the start, not the process with an unhandled event. The
     // demo's key, shown once, was made already: it goes with the error, or no later start would show it.

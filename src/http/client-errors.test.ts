@@ -74,4 +74,12 @@ describe('requests Node refuses before the app', () => {
     }
     expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
   });
+
+  it('take a Host header in capitals as the same host (host names are case-insensitive)', async () => {
+    const answer = await raw(
+      server.port,
+      'GET /healthz HTTP/1.1\r\nHost: LOCALHOST:3000\r\nConnection: close\r\n\r\n',
+    );
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+  });
 });
