@@ -228,8 +228,10 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
       description: `Answers a question about ${site.name} from its documentation, citing sources as [n] with their URLs. Costs one assistant credit of the docs owner; to follow up, pass back threadId and threadKey.`,
       inputSchema: toolInput({
         question: storedText(z.string().trim().min(1).max(MAX_ASK_QUESTION_CHARS)),
-        threadId: storedText(z.string().max(MAX_ID_CHARS)).optional().describe('Continue this conversation'),
-        threadKey: storedText(z.string().max(MAX_ID_CHARS))
+        threadId: storedText(z.string().trim().min(1).max(MAX_ID_CHARS))
+          .optional()
+          .describe('Continue this conversation'),
+        threadKey: storedText(z.string().trim().min(1).max(MAX_ID_CHARS))
           .optional()
           .describe('The key returned with threadId'),
       }),
@@ -238,6 +240,9 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
       annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
     },
     async ({ question, threadId, threadKey }): Promise<CallToolResult> => {
+      // A key alone would start a new thread, charged, while the agent thinks it follows up.
+      if (threadKey !== undefined && threadId === undefined)
+        return toolError('threadKey needs the threadId it was returned with');
       try {
         const answer = await deps.ask({ question, threadId, threadKey });
         return {

@@ -294,6 +294,27 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
       arguments: { question: 'And then?', threadId: answer.threadId, threadKey: 'wrong' },
     })) as ToolResult;
     expect(wrongThread.isError).toBe(true);
+    // Blank or padded thread arguments are trimmed like the others, and a key without its id is refused:
+    // neither starts a new thread (and spends a credit) in place of the follow-up the agent meant.
+    const before = (await server.storage.db.selectFrom('threads').select('id').execute()).length;
+    for (const args of [
+      { threadId: '', threadKey: answer.threadKey },
+      { threadId: '   ' },
+      { threadKey: answer.threadKey },
+    ]) {
+      const refused = (await client.callTool({
+        name: 'ask_docs',
+        arguments: { question: 'And then?', ...args },
+      })) as ToolResult;
+      expect(refused.isError, JSON.stringify(args)).toBe(true);
+    }
+    expect((await server.storage.db.selectFrom('threads').select('id').execute()).length).toBe(before);
+    const padded = (await client.callTool({
+      name: 'ask_docs',
+      arguments: { question: 'And then?', threadId: ` ${answer.threadId} `, threadKey: answer.threadKey },
+    })) as ToolResult;
+    expect(padded.isError).toBeFalsy();
+    expect((padded.structuredContent as { threadId: string }).threadId).toBe(answer.threadId);
   });
 
   it('tells an agent when the organization is out of credits, as a tool error', async () => {
