@@ -28,6 +28,7 @@ export const pageRequestSchema = z
   .object({
     path: z
       .string()
+      .trim()
       .min(1)
       .max(MAX_PAGE_PATH_CHARS)
       .describe('Page path as search returns it (`guides/setup`); a leading `/` or `.mdx` is ignored'),

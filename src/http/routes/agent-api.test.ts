@@ -126,6 +126,10 @@ describe.each(dialects)('search, page and context APIs on %s', (dialect) => {
         '# Set up the widget\n\n> Install the widget in two minutes.\n\nRun `acme install --widget` to install the widget.\n\n## Configure the installer\n\nThe installer reads `acme.toml` for the widget colour and position.\n\n### Proxy settings\n\nSet `HTTPS_PROXY` before running the installer behind a proxy.\n',
       );
     }
+    // Trimmed as get_page trims it: blank is a bad request, not a page that is missing.
+    const blank = await post('/v1/page/versioned', { path: '   ' });
+    expect(blank.status).toBe(400);
+    expect(((await blank.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
     const missing = await post('/v1/page/versioned', { path: 'nope' });
     expect(missing.status).toBe(404);
     const body = (await missing.json()) as { error: { code: string; requestId: string } };
