@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import type { TrustProxy } from '../../config.ts';
+import { LlmsTextCache } from '../../pages/llms-text-cache.ts';
 import { generateLlmsFullTxt, generateLlmsTxt, type LlmsSite, type LlmsText } from '../../pages/llms-txt.ts';
 import type { Storage } from '../../storage/database.ts';
 import { getIndexGeneration } from '../../tenancy/sites.ts';
@@ -39,6 +40,7 @@ export function llmsTxtRoute(deps: {
   trustProxy: TrustProxy;
 }): Hono<AppEnv> {
   const route = new Hono<AppEnv>();
+  const generated = new LlmsTextCache();
   for (const [name, generate] of FILES) {
     route.get(`/sites/:domain/${name}`, async (c) => {
       const site = publishedSite(await deps.tenancy.siteByDomain(c.req.param('domain')));
@@ -53,10 +55,13 @@ export function llmsTxtRoute(deps: {
         `"${name}-${site.domain}-${generation}-${shown}-v${FORMAT_VERSION}"`;
       if (etagMatches(c.req.header('If-None-Match'), etagOf(current)))
         return c.body(null, 304, { ETag: etagOf(current), 'Cache-Control': HEADERS['Cache-Control'] });
-      const generated = await generate(deps.storage, site, docentUrl);
-      if (!generated) throw new DocentError('not_found', 'No such site');
+      const text = await generated.get(
+        { file: name, siteId: site.id, domain: site.domain, name: site.name, docentUrl, generation: current },
+        () => generate(deps.storage, site, docentUrl),
+      );
+      if (!text) throw new DocentError('not_found', 'No such site');
       // The generation the text was read at, which may be newer than `current`, never older.
-      return c.body(generated.text, 200, { ...HEADERS, ETag: etagOf(generated.generation) });
+      return c.body(text.text, 200, { ...HEADERS, ETag: etagOf(text.generation) });
     });
   }
   return route;
