@@ -187,6 +187,20 @@ describe('pages get the anchors of their framework', () => {
     ]);
   });
 
+  it('VitePress reads the whole attribute list: `{#id .class}`, `{ #id }`, and `{.class}` leaves the text', async () => {
+    const root = fixture({
+      '.vitepress/config.mts': 'export default { cleanUrls: true }\n',
+      'setup.md':
+        '# Setup\n\n## Attrs {#my-id .new}\n\nA.\n\n## Spaced { #spaced-id }\n\nB.\n\n## Styled {.fancy}\n\nC.\n\n## Two ids {#first #second}\n\nD.\n',
+    });
+    expect((await sections(root, 'setup')).chunks).toEqual([
+      ['my-id', 'Attrs'],
+      ['spaced-id', 'Spaced'],
+      ['styled', 'Styled'],
+      ['first', 'Two ids'],
+    ]);
+  });
+
   it('Starlight on Astro 5 drops one trailing hyphen from the slug; Astro 6 and headingIdCompat do not', async () => {
     const starlight = (astro: string, extra = ''): Record<string, string> => ({
       'package.json': JSON.stringify({ dependencies: { astro, '@astrojs/starlight': '^0.30.0' } }),

@@ -22,7 +22,8 @@ import type { Block } from './mdx-to-sections.ts';
  *   `#id` is the heading's id, and the list is no part of the heading's text.
  * - `vitepress`: VitePress' markdown-it-anchor with @mdit-vue's `slugify`: accents folded, runs of
  *   punctuation and spaces made one hyphen, an `_` before a leading digit; repeats get `-1`, `-2`…
- *   An explicit `{#id}` at the end of a heading (markdown-it-attrs) is its id, as with Docusaurus.
+ *   An attribute list at the end of a heading (markdown-it-attrs: `{#id}`, `{ #id .new }`, `{.new}`)
+ *   leaves its text, and its `#id` is the heading's id.
  */
 export type AnchorStyle =
   | 'github'
@@ -67,6 +68,13 @@ export const withExplicitIds = (blocks: Block[], style: AnchorStyle | undefined)
       if (text.trim() === '') return block;
       return id === undefined ? { ...block, text } : { ...block, text, id };
     }
+    if (style === 'vitepress') {
+      const attrs = markdownItAttrs(block.text);
+      if (!attrs || attrs.text.trim() === '') return block;
+      return attrs.id === undefined
+        ? { ...block, text: attrs.text }
+        : { ...block, text: attrs.text, id: attrs.id };
+    }
     // Docusaurus reads `{/* #id */}` before `{#id}` (its remark `headings` plugin).
     if (isDocusaurus(style) && block.commentId !== undefined) return { ...block, id: block.commentId };
     const found = EXPLICIT_ID.exec(block.text);
@@ -74,6 +82,54 @@ export const withExplicitIds = (blocks: Block[], style: AnchorStyle | undefined)
     const text = block.text.slice(0, found.index);
     return text.trim() === '' ? block : { ...block, text, id: found[1] };
   });
+};
+
+/**
+ * markdown-it-attrs (VitePress) on a heading: an attribute list `{…}` ending its text (`hasDelimiters`
+ * 'end': from the last `{`, the first `}` ends the text, `{b}` at least, `{.b}` or `{#b}` at least) is
+ * taken out of the text whatever it holds (`{.new}`, `{ #install }`, `{#install .new}`), with one space
+ * before it; the first `#id` (or `id=`) is the heading's id, as markdown-it-anchor reads the first.
+ * Its `getAttrs`: pairs parted by spaces, `.class`, `#id`, `key=value`, `key="quoted value"`.
+ */
+const markdownItAttrs = (heading: string): { text: string; id: string | undefined } | undefined => {
+  const start = heading.lastIndexOf('{');
+  if (start === -1 || !heading.endsWith('}') || heading.indexOf('}', start + 2) !== heading.length - 1)
+    return undefined;
+  const inside = heading.slice(start + 1, -1);
+  if (inside === '' || (/^[.#]/.test(inside) && inside.length < 2)) return undefined;
+  const pairs: [string, string][] = [];
+  let key = '';
+  let value = '';
+  let parsingKey = true;
+  let quoted = false;
+  for (let i = 0; i < inside.length; i++) {
+    const char = inside[i] as string;
+    if (char === '=' && parsingKey) {
+      parsingKey = false;
+    } else if (char === '.' && key === '') {
+      key = inside[i + 1] === '.' ? 'css-module' : 'class';
+      if (key === 'css-module') i++;
+      parsingKey = false;
+    } else if (char === '#' && key === '') {
+      key = 'id';
+      parsingKey = false;
+    } else if (char === '"' && value === '' && !quoted) {
+      quoted = true;
+    } else if (char === '"' && quoted) {
+      quoted = false;
+    } else if (char === ' ' && !quoted) {
+      if (key !== '') pairs.push([key, value]);
+      key = '';
+      value = '';
+      parsingKey = true;
+    } else if (parsingKey) {
+      if (!/[\t\n\f />"'=]/.test(char)) key += char;
+    } else value += char;
+  }
+  if (key !== '') pairs.push([key, value]);
+  const before = heading.slice(0, start);
+  const id = pairs.find(([name, given]) => name === 'id' && given !== '')?.[1];
+  return { text: before.endsWith(' ') ? before.slice(0, -1) : before, id };
 };
 
 /** Python-Markdown's `markdown.extensions.toc.slugify(value, '-')` (not its `unicode` variant). */
