@@ -20,6 +20,9 @@ import type { Block } from './mdx-to-sections.ts';
  * - `mkdocs-attr-list`: the same, on a site that enables the `attr_list` extension, which reads an
  *   attribute list at the end of a heading (`## Setup {#install}`, `## Setup { #install .new }`): its
  *   `#id` is the heading's id, and the list is no part of the heading's text.
+ * - `mkdocs-emoji`, `mkdocs-attr-list-emoji`: the same, on a site that enables `pymdownx.emoji`, which
+ *   makes emoji shortcodes (`:rocket:`, `:material-cog:`) icons with no text: they are no part of the id.
+ *   Without it they are text (`## Features :rocket:` is `#features-rocket`).
  * - `vitepress`: VitePress' markdown-it-anchor with @mdit-vue's `slugify`: accents folded, runs of
  *   punctuation and spaces made one hyphen, an `_` before a leading digit; repeats get `-1`, `-2`…
  *   An attribute list at the end of a heading (markdown-it-attrs: `{#id}`, `{ #id .new }`, `{.new}`)
@@ -32,10 +35,14 @@ export type AnchorStyle =
   | 'docusaurus-cased'
   | 'mkdocs'
   | 'mkdocs-attr-list'
+  | 'mkdocs-emoji'
+  | 'mkdocs-attr-list-emoji'
   | 'vitepress';
 
 const isDocusaurus = (style: AnchorStyle | undefined): boolean =>
   style === 'docusaurus' || style === 'docusaurus-cased';
+const readsAttrList = (style: AnchorStyle | undefined): boolean =>
+  style === 'mkdocs-attr-list' || style === 'mkdocs-attr-list-emoji';
 
 export interface HeadingSlugger {
   /** The id of the next heading of the page, in document order. */
@@ -55,10 +62,10 @@ const ATTR_LIST = / +\{:?([^}\n]*)\} *$/;
 
 /** Heading blocks with their explicit `{#id}` taken out of the text, for frameworks that read one. */
 export const withExplicitIds = (blocks: Block[], style: AnchorStyle | undefined): Block[] => {
-  if (!isDocusaurus(style) && style !== 'vitepress' && style !== 'mkdocs-attr-list') return blocks;
+  if (!isDocusaurus(style) && style !== 'vitepress' && !readsAttrList(style)) return blocks;
   return blocks.map((block) => {
     if (block.kind !== 'heading') return block;
-    if (style === 'mkdocs-attr-list') {
+    if (readsAttrList(style)) {
       const list = ATTR_LIST.exec(block.text);
       if (!list) return block;
       const text = block.text.slice(0, list.index);
@@ -193,10 +200,13 @@ export const headingSlugger = (
     used.add(id);
     return id;
   };
-  if (style === 'mkdocs' || style === 'mkdocs-attr-list') {
+  if (style.startsWith('mkdocs')) {
     for (const id of explicitIds) used.add(id);
+    // Shortcodes are text but where pymdownx.emoji makes them icons.
+    const emoji = style.endsWith('-emoji');
     return {
-      slug: (text) => pythonMarkdownUnique(pythonMarkdownSlug(withoutEmojiShortcodes(text)), used),
+      slug: (text) =>
+        pythonMarkdownUnique(pythonMarkdownSlug(emoji ? withoutEmojiShortcodes(text) : text), used),
       explicit,
     };
   }
