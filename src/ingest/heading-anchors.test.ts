@@ -39,8 +39,16 @@ describe('heading ids as each framework makes them', () => {
     ]);
   });
 
+  it('MkDocs: emoji shortcodes are text without pymdownx.emoji, no part of the id with it', () => {
+    const headings = [':rocket: Features :+1:', 'Key:value:pair'];
+    expect(slugs('mkdocs', headings)).toEqual(['rocket-features-1', 'keyvaluepair']);
+    expect(slugs('mkdocs-attr-list', headings)).toEqual(['rocket-features-1', 'keyvaluepair']);
+    expect(slugs('mkdocs-emoji', headings)).toEqual(['features', 'keypair']);
+    expect(slugs('mkdocs-attr-list-emoji', headings)).toEqual(['features', 'keypair']);
+  });
+
   it("MkDocs: Python-Markdown toc's slugify and unique (`_1`, and `_1` for an empty id)", () => {
-    expect(slugs('mkdocs', [...HEADINGS, '日本語', 'Hello World'])).toEqual([
+    expect(slugs('mkdocs-emoji', [...HEADINGS, '日本語', 'Hello World'])).toEqual([
       'hello-world',
       'hello-world_1',
       'c-rust-whats-new',
@@ -187,6 +195,20 @@ describe('pages get the anchors of their framework', () => {
     ]);
   });
 
+  it('VitePress reads the whole attribute list: `{#id .class}`, `{ #id }`, and `{.class}` leaves the text', async () => {
+    const root = fixture({
+      '.vitepress/config.mts': 'export default { cleanUrls: true }\n',
+      'setup.md':
+        '# Setup\n\n## Attrs {#my-id .new}\n\nA.\n\n## Spaced { #spaced-id }\n\nB.\n\n## Styled {.fancy}\n\nC.\n\n## Two ids {#first #second}\n\nD.\n',
+    });
+    expect((await sections(root, 'setup')).chunks).toEqual([
+      ['my-id', 'Attrs'],
+      ['spaced-id', 'Spaced'],
+      ['styled', 'Styled'],
+      ['first', 'Two ids'],
+    ]);
+  });
+
   it('Starlight on Astro 5 drops one trailing hyphen from the slug; Astro 6 and headingIdCompat do not', async () => {
     const starlight = (astro: string, extra = ''): Record<string, string> => ({
       'package.json': JSON.stringify({ dependencies: { astro, '@astrojs/starlight': '^0.30.0' } }),
@@ -235,6 +257,18 @@ describe('pages get the anchors of their framework', () => {
       ['more-more-new', 'More { #more .new }'],
       ['styled-fancy', 'Styled {: .fancy }'],
     ]);
+  });
+
+  it('MkDocs drops emoji shortcodes from anchors only with pymdownx.emoji enabled', async () => {
+    const page = '# Setup\n\n## Features :rocket:\n\nA.\n';
+    const plain = fixture({ 'mkdocs.yml': 'site_name: X\n', 'docs/setup.md': page });
+    expect((await sections(plain, 'setup')).chunks).toEqual([['features-rocket', 'Features :rocket:']]);
+    const material = fixture({
+      'mkdocs.yml':
+        'site_name: X\nmarkdown_extensions:\n  - attr_list\n  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n',
+      'docs/setup.md': page,
+    });
+    expect((await sections(material, 'setup')).chunks).toEqual([['features', 'Features :rocket:']]);
   });
 
   it("MkDocs warns that a toc slugify of the site's own is not run", async () => {

@@ -20,9 +20,13 @@ import type { Block } from './mdx-to-sections.ts';
  * - `mkdocs-attr-list`: the same, on a site that enables the `attr_list` extension, which reads an
  *   attribute list at the end of a heading (`## Setup {#install}`, `## Setup { #install .new }`): its
  *   `#id` is the heading's id, and the list is no part of the heading's text.
+ * - `mkdocs-emoji`, `mkdocs-attr-list-emoji`: the same, on a site that enables `pymdownx.emoji`, which
+ *   makes emoji shortcodes (`:rocket:`, `:material-cog:`) icons with no text: they are no part of the id.
+ *   Without it they are text (`## Features :rocket:` is `#features-rocket`).
  * - `vitepress`: VitePress' markdown-it-anchor with @mdit-vue's `slugify`: accents folded, runs of
  *   punctuation and spaces made one hyphen, an `_` before a leading digit; repeats get `-1`, `-2`…
- *   An explicit `{#id}` at the end of a heading (markdown-it-attrs) is its id, as with Docusaurus.
+ *   An attribute list at the end of a heading (markdown-it-attrs: `{#id}`, `{ #id .new }`, `{.new}`)
+ *   leaves its text, and its `#id` is the heading's id.
  */
 export type AnchorStyle =
   | 'github'
@@ -31,10 +35,14 @@ export type AnchorStyle =
   | 'docusaurus-cased'
   | 'mkdocs'
   | 'mkdocs-attr-list'
+  | 'mkdocs-emoji'
+  | 'mkdocs-attr-list-emoji'
   | 'vitepress';
 
 const isDocusaurus = (style: AnchorStyle | undefined): boolean =>
   style === 'docusaurus' || style === 'docusaurus-cased';
+const readsAttrList = (style: AnchorStyle | undefined): boolean =>
+  style === 'mkdocs-attr-list' || style === 'mkdocs-attr-list-emoji';
 
 export interface HeadingSlugger {
   /** The id of the next heading of the page, in document order. */
@@ -54,10 +62,10 @@ const ATTR_LIST = / +\{:?([^}\n]*)\} *$/;
 
 /** Heading blocks with their explicit `{#id}` taken out of the text, for frameworks that read one. */
 export const withExplicitIds = (blocks: Block[], style: AnchorStyle | undefined): Block[] => {
-  if (!isDocusaurus(style) && style !== 'vitepress' && style !== 'mkdocs-attr-list') return blocks;
+  if (!isDocusaurus(style) && style !== 'vitepress' && !readsAttrList(style)) return blocks;
   return blocks.map((block) => {
     if (block.kind !== 'heading') return block;
-    if (style === 'mkdocs-attr-list') {
+    if (readsAttrList(style)) {
       const list = ATTR_LIST.exec(block.text);
       if (!list) return block;
       const text = block.text.slice(0, list.index);
@@ -67,6 +75,13 @@ export const withExplicitIds = (blocks: Block[], style: AnchorStyle | undefined)
       if (text.trim() === '') return block;
       return id === undefined ? { ...block, text } : { ...block, text, id };
     }
+    if (style === 'vitepress') {
+      const attrs = markdownItAttrs(block.text);
+      if (!attrs || attrs.text.trim() === '') return block;
+      return attrs.id === undefined
+        ? { ...block, text: attrs.text }
+        : { ...block, text: attrs.text, id: attrs.id };
+    }
     // Docusaurus reads `{/* #id */}` before `{#id}` (its remark `headings` plugin).
     if (isDocusaurus(style) && block.commentId !== undefined) return { ...block, id: block.commentId };
     const found = EXPLICIT_ID.exec(block.text);
@@ -74,6 +89,54 @@ export const withExplicitIds = (blocks: Block[], style: AnchorStyle | undefined)
     const text = block.text.slice(0, found.index);
     return text.trim() === '' ? block : { ...block, text, id: found[1] };
   });
+};
+
+/**
+ * markdown-it-attrs (VitePress) on a heading: an attribute list `{…}` ending its text (`hasDelimiters`
+ * 'end': from the last `{`, the first `}` ends the text, `{b}` at least, `{.b}` or `{#b}` at least) is
+ * taken out of the text whatever it holds (`{.new}`, `{ #install }`, `{#install .new}`), with one space
+ * before it; the first `#id` (or `id=`) is the heading's id, as markdown-it-anchor reads the first.
+ * Its `getAttrs`: pairs parted by spaces, `.class`, `#id`, `key=value`, `key="quoted value"`.
+ */
+const markdownItAttrs = (heading: string): { text: string; id: string | undefined } | undefined => {
+  const start = heading.lastIndexOf('{');
+  if (start === -1 || !heading.endsWith('}') || heading.indexOf('}', start + 2) !== heading.length - 1)
+    return undefined;
+  const inside = heading.slice(start + 1, -1);
+  if (inside === '' || (/^[.#]/.test(inside) && inside.length < 2)) return undefined;
+  const pairs: [string, string][] = [];
+  let key = '';
+  let value = '';
+  let parsingKey = true;
+  let quoted = false;
+  for (let i = 0; i < inside.length; i++) {
+    const char = inside[i] as string;
+    if (char === '=' && parsingKey) {
+      parsingKey = false;
+    } else if (char === '.' && key === '') {
+      key = inside[i + 1] === '.' ? 'css-module' : 'class';
+      if (key === 'css-module') i++;
+      parsingKey = false;
+    } else if (char === '#' && key === '') {
+      key = 'id';
+      parsingKey = false;
+    } else if (char === '"' && value === '' && !quoted) {
+      quoted = true;
+    } else if (char === '"' && quoted) {
+      quoted = false;
+    } else if (char === ' ' && !quoted) {
+      if (key !== '') pairs.push([key, value]);
+      key = '';
+      value = '';
+      parsingKey = true;
+    } else if (parsingKey) {
+      if (!/[\t\n\f />"'=]/.test(char)) key += char;
+    } else value += char;
+  }
+  if (key !== '') pairs.push([key, value]);
+  const before = heading.slice(0, start);
+  const id = pairs.find(([name, given]) => name === 'id' && given !== '')?.[1];
+  return { text: before.endsWith(' ') ? before.slice(0, -1) : before, id };
 };
 
 /** Python-Markdown's `markdown.extensions.toc.slugify(value, '-')` (not its `unicode` variant). */
@@ -137,10 +200,13 @@ export const headingSlugger = (
     used.add(id);
     return id;
   };
-  if (style === 'mkdocs' || style === 'mkdocs-attr-list') {
+  if (style.startsWith('mkdocs')) {
     for (const id of explicitIds) used.add(id);
+    // Shortcodes are text but where pymdownx.emoji makes them icons.
+    const emoji = style.endsWith('-emoji');
     return {
-      slug: (text) => pythonMarkdownUnique(pythonMarkdownSlug(withoutEmojiShortcodes(text)), used),
+      slug: (text) =>
+        pythonMarkdownUnique(pythonMarkdownSlug(emoji ? withoutEmojiShortcodes(text) : text), used),
       explicit,
     };
   }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -92,6 +93,32 @@ describe('the server user’s git credentials', () => {
     await expect(syncClone(workspace, request(url, false))).rejects.toThrow();
     await expect(remoteHead(workspace, request(url, false))).rejects.toThrow();
     expect(fs.existsSync(mark)).toBe(false);
+    expect(logins.length).toBeGreaterThan(0);
+    expect(logins).toEqual(logins.map(() => null));
+  });
+
+  it('are not read from a repository the server happens to run in (its local config) for a source an admin set', async () => {
+    // A server started from a checkout: that repository's own config (actions/checkout leaves a token as
+    // http.extraHeader there) is read by `git ls-remote` run in it, the poller's check.
+    const checkout = path.join(temp, 'server-checkout');
+    fs.mkdirSync(path.join(checkout, 'src'), { recursive: true });
+    execFileSync('git', ['init', '--quiet', checkout]);
+    execFileSync('git', [
+      '-C',
+      checkout,
+      'config',
+      'http.extraHeader',
+      'Authorization: Basic c2VydmVyOnNlY3JldA==',
+    ]);
+    const started = process.cwd();
+    process.chdir(path.join(checkout, 'src'));
+    try {
+      reset();
+      await expect(remoteHead(workspace, request(url, false))).rejects.toThrow();
+      await expect(syncClone(workspace, request(url, false))).rejects.toThrow();
+    } finally {
+      process.chdir(started);
+    }
     expect(logins.length).toBeGreaterThan(0);
     expect(logins).toEqual(logins.map(() => null));
   });

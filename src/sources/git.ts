@@ -100,6 +100,15 @@ export function withoutServerCredentials(env: Record<string, string>): Record<st
   return { ...rest, HOME: NO_HOME, GIT_CONFIG_GLOBAL: '/dev/null', GIT_SSH_COMMAND: SSH_WITHOUT_KEYS };
 }
 
+/**
+ * Where a command that names no folder of its own (clone, ls-remote) runs. Not the server's working
+ * folder: git reads the config of the repository it runs in (`ls-remote` does), and a server started
+ * from a checkout would lend its `http.extraHeader` (a CI token), `url.*.insteadOf` rewrites or credential
+ * helper to every remote, an organization's included (withoutServerCredentials). All paths git is given
+ * are absolute.
+ */
+const OUTSIDE_ANY_REPOSITORY = '/';
+
 /** Runs git (no shell), returning its standard output; failures become GitCommandError with git's words, redacted. */
 export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOptions): Promise<string> {
   const timeoutMs = options.timeoutMs ?? GIT_QUICK_TIMEOUT_MS;
@@ -128,7 +137,7 @@ export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOp
       // started (git-remote-https, index-pack, ssh): killing git alone, as execFile does, left them
       // downloading.
       const child = spawn('git', [...safetyConfig(kind), ...args], {
-        cwd: options.cwd,
+        cwd: options.cwd ?? OUTSIDE_ANY_REPOSITORY,
         env: gitEnvironment(options.env),
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config.ts';
 import { setGitSource } from '../sources/git-sources.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
@@ -112,6 +112,84 @@ describe('ingestions running at once', () => {
     } finally {
       stop.abort();
       await runner.idle();
+    }
+  });
+
+  it('keeps the run a push was promised (202, after) when the site’s run ends: it takes the slot first', async () => {
+    const { storage } = database;
+    const stop = new AbortController();
+    const runner = new IngestionRunner(undefined, null, {
+      dataDir: temp,
+      env: loadConfig().git.env,
+      signal: stop.signal,
+      serverCredentialsForApiSources: false,
+    });
+    // Remotes that hold their connections until told to drop them: an ingestion of one then fails.
+    const holding = async () => {
+      const held = new Set<net.Socket>();
+      const server = net.createServer((socket) => {
+        held.add(socket);
+        socket.on('close', () => held.delete(socket));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const drop = async (): Promise<void> => {
+        for (const socket of held) socket.destroy();
+      };
+      const address = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/docs.git`;
+      return { held, drop, address, close: () => new Promise((resolve) => server.close(resolve)) };
+    };
+    const dropping = await holding();
+    const others = await holding();
+    const droppingUrl = dropping.address;
+    const url = others.address;
+    const organizationId = (await createOrganization(storage, { name: 'pushed' })).id;
+    const siteOf = async (domain: string, remote: string): Promise<string> => {
+      const site = await createSite(storage, { organizationId, domain });
+      await setGitSource(storage, site.id, {
+        url: remote,
+        branch: null,
+        subdir: '',
+        pollMinutes: null,
+        setBy: 'api',
+      });
+      return site.id;
+    };
+    try {
+      const pushed = await siteOf('pushed-0', droppingUrl);
+      const first = await runner.startGit(storage, pushed);
+      for (let i = 1; i < MAX_RUNNING_INGESTIONS_PER_ORGANIZATION; i++)
+        await runner.startGit(storage, await siteOf(`pushed-${i}`, url));
+      // A push while the site's run goes on: promised a run after it.
+      expect(await runner.requestGit(storage, pushed)).toEqual({ jobId: first.id, after: true });
+      // When that run ends, another site of the organization is being started (its start reads the site).
+      const latecomer = await siteOf('pushed-late', url);
+      const refused: unknown[] = [];
+      let asked = false;
+      runner.onSettled(() => {
+        if (asked) return;
+        asked = true;
+        runner.startGit(storage, latecomer).catch((error: unknown) => refused.push(error));
+      });
+      await vi.waitFor(() => expect(dropping.held.size).toBeGreaterThan(0), { timeout: 10_000 });
+      await dropping.drop();
+      // The promised run started, and the latecomer was the one over the cap.
+      await vi.waitFor(
+        () => {
+          expect(refused).toHaveLength(1);
+          expect(runner.runningJob(pushed)).toBeDefined();
+          expect(runner.runningJob(pushed)).not.toBe(first.id);
+        },
+        { timeout: 20_000 },
+      );
+      expect(refused[0]).toBeInstanceOf(IngestionLimitError);
+      expect(runner.runningJob(latecomer)).toBeUndefined();
+    } finally {
+      stop.abort();
+      await runner.idle();
+      for (const remote of [dropping, others]) {
+        await remote.drop();
+        await remote.close();
+      }
     }
   });
 });

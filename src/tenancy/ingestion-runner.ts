@@ -98,11 +98,20 @@ export class IngestionRunner {
 
   /** Fetches the site's git source into its clone and ingests it, in the background. */
   async startGit(storage: Storage, siteId: string): Promise<IngestionJob> {
+    return this.#startGit(storage, siteId, () => organizationOf(storage, siteId));
+  }
+
+  /** startGit; `organization` already known (a run again after a push): counted as the run is reserved. */
+  #startGit(
+    storage: Storage,
+    siteId: string,
+    organization: string | (() => Promise<string>),
+  ): Promise<IngestionJob> {
     const git = this.git;
     if (git === null) throw new Error('git sources are not set up in this process (no data folder)');
     return this.#launch(
       siteId,
-      () => organizationOf(storage, siteId),
+      organization,
       async () => {
         const source = await getGitSource(storage, siteId);
         if (!source) throw new NoGitSourceError();
@@ -128,7 +137,7 @@ export class IngestionRunner {
 
   async #launch(
     siteId: string,
-    organizationOfSite: () => Promise<string>,
+    organization: string | (() => Promise<string>),
     create: () => Promise<IngestionJob>,
     run: (job: IngestionJob, options: IngestOptions) => Promise<IngestionResult & { commit?: string }>,
   ): Promise<IngestionJob> {
@@ -150,8 +159,9 @@ export class IngestionRunner {
     let job: IngestionJob;
     try {
       // Counted once its organization is known, against the entries counted before it: between the
-      // read and the count nothing awaits, so two starts of one organization cannot both pass.
-      const organizationId = await organizationOfSite();
+      // read and the count nothing awaits, so two starts of one organization cannot both pass. One
+      // known already (a run again after a push) is counted at once, in the slot its site's run left.
+      const organizationId = typeof organization === 'string' ? organization : await organization();
       let running = 0;
       for (const other of this.#running.values())
         if (other !== entry && other.organizationId === organizationId) running++;
@@ -194,18 +204,28 @@ export class IngestionRunner {
             this.logger?.error({ jobId: job.id, err: error }, 'ingestion listener failed');
           }
         }
-        this.#runAgain(siteId);
+        this.#runAgain(siteId, entry.organizationId);
       })
       .then(settle);
     return job;
   }
 
-  #runAgain(siteId: string): void {
+  /**
+   * The run a push asked for while the site's run went on (answered 202, `after`). Its organization is
+   * known: the run takes the slot the site's run just left before anything else can (a start of the
+   * same organization waiting on its read of the site would otherwise be counted first, and this run,
+   * already promised, be refused by the cap and dropped).
+   */
+  #runAgain(siteId: string, organizationId: string | null): void {
     const storage = this.#again.get(siteId);
     if (!storage) return;
     this.#again.delete(siteId);
-    this.startGit(storage, siteId).catch((error: unknown) =>
-      this.logger?.warn({ siteId, err: error }, 'ingesting a git source again after a push failed to start'),
+    this.#startGit(storage, siteId, organizationId ?? (() => organizationOf(storage, siteId))).catch(
+      (error: unknown) =>
+        this.logger?.warn(
+          { siteId, err: error },
+          'ingesting a git source again after a push failed to start',
+        ),
     );
   }
 

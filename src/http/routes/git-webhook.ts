@@ -42,7 +42,8 @@ export const gitWebhookOperation: Operation = {
       description: 'A push to the source branch: ingestion queued; anything else: ignored',
       ...jsonContent(gitPushResponseSchema),
     },
-    ...errorResponses(400, 401, 404, 413),
+    // 429: the site's organization already has MAX_RUNNING_INGESTIONS_PER_ORGANIZATION running here.
+    ...errorResponses(400, 401, 404, 413, 429),
   },
 };
 

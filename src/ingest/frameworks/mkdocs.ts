@@ -209,7 +209,10 @@ const headingIdStyle = (
       slugify.line,
       "toc's slugify is a Python function, which is not run; heading anchors follow Python-Markdown's default slugify and may not match the site's",
     );
-  return extensions.has('attr_list') ? 'mkdocs-attr-list' : 'mkdocs';
+  // pymdownx.emoji turns shortcodes into icons (no text for toc); without it `:rocket:` is text.
+  const emoji = extensions.has('pymdownx.emoji');
+  if (extensions.has('attr_list')) return emoji ? 'mkdocs-attr-list-emoji' : 'mkdocs-attr-list';
+  return emoji ? 'mkdocs-emoji' : 'mkdocs';
 };
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
