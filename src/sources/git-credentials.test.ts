@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withoutServerCredentials } from './git.ts';
 import { type GitCheckoutRequest, type GitWorkspace, remoteHead, syncClone } from './git-checkout.ts';
 import { parseGitUrl } from './git-url.ts';
 
@@ -141,5 +142,28 @@ describe('the server user’s git credentials', () => {
       );
       expect(call).not.toContain('deploy-key');
     }
+  });
+});
+
+describe('withoutServerCredentials', () => {
+  it('keeps the network settings and none of the logins: agent, keys, global config, .netrc, Kerberos', () => {
+    const env = withoutServerCredentials({
+      PATH: '/usr/bin',
+      HOME: '/home/docent',
+      SSH_AUTH_SOCK: '/run/agent.sock',
+      GIT_SSH: '/usr/local/bin/ssh-wrapper',
+      GIT_SSH_COMMAND: 'ssh -i /srv/deploy-key',
+      HTTPS_PROXY: 'http://proxy:3128',
+    });
+    expect(env).toEqual({
+      PATH: '/usr/bin',
+      HTTPS_PROXY: 'http://proxy:3128',
+      HOME: '/nonexistent',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_SSH_COMMAND:
+        'ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes -o IdentityFile=/dev/null -o IdentityAgent=none',
+      KRB5CCNAME: 'FILE:/nonexistent/krb5cc',
+      KRB5_CLIENT_KTNAME: '/nonexistent/client.keytab',
+    });
   });
 });

@@ -97,7 +97,15 @@ const SSH_WITHOUT_KEYS =
  */
 export function withoutServerCredentials(env: Record<string, string>): Record<string, string> {
   const { SSH_AUTH_SOCK: _agent, GIT_SSH: _ssh, GIT_SSH_COMMAND: _sshCommand, HOME: _home, ...rest } = env;
-  return { ...rest, HOME: NO_HOME, GIT_CONFIG_GLOBAL: '/dev/null', GIT_SSH_COMMAND: SSH_WITHOUT_KEYS };
+  return {
+    ...rest,
+    HOME: NO_HOME,
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_SSH_COMMAND: SSH_WITHOUT_KEYS,
+    // curl's Negotiate (SPNEGO) would otherwise log in with the server user's Kerberos ticket or keytab.
+    KRB5CCNAME: `FILE:${NO_HOME}/krb5cc`,
+    KRB5_CLIENT_KTNAME: `${NO_HOME}/client.keytab`,
+  };
 }
 
 /**
