@@ -124,6 +124,22 @@ describe('the server user’s git credentials', () => {
     expect(logins).toEqual(logins.map(() => null));
   });
 
+  it('run the operator’s own GIT_SSH program for a source the operator set', async () => {
+    const wrapper = path.join(temp, 'ssh-wrapper');
+    fs.writeFileSync(wrapper, `#!/bin/sh\necho "wrapper args=$*" >> '${sshCalls}'\nexit 255\n`, {
+      mode: 0o755,
+    });
+    const { GIT_SSH_COMMAND: _command, ...env } = workspace.env;
+    reset();
+    await expect(
+      syncClone(
+        { ...workspace, env: { ...env, GIT_SSH: wrapper } },
+        request('ssh://git@127.0.0.1/docs.git', true),
+      ),
+    ).rejects.toThrow();
+    expect(fs.readFileSync(sshCalls, 'utf8')).toMatch(/^wrapper args=.*127\.0\.0\.1/);
+  });
+
   it('give ssh the operator’s key and agent only for a source the operator set', async () => {
     const ssh = 'ssh://git@127.0.0.1/docs.git';
     reset();

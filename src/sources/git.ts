@@ -72,8 +72,11 @@ function gitEnvironment(env: Record<string, string>): Record<string, string> {
     ...env,
     GIT_TERMINAL_PROMPT: '0',
     GIT_LFS_SKIP_SMUDGE: '1',
-    // An ssh remote must not wait for a password or a host-key answer nobody will type.
-    GIT_SSH_COMMAND: env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes',
+    // An ssh remote must not wait for a password or a host-key answer nobody will type. An operator's
+    // own GIT_SSH program is theirs to make so: git would prefer any GIT_SSH_COMMAND over it.
+    ...(env.GIT_SSH_COMMAND === undefined && env.GIT_SSH !== undefined
+      ? {}
+      : { GIT_SSH_COMMAND: env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' }),
     // The operator's global settings (credentials, proxies) apply; the system-wide file is not read.
     GIT_CONFIG_NOSYSTEM: '1',
   };
