@@ -109,6 +109,9 @@ describe('ingestions running at once', () => {
       await expect(runner.startGit(storage, await siteOf(other, 'other-0'))).resolves.toMatchObject({
         status: 'queued',
       });
+      // What a request checks before it changes a site's folder, so that it is refused before the change.
+      expect(() => runner.refuseOverLimit(busy)).toThrow(IngestionLimitError);
+      expect(() => runner.refuseOverLimit(other)).not.toThrow();
     } finally {
       stop.abort();
       await runner.idle();

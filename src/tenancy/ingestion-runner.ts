@@ -229,6 +229,17 @@ export class IngestionRunner {
     );
   }
 
+  /**
+   * Throws IngestionLimitError when the organization already has as many ingestions running here as it
+   * may: for a request that would change something before it starts one (a new docs folder), so that it
+   * is refused before the change rather than after it. The start counts again.
+   */
+  refuseOverLimit(organizationId: string): void {
+    let running = 0;
+    for (const entry of this.#running.values()) if (entry.organizationId === organizationId) running++;
+    if (running >= MAX_RUNNING_INGESTIONS_PER_ORGANIZATION) throw new IngestionLimitError();
+  }
+
   /** The job of the site's ingestion running in this process, if one is. */
   runningJob(siteId: string): string | undefined {
     return this.#running.get(siteId)?.jobId;

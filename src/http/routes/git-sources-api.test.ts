@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -10,7 +11,7 @@ import { createTenant, type Tenant } from '../../limits/limits-fixtures.ts';
 import { cloneFolder } from '../../sources/git-checkout.ts';
 import { MAX_HOOK_BODY_BYTES } from '../../sources/git-webhook.ts';
 import { signInToConsole } from '../../tenancy/console-sessions.ts';
-import { IngestionRunner } from '../../tenancy/ingestion-runner.ts';
+import { IngestionRunner, MAX_RUNNING_INGESTIONS_PER_ORGANIZATION } from '../../tenancy/ingestion-runner.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
 import { commitFiles, createRepo, sampleDocs } from '../../testing/git-repos.ts';
 import { createTestApp } from '../../testing/test-app.ts';
@@ -404,6 +405,45 @@ describe.each(dialects)('git sources over the admin API on %s', (dialect) => {
     const job = await finished(started.json.statusId as string);
     expect(job.status).toBe('failure');
     expect(job.error).toMatch(/^git clone failed: /);
+  });
+
+  it('refuses a new docs folder with 429 before changing the site, when its organization is at the cap', async () => {
+    const key = tenant.adminKey;
+    // A git remote that takes connections and never answers: each ingestion of it runs until its socket goes.
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => {
+      sockets.add(socket);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/docs.git`;
+    try {
+      for (let i = 0; i <= MAX_RUNNING_INGESTIONS_PER_ORGANIZATION; i++) {
+        const created = await call('POST', '/v1/admin/sites', {
+          key,
+          body: { domain: `capped-${i}`, git: { url } },
+        });
+        expect(created.status).toBe(201);
+        if (i < MAX_RUNNING_INGESTIONS_PER_ORGANIZATION)
+          expect((await call('POST', `/v1/admin/sites/capped-${i}/ingestions`, { key })).status).toBe(202);
+      }
+      fs.mkdirSync(path.join(docsRoot, 'plain'), { recursive: true });
+      fs.writeFileSync(path.join(docsRoot, 'plain', 'index.md'), '# Plain\n\nText.\n');
+      const last = `capped-${MAX_RUNNING_INGESTIONS_PER_ORGANIZATION}`;
+      const refused = await call('POST', `/v1/admin/sites/${last}/ingestions`, {
+        key,
+        body: { docsDir: 'plain' },
+      });
+      expect(refused.status).toBe(429);
+      expect((refused.json.error as { code: string }).code).toBe('rate_limited');
+      // Refused before the change: the site still reads its repository.
+      const site = await call('GET', `/v1/admin/sites/${last}`, { key });
+      expect(site.json.git).toMatchObject({ url });
+      expect(site.json.docsDir ?? null).toBeNull();
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+      await ingestions.idle();
+    }
   });
 
   it('documents the git fields and the webhook in /openapi.json', async () => {

@@ -57,6 +57,7 @@ export function triggerIngestionRoute(deps: AdminDeps): Hono<AdminEnv> {
       let docsDir = site.docs_dir;
       if (body.docsDir !== undefined) {
         await refuseWhileIngesting(deps, site.id, 'change its docs folder');
+        deps.ingestions.refuseOverLimit(organizationId);
         docsDir = await docsDirOfRequest(deps, organizationId, body.docsDir);
         await changeSiteSource(deps.storage, deps.ingestions.git?.dataDir ?? null, site.id, { docsDir });
       }
