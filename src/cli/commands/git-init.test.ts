@@ -84,7 +84,11 @@ describe.each(dialects)('docent init --git on %s', (dialect) => {
     const shown = JSON.parse(await runCliInProcess(db.url, '--json', 'sites', 'show', 'from-git')) as {
       git: { branch: string; subdir: string; commit: string };
     };
-    expect(shown.git).toMatchObject({ branch: 'v2', subdir: 'docs', commit: moved });
+    expect(shown.git).toMatchObject({ branch: 'v2', subdir: 'docs', commit: moved, setBy: 'cli' });
+    // A source stored before migration 0019 reads 'api': the operator can see which to set again.
+    await db.storage.db.updateTable('site_git_sources').set({ set_by: 'api' }).execute();
+    expect(await runCliInProcess(db.url, 'sites', 'show', 'from-git')).toMatch(/ set by api\n/);
+    await db.storage.db.updateTable('site_git_sources').set({ set_by: 'cli' }).execute();
     // A folder cannot be ingested into a git site by mistake.
     await expect(runCliInProcess(db.url, 'ingest', temp, '--site', 'from-git')).rejects.toThrow(
       /git repository/,

@@ -35,7 +35,7 @@ function printGit(source: GitSourceRow | undefined): void {
   process.stdout.write(
     `  git ${git.url}  branch ${git.branch ?? '(default)'}  subdir ${git.subdir || '/'}  poll ${
       git.pollMinutes === null ? 'off' : `every ${git.pollMinutes} min`
-    }  commit ${git.commit ?? '-'}\n`,
+    }  commit ${git.commit ?? '-'}  set by ${source.set_by}\n`,
   );
 }
 
@@ -149,7 +149,9 @@ export function registerSites(program: Command): void {
         const site = await getSiteByDomain(storage, domain);
         if (!site) throw new CliError(`No site "${domain}"`);
         const git = await getGitSource(storage, site.id);
-        if (globals.json) printJson({ ...siteView(site), git: git ? gitSourceView(git) : null });
+        // setBy: whose git credentials the source may use (migration 0019 left older sources 'api').
+        if (globals.json)
+          printJson({ ...siteView(site), git: git ? { ...gitSourceView(git), setBy: git.set_by } : null });
         else {
           printSite(site);
           printGit(git);
