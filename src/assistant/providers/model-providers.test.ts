@@ -130,7 +130,9 @@ describe('real model providers over loopback servers', () => {
   let server: TestServer;
   const keys: Record<string, string> = {};
 
-  const modelConfig: ModelConfig = { ...BUILTIN_MODEL_CONFIG, connectTimeoutMs: 400, stallTimeoutMs: 300 };
+  // Short enough to keep the suite quick, long enough that a loaded CI machine (other processes on both
+  // cores) does not take a first token sent at once for a stall: 300 ms failed there once.
+  const modelConfig: ModelConfig = { ...BUILTIN_MODEL_CONFIG, connectTimeoutMs: 800, stallTimeoutMs: 600 };
   modelConfig.maxRetries = 2;
 
   const ask = (domain: string, question: string, body: Record<string, unknown> = {}): Promise<ChatResult> =>
@@ -448,7 +450,7 @@ describe('real model providers over loopback servers', () => {
 
     it('streams an answer whose gaps are under the stall timeout, keep-alives or not', async () => {
       const tokens = ['Invoices ', 'arrive ', 'monthly ', '[1].'];
-      // Gaps of a third of the stall timeout: a loaded CI machine stretched 200 ms gaps past 300 ms.
+      // Gaps of a sixth of the stall timeout: a loaded CI machine stretched 200 ms gaps past 300 ms.
       answerWith({ tokens, tokenDelayMs: 100, keepAliveMs: 40 });
       const asked = await ask(domain, 'When are invoices sent?');
       expect(asked.error).toBeUndefined();
