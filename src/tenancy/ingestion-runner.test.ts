@@ -66,6 +66,14 @@ describe('ingestions running at once', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/docs.git`;
   });
+  /** A runner that clones into `temp`; aborting `signal` stops its git processes. */
+  const gitRunner = (signal: AbortSignal) =>
+    new IngestionRunner(undefined, null, {
+      dataDir: temp,
+      env: loadConfig().git.env,
+      signal,
+      serverCredentialsForApiSources: false,
+    });
   afterAll(async () => {
     await new Promise((resolve) => silent.close(resolve));
     await database?.drop();
@@ -75,12 +83,7 @@ describe('ingestions running at once', () => {
   it('are capped per organization, not per server: one more is refused, another organization’s starts', async () => {
     const { storage } = database;
     const stop = new AbortController();
-    const runner = new IngestionRunner(undefined, null, {
-      dataDir: temp,
-      env: loadConfig().git.env,
-      signal: stop.signal,
-      serverCredentialsForApiSources: false,
-    });
+    const runner = gitRunner(stop.signal);
     const siteOf = async (organizationId: string, domain: string): Promise<string> => {
       const site = await createSite(storage, { organizationId, domain });
       await setGitSource(storage, site.id, {
@@ -121,12 +124,7 @@ describe('ingestions running at once', () => {
   it('keeps the run a push was promised (202, after) when the site’s run ends: it takes the slot first', async () => {
     const { storage } = database;
     const stop = new AbortController();
-    const runner = new IngestionRunner(undefined, null, {
-      dataDir: temp,
-      env: loadConfig().git.env,
-      signal: stop.signal,
-      serverCredentialsForApiSources: false,
-    });
+    const runner = gitRunner(stop.signal);
     // Remotes that hold their connections until told to drop them: an ingestion of one then fails.
     const holding = async () => {
       const held = new Set<net.Socket>();

@@ -162,10 +162,8 @@ export class IngestionRunner {
       // read and the count nothing awaits, so two starts of one organization cannot both pass. One
       // known already (a run again after a push) is counted at once, in the slot its site's run left.
       const organizationId = typeof organization === 'string' ? organization : await organization();
-      let running = 0;
-      for (const other of this.#running.values())
-        if (other !== entry && other.organizationId === organizationId) running++;
-      if (running >= MAX_RUNNING_INGESTIONS_PER_ORGANIZATION) throw new IngestionLimitError();
+      // This entry's organization is still null, so it is not counted against itself.
+      this.refuseOverLimit(organizationId);
       entry.organizationId = organizationId;
       job = await create();
     } catch (error) {
