@@ -3,6 +3,7 @@ import path from 'node:path';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SERVER_STOPPING_MESSAGE } from './assistant/answer-question.ts';
 import { BuiltinAnswerer } from './assistant/builtin-answerer.ts';
 import { listThreadMessages } from './assistant/threads.ts';
 import { askBody } from './limits/limits-fixtures.ts';
@@ -26,19 +27,28 @@ async function storedAnswer(server: TestServer, threadId: string) {
   }
 }
 
+const slowQuestion = 'How do I run Docent on PostgreSQL with backups?';
+
 /** Starts a slow answer and reads it until its first words have arrived. */
-async function startAnswer(server: TestServer, key: string) {
-  const response = await fetch(`${server.baseUrl}/v1/assistant/docs/message`, {
+async function startAnswer(server: TestServer, key: string, wire: 'v1' | 'v2' = 'v1') {
+  const body =
+    wire === 'v1'
+      ? askBody(slowQuestion)
+      : {
+          fp: 'anonymous',
+          messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: slowQuestion }] }],
+        };
+  const response = await fetch(`${server.baseUrl}/${wire}/assistant/docs/message`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
-    body: JSON.stringify(askBody('How do I run Docent on PostgreSQL with backups?')),
+    body: JSON.stringify(body),
   });
   expect(response.status).toBe(200);
   const threadId = response.headers.get('X-Thread-Id') ?? '';
   const reader = response.body?.getReader();
   const decoder = new TextDecoder();
   let text = '';
-  while (!/(^|\n)0:/.test(text)) {
+  while (!(wire === 'v1' ? /(^|\n)0:/ : /"type":"text-delta"/).test(text)) {
     const chunk = await reader?.read();
     if (!chunk || chunk.done) throw new Error(`ended early: ${text}`);
     text += decoder.decode(chunk.value);
@@ -89,9 +99,10 @@ describe.each(dialects)('graceful shutdown on %s', (dialect) => {
     const { server, key } = await start();
     const answer = await startAnswer(server, key);
     await server.close({ graceMs: 100 });
-    // The reader's stream ended, cut short: no finish part.
+    // The reader's stream ended without a finish part, with an error saying why, as its last part.
     const text = await answer.rest;
     expect(text).not.toMatch(/(^|\n)d:/);
+    expect(text.trimEnd().split('\n').at(-1)).toBe(`3:${JSON.stringify(SERVER_STOPPING_MESSAGE)}`);
     const stored = await storedAnswer(server, answer.threadId);
     expect(stored.map((m) => [m.role, m.status])).toEqual([
       ['user', 'complete'],
@@ -108,6 +119,18 @@ describe.each(dialects)('graceful shutdown on %s', (dialect) => {
     } finally {
       await storage.close();
     }
+  });
+
+  it('tells a v2 reader still there why the answer ended, in an error chunk before [DONE]', async () => {
+    const { server, key } = await start();
+    const answer = await startAnswer(server, key, 'v2');
+    await server.close({ graceMs: 100 });
+    const events = (await answer.rest).split('\n\n').filter((event) => event !== '');
+    expect(events.slice(-2)).toEqual([
+      `data: ${JSON.stringify({ type: 'error', errorText: SERVER_STOPPING_MESSAGE })}`,
+      'data: [DONE]',
+    ]);
+    expect(events.some((event) => event.includes('"type":"finish"'))).toBe(false);
   });
 
   it('waits for a v2 answer its reader left (kept for resuming), and stores it aborted after the grace period', async () => {

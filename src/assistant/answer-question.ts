@@ -48,6 +48,10 @@ import {
  */
 export const MAX_HISTORY_MESSAGES = 40;
 
+/** What a reader whose answer a shutdown ended is told, as the stream's error (the answer is stored aborted). */
+export const SERVER_STOPPING_MESSAGE =
+  'The assistant restarted before this answer was finished. Please ask again.';
+
 /** The reader's connection, as far as an answer cares: gone means stop. */
 export interface ReaderGone {
   readonly aborted: boolean;
@@ -415,6 +419,8 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
                 sources: () => sources.all.map(citableView),
                 searchResults: toolResultItems(sources),
                 abortSignal: gone,
+                stoppedBecause: () =>
+                  deps.stopping?.aborted === true && !input.gone.aborted ? SERVER_STOPPING_MESSAGE : null,
                 errorMessage: (error) => safeProviderErrorMessage(error, requestId),
               });
               // Described, not serialised whole: a provider error carries the full prompt in its request body.

@@ -73,6 +73,12 @@ export interface StreamAnswerOptions {
   errorMessage: (error: unknown) => string;
   /** The reader went away: stop reading the answer and tell the sink nothing more. */
   abortSignal?: { readonly aborted: boolean };
+  /**
+   * When the answer was stopped by the server rather than by its reader (a shutdown's grace period
+   * over), what to tell the reader, who is still there: their stream then ends with an error, not
+   * mid-sentence. Null or absent: nothing is said.
+   */
+  stoppedBecause?: () => string | null;
   /** The pages of a model's own `search` call, from the tool's result. */
   searchResults?: (result: unknown) => readonly SearchResultItem[];
 }
@@ -173,8 +179,11 @@ export async function streamAnswer(
     text,
     sources.map((s) => s.id),
   );
-  if (aborted || abortSignal?.aborted)
+  if (aborted || abortSignal?.aborted) {
+    const because = options.stoppedBecause?.() ?? null;
+    if (because !== null) sink.error(because);
     return { text, finishReason: 'unknown', usage, citedIds, aborted: true };
+  }
   if (failed) {
     sink.error(options.errorMessage(error));
     return { text, finishReason: 'error', usage, citedIds, aborted: false, error };
