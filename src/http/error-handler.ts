@@ -2,6 +2,7 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { html } from 'hono/html';
 import { HTTPException } from 'hono/http-exception';
 import { DomainError } from '../errors/domain-error.ts';
+import { databaseUnavailable } from '../storage/database-open-problem.ts';
 import type { AppEnv } from './app-env.ts';
 import { DocentError, type ErrorCode, errorBody, fromDomainError } from './errors.ts';
 
@@ -19,6 +20,9 @@ function fromHttpException(error: HTTPException): DocentError {
   if (code) return new DocentError(code, error.message || code.replace(/_/g, ' '));
   return new DocentError('internal_error', 'Internal server error', { cause: error });
 }
+
+/** What a client whose request found the database unavailable is told to wait before trying again. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Longest path written to a log line. */
 const MAX_LOGGED_PATH = 200;
@@ -88,6 +92,15 @@ export const handleError: ErrorHandler<AppEnv> = (error, c) => {
   // Malformed JSON bodies surface from Hono's body parsing as SyntaxError.
   if (error instanceof SyntaxError)
     return respond(c, new DocentError('invalid_request', 'Malformed JSON body'));
+  if (databaseUnavailable(error)) {
+    c.get('logger')?.error({ err: error, requestId: c.get('requestId') }, 'database unavailable');
+    return respond(
+      c,
+      new DocentError('unavailable', 'The database is unavailable; try again shortly', {
+        headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      }),
+    );
+  }
   c.get('logger')?.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
   return respond(c, new DocentError('internal_error', 'Internal server error'));
 };

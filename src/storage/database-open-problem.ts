@@ -31,3 +31,29 @@ export function cannotOpenDatabase(url: string, error: unknown): string | null {
   const name = target.dialect === 'sqlite' ? target.file : 'the PostgreSQL server';
   return `Cannot open the database (${name}): ${problem}`;
 }
+
+/** pg's own connection failures, which carry no code. */
+const PG_CONNECTION_MESSAGES = new Set([
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+  'Connection terminated unexpectedly',
+  'timeout expired',
+]);
+
+/**
+ * Whether a request failed because the database could not be reached or used just then (a PostgreSQL
+ * server that went away, refused the connection or is restarting, no pooled connection within the
+ * connect timeout, a SQLite file locked past its busy timeout or a full disk): the server is at fault,
+ * for now, and a client should try again shortly, not be told of an internal error.
+ */
+export function databaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string')
+    return (
+      /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(code) ||
+      /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(code) ||
+      /^08[0-9A-Z]{3}$|^57P0[1-3]$|^53[0-9A-Z]{3}$/.test(code)
+    );
+  return PG_CONNECTION_MESSAGES.has(error.message);
+}

@@ -168,9 +168,18 @@ async function openPostgres(
   } finally {
     await probe.end().catch(() => {});
   }
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // The same limit for the pool's own connections, and for a request waiting for one: a server that
+  // stops answering fails requests (503) instead of holding them until TCP gives up.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: connectTimeoutMs,
+  });
   // An idle client losing its connection emits 'error' on the pool; without a listener that kills the process.
   pool.on('error', () => {});
+  // So does a client in use (the pool listens only while it is idle): its query fails with the error
+  // anyway, and the pool drops the client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -1,0 +1,76 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../storage/database.ts';
+import { databaseUnavailable } from '../storage/database-open-problem.ts';
+import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
+import { createTestApp } from '../testing/test-app.ts';
+
+/** A TCP relay to PostgreSQL that can be cut, as a database server that goes away would be. */
+async function relayTo(port: number) {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    cut: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+describe('a database that goes away', () => {
+  let database: TestDatabase | undefined;
+  let relayed: Storage | undefined;
+  afterEach(async () => {
+    await relayed?.close().catch(() => {});
+    await database?.drop();
+    relayed = undefined;
+    database = undefined;
+  });
+
+  it('answers 503 with Retry-After and a JSON error body, not 500', async () => {
+    database = await createTestDatabase('postgres');
+    const url = new URL(database.url);
+    const relay = await relayTo(Number(url.port || 5432));
+    url.port = String(relay.port);
+    relayed = await openStorage(url.toString());
+    const app = createTestApp(relayed);
+    const ask = () =>
+      app.request('/v1/admin/sites', { headers: { Authorization: `Bearer svc_${'x'.repeat(40)}` } });
+    // While the database answers, an unknown key is refused.
+    expect((await ask()).status).toBe(401);
+    await relay.cut();
+    const response = await ask();
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    const body = (await response.json()) as { error: { code: string; message: string; requestId: string } };
+    expect(body.error.code).toBe('unavailable');
+    expect(body.error.message).toMatch(/database is unavailable/);
+    expect(body.error.requestId).toMatch(/\S/);
+  });
+});
+
+describe('databaseUnavailable', () => {
+  const coded = (code: string) => Object.assign(new Error('x'), { code });
+  it('knows a database out of reach or busy from a failure of the request itself', () => {
+    for (const code of ['ECONNREFUSED', 'ETIMEDOUT', '57P01', '08006', '53300', 'SQLITE_BUSY', 'SQLITE_FULL'])
+      expect(databaseUnavailable(coded(code)), code).toBe(true);
+    expect(databaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
+    expect(databaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    // A constraint violation, bad SQL, or a bug: internal errors still.
+    for (const code of ['23505', '42601', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_ERROR'])
+      expect(databaseUnavailable(coded(code)), code).toBe(false);
+    expect(databaseUnavailable(new TypeError('x is undefined'))).toBe(false);
+    expect(databaseUnavailable('ECONNREFUSED')).toBe(false);
+  });
+});
