@@ -19,6 +19,8 @@ export interface PushHeaders {
 export type PushOutcome =
   /** Ingestion started (or, `after`, queued behind the running one whose job id this is). */
   | { kind: 'accepted'; jobId: string; after: boolean }
+  /** Queued: the site's organization has as many ingestions running as it may; one ending starts it. */
+  | { kind: 'waiting' }
   /** Verified, but nothing to do: another branch, a tag, a deleted branch or another event. */
   | { kind: 'ignored'; reason: 'branch' | 'event' | 'deleted'; ref: string | null }
   /** GitHub's test delivery when the hook is created. */
@@ -82,6 +84,7 @@ export async function handleGitPush(
     return { kind: 'ignored', reason: 'branch', ref };
 
   const started = await deps.ingestions.requestGit(deps.storage, site.id);
+  if ('waiting' in started) return { kind: 'waiting' };
   return { kind: 'accepted', jobId: started.jobId, after: started.after };
 }
 

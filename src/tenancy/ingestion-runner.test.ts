@@ -57,7 +57,8 @@ describe('ingestions running at once', () => {
   let database: TestDatabase;
   let temp: string;
   // A git remote that takes connections and never answers: each ingestion of it runs until stopped.
-  const silent = net.createServer(() => {});
+  // It reads what is sent (and drops it), so that a client closing is seen and the server can close.
+  const silent = net.createServer((socket) => socket.resume());
   let url: string;
 
   beforeAll(async () => {
@@ -105,10 +106,10 @@ describe('ingestions running at once', () => {
         .catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(IngestionLimitError);
       expect((refused as IngestionLimitError).retryAfterSeconds).toBe(30);
-      // A push to a site over the cap is refused the same way, not queued behind another site's run.
-      await expect(runner.requestGit(storage, await siteOf(busy, 'busy-pushed'))).rejects.toBeInstanceOf(
-        IngestionLimitError,
-      );
+      // A push to a site over the cap is not refused (hosts do not redeliver): it waits for a slot.
+      const pushed = await siteOf(busy, 'busy-pushed');
+      expect(await runner.requestGit(storage, pushed)).toEqual({ waiting: true });
+      expect(runner.runningJob(pushed)).toBeUndefined();
       await expect(runner.startGit(storage, await siteOf(other, 'other-0'))).resolves.toMatchObject({
         status: 'queued',
       });
@@ -191,6 +192,58 @@ describe('ingestions running at once', () => {
         await remote.drop();
         await remote.close();
       }
+    }
+  });
+  it('starts a push that waited for its organization’s slot when one of its runs ends, and drops it on shutdown', async () => {
+    const { storage } = database;
+    const stop = new AbortController();
+    const runner = gitRunner(stop.signal);
+    const held = new Set<net.Socket>();
+    const holding = net.createServer((socket) => {
+      held.add(socket);
+      socket.on('close', () => held.delete(socket));
+    });
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    const heldUrl = `http://127.0.0.1:${(holding.address() as net.AddressInfo).port}/docs.git`;
+    const organizationId = (await createOrganization(storage, { name: 'waiting' })).id;
+    const siteOf = async (domain: string, remote: string): Promise<string> => {
+      const site = await createSite(storage, { organizationId, domain });
+      await setGitSource(storage, site.id, {
+        url: remote,
+        branch: null,
+        subdir: '',
+        pollMinutes: null,
+        setBy: 'api',
+      });
+      return site.id;
+    };
+    try {
+      // One run on a remote this test can cut, the others on the silent one.
+      const ending = await siteOf('waiting-0', heldUrl);
+      await runner.startGit(storage, ending);
+      for (let i = 1; i < MAX_RUNNING_INGESTIONS_PER_ORGANIZATION; i++)
+        await runner.startGit(storage, await siteOf(`waiting-${i}`, url));
+      const first = await siteOf('waiting-first', url);
+      const second = await siteOf('waiting-second', url);
+      expect(await runner.requestGit(storage, first)).toEqual({ waiting: true });
+      expect(await runner.requestGit(storage, second)).toEqual({ waiting: true });
+      await vi.waitFor(() => expect(held.size).toBeGreaterThan(0), { timeout: 10_000 });
+      for (const socket of held) socket.destroy();
+      // The oldest push takes the slot; the other still waits, within the cap.
+      await vi.waitFor(() => expect(runner.runningJob(first)).toBeDefined(), { timeout: 20_000 });
+      expect(runner.runningJob(ending)).toBeUndefined();
+      expect(runner.runningJob(second)).toBeUndefined();
+      expect(() => runner.refuseOverLimit(organizationId)).toThrow(IngestionLimitError);
+      // A server shutting down starts no waiting push.
+      runner.cancelQueued();
+      stop.abort();
+      await runner.idle();
+      expect(runner.runningJob(second)).toBeUndefined();
+    } finally {
+      stop.abort();
+      await runner.idle();
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => holding.close(resolve));
     }
   });
 });

@@ -64,6 +64,11 @@ export class IngestionRunner {
   readonly git: GitWorkspace | null;
   /** Sites whose git source was pushed to while an ingestion ran: ingested again once it ends. */
   readonly #again = new Map<string, Storage>();
+  /**
+   * By organization, sites whose git source was pushed to while the organization had as many
+   * ingestions running as it may: each is ingested, oldest push first, when one of them ends.
+   */
+  readonly #waiting = new Map<string, Map<string, Storage>>();
 
   /**
    * `instanceId`: this server's registered instance, recorded on each job it runs (crash recovery).
@@ -125,10 +130,23 @@ export class IngestionRunner {
    * startGit, or, while an ingestion of the site runs, once more after it: a push that arrives during
    * a fetch may not be in it. Returns the job started, or the running one the new run will follow.
    */
-  async requestGit(storage: Storage, siteId: string): Promise<{ jobId: string; after: boolean }> {
+  async requestGit(
+    storage: Storage,
+    siteId: string,
+  ): Promise<{ jobId: string; after: boolean } | { waiting: true }> {
     try {
       return { jobId: (await this.startGit(storage, siteId)).id, after: false };
     } catch (error) {
+      if (error instanceof IngestionLimitError) {
+        // A push is not asked again (hosts do not redeliver a refused one): it waits its turn.
+        const organizationId = await organizationOf(storage, siteId);
+        const waiting = this.#waiting.get(organizationId) ?? new Map<string, Storage>();
+        this.#waiting.set(organizationId, waiting);
+        waiting.set(siteId, storage);
+        // One of the organization's runs may have ended while its organization was read.
+        this.#startWaiting(organizationId);
+        return { waiting: true };
+      }
       if (!(error instanceof IngestionBusyError)) throw error;
       this.#again.set(siteId, storage);
       return { jobId: error.jobId, after: true };
@@ -203,6 +221,7 @@ export class IngestionRunner {
           }
         }
         this.#runAgain(siteId, entry.organizationId);
+        if (entry.organizationId !== null) this.#startWaiting(entry.organizationId);
       })
       .then(settle);
     return job;
@@ -227,15 +246,43 @@ export class IngestionRunner {
     );
   }
 
+  /** Starts the organization's waiting pushes, oldest first, while it has ingestion slots free. */
+  #startWaiting(organizationId: string): void {
+    const waiting = this.#waiting.get(organizationId);
+    if (waiting === undefined) return;
+    for (const [siteId, storage] of waiting) {
+      if (this.#runningIn(organizationId) >= MAX_RUNNING_INGESTIONS_PER_ORGANIZATION) return;
+      waiting.delete(siteId);
+      if (waiting.size === 0) this.#waiting.delete(organizationId);
+      if (this.#running.has(siteId)) {
+        // Started meanwhile (a poll, an admin): ingested again once that run ends.
+        this.#again.set(siteId, storage);
+        continue;
+      }
+      // The organization is known, so the run is counted before this loop looks at the next one.
+      this.#startGit(storage, siteId, organizationId).catch((error: unknown) =>
+        this.logger?.warn(
+          { siteId, err: error },
+          'ingesting a git source after a waiting push failed to start',
+        ),
+      );
+    }
+  }
+
+  #runningIn(organizationId: string): number {
+    let running = 0;
+    for (const entry of this.#running.values()) if (entry.organizationId === organizationId) running++;
+    return running;
+  }
+
   /**
    * Throws IngestionLimitError when the organization already has as many ingestions running here as it
    * may: for a request that would change something before it starts one (a new docs folder), so that it
    * is refused before the change rather than after it. The start counts again.
    */
   refuseOverLimit(organizationId: string): void {
-    let running = 0;
-    for (const entry of this.#running.values()) if (entry.organizationId === organizationId) running++;
-    if (running >= MAX_RUNNING_INGESTIONS_PER_ORGANIZATION) throw new IngestionLimitError();
+    if (this.#runningIn(organizationId) >= MAX_RUNNING_INGESTIONS_PER_ORGANIZATION)
+      throw new IngestionLimitError();
   }
 
   /** The job of the site's ingestion running in this process, if one is. */
@@ -253,7 +300,7 @@ export class IngestionRunner {
     this.#settled.push(listener);
   }
 
-  /** Waits for the running ingestions, and for those a push queued behind them. */
+  /** Waits for the running ingestions, and for those a push queued behind them (its site's or its organization's). */
   async idle(): Promise<void> {
     while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((r) => r.done));
   }
@@ -261,6 +308,7 @@ export class IngestionRunner {
   /** Drops runs queued behind running ones (a server shutting down starts no new work). */
   cancelQueued(): void {
     this.#again.clear();
+    this.#waiting.clear();
   }
 }
 

@@ -19,6 +19,12 @@ export const gitPushResponseSchema = z.object({
     .optional()
     .describe('The ingestion started, or the running one a new run will follow (`after`)'),
   after: z.boolean().optional().describe('An ingestion was running: the site is ingested again once it ends'),
+  waiting: z
+    .boolean()
+    .optional()
+    .describe(
+      "The site's organization had as many ingestions running on this server as it may (3): the site is ingested when one of them ends",
+    ),
   ignored: z
     .enum(['branch', 'event', 'deleted'])
     .optional()
@@ -42,8 +48,7 @@ export const gitWebhookOperation: Operation = {
       description: 'A push to the source branch: ingestion queued; anything else: ignored',
       ...jsonContent(gitPushResponseSchema),
     },
-    // 429: the site's organization already has MAX_RUNNING_INGESTIONS_PER_ORGANIZATION running here.
-    ...errorResponses(400, 401, 404, 413, 429),
+    ...errorResponses(400, 401, 404, 413),
   },
 };
 
@@ -70,6 +75,10 @@ export function gitWebhookRoute(deps: { storage: Storage; ingestions: IngestionR
       if (outcome.kind === 'ping') return c.json({ status: 'pong' as const }, 200);
       if (outcome.kind === 'ignored')
         return c.json({ status: 'ignored' as const, ignored: outcome.reason, ref: outcome.ref }, 202);
+      if (outcome.kind === 'waiting') {
+        c.get('logger').info({ domain }, "git push: waiting for one of its organization's ingestions to end");
+        return c.json({ status: 'queued' as const, waiting: true }, 202);
+      }
       c.get('logger').info({ domain, jobId: outcome.jobId, after: outcome.after }, 'git push: ingesting');
       return c.json({ status: 'queued' as const, statusId: outcome.jobId, after: outcome.after }, 202);
     },
