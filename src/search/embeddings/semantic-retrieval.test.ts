@@ -280,6 +280,16 @@ describe.each(dialects)('semantic retrieval on %s', (dialect) => {
       expect(await dimensionsOf()).toEqual([100]);
       expect(await countRows(storage, siteId, model.id)).toBe(chunks);
 
+      // Queries answered in other dimensions than the stored vectors: words alone, said once.
+      server.vectorOf = null;
+      const warn = vi.fn();
+      const search = new SiteSearch(storage, { embeddings: modelNamed('same-name', 0), logger: { warn } });
+      const lexical = await new SiteSearch(storage).search(siteId, 'quinces details', { limit: 5 });
+      expect(await search.search(siteId, 'quinces details', { limit: 5 })).toEqual(lexical);
+      expect(await search.search(siteId, 'quinces details', { limit: 5 })).toEqual(lexical);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0]?.[0]).toMatchObject({ queryDimensions: 256, storedDimensions: 100 });
+
       // Vectors of two sizes stored and no text changed since (a run that stopped half-way through
       // such a change, before this was handled): the next ingestion finds out and completes it.
       server.vectorOf = null;
