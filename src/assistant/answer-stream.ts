@@ -25,6 +25,16 @@ export interface TokenUsage {
   completionTokens: number;
 }
 
+/**
+ * Most characters of one answer. A model that never stops (a local model in a repetition loop, which
+ * Ollama lets run without a token limit by default, or a provider ignoring `maxOutputTokens`) kept
+ * streaming for as long as the reader stayed, and every character was kept in memory, in the resumable
+ * stream's record and in the stored answer. Far above any answer a site can ask for (32,000 tokens of
+ * `maxOutputTokens`, about 130,000 characters); past it the answer ends as a length stop, and the
+ * request to the provider is cancelled.
+ */
+export const MAX_ANSWER_CHARS = 256_000;
+
 /** Name of the tool call that shows the retrieval step in the stream. */
 export const SEARCH_TOOL_NAME = 'search';
 
@@ -129,9 +139,15 @@ export async function streamAnswer(
       if (isPart(part, 'text-delta')) {
         if (part.textDelta.length === 0) continue;
         const first = text === '';
-        text += part.textDelta;
-        sink.text(part.textDelta);
+        const delta = withinAnswerLimit(text.length, part.textDelta);
+        text += delta;
+        if (delta !== '') sink.text(delta);
         if (first) sink.flush();
+        if (delta.length < part.textDelta.length || text.length >= MAX_ANSWER_CHARS) {
+          // Leaving the loop cancels the model's stream (and its request).
+          finishReason = 'length';
+          break;
+        }
       } else if (isPart(part, 'tool-call')) {
         if (part.toolName === SEARCH_TOOL_NAME) sink.searchCall(part.toolCallId, queryOf(part.args));
       } else if (isPart(part, 'tool-result')) {
@@ -232,6 +248,15 @@ export function coalescingWriter(writer: { write(text: string): void }): Coalesc
 
 function isAbortError(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+
+/** The part of `delta` that fits in an answer of `length` characters so far, not splitting a surrogate pair. */
+function withinAnswerLimit(length: number, delta: string): string {
+  const room = MAX_ANSWER_CHARS - length;
+  if (delta.length <= room) return delta;
+  const cut = delta.slice(0, Math.max(0, room));
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
 }
 
 function queryOf(args: unknown): string {

@@ -120,6 +120,8 @@ export class SiteSearch {
   private builds: Promise<unknown> = Promise.resolve();
   /** Whether the last query embedding failed: the failure is logged once, not per search. */
   private queryFailing = false;
+  /** Stored vectors whose dimensions a query vector did not have: logged once per loaded index. */
+  private readonly mismatchLogged = new WeakSet<SiteVectors>();
 
   constructor(
     private readonly storage: Storage,
@@ -285,6 +287,22 @@ export class SiteSearch {
   ): Promise<SearchHit[]> {
     const queryVector = await this.embedQuery(query);
     if (queryVector === null) return searchIndex(loaded.index, query, options);
+    if (queryVector.length !== vectors.dimensions) {
+      // The model behind the configured name changed (its vectors are no longer comparable): words alone
+      // until an ingestion recomputes the site's vectors (embed-chunks.ts does once any chunk changed).
+      if (!this.mismatchLogged.has(vectors)) {
+        this.mismatchLogged.add(vectors);
+        this.options.logger?.warn(
+          {
+            model: this.options.embeddings?.id,
+            queryDimensions: queryVector.length,
+            storedDimensions: vectors.dimensions,
+          },
+          'the embeddings model returns vectors of other dimensions than the site’s stored ones: searching by words alone; re-ingest the site with a changed page to recompute them',
+        );
+      }
+      return searchIndex(loaded.index, query, options);
+    }
     const { index } = loaded;
     const pool = Math.max(Math.floor(options.limit), FUSION_CANDIDATES);
     const lexical = searchIndex(index, query, { ...options, limit: pool });

@@ -4,7 +4,7 @@ import { mapLimit } from '../../ingest/map-limit.ts';
 import type { Storage } from '../../storage/database.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { EmbeddingModel } from './embedding-model.ts';
-import { encodeVector } from './vectors.ts';
+import { encodeVector, normalized } from './vectors.ts';
 
 /** Chunks per embeddings request (OpenAI takes up to 2048; small batches keep one failure cheap). */
 export const EMBED_BATCH_SIZE = 64;
@@ -100,44 +100,70 @@ export async function embedSiteChunks(
       .executeTakeFirst();
     if (Number(dropped.numDeletedRows) > 0) changed = true;
 
-    const stored = new Map<string, string>();
-    const rows = await storage.db
-      .selectFrom('chunk_embeddings')
-      .select(['page_path', 'ord', 'text_hash'])
-      .where('site_id', '=', siteId)
-      .where('model', '=', model.id)
-      .execute();
-    for (const row of rows) stored.set(keyOf(row.page_path, row.ord), row.text_hash);
     const chunks = await chunkTexts(storage.db, siteId);
-    const todo = chunks.filter((chunk) => stored.get(keyOf(chunk.pagePath, chunk.ord)) !== chunk.hash);
-    reused = chunks.length - todo.length;
-    pending = todo.length;
-
-    const batches: ChunkText[][] = [];
-    for (let i = 0; i < todo.length; i += EMBED_BATCH_SIZE) batches.push(todo.slice(i, i + EMBED_BATCH_SIZE));
     let dimensions: number | null = null;
-    // One failed batch stops the rest: the provider is down or refusing, and more calls only cost.
-    const stop = new AbortController();
-    await mapLimit(batches, EMBED_CONCURRENCY, async (batch) => {
-      if (stop.signal.aborted) return;
-      try {
-        const vectors = await model.embed(
-          batch.map((chunk) => chunk.input),
-          AbortSignal.any([stop.signal, AbortSignal.timeout(EMBED_BATCH_TIMEOUT_MS)]),
-        );
-        dimensions ??= vectors[0]?.length ?? null;
-        checkVectors(vectors, batch.length, dimensions);
-        const written = await writeBatch(storage, siteId, model.id, batch, vectors);
-        if (written > 0) changed = true;
-        embedded += written;
-        pending -= batch.length;
-      } catch (failure) {
-        if (!stop.signal.aborted) {
-          error = failure instanceof Error ? failure.message : String(failure);
-          stop.abort();
-        }
+    // Two passes at most: a model served under the same name may have changed its dimensions (another
+    // model behind an Ollama tag or a gateway's alias). The first pass's vectors say what they are now,
+    // so vectors of other dimensions are dropped and computed again in a second pass; otherwise they
+    // would stay, unusable beside the new ones, for as long as their text does not change.
+    for (let pass = 0; pass < 2 && error === null; pass++) {
+      const stored = new Map<string, string>();
+      const storedDimensions = new Set<number>();
+      const rows = await storage.db
+        .selectFrom('chunk_embeddings')
+        .select(['page_path', 'ord', 'text_hash', 'dimensions'])
+        .where('site_id', '=', siteId)
+        .where('model', '=', model.id)
+        .execute();
+      for (const row of rows) {
+        stored.set(keyOf(row.page_path, row.ord), row.text_hash);
+        storedDimensions.add(row.dimensions);
       }
-    });
+      const todo = chunks.filter((chunk) => stored.get(keyOf(chunk.pagePath, chunk.ord)) !== chunk.hash);
+      // Vectors of several dimensions and nothing to embed (an earlier run stopped half-way through a
+      // change of dimensions): one chunk again tells which dimensions are the model's now.
+      const probe = chunks[0];
+      if (pass === 0 && todo.length === 0 && storedDimensions.size > 1 && probe !== undefined)
+        todo.push(probe);
+      if (pass === 0) reused = chunks.length - todo.length;
+      pending = todo.length;
+
+      const batches: ChunkText[][] = [];
+      for (let i = 0; i < todo.length; i += EMBED_BATCH_SIZE)
+        batches.push(todo.slice(i, i + EMBED_BATCH_SIZE));
+      // One failed batch stops the rest: the provider is down or refusing, and more calls only cost.
+      const stop = new AbortController();
+      await mapLimit(batches, EMBED_CONCURRENCY, async (batch) => {
+        if (stop.signal.aborted) return;
+        try {
+          const vectors = await model.embed(
+            batch.map((chunk) => chunk.input),
+            AbortSignal.any([stop.signal, AbortSignal.timeout(EMBED_BATCH_TIMEOUT_MS)]),
+          );
+          dimensions ??= vectors[0]?.length ?? null;
+          checkVectors(vectors, batch.length, dimensions);
+          const written = await writeBatch(storage, siteId, model.id, batch, vectors);
+          if (written > 0) changed = true;
+          embedded += written;
+          pending -= batch.length;
+        } catch (failure) {
+          if (!stop.signal.aborted) {
+            error = failure instanceof Error ? failure.message : String(failure);
+            stop.abort();
+          }
+        }
+      });
+      if (error !== null || dimensions === null) break;
+      const stale = await storage.db
+        .deleteFrom('chunk_embeddings')
+        .where('site_id', '=', siteId)
+        .where('model', '=', model.id)
+        .where('dimensions', '<>', dimensions)
+        .executeTakeFirst();
+      if (Number(stale.numDeletedRows) === 0) break;
+      changed = true;
+      reused -= Number(stale.numDeletedRows);
+    }
   } catch (failure) {
     error ??= failure instanceof Error ? failure.message : String(failure);
   }
@@ -164,6 +190,13 @@ function checkVectors(vectors: number[][], expected: number, dimensions: number 
         `the embeddings model returned vectors of ${vector.length} and ${dimensions} dimensions`,
       );
     if (!vector.every(Number.isFinite)) throw new Error('the embeddings model returned a non-finite number');
+    // Stored as 32-bit floats: a number past their range is stored as infinity, and a vector of only
+    // zeros (or of numbers too small for them) has no direction. Such a vector would be stored, never
+    // used by a search (vectors.ts leaves it out) and never computed again while its text stays the same.
+    if (normalized(vector) === null)
+      throw new Error(
+        'the embeddings model returned a vector that has no direction as 32-bit floats (all zeros, or numbers out of their range)',
+      );
   }
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbeddingModel } from './embedding-model.ts';
+import { createEmbeddingModel, MAX_EMBEDDINGS_RESPONSE_BYTES } from './embedding-model.ts';
 import {
   bagOfWordsEmbedding,
   type LoopbackEmbeddings,
@@ -71,5 +71,46 @@ describe('createEmbeddingModel against a loopback OpenAI embeddings server', () 
     await expect(model.embed(['hello'])).rejects.toThrow(/embeddings backend is down/);
     expect(server.requests.length - from).toBe(2);
     server.mode = 'ok';
+  });
+
+  it('fails a response larger than MAX_EMBEDDINGS_RESPONSE_BYTES, without retrying or reading it all', async () => {
+    let calls = 0;
+    let sent = 0;
+    const endless: typeof fetch = async () => {
+      calls++;
+      const piece = new TextEncoder().encode('1.0,'.repeat(16_384));
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"object":"list","data":[{"index":0,"embedding":['));
+        },
+        pull(controller) {
+          sent += piece.byteLength;
+          controller.enqueue(piece);
+        },
+      });
+      return new Response(body, { headers: { 'content-type': 'application/json' } });
+    };
+    const model = createEmbeddingModel(
+      { provider: 'openai-compatible', model: 'm', apiKey: null, baseUrl: server.baseUrl },
+      { fetch: endless },
+    );
+    await expect(model.embed(['hello'])).rejects.toThrow(/embeddings response is larger than/);
+    expect(calls).toBe(1);
+    expect(sent).toBeLessThan(MAX_EMBEDDINGS_RESPONSE_BYTES + 1_000_000);
+
+    // A declared length past the limit fails before any of the body is read.
+    const declared: typeof fetch = async () =>
+      new Response('{}', {
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(MAX_EMBEDDINGS_RESPONSE_BYTES + 1),
+        },
+      });
+    await expect(
+      createEmbeddingModel(
+        { provider: 'openai', model: 'm', apiKey: 'k', baseUrl: server.baseUrl },
+        { fetch: declared, maxRetries: 0 },
+      ).embed(['hello']),
+    ).rejects.toThrow(/embeddings response is larger than/);
   });
 });

@@ -44,12 +44,62 @@ export function embeddingModelsFor(config: EmbeddingsConfig | null): EmbeddingMo
   };
 }
 
+/**
+ * Most bytes of one embeddings response. A batch's answer is a few megabytes at most (64 vectors of
+ * 3,072 dimensions as JSON numbers: about 5 MB); the packages read a whole body into memory before
+ * parsing it, so a server that sends without end (a broken proxy, the wrong endpoint) would take the
+ * process's memory with it: 400 MB of body took an ingestion to 4 GB.
+ */
+export const MAX_EMBEDDINGS_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** A response past `MAX_EMBEDDINGS_RESPONSE_BYTES`. */
+export class EmbeddingsResponseTooLargeError extends Error {
+  constructor(maxBytes: number) {
+    super(`the embeddings response is larger than ${maxBytes} bytes`);
+    this.name = 'EmbeddingsResponseTooLargeError';
+  }
+}
+
+/** `fetch` whose response bodies fail past `maxBytes` (by their `Content-Length`, or as they arrive). */
+export function sizeLimitedFetch(fetch: typeof globalThis.fetch, maxBytes: number): typeof globalThis.fetch {
+  const tooLarge = () => new EmbeddingsResponseTooLargeError(maxBytes);
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const declared = Number(response.headers.get('content-length'));
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      await response.body?.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    if (response.body === null) return response;
+    let received = 0;
+    const counted = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          received += chunk.byteLength;
+          if (received > maxBytes) controller.error(tooLarge());
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
 /** The provider package's embeddings model; loaded on first use so a server without embeddings loads none. */
 async function providerModel(
   config: EmbeddingsConfig,
   fetch: typeof globalThis.fetch | undefined,
 ): Promise<EmbeddingModelV3> {
-  const transport = fetch === undefined ? {} : { fetch };
+  const transport = {
+    fetch: sizeLimitedFetch(
+      (input, init) => (fetch ?? globalThis.fetch)(input, init),
+      MAX_EMBEDDINGS_RESPONSE_BYTES,
+    ),
+  };
   if (config.provider === 'openai') {
     const { createOpenAI } = await import('@ai-sdk/openai');
     // The key is always passed ('' when unset): the package would otherwise read the environment, and
@@ -99,6 +149,10 @@ export function createEmbeddingModel(
         // Concurrency is the caller's (ingestion bounds it across batches).
         maxParallelCalls: 1,
         ...(signal ? { abortSignal: signal } : {}),
+      }).catch((error: unknown) => {
+        // The package reports a body it could not read as "Failed to process successful response".
+        const cause = error instanceof Error ? error.cause : undefined;
+        throw cause instanceof EmbeddingsResponseTooLargeError ? cause : error;
       });
       if (embeddings.length !== texts.length)
         throw new Error(

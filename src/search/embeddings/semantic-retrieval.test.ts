@@ -17,7 +17,7 @@ import {
   type LoopbackEmbeddings,
   startLoopbackEmbeddings,
 } from './testing/loopback-embeddings.ts';
-import { decodeNormalizedInto } from './vectors.ts';
+import { decodeNormalizedInto, encodeVector } from './vectors.ts';
 
 /** What the loopback "model" knows: these words mean the same thing. */
 const SYNONYMS = {
@@ -246,6 +246,109 @@ describe.each(dialects)('semantic retrieval on %s', (dialect) => {
     // The next ingestion, with the server back, computes them.
     const retried = await ingestSite(storage, siteId, dir, { embeddings: model });
     expect(retried.warnings).toEqual([]);
+    expect(await countRows(storage, siteId)).toBe(5);
+  });
+
+  it('a model whose dimensions changed under the same name gets every chunk recomputed', async () => {
+    const { storage } = database;
+    const { siteId, dir } = await newSite('dimensions');
+    // No retries: the half-way run below fails at once.
+    const model = modelNamed('same-name', 0);
+    server.mode = 'ok';
+    writeSite(dir, manyPages());
+    await ingestSite(storage, siteId, dir, { embeddings: model });
+    const chunks = await countChunks(storage, siteId);
+    const dimensionsOf = async () =>
+      (
+        await storage.db
+          .selectFrom('chunk_embeddings')
+          .select('dimensions')
+          .distinct()
+          .where('site_id', '=', siteId)
+          .execute()
+      ).map((row) => row.dimensions);
+    const shorter = (text: string) => bagOfWordsEmbedding(text, SYNONYMS).slice(0, 100);
+    try {
+      // Another model behind the name; one page changed. Every vector is recomputed, not only that page's.
+      server.vectorOf = shorter;
+      writeSite(dir, manyPages('quinces'));
+      const from = server.requests.length;
+      const changed = await ingestSite(storage, siteId, dir, { embeddings: model });
+      expect(changed.warnings).toEqual([]);
+      expect(server.inputs().length).toBeGreaterThan(0);
+      expect(server.requests.slice(from).flatMap((r) => r.body.input as string[]).length).toBe(chunks);
+      expect(await dimensionsOf()).toEqual([100]);
+      expect(await countRows(storage, siteId, model.id)).toBe(chunks);
+
+      // Queries answered in other dimensions than the stored vectors: words alone, said once.
+      server.vectorOf = null;
+      const warn = vi.fn();
+      const search = new SiteSearch(storage, { embeddings: modelNamed('same-name', 0), logger: { warn } });
+      const lexical = await new SiteSearch(storage).search(siteId, 'quinces details', { limit: 5 });
+      expect(await search.search(siteId, 'quinces details', { limit: 5 })).toEqual(lexical);
+      expect(await search.search(siteId, 'quinces details', { limit: 5 })).toEqual(lexical);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0]?.[0]).toMatchObject({ queryDimensions: 256, storedDimensions: 100 });
+
+      // Vectors of two sizes stored and no text changed since (a run that stopped half-way through
+      // such a change, before this was handled): the next ingestion finds out and completes it.
+      server.vectorOf = null;
+      const one = await storage.db
+        .selectFrom('chunk_embeddings')
+        .select(['page_path', 'ord'])
+        .where('site_id', '=', siteId)
+        .orderBy('page_path')
+        .orderBy('ord')
+        .executeTakeFirstOrThrow();
+      const vector = encodeVector(bagOfWordsEmbedding('something else', SYNONYMS));
+      await storage.db
+        .updateTable('chunk_embeddings')
+        .set({ dimensions: vector.length / 4, vector: Buffer.from(vector) })
+        .where('site_id', '=', siteId)
+        .where('page_path', '=', one.page_path)
+        .where('ord', '=', one.ord)
+        .execute();
+      expect((await dimensionsOf()).sort()).toEqual([100, 256]);
+      server.vectorOf = null;
+      server.mode = 'ok';
+      const again = server.requests.length;
+      const completed = await ingestSite(storage, siteId, dir, { embeddings: model });
+      expect(completed.warnings).toEqual([]);
+      expect(server.requests.length).toBeGreaterThan(again);
+      expect(await dimensionsOf()).toEqual([256]);
+      expect(await countRows(storage, siteId, model.id)).toBe(chunks);
+      // Then an unchanged ingestion sends nothing again.
+      const settled = server.requests.length;
+      await ingestSite(storage, siteId, dir, { embeddings: model });
+      expect(server.requests.length).toBe(settled);
+    } finally {
+      server.vectorOf = null;
+    }
+  });
+
+  it('refuses vectors with no direction as 32-bit floats, so the next ingestion computes them', async () => {
+    const { storage } = database;
+    const { siteId, dir } = await newSite('float32');
+    const model = modelNamed('float32', 0);
+    writeSite(dir, CAR_SITE);
+    server.mode = 'ok';
+    const broken: Record<string, (text: string) => number[]> = {
+      overflow: (text) => bagOfWordsEmbedding(text).map((v, i) => (i === 3 ? 1e39 : v)),
+      underflow: (text) => bagOfWordsEmbedding(text).map((v) => v * 1e-50),
+      zeros: () => new Array<number>(16).fill(0),
+    };
+    try {
+      for (const vectorOf of Object.values(broken)) {
+        server.vectorOf = vectorOf;
+        const result = await ingestSite(storage, siteId, dir, { embeddings: model });
+        expect(result.job.status).toBe('success');
+        expect(result.warnings[0]?.message).toMatch(/no direction as 32-bit floats/);
+        expect(await countRows(storage, siteId)).toBe(0);
+      }
+    } finally {
+      server.vectorOf = null;
+    }
+    await ingestSite(storage, siteId, dir, { embeddings: model });
     expect(await countRows(storage, siteId)).toBe(5);
   });
 

@@ -25,6 +25,8 @@ export interface LoopbackEmbeddings {
   mode: LoopbackEmbeddingsMode;
   /** Every text sent to be embedded, in order. */
   inputs(): string[];
+  /** When set, the vector answered for a text (a model changed behind its name, a broken one); else the bag of words. */
+  vectorOf: ((text: string) => number[]) | null;
   close(): Promise<void>;
 }
 
@@ -55,7 +57,10 @@ export function bagOfWordsEmbedding(text: string, synonyms: Readonly<Record<stri
 export async function startLoopbackEmbeddings(
   options: { synonyms?: Readonly<Record<string, string>> } = {},
 ): Promise<LoopbackEmbeddings> {
-  const state: { mode: LoopbackEmbeddingsMode } = { mode: 'ok' };
+  const state: { mode: LoopbackEmbeddingsMode; vectorOf: ((text: string) => number[]) | null } = {
+    mode: 'ok',
+    vectorOf: null,
+  };
   const server: LoopbackServer = await startLoopbackLlm((request, res) => {
     if (request.method !== 'POST' || request.path !== '/v1/embeddings') {
       sendError(res, 404, `no route ${request.method} ${request.path}`);
@@ -79,7 +84,7 @@ export async function startLoopbackEmbeddings(
         object: 'list',
         data: texts.map((text, index) => ({
           object: 'embedding',
-          embedding: bagOfWordsEmbedding(text, options.synonyms),
+          embedding: state.vectorOf ? state.vectorOf(text) : bagOfWordsEmbedding(text, options.synonyms),
           index,
         })),
         model,
@@ -95,6 +100,12 @@ export async function startLoopbackEmbeddings(
     },
     set mode(mode: LoopbackEmbeddingsMode) {
       state.mode = mode;
+    },
+    get vectorOf() {
+      return state.vectorOf;
+    },
+    set vectorOf(vectorOf: ((text: string) => number[]) | null) {
+      state.vectorOf = vectorOf;
     },
     inputs: () =>
       server.requests
