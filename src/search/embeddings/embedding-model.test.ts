@@ -73,6 +73,27 @@ describe('createEmbeddingModel against a loopback OpenAI embeddings server', () 
     server.mode = 'ok';
   });
 
+  it('keeps its API key out of an error a server echoes it in (the message becomes an owner-visible warning)', async () => {
+    const echoing: typeof fetch = async (_input, init) =>
+      new Response(
+        JSON.stringify({
+          error: { message: `key ${new Headers(init?.headers).get('authorization')} refused` },
+        }),
+        { status: 401, headers: { 'content-type': 'application/json' } },
+      );
+    const model = createEmbeddingModel(
+      { provider: 'openai', model: 'm', apiKey: 'sk-operators-secret', baseUrl: 'http://127.0.0.1:9/v1' },
+      { maxRetries: 0, fetch: echoing },
+    );
+    const failure = (await model.embed(['hello']).then(
+      () => new Error('resolved'),
+      (error: unknown) => error,
+    )) as Error;
+    expect(failure.message).toContain('refused');
+    expect(failure.message).toContain('[redacted]');
+    expect(failure.message).not.toContain('sk-operators-secret');
+  });
+
   it('fails a response larger than MAX_EMBEDDINGS_RESPONSE_BYTES, without retrying or reading it all', async () => {
     let calls = 0;
     let sent = 0;

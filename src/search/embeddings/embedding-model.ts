@@ -152,7 +152,13 @@ export function createEmbeddingModel(
       }).catch((error: unknown) => {
         // The package reports a body it could not read as "Failed to process successful response".
         const cause = error instanceof Error ? error.cause : undefined;
-        throw cause instanceof EmbeddingsResponseTooLargeError ? cause : error;
+        if (cause instanceof EmbeddingsResponseTooLargeError) throw cause;
+        // The message becomes an ingestion warning a site's owner reads: a server echoing the key it was
+        // sent must not show the operator's key to every tenant.
+        const key = config.apiKey;
+        if (key && error instanceof Error && error.message.includes(key))
+          throw new Error(error.message.replaceAll(key, '[redacted]'));
+        throw error;
       });
       if (embeddings.length !== texts.length)
         throw new Error(
