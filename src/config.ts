@@ -297,6 +297,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     .safeParse(present);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    for (const problem of modelProblemsOf(present)) if (!problems.includes(problem)) problems.push(problem);
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
   const e = parsed.data;
@@ -330,6 +331,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       serverCredentialsForApiSources: e.DOCENT_GIT_API_CREDENTIALS === 'server',
     },
   };
+}
+
+/**
+ * The model and embeddings problems of an environment whose other variables failed validation: zod runs
+ * the refinements only on a valid object, so `DOCENT_MODEL=foo` beside `PORT=abc` would be reported
+ * only after PORT was fixed and Docent restarted. These checks read names and keys, which need no other
+ * variable to be valid.
+ */
+function modelProblemsOf(present: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  const ctx = {
+    addIssue: (issue: { path?: (string | number)[]; message?: string }) =>
+      problems.push(`  ${(issue.path ?? []).join('.')}: ${issue.message ?? ''}`),
+    path: [],
+  } as unknown as z.RefinementCtx;
+  const e = { DOCENT_MODEL: 'builtin', ...present } as unknown as z.infer<typeof envSchema>;
+  checkModelAccess(e, ctx);
+  checkEmbeddingsAccess(e, ctx);
+  return problems;
 }
 
 /** The model settings of a validated environment. */
