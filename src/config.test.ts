@@ -69,6 +69,16 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ PORT: value })).toThrow('PORT: must be a whole number from 0 to 65,535');
   });
 
+  it('names the values a setting of a fixed list takes, in words', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(
+      'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+    );
+    expect(() => loadConfig({ DOCENT_DEMO_PAGE: 'nah' })).toThrow('DOCENT_DEMO_PAGE: must be true or false');
+    expect(() => loadConfig({ DOCENT_GIT_API_CREDENTIALS: 'all' })).toThrow(
+      'DOCENT_GIT_API_CREDENTIALS: must be none or server',
+    );
+  });
+
   it('names a bad model or embeddings setting beside the other bad variables, not after a restart', () => {
     // Found starting with DOCENT_SEED_DEMO=maybe DOCENT_MODEL=foo: only DOCENT_SEED_DEMO was named.
     let message = '';
@@ -81,7 +91,7 @@ describe('loadConfig', () => {
     } catch (error) {
       message = String(error);
     }
-    expect(message).toMatch(/DOCENT_SEED_DEMO: /);
+    expect(message).toMatch(/DOCENT_SEED_DEMO: must be true or false \(1\/0 and yes\/no work too\)/);
     expect(message).toMatch(/DOCENT_MODEL: "foo" is not a model/);
     expect(message).toMatch(
       /OPENAI_API_KEY: required when DOCENT_EMBEDDINGS is openai:text-embedding-3-small/,
