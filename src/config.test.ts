@@ -69,6 +69,44 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ PORT: value })).toThrow('PORT: must be a whole number from 0 to 65,535');
   });
 
+  it('names the values a setting of a fixed list takes, in words', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(
+      'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',
+    );
+    expect(() => loadConfig({ DOCENT_DEMO_PAGE: 'nah' })).toThrow('DOCENT_DEMO_PAGE: must be true or false');
+    expect(() => loadConfig({ DOCENT_GIT_API_CREDENTIALS: 'all' })).toThrow(
+      'DOCENT_GIT_API_CREDENTIALS: must be none or server',
+    );
+  });
+
+  it('names a bad model or embeddings setting beside the other bad variables, not after a restart', () => {
+    // Found starting with DOCENT_SEED_DEMO=maybe DOCENT_MODEL=foo: only DOCENT_SEED_DEMO was named.
+    let message = '';
+    try {
+      loadConfig({
+        DOCENT_SEED_DEMO: 'maybe',
+        DOCENT_MODEL: 'foo',
+        DOCENT_EMBEDDINGS: 'openai:text-embedding-3-small',
+      });
+    } catch (error) {
+      message = String(error);
+    }
+    expect(message).toMatch(/DOCENT_SEED_DEMO: must be true or false \(1\/0 and yes\/no work too\)/);
+    expect(message).toMatch(/DOCENT_MODEL: "foo" is not a model/);
+    expect(message).toMatch(
+      /OPENAI_API_KEY: required when DOCENT_EMBEDDINGS is openai:text-embedding-3-small/,
+    );
+    expect(() => loadConfig({ PORT: 'abc', DOCENT_MODEL: 'anthropic:claude-haiku-4-5' })).toThrow(
+      /ANTHROPIC_API_KEY: required when DOCENT_MODEL/,
+    );
+    // Each problem once, where the schema passes and the refinement names it itself.
+    try {
+      loadConfig({ DOCENT_MODEL: 'foo' });
+    } catch (error) {
+      expect(String(error).match(/DOCENT_MODEL:/g)).toHaveLength(1);
+    }
+  });
+
   it('takes only an http(s) public URL: it is put in front of links readers click', () => {
     for (const url of ['javascript:alert(1)', 'data:text/html,x', 'ftp://docs.example.com']) {
       expect(() => loadConfig({ DOCENT_PUBLIC_URL: url }), url).toThrow(/DOCENT_PUBLIC_URL/);

@@ -22,9 +22,15 @@ const httpUrl = z
   .url()
   .refine((url) => /^https?:\/\//i.test(url), { message: 'must be an http:// or https:// URL' });
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+/** One of `values`, named as such when it is not (not zod's "Invalid enum value. Expected 'a' | 'b'"). */
+function oneOf<const T extends readonly [string, ...string[]]>(values: T, message: string) {
+  return z.enum(values, { errorMap: () => ({ message }) });
+}
+
+const booleanFlag = oneOf(
+  ['true', 'false', '1', '0', 'yes', 'no'],
+  'must be true or false (1/0 and yes/no work too)',
+).transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 export const DEFAULT_DATABASE_URL = 'sqlite:.docent/docent.db';
 
@@ -53,7 +59,7 @@ const envSchema = z.object({
     .refine((url) => /^(sqlite:|postgres(ql)?:\/\/)/.test(url), {
       message: 'must start with sqlite: (e.g. sqlite:.docent/docent.db) or postgres://',
     }),
-  LOG_LEVEL: z.enum(logLevels).default('info'),
+  LOG_LEVEL: oneOf(logLevels, `must be one of ${logLevels.join(', ')}`).default('info'),
   DOCENT_DOCS_DIR: z.string().min(1).default('docs'),
   // Links readers click: http(s) only, like a site's base URL.
   DOCENT_PUBLIC_URL: httpUrl.optional(),
@@ -76,7 +82,7 @@ const envSchema = z.object({
     )
     .optional(),
   DOCENT_DATA_DIR: z.string().min(1).optional(),
-  DOCENT_GIT_API_CREDENTIALS: z.enum(['none', 'server']).default('none'),
+  DOCENT_GIT_API_CREDENTIALS: oneOf(['none', 'server'], 'must be none or server').default('none'),
   DOCENT_TENANCY_CACHE_MS: wholeNumber(0, 300_000).default(DEFAULT_TENANCY_CACHE_MS),
   DOCENT_SHUTDOWN_GRACE_MS: wholeNumber(0, 600_000).default(30_000),
   DOCENT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
@@ -297,6 +303,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     .safeParse(present);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    for (const problem of modelProblemsOf(present)) if (!problems.includes(problem)) problems.push(problem);
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
   const e = parsed.data;
@@ -330,6 +337,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       serverCredentialsForApiSources: e.DOCENT_GIT_API_CREDENTIALS === 'server',
     },
   };
+}
+
+/**
+ * The model and embeddings problems of an environment whose other variables failed validation: zod runs
+ * the refinements only on a valid object, so `DOCENT_MODEL=foo` beside `PORT=abc` would be reported
+ * only after PORT was fixed and Docent restarted. These checks read names and keys, which need no other
+ * variable to be valid.
+ */
+function modelProblemsOf(present: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  const ctx = {
+    addIssue: (issue: { path?: (string | number)[]; message?: string }) =>
+      problems.push(`  ${(issue.path ?? []).join('.')}: ${issue.message ?? ''}`),
+    path: [],
+  } as unknown as z.RefinementCtx;
+  const e = { DOCENT_MODEL: 'builtin', ...present } as unknown as z.infer<typeof envSchema>;
+  checkModelAccess(e, ctx);
+  checkEmbeddingsAccess(e, ctx);
+  return problems;
 }
 
 /** The model settings of a validated environment. */

@@ -23,6 +23,35 @@ describe('the retrieval query of a follow-up', () => {
     expect(questionQuery(long, previous)).toBe(long);
     expect(questionQuery('and on Windows?', undefined)).toBe('and on Windows?');
   });
+
+  it('stands alone when it is short but asks something of its own', () => {
+    // Found by asking the demo page's widget "How do I rotate an API key?", then "What is Docent?": the
+    // second was searched with the first and answered about the demo page's key.
+    for (const own of [
+      'What is Docent?',
+      'How do I change the port?',
+      'Where are models stored?',
+      "what's the MCP server?",
+    ]) {
+      expect(questionQuery(own, 'How do I rotate an API key?')).toBe(own);
+    }
+  });
+
+  it('still borrows when a short question points back or picks among what was said', () => {
+    for (const follow of [
+      'What is it?',
+      'How do I do that?',
+      'What about Docker?',
+      'How is the default?',
+      'What else is there?',
+      'Which is faster?',
+      'how should my client retry',
+      'What port?',
+      'can I use postgres instead?',
+    ]) {
+      expect(questionQuery(follow, previous)).toBe(`${previous}\n${follow}`);
+    }
+  });
 });
 
 describe('the question a follow-up borrows from', () => {

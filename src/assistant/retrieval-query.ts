@@ -10,6 +10,18 @@ const SHORT_FOLLOW_UP_WORDS = 6;
 const REFERRING_FOLLOW_UP_WORDS = 12;
 const REFERS_BACK =
   /^(?:and|also|but|so|then|what about|how about)\b|\b(?:that|this|it|its|those|these|them|they|there|same)\b/i;
+/**
+ * A short question that asks something of its own: it opens with a question word and its verb ("What
+ * is Docent?", "How do I change the port?", "Where are models stored?") and points at nothing before it
+ * (`REFERS_BACK`, `instead`, `too`, `else`…). Asked in a thread, it is not read as a follow-up: "What is
+ * Docent?" after a question about rotating keys is answered about Docent, not about keys. "Which" is
+ * left out ("which is faster?" picks among what was said), and so are "should" and "would" (advice on what was
+ * said: "how should my client retry?") and questions of two words.
+ */
+const OWN_QUESTION = /^(?:what|how|where|when|why|who)(?:'s|\s+(?:is|are|do|does|can|much|many))\b/i;
+const POINTS_ELSEWHERE = /\b(?:instead|too|either|else|one|ones|other|others|former|latter|default)\b/i;
+const OWN_QUESTION_MIN_WORDS = 3;
+
 /** How much of each context item joins the query: enough to sharpen it, not enough to drown it. */
 const CONTEXT_QUERY_CHARS = 300;
 
@@ -19,10 +31,11 @@ export function messageText(message: RequestMessage): string {
 
 /** Whether a question leans on the one before it: short ("and on Windows?"), or referring back to it. */
 function followsUp(question: string): boolean {
-  const words = question.split(/\s+/).filter(Boolean).length;
-  return (
-    words < SHORT_FOLLOW_UP_WORDS || (words <= REFERRING_FOLLOW_UP_WORDS && REFERS_BACK.test(question.trim()))
-  );
+  const text = question.trim();
+  const words = text.split(/\s+/).filter(Boolean).length;
+  if (REFERS_BACK.test(text)) return words <= REFERRING_FOLLOW_UP_WORDS;
+  if (words >= SHORT_FOLLOW_UP_WORDS) return false;
+  return !(words >= OWN_QUESTION_MIN_WORDS && OWN_QUESTION.test(text) && !POINTS_ELSEWHERE.test(text));
 }
 
 /**
