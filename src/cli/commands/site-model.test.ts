@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getSiteModelSettings } from '../../assistant/providers/site-model-settings.ts';
 import { createOrganization } from '../../tenancy/organizations.ts';
 import { createSite } from '../../tenancy/sites.ts';
@@ -39,6 +39,30 @@ describe('docent sites set-model / set-instructions / set-starter-questions / se
       starterQuestions: null,
       modelOptions: null,
     });
+  });
+
+  it('warns when the model names a provider this environment has no key for, and stores it anyway', async () => {
+    let err = '';
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      err += String(chunk);
+      return true;
+    });
+    const key = process.env.MISTRAL_API_KEY;
+    delete process.env.MISTRAL_API_KEY;
+    try {
+      await run('sites', 'set-model', 'acme', 'mistral:mistral-small-latest');
+      expect(err).toMatch(
+        /warning: .*answers with builtin: provider mistral is not configured .*MISTRAL_API_KEY/,
+      );
+      expect((await getSiteModelSettings(db.storage, siteId))?.model).toBe('mistral:mistral-small-latest');
+      err = '';
+      await run('sites', 'set-model', 'acme', 'builtin');
+      expect(err).toBe('');
+    } finally {
+      spy.mockRestore();
+      if (key !== undefined) process.env.MISTRAL_API_KEY = key;
+      await run('sites', 'set-model', 'acme', 'default');
+    }
   });
 
   it('rejects a bad model with the reason, changing nothing', async () => {

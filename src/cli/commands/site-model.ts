@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { ZodError } from 'zod';
+import { modelInUse } from '../../assistant/providers/create-model-provider.ts';
 import {
   getSiteModelSettings,
   type SiteModelOptions,
@@ -11,6 +12,7 @@ import {
   starterQuestionsSchema,
   updateSiteModelSettings,
 } from '../../assistant/providers/site-model-settings.ts';
+import { loadConfig } from '../../config.ts';
 import { getSiteByDomain } from '../../tenancy/sites.ts';
 import { CliError, type GlobalOptions, printJson, withStorage } from '../context.ts';
 
@@ -34,6 +36,13 @@ export function registerSiteModel(program: Command): void {
     .action(async (domain: string, model: string, _options: unknown, command: Command) => {
       const value = model === 'default' ? null : parsed(siteModelSchema.safeParse(model), 'model');
       await change(command, domain, { model: value });
+      // Stored either way (the server's environment may differ from this shell's), but said now rather
+      // than found later in the console.
+      const { model: used, problem } = modelInUse(loadConfig().model, value);
+      if (problem !== null)
+        process.stderr.write(
+          `warning: with this environment's settings the site answers with ${used}: ${problem}\n`,
+        );
     });
 
   sites
