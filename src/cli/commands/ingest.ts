@@ -92,7 +92,7 @@ export function registerIngest(program: Command): void {
         }
         const c = result.counts;
         process.stdout.write(
-          `Ingested ${c.pages} pages into "${site.domain}"${commit ? ` at commit ${commit.slice(0, 12)}` : ''} ` +
+          `Ingested ${c.pages} page${c.pages === 1 ? '' : 's'} into "${site.domain}"${commit ? ` at commit ${commit.slice(0, 12)}` : ''} ` +
             `in ${seconds.toFixed(2)} s: ${c.added} added, ` +
             `${c.updated} updated, ${c.removed} removed, ${c.unchanged} unchanged, ${c.skipped} skipped.\n`,
         );

@@ -125,7 +125,7 @@ describe.each(dialects)('docent init --base-url on %s', (dialect) => {
     try {
       fs.writeFileSync(path.join(warned, 'index.mdx'), '# Welcome\n\nFine.\n\nBroken <Tag attr={ here\n');
       const out = await runCliInProcess(db.url, 'init', '--site', 'warned', '--docs', warned);
-      expect(out).toMatch(/created: 1 pages, 1 warnings\./);
+      expect(out).toMatch(/created: 1 page, 1 warning\./);
       expect(out).toMatch(/\n {2}warning: index\.mdx:5: .*invalid MDX/);
       const json = JSON.parse(
         await runCliInProcess(db.url, '--json', 'init', '--site', 'warned-json', '--docs', warned),

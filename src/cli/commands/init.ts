@@ -132,8 +132,8 @@ export function registerInit(program: Command): void {
               return;
             }
             process.stdout.write(
-              `Site "${result.site.domain}" created: ${result.ingestion.counts.pages} pages, ` +
-                `${result.ingestion.warnings.length} warnings.\nAssistant key (shown once, public): ${result.assistantKey}\n` +
+              `Site "${result.site.domain}" created: ${counted(result.ingestion.counts.pages, 'page')}, ` +
+                `${counted(result.ingestion.warnings.length, 'warning')}.\nAssistant key (shown once, public): ${result.assistantKey}\n` +
                 `Admin key for organization ${result.organization.id} (shown once, keep it secret): ${admin.key}\n`,
             );
             printWarnings(result.ingestion.warnings);
@@ -158,4 +158,9 @@ export function registerInit(program: Command): void {
         { create: true },
       );
     });
+}
+
+/** `1 page`, `2 pages`. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
