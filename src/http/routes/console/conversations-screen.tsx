@@ -11,6 +11,7 @@ import { DocentError } from '../../errors.ts';
 import { FilterBar, filterFromQuery, withQuery } from './analytics-filter-bar.tsx';
 import type { ConsoleEnv } from './console-env.ts';
 import { Csrf, Layout } from './layout.tsx';
+import { consoleSourceHref } from './source-href.ts';
 import { textStart } from './text-start.ts';
 
 /** Conversations per page of the list. */
@@ -127,7 +128,7 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
               <ol>
                 {m.sources.map((s) => (
                   <li value={/^[1-9]\d{0,2}$/.test(s.id ?? '') ? s.id : undefined}>
-                    <a href={/^https?:\/\//.test(s.url) ? s.url : '#'}>{s.title}</a>
+                    <a href={consoleSourceHref(s.url, found.domain)}>{s.title}</a>
                   </li>
                 ))}
               </ol>
