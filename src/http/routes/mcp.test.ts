@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,6 +15,7 @@ import { startTestServer, type TestServer } from '../../testing/server.ts';
 import { smallDocs } from '../../testing/small-docs.ts';
 import { versionedDocs } from '../../testing/versioned-docs.ts';
 import { MAX_MCP_BATCH_MESSAGES } from './mcp.ts';
+import { siteOfHost } from './mcp-server-card.ts';
 
 type ToolResult = {
   content: { type: string; text: string }[];
@@ -452,5 +454,32 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
       ]);
     }
     expect((await fetch(`${server.baseUrl}/mcp/nowhere/server-card`)).status).toBe(404);
+    // At the root of a host only when it is the site's own host under DOCENT_PUBLIC_URL (none here): a
+    // host spelled like a site, such as localhost, is not the site's, whatever its tenant named it.
+    await bootstrapSite(server.storage, { domain: 'localhost', docsDir: smallDocs() });
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const request = http.get(
+        `${server?.baseUrl}/.well-known/mcp/server-card.json`,
+        { headers: { Host: `localhost:${new URL(server?.baseUrl ?? '').port}` } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode);
+        },
+      );
+      request.on('error', reject);
+    });
+    expect(status).toBe(404);
+  });
+
+  it('serves the root server card on a site’s own host under Docent’s address only', () => {
+    const own = 'https://docs-ai.example.com';
+    expect(siteOfHost('acme.docs-ai.example.com', own)).toBe('acme');
+    expect(siteOfHost('ACME.Docs-AI.example.com', own)).toBe('acme');
+    expect(siteOfHost('docs-ai.example.com', own)).toBeNull();
+    expect(siteOfHost('a.b.docs-ai.example.com', own)).toBeNull();
+    expect(siteOfHost('acme.evil-docs-ai.example.com', own)).toBeNull();
+    expect(siteOfHost('localhost', own)).toBeNull();
+    expect(siteOfHost('localhost', null)).toBeNull();
+    expect(siteOfHost('acme', null)).toBeNull();
   });
 });
