@@ -3,7 +3,7 @@ import path from 'node:path';
 import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SERVER_STOPPING_MESSAGE } from './assistant/answer-question.ts';
+import { SERVER_STOPPED_MESSAGE } from './assistant/answer-stream.ts';
 import { BuiltinAnswerer } from './assistant/builtin-answerer.ts';
 import { listThreadMessages } from './assistant/threads.ts';
 import { askBody } from './limits/limits-fixtures.ts';
@@ -102,7 +102,7 @@ describe.each(dialects)('graceful shutdown on %s', (dialect) => {
     // The reader's stream ended without a finish part, with an error saying why, as its last part.
     const text = await answer.rest;
     expect(text).not.toMatch(/(^|\n)d:/);
-    expect(text.trimEnd().split('\n').at(-1)).toBe(`3:${JSON.stringify(SERVER_STOPPING_MESSAGE)}`);
+    expect(text.trimEnd().split('\n').at(-1)).toBe(`3:${JSON.stringify(SERVER_STOPPED_MESSAGE)}`);
     const stored = await storedAnswer(server, answer.threadId);
     expect(stored.map((m) => [m.role, m.status])).toEqual([
       ['user', 'complete'],
@@ -127,7 +127,7 @@ describe.each(dialects)('graceful shutdown on %s', (dialect) => {
     await server.close({ graceMs: 100 });
     const events = (await answer.rest).split('\n\n').filter((event) => event !== '');
     expect(events.slice(-2)).toEqual([
-      `data: ${JSON.stringify({ type: 'error', errorText: SERVER_STOPPING_MESSAGE })}`,
+      `data: ${JSON.stringify({ type: 'error', errorText: SERVER_STOPPED_MESSAGE })}`,
       'data: [DONE]',
     ]);
     expect(events.some((event) => event.includes('"type":"finish"'))).toBe(false);

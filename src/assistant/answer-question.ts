@@ -17,7 +17,12 @@ import type { WriteUnit } from '../storage/write-unit.ts';
 import type { Plan } from '../tenancy/plans.ts';
 import type { Site } from '../tenancy/sites.ts';
 import { citableView, SourceList, searchItems, storedView } from './answer-sources.ts';
-import { type AnswerOutcome, type AnswerSink, streamAnswer } from './answer-stream.ts';
+import {
+  type AnswerOutcome,
+  type AnswerSink,
+  SERVER_STOPPED_MESSAGE,
+  streamAnswer,
+} from './answer-stream.ts';
 import { isAnswered } from './answered.ts';
 import { clearInFlightWithin, markInFlightWithin } from './answers-in-flight.ts';
 import type { ModelProvider } from './model-provider.ts';
@@ -47,10 +52,6 @@ import {
  * the stored thread on v2, of the client's history on v1.
  */
 export const MAX_HISTORY_MESSAGES = 40;
-
-/** What a reader whose answer a shutdown ended is told, as the stream's error (the answer is stored aborted). */
-export const SERVER_STOPPING_MESSAGE =
-  'The assistant restarted before this answer was finished. Please ask again.';
 
 /** The reader's connection, as far as an answer cares: gone means stop. */
 export interface ReaderGone {
@@ -420,7 +421,7 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
                 searchResults: toolResultItems(sources),
                 abortSignal: gone,
                 stoppedBecause: () =>
-                  deps.stopping?.aborted === true && !input.gone.aborted ? SERVER_STOPPING_MESSAGE : null,
+                  deps.stopping?.aborted === true && !input.gone.aborted ? SERVER_STOPPED_MESSAGE : null,
                 errorMessage: (error) => safeProviderErrorMessage(error, requestId),
               });
               // Described, not serialised whole: a provider error carries the full prompt in its request body.

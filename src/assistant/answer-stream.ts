@@ -54,6 +54,12 @@ export type AnswerStreamPart =
   | { type: 'step-finish'; finishReason: FinishReason; usage: TokenUsage }
   | { type: string };
 
+/**
+ * What a reader is told of an answer its server stopped before the end: a shutdown's grace period over
+ * (the reader's own stream, stored `aborted`), or the writer gone (a resumer's, on another server).
+ */
+export const SERVER_STOPPED_MESSAGE = 'The answer was interrupted (its server stopped). Ask again to get it.';
+
 /** What a wire protocol is told about one answer, in this order: start, search, text…, finish or error. */
 export interface AnswerSink {
   start(): void;

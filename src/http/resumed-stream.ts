@@ -1,9 +1,10 @@
+import { SERVER_STOPPED_MESSAGE } from '../assistant/answer-stream.ts';
 import { DONE_CHUNK, sseChunk } from '../assistant/ui-message-stream.ts';
 import { AnswerWriterGoneError } from '../streams/resumable-streams.ts';
 import type { TextSink } from './streamed-response.ts';
 
 const INTERRUPTED = {
-  stopped: 'The answer was interrupted (its server stopped). Ask again to get it.',
+  stopped: SERVER_STOPPED_MESSAGE,
   unreachable: 'The answer can no longer be followed (its server cannot be reached). Ask again to get it.',
 } as const;
 
