@@ -95,7 +95,24 @@ export interface SiteSearchOptions {
   queryEmbeddingTimeoutMs?: number;
   /** Index loads and evictions are logged at info; unusable stored indexes and failing queries warn. */
   logger?: SearchLogger;
+  /**
+   * Longest wait for the index an ingestion of the site still running is storing, before building it
+   * here (default `STORED_INDEX_WAIT_MS`); 0 builds at once.
+   */
+  storedIndexWaitMs?: number;
+  /** How often that wait looks for the stored index (default `STORED_INDEX_POLL_MS`). */
+  storedIndexPollMs?: number;
 }
+
+/**
+ * An ingestion publishes its pages (the generation moves) and then builds and stores the new index: a
+ * search in between finds no stored index for the generation. While an ingestion of the site is still
+ * queued or running, it waits this long at most for that index rather than build it too: otherwise every
+ * replica searching the site builds the same index at once (seconds of CPU each for a site of a thousand
+ * pages, the ingesting server's own build slowed by them) and writes it again.
+ */
+export const STORED_INDEX_WAIT_MS = 30_000;
+export const STORED_INDEX_POLL_MS = 250;
 
 /** The site row as the caller just read it: its index generation, base URL and name. */
 export interface KnownSite {
@@ -391,7 +408,11 @@ export class SiteSearch {
   ): Promise<LoadedIndex> {
     const started = performance.now();
     let generation = site.index_generation;
-    const stored = await readStoredIndex(this.storage, siteId, generation);
+    let stored = await readStoredIndex(this.storage, siteId, generation);
+    if ('unusable' in stored && stored.unusable === 'missing') {
+      const awaited = await this.storedByIngestion(siteId);
+      if (awaited !== null) ({ generation, stored } = awaited);
+    }
     let index: SearchIndex;
     let from: 'stored' | 'built';
     if ('bytes' in stored) {
@@ -441,6 +462,38 @@ export class SiteSearch {
       'search index loaded',
     );
     return entry;
+  }
+
+  /**
+   * The stored index of the site's current generation once an ingestion of the site still running has
+   * stored it; null when no ingestion is running (or it ends, or the wait is over) without one.
+   */
+  private async storedByIngestion(
+    siteId: string,
+  ): Promise<{ generation: number; stored: { bytes: Uint8Array } } | null> {
+    const waitMs = this.options.storedIndexWaitMs ?? STORED_INDEX_WAIT_MS;
+    const pollMs = this.options.storedIndexPollMs ?? STORED_INDEX_POLL_MS;
+    const deadline = performance.now() + waitMs;
+    while (performance.now() < deadline) {
+      const ingesting = await this.storage.db
+        .selectFrom('ingestion_jobs')
+        .select('id')
+        .where('site_id', '=', siteId)
+        .where('status', 'in', ['queued', 'in_progress'])
+        .executeTakeFirst();
+      if (ingesting === undefined) return null;
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      const site = await this.storage.db
+        .selectFrom('sites')
+        .select('index_generation')
+        .where('id', '=', siteId)
+        .executeTakeFirst();
+      if (site === undefined) return null;
+      const stored = await readStoredIndex(this.storage, siteId, site.index_generation);
+      if ('bytes' in stored) return { generation: site.index_generation, stored };
+      if (stored.unusable !== 'missing') return null;
+    }
+    return null;
   }
 
   private build(siteId: string): Promise<BuiltIndex | null> {

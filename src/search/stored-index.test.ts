@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestSite } from '../ingest/ingest-site.ts';
+import { createIngestionJob, finishIngestionJob, markIngestionStarted } from '../ingest/jobs.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { type SeedPage, seedSite } from '../testing/seed-site.ts';
 import { smallDocs } from '../testing/small-docs.ts';
 import { ANALYZER_VERSION, analyzeChunk } from './analyze.ts';
+import { ensureStoredIndex } from './build-site-index.ts';
 import { decodeIndex, encodeIndex, INDEX_FORMAT, IndexFormatError } from './index-codec.ts';
 import { INDEX_PART_BYTES } from './index-parts.ts';
 import { buildSearchIndex, searchIndex } from './search-index.ts';
@@ -185,6 +187,69 @@ describe.each(dialects)('stored indexes on %s', (dialect) => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('waits for the index an ingestion still running is storing, instead of building it too', async () => {
+    // An ingestion publishes its pages (the generation moves), then builds and stores the index: a
+    // search in between, on any replica, found no stored index and built the same one itself.
+    const siteId = await newSite('awaited', 'awaited');
+    const job = await createIngestionJob(database.storage, siteId, '/docs', null);
+    await markIngestionStarted(database.storage, job.id);
+    const loads: object[] = [];
+    const search = new SiteSearch(database.storage, {
+      storedIndexPollMs: 10,
+      logger: {
+        warn: () => {},
+        info: (object, message) => message === 'search index loaded' && loads.push(object),
+      },
+    });
+    const searching = search.search(siteId, 'configure webhooks', { limit: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(loads).toEqual([]);
+    expect(await storedRows(siteId)).toEqual([]);
+    // The ingestion stores its index, then finishes.
+    expect(await ensureStoredIndex(database.storage, siteId)).toBeNull();
+    const hits = await searching;
+    await finishIngestionJob(database.storage, job.id, { status: 'success', counts: null, warnings: [] });
+    expect(hits[0]?.pagePath).toBe('guides/webhooks');
+    expect(loads).toMatchObject([{ from: 'stored', generation: await generationOf(siteId) }]);
+  });
+
+  it('builds the index itself when the ingestion ends without storing one, or after the longest wait', async () => {
+    const siteId = await newSite('unstored', 'unstored');
+    const job = await createIngestionJob(database.storage, siteId, '/docs', null);
+    const loads: object[] = [];
+    const logger = {
+      warn: () => {},
+      info: (object: object, message: string) => message === 'search index loaded' && loads.push(object),
+    };
+    const waiting = new SiteSearch(database.storage, { storedIndexPollMs: 10, logger });
+    const searching = waiting.search(siteId, 'configure webhooks', { limit: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await finishIngestionJob(database.storage, job.id, {
+      status: 'failure',
+      counts: null,
+      warnings: [],
+      error: 'x',
+    });
+    expect((await searching)[0]?.pagePath).toBe('guides/webhooks');
+    expect(loads).toMatchObject([{ from: 'built' }]);
+
+    // An ingestion that stays queued (of a site whose index is missing for another reason) holds a
+    // search at most the longest wait.
+    const other = await newSite('stuck', 'stuck');
+    await createIngestionJob(database.storage, other, '/docs', null);
+    const bounded = new SiteSearch(database.storage, {
+      storedIndexPollMs: 10,
+      storedIndexWaitMs: 80,
+      logger,
+    });
+    const started = performance.now();
+    expect((await bounded.search(other, 'configure webhooks', { limit: 5 }))[0]?.pagePath).toBe(
+      'guides/webhooks',
+    );
+    expect(performance.now() - started).toBeGreaterThanOrEqual(70);
+    expect(loads).toMatchObject([{ from: 'built' }, { from: 'built' }]);
   });
 
   it('rebuilds, with a warning, an index of another format; and ignores another generation', async () => {
