@@ -32,6 +32,7 @@ describe('the retrieval query of a follow-up', () => {
       'How do I change the port?',
       'Where are models stored?',
       "what's the MCP server?",
+      'What is the OpenAPI importer?',
     ]) {
       expect(questionQuery(own, 'How do I rotate an API key?')).toBe(own);
     }
@@ -48,6 +49,11 @@ describe('the retrieval query of a follow-up', () => {
       'how should my client retry',
       'What port?',
       'can I use postgres instead?',
+      // A bare "the" noun: the limit, options or file of what was just asked.
+      'What is the limit?',
+      "what's the syntax",
+      'What are the options?',
+      "Where's the file?",
     ]) {
       expect(questionQuery(follow, previous)).toBe(`${previous}\n${follow}`);
     }

@@ -21,6 +21,11 @@ const REFERS_BACK =
 const OWN_QUESTION = /^(?:what|how|where|when|why|who)(?:'s|\s+(?:is|are|do|does|can|much|many))\b/i;
 const POINTS_ELSEWHERE = /\b(?:instead|too|either|else|one|ones|other|others|former|latter|default)\b/i;
 const OWN_QUESTION_MIN_WORDS = 3;
+/**
+ * "What is the limit?", "Where's the file?", "What are the options?": the one thing asked about is named
+ * by a bare noun after "the", which takes it as known: the limit, file or options of what was just asked.
+ */
+const THE_THING_BEFORE = /^(?:what|how|where|when|why|who)(?:'s|\s+(?:is|are))\s+the\s+[\w-]+\s*\??$/i;
 
 /** How much of each context item joins the query: enough to sharpen it, not enough to drown it. */
 const CONTEXT_QUERY_CHARS = 300;
@@ -35,7 +40,12 @@ function followsUp(question: string): boolean {
   const words = text.split(/\s+/).filter(Boolean).length;
   if (REFERS_BACK.test(text)) return words <= REFERRING_FOLLOW_UP_WORDS;
   if (words >= SHORT_FOLLOW_UP_WORDS) return false;
-  return !(words >= OWN_QUESTION_MIN_WORDS && OWN_QUESTION.test(text) && !POINTS_ELSEWHERE.test(text));
+  return !(
+    words >= OWN_QUESTION_MIN_WORDS &&
+    OWN_QUESTION.test(text) &&
+    !POINTS_ELSEWHERE.test(text) &&
+    !THE_THING_BEFORE.test(text)
+  );
 }
 
 /**

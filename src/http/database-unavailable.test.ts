@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { databaseUnavailable } from '../storage/database-open-problem.ts';
@@ -58,6 +59,26 @@ describe('a database that goes away', () => {
     expect(body.error.message).toMatch(/database is unavailable/);
     expect(body.error.requestId).toMatch(/\S/);
   });
+  it('knows a transaction whose connection was cut between two of its statements', async () => {
+    database = await createTestDatabase('postgres');
+    const url = new URL(database.url);
+    const relay = await relayTo(Number(url.port || 5432));
+    url.port = String(relay.port);
+    relayed = await openStorage(url.toString());
+    const storage = relayed;
+    // The second statement (or the rollback after it) meets a client pg has marked not queryable.
+    const failure = await storage.db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        await relay.cut();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await sql`select 2`.execute(trx);
+      })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(databaseUnavailable(failure), String(failure)).toBe(true);
+  });
 });
 
 describe('databaseUnavailable', () => {
@@ -68,7 +89,14 @@ describe('databaseUnavailable', () => {
     expect(databaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
     expect(databaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
     // A constraint violation, bad SQL, or a bug: internal errors still.
-    for (const code of ['23505', '42601', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_ERROR'])
+    for (const code of [
+      '23505',
+      '42601',
+      'SQLITE_CONSTRAINT_UNIQUE',
+      'SQLITE_ERROR',
+      '08P01',
+      'SQLITE_LOCKED',
+    ])
       expect(databaseUnavailable(coded(code)), code).toBe(false);
     expect(databaseUnavailable(new TypeError('x is undefined'))).toBe(false);
     expect(databaseUnavailable('ECONNREFUSED')).toBe(false);

@@ -38,6 +38,9 @@ const PG_CONNECTION_MESSAGES = new Set([
   'Connection terminated due to connection timeout',
   'Connection terminated unexpectedly',
   'timeout expired',
+  // A client whose connection failed while checked out (a transaction cut between two statements):
+  // its next statement, and the rollback whose error replaces the first, fail with this.
+  'Client has encountered a connection error and is not queryable',
 ]);
 
 /**
@@ -49,11 +52,14 @@ const PG_CONNECTION_MESSAGES = new Set([
 export function databaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
+  // Not 08P01 (protocol_violation: a statement with over 65,535 parameters, say) nor SQLITE_LOCKED (a
+  // conflict within Docent's own connection): bugs, which a client retrying would only repeat.
   if (typeof code === 'string')
     return (
-      /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(code) ||
+      /^SQLITE_(BUSY|FULL|IOERR)/.test(code) ||
       /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(code) ||
-      /^08[0-9A-Z]{3}$|^57P0[1-3]$|^53[0-9A-Z]{3}$/.test(code)
+      (/^08[0-9A-Z]{3}$/.test(code) && code !== '08P01') ||
+      /^57P0[1-3]$|^53[0-9A-Z]{3}$/.test(code)
     );
   return PG_CONNECTION_MESSAGES.has(error.message);
 }

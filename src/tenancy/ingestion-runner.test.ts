@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config.ts';
-import { setGitSource } from '../sources/git-sources.ts';
+import { deleteGitSource, setGitSource } from '../sources/git-sources.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
 import {
   IngestionLimitError,
@@ -244,6 +244,92 @@ describe('ingestions running at once', () => {
       await runner.idle();
       for (const socket of held) socket.destroy();
       await new Promise((resolve) => holding.close(resolve));
+    }
+  });
+  /** An organization with its cap of git runs: the first on a remote `cut` ends, the others never end. */
+  const fullOrganization = async (name: string, runner: IngestionRunner) => {
+    const { storage } = database;
+    const held = new Set<net.Socket>();
+    const holding = net.createServer((socket) => {
+      held.add(socket);
+      socket.on('close', () => held.delete(socket));
+    });
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    const heldUrl = `http://127.0.0.1:${(holding.address() as net.AddressInfo).port}/docs.git`;
+    const organizationId = (await createOrganization(storage, { name })).id;
+    const siteOf = async (domain: string, remote = url): Promise<string> => {
+      const site = await createSite(storage, { organizationId, domain });
+      await setGitSource(storage, site.id, {
+        url: remote,
+        branch: null,
+        subdir: '',
+        pollMinutes: null,
+        setBy: 'api',
+      });
+      return site.id;
+    };
+    const ending = await siteOf(`${name}-0`, heldUrl);
+    await runner.startGit(storage, ending);
+    for (let i = 1; i < MAX_RUNNING_INGESTIONS_PER_ORGANIZATION; i++)
+      await runner.startGit(storage, await siteOf(`${name}-${i}`));
+    return {
+      organizationId,
+      ending,
+      siteOf,
+      /** Ends the first run (its git fetch loses its connection). */
+      cut: async () => {
+        await vi.waitFor(() => expect(held.size).toBeGreaterThan(0), { timeout: 10_000 });
+        for (const socket of held) socket.destroy();
+        await vi.waitFor(() => expect(runner.runningJob(ending)).toBeUndefined(), { timeout: 20_000 });
+      },
+      close: async () => {
+        for (const socket of held) socket.destroy();
+        await new Promise((resolve) => holding.close(resolve));
+      },
+    };
+  };
+
+  it('passes the slot of a waiting push that cannot start (its git source removed) to the next one', async () => {
+    const { storage } = database;
+    const stop = new AbortController();
+    const runner = gitRunner(stop.signal);
+    const full = await fullOrganization('stalled', runner);
+    try {
+      const removed = await full.siteOf('stalled-removed');
+      const next = await full.siteOf('stalled-next');
+      expect(await runner.requestGit(storage, removed)).toEqual({ waiting: true });
+      expect(await runner.requestGit(storage, next)).toEqual({ waiting: true });
+      await deleteGitSource(storage, removed);
+      await full.cut();
+      // `removed` took the slot and failed to start; the other runs never end, so only that start's
+      // failure can start `next`.
+      await vi.waitFor(() => expect(runner.runningJob(next)).toBeDefined(), { timeout: 10_000 });
+      expect(runner.runningJob(removed)).toBeUndefined();
+    } finally {
+      stop.abort();
+      await runner.idle();
+      await full.close();
+    }
+  });
+
+  it('queues no push answered after a shutdown dropped the waiting ones', async () => {
+    const { storage } = database;
+    const stop = new AbortController();
+    const runner = gitRunner(stop.signal);
+    const full = await fullOrganization('late', runner);
+    try {
+      const late = await full.siteOf('late-pushed');
+      // The push is being answered (its site read) when the shutdown drops what waits.
+      const answered = runner.requestGit(storage, late);
+      runner.cancelQueued();
+      expect(await answered).toEqual({ waiting: true });
+      await full.cut();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(runner.runningJob(late)).toBeUndefined();
+    } finally {
+      stop.abort();
+      await runner.idle();
+      await full.close();
     }
   });
 });

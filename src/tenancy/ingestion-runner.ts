@@ -69,6 +69,8 @@ export class IngestionRunner {
    * ingestions running as it may: each is ingested, oldest push first, when one of them ends.
    */
   readonly #waiting = new Map<string, Map<string, Storage>>();
+  /** False once a shutdown dropped the queued runs (cancelQueued): a push after it queues nothing. */
+  #queueing = true;
 
   /**
    * `instanceId`: this server's registered instance, recorded on each job it runs (crash recovery).
@@ -140,6 +142,8 @@ export class IngestionRunner {
       if (error instanceof IngestionLimitError) {
         // A push is not asked again (hosts do not redeliver a refused one): it waits its turn.
         const organizationId = await organizationOf(storage, siteId);
+        // A shutdown that began while the site was read has dropped what waited: this push too.
+        if (!this.#queueing) return { waiting: true };
         const waiting = this.#waiting.get(organizationId) ?? new Map<string, Storage>();
         this.#waiting.set(organizationId, waiting);
         waiting.set(siteId, storage);
@@ -148,7 +152,7 @@ export class IngestionRunner {
         return { waiting: true };
       }
       if (!(error instanceof IngestionBusyError)) throw error;
-      this.#again.set(siteId, storage);
+      if (this.#queueing) this.#again.set(siteId, storage);
       return { jobId: error.jobId, after: true };
     }
   }
@@ -186,6 +190,9 @@ export class IngestionRunner {
       job = await create();
     } catch (error) {
       this.#running.delete(siteId);
+      // A counted start that failed (a waiting push's site deleted meanwhile) leaves its slot to the
+      // organization's next waiting push: no run ending would start it otherwise.
+      if (entry.organizationId !== null) this.#startWaiting(entry.organizationId);
       settle();
       throw error;
     }
@@ -249,7 +256,7 @@ export class IngestionRunner {
   /** Starts the organization's waiting pushes, oldest first, while it has ingestion slots free. */
   #startWaiting(organizationId: string): void {
     const waiting = this.#waiting.get(organizationId);
-    if (waiting === undefined) return;
+    if (waiting === undefined || !this.#queueing) return;
     for (const [siteId, storage] of waiting) {
       if (this.#runningIn(organizationId) >= MAX_RUNNING_INGESTIONS_PER_ORGANIZATION) return;
       waiting.delete(siteId);
@@ -305,8 +312,12 @@ export class IngestionRunner {
     while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((r) => r.done));
   }
 
-  /** Drops runs queued behind running ones (a server shutting down starts no new work). */
+  /**
+   * Drops runs queued behind running ones, and queues none after (a server shutting down starts no new
+   * work; a push it answers meanwhile is dropped like the ones that waited).
+   */
   cancelQueued(): void {
+    this.#queueing = false;
     this.#again.clear();
     this.#waiting.clear();
   }
