@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'widget/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'widget/**/*.test.ts', 'console-ui/**/*.test.ts'],
     // Finds or starts PostgreSQL and Redis once, and prints what it used (src/testing/test-services.ts).
     globalSetup: ['src/testing/global-setup.ts'],
     // PostgreSQL-backed suites create their own databases; two cores do not gain from more workers.

@@ -1,19 +1,12 @@
 import uPlot from 'uplot';
 import uPlotCss from 'uplot/dist/uPlot.min.css';
+import { type ChartData, chartOptions } from './chart-options.ts';
 
 /**
  * The console's only script (served by Docent, no CDN): draws the charts whose data the page carries,
  * and follows a running ingestion until it ends. Every page works without it; it adds the pictures and
  * the live progress.
  */
-
-interface ChartData {
-  title: string;
-  x: number[];
-  series: { label: string; values: number[] }[];
-}
-
-const COLORS = ['#1d4ed8', '#dc2626', '#059669', '#d97706'];
 
 function drawCharts(): void {
   const style = document.createElement('style');
@@ -25,19 +18,7 @@ function drawCharts(): void {
     const data = JSON.parse(json) as ChartData;
     // The card's width, whatever it is: a fixed floor made the chart spill out of a phone's screen.
     const width = Math.max(200, figure.clientWidth - 16);
-    new uPlot(
-      {
-        width,
-        height: 220,
-        series: [
-          {},
-          ...data.series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2 })),
-        ],
-        axes: [{}, { size: 50 }],
-      },
-      [data.x, ...data.series.map((s) => s.values)],
-      figure,
-    );
+    new uPlot(chartOptions(data, width), [data.x, ...data.series.map((s) => s.values)], figure);
   }
 }
 
