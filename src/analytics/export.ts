@@ -76,6 +76,9 @@ export async function* exportConversations(
     if (threads.rows.length === 0) return;
     const ids = threads.rows.map((t) => t.id);
     const firstToken = jsonNumber(storage.dialect, sql`m.timings`, 'firstTokenMs');
+    // Votes on the answer, and those kept from the answers it replaced (a regenerate): the listing, the
+    // overview and the feedback filter count them with the question, so the export does too.
+    const votedOn = sql`((f.message_id = m.id and f.replaced_by is null) or f.replaced_by = m.id)`;
     const messages = await sql<{
       id: string;
       thread_id: string;
@@ -99,8 +102,8 @@ export async function* exportConversations(
         case when m.role = 'assistant' then ${MESSAGE_ANSWERED} end as answered,
         m.retrieval_score, m.current_path, m.filter_version, m.filter_language, m.question_group_id, m.sources,
         ${firstToken} as first_token_ms,
-        (select count(*) from message_feedback f where f.message_id = m.id and f.rating = 'up') as up,
-        (select count(*) from message_feedback f where f.message_id = m.id and f.rating = 'down') as down
+        (select count(*) from message_feedback f where ${votedOn} and f.rating = 'up') as up,
+        (select count(*) from message_feedback f where ${votedOn} and f.rating = 'down') as down
       from thread_messages m
       where ${inList(sql`m.thread_id`, ids)}
       order by m.thread_id, m.seq`.execute(storage.db);

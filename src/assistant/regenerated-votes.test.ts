@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteConversation, listConversations } from '../analytics/conversations.ts';
-import { exportFeedback } from '../analytics/export.ts';
+import { exportConversations, exportFeedback } from '../analytics/export.ts';
 import { listFeedback } from '../analytics/feedback-inbox.ts';
 import { analyticsOverview } from '../analytics/overview.ts';
 import { deleteExpiredThreads, setRetentionDays } from '../analytics/retention.ts';
@@ -109,6 +109,20 @@ describe.each(dialects)('votes on a regenerated answer on %s', (dialect) => {
         .map((line) => JSON.parse(line)),
     ).toMatchObject([
       { messageId: first, comment: 'Too vague.', answer: 'A vague answer.', regenerated: true },
+    ]);
+    // The conversation export counts it on the answer now in its place, as the listing does.
+    let rows = '';
+    for await (const chunk of exportConversations(db.storage, t.organizationId, range(), 'jsonl'))
+      rows += chunk;
+    expect(
+      rows
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .map((row) => [row.role, row.messageId, row.feedbackUp, row.feedbackDown]),
+    ).toEqual([
+      ['user', expect.any(String), null, null],
+      ['assistant', second, 0, 1],
     ]);
 
     // The replaced answer takes no new vote; the new one does, as its own.
