@@ -56,6 +56,23 @@ const FEEDBACK_COLUMNS = [
   'resolvedAt',
 ] as const satisfies readonly (keyof FeedbackItem)[];
 
+/**
+ * The attachment's file name: what, the range's first and last day (UTC), the format. `to` is exclusive,
+ * so its last day is the one holding the instant before it: `from=2026-11-01&to=2026-11-30` (which ends
+ * at 1 December's start) is `conversations-2026-11-01-2026-11-30.csv`, not `…-2026-12-01.csv`.
+ */
+export function exportFileName(
+  what: 'conversations' | 'feedback',
+  filter: Pick<AnalyticsFilter, 'from' | 'to'>,
+  format: ExportFormat,
+): string {
+  const first = filter.from.slice(0, 10);
+  const last = new Date(Math.max(Date.parse(filter.from), Date.parse(filter.to) - 1))
+    .toISOString()
+    .slice(0, 10);
+  return `${what}-${first}-${last}.${format}`;
+}
+
 /** Every message of the conversations `listConversations` would list, most recent thread first, in order. */
 export async function* exportConversations(
   storage: Storage,

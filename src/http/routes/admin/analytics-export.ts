@@ -1,7 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AnalyticsFilter } from '../../../analytics/analytics-filter.ts';
-import { type ExportFormat, exportConversations, exportFeedback } from '../../../analytics/export.ts';
+import {
+  type ExportFormat,
+  exportConversations,
+  exportFeedback,
+  exportFileName,
+} from '../../../analytics/export.ts';
 import type { AdminEnv } from '../../admin-env.ts';
 import { errorResponses, type Operation } from '../../openapi.ts';
 import { pullStream } from '../../pull-stream.ts';
@@ -61,7 +66,7 @@ const routeOf =
         c.req.valid('query');
       const organizationId = c.get('admin').organization.id;
       await checkFilterSite(deps.storage, organizationId, filter);
-      const name = `${e.what}-${filter.from.slice(0, 10)}-${filter.to.slice(0, 10)}.${e.format}`;
+      const name = exportFileName(e.what, filter, e.format);
       const rows =
         e.what === 'conversations'
           ? exportConversations(deps.storage, organizationId, filter, e.format)
