@@ -13,7 +13,10 @@ export const MAX_UNCITED_PAGES = 200;
 
 export interface PageStats {
   mostCited: { site: string; path: string; title: string; citations: number; up: number; down: number }[];
+  /** The first `MAX_UNCITED_PAGES` of them, by site and path. */
   neverCited: { site: string; path: string; title: string }[];
+  /** How many pages no answer in the range cited, all of them (a large site has more than are listed). */
+  neverCitedTotal: number;
 }
 
 export async function pageStats(
@@ -22,7 +25,7 @@ export async function pageStats(
   filter: AnalyticsFilter,
 ): Promise<PageStats> {
   const siteIds = await siteIdsOf(storage, organizationId, filter);
-  if (siteIds.length === 0) return { mostCited: [], neverCited: [] };
+  if (siteIds.length === 0) return { mostCited: [], neverCited: [], neverCitedTotal: 0 };
   // The answers' stored sources, parsed here: measured faster than the databases' own JSON functions
   // (json_each, json_array_elements) on both, and the same code for both.
   const answers = await sql<{ site_id: string; sources: string; up: unknown; down: unknown }>`
@@ -70,12 +73,13 @@ export async function pageStats(
       down: page.down,
     }))
     .sort((a, b) => b.citations - a.citations || compare(a.site, b.site) || compare(a.path, b.path));
+  const neverCited = titles.filter((p) => !cited.has(`${p.site_id}\u0000${p.path}`));
   return {
     mostCited: mostCited.slice(0, MAX_CITED_PAGES),
-    neverCited: titles
-      .filter((p) => !cited.has(`${p.site_id}\u0000${p.path}`))
+    neverCited: neverCited
       .slice(0, MAX_UNCITED_PAGES)
       .map((p) => ({ site: p.domain, path: p.path, title: p.title })),
+    neverCitedTotal: neverCited.length,
   };
 }
 

@@ -17,7 +17,10 @@ export const pageStatsResponse = z.object({
       down: z.number().int(),
     }),
   ),
-  neverCited: z.array(pageSchema).describe('Pages no answer in the period cited'),
+  neverCited: z
+    .array(pageSchema)
+    .describe('Pages no answer in the period cited, by site and path: the first 200'),
+  neverCitedTotal: z.number().int().describe('How many pages no answer in the period cited, all of them'),
 });
 
 export const analyticsPagesOperation: Operation = {

@@ -129,7 +129,10 @@ export function insightsScreens(deps: {
             ))}
           </tbody>
         </table>
-        <h2>Never cited in this period ({stats.neverCited.length})</h2>
+        <h2>Never cited in this period ({stats.neverCitedTotal})</h2>
+        {stats.neverCitedTotal > stats.neverCited.length ? (
+          <p class="muted">The first {stats.neverCited.length}, by site and path.</p>
+        ) : null}
         <table>
           <thead>
             <tr>
