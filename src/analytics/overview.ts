@@ -4,9 +4,9 @@
  * balance.
  */
 import { sql } from 'kysely';
-import { getBalance } from '../limits/credits.ts';
+import { type Balance, getBalance } from '../limits/credits.ts';
 import type { Storage } from '../storage/database.ts';
-import { FALLBACK_PLAN, getOrganizationPlan } from '../tenancy/plans.ts';
+import { FALLBACK_PLAN, getOrganizationPlan, type Plan } from '../tenancy/plans.ts';
 import type { AnalyticsFilter } from './analytics-filter.ts';
 import { ANSWERED, jsonNumber, num, questionsFrom, siteIdsOf, votesByAnswer } from './question-scope.ts';
 
@@ -111,13 +111,19 @@ async function creditsOf(
 ): Promise<{ creditsUsed: number; creditsLeft: number | null }> {
   const plan = (await getOrganizationPlan(storage, organizationId)) ?? FALLBACK_PLAN;
   const balance = await getBalance(storage, organizationId);
-  const overageLeft = !plan.overageEnabled
-    ? 0
-    : plan.overageCap === null
-      ? null
-      : Math.max(0, plan.overageCap - balance.overage);
-  return {
-    creditsUsed: balance.used,
-    creditsLeft: overageLeft === null ? null : balance.remaining + overageLeft,
-  };
+  return { creditsUsed: balance.used, creditsLeft: creditsLeft(plan, balance) };
+}
+
+/**
+ * Credits the plan still allows this period: the included ones left, plus the overage still allowed
+ * (none when overage is off); null when overage is on without a cap. The overview and the plan and
+ * usage screen both show this as "Credits left".
+ */
+export function creditsLeft(
+  plan: Pick<Plan, 'overageEnabled' | 'overageCap'>,
+  balance: Pick<Balance, 'remaining' | 'overage'>,
+): number | null {
+  if (!plan.overageEnabled) return balance.remaining;
+  if (plan.overageCap === null) return null;
+  return balance.remaining + Math.max(0, plan.overageCap - balance.overage);
 }

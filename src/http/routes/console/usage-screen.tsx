@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { creditsLeft } from '../../../analytics/overview.ts';
 import {
   getRetentionDays,
   MAX_RETENTION_DAYS,
@@ -43,6 +44,8 @@ export function usageScreen(deps: { storage: Storage; scriptSrc: string | null }
     ]);
     const p = plan ?? FALLBACK_PLAN;
     const chartDays = everyDay({ from, to }, days);
+    // As the overview counts them: included credits left plus the overage the plan still allows.
+    const left = creditsLeft(p, balance);
     return c.html(
       <Layout title="Plan and usage" session={session} active="usage" scriptSrc={deps.scriptSrc}>
         <div class="cards">
@@ -56,7 +59,15 @@ export function usageScreen(deps: { storage: Storage; scriptSrc: string | null }
           </div>
           <div class="card">
             <div class="label">Credits left</div>
-            <div class="value">{balance.remaining.toLocaleString('en-US')}</div>
+            <div class="value">{left === null ? '—' : left.toLocaleString('en-US')}</div>
+            {p.overageEnabled ? (
+              <div class="muted">
+                {balance.remaining.toLocaleString('en-US')} included
+                {left === null
+                  ? ', overage uncapped'
+                  : ` + ${(left - balance.remaining).toLocaleString('en-US')} overage`}
+              </div>
+            ) : null}
           </div>
           <div class="card">
             <div class="label">Overage</div>
