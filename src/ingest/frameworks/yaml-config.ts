@@ -1,4 +1,14 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import {
+  type Alias,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+} from 'yaml';
 import { MAX_STATIC_DEPTH, MAX_STATIC_NODES } from './limits.ts';
 import { opaque, type StaticObject, type StaticValue } from './static-value.ts';
 
@@ -33,13 +43,20 @@ export const readYamlConfig = (source: string, maxNodes = MAX_STATIC_NODES): Yam
     const lineAt = (node: { range?: readonly number[] | null } | null | undefined): number =>
       node?.range?.[0] === undefined ? 0 : lineCounter.linePos(node.range[0]).line;
 
+    // An alias resolves by walking the document for its anchor: once per alias, not once per visit (a
+    // billion-laughs document visits the same few aliases up to the node budget).
+    const targets = new Map<Alias, Node | undefined>();
+    const resolved = (alias: Alias): Node | undefined => {
+      if (!targets.has(alias)) targets.set(alias, alias.resolve(doc) as Node | undefined);
+      return targets.get(alias);
+    };
     const convert = (node: unknown, depth: number, aliasDepth: number): StaticValue => {
       const line = lineAt(node as Node);
       if (++nodes > maxNodes) return opaque(`more than ${maxNodes} values`, line);
       if (depth > MAX_STATIC_DEPTH)
         return opaque(`a value nested deeper than ${MAX_STATIC_DEPTH} levels`, line);
       if (isAlias(node)) {
-        const target = aliasDepth > MAX_STATIC_DEPTH ? undefined : node.resolve(doc);
+        const target = aliasDepth > MAX_STATIC_DEPTH ? undefined : resolved(node);
         return target ? convert(target, depth + 1, aliasDepth + 1) : opaque(`alias *${node.source}`, line);
       }
       // MkDocs' `!ENV VAR` and `!ENV [VAR, …, default]`: Docent reads no environment for a docs folder,
