@@ -167,4 +167,35 @@ describe('console errors', () => {
     // Another host's inbox path keeps only the path: the redirect stays on this server.
     expect(backToInbox('http://evil.example/console/feedback?x')).toBe('/console/feedback?x');
   });
+  it('answer a form body that claims to be multipart but is none with 400, not 500 (sign-in too)', async () => {
+    const { secret } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
+    const session = await findConsoleSession(owner.database.storage, secret);
+    const forms = [
+      '/console/login',
+      '/console/keys',
+      '/console/organization/retention',
+      '/console/feedback/resolve',
+      '/console/sites/owner/settings',
+    ];
+    for (const path of forms)
+      for (const [contentType, body] of [
+        ['multipart/form-data', 'key=x'],
+        ['multipart/form-data; boundary=zz', '--zz\r\nbroken'],
+      ]) {
+        const response = await owner.app.request(`http://localhost${path}`, {
+          method: 'POST',
+          headers: {
+            Cookie: `docent_console=${secret}`,
+            Origin: 'http://localhost',
+            'Content-Type': contentType as string,
+            'X-CSRF-Token': session?.csrfToken ?? '',
+          },
+          body,
+        });
+        expect(response.status, `${path} ${contentType}`).toBe(400);
+        const json = (await response.json()) as { error: { code: string; requestId: string } };
+        expect(json.error.code).toBe('invalid_request');
+        expect(json.error.requestId).toMatch(/^req_/);
+      }
+  });
 });
