@@ -10,7 +10,7 @@ import { formatModelSpec } from './assistant/providers/model-spec.ts';
 import { updateSiteModelSettings } from './assistant/providers/site-model-settings.ts';
 import { RunningAnswers } from './assistant/running-answers.ts';
 import { type Config, resolveDataDir } from './config.ts';
-import { answerClientErrors, answerUnreadableRequest } from './http/client-errors.ts';
+import { answerClientErrors, answerUnreadableRequest, refuseMissingHost } from './http/client-errors.ts';
 import { closeIdlePageWorkers } from './ingest/page-loader-pool.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
@@ -253,7 +253,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       hostname: config.host,
       errorHandler: answerUnreadableRequest,
     });
-    const s = createHttpServer((request, response) => {
+    // Node's own Host check is off: refuseMissingHost answers it with the JSON error instead.
+    const s = createHttpServer({ requireHostHeader: false }, (request, response) => {
+      if (refuseMissingHost(request, response)) return;
       // Host names are case-insensitive, but @hono/node-server (1.19) compares the Host header with the
       // URL it parsed from it, which lowercases: `Host: LOCALHOST:3000` was refused as invalid.
       const host = request.headers.host;

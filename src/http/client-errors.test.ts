@@ -57,6 +57,20 @@ describe('requests Node refuses before the app', () => {
     expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
   });
 
+  it('answer an HTTP/1.1 request without a Host header with it too (Node answered a bare 400)', async () => {
+    const missing = parse(await raw(server.port, 'GET /healthz HTTP/1.1\r\n\r\n'));
+    expect(missing.status).toBe(400);
+    expect(missing.header('Content-Type')).toBe('application/json');
+    expect(missing.json.error).toMatchObject({
+      code: 'invalid_request',
+      requestId: missing.header('X-Request-Id'),
+    });
+    // HTTP/1.0 needs none, and a Host given is served as before.
+    const old = await raw(server.port, 'GET /healthz HTTP/1.0\r\n\r\n');
+    expect(old.split('\r\n')[0]).toContain(' 200 ');
+    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+  });
+
   it('answer a request the HTTP adapter cannot read (a Host that is no host, a backslash) with it too', async () => {
     for (const request of [
       'GET /healthz HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n',

@@ -1,4 +1,4 @@
-import { type Server, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { RequestError } from '@hono/node-server';
 import { newId } from '../storage/ids.ts';
@@ -56,4 +56,25 @@ export function answerUnreadableRequest(error: unknown): Response {
     status: refused.status,
     headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId },
   });
+}
+
+/**
+ * An HTTP/1.1 request without a Host header (RFC 9112 requires one): refused with the standard JSON
+ * error and a request id, and the connection closed. Node's own check (`requireHostHeader`, turned off
+ * where the server is made) answered a bare 400 with no body. True when it answered.
+ */
+export function refuseMissingHost(request: IncomingMessage, response: ServerResponse): boolean {
+  if (request.headers.host !== undefined || request.httpVersion !== '1.1') return false;
+  const requestId = newId('req');
+  const body = JSON.stringify(
+    errorBody(new DocentError('invalid_request', 'The request has no Host header'), requestId),
+  );
+  response.writeHead(400, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  });
+  response.end(body);
+  return true;
 }

@@ -19,6 +19,20 @@ describe('parseModelSpec', () => {
     expect(formatModelSpec(parseModelSpec('builtin'))).toBe('builtin');
   });
 
+  it('quotes at most 80 characters of a refused spec back (an admin API body could echo 60 KB)', () => {
+    for (const junk of ['a'.repeat(60_000), `${'p'.repeat(60_000)}:model`, `openai${' '.repeat(60_000)}:`]) {
+      let message = '';
+      try {
+        parseModelSpec(junk);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).not.toBe('');
+      expect(message.length).toBeLessThan(400);
+    }
+    expect(() => parseModelSpec('cohere:command-r')).toThrow(/unknown provider "cohere":/);
+  });
+
   it('rejects unknown providers, missing models and junk with a message saying what is expected', () => {
     expect(() => parseModelSpec('gpt-4o')).toThrow(/expected <provider>:<model>/);
     expect(() => parseModelSpec('cohere:command-r')).toThrow(/unknown provider "cohere"/);

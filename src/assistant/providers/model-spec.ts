@@ -29,6 +29,14 @@ export const BUILTIN_MODEL_SPEC: ModelSpec = Object.freeze({ provider: 'builtin'
 /** Longest accepted model id: real ids are far shorter; the bound keeps junk out of the database. */
 const MAX_MODEL_ID_LENGTH = 200;
 
+/** Characters of a refused spec quoted back in its error: enough to recognise it, never the whole paste. */
+const MAX_QUOTED_CHARS = 80;
+
+function quoted(text: string): string {
+  const chars = Array.from(text);
+  return chars.length > MAX_QUOTED_CHARS ? `${chars.slice(0, MAX_QUOTED_CHARS).join('')}…` : text;
+}
+
 export class ModelSpecError extends Error {
   override name = 'ModelSpecError';
 }
@@ -42,13 +50,13 @@ export function parseModelSpec(value: string): ModelSpec {
   if (trimmed === 'builtin' || trimmed === 'builtin:builtin') return BUILTIN_MODEL_SPEC;
   const colon = trimmed.indexOf(':');
   const expected = `expected <provider>:<model> with provider one of ${MODEL_PROVIDERS.join(', ')} (e.g. openai:gpt-4o-mini), or builtin`;
-  if (colon <= 0) throw new ModelSpecError(`"${trimmed}" is not a model: ${expected}`);
+  if (colon <= 0) throw new ModelSpecError(`"${quoted(trimmed)}" is not a model: ${expected}`);
   const provider = trimmed.slice(0, colon);
   const model = trimmed.slice(colon + 1).trim();
   if (!isProviderName(provider) || provider === 'builtin') {
-    throw new ModelSpecError(`unknown provider "${provider}": ${expected}`);
+    throw new ModelSpecError(`unknown provider "${quoted(provider)}": ${expected}`);
   }
-  if (model.length === 0) throw new ModelSpecError(`"${trimmed}" names no model: ${expected}`);
+  if (model.length === 0) throw new ModelSpecError(`"${quoted(trimmed)}" names no model: ${expected}`);
   if (model.length > MAX_MODEL_ID_LENGTH)
     throw new ModelSpecError(`model id is longer than ${MAX_MODEL_ID_LENGTH} characters`);
   // Printable ASCII only: every provider's ids are, and anything else is a paste mistake.

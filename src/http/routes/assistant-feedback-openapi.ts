@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { FEEDBACK_RATINGS, feedbackRequestSchema } from '../../assistant/feedback.ts';
+import {
+  FEEDBACK_RATINGS,
+  feedbackRequestSchema,
+  MAX_FEEDBACK_COMMENT_CHARS,
+} from '../../assistant/feedback.ts';
 import { domainSchema } from '../../tenancy/sites.ts';
 import { errorResponses, jsonContent, type Operation } from '../openapi.ts';
 
@@ -20,6 +24,18 @@ export const widgetConfigSchema = z.object({
   starterQuestions: z.array(z.string()).describe('Set with the admin API (site settings); empty when none'),
 });
 
+/**
+ * The request as documented: the comment's limit is checked after trimming (a pipe), which the
+ * generator cannot read, so the document showed no limit on it at all.
+ */
+const documentedFeedbackRequest = feedbackRequestSchema.extend({
+  comment: z
+    .string()
+    .max(MAX_FEEDBACK_COMMENT_CHARS)
+    .nullish()
+    .describe(`At most ${MAX_FEEDBACK_COMMENT_CHARS} characters once trimmed; blank or null: no comment`),
+});
+
 /** The OpenAPI operations of the widget's routes (assistant-feedback.ts). */
 export const widgetApiOperations: Operation[] = [
   {
@@ -29,7 +45,7 @@ export const widgetApiOperations: Operation[] = [
       "Vote on an answer (thumbs up or down, optional comment); voting again replaces the reader's vote. No credit cost. Also under /discovery.",
     tags,
     security,
-    request: { params, body: jsonContent(feedbackRequestSchema) },
+    request: { params, body: jsonContent(documentedFeedbackRequest) },
     responses: {
       200: { description: 'The vote as stored', ...jsonContent(feedbackResponseSchema) },
       ...errorResponses(400, 401, 403, 404, 413, 415, 429),

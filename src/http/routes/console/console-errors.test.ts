@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getRetentionDays } from '../../../analytics/retention.ts';
 import { createTenant } from '../../../limits/limits-fixtures.ts';
 import { findConsoleSession, signInToConsole } from '../../../tenancy/console-sessions.ts';
+import { dialects } from '../../../testing/databases.ts';
 import { useOwnerApp } from '../../../testing/test-app.ts';
 import { CONSOLE_HEADERS } from './console-guard.ts';
 import { MAX_CONSOLE_FORM_BYTES } from './console-routes.ts';
@@ -166,5 +167,86 @@ describe('console errors', () => {
       expect(backToInbox(referer), referer).toBe('/console/feedback');
     // Another host's inbox path keeps only the path: the redirect stays on this server.
     expect(backToInbox('http://evil.example/console/feedback?x')).toBe('/console/feedback?x');
+  });
+  it('answer a form body that claims to be multipart but is none with 400, not 500 (sign-in too)', async () => {
+    const { secret } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
+    const session = await findConsoleSession(owner.database.storage, secret);
+    const forms = [
+      '/console/login',
+      '/console/keys',
+      '/console/organization/retention',
+      '/console/feedback/resolve',
+      '/console/sites/owner/settings',
+    ];
+    for (const path of forms)
+      for (const [contentType, body] of [
+        ['multipart/form-data', 'key=x'],
+        ['multipart/form-data; boundary=zz', '--zz\r\nbroken'],
+      ]) {
+        const response = await owner.app.request(`http://localhost${path}`, {
+          method: 'POST',
+          headers: {
+            Cookie: `docent_console=${secret}`,
+            Origin: 'http://localhost',
+            'Content-Type': contentType as string,
+            'X-CSRF-Token': session?.csrfToken ?? '',
+          },
+          body,
+        });
+        expect(response.status, `${path} ${contentType}`).toBe(400);
+        const json = (await response.json()) as { error: { code: string; requestId: string } };
+        expect(json.error.code).toBe('invalid_request');
+        expect(json.error.requestId).toMatch(/^req_/);
+      }
+  });
+});
+
+describe.each(dialects)('console addresses and forms holding U+0000 on %s', (dialect) => {
+  const owner = useOwnerApp('owner', { dialect });
+
+  it('are a 400, not a 500 from a database that cannot store or compare it', async () => {
+    const { secret } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
+    const session = await findConsoleSession(owner.database.storage, secret);
+    const headers = { Cookie: `docent_console=${secret}` };
+    const addresses = [
+      '/console?q=%00',
+      '/console/conversations?version=a%00b',
+      '/console/feedback?page=%00',
+      '/console/gaps?language=%00',
+      '/console/export/conversations.csv?q=%00',
+      '/console/conversations/%00',
+      '/console/sites/%00',
+      '/console/sites/owner/jobs/%00.json',
+    ];
+    for (const path of addresses) {
+      const response = await owner.app.request(`http://localhost${path}`, { headers });
+      expect(response.status, path).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code, path).toBe(
+        'invalid_request',
+      );
+    }
+    const forms: [string, Record<string, string>][] = [
+      ['/console/keys', { kind: 'assistant', site: 'own\u0000er' }],
+      ['/console/sites/owner/settings', { name: 'Owner', instructions: 'a\u0000b' }],
+      ['/console/feedback/resolve', { messageId: '\u0000', fpHash: 'abcdefabcdef', resolved: 'true' }],
+    ];
+    for (const [path, fields] of forms) {
+      const response = await owner.app.request(`http://localhost${path}`, {
+        method: 'POST',
+        headers: {
+          ...headers,
+          Origin: 'http://localhost',
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({ _csrf: session?.csrfToken ?? '', ...fields }).toString(),
+      });
+      expect(response.status, path).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code, path).toBe(
+        'invalid_request',
+      );
+    }
+    // The site's settings were left as they were.
+    const page = await owner.app.request('http://localhost/console/sites/owner', { headers });
+    expect(page.status).toBe(200);
   });
 });

@@ -11,6 +11,7 @@ import { DocentError } from '../../errors.ts';
 import { requestHeader } from '../../node-request.ts';
 import { requestOrigin } from '../../request-origin.ts';
 import type { ConsoleEnv } from './console-env.ts';
+import { readForm } from './form-body.ts';
 
 export const SESSION_COOKIE = 'docent_console';
 /** The console's own paths: the cookie is sent nowhere else. */
@@ -83,7 +84,7 @@ export function requireSession(deps: GuardDeps): MiddlewareHandler<ConsoleEnv> {
     c.set('session', session);
     if (c.req.method === 'POST') {
       requireSameOrigin(c, deps);
-      const body = await c.req.parseBody();
+      const body = await readForm(c);
       const token = typeof body._csrf === 'string' ? body._csrf : requestHeader(c, 'X-CSRF-Token');
       if (!csrfTokenMatches(session, token))
         throw new DocentError('forbidden', 'Missing or wrong CSRF token');

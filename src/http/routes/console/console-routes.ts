@@ -17,6 +17,7 @@ import { consoleHeaders, requireSession } from './console-guard.ts';
 import { conversationsScreen } from './conversations-screen.tsx';
 import { exportRoutes } from './export-routes.ts';
 import { feedbackScreen } from './feedback-screen.tsx';
+import { refuseNulInAddress } from './form-body.ts';
 import { insightsScreens } from './insights-screens.tsx';
 import { keysScreen } from './keys-screen.tsx';
 import { overviewScreen } from './overview-screen.tsx';
@@ -57,6 +58,8 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<AppEnv> {
   });
   // Before sign-in too: its form is read before any session exists.
   app.use('/console/*', limitBody(MAX_CONSOLE_FORM_BYTES));
+  app.use('/console', refuseNulInAddress);
+  app.use('/console/*', refuseNulInAddress);
   app.route('/', signInRoutes(deps));
 
   const screens = new Hono<ConsoleEnv>();

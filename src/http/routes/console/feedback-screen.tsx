@@ -6,6 +6,7 @@ import { listSites } from '../../../tenancy/sites.ts';
 import { DocentError } from '../../errors.ts';
 import { FilterBar, filterFromQuery, withQuery } from './analytics-filter-bar.tsx';
 import type { ConsoleEnv } from './console-env.ts';
+import { readForm } from './form-body.ts';
 import { Csrf, Layout } from './layout.tsx';
 import { textStart } from './text-start.ts';
 
@@ -102,7 +103,7 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
 
   route.post('/console/feedback/resolve', async (c) => {
     const session = c.get('session');
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const messageId = typeof form.messageId === 'string' ? form.messageId : '';
     const fpHash = typeof form.fpHash === 'string' ? form.fpHash : '';
     const changed = await resolveFeedback(deps.storage, session.organization.id, {

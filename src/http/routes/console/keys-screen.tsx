@@ -14,6 +14,7 @@ import { getOrganizationSite, listSites, MAX_NAME_INPUT_UNITS } from '../../../t
 import { DocentError } from '../../errors.ts';
 import { requestOrigin } from '../../request-origin.ts';
 import type { ConsoleEnv } from './console-env.ts';
+import { readForm } from './form-body.ts';
 import { Csrf, Layout } from './layout.tsx';
 
 /** Keys: create (the secret shown once), list, revoke. */
@@ -150,7 +151,7 @@ export function keysScreen(deps: {
 
   route.post('/console/keys', async (c) => {
     const session = c.get('session');
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const kind = form.kind === 'admin' ? 'admin' : 'assistant';
     const named =
       typeof form.name === 'string' && form.name.trim() !== ''

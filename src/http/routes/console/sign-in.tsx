@@ -23,6 +23,7 @@ import {
   sessionSecret,
   setSessionCookie,
 } from './console-guard.ts';
+import { readForm } from './form-body.ts';
 
 /** Sign-in attempts per client address per minute: keys cannot be guessed, but a form can be hammered. */
 export const SIGN_IN_ATTEMPTS_PER_MINUTE = 20;
@@ -95,7 +96,7 @@ export function signInRoutes(deps: GuardDeps & { store: RateLimitStore }): Hono<
       },
     ]);
     if (!decision.allowed) return page(c, 429, 'Too many sign-in attempts. Wait a minute and try again.');
-    const body = await c.req.parseBody();
+    const body = await readForm(c);
     const key = typeof body.key === 'string' ? body.key : '';
     try {
       const { secret } = await signInToConsole(deps.storage, key);

@@ -24,6 +24,7 @@ import {
 import { DocentError } from '../../errors.ts';
 import { updateSiteBody } from '../admin/update-site.ts';
 import type { ConsoleEnv } from './console-env.ts';
+import { readForm } from './form-body.ts';
 import { Csrf, Layout } from './layout.tsx';
 
 export interface SitesDeps {
@@ -360,7 +361,7 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
 
   route.post('/console/sites/:domain/settings', async (c) => {
     const site = await siteOr404(c.get('session').organization.id, c.req.param('domain'));
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const text = (key: string) => (typeof form[key] === 'string' ? (form[key] as string).trim() : '');
     const siteFields = updateSiteBody.safeParse({
       name: text('name'),

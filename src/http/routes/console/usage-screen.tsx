@@ -12,13 +12,14 @@ import { FALLBACK_PLAN, getOrganizationPlan } from '../../../tenancy/plans.ts';
 import { DocentError } from '../../errors.ts';
 import { Chart } from './chart.tsx';
 import type { ConsoleEnv } from './console-env.ts';
+import { readForm } from './form-body.ts';
 import { Csrf, Layout } from './layout.tsx';
 
 /** Plan and usage: the plan's limits, this month's credits, and answered requests per day. */
 export function usageScreen(deps: { storage: Storage; scriptSrc: string | null }): Hono<ConsoleEnv> {
   const route = new Hono<ConsoleEnv>();
   route.post('/console/organization/retention', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     const text = typeof form.days === 'string' ? form.days.trim() : '';
     // Digits only: Number() would also read "0x10", "1e1" or "0b11", and this setting deletes conversations.
     const days = text === '' ? null : /^\d{1,6}$/.test(text) ? Number(text) : Number.NaN;
