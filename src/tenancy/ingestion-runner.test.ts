@@ -75,6 +75,32 @@ describe('ingestions running at once', () => {
       signal,
       serverCredentialsForApiSources: false,
     });
+  /** A site of `organizationId` whose git source is `remote` (by default the silent one). */
+  const gitSite = async (organizationId: string, domain: string, remote = url): Promise<string> => {
+    const site = await createSite(database.storage, { organizationId, domain });
+    await setGitSource(database.storage, site.id, {
+      url: remote,
+      branch: null,
+      subdir: '',
+      pollMinutes: null,
+      setBy: 'api',
+    });
+    return site.id;
+  };
+  /** A remote that holds its connections until told to drop them: an ingestion of it then fails. */
+  const holdingRemote = async () => {
+    const held = new Set<net.Socket>();
+    const server = net.createServer((socket) => {
+      held.add(socket);
+      socket.on('close', () => held.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const drop = async (): Promise<void> => {
+      for (const socket of held) socket.destroy();
+    };
+    const address = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/docs.git`;
+    return { held, drop, address, close: () => new Promise((resolve) => server.close(resolve)) };
+  };
   afterAll(async () => {
     await new Promise((resolve) => silent.close(resolve));
     await database?.drop();
@@ -85,17 +111,8 @@ describe('ingestions running at once', () => {
     const { storage } = database;
     const stop = new AbortController();
     const runner = gitRunner(stop.signal);
-    const siteOf = async (organizationId: string, domain: string): Promise<string> => {
-      const site = await createSite(storage, { organizationId, domain });
-      await setGitSource(storage, site.id, {
-        url,
-        branch: null,
-        subdir: '',
-        pollMinutes: null,
-        setBy: 'api',
-      });
-      return site.id;
-    };
+    const siteOf = (organizationId: string, domain: string): Promise<string> =>
+      gitSite(organizationId, domain);
     const busy = (await createOrganization(storage, { name: 'busy' })).id;
     const other = (await createOrganization(storage, { name: 'other' })).id;
     try {
@@ -126,36 +143,13 @@ describe('ingestions running at once', () => {
     const { storage } = database;
     const stop = new AbortController();
     const runner = gitRunner(stop.signal);
-    // Remotes that hold their connections until told to drop them: an ingestion of one then fails.
-    const holding = async () => {
-      const held = new Set<net.Socket>();
-      const server = net.createServer((socket) => {
-        held.add(socket);
-        socket.on('close', () => held.delete(socket));
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const drop = async (): Promise<void> => {
-        for (const socket of held) socket.destroy();
-      };
-      const address = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/docs.git`;
-      return { held, drop, address, close: () => new Promise((resolve) => server.close(resolve)) };
-    };
-    const dropping = await holding();
-    const others = await holding();
+    const dropping = await holdingRemote();
+    const others = await holdingRemote();
     const droppingUrl = dropping.address;
     const url = others.address;
     const organizationId = (await createOrganization(storage, { name: 'pushed' })).id;
-    const siteOf = async (domain: string, remote: string): Promise<string> => {
-      const site = await createSite(storage, { organizationId, domain });
-      await setGitSource(storage, site.id, {
-        url: remote,
-        branch: null,
-        subdir: '',
-        pollMinutes: null,
-        setBy: 'api',
-      });
-      return site.id;
-    };
+    const siteOf = (domain: string, remote: string): Promise<string> =>
+      gitSite(organizationId, domain, remote);
     try {
       const pushed = await siteOf('pushed-0', droppingUrl);
       const first = await runner.startGit(storage, pushed);
@@ -198,25 +192,12 @@ describe('ingestions running at once', () => {
     const { storage } = database;
     const stop = new AbortController();
     const runner = gitRunner(stop.signal);
-    const held = new Set<net.Socket>();
-    const holding = net.createServer((socket) => {
-      held.add(socket);
-      socket.on('close', () => held.delete(socket));
-    });
-    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
-    const heldUrl = `http://127.0.0.1:${(holding.address() as net.AddressInfo).port}/docs.git`;
+    const holding = await holdingRemote();
+    const { held } = holding;
+    const heldUrl = holding.address;
     const organizationId = (await createOrganization(storage, { name: 'waiting' })).id;
-    const siteOf = async (domain: string, remote: string): Promise<string> => {
-      const site = await createSite(storage, { organizationId, domain });
-      await setGitSource(storage, site.id, {
-        url: remote,
-        branch: null,
-        subdir: '',
-        pollMinutes: null,
-        setBy: 'api',
-      });
-      return site.id;
-    };
+    const siteOf = (domain: string, remote: string): Promise<string> =>
+      gitSite(organizationId, domain, remote);
     try {
       // One run on a remote this test can cut, the others on the silent one.
       const ending = await siteOf('waiting-0', heldUrl);
@@ -242,32 +223,18 @@ describe('ingestions running at once', () => {
     } finally {
       stop.abort();
       await runner.idle();
-      for (const socket of held) socket.destroy();
-      await new Promise((resolve) => holding.close(resolve));
+      await holding.drop();
+      await holding.close();
     }
   });
   /** An organization with its cap of git runs: the first on a remote `cut` ends, the others never end. */
   const fullOrganization = async (name: string, runner: IngestionRunner) => {
     const { storage } = database;
-    const held = new Set<net.Socket>();
-    const holding = net.createServer((socket) => {
-      held.add(socket);
-      socket.on('close', () => held.delete(socket));
-    });
-    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
-    const heldUrl = `http://127.0.0.1:${(holding.address() as net.AddressInfo).port}/docs.git`;
+    const holding = await holdingRemote();
+    const { held } = holding;
+    const heldUrl = holding.address;
     const organizationId = (await createOrganization(storage, { name })).id;
-    const siteOf = async (domain: string, remote = url): Promise<string> => {
-      const site = await createSite(storage, { organizationId, domain });
-      await setGitSource(storage, site.id, {
-        url: remote,
-        branch: null,
-        subdir: '',
-        pollMinutes: null,
-        setBy: 'api',
-      });
-      return site.id;
-    };
+    const siteOf = (domain: string, remote = url): Promise<string> => gitSite(organizationId, domain, remote);
     const ending = await siteOf(`${name}-0`, heldUrl);
     await runner.startGit(storage, ending);
     for (let i = 1; i < MAX_RUNNING_INGESTIONS_PER_ORGANIZATION; i++)
@@ -283,8 +250,8 @@ describe('ingestions running at once', () => {
         await vi.waitFor(() => expect(runner.runningJob(ending)).toBeUndefined(), { timeout: 20_000 });
       },
       close: async () => {
-        for (const socket of held) socket.destroy();
-        await new Promise((resolve) => holding.close(resolve));
+        await holding.drop();
+        await holding.close();
       },
     };
   };
