@@ -60,4 +60,37 @@ describe.each(dialects)('llms.txt and llms-full.txt ETags on %s', (dialect) => {
       expect((await get(file, { 'If-None-Match': newer })).status).toBe(304);
     },
   );
+
+  it('says which request headers its links were built from, so a shared cache keys on them', async () => {
+    const behindProxy = llmsTxtRoute({
+      storage: database.storage,
+      tenancy: new TenancyCache(database.storage, 0),
+      publicUrl: null,
+      trustProxy: 1,
+    });
+    const forged = await behindProxy.request('http://docs.example.com/sites/acme/llms.txt', {
+      headers: { 'X-Forwarded-Host': 'evil.example' },
+    });
+    expect(await forged.text()).toContain('http://evil.example/sites/acme/pages/index.md');
+    expect(forged.headers.get('vary')).toBe('Host, X-Forwarded-Host, X-Forwarded-Proto');
+    const revalidated = await behindProxy.request('http://docs.example.com/sites/acme/llms.txt', {
+      headers: { 'X-Forwarded-Host': 'evil.example', 'If-None-Match': forged.headers.get('etag') ?? '' },
+    });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('vary')).toBe('Host, X-Forwarded-Host, X-Forwarded-Proto');
+
+    expect((await get('llms.txt')).headers.get('vary')).toBe('Host');
+    // With a public URL the links are the same whoever asks: nothing to vary by.
+    const published = llmsTxtRoute({
+      storage: database.storage,
+      tenancy: new TenancyCache(database.storage, 0),
+      publicUrl: 'https://docs-ai.example.com',
+      trustProxy: 1,
+    });
+    const fixed = await published.request('http://docs.example.com/sites/acme/llms.txt', {
+      headers: { 'X-Forwarded-Host': 'evil.example' },
+    });
+    expect(await fixed.text()).toContain('https://docs-ai.example.com/sites/acme/pages/index.md');
+    expect(fixed.headers.get('vary')).toBeNull();
+  });
 });

@@ -279,7 +279,7 @@ describe.each(dialects)('llms.txt and Markdown pages over HTTP on %s', (dialect)
     const html = await get('/sites/acme/pages/keys');
     expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(html.headers.get('link')).toBe(`<${server.baseUrl}/sites/acme/llms.txt>; rel="llms-txt"`);
-    expect(html.headers.get('vary')).toBe('Accept');
+    expect(html.headers.get('vary')).toBe('Host, Accept');
     // The HTML's tag does not stand for the Markdown, or a cache would keep the wrong one.
     expect(
       (await get('/sites/acme/pages/keys.md', { 'If-None-Match': html.headers.get('etag') ?? '' })).status,
@@ -289,7 +289,7 @@ describe.each(dialects)('llms.txt and Markdown pages over HTTP on %s', (dialect)
   it('serves Markdown at the page URL when Accept prefers it', async () => {
     const markdown = await get('/sites/acme/pages/keys', { Accept: 'text/markdown, text/html;q=0.9' });
     expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
-    expect(markdown.headers.get('vary')).toBe('Accept');
+    expect(markdown.headers.get('vary')).toBe('Host, Accept');
     expect(await markdown.text()).toMatch(/^# Keys\n/);
     const etag = markdown.headers.get('etag') ?? '';
     const revalidated = await get('/sites/acme/pages/keys', {
@@ -297,7 +297,7 @@ describe.each(dialects)('llms.txt and Markdown pages over HTTP on %s', (dialect)
       'If-None-Match': etag,
     });
     expect(revalidated.status).toBe(304);
-    expect(revalidated.headers.get('vary')).toBe('Accept');
+    expect(revalidated.headers.get('vary')).toBe('Host, Accept');
     const browser = await get('/sites/acme/pages/keys', {
       Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
     });

@@ -75,9 +75,10 @@ export function pageViewRoute(deps: {
     if (!markdown && deps.demo?.domain === site.domain) {
       const chrome = await demoChrome(deps.storage, site, deps.demo);
       const html = renderPageHtml(page, { pagesBase: chrome.pagesBase, chrome });
+      // Appended: the links may have come from the request's address too (request-origin.ts).
+      c.header('Vary', 'Accept', { append: true });
       return c.body(html, 200, {
         ...DEMO_HTML_HEADERS,
-        Vary: 'Accept',
         Link: `<${llmsTxtUrl(docentUrl, site.domain)}>; rel="llms-txt"`,
       });
     }
@@ -87,8 +88,8 @@ export function pageViewRoute(deps: {
       ETag: etag,
       Link: `<${llmsTxtUrl(docentUrl, site.domain)}>; rel="llms-txt"`,
       'Cache-Control': COMMON['Cache-Control'],
-      ...(suffix ? {} : { Vary: 'Accept' }),
     };
+    if (!suffix) c.header('Vary', 'Accept', { append: true });
     if (etagMatches(c.req.header('If-None-Match'), etag)) return c.body(null, 304, headers);
     const pagesBase = `${docentUrl}/sites/${encodeURIComponent(site.domain)}/pages/`;
     const body = markdown ? renderPageMarkdown(page) : renderPageHtml(page, { pagesBase });
