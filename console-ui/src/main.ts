@@ -72,7 +72,7 @@ function linkPeriodAndDates(): void {
   }
 }
 
-/** A form that cannot be undone (revoking a key) asks first: `data-confirm` holds the question. */
+/** A form that cannot be undone (revoking a key, deleting a conversation) asks first: `data-confirm` holds the question. */
 function confirmForms(): void {
   for (const form of document.querySelectorAll<HTMLFormElement>('form[data-confirm]')) {
     form.addEventListener('submit', (event) => {

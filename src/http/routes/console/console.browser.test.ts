@@ -423,6 +423,15 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     expect(await page.locator('main').innerText()).toContain('Now: 30 days.');
 
     await page.goto(`${server.baseUrl}/console/conversations/${threadId}`);
+    // Asked first: dismissing keeps it.
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.getByRole('button', { name: 'Delete this conversation' }).click();
+    await page.goto(`${server.baseUrl}/console/conversations/${threadId}`);
+    expect(await page.locator('main').innerText()).toContain('Delete this conversation');
+    page.once('dialog', (dialog) => {
+      expect(dialog.message()).toContain('gone for good');
+      void dialog.accept();
+    });
     await page.getByRole('button', { name: 'Delete this conversation' }).click();
     await page.waitForURL(/\/console\/conversations$/);
     const gone = await page.goto(`${server.baseUrl}/console/conversations/${threadId}`);

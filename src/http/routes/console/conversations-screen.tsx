@@ -153,7 +153,11 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
             ))}
           </div>
         ))}
-        <form method="post" action={`/console/conversations/${found.thread.id}/delete`}>
+        <form
+          method="post"
+          action={`/console/conversations/${found.thread.id}/delete`}
+          data-confirm="Delete this conversation? Its messages, feedback and votes are gone for good."
+        >
           <Csrf session={session} />
           <button class="danger" type="submit">
             Delete this conversation
