@@ -85,6 +85,7 @@ const envSchema = z.object({
   DOCENT_GIT_API_CREDENTIALS: oneOf(['none', 'server'], 'must be none or server').default('none'),
   DOCENT_TENANCY_CACHE_MS: wholeNumber(0, 300_000).default(DEFAULT_TENANCY_CACHE_MS),
   DOCENT_SHUTDOWN_GRACE_MS: wholeNumber(0, 600_000).default(30_000),
+  DOCENT_REQUEST_TIMEOUT_MS: wholeNumber(1_000, 600_000).default(30_000),
   DOCENT_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   DOCENT_MODEL: z.string().default('builtin'),
   DOCENT_MODEL_BASE_URL: httpUrl.optional(),
@@ -194,6 +195,11 @@ export interface Config {
   tenancyCacheMs: number;
   /** On SIGTERM, how long answers in progress may run on before they are ended (stored `aborted`). */
   shutdownGraceMs: number;
+  /**
+   * How long a client has to send a whole request, headers and body; one still sending is answered
+   * `408 request_timeout`. The answer it then streams is not counted.
+   */
+  requestTimeoutMs: number;
   /** Bearer token for `GET /metrics`; null: no metrics endpoint. */
   metricsToken: string | null;
   /** Language-model providers. Holds API keys: never log this object. */
@@ -321,6 +327,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     docsRoot: e.DOCENT_DOCS_ROOT ?? null,
     tenancyCacheMs: e.DOCENT_TENANCY_CACHE_MS,
     shutdownGraceMs: e.DOCENT_SHUTDOWN_GRACE_MS,
+    requestTimeoutMs: e.DOCENT_REQUEST_TIMEOUT_MS,
     metricsToken: e.DOCENT_METRICS_TOKEN ?? null,
     model: modelConfigOf(e),
     embeddings: embeddingsConfigOf(e),

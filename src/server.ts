@@ -253,8 +253,18 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       hostname: config.host,
       errorHandler: answerUnreadableRequest,
     });
-    // Node's own Host check is off: refuseMissingHost answers it with the JSON error instead.
-    const s = createHttpServer({ requireHostHeader: false }, (request, response) => {
+    // Node's own Host check is off: refuseMissingHost answers it with the JSON error instead. A request
+    // still arriving after `requestTimeoutMs` is answered 408 (client-errors.ts): Node's default let a
+    // client that sent its headers and a trickle of body hold the connection for 300 s. Node checks
+    // every `connectionsCheckingInterval`, so the refusal comes up to that much later.
+    const requestTimeout = config.requestTimeoutMs;
+    const serverOptions = {
+      requireHostHeader: false,
+      requestTimeout,
+      headersTimeout: Math.min(60_000, requestTimeout),
+      connectionsCheckingInterval: Math.min(5_000, Math.ceil(requestTimeout / 4)),
+    };
+    const s = createHttpServer(serverOptions, (request, response) => {
       if (refuseMissingHost(request, response)) return;
       // Host names are case-insensitive, but @hono/node-server (1.19) compares the Host header with the
       // URL it parsed from it, which lowercases: `Host: LOCALHOST:3000` was refused as invalid.

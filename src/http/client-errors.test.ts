@@ -1,5 +1,10 @@
 import net from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BuiltinAnswerer } from '../assistant/builtin-answerer.ts';
+import { askBody } from '../limits/limits-fixtures.ts';
+import { bootstrapSite } from '../tenancy/bootstrap-site.ts';
+import { repoRoot } from '../testing/paths.ts';
 import { startTestServer, type TestServer } from '../testing/server.ts';
 
 /** Sends raw bytes and reads the whole answer (the server closes the connection after it). */
@@ -95,5 +100,64 @@ describe('requests Node refuses before the app', () => {
       'GET /healthz HTTP/1.1\r\nHost: LOCALHOST:3000\r\nConnection: close\r\n\r\n',
     );
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+  });
+});
+
+describe('a request that does not finish arriving', () => {
+  const timeoutMs = 1_000;
+  let server: TestServer;
+  let key = '';
+  beforeAll(async () => {
+    // 400 ms between an answer's pieces: its stream outlasts the time the request had to arrive.
+    server = await startTestServer('sqlite', {
+      requestTimeoutMs: timeoutMs,
+      modelProvider: ({ sources, context }) => new BuiltinAnswerer({ sources, context, deltaDelayMs: 400 }),
+    });
+    key = (await bootstrapSite(server.storage, { domain: 'docs', docsDir: path.join(repoRoot, 'docs') }))
+      .assistantKey;
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('is answered 408 with the JSON error once DOCENT_REQUEST_TIMEOUT_MS is over, not held for minutes', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(server.port, '127.0.0.1', () =>
+        // Headers and 12 of the 100 bytes it announced, then nothing (the connection stays open).
+        socket.write(
+          'POST /v1/assistant/docs/message HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+            `Authorization: Bearer ${key}\r\nContent-Length: 100\r\n\r\n{"messages":`,
+        ),
+      );
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      socket.setTimeout(20_000, () => socket.destroy(new Error(`no answer in 20 s: ${text}`)));
+    });
+    const refused = parse(answer);
+    expect(refused.status).toBe(408);
+    expect(refused.json.error).toMatchObject({
+      code: 'request_timeout',
+      requestId: refused.header('X-Request-Id'),
+    });
+    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+  });
+
+  it('does not cut an answer whose stream lasts longer than that', async () => {
+    const started = Date.now();
+    const response = await fetch(`${server.baseUrl}/v1/assistant/docs/message`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+      body: JSON.stringify(askBody('How do I run Docent on PostgreSQL with backups?')),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    // The premise: the stream ran past the request timeout (and past a check of it).
+    expect(Date.now() - started).toBeGreaterThan(timeoutMs + 500);
+    expect(text).toMatch(/(^|\n)d:\{"finishReason":"stop"/);
   });
 });

@@ -25,6 +25,8 @@ export async function startTestServer(
     redisKeyPrefix?: string;
     /** Seed the demo site from the bundled docs, as a first `npm start` does (its demo page on). */
     seedDemo?: boolean;
+    /** `DOCENT_REQUEST_TIMEOUT_MS`: how long a client has to send its whole request. */
+    requestTimeoutMs?: number;
   } = {},
 ): Promise<TestServer> {
   const database = await createTemporaryTestDatabase(dialect);
@@ -36,6 +38,7 @@ export async function startTestServer(
     port: 0,
     host: '127.0.0.1',
     seedDemo: options.seedDemo ?? false,
+    requestTimeoutMs: options.requestTimeoutMs ?? base.requestTimeoutMs,
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
   };
   const server = await startServer(config, {
