@@ -261,7 +261,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const serverOptions = {
       requireHostHeader: false,
       requestTimeout,
-      headersTimeout: Math.min(60_000, requestTimeout),
+      headersTimeout: requestTimeout,
       connectionsCheckingInterval: Math.min(5_000, Math.ceil(requestTimeout / 4)),
     };
     const s = createHttpServer(serverOptions, (request, response) => {
