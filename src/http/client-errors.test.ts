@@ -57,6 +57,17 @@ describe('requests Node refuses before the app', () => {
     expect(framed.status).toBe(400);
     expect(framed.json.error.code).toBe('invalid_request');
     expect(framed.header('Content-Type')).toBe('application/json');
+    const expecting = parse(
+      await raw(
+        server.port,
+        'POST /healthz HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}',
+      ),
+    );
+    expect(expecting.status).toBe(417);
+    expect(expecting.json.error).toMatchObject({
+      code: 'expectation_failed',
+      requestId: expecting.header('X-Request-Id'),
+    });
     const garbage = parse(await raw(server.port, 'NOT HTTP AT ALL\r\n\r\n'));
     expect(garbage.status).toBe(400);
     expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);

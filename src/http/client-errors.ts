@@ -16,6 +16,16 @@ const CODE_OF_PARSER_ERROR: Record<string, ErrorCode> = {
  * standard JSON error body with a request id, like every other error, instead of Node's bare status line.
  */
 export function answerClientErrors(server: Server): void {
+  // An `Expect:` other than 100-continue: Node answered a bare 417 with no body (it emits this event
+  // instead of the request when someone listens).
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    request.resume();
+    const expectation = String(request.headers.expect ?? '').slice(0, 100);
+    answerError(
+      response,
+      new DocentError('expectation_failed', `Expect: ${expectation} is not supported (only 100-continue)`),
+    );
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // A connection the client reset, or one already answering: nothing can be written (Node's own rule).
     if (error.code === 'ECONNRESET' || !socket.writable) {
@@ -65,16 +75,19 @@ export function answerUnreadableRequest(error: unknown): Response {
  */
 export function refuseMissingHost(request: IncomingMessage, response: ServerResponse): boolean {
   if (request.headers.host !== undefined || request.httpVersion !== '1.1') return false;
+  answerError(response, new DocentError('invalid_request', 'The request has no Host header'));
+  return true;
+}
+
+/** The standard JSON error with a new request id, on a response the app never saw; the connection closes. */
+function answerError(response: ServerResponse, refused: DocentError): void {
   const requestId = newId('req');
-  const body = JSON.stringify(
-    errorBody(new DocentError('invalid_request', 'The request has no Host header'), requestId),
-  );
-  response.writeHead(400, {
+  const body = JSON.stringify(errorBody(refused, requestId));
+  response.writeHead(refused.status, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(body),
     'X-Request-Id': requestId,
     Connection: 'close',
   });
   response.end(body);
-  return true;
 }

@@ -15,6 +15,7 @@ export const errorStatus = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  expectation_failed: 417,
   rate_limited: 429,
   headers_too_large: 431,
   internal_error: 500,
