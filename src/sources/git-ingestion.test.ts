@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
 import { RACY_MS } from '../ingest/contained-file.ts';
 import { getIngestionJob, listIngestionJobs } from '../ingest/jobs.ts';
+import { nowIso } from '../storage/ids.ts';
 import { IngestionRunner } from '../tenancy/ingestion-runner.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
@@ -17,7 +18,7 @@ import { checkoutBranch, commitFiles, createRepo, sampleDocs } from '../testing/
 import { cloneFolder, type GitWorkspace } from './git-checkout.ts';
 import { ingestGitSite } from './git-ingestion.ts';
 import { startGitPoller } from './git-poller.ts';
-import { getGitSource, jobCommit, setGitSource } from './git-sources.ts';
+import { dueGitPolls, getGitSource, jobCommit, setGitSource } from './git-sources.ts';
 
 const silent = pino({ level: 'silent' });
 
@@ -391,6 +392,85 @@ describe('git poller shutdown', () => {
       for (const socket of sockets) socket.destroy();
       silentServer.close();
       await database.drop();
+    }
+  });
+});
+
+describe('git poller fairness', () => {
+  it("one organization's many slow remotes hold up neither the list of due checks nor another organization's check", async () => {
+    const database = await createTestDatabase('sqlite');
+    // Holds each connection a while, then drops it: each of its checks fails after `HOLD_MS`.
+    const HOLD_MS = 400;
+    let connections = 0;
+    const slowServer = net.createServer((socket) => {
+      connections++;
+      setTimeout(() => socket.destroy(), HOLD_MS);
+    });
+    await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
+    const { port } = slowServer.address() as net.AddressInfo;
+    const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-poll-fair-'));
+    try {
+      const { storage } = database;
+      const slow = await createOrganization(storage, { name: 'slow' });
+      const other = await createOrganization(storage, { name: 'other' });
+      const due = async (siteId: string, at: string) =>
+        storage.db
+          .updateTable('site_git_sources')
+          .set({ next_poll_at: at })
+          .where('site_id', '=', siteId)
+          .execute();
+      for (let i = 0; i < 4; i++) {
+        const site = await createSite(storage, { organizationId: slow.id, domain: `slow-${i}` });
+        await setGitSource(storage, site.id, {
+          url: `http://127.0.0.1:${port}/docs-${i}.git`,
+          branch: 'main',
+          subdir: '',
+          pollMinutes: 1,
+          setBy: 'api',
+        });
+        // Due before the other organization's source, so a list of the oldest due holds only these.
+        await due(site.id, `2000-01-01T00:00:0${i}.000Z`);
+      }
+      const repo = path.join(temp, 'repo');
+      createRepo(repo, { 'index.md': '# Other\n\nDocs.\n' });
+      const site = await createSite(storage, { organizationId: other.id, domain: 'other' });
+      await setGitSource(storage, site.id, {
+        url: repo,
+        branch: 'main',
+        subdir: '',
+        pollMinutes: 1,
+        setBy: 'cli',
+      });
+      await due(site.id, '2000-01-02T00:00:00.000Z');
+
+      // Each organization's oldest due source comes before any organization's second.
+      const listed = await dueGitPolls(storage, nowIso(), 2);
+      expect(listed.map((s) => s.site_id)).toContain(site.id);
+
+      const ingestions = new IngestionRunner(silent, null, {
+        dataDir: path.join(temp, 'data'),
+        env: loadConfig().git.env,
+        serverCredentialsForApiSources: false,
+      });
+      const poller = startGitPoller(
+        { storage, ingestions, logger: silent },
+        { checkEveryMs: 60_000, organizationBudgetMs: 100 },
+      );
+      try {
+        await poller.poll();
+        // The slow organization's first check used up its share of the round; its other three wait
+        // for the next round (each of them held the round 400 ms before, 30 s with a silent remote).
+        expect(connections).toBe(1);
+        // The other organization's source was checked in the same round (its check was claimed).
+        expect((await getGitSource(storage, site.id))?.next_poll_at).not.toBe('2000-01-02T00:00:00.000Z');
+      } finally {
+        await poller.stop();
+        await ingestions.idle();
+      }
+    } finally {
+      slowServer.close();
+      await database.drop();
+      fs.rmSync(temp, { recursive: true, force: true });
     }
   });
 });

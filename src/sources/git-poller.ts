@@ -8,6 +8,7 @@ import {
   type IngestionRunner,
 } from '../tenancy/ingestion-runner.ts';
 import { getSite } from '../tenancy/sites.ts';
+import { GIT_QUICK_TIMEOUT_MS } from './git.ts';
 import { remoteHead } from './git-checkout.ts';
 import {
   claimGitPoll,
@@ -25,6 +26,8 @@ export interface GitPollerOptions {
   checkEveryMs?: number;
   /** The length of a site's `pollMinutes` minute: tests shorten it; servers never set it. */
   minuteMs?: number;
+  /** Time one organization's checks may take in a round (default GIT_QUICK_TIMEOUT_MS); tests shorten it. */
+  organizationBudgetMs?: number;
 }
 
 export interface GitPoller {
@@ -90,13 +93,23 @@ export function startGitPoller(
     }
   };
 
+  const budgetMs = options.organizationBudgetMs ?? GIT_QUICK_TIMEOUT_MS;
   const pollOnce = async (): Promise<void> => {
+    // Checks run one after another, and the next round waits for this one: an organization whose
+    // remotes answer slowly (or never, each check then waits GIT_QUICK_TIMEOUT_MS) held up every other
+    // organization's polling by as many checks as it has sources. Once an organization's checks have
+    // taken its budget, its other due sources wait for the next round, which takes them first.
+    const spent = new Map<string, number>();
     for (const source of await dueGitPolls(deps.storage, nowIso())) {
       if (stopping.signal.aborted) return;
+      const used = spent.get(source.organization_id) ?? 0;
+      if (used >= budgetMs) continue;
+      const started = performance.now();
       // One site's unreachable remote must not hold up the others.
       await pollSite(source).catch((error: unknown) =>
         deps.logger.warn({ siteId: source.site_id, err: error }, 'polling a git source failed'),
       );
+      spent.set(source.organization_id, used + performance.now() - started);
     }
   };
   const poll = (): Promise<void> => {

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import { nowIso, randomBase62 } from '../storage/ids.ts';
 import type { GitSourceSetBy, SiteGitSourcesTable } from '../storage/schema.ts';
@@ -213,16 +214,36 @@ export async function failedLatestAt(storage: Storage, siteId: string, commit: s
   return latest?.status === 'failure' && latest.commit_sha === commit;
 }
 
-/** Sources whose poll is due at `now`, oldest first. */
-export async function dueGitPolls(storage: Storage, now: string, limit = 100): Promise<GitSourceRow[]> {
-  return storage.db
+/** A due source, with the organization its site belongs to. */
+export type DueGitPoll = GitSourceRow & { organization_id: string };
+
+/**
+ * Sources whose poll is due at `now`: each organization's oldest due source, then each one's second,
+ * and so on, oldest first within a turn. Oldest first alone let one organization's many due sources fill
+ * the list (and the poller's round) ahead of every other organization's.
+ */
+export async function dueGitPolls(storage: Storage, now: string, limit = 100): Promise<DueGitPoll[]> {
+  const due = storage.db
     .selectFrom('site_git_sources')
+    .innerJoin('sites', 'sites.id', 'site_git_sources.site_id')
+    .selectAll('site_git_sources')
+    .select('sites.organization_id')
+    .select(
+      sql<number>`row_number() over (partition by sites.organization_id order by site_git_sources.next_poll_at, site_git_sources.site_id)`.as(
+        'turn',
+      ),
+    )
+    .where('site_git_sources.poll_minutes', 'is not', null)
+    .where('site_git_sources.next_poll_at', '<=', now);
+  const rows = await storage.db
+    .selectFrom(due.as('due'))
     .selectAll()
-    .where('poll_minutes', 'is not', null)
-    .where('next_poll_at', '<=', now)
+    .orderBy('turn')
     .orderBy('next_poll_at')
+    .orderBy('site_id')
     .limit(limit)
     .execute();
+  return rows.map(({ turn: _turn, ...row }) => row);
 }
 
 /**

@@ -122,6 +122,11 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     expect((await call('POST', '/v1/admin/sites', a.adminKey, { domain: 'alpha-docs' })).status).toBe(409);
     // Domains are unique across organizations.
     expect((await call('POST', '/v1/admin/sites', b.adminKey, { domain: 'alpha-docs' })).status).toBe(409);
+    // The server's demo page serves the site named `demo` at `/` and publishes an assistant key of it:
+    // no organization may take the name (a server without its demo site gave it to the first asking).
+    const demo = await call('POST', '/v1/admin/sites', b.adminKey, { domain: 'demo' });
+    expect(demo.status).toBe(409);
+    expect(demo.json.error?.message).toMatch(/reserved for this server's demo page/);
     const invalid = await call('POST', '/v1/admin/sites', a.adminKey, { domain: 'Not A Domain', extra: 1 });
     expect(invalid.status).toBe(400);
     expect(invalid.json.error?.details).toEqual(

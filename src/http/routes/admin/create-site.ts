@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { changeSiteSource } from '../../../sources/site-source.ts';
+import { DEMO_DOMAIN } from '../../../tenancy/seed-demo.ts';
 import {
   allowedOriginsSchema,
   baseUrlSchema,
@@ -60,6 +61,14 @@ export function createSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
     const body = c.req.valid('json');
     const { organization } = c.get('admin');
     refuseBothSources(body);
+    // The server's demo page (DOCENT_DEMO_PAGE, on by default) serves whatever site has this domain at
+    // `/` and mints an assistant key of it into that page at every start: taken by an organization
+    // where no demo was seeded, the server's home page showed its docs and published its key.
+    if (body.domain === DEMO_DOMAIN)
+      throw new DocentError(
+        'conflict',
+        `Site domain "${DEMO_DOMAIN}" is reserved for this server's demo page; choose another domain`,
+      );
     const docsDir =
       body.docsDir === undefined ? null : await docsDirOfRequest(deps, organization.id, body.docsDir);
     const git =
