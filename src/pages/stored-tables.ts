@@ -41,11 +41,12 @@ export function storedTablesAsGfm(text: string): string {
     // A table must stand apart from the text before it, or GFM reads its header as that paragraph's.
     if (out.length > 0 && (out[out.length - 1] as string).trim() !== '') out.push('');
     // A pipe inside a cell (`a|b` in code) would split it: GFM reads it as a cell only when escaped.
+    // Ingestion escapes those it stores (mdx-to-sections.ts); pages stored before it did may hold bare ones.
     const row = (stored: string) =>
       `| ${stored
         .trim()
         .split(STORED_CELL_SEPARATOR)
-        .map((cell) => cell.replaceAll('|', '\\|'))
+        .map((cell) => cell.replace(/\\?\|/g, '\\|'))
         .join(STORED_CELL_SEPARATOR)} |`;
     out.push(row(line), `|${' --- |'.repeat(cells)}`);
     for (let r = i + 1; r < end; r++) out.push(row(lines[r] as string));
