@@ -13,6 +13,13 @@ function cellCount(line: string): number {
   return line.includes(STORED_CELL_SEPARATOR) ? line.split(STORED_CELL_SEPARATOR).length : 0;
 }
 
+/** The cells of each line of `text` when every line is a stored row of as many (2 or more), else 0. */
+export function storedRowsWidth(text: string): number {
+  const widths = new Set(text.split('\n').map(cellCount));
+  const [width = 0] = widths;
+  return widths.size === 1 && width >= 2 ? width : 0;
+}
+
 /**
  * `text` with every block of at least two consecutive lines that each have the same number (2 or more)
  * of ` | `-joined cells turned into a GFM table; fenced code and anything else left as it is.
