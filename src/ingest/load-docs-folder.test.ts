@@ -442,6 +442,22 @@ describe('page parsing', () => {
     }
   });
 
+  it('keeps each table row one line of cells: a line break or a pipe in a cell stays in its cell', async () => {
+    const body = [
+      '| Field | Type | Notes |',
+      '|---|---|---|',
+      '| name | `string \\| null` | may be null |',
+      '| tags | string[] | one<br/>two |',
+    ].join('\n');
+    for (const file of ['t.md', 't.mdx']) {
+      const t = text(page(await loadDocsFolder(fixture({ [file]: md('Table', body) })), 't'));
+      // Three cells a row, as the header has: pages/stored-tables.ts writes the rows back as a table.
+      expect(t, file).toContain(
+        'Field | Type | Notes\nname | `string \\| null` | may be null\ntags | string[] | one two',
+      );
+    }
+  });
+
   it('reads Material for MkDocs admonitions and content tabs as the site shows them, not as code', async () => {
     const body = [
       '!!! warning "Windows"',

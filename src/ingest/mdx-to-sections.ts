@@ -306,11 +306,16 @@ class Renderer {
         this.pushAssembled(this.listText(node, scope));
         return;
       case 'table':
+        // One line a row, its cells joined by STORED_CELL_SEPARATOR, which pages/stored-tables.ts splits
+        // to write the table back: a line break in a cell (`<br>`) would end the row there, and a pipe in
+        // one (`string \| null`) would read as one more cell, and either way the table is lost.
         this.push(
           node.children
             .map((row) =>
               row.children
-                .map((cell) => collapse(this.inline(cell.children, scope)))
+                .map((cell) =>
+                  collapse(this.inline(cell.children, scope)).replace(/\n/g, ' ').replaceAll('|', '\\|'),
+                )
                 .join(STORED_CELL_SEPARATOR),
             )
             .join('\n'),
@@ -360,6 +365,8 @@ class Renderer {
   private element(node: JsxElement, scope: ImportScope, mode: 'flow' | 'inline'): string {
     const name = node.name;
     if (name !== null && DROPPED_ELEMENTS.has(name)) return '';
+    // A line break, as `<br>` in Markdown's HTML is (htmlToText): not nothing, which glues "one<br/>two".
+    if (name === 'br') return mode === 'inline' ? '\n' : '';
     if (name !== null && scope.has(name)) return this.snippet(node, scope.get(name) ?? null, scope, mode);
     return this.component(node, scope, mode);
   }

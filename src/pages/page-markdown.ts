@@ -1,5 +1,5 @@
 import type { StoredPage } from './stored-page.ts';
-import { storedTablesAsGfm } from './stored-tables.ts';
+import { storedRowsWidth, storedTablesAsGfm } from './stored-tables.ts';
 
 /**
  * A stored page as Markdown, for agents: `# title`, the description as a quote, then each section under
@@ -10,6 +10,11 @@ import { storedTablesAsGfm } from './stored-tables.ts';
 export function renderPageMarkdown(page: StoredPage): string {
   const out: string[] = [`# ${oneLine(page.title)}`];
   if (page.description) out.push(`> ${oneLine(page.description)}`);
+  // Indexes in `out` of stored text, written back with its tables as GFM once all its chunks are in.
+  const texts = new Set<number>();
+  // The previous chunk's width when it is nothing but a table's rows: a piece of a table too long for
+  // one chunk, which the next chunk of the section goes on with.
+  let rowsWidth = 0;
   let previous: string[] = [];
   let previousAnchor: string | null = null;
   for (const [i, section] of page.sections.entries()) {
@@ -30,9 +35,19 @@ export function renderPageMarkdown(page: StoredPage): string {
     }
     previous = section.headings;
     previousAnchor = section.anchor;
-    if (text !== '') out.push(storedTablesAsGfm(text));
+    if (text === '') continue;
+    const width = storedRowsWidth(text);
+    // Its rows go on in the same table: written apart, each piece would be a table of its own, its
+    // first row taken for the header.
+    if (same && rowsWidth > 0 && storedRowsWidth(text.split('\n', 1)[0] ?? '') === rowsWidth)
+      out[out.length - 1] += `\n${text}`;
+    else {
+      texts.add(out.length);
+      out.push(text);
+    }
+    rowsWidth = width;
   }
-  return `${out.join('\n\n')}\n`;
+  return `${out.map((part, i) => (texts.has(i) ? storedTablesAsGfm(part) : part)).join('\n\n')}\n`;
 }
 
 /**

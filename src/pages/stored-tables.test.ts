@@ -35,6 +35,14 @@ describe('stored tables', () => {
     expect(html).toContain('<p>Set them before the start.</p>');
   });
 
+  it('keep a pipe ingestion escaped in its cell, escaped once', () => {
+    const text = ['Field | Type', 'name | `string \\| null`'].join('\n');
+    expect(storedTablesAsGfm(text)).toBe(
+      ['| Field | Type |', '| --- | --- |', '| name | `string \\| null` |'].join('\n'),
+    );
+    expect(sectionHtml(text, '/p/')).toContain('<td><code>string | null</code></td>');
+  });
+
   it('leave alone code, single rows and lines of different widths', () => {
     const text = ['```', 'a | b', 'c | d', '```', 'x | y', 'one line', 'a | b', 'a | b | c'].join('\n');
     expect(storedTablesAsGfm(text)).toBe(text);

@@ -13,6 +13,13 @@ function cellCount(line: string): number {
   return line.includes(STORED_CELL_SEPARATOR) ? line.split(STORED_CELL_SEPARATOR).length : 0;
 }
 
+/** The cells of each line of `text` when every line is a stored row of as many (2 or more), else 0. */
+export function storedRowsWidth(text: string): number {
+  const widths = new Set(text.split('\n').map(cellCount));
+  const [width = 0] = widths;
+  return widths.size === 1 && width >= 2 ? width : 0;
+}
+
 /**
  * `text` with every block of at least two consecutive lines that each have the same number (2 or more)
  * of ` | `-joined cells turned into a GFM table; fenced code and anything else left as it is.
@@ -41,11 +48,12 @@ export function storedTablesAsGfm(text: string): string {
     // A table must stand apart from the text before it, or GFM reads its header as that paragraph's.
     if (out.length > 0 && (out[out.length - 1] as string).trim() !== '') out.push('');
     // A pipe inside a cell (`a|b` in code) would split it: GFM reads it as a cell only when escaped.
+    // Ingestion escapes those it stores (mdx-to-sections.ts); pages stored before it did may hold bare ones.
     const row = (stored: string) =>
       `| ${stored
         .trim()
         .split(STORED_CELL_SEPARATOR)
-        .map((cell) => cell.replaceAll('|', '\\|'))
+        .map((cell) => cell.replace(/\\?\|/g, '\\|'))
         .join(STORED_CELL_SEPARATOR)} |`;
     out.push(row(line), `|${' --- |'.repeat(cells)}`);
     for (let r = i + 1; r < end; r++) out.push(row(lines[r] as string));
