@@ -72,6 +72,8 @@ const storedText = (schema: z.ZodString) =>
 const filterShape = (labels: SiteLabels | null) => ({
   version: z
     .string()
+    .trim()
+    .min(1)
     .max(MAX_ID_CHARS)
     .optional()
     .describe(
@@ -83,6 +85,8 @@ const filterShape = (labels: SiteLabels | null) => ({
     ),
   language: z
     .string()
+    .trim()
+    .min(1)
     .max(MAX_ID_CHARS)
     .optional()
     .describe(

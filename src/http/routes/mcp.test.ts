@@ -224,6 +224,8 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
       ['ask_docs', { question: ' \n\t ' }],
       ['search_docs', { query: '    ' }],
       ['get_page', { path: '  ' }],
+      ['search_docs', { query: 'tokens', version: '  ' }],
+      ['search_docs', { query: 'tokens', language: '' }],
       ['search_docs', { query: 'tokens', foo: 1 }],
       ['ask_docs', { question: 'How do I create an access token?', extra: true }],
     ] as const) {
