@@ -278,7 +278,9 @@ describe.each(dialects)('admin API on %s', (dialect) => {
     expect(started.json).toMatchObject({ status: 'queued', statusId: expect.stringMatching(/^ing_/) });
     const statusUrl = started.json.statusUrl as string;
     let status = await call('GET', statusUrl, a.adminKey);
-    for (let i = 0; i < 200 && ['queued', 'in_progress'].includes(status.json.status as string); i++) {
+    // Polled as a client would, until the job ends: 5 s were too few on a loaded machine (the parse worker
+    // starting beside a full test run), and the test's own timeout bounds the wait.
+    while (['queued', 'in_progress'].includes(status.json.status as string)) {
       await new Promise((resolve) => setTimeout(resolve, 25));
       status = await call('GET', statusUrl, a.adminKey);
     }
