@@ -156,6 +156,38 @@ describe.each(dialects)('ingestSite on %s', (dialect) => {
     }
   });
 
+  it("reports a broken page's warnings again when it is re-ingested unchanged, until it is fixed", async () => {
+    const { storage } = database;
+    const org = await createOrganization(storage, { name: 'broken' });
+    const brokenSite = (await createSite(storage, { organizationId: org.id, domain: 'broken' })).id;
+    const brokenDir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-ingest-broken-'));
+    try {
+      writeSite(brokenDir, {
+        good: page('Good', 'apples'),
+        bad: '---\ntitle: Bad\n---\n\nSome text about pears.\n\n{oops\n',
+      });
+      const invalid = (w: { file: string; message: string }) =>
+        w.file === 'bad.mdx' && w.message.includes('invalid MDX');
+      const first = await ingestSite(storage, brokenSite, brokenDir);
+      expect(first.counts).toMatchObject({ pages: 2, added: 2 });
+      expect(first.warnings.filter(invalid)).toEqual([expect.objectContaining({ line: 8 })]);
+      // The page is still broken: the owner must still be told, without it being written again.
+      const generation = await getIndexGeneration(storage, brokenSite);
+      const again = await ingestSite(storage, brokenSite, brokenDir);
+      expect(again.counts).toMatchObject({ added: 0, updated: 0, unchanged: 2, chunksWritten: 0 });
+      expect(again.warnings.filter(invalid)).toEqual([expect.objectContaining({ line: 8 })]);
+      expect(await getIndexGeneration(storage, brokenSite)).toBe(generation);
+      fs.writeFileSync(path.join(brokenDir, 'bad.mdx'), page('Bad', 'pears'));
+      const fixed = await ingestSite(storage, brokenSite, brokenDir);
+      expect(fixed.counts).toMatchObject({ updated: 1, unchanged: 1 });
+      expect(fixed.warnings.filter(invalid)).toEqual([]);
+      const after = await ingestSite(storage, brokenSite, brokenDir);
+      expect(after.counts).toMatchObject({ updated: 0, unchanged: 2, chunksWritten: 0 });
+    } finally {
+      fs.rmSync(brokenDir, { recursive: true, force: true });
+    }
+  });
+
   it("finds an untranslated page in a language the site shows it in (the default language's text)", async () => {
     const { storage } = database;
     const org = await createOrganization(storage, { name: 'i18n' });

@@ -21,6 +21,7 @@ import {
   STORED_HASH_PREFIX,
   storedHash,
   storedPages,
+  WARNED_HASH_SUFFIX,
 } from './page-staging.ts';
 import { pinDocsFolder } from './pinned-folder.ts';
 import { readPageStamps, type StoredStamp, writePageStamps } from './source-stamps.ts';
@@ -199,7 +200,9 @@ async function loaderHashes(
   // No prototype: page paths such as `__proto__` or `constructor` are keys like any other.
   const known: Record<string, string> = Object.create(null);
   for (const [path, { hash }] of stored) {
-    if (hash.startsWith(STORED_HASH_PREFIX)) known[path] = hash.slice(STORED_HASH_PREFIX.length);
+    // A page that warned is parsed again: reusing it would drop its warnings from the job.
+    if (hash.startsWith(STORED_HASH_PREFIX) && !hash.endsWith(WARNED_HASH_SUFFIX))
+      known[path] = hash.slice(STORED_HASH_PREFIX.length);
   }
   return { known, storedCount: stored.size };
 }

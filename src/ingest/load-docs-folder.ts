@@ -359,7 +359,10 @@ export const streamDocsFolder = async (
     if (result.skipped) skipped++;
     if (result.page) {
       pages++;
-      await onPage(result.page);
+      // A page reused with its warnings (an `openapi:` page whose operation is missing) has them from
+      // the triage each time; a parsed one is marked so that the next ingestion parses it again.
+      const warned = result.warnings.length > 0 && result.page.reused !== true;
+      await onPage(warned ? { ...result.page, warned: true } : result.page);
     }
   }).finally(() => pool.close());
 

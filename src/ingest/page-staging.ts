@@ -31,8 +31,16 @@ import type { ParsedPage } from './types.ts';
  */
 export const STORED_HASH_PREFIX = `a${ANALYZER_VERSION}:`;
 
+/**
+ * Ends the stored hash of a page whose parse warned (ParsedPage.warned). The loader is not given such
+ * hashes (loaderHashes), so the page is parsed again and its warnings reach every job, as they would a
+ * fresh ingestion's; parsed unchanged, it gives the same marked hash and is counted unchanged, not
+ * written again.
+ */
+export const WARNED_HASH_SUFFIX = '!warned';
+
 export function storedHash(page: ParsedPage): string {
-  return `${STORED_HASH_PREFIX}${page.contentHash}`;
+  return `${STORED_HASH_PREFIX}${page.contentHash}${page.warned ? WARNED_HASH_SUFFIX : ''}`;
 }
 
 /** PostgreSQL text cannot hold NUL; a stray one in a docs file must not fail the whole ingestion. */

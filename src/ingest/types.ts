@@ -69,6 +69,12 @@ export interface ParsedPage {
    */
   stamped?: StampedHash;
   /**
+   * Set when parsing this page gave warnings (invalid MDX, broken front matter, a limit). Its warnings
+   * are not stored, and a page reused unchanged brings none: such a page is stored under a marked hash
+   * (storedHash) that the next ingestion does not reuse, so it is parsed again and still warns.
+   */
+  warned?: true;
+  /**
    * Set when this page's parse was shared with an identical page loaded earlier in the same load (the
    * page id named here; duplicate-pages.ts): `title`, `description` and `chunks` are empty here and are
    * that page's. The streaming loader (streamDocsFolder) hands such pages on like this so nothing holds

@@ -1,7 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIngestionJob, failIngestionJob, markIngestionStarted } from '../ingest/jobs.ts';
+import { recoverInterruptedIngestions } from '../ingest/recover-interrupted-ingestions.ts';
+import { createOrganization } from '../tenancy/organizations.ts';
+import { createSite } from '../tenancy/sites.ts';
+import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { resolveRequestedGitSource } from './git-api-source.ts';
 import type { GitSourceRow } from './git-sources.ts';
-import { sameGitPlace, usesServerCredentials } from './git-sources.ts';
+import { failedLatestAt, recordJobCheckout, sameGitPlace, usesServerCredentials } from './git-sources.ts';
 
 describe('sameGitPlace', () => {
   const current = {
@@ -36,5 +41,42 @@ describe('usesServerCredentials', () => {
   it('counts a source an admin sets over the API as theirs', async () => {
     const source = await resolveRequestedGitSource({ url: 'https://github.com/acme/docs.git' }, null);
     expect(source.setBy).toBe('api');
+  });
+});
+
+describe.each(dialects)('failedLatestAt on %s', (dialect) => {
+  let database: TestDatabase;
+  let siteId: string;
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    const org = await createOrganization(database.storage, { name: 'o' });
+    siteId = (await createSite(database.storage, { organizationId: org.id, domain: 'polled' })).id;
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  /** A job of `commit` that failed with `error`; `dead`: its process died instead (recovered at start). */
+  const failedJob = async (commit: string, error: string | 'dead'): Promise<void> => {
+    const { storage } = database;
+    const job = await createIngestionJob(storage, siteId, '/clone', error === 'dead' ? 'ins_gone' : null);
+    await markIngestionStarted(storage, job.id);
+    await recordJobCheckout(storage, job.id, { docsDir: '/clone/docs', commit });
+    if (error === 'dead') await recoverInterruptedIngestions(storage, []);
+    else await failIngestionJob(storage, job.id, new Error(error));
+    // Jobs are ordered by creation time: the next one must come after this one.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+
+  it('leaves a failed commit alone, but tries once more a commit whose ingestion was interrupted', async () => {
+    const { storage } = database;
+    await failedJob('a'.repeat(40), 'docs.json is not valid JSON');
+    expect(await failedLatestAt(storage, siteId, 'a'.repeat(40))).toBe(true);
+    // The server was killed mid-ingestion: nothing is wrong with the commit, and no push comes again.
+    await failedJob('b'.repeat(40), 'dead');
+    expect(await failedLatestAt(storage, siteId, 'b'.repeat(40))).toBe(false);
+    // Interrupted again at the same commit: the commit may be what stops the process.
+    await failedJob('b'.repeat(40), 'dead');
+    expect(await failedLatestAt(storage, siteId, 'b'.repeat(40))).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
+import { INTERRUPTED_INGESTION_ERROR } from '../ingest/recover-interrupted-ingestions.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso, randomBase62 } from '../storage/ids.ts';
 import type { GitSourceSetBy, SiteGitSourcesTable } from '../storage/schema.ts';
@@ -201,17 +202,24 @@ export async function jobCommit(storage: Storage, jobId: string): Promise<string
 /**
  * Whether the site's latest ingestion of `commit` failed: a poll does not try that commit again (a docs
  * folder emptied would fail every minute, and fill the site's job list); a push, a new commit or a
- * re-ingestion started by hand does.
+ * re-ingestion started by hand does. An ingestion interrupted by its process stopping
+ * (recover-interrupted-ingestions.ts) says nothing of the commit, and the push that started it is not
+ * sent again: the poll tries it once more. Interrupted twice in a row at that commit, the commit may be
+ * what stops the process (a page that exhausts it), and it waits like any failure.
  */
 export async function failedLatestAt(storage: Storage, siteId: string, commit: string): Promise<boolean> {
-  const latest = await storage.db
+  const [latest, before] = await storage.db
     .selectFrom('ingestion_jobs')
-    .select(['status', 'commit_sha'])
+    .select(['status', 'commit_sha', 'error'])
     .where('site_id', '=', siteId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
-    .executeTakeFirst();
-  return latest?.status === 'failure' && latest.commit_sha === commit;
+    .limit(2)
+    .execute();
+  const failedAt = (job: typeof latest): boolean => job?.status === 'failure' && job.commit_sha === commit;
+  if (!failedAt(latest)) return false;
+  if (latest?.error !== INTERRUPTED_INGESTION_ERROR) return true;
+  return failedAt(before) && before?.error === INTERRUPTED_INGESTION_ERROR;
 }
 
 /** A due source, with the organization its site belongs to. */
