@@ -1,4 +1,4 @@
-import { createParser } from 'eventsource-parser';
+import { readEvents } from './server-sent-events.ts';
 
 /**
  * The widget's side of Docent's v2 wire (docs/api-reference/assistant-message-v2.mdx): the UI message
@@ -200,25 +200,17 @@ export async function sendFeedback(options: ClientOptions, input: FeedbackInput)
 
 async function readStream(response: Response, onEvent: (event: StreamEvent) => void): Promise<void> {
   if (!response.body) throw new AssistantFailure('server', 'The answer had no body');
-  const parser = createParser({
-    onEvent: (message) => {
-      if (message.data === '[DONE]') return;
-      let chunk: Record<string, unknown>;
-      try {
-        chunk = JSON.parse(message.data) as Record<string, unknown>;
-      } catch {
-        return;
-      }
-      const event = streamEventOf(chunk);
-      if (event) onEvent(event);
-    },
+  await readEvents(response.body, (data) => {
+    if (data === '[DONE]') return;
+    let chunk: Record<string, unknown>;
+    try {
+      chunk = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    const event = streamEventOf(chunk);
+    if (event) onEvent(event);
   });
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  for (;;) {
-    const next = await reader.read();
-    if (next.done) return;
-    parser.feed(next.value);
-  }
 }
 
 /** One UI message stream chunk as a widget event; undefined for the chunks the panel does not show. */
