@@ -52,6 +52,10 @@ const HOSTILE_MARKDOWN = `Here is how to ingest [1].
 \`\`\`
 `;
 
+/** An Arabic answer with code in it and a citation of two sources, written slowly (a delta every 100 ms). */
+const RTL_CODE_MARKDOWN =
+  'شغّل الأمر التالي [1, 2]:\n\n```bash\ncd ..\nnpm start;\n```\n\nثم `(cd ..)` للعودة.';
+
 /** Docs with raw HTML in them, ingested as a docs folder would be. */
 function rawHtmlDocs(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-raw-html-'));
@@ -416,15 +420,24 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
                   throw new Error('model is down');
                 },
               })
-            : site.domain === 'hostile'
+            : site.domain === 'rtl'
               ? new MockLanguageModelV3({
                   doStream: async () => ({
                     stream: simulateReadableStream({
-                      chunks: scriptedModelStream(HOSTILE_MARKDOWN.match(/[\s\S]{1,40}/g) ?? []),
+                      chunks: scriptedModelStream(RTL_CODE_MARKDOWN.match(/[\s\S]{1,8}/g) ?? []),
+                      chunkDelayInMs: 100,
                     }),
                   }),
                 })
-              : new BuiltinAnswerer({ sources, context: items }),
+              : site.domain === 'hostile'
+                ? new MockLanguageModelV3({
+                    doStream: async () => ({
+                      stream: simulateReadableStream({
+                        chunks: scriptedModelStream(HOSTILE_MARKDOWN.match(/[\s\S]{1,40}/g) ?? []),
+                      }),
+                    }),
+                  })
+                : new BuiltinAnswerer({ sources, context: items }),
       });
       const docs = await bootstrapSite(server.storage, {
         domain: 'docs',
@@ -775,6 +788,29 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await lastAnswer(page).getByRole('button', { name: 'Try again' }).click();
       await waitForAnswer(page);
       expect(await lastAnswer(page).locator('.body').innerText()).toContain('one hour');
+      await context.close();
+    });
+
+    it('shows code left to right in an Arabic answer, and links each source of [1, 2]', async () => {
+      const rtl = await bootstrapSite(server.storage, { domain: 'rtl', docsDir: bundledDocs });
+      const { context, page, errors } = await open(
+        '/rtl',
+        hostPage({ docentUrl: server.baseUrl, domain: 'rtl', key: rtl.assistantKey }),
+      );
+      await askInPanel(page, 'How do I start it?');
+      const body = lastAnswer(page).locator('.body');
+      expect(await body.getAttribute('dir')).toBe('auto');
+      // Before: the code took the answer's direction, and "cd .." read ".. cd", "npm start;" read ";npm start".
+      const directions = await page.evaluate(`(() => {
+        const answer = [...document.querySelector('docent-assistant').shadowRoot.querySelectorAll('.answer')].at(-1);
+        return [...answer.querySelectorAll('p, pre, code')].map((e) => e.tagName + ':' + getComputedStyle(e).direction);
+      })()`);
+      expect(directions).toEqual(['P:rtl', 'PRE:ltr', 'CODE:ltr', 'P:rtl', 'CODE:ltr']);
+      // Before: "[1, 2]" stayed as text, though the server reads it as two citations and lists both.
+      expect(await lastAnswer(page).locator('a.cite').allInnerTexts()).toEqual(['1', '2']);
+      expect(await body.innerText()).not.toContain('[1, 2]');
+      expect(await lastAnswer(page).locator('.sources li').count()).toBe(2);
+      expect(errors).toEqual([]);
       await context.close();
     });
 
