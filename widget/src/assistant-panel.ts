@@ -298,9 +298,9 @@ export class AssistantPanel implements PanelController {
   #logClick(event: Event): void {
     const target = event.target instanceof Element ? event.target.closest('button') : null;
     if (!target) return;
-    if (target.classList.contains('copy')) {
-      const code = target.parentElement?.querySelector('pre')?.textContent ?? '';
-      void navigator.clipboard?.writeText(code).then(
+    const pre = target.parentElement?.querySelector('pre');
+    if (target.classList.contains('copy') && pre) {
+      void copyText(pre).then(
         () => {
           target.textContent = this.#labels.copied;
           // Its label names the button for screen readers; the status region says it worked.
@@ -741,6 +741,16 @@ export class AssistantPanel implements PanelController {
       });
     }
   }
+}
+
+/**
+ * Puts `pre`'s text on the clipboard. A page over plain HTTP (an intranet host) has no
+ * `navigator.clipboard`, a secure contexts' API: there the code is selected and copied the old way.
+ */
+function copyText(pre: HTMLElement): Promise<void> {
+  if (navigator.clipboard) return navigator.clipboard.writeText(pre.textContent ?? '');
+  getSelection()?.selectAllChildren(pre);
+  return document.execCommand('copy') ? Promise.resolve() : Promise.reject();
 }
 
 function truncate(text: string, max: number): string {

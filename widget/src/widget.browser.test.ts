@@ -791,12 +791,15 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await context.close();
     });
 
-    it('shows code left to right in an Arabic answer, and links each source of [1, 2]', async () => {
+    it('shows code left to right in an Arabic answer, links each source of [1, 2], copies over plain HTTP', async () => {
       const rtl = await bootstrapSite(server.storage, { domain: 'rtl', docsDir: bundledDocs });
       const { context, page, errors } = await open(
         '/rtl',
         hostPage({ docentUrl: server.baseUrl, domain: 'rtl', key: rtl.assistantKey }),
+        { permissions: ['clipboard-read', 'clipboard-write'] },
       );
+      // A page over plain HTTP (an intranet host) has no navigator.clipboard: it is a secure contexts' API.
+      await page.evaluate(`window.clip = navigator.clipboard; delete Navigator.prototype.clipboard`);
       await askInPanel(page, 'How do I start it?');
       const body = lastAnswer(page).locator('.body');
       expect(await body.getAttribute('dir')).toBe('auto');
@@ -810,6 +813,11 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       expect(await lastAnswer(page).locator('a.cite').allInnerTexts()).toEqual(['1', '2']);
       expect(await body.innerText()).not.toContain('[1, 2]');
       expect(await lastAnswer(page).locator('.sources li').count()).toBe(2);
+      // Before: Copy did nothing at all without navigator.clipboard.
+      await lastAnswer(page).getByRole('button', { name: 'Copy code' }).click();
+      await expect.poll(() => lastAnswer(page).locator('.copy').innerText()).toBe('Copied');
+      // Copied as the selection it makes (the code block's last line break is not part of it).
+      expect(await page.evaluate('window.clip.readText()')).toBe('cd ..\nnpm start;');
       expect(errors).toEqual([]);
       await context.close();
     });
