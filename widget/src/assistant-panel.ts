@@ -105,12 +105,21 @@ export class AssistantPanel implements PanelController {
 
   ask(question: string): void {
     const text = question.trim().slice(0, MAX_QUESTION_CHARS);
+    const panel = this.#ensurePanel();
     this.open();
-    if (text) void this.#send(text);
+    if (!text) return;
+    // While an answer streams, the question waits in the box, as one typed then does (Enter leaves it).
+    if (this.#controller) {
+      panel.input.value = text;
+      fitHeight(panel.input);
+    } else void this.#send(text);
   }
 
   reset(): void {
     this.#controller?.abort();
+    // Free at once: a question asked right after (`Docent.reset(); Docent.ask(q)`) is sent, not dropped
+    // while the stopped answer settles.
+    this.#controller = undefined;
     clearChat(this.#host.options.domain);
     this.#state = newChat();
     this.#renderedMessages = 0;
@@ -393,7 +402,8 @@ export class AssistantPanel implements PanelController {
     } catch (error) {
       this.#failed(answer, error, controller.signal.aborted);
     } finally {
-      this.#controller = undefined;
+      // A New chat may have started another answer since.
+      if (this.#controller === controller) this.#controller = undefined;
     }
     this.#finished(answer, question);
   }
@@ -419,7 +429,8 @@ export class AssistantPanel implements PanelController {
     } catch (error) {
       this.#failed(answer, error, controller.signal.aborted);
     } finally {
-      this.#controller = undefined;
+      // A New chat may have started another answer since.
+      if (this.#controller === controller) this.#controller = undefined;
     }
     const question = this.#questionBefore(answer);
     this.#finished(answer, question ?? '');
@@ -444,6 +455,8 @@ export class AssistantPanel implements PanelController {
   }
 
   #finished(answer: ChatMessage, question: string): void {
+    // An answer a New chat left behind: nothing to save or say (another may be streaming already).
+    if (!this.#state.messages.includes(answer)) return;
     saveChat(this.#host.options.domain, this.#state);
     this.#render();
     if (answer.status === 'done') {

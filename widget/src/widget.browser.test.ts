@@ -791,7 +791,7 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await context.close();
     });
 
-    it('shows code left to right in an Arabic answer, links each source of [1, 2], copies over plain HTTP', async () => {
+    it('shows code left to right in an Arabic answer, links each source of [1, 2], copies over plain HTTP; ask() waits, reset() then ask() asks', async () => {
       const rtl = await bootstrapSite(server.storage, { domain: 'rtl', docsDir: bundledDocs });
       const { context, page, errors } = await open(
         '/rtl',
@@ -818,6 +818,20 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await expect.poll(() => lastAnswer(page).locator('.copy').innerText()).toBe('Copied');
       // Copied as the selection it makes (the code block's last line break is not part of it).
       expect(await page.evaluate('window.clip.readText()')).toBe('cd ..\nnpm start;');
+
+      // A question asked by the page while an answer streams waits in the box instead of vanishing, and
+      // one asked right after a reset is sent (before: both were dropped).
+      const input = page.getByRole('textbox', { name: 'Your question' });
+      await input.fill('How do I stop it?');
+      await input.press('Enter');
+      await expect.poll(() => page.locator('docent-assistant .log').getAttribute('aria-busy')).toBe('true');
+      await page.evaluate(`Docent.ask('And how do I restart it?')`);
+      expect(await input.inputValue()).toBe('And how do I restart it?');
+      await page.evaluate(`Docent.reset(); Docent.ask('Where are the logs?')`);
+      await waitForAnswer(page);
+      expect(await page.locator('docent-assistant .user').allInnerTexts()).toEqual(['Where are the logs?']);
+      expect(await lastAnswer(page).locator('.body').innerText()).toContain('npm start;');
+      expect(await page.getByRole('status').innerText()).toBe('Answer ready.');
       expect(errors).toEqual([]);
       await context.close();
     });
