@@ -77,12 +77,17 @@ async function call(url: string, init: RequestInit): Promise<Response> {
   try {
     response = await fetch(url, init);
   } catch (error) {
-    if (init.signal?.aborted) throw error;
-    const offline = typeof navigator !== 'undefined' && navigator.onLine === false;
-    throw new AssistantFailure(offline ? 'offline' : 'unreachable', String(error));
+    throw lost(error, init.signal);
   }
   if (response.ok) return response;
   throw await failureOf(response);
+}
+
+/** A request or answer the network lost: offline, or the server unreachable (not a stop, which stays itself). */
+function lost(error: unknown, signal: AbortSignal | null | undefined): unknown {
+  if (signal?.aborted) return error;
+  const offline = typeof navigator !== 'undefined' && navigator.onLine === false;
+  return new AssistantFailure(offline ? 'offline' : 'unreachable', String(error));
 }
 
 /** The JSON error body (`{error: {code, message, requestId}}`) and rate-limit headers as a failure. */
@@ -143,7 +148,7 @@ export async function ask(
     body: JSON.stringify(body),
     signal,
   });
-  await readStream(response, onEvent);
+  await readStream(response, onEvent, signal);
 }
 
 /**
@@ -161,7 +166,7 @@ export async function resume(
     signal,
   });
   if (response.status === 204) return false;
-  await readStream(response, onEvent);
+  await readStream(response, onEvent, signal);
   return true;
 }
 
@@ -198,8 +203,14 @@ export async function sendFeedback(options: ClientOptions, input: FeedbackInput)
   });
 }
 
-async function readStream(response: Response, onEvent: (event: StreamEvent) => void): Promise<void> {
+async function readStream(
+  response: Response,
+  onEvent: (event: StreamEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
   if (!response.body) throw new AssistantFailure('server', 'The answer had no body');
+  // A connection cut mid-answer (the server went down, the network dropped) is said as such, not as
+  // "Something went wrong".
   await readEvents(response.body, (data) => {
     if (data === '[DONE]') return;
     let chunk: Record<string, unknown>;
@@ -210,6 +221,8 @@ async function readStream(response: Response, onEvent: (event: StreamEvent) => v
     }
     const event = streamEventOf(chunk);
     if (event) onEvent(event);
+  }).catch((error: unknown) => {
+    throw lost(error, signal);
   });
 }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { simulateReadableStream } from 'ai';
@@ -420,12 +421,13 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
                   throw new Error('model is down');
                 },
               })
-            : site.domain === 'rtl'
+            : site.domain === 'rtl' || site.domain === 'cut'
               ? new MockLanguageModelV3({
                   doStream: async () => ({
                     stream: simulateReadableStream({
                       chunks: scriptedModelStream(RTL_CODE_MARKDOWN.match(/[\s\S]{1,8}/g) ?? []),
-                      chunkDelayInMs: 100,
+                      // `cut` is slow enough to be cut off halfway.
+                      chunkDelayInMs: site.domain === 'cut' ? 400 : 100,
                     }),
                   }),
                 })
@@ -834,6 +836,43 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       expect(await page.getByRole('status').innerText()).toBe('Answer ready.');
       expect(errors).toEqual([]);
       await context.close();
+    });
+
+    it('says an answer cut off by the network mid-stream is the server unreachable, and Try again', async () => {
+      const cut = await bootstrapSite(server.storage, { domain: 'cut', docsDir: bundledDocs });
+      // Docent behind a TCP proxy whose connections the test cuts, as a server going down or a dropped
+      // network does.
+      const sockets = new Set<net.Socket>();
+      const proxy = net.createServer((client) => {
+        const upstream = net.connect(Number(new URL(server.baseUrl).port), '127.0.0.1');
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on('error', () => {});
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      const proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+      const { context, page } = await open(
+        '/cut',
+        hostPage({ docentUrl: proxyUrl, domain: 'cut', key: cut.assistantKey }),
+      );
+      await page.keyboard.press('Control+i');
+      const input = page.getByRole('textbox', { name: 'Your question' });
+      await input.fill('How do I start it?');
+      await input.press('Enter');
+      await expect.poll(() => lastAnswer(page).locator('.body p:not(.typing)').count()).toBeGreaterThan(0);
+      for (const socket of sockets) socket.destroy();
+      await waitForAnswer(page);
+      // Before: "Something went wrong. The answer could not be shown.", as for a bug in the widget.
+      const failure = await lastAnswer(page).locator('.failure').innerText();
+      expect(failure).toContain('The assistant cannot be reached.');
+      await lastAnswer(page).getByRole('button', { name: 'Try again' }).click();
+      await waitForAnswer(page);
+      expect(await lastAnswer(page).locator('.failure').count()).toBe(0);
+      expect(await lastAnswer(page).locator('.body').innerText()).toContain('npm start;');
+      await context.close();
+      await new Promise((resolve) => proxy.close(resolve));
     });
 
     it('asks about selected code, asks from ?assistant=, and shows the site’s starter questions', async () => {
