@@ -105,12 +105,21 @@ export class AssistantPanel implements PanelController {
 
   ask(question: string): void {
     const text = question.trim().slice(0, MAX_QUESTION_CHARS);
+    const panel = this.#ensurePanel();
     this.open();
-    if (text) void this.#send(text);
+    if (!text) return;
+    // While an answer streams, the question waits in the box, as one typed then does (Enter leaves it).
+    if (this.#controller) {
+      panel.input.value = text;
+      fitHeight(panel.input);
+    } else void this.#send(text);
   }
 
   reset(): void {
     this.#controller?.abort();
+    // Free at once: a question asked right after (`Docent.reset(); Docent.ask(q)`) is sent, not dropped
+    // while the stopped answer settles.
+    this.#controller = undefined;
     clearChat(this.#host.options.domain);
     this.#state = newChat();
     this.#renderedMessages = 0;
@@ -298,9 +307,9 @@ export class AssistantPanel implements PanelController {
   #logClick(event: Event): void {
     const target = event.target instanceof Element ? event.target.closest('button') : null;
     if (!target) return;
-    if (target.classList.contains('copy')) {
-      const code = target.parentElement?.querySelector('pre')?.textContent ?? '';
-      void navigator.clipboard?.writeText(code).then(
+    const pre = target.parentElement?.querySelector('pre');
+    if (target.classList.contains('copy') && pre) {
+      void copyText(pre).then(
         () => {
           target.textContent = this.#labels.copied;
           // Its label names the button for screen readers; the status region says it worked.
@@ -393,7 +402,8 @@ export class AssistantPanel implements PanelController {
     } catch (error) {
       this.#failed(answer, error, controller.signal.aborted);
     } finally {
-      this.#controller = undefined;
+      // A New chat may have started another answer since.
+      if (this.#controller === controller) this.#controller = undefined;
     }
     this.#finished(answer, question);
   }
@@ -419,7 +429,8 @@ export class AssistantPanel implements PanelController {
     } catch (error) {
       this.#failed(answer, error, controller.signal.aborted);
     } finally {
-      this.#controller = undefined;
+      // A New chat may have started another answer since.
+      if (this.#controller === controller) this.#controller = undefined;
     }
     const question = this.#questionBefore(answer);
     this.#finished(answer, question ?? '');
@@ -444,6 +455,8 @@ export class AssistantPanel implements PanelController {
   }
 
   #finished(answer: ChatMessage, question: string): void {
+    // An answer a New chat left behind: nothing to save or say (another may be streaming already).
+    if (!this.#state.messages.includes(answer)) return;
     saveChat(this.#host.options.domain, this.#state);
     this.#render();
     if (answer.status === 'done') {
@@ -741,6 +754,16 @@ export class AssistantPanel implements PanelController {
       });
     }
   }
+}
+
+/**
+ * Puts `pre`'s text on the clipboard. A page over plain HTTP (an intranet host) has no
+ * `navigator.clipboard`, a secure contexts' API: there the code is selected and copied the old way.
+ */
+function copyText(pre: HTMLElement): Promise<void> {
+  if (navigator.clipboard) return navigator.clipboard.writeText(pre.textContent ?? '');
+  getSelection()?.selectAllChildren(pre);
+  return document.execCommand('copy') ? Promise.resolve() : Promise.reject();
 }
 
 function truncate(text: string, max: number): string {

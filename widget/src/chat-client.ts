@@ -1,4 +1,4 @@
-import { createParser } from 'eventsource-parser';
+import { readEvents } from './server-sent-events.ts';
 
 /**
  * The widget's side of Docent's v2 wire (docs/api-reference/assistant-message-v2.mdx): the UI message
@@ -77,12 +77,17 @@ async function call(url: string, init: RequestInit): Promise<Response> {
   try {
     response = await fetch(url, init);
   } catch (error) {
-    if (init.signal?.aborted) throw error;
-    const offline = typeof navigator !== 'undefined' && navigator.onLine === false;
-    throw new AssistantFailure(offline ? 'offline' : 'unreachable', String(error));
+    throw lost(error, init.signal);
   }
   if (response.ok) return response;
   throw await failureOf(response);
+}
+
+/** A request or answer the network lost: offline, or the server unreachable (not a stop, which stays itself). */
+function lost(error: unknown, signal: AbortSignal | null | undefined): unknown {
+  if (signal?.aborted) return error;
+  const offline = typeof navigator !== 'undefined' && navigator.onLine === false;
+  return new AssistantFailure(offline ? 'offline' : 'unreachable', String(error));
 }
 
 /** The JSON error body (`{error: {code, message, requestId}}`) and rate-limit headers as a failure. */
@@ -143,7 +148,7 @@ export async function ask(
     body: JSON.stringify(body),
     signal,
   });
-  await readStream(response, onEvent);
+  await readStream(response, onEvent, signal);
 }
 
 /**
@@ -161,7 +166,7 @@ export async function resume(
     signal,
   });
   if (response.status === 204) return false;
-  await readStream(response, onEvent);
+  await readStream(response, onEvent, signal);
   return true;
 }
 
@@ -198,27 +203,27 @@ export async function sendFeedback(options: ClientOptions, input: FeedbackInput)
   });
 }
 
-async function readStream(response: Response, onEvent: (event: StreamEvent) => void): Promise<void> {
+async function readStream(
+  response: Response,
+  onEvent: (event: StreamEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
   if (!response.body) throw new AssistantFailure('server', 'The answer had no body');
-  const parser = createParser({
-    onEvent: (message) => {
-      if (message.data === '[DONE]') return;
-      let chunk: Record<string, unknown>;
-      try {
-        chunk = JSON.parse(message.data) as Record<string, unknown>;
-      } catch {
-        return;
-      }
-      const event = streamEventOf(chunk);
-      if (event) onEvent(event);
-    },
+  // A connection cut mid-answer (the server went down, the network dropped) is said as such, not as
+  // "Something went wrong".
+  await readEvents(response.body, (data) => {
+    if (data === '[DONE]') return;
+    let chunk: Record<string, unknown>;
+    try {
+      chunk = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    const event = streamEventOf(chunk);
+    if (event) onEvent(event);
+  }).catch((error: unknown) => {
+    throw lost(error, signal);
   });
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  for (;;) {
-    const next = await reader.read();
-    if (next.done) return;
-    parser.feed(next.value);
-  }
 }
 
 /** One UI message stream chunk as a widget event; undefined for the chunks the panel does not show. */

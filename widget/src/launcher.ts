@@ -124,9 +124,10 @@ export class DocentAssistant extends HTMLElement {
         window.removeEventListener('scroll', onScroll);
       });
     }
-    // The page was reloaded (or a link followed) while an answer streamed: show it going on. Its server
-    // stops it a few seconds after its reader left unless someone resumes it, which the panel does.
-    if (answerStreaming(options.domain)) this.open();
+    // The page was reloaded (or a link followed) while an answer streamed: show it going on (opening
+    // loads the panel, which resumes it). Its server stops it a few seconds after its reader left
+    // unless someone resumes it.
+    if (answerInFlight(options.domain)) this.open();
     const question = new URLSearchParams(location.search).get('assistant');
     if (question?.trim()) {
       const url = new URL(location.href);
@@ -134,9 +135,6 @@ export class DocentAssistant extends HTMLElement {
       // Taken out of the address so a reload does not ask it again.
       history.replaceState(history.state, '', url);
       this.ask(question);
-    } else if (answerInFlight(options.domain)) {
-      // A reload in the middle of an answer: the panel picks it up where it is.
-      void this.#load().catch(() => {});
     } else {
       const preload = () => void this.#load().catch(() => {});
       const timer = setTimeout(() => {
@@ -333,17 +331,4 @@ function loadPanelScript(src: string): Promise<MountPanel> {
 function answerInFlight(domain: string): boolean {
   const last = loadChat(domain).messages.at(-1);
   return last?.role === 'assistant' && last.status === 'streaming';
-}
-
-/** Whether the conversation kept for this site (session-store.ts) ends with an answer still streaming. */
-function answerStreaming(domain: string): boolean {
-  try {
-    const chat = JSON.parse(sessionStorage.getItem(`docent:${domain}`) ?? 'null') as {
-      messages?: { role?: string; status?: string }[];
-    } | null;
-    const last = chat?.messages?.at(-1);
-    return last?.role === 'assistant' && last.status === 'streaming';
-  } catch {
-    return false;
-  }
 }

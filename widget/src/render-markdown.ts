@@ -125,26 +125,33 @@ function linkCitations(
   }
   if (sources.length === 0) {
     if (pending)
-      for (const node of nodes) node.data = node.data.replace(/(^|\s)\[\d{1,3}\](?=[\s.,;:!?)]|$)/g, '$1');
+      for (const node of nodes)
+        node.data = node.data.replace(/(^|\s)\[\d{1,3}(?:\s*,\s*\d{1,3})*\](?=[\s.,;:!?)]|$)/g, '$1');
     return;
   }
   for (const node of nodes) {
     const text = node.data;
-    const pattern = /\[(\d{1,3})\]/g;
+    // `[1, 2]` cites two sources, as the server reads it (src/assistant/citations.ts): a link for each.
+    const pattern = /\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
     let last = 0;
     const parts: Node[] = [];
     for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-      const source = byId.get(match[1] ?? '');
-      if (!source || !safeHref(source.url)) continue;
+      const cited = (match[1] ?? '')
+        .split(',')
+        .map((id) => byId.get(id.trim()))
+        .filter((source): source is Source => source !== undefined && safeHref(source.url));
+      if (cited.length === 0) continue;
       parts.push(document.createTextNode(text.slice(last, match.index)));
-      const link = document.createElement('a');
-      link.className = 'cite';
-      link.href = source.url;
-      link.textContent = match[1] ?? '';
-      link.title = source.title;
-      link.setAttribute('aria-label', fill(labels.citation, { number: match[1] ?? '', title: source.title }));
-      openElsewhere(link);
-      parts.push(link);
+      for (const source of cited) {
+        const link = document.createElement('a');
+        link.className = 'cite';
+        link.href = source.url;
+        link.textContent = source.id;
+        link.title = source.title;
+        link.setAttribute('aria-label', fill(labels.citation, { number: source.id, title: source.title }));
+        openElsewhere(link);
+        parts.push(link);
+      }
       last = match.index + match[0].length;
     }
     if (parts.length === 0) continue;

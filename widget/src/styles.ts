@@ -30,6 +30,7 @@ border-radius:10px;padding:9px 12px;color:var(--docent-fg)}
 .answer .code{position:relative}
 .answer pre{margin:0;background:var(--docent-code-bg);border:1px solid var(--docent-border);border-radius:8px;padding:10px 12px;overflow-x:auto}
 .answer pre code{background:none;padding:0;white-space:pre}
+.answer pre,.answer code{direction:ltr;unicode-bidi:isolate}
 .answer .code pre{padding-top:32px}
 .answer .copy{position:absolute;top:6px;right:6px;font-size:12px;padding:2px 8px;border-radius:6px;border:1px solid var(--docent-border);background:var(--docent-bg);color:var(--docent-fg)}
 .answer table{border-collapse:collapse;display:block;overflow-x:auto;font-size:14px}

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { simulateReadableStream } from 'ai';
@@ -51,6 +52,10 @@ const HOSTILE_MARKDOWN = `Here is how to ingest [1].
 <script>window.__pwned = 'code'</script>
 \`\`\`
 `;
+
+/** An Arabic answer with code in it and a citation of two sources, written slowly (a delta every 100 ms). */
+const RTL_CODE_MARKDOWN =
+  'شغّل الأمر التالي [1, 2]:\n\n```bash\ncd ..\nnpm start;\n```\n\nثم `(cd ..)` للعودة.';
 
 /** Docs with raw HTML in them, ingested as a docs folder would be. */
 function rawHtmlDocs(): string {
@@ -416,15 +421,25 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
                   throw new Error('model is down');
                 },
               })
-            : site.domain === 'hostile'
+            : site.domain === 'rtl' || site.domain === 'cut'
               ? new MockLanguageModelV3({
                   doStream: async () => ({
                     stream: simulateReadableStream({
-                      chunks: scriptedModelStream(HOSTILE_MARKDOWN.match(/[\s\S]{1,40}/g) ?? []),
+                      chunks: scriptedModelStream(RTL_CODE_MARKDOWN.match(/[\s\S]{1,8}/g) ?? []),
+                      // `cut` is slow enough to be cut off halfway.
+                      chunkDelayInMs: site.domain === 'cut' ? 400 : 100,
                     }),
                   }),
                 })
-              : new BuiltinAnswerer({ sources, context: items }),
+              : site.domain === 'hostile'
+                ? new MockLanguageModelV3({
+                    doStream: async () => ({
+                      stream: simulateReadableStream({
+                        chunks: scriptedModelStream(HOSTILE_MARKDOWN.match(/[\s\S]{1,40}/g) ?? []),
+                      }),
+                    }),
+                  })
+                : new BuiltinAnswerer({ sources, context: items }),
       });
       const docs = await bootstrapSite(server.storage, {
         domain: 'docs',
@@ -776,6 +791,88 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await waitForAnswer(page);
       expect(await lastAnswer(page).locator('.body').innerText()).toContain('one hour');
       await context.close();
+    });
+
+    it('shows code left to right in an Arabic answer, links each source of [1, 2], copies over plain HTTP; ask() waits, reset() then ask() asks', async () => {
+      const rtl = await bootstrapSite(server.storage, { domain: 'rtl', docsDir: bundledDocs });
+      const { context, page, errors } = await open(
+        '/rtl',
+        hostPage({ docentUrl: server.baseUrl, domain: 'rtl', key: rtl.assistantKey }),
+        { permissions: ['clipboard-read', 'clipboard-write'] },
+      );
+      // A page over plain HTTP (an intranet host) has no navigator.clipboard: it is a secure contexts' API.
+      await page.evaluate(`window.clip = navigator.clipboard; delete Navigator.prototype.clipboard`);
+      await askInPanel(page, 'How do I start it?');
+      const body = lastAnswer(page).locator('.body');
+      expect(await body.getAttribute('dir')).toBe('auto');
+      // Before: the code took the answer's direction, and "cd .." read ".. cd", "npm start;" read ";npm start".
+      const directions = await page.evaluate(`(() => {
+        const answer = [...document.querySelector('docent-assistant').shadowRoot.querySelectorAll('.answer')].at(-1);
+        return [...answer.querySelectorAll('p, pre, code')].map((e) => e.tagName + ':' + getComputedStyle(e).direction);
+      })()`);
+      expect(directions).toEqual(['P:rtl', 'PRE:ltr', 'CODE:ltr', 'P:rtl', 'CODE:ltr']);
+      // Before: "[1, 2]" stayed as text, though the server reads it as two citations and lists both.
+      expect(await lastAnswer(page).locator('a.cite').allInnerTexts()).toEqual(['1', '2']);
+      expect(await body.innerText()).not.toContain('[1, 2]');
+      expect(await lastAnswer(page).locator('.sources li').count()).toBe(2);
+      // Before: Copy did nothing at all without navigator.clipboard.
+      await lastAnswer(page).getByRole('button', { name: 'Copy code' }).click();
+      await expect.poll(() => lastAnswer(page).locator('.copy').innerText()).toBe('Copied');
+      // Copied as the selection it makes (the code block's last line break is not part of it).
+      expect(await page.evaluate('window.clip.readText()')).toBe('cd ..\nnpm start;');
+
+      // A question asked by the page while an answer streams waits in the box instead of vanishing, and
+      // one asked right after a reset is sent (before: both were dropped).
+      const input = page.getByRole('textbox', { name: 'Your question' });
+      await input.fill('How do I stop it?');
+      await input.press('Enter');
+      await expect.poll(() => page.locator('docent-assistant .log').getAttribute('aria-busy')).toBe('true');
+      await page.evaluate(`Docent.ask('And how do I restart it?')`);
+      expect(await input.inputValue()).toBe('And how do I restart it?');
+      await page.evaluate(`Docent.reset(); Docent.ask('Where are the logs?')`);
+      await waitForAnswer(page);
+      expect(await page.locator('docent-assistant .user').allInnerTexts()).toEqual(['Where are the logs?']);
+      expect(await lastAnswer(page).locator('.body').innerText()).toContain('npm start;');
+      expect(await page.getByRole('status').innerText()).toBe('Answer ready.');
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+
+    it('says an answer cut off by the network mid-stream is the server unreachable, and Try again', async () => {
+      const cut = await bootstrapSite(server.storage, { domain: 'cut', docsDir: bundledDocs });
+      // Docent behind a TCP proxy whose connections the test cuts, as a server going down or a dropped
+      // network does.
+      const sockets = new Set<net.Socket>();
+      const proxy = net.createServer((client) => {
+        const upstream = net.connect(Number(new URL(server.baseUrl).port), '127.0.0.1');
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on('error', () => {});
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      const proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
+      const { context, page } = await open(
+        '/cut',
+        hostPage({ docentUrl: proxyUrl, domain: 'cut', key: cut.assistantKey }),
+      );
+      await page.keyboard.press('Control+i');
+      const input = page.getByRole('textbox', { name: 'Your question' });
+      await input.fill('How do I start it?');
+      await input.press('Enter');
+      await expect.poll(() => lastAnswer(page).locator('.body p:not(.typing)').count()).toBeGreaterThan(0);
+      for (const socket of sockets) socket.destroy();
+      await waitForAnswer(page);
+      // Before: "Something went wrong. The answer could not be shown.", as for a bug in the widget.
+      const failure = await lastAnswer(page).locator('.failure').innerText();
+      expect(failure).toContain('The assistant cannot be reached.');
+      await lastAnswer(page).getByRole('button', { name: 'Try again' }).click();
+      await waitForAnswer(page);
+      expect(await lastAnswer(page).locator('.failure').count()).toBe(0);
+      expect(await lastAnswer(page).locator('.body').innerText()).toContain('npm start;');
+      await context.close();
+      await new Promise((resolve) => proxy.close(resolve));
     });
 
     it('asks about selected code, asks from ?assistant=, and shows the site’s starter questions', async () => {
