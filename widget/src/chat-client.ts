@@ -107,7 +107,9 @@ export async function failureOf(response: Response): Promise<AssistantFailure> {
   }
   const status = response.status;
   if (status === 429) {
-    const reset = Number(response.headers.get('RateLimit-Reset') ?? response.headers.get('Retry-After'));
+    // Neither header (another proxy's 429) is no known wait, not a wait of 0 (Number(null) is 0).
+    const header = response.headers.get('RateLimit-Reset') ?? response.headers.get('Retry-After');
+    const reset = header === null ? Number.NaN : Number(header);
     return new AssistantFailure(
       'rate_limited',
       message,

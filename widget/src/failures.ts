@@ -13,7 +13,8 @@ export function describeFailure(error: unknown, labels: PanelLabels): ShownFailu
       return {
         title: labels.rateLimited,
         detail:
-          error.retryAfterSeconds !== undefined
+          // A second or less reads better as "a little while" than as "1 seconds".
+          error.retryAfterSeconds !== undefined && error.retryAfterSeconds > 1
             ? fill(labels.rateLimitedWait, { wait: waitText(error.retryAfterSeconds, labels) })
             : labels.rateLimitedLater,
         retry: true,

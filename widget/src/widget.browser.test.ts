@@ -720,6 +720,19 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
         /Too many questions right now\. Please try again in (\d+ minutes|an hour)\./,
       );
       expect(rateLimited).not.toContain('{');
+      // A 429 from something in front of Docent, with neither RateLimit-Reset nor Retry-After: no known
+      // wait (it read as a wait of 0: "try again in 1 seconds").
+      const bareLimit = /\/assistant\/limited\/message$/;
+      await page.route(bareLimit, (route) =>
+        route.request().method() === 'POST'
+          ? route.fulfill({ status: 429, contentType: 'application/json', body: '{"error":{}}' })
+          : route.continue(),
+      );
+      await askInPanel(page, 'Third question?');
+      expect(await lastAnswer(page).locator('.failure').innerText()).toContain(
+        'Please try again in a little while.',
+      );
+      await page.unroute(bareLimit);
 
       host.set('/broke', hostPage({ docentUrl: server.baseUrl, domain: 'broke', key: broke.assistantKey }));
       await page.goto(`${host.origin}/broke`);
