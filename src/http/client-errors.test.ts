@@ -7,10 +7,15 @@ import { bootstrapSite } from '../tenancy/bootstrap-site.ts';
 import { repoRoot } from '../testing/paths.ts';
 import { startTestServer, type TestServer } from '../testing/server.ts';
 
-/** Sends raw bytes and reads the whole answer (the server closes the connection after it). */
-const raw = (port: number, request: string): Promise<string> =>
+/**
+ * Sends raw bytes and reads the whole answer (the server closes the connection after it). `keepOpen`:
+ * the client's side stays open after them, as a client still sending would.
+ */
+const raw = (port: number, request: string, { keepOpen = false } = {}): Promise<string> =>
   new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.end(request));
+    const socket = net.connect(port, '127.0.0.1', () =>
+      keepOpen ? socket.write(request) : socket.end(request),
+    );
     let answer = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
@@ -132,23 +137,13 @@ describe('a request that does not finish arriving', () => {
   });
 
   it('is answered 408 with the JSON error once DOCENT_REQUEST_TIMEOUT_MS is over, not held for minutes', async () => {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(server.port, '127.0.0.1', () =>
-        // Headers and 12 of the 100 bytes it announced, then nothing (the connection stays open).
-        socket.write(
-          'POST /v1/assistant/docs/message HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
-            `Authorization: Bearer ${key}\r\nContent-Length: 100\r\n\r\n{"messages":`,
-        ),
-      );
-      let text = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      socket.on('close', () => resolve(text));
-      socket.on('error', reject);
-      socket.setTimeout(20_000, () => socket.destroy(new Error(`no answer in 20 s: ${text}`)));
-    });
+    // Headers and 12 of the 100 bytes it announced, then nothing (the connection stays open).
+    const answer = await raw(
+      server.port,
+      'POST /v1/assistant/docs/message HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        `Authorization: Bearer ${key}\r\nContent-Length: 100\r\n\r\n{"messages":`,
+      { keepOpen: true },
+    );
     const refused = parse(answer);
     expect(refused.status).toBe(408);
     expect(refused.json.error).toMatchObject({

@@ -37,15 +37,10 @@ export function answerClientErrors(server: Server): void {
       code,
       `The request could not be read as HTTP (${error.code ?? 'parse error'})`,
     );
-    const requestId = newId('req');
-    const body = JSON.stringify(errorBody(refused, requestId));
+    const { headers, body } = refusal(refused);
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
     socket.end(
-      `HTTP/1.1 ${refused.status} ${STATUS_CODES[refused.status] ?? 'Bad Request'}\r\n` +
-        'Content-Type: application/json\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${requestId}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
+      `HTTP/1.1 ${refused.status} ${STATUS_CODES[refused.status] ?? 'Bad Request'}\r\n${head.join('')}\r\n${body}`,
     );
   });
 }
@@ -81,13 +76,22 @@ export function refuseMissingHost(request: IncomingMessage, response: ServerResp
 
 /** The standard JSON error with a new request id, on a response the app never saw; the connection closes. */
 function answerError(response: ServerResponse, refused: DocentError): void {
+  const { headers, body } = refusal(refused);
+  response.writeHead(refused.status, headers);
+  response.end(body);
+}
+
+/** A refusal outside the app: the standard JSON error body with a new request id, closing the connection. */
+function refusal(refused: DocentError): { headers: Record<string, string>; body: string } {
   const requestId = newId('req');
   const body = JSON.stringify(errorBody(refused, requestId));
-  response.writeHead(refused.status, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(body),
-    'X-Request-Id': requestId,
-    Connection: 'close',
-  });
-  response.end(body);
+  return {
+    headers: {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(body)),
+      'X-Request-Id': requestId,
+      Connection: 'close',
+    },
+    body,
+  };
 }
