@@ -1,44 +1,47 @@
 import { describe, expect, it } from 'vitest';
 import { LlmsTextCache } from './llms-text-cache.ts';
-import type { LlmsText } from './llms-txt.ts';
+import type { LlmsTemplate } from './llms-txt.ts';
 
 const key = (generation: number, name = 'Acme') => ({
   file: 'llms-full.txt',
   siteId: 'site_1',
   domain: 'acme',
   name,
-  docentUrl: 'https://docs.example.com',
   generation,
+});
+
+const template = (head: string, generation: number): LlmsTemplate => ({
+  head: Buffer.from(head),
+  units: [],
+  bytes: Buffer.byteLength(head),
+  generation,
+  total: 0,
+  verb: 'listed',
+  maxBytes: 1_000_000,
 });
 
 describe('LlmsTextCache', () => {
   it('generates a text once for any number of requests, concurrent ones included', async () => {
     const cache = new LlmsTextCache();
     let runs = 0;
-    const generate = async (): Promise<LlmsText> => {
+    const generate = async (): Promise<LlmsTemplate> => {
       runs++;
       await new Promise((resolve) => setTimeout(resolve, 10));
-      return { text: '# Acme\n', generation: 3, pages: 1, total: 1, cut: false };
+      return template('# Acme\n', 3);
     };
     const texts = await Promise.all([1, 2, 3].map(() => cache.get(key(3), generate)));
     await cache.get(key(3), generate);
     expect(runs).toBe(1);
-    expect(texts.map((t) => t?.text)).toEqual(['# Acme\n', '# Acme\n', '# Acme\n']);
+    expect(texts.map((t) => t?.head.toString())).toEqual(['# Acme\n', '# Acme\n', '# Acme\n']);
   });
 
   it('generates again after an ingestion or a rename, and keeps no answer that there is no site', async () => {
     const cache = new LlmsTextCache();
     let runs = 0;
-    const generate = async (): Promise<LlmsText> => ({
-      text: `run ${++runs}`,
-      generation: 3,
-      pages: 1,
-      total: 1,
-      cut: false,
-    });
+    const generate = async (): Promise<LlmsTemplate> => template(`run ${++runs}`, 3);
     await cache.get(key(3), generate);
-    expect((await cache.get(key(4), generate))?.text).toBe('run 2');
-    expect((await cache.get(key(4, 'Acme Docs'), generate))?.text).toBe('run 3');
+    expect((await cache.get(key(4), generate))?.head.toString()).toBe('run 2');
+    expect((await cache.get(key(4, 'Acme Docs'), generate))?.head.toString()).toBe('run 3');
     let missing = 0;
     const none = async () => {
       missing++;
@@ -52,9 +55,9 @@ describe('LlmsTextCache', () => {
   it('keeps no more than its byte budget, dropping the least recently used text', async () => {
     const cache = new LlmsTextCache(1_000);
     let runs = 0;
-    const text = (n: number) => async (): Promise<LlmsText> => {
+    const text = (n: number) => async (): Promise<LlmsTemplate> => {
       runs++;
-      return { text: String(n).repeat(200), generation: n, pages: 1, total: 1, cut: false };
+      return template(String(n).repeat(400), n);
     };
     await cache.get(key(1), text(1));
     await cache.get(key(2), text(2));

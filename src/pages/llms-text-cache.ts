@@ -1,27 +1,27 @@
 import { LRUCache } from 'lru-cache';
-import type { LlmsText } from './llms-txt.ts';
+import type { LlmsTemplate } from './llms-txt.ts';
 
 /**
- * Memory kept for generated llms.txt and llms-full.txt texts, all sites together. llms-full.txt is
+ * Memory kept for generated llms.txt and llms-full.txt templates, all sites together. llms-full.txt is
  * public and up to MAX_LLMS_FULL_BYTES: read from every stored page on each request, anyone could keep the
- * server re-reading a large site's pages; kept, a request for an unchanged text costs a lookup.
+ * server re-reading a large site's pages; kept, a request for an unchanged text costs a lookup and a join.
  */
 export const MAX_LLMS_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
- * Generated texts by what they are made of: the file, the site (id, domain and name), Docent's address
- * and the index generation. An ingestion, a rename or another address is another key, so nothing is
- * invalidated by hand; old texts leave by least recent use. Concurrent requests for one key share one
- * generation.
+ * Generated templates by what they are made of: the file, the site (id, domain and name) and the index
+ * generation. Docent's address is not part of it: a template is any address's text (renderLlmsText), so
+ * requests naming new Host values share one. An ingestion or a rename is another key, so nothing is
+ * invalidated by hand; old templates leave by least recent use. Concurrent requests for one key share
+ * one generation.
  */
 export class LlmsTextCache {
-  readonly #cache: LRUCache<string, LlmsText, () => Promise<LlmsText | undefined>>;
+  readonly #cache: LRUCache<string, LlmsTemplate, () => Promise<LlmsTemplate | undefined>>;
 
   constructor(maxBytes = MAX_LLMS_CACHE_BYTES) {
     this.#cache = new LRUCache({
       maxSize: maxBytes,
-      // A JavaScript string holds up to two bytes a character.
-      sizeCalculation: (value) => Math.max(1, value.text.length * 2),
+      sizeCalculation: (value) => Math.max(1, value.bytes),
       fetchMethod: (_key, _stale, { context }) => context(),
     });
   }
@@ -32,12 +32,11 @@ export class LlmsTextCache {
       siteId: string;
       domain: string;
       name: string;
-      docentUrl: string;
       generation: number;
     },
-    generate: () => Promise<LlmsText | undefined>,
-  ): Promise<LlmsText | undefined> {
-    const id = [key.file, key.siteId, key.domain, key.name, key.docentUrl, key.generation].join('\u0000');
+    generate: () => Promise<LlmsTemplate | undefined>,
+  ): Promise<LlmsTemplate | undefined> {
+    const id = [key.file, key.siteId, key.domain, key.name, key.generation].join('\u0000');
     return this.#cache.fetch(id, { context: generate });
   }
 }

@@ -6,7 +6,15 @@ import { ingestSite } from '../ingest/ingest-site.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite, type Site } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
-import { generateLlmsFullTxt, generateLlmsTxt, type LlmsText, pageMarkdownUrl } from './llms-txt.ts';
+import {
+  generateLlmsFullTxt,
+  generateLlmsTxt,
+  type LlmsTemplate,
+  type LlmsText,
+  pageMarkdownUrl,
+  readLlmsFullTemplate,
+  renderLlmsText,
+} from './llms-txt.ts';
 import { renderPageMarkdown } from './page-markdown.ts';
 import { readStoredPage } from './stored-page.ts';
 
@@ -208,6 +216,43 @@ describe.each(dialects)('llms.txt and llms-full.txt on %s', (dialect) => {
     expect(listed.cut).toBe(true);
     expect(Buffer.byteLength(listed.text, 'utf8')).toBeLessThanOrEqual(600);
     expect(listed.text).toMatch(/pages listed\.\n$/);
+  });
+
+  it("makes any address's text from one read, cut where that address's links no longer fit", async () => {
+    const { site: shared } = await site('shared', {
+      'docs.json': JSON.stringify({ name: 'Acme', navigation: NAVIGATION }),
+      ...mdxFiles(PAGES),
+    });
+    const order = ['index', 'quickstart', 'api/auth', 'guides/keys', 'guides/billing', 'guides/rotate'];
+    const blocksFor = async (url: string) => {
+      const blocks: string[] = [];
+      for (const id of [...order, 'api/overview']) {
+        const stored = await readStoredPage(database.storage, shared.id, id);
+        if (!stored) throw new Error(`page ${id} not stored`);
+        blocks.push(`\nSource: ${pageMarkdownUrl(url, 'shared', id)}\n\n${renderPageMarkdown(stored)}`);
+      }
+      return blocks;
+    };
+    const header = '# Acme\n\n> Acme keeps your API keys safe.\n';
+    const long = `https://${'docs-'.repeat(6)}example.com:8443`;
+    const short = await blocksFor(DOCENT);
+    const longer = await blocksFor(long);
+    // Room for three pages behind the short address; behind the long one (30 more bytes a link), two.
+    const maxBytes = Buffer.byteLength(header + short.slice(0, 3).join(''), 'utf8') + 256;
+    const template = (await readLlmsFullTemplate(database.storage, shared, { maxBytes })) as LlmsTemplate;
+    const notice = (pages: number) =>
+      `\nThis file was cut at its ${maxBytes.toLocaleString('en-US')}-byte limit: ${pages} of 7 pages included.\n`;
+
+    const forShort = renderLlmsText(template, DOCENT);
+    expect(forShort).toMatchObject({ pages: 3, total: 7, cut: true });
+    expect(forShort.text).toBe(header + short.slice(0, 3).join('') + notice(3));
+    const forLong = renderLlmsText(template, long);
+    expect(forLong).toMatchObject({ pages: 2, total: 7, cut: true });
+    expect(forLong.text).toBe(header + longer.slice(0, 2).join('') + notice(2));
+    expect(Buffer.byteLength(forLong.text, 'utf8')).toBeLessThanOrEqual(maxBytes);
+    // Without a limit in the way, every address gets every page.
+    const whole = (await readLlmsFullTemplate(database.storage, shared)) as LlmsTemplate;
+    expect(renderLlmsText(whole, long).text).toBe(header + longer.join(''));
   });
 
   it('is undefined for a site that does not exist', async () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
 import { updateSite } from '../../tenancy/sites.ts';
@@ -58,6 +59,49 @@ describe.each(dialects)('llms.txt and llms-full.txt ETags on %s', (dialect) => {
       const newer = renamed.headers.get('etag') ?? '';
       expect(newer).not.toBe(etag);
       expect((await get(file, { 'If-None-Match': newer })).status).toBe(304);
+    },
+  );
+
+  it.each(['llms.txt', 'llms-full.txt'])(
+    '%s: a request naming a new Host is answered from the pages read for the first, not by reading them again',
+    async (file) => {
+      const first = await get(file, { Host: 'one.example' });
+      expect(await first.text()).toContain('http://one.example/sites/acme/pages/index.md');
+      // Edited behind the index generation's back: only a new read of the pages would show it.
+      const edit = ' EDITED';
+      const db = database.storage.db;
+      await db
+        .updateTable('chunks')
+        .set({ text: sql<string>`text || ${edit}` })
+        .where('site_id', '=', siteId)
+        .execute();
+      await db
+        .updateTable('pages')
+        .set({ title: sql<string>`title || ${edit}` })
+        .where('site_id', '=', siteId)
+        .execute();
+      try {
+        const other = await get(file, { Host: 'two.example:8080' });
+        const text = await other.text();
+        expect(text).toContain('http://two.example:8080/sites/acme/pages/index.md');
+        expect(text).not.toContain('one.example');
+        expect(text).toContain('Home');
+        if (file === 'llms-full.txt') expect(text).toContain('Welcome.');
+        expect(text).not.toContain(edit);
+      } finally {
+        const cut = (column: string) =>
+          sql<string>`substr(${sql.ref(column)}, 1, length(${sql.ref(column)}) - ${edit.length})`;
+        await db
+          .updateTable('chunks')
+          .set({ text: cut('text') })
+          .where('site_id', '=', siteId)
+          .execute();
+        await db
+          .updateTable('pages')
+          .set({ title: cut('title') })
+          .where('site_id', '=', siteId)
+          .execute();
+      }
     },
   );
 

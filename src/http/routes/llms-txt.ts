@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import type { TrustProxy } from '../../config.ts';
 import { LlmsTextCache } from '../../pages/llms-text-cache.ts';
-import { generateLlmsFullTxt, generateLlmsTxt, type LlmsSite, type LlmsText } from '../../pages/llms-txt.ts';
+import {
+  type LlmsSite,
+  type LlmsTemplate,
+  readLlmsFullTemplate,
+  readLlmsTxtTemplate,
+  renderLlmsText,
+} from '../../pages/llms-txt.ts';
 import type { Storage } from '../../storage/database.ts';
 import { getIndexGeneration } from '../../tenancy/sites.ts';
 import type { TenancyCache } from '../../tenancy/tenancy-cache.ts';
@@ -21,11 +27,11 @@ const HEADERS = {
   'X-Content-Type-Options': 'nosniff',
 };
 
-type Generate = (storage: Storage, site: LlmsSite, docentUrl: string) => Promise<LlmsText | undefined>;
+type Generate = (storage: Storage, site: LlmsSite) => Promise<LlmsTemplate | undefined>;
 
 const FILES: [name: string, generate: Generate][] = [
-  ['llms.txt', generateLlmsTxt],
-  ['llms-full.txt', generateLlmsFullTxt],
+  ['llms.txt', readLlmsTxtTemplate],
+  ['llms-full.txt', readLlmsFullTemplate],
 ];
 
 /**
@@ -55,13 +61,14 @@ export function llmsTxtRoute(deps: {
         `"${name}-${site.domain}-${generation}-${shown}-v${FORMAT_VERSION}"`;
       if (etagMatches(c.req.header('If-None-Match'), etagOf(current)))
         return c.body(null, 304, { ETag: etagOf(current), 'Cache-Control': HEADERS['Cache-Control'] });
-      const text = await generated.get(
-        { file: name, siteId: site.id, domain: site.domain, name: site.name, docentUrl, generation: current },
-        () => generate(deps.storage, site, docentUrl),
+      const template = await generated.get(
+        { file: name, siteId: site.id, domain: site.domain, name: site.name, generation: current },
+        () => generate(deps.storage, site),
       );
-      if (!text) throw new DocentError('not_found', 'No such site');
+      if (!template) throw new DocentError('not_found', 'No such site');
+      const text = renderLlmsText(template, docentUrl);
       // The generation the text was read at, which may be newer than `current`, never older.
-      return c.body(text.text, 200, { ...HEADERS, ETag: etagOf(text.generation) });
+      return c.body(text.body, 200, { ...HEADERS, ETag: etagOf(text.generation) });
     });
   }
   return route;
