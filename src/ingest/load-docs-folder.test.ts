@@ -289,6 +289,13 @@ describe('plain Markdown folder', () => {
     expect(page(site, 'guide/setup').title).toBe('Setup MDX');
     expect(page(site, 'README').title).toBe('Welcome');
     expect(site.skipped).toBe(1);
+    // The .md beside it is dropped, and the owner is told which file made the page instead.
+    expect(site.warnings).toEqual([
+      {
+        file: 'guide/setup.md',
+        message: 'not indexed: guide/setup.mdx beside it makes the same page "guide/setup"',
+      },
+    ]);
   });
 
   it('treats .md as Markdown and strips HTML to text', async () => {

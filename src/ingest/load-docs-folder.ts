@@ -191,8 +191,17 @@ export const streamDocsFolder = async (
     for (const file of docs.files) {
       const role = isPlainFolderPage(file);
       if (role === 'housekeeping') skipped++;
+      if (role !== 'page') continue;
       // `guide.md` beside `guide.mdx` is one page id; listDocsFiles already picked the .mdx.
-      if (role !== 'page' || docs.byPageId.get(pageIdOf(file)) !== file) continue;
+      const chosen = docs.byPageId.get(pageIdOf(file));
+      if (chosen !== file) {
+        sink.add(
+          { file, message: `not indexed: ${chosen} beside it makes the same page "${pageIdOf(file)}"` },
+          'shadowed',
+          'more files not indexed beside a page of the same name',
+        );
+        continue;
+      }
       candidates.push({
         id: pageIdOf(file),
         file,
