@@ -42,6 +42,32 @@ describe('the answered rule', () => {
     ).toBe(false);
   });
 
+  it.each([
+    "Je n'ai pas trouvé d'information sur le SSO dans la documentation.",
+    'La documentation ne couvre pas la connexion unique.',
+    'No encontré nada sobre SSO en la documentación.',
+    'La documentación no menciona Kubernetes.',
+    'Não encontrei nada sobre SSO na documentação.',
+    'A documentação não cobre o login único.',
+    'Dazu habe ich in der Dokumentation nichts gefunden.',
+    'Ich konnte in der Dokumentation nichts zu SSO finden.',
+    'Die Dokumentation deckt Single Sign-on leider nicht ab.',
+  ])("a model declining in the reader's language: %j", (text) => {
+    expect(declines(text)).toBe(true);
+    expect(isAnswered({ status: 'complete', text, retrievalStrength: strong })).toBe(false);
+  });
+
+  it.each([
+    'Lancez `docent ingest` avec le dossier [1]. La documentation couvre aussi les clés.',
+    'Ejecuta `docent ingest` con la carpeta [1]; no necesitas reiniciar.',
+    'Execute `docent ingest` com a pasta [1].',
+    'Führen Sie `docent ingest` mit dem Ordner aus [1]; ein Neustart ist nicht nötig.',
+    // An error message's own words are no decline.
+    'Wenn die Datei nicht gefunden wird, prüfen Sie den Pfad in `DOCENT_DOCS_DIR` [1].',
+  ])('an answer in another language that answers: %j', (text) => {
+    expect(declines(text)).toBe(false);
+  });
+
   it('does not: an answer written from weak retrieval', () => {
     expect(isAnswered({ status: 'complete', text: 'Probably set X [1].', retrievalStrength: weak })).toBe(
       false,

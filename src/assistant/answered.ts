@@ -4,29 +4,40 @@
  * judging old text again. Cheap by design: it runs on the request path, on what the answer already has.
  */
 import type { ThreadMessageStatus } from '../storage/schema.ts';
-import { NO_COVERAGE_MESSAGE } from './builtin-answerer.ts';
+import { isBuiltinDecline, isSmallTalkReply } from './answerer-phrases.ts';
 import { MIN_RETRIEVAL_STRENGTH } from './retrieval-strength.ts';
-import { isSmallTalkReply } from './small-talk.ts';
 
 /** Characters at the start of an answer where a model says the docs do not cover the question. */
 const DECLINE_WINDOW_CHARS = 200;
 
 /**
- * How a model says it could not answer: the built-in answerer's fixed sentence, and what the system
- * prompt tells a real model to say ("say plainly that the documentation doesn't cover it").
+ * How a real model says it could not answer: what the system prompt tells it to say ("say plainly that
+ * the documentation doesn't cover it"), in the reader's language, which the prompt tells it to answer
+ * in; here in the languages the built-in answerer declines in too. The built-in answerer's own decline is
+ * known in each of them (answerer-phrases.ts).
  */
-const DECLINES =
-  /couldn['’]t find|could not find|(?:documentation|docs|excerpts) (?:doesn['’]t|does not|don['’]t|do not) (?:cover|mention|say|include|contain|answer)/i;
+const DECLINES = new RegExp(
+  [
+    // English
+    "couldn['’]t find|could not find|(?:documentation|docs|excerpts) (?:doesn['’]t|does not|don['’]t|do not) (?:cover|mention|say|include|contain|answer)",
+    // French
+    "je n['’]ai (?:pas|rien) trouvé|(?:la documentation|les extraits) ne (?:couvre|couvrent|mentionne|mentionnent|dit|disent|contient|contiennent|traite|traitent|précise|précisent) (?:pas|rien)",
+    // Spanish
+    'no (?:encontré|he encontrado|pude encontrar)|(?:la documentación|los extractos) no (?:cubre|cubren|menciona|mencionan|dice|dicen|incluye|incluyen|contiene|contienen|explica|explican)',
+    // Portuguese
+    'não (?:encontrei|consegui encontrar)|(?:a documentação|os trechos) não (?:cobre|cobrem|menciona|mencionam|diz|dizem|inclui|incluem|contém|contêm|explica|explicam)',
+    // German
+    '(?:habe ich|konnte ich|ich habe|ich konnte) [^.]{0,60}?nichts? [^.]{0,30}?(?:gefunden|finden)|(?:die dokumentation|die auszüge) (?:deckt|decken|erwähnt|erwähnen|enthält|enthalten|behandelt|behandeln|beschreibt|beschreiben) [^.]{0,60}?(?:nicht|nichts)',
+  ].join('|'),
+  'i',
+);
 
 /**
  * Whether the answer's opening says the docs do not cover the question, or the answer is the built-in
  * answerer's reply to small talk ("hi there"), which answers nothing from the docs either.
  */
 export function declines(text: string): boolean {
-  if (text.startsWith(NO_COVERAGE_MESSAGE) || isSmallTalkReply(text)) return true;
-  // An answer cut short in its first words ("I couldn"): the built-in answerer's decline, begun.
-  const begun = text.trim();
-  if (begun !== '' && NO_COVERAGE_MESSAGE.startsWith(begun)) return true;
+  if (isBuiltinDecline(text) || isSmallTalkReply(text)) return true;
   return DECLINES.test(text.slice(0, DECLINE_WINDOW_CHARS));
 }
 

@@ -1,5 +1,7 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
+import { declines } from './answered.ts';
+import { PHRASES, type ReplyLanguage } from './answerer-phrases.ts';
 import {
   BuiltinAnswerer,
   citedSourceIds,
@@ -119,6 +121,26 @@ describe('BuiltinAnswerer', () => {
       '[Install the CLI › Install on macOS](https://docs.example.com/cli/install#macos)',
     );
     expect(citedSourceIds(text)).toEqual([]);
+  });
+
+  it("declines in the reader's language, and the decline counts as unanswered in each", () => {
+    const asked: [string, ReplyLanguage][] = [
+      ['Comment est-ce que je fais une recette de pain au levain pour la maison ?', 'french'],
+      ['¿Cómo hago una receta de pan de masa madre para la casa?', 'spanish'],
+      ['Como eu faço uma receita de pão de fermentação natural em casa?', 'portuguese'],
+      ['Wie backe ich ein Sauerteigbrot mit dem Rezept für zu Hause?', 'german'],
+      ['What is a good recipe for sourdough bread?', 'english'],
+    ];
+    for (const [question, language] of asked) {
+      const { text, covered } = composeAnswer(question, sources);
+      expect(covered).toBe(false);
+      expect(
+        text.startsWith(`${PHRASES[language].noCoverage}\n\n${PHRASES[language].closestPages}\n- [`),
+      ).toBe(true);
+      expect(declines(text)).toBe(true);
+      // Cut short in its first words, it is still a decline begun.
+      expect(declines(PHRASES[language].noCoverage.slice(0, 6))).toBe(true);
+    }
   });
 
   it('says so when there are no sources at all', () => {

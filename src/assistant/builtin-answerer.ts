@@ -27,11 +27,12 @@ import {
   termSetCached,
   terms,
 } from './answer-text.ts';
+import { PHRASES, type Phrases, replyLanguage } from './answerer-phrases.ts';
 import { analyzeChunk, type ChunkAnalysis, hashString } from './chunk-analysis.ts';
 import { citedSourceIds } from './citations.ts';
 import { borrowedQuestion } from './retrieval-query.ts';
 import { isWeakRetrieval, retrievalStrength } from './retrieval-strength.ts';
-import { SMALL_TALK_REPLIES, smallTalk } from './small-talk.ts';
+import { smallTalk } from './small-talk.ts';
 
 /** One retrieved chunk, numbered for citation. */
 export interface RetrievedSource {
@@ -72,8 +73,8 @@ export interface BuiltinAnswererOptions {
   deltaDelayMs?: number;
 }
 
-/** The answer when no source is relevant enough: fixed, so clients and tests can recognise it. */
-export const NO_COVERAGE_MESSAGE = "I couldn't find this in the documentation.";
+/** The answer's first line when no source is relevant enough, in English (answerer-phrases.ts has the others). */
+export const NO_COVERAGE_MESSAGE = PHRASES.english.noCoverage;
 
 /*
  * Tuning, the same for every site (chosen on the two eval sets as a whole, never per question).
@@ -357,7 +358,8 @@ export function composeAnswer(
 ): BuiltinAnswer {
   // "hi there" or "thanks!" is not a question: quoting whatever its words match would be nonsense.
   const talk = smallTalk(question);
-  if (talk !== null) return { text: SMALL_TALK_REPLIES[talk], citedIds: [], covered: false };
+  const phrases = PHRASES[replyLanguage(question)];
+  if (talk !== null) return { text: phrases.smallTalk[talk], citedIds: [], covered: false };
   // "… in 2025-11-25?" searched in that version: its name is not a word the pages must say.
   const version = searchedVersionOf(sources);
   const unnamed = (text: string): string =>
@@ -502,7 +504,7 @@ export function composeAnswer(
     totalWeight += tw;
     termWeights[t] = tw;
   }
-  if (totalWeight === 0) return noCoverage(sources);
+  if (totalWeight === 0) return noCoverage(sources, phrases);
   const coverageOf = (mask: Uint32Array, at: number): number =>
     sumOfBits(mask, at, words, termWeights) / totalWeight;
   const headMasks = headTerms.map(maskOf);
@@ -607,21 +609,21 @@ export function composeAnswer(
   // of a page that only speaks to the previous question would repeat the previous answer.
   if (ownWeights !== null) prose = prose.filter((s) => (ownShare.get(s.source.url) ?? 0) > 0);
   const lead = prose[0];
-  if (lead === undefined) return noCoverage(sources);
+  if (lead === undefined) return noCoverage(sources, phrases);
   if (sources.some((source) => source.coverage !== undefined)) {
     // Docent's search said how much of the question each chunk has, weighed over the whole site: the
     // decision every answerer shares (retrieval-strength.ts), then this answerer's own, on the window
     // it would quote from.
-    if (isWeakRetrieval(sources)) return noCoverage(sources);
+    if (isWeakRetrieval(sources)) return noCoverage(sources, phrases);
     const named = namedMissing(own, queryTerms, spellings, present) ? NAMED_MISSING_PENALTY : 0;
     const evidence =
       retrievalStrength(sources) + WINDOW_EVIDENCE * (windowShare.get(lead.source.url) ?? 0) - named;
-    if (evidence < MIN_EVIDENCE) return noCoverage(sources);
+    if (evidence < MIN_EVIDENCE) return noCoverage(sources, phrases);
   } else if (
     (windowCoverage.get(lead.source.url) ?? 0) < MIN_PAGE_COVERAGE ||
     lead.coverage < MIN_UNIT_COVERAGE
   ) {
-    return noCoverage(sources);
+    return noCoverage(sources, phrases);
   }
 
   // Quote from the lead's page only: a second page would often be a near miss and cost citation precision.
@@ -926,15 +928,15 @@ function listLines(items: readonly ScoredUnit[], cite: (s: ScoredUnit) => string
   return lines;
 }
 
-function noCoverage(sources: readonly RetrievedSource[]): BuiltinAnswer {
+function noCoverage(sources: readonly RetrievedSource[], phrases: Phrases): BuiltinAnswer {
   const pages: RetrievedSource[] = [];
   for (const source of sources) {
     if (pages.length === 3) break;
     if (!pages.some((p) => p.url === source.url)) pages.push(source);
   }
-  const lines = [NO_COVERAGE_MESSAGE];
+  const lines = [phrases.noCoverage];
   if (pages.length > 0) {
-    lines.push('', 'The closest pages I found are:');
+    lines.push('', phrases.closestPages);
     for (const page of pages) lines.push(`- [${escapeLinkText(sectionTitle(page))}](${page.url})`);
   }
   return { text: lines.join('\n'), citedIds: [], covered: false };

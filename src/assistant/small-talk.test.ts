@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { declines } from './answered.ts';
+import { isSmallTalkReply, PHRASES, replyLanguage } from './answerer-phrases.ts';
 import { composeAnswer, type RetrievedSource } from './builtin-answerer.ts';
-import { isSmallTalkReply, MAX_SMALL_TALK_WORDS, SMALL_TALK_REPLIES, smallTalk } from './small-talk.ts';
+import { MAX_SMALL_TALK_WORDS, smallTalk, smallTalkLanguage } from './small-talk.ts';
+
+const SMALL_TALK_REPLIES = PHRASES.english.smallTalk;
 
 describe('smallTalk', () => {
   it.each([
@@ -78,11 +81,28 @@ describe('the built-in answerer and small talk', () => {
     expect(answer.citedIds).toEqual(['1']);
   });
 
-  it('counts a small-talk reply as not answered', () => {
-    for (const reply of Object.values(SMALL_TALK_REPLIES)) {
-      expect(isSmallTalkReply(reply)).toBe(true);
-      expect(declines(reply)).toBe(true);
-    }
+  it('counts a small-talk reply, in any language, as not answered', () => {
+    for (const phrases of Object.values(PHRASES))
+      for (const reply of Object.values(phrases.smallTalk)) {
+        expect(isSmallTalkReply(reply)).toBe(true);
+        expect(declines(reply)).toBe(true);
+      }
     expect(isSmallTalkReply(`${SMALL_TALK_REPLIES.thanks} More.`)).toBe(false);
+  });
+
+  it.each([
+    ['merci beaucoup', 'french', 'thanks'],
+    ['Bonjour', 'french', 'greeting'],
+    ['hola', 'spanish', 'greeting'],
+    ['buenas noches', 'spanish', 'greeting'],
+    ['obrigado!', 'portuguese', 'thanks'],
+    ['Guten Tag', 'german', 'greeting'],
+    ['vielen Dank!', 'german', 'thanks'],
+    ['thanks, bye', 'english', 'thanks'],
+    ['ciao', 'english', 'greeting'],
+  ] as const)('replies to %j in %s', (message, language, kind) => {
+    expect(smallTalkLanguage(message)).toBe(language === 'english' ? null : language);
+    expect(replyLanguage(message)).toBe(language);
+    expect(composeAnswer(message, sources).text).toBe(PHRASES[language].smallTalk[kind]);
   });
 });

@@ -5,7 +5,9 @@
  * model answers them itself. Recognised by words only, in the docs' usual languages, never by meaning:
  * one word outside these lists ("hi, how do I install?") makes it a question.
  */
+
 import { words } from './answer-text.ts';
+import type { ReplyLanguage } from './answerer-phrases.ts';
 
 export type SmallTalkKind = 'greeting' | 'thanks' | 'goodbye';
 
@@ -57,13 +59,29 @@ const KINDS = new Map<string, SmallTalkKind>();
 for (const [kind, list] of Object.entries(KIND_WORDS) as [SmallTalkKind, string][])
   for (const word of list.split(/\s+/)) if (word.length > 0) KINDS.set(word, kind);
 
-/** What the built-in answerer says to each kind: it points the reader back at asking about the docs. */
-export const SMALL_TALK_REPLIES: Record<SmallTalkKind, string> = {
-  greeting:
-    'Hello! I answer questions about this documentation. Ask me how to do something, what a setting does, or paste an error message.',
-  thanks: "You're welcome! Ask me anything else about this documentation.",
-  goodbye: 'Goodbye! Come back with any question about this documentation.',
+/** The language of the small-talk words that are not English (for the reply's language). */
+const WORD_LANGUAGES: Record<Exclude<ReplyLanguage, 'english'>, string> = {
+  french: 'bonjour bonsoir salut coucou merci',
+  spanish: 'hola gracias adios adiós',
+  portuguese: 'olá ola oi obrigado obrigada tchau',
+  german: 'hallo moin servus danke tschüss tschuss',
 };
+const PAIR_LANGUAGES: Record<string, ReplyLanguage> = {
+  'guten morgen': 'german',
+  'guten tag': 'german',
+  'vielen dank': 'german',
+  'bom dia': 'portuguese',
+  'boa tarde': 'portuguese',
+  'boa noite': 'portuguese',
+  'buenos días': 'spanish',
+  'buenos dias': 'spanish',
+  'buenas tardes': 'spanish',
+  'buenas noches': 'spanish',
+  'au revoir': 'french',
+};
+const LANGUAGE_OF = new Map<string, ReplyLanguage>(Object.entries(PAIR_LANGUAGES));
+for (const [language, list] of Object.entries(WORD_LANGUAGES) as [ReplyLanguage, string][])
+  for (const word of list.split(/\s+/)) if (word.length > 0) LANGUAGE_OF.set(word, language);
 
 /**
  * The kind of small talk `message` is, or null when it is (also) a question. The first kind word
@@ -84,7 +102,13 @@ export function smallTalk(message: string): SmallTalkKind | null {
   return kind;
 }
 
-/** Whether `text` is one of the fixed small-talk replies (so it is not counted as an answer). */
-export function isSmallTalkReply(text: string): boolean {
-  return Object.values(SMALL_TALK_REPLIES).includes(text);
+/** The language of the message's first greeting, thanks or goodbye not in English ("merci", "guten Tag"). */
+export function smallTalkLanguage(message: string): ReplyLanguage | null {
+  const all = words(message);
+  for (let i = 0; i < all.length; i++) {
+    const pair = i + 1 < all.length ? LANGUAGE_OF.get(`${all[i]} ${all[i + 1]}`) : undefined;
+    const language = pair ?? LANGUAGE_OF.get(all[i] as string);
+    if (language !== undefined) return language;
+  }
+  return null;
 }
