@@ -11,9 +11,11 @@ const key = (generation: number, name = 'Acme') => ({
 });
 
 const template = (head: string, generation: number): LlmsTemplate => ({
-  head: Buffer.from(head),
-  units: [],
-  bytes: Buffer.byteLength(head),
+  data: Buffer.from(head),
+  headBytes: Buffer.byteLength(head),
+  pieceEnds: new Uint32Array(0),
+  unitPieces: Uint32Array.of(0),
+  unitIsPage: new Uint8Array(0),
   generation,
   total: 0,
   verb: 'listed',
@@ -32,7 +34,7 @@ describe('LlmsTextCache', () => {
     const texts = await Promise.all([1, 2, 3].map(() => cache.get(key(3), generate)));
     await cache.get(key(3), generate);
     expect(runs).toBe(1);
-    expect(texts.map((t) => t?.head.toString())).toEqual(['# Acme\n', '# Acme\n', '# Acme\n']);
+    expect(texts.map((t) => t?.data.toString())).toEqual(['# Acme\n', '# Acme\n', '# Acme\n']);
   });
 
   it('generates again after an ingestion or a rename, and keeps no answer that there is no site', async () => {
@@ -40,8 +42,8 @@ describe('LlmsTextCache', () => {
     let runs = 0;
     const generate = async (): Promise<LlmsTemplate> => template(`run ${++runs}`, 3);
     await cache.get(key(3), generate);
-    expect((await cache.get(key(4), generate))?.head.toString()).toBe('run 2');
-    expect((await cache.get(key(4, 'Acme Docs'), generate))?.head.toString()).toBe('run 3');
+    expect((await cache.get(key(4), generate))?.data.toString()).toBe('run 2');
+    expect((await cache.get(key(4, 'Acme Docs'), generate))?.data.toString()).toBe('run 3');
     let missing = 0;
     const none = async () => {
       missing++;

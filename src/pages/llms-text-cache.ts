@@ -21,7 +21,14 @@ export class LlmsTextCache {
   constructor(maxBytes = MAX_LLMS_CACHE_BYTES) {
     this.#cache = new LRUCache({
       maxSize: maxBytes,
-      sizeCalculation: (value) => Math.max(1, value.bytes),
+      sizeCalculation: (value) =>
+        Math.max(
+          1,
+          value.data.length +
+            value.pieceEnds.byteLength +
+            value.unitPieces.byteLength +
+            value.unitIsPage.length,
+        ),
       fetchMethod: (_key, _stale, { context }) => context(),
     });
   }

@@ -64,17 +64,21 @@ function pageMarkdownPath(domain: string, path: string): string {
 
 /**
  * A generated file without Docent's address, which comes from each request when no public URL is
- * set: read and rendered once per site and generation, and kept encoded, it becomes any address's text
- * by copying bytes (renderLlmsText), so a request naming a new Host costs milliseconds, not a read of
- * every page (bench:llms prints both).
+ * set: read and rendered once per site and generation, and kept encoded in one buffer, it becomes any
+ * address's text by copying bytes (renderLlmsText), so a request naming a new Host costs milliseconds,
+ * not a read of every page (bench:llms prints both).
  */
 export interface LlmsTemplate {
-  /** `# name` and the summary, always written. */
-  head: Buffer;
-  /** In order; the text ends before the first that does not fit. */
-  units: LlmsUnit[];
-  /** UTF-8 bytes of head and units. */
-  bytes: number;
+  /** `# name` and the summary, always written, then every unit's pieces, UTF-8 encoded. */
+  data: Buffer;
+  /** Where the head ends in `data`. */
+  headBytes: number;
+  /** End offset in `data` of each piece; Docent's address goes between consecutive pieces of a unit. */
+  pieceEnds: Uint32Array;
+  /** Index of each unit's first piece, and one past the last unit's last. */
+  unitPieces: Uint32Array;
+  /** Units that are pages (counted in the text's pages), not section headings. */
+  unitIsPage: Uint8Array;
   generation: number;
   /** Pages the site has. */
   total: number;
@@ -83,39 +87,45 @@ export interface LlmsTemplate {
   maxBytes: number;
 }
 
-interface LlmsUnit {
-  /** UTF-8 encoded; Docent's address goes between consecutive pieces. */
-  pieces: Buffer[];
-  /** Bytes of the pieces alone. */
-  bytes: number;
-  /** A page (counted in the text's pages), not a section heading. */
-  page: boolean;
-}
-
-/** The template's text for one address: the same text a generation for that address would write. */
+/**
+ * The template's text for one address: the same text a generation for that address would write, units
+ * in order until the first that does not fit.
+ */
 export function renderLlmsText(template: LlmsTemplate, docentUrl: string): LlmsText {
+  const { data, headBytes, pieceEnds, unitPieces, unitIsPage } = template;
   const origin = Buffer.from(withoutSlash(docentUrl), 'utf8');
   const limit = template.maxBytes - CUT_NOTICE_BYTES;
-  const parts = [template.head];
-  let bytes = template.head.length;
+  let bytes = headBytes;
+  let units = 0;
   let pages = 0;
-  for (const unit of template.units) {
-    const size = unit.bytes + (unit.pieces.length - 1) * origin.length;
+  for (; units < unitIsPage.length; units++) {
+    const first = unitPieces[units] as number;
+    const end = unitPieces[units + 1] as number;
+    const pieceBytes =
+      (pieceEnds[end - 1] as number) - (first === 0 ? headBytes : (pieceEnds[first - 1] as number));
+    const size = pieceBytes + (end - first - 1) * origin.length;
     if (bytes + size > limit) break;
-    unit.pieces.forEach((piece, i) => {
-      if (i > 0) parts.push(origin);
-      parts.push(piece);
-    });
     bytes += size;
-    if (unit.page) pages++;
+    pages += unitIsPage[units] as number;
   }
   const cut = pages < template.total;
-  if (cut) {
-    const max = template.maxBytes.toLocaleString('en-US');
-    const notice = `\nThis file was cut at its ${max}-byte limit: ${pages} of ${template.total} pages ${template.verb}.\n`;
-    parts.push(Buffer.from(notice, 'utf8'));
+  const notice = cut
+    ? Buffer.from(
+        `\nThis file was cut at its ${template.maxBytes.toLocaleString('en-US')}-byte limit: ${pages} of ${template.total} pages ${template.verb}.\n`,
+        'utf8',
+      )
+    : undefined;
+  const body = Buffer.allocUnsafe(bytes + (notice?.length ?? 0));
+  let at = data.copy(body, 0, 0, headBytes);
+  let from = headBytes;
+  for (let unit = 0; unit < units; unit++) {
+    for (let piece = unitPieces[unit] as number; piece < (unitPieces[unit + 1] as number); piece++) {
+      if (piece !== unitPieces[unit]) at += origin.copy(body, at);
+      at += data.copy(body, at, from, pieceEnds[piece]);
+      from = pieceEnds[piece] as number;
+    }
   }
-  const body = Buffer.concat(parts);
+  notice?.copy(body, at);
   return {
     body,
     get text() {
@@ -130,26 +140,46 @@ export function renderLlmsText(template: LlmsTemplate, docentUrl: string): LlmsT
 
 /** Units are taken while their pieces alone fit: no address, however short, fits more. */
 class TemplateBuilder {
-  readonly head: Buffer;
-  readonly units: LlmsUnit[] = [];
-  bytes: number;
+  readonly #chunks: Buffer[] = [];
+  readonly #pieceEnds: number[] = [];
+  readonly #unitPieces: number[] = [0];
+  readonly #unitIsPage: number[] = [];
+  readonly #headBytes: number;
+  #bytes: number;
 
   constructor(
     head: string,
     readonly limit: number,
   ) {
-    this.head = Buffer.from(head, 'utf8');
-    this.bytes = this.head.length;
+    const encoded = Buffer.from(head, 'utf8');
+    this.#chunks.push(encoded);
+    this.#headBytes = this.#bytes = encoded.length;
   }
 
   /** False, and nothing taken, once no address could fit the unit. */
   add(texts: string[], page: boolean): boolean {
     const pieces = texts.map((text) => Buffer.from(text, 'utf8'));
     const bytes = pieces.reduce((sum, piece) => sum + piece.length, 0);
-    if (this.bytes + bytes > this.limit) return false;
-    this.units.push({ pieces, bytes, page });
-    this.bytes += bytes;
+    if (this.#bytes + bytes > this.limit) return false;
+    for (const piece of pieces) {
+      this.#chunks.push(piece);
+      this.#bytes += piece.length;
+      this.#pieceEnds.push(this.#bytes);
+    }
+    this.#unitPieces.push(this.#pieceEnds.length);
+    this.#unitIsPage.push(page ? 1 : 0);
     return true;
+  }
+
+  template(fields: Pick<LlmsTemplate, 'generation' | 'total' | 'verb' | 'maxBytes'>): LlmsTemplate {
+    return {
+      data: Buffer.concat(this.#chunks, this.#bytes),
+      headBytes: this.#headBytes,
+      pieceEnds: Uint32Array.from(this.#pieceEnds),
+      unitPieces: Uint32Array.from(this.#unitPieces),
+      unitIsPage: Uint8Array.from(this.#unitIsPage),
+      ...fields,
+    };
   }
 }
 
@@ -178,8 +208,7 @@ export async function readLlmsTxtTemplate(
         if (!out.add([`- [${linkText(page.title)}](`, `${path})${description}\n`], true)) break sections;
       }
     }
-    const { head, units, bytes } = out;
-    return { head, units, bytes, generation, total: pages.length, verb: 'listed', maxBytes };
+    return out.template({ generation, total: pages.length, verb: 'listed', maxBytes });
   });
 }
 
@@ -215,8 +244,7 @@ export async function readLlmsFullTemplate(
         if (!out.add(['\nSource: ', `${path}\n\n${renderPageMarkdown(page)}`], true)) break batches;
       }
     }
-    const { head, units, bytes } = out;
-    return { head, units, bytes, generation, total: pages.length, verb: 'included', maxBytes };
+    return out.template({ generation, total: pages.length, verb: 'included', maxBytes });
   });
 }
 
