@@ -175,7 +175,16 @@ describe('loadConfig: models', () => {
     [{ DOCENT_MODEL: 'openai-responses:gpt-5-mini' }, /OPENAI_API_KEY: required/],
     [{ DOCENT_MODEL: 'bedrock:amazon.nova-lite-v1:0' }, /AWS_REGION: required/],
     [
+      { DOCENT_MODEL: 'bedrock:amazon.nova-lite-v1:0', AWS_REGION: 'us-east-1' },
+      /AWS_ACCESS_KEY_ID: required .*AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK/,
+    ],
+    // The half of the key pair that is missing is named, not the one that is set.
+    [
       { DOCENT_MODEL: 'bedrock:amazon.nova-lite-v1:0', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'AKID' },
+      /AWS_SECRET_ACCESS_KEY: required .*AWS_ACCESS_KEY_ID, or AWS_BEARER_TOKEN_BEDROCK/,
+    ],
+    [
+      { DOCENT_MODEL: 'bedrock:amazon.nova-lite-v1:0', AWS_REGION: 'us-east-1', AWS_SECRET_ACCESS_KEY: 's' },
       /AWS_ACCESS_KEY_ID: required .*AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK/,
     ],
     [{ AWS_REGION: 'mars' }, /AWS_REGION: must be an AWS region/],

@@ -101,12 +101,20 @@ export const HOSTED_PROVIDERS: Record<HostedProvider, HostedProviderDefinition> 
       ...needs(bedrock.region, 'AWS_REGION', 'the Bedrock region, e.g. us-east-1'),
       ...(bedrock.apiKey !== null || (bedrock.accessKeyId !== null && bedrock.secretAccessKey !== null)
         ? []
-        : [
-            {
-              variable: 'AWS_ACCESS_KEY_ID',
-              why: 'with AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK instead',
-            },
-          ]),
+        : // Name the half of the pair that is missing, not one that is set.
+          bedrock.accessKeyId !== null
+          ? [
+              {
+                variable: 'AWS_SECRET_ACCESS_KEY',
+                why: 'with AWS_ACCESS_KEY_ID, or AWS_BEARER_TOKEN_BEDROCK instead',
+              },
+            ]
+          : [
+              {
+                variable: 'AWS_ACCESS_KEY_ID',
+                why: 'with AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK instead',
+              },
+            ]),
     ],
     create: async (modelId, { bedrock }, fetch) =>
       (await import('@ai-sdk/amazon-bedrock')).createAmazonBedrock({
