@@ -35,10 +35,13 @@ const errorDescriptions: Record<number, string> = {
   503: 'A dependency (database, Redis) is unavailable',
 };
 
-/** The standard error responses, for an operation's `responses`. */
+/**
+ * The standard error responses, for an operation's `responses`; 503 on every operation, since any of
+ * them answers it while the database (or Redis, where it counts requests) cannot be reached.
+ */
 export function errorResponses(...statuses: number[]): RouteConfig['responses'] {
   return Object.fromEntries(
-    statuses.map((status) => [
+    [...new Set([...statuses, 503])].map((status) => [
       status,
       {
         description: errorDescriptions[status] ?? 'Error',

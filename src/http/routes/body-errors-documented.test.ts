@@ -60,3 +60,17 @@ describe('every route that reads a JSON body', () => {
       expect(Object.keys(operation.responses), name).toEqual(expect.arrayContaining(['413', '415']));
   });
 });
+
+describe('every route in /openapi.json', () => {
+  const owner = useOwnerApp('owner');
+
+  it('documents 503, which any of them answers while the database cannot be reached', async () => {
+    const document = (await (await owner.app.request('http://localhost/openapi.json')).json()) as Document;
+    const operations = Object.entries(document.paths).flatMap(([path, byMethod]) =>
+      Object.entries(byMethod).map(([method, operation]) => ({ name: `${method} ${path}`, operation })),
+    );
+    expect(operations.length).toBeGreaterThan(30);
+    for (const { name, operation } of operations)
+      expect(Object.keys(operation.responses), name).toContain('503');
+  });
+});
