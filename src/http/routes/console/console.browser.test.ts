@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -21,6 +22,18 @@ import { testChromiumPath } from '../../../testing/services.ts';
 
 const chromiumPath = testChromiumPath();
 const screenshots = path.join(repoRoot, 'docs', 'images');
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it is now, one line each. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated, not added as a script tag: the console's CSP refuses inline scripts, rightly.
+  await page.evaluate(axeSource);
+  return (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
+  )) as string[];
+}
 
 /** A docs folder whose navigation names a page that is not there: one warning per ingestion. */
 function docsWithWarning(): string {
@@ -552,5 +565,88 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await page.goto(`${server.baseUrl}/console/conversations?q=sensors`);
     expect(await lines(6), 'page beside an everyday question').toBe(1);
     await wide.close();
+  });
+
+  it('has no serious or critical accessibility violation (axe-core) on any screen, light, dark and on a phone', async () => {
+    // An open feedback item and a thread of their own, whatever the tests before left.
+    const asked = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-a11y',
+        currentPath: 'keys',
+        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'How do I rotate keys?' }] }],
+      }),
+    });
+    const stream = await asked.text();
+    const threadId = stream.match(/"threadId":"(thr_\w+)"/)?.[1] ?? '';
+    await fetch(`${server.baseUrl}/v2/assistant/acme/feedback`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-a11y',
+        threadId,
+        threadKey: stream.match(/"threadKey":"(thk_\w+)"/)?.[1] ?? '',
+        messageId: stream.match(/"messageId":"(msg_\w+)"/)?.[1] ?? '',
+        rating: 'down',
+        comment: 'Which command?',
+      }),
+    });
+    const modes: [string, Parameters<Browser['newContext']>[0]][] = [
+      ['light', { viewport: { width: 1280, height: 900 }, colorScheme: 'light' }],
+      ['dark', { viewport: { width: 1280, height: 900 }, colorScheme: 'dark' }],
+      // A small phone: tables wider than the screen scroll inside themselves.
+      ['phone', { viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true }],
+    ];
+    const found: string[] = [];
+    for (const [mode, options] of modes) {
+      context = await browser.newContext(options);
+      const page = await context.newPage();
+      const check = async (screen: string) => {
+        for (const violation of await seriousViolations(page)) found.push(`${mode} ${screen}: ${violation}`);
+      };
+      await page.goto(`${server.baseUrl}/console/login`);
+      await check('sign-in');
+      await page.getByLabel('Admin key').fill('svc_not-a-key');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').waitFor();
+      await check('sign-in refused');
+      await signIn(page, server, adminKey);
+      await page.locator('[data-chart] canvas').first().waitFor();
+      await check('overview');
+      await page.goto(`${server.baseUrl}/console/sites/acme`);
+      const job = (await page.locator('a[href*="/jobs/"]').first().getAttribute('href')) ?? '';
+      for (const screen of [
+        '/console/conversations',
+        `/console/conversations/${threadId}`,
+        '/console/gaps',
+        '/console/questions',
+        '/console/pages',
+        '/console/feedback',
+        '/console/feedback?show=resolved',
+        '/console/sites',
+        '/console/sites/acme',
+        job,
+        '/console/keys',
+        '/console/usage',
+        '/console/sites/no-such-site',
+      ]) {
+        await page.goto(`${server.baseUrl}${screen}`);
+        await page.waitForLoadState('load');
+        await check(screen);
+      }
+      await page.goto(`${server.baseUrl}/console/sites/acme`);
+      await page.getByLabel(/Allowed origins/).fill('not an origin');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByRole('alert').waitFor();
+      await check('settings refused');
+      await page.goto(`${server.baseUrl}/console/keys`);
+      await page.getByLabel('Kind').selectOption('admin');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByTestId('new-key').waitFor();
+      await check('key created');
+      await context.close();
+    }
+    expect(found).toEqual([]);
   });
 });
