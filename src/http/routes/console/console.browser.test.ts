@@ -35,6 +35,34 @@ async function seriousViolations(page: Page): Promise<string[]> {
   )) as string[];
 }
 
+/** Presses Tab (or Shift+Tab) until the focused element's name or label matches, and checks that focus is seen. */
+async function tabTo(page: Page, name: RegExp, options: { back?: boolean } = {}): Promise<void> {
+  for (let presses = 0; presses < 60; presses++) {
+    await page.keyboard.press(options.back ? 'Shift+Tab' : 'Tab');
+    const focused = (await page.evaluate(`(() => {
+      const e = document.activeElement;
+      const style = getComputedStyle(e);
+      const label = e.labels && e.labels[0] ? e.labels[0].textContent : '';
+      return {
+        name: (e.getAttribute('aria-label') || label || e.textContent || '').trim().replace(/\\s+/g, ' '),
+        seen: style.outlineStyle !== 'none' || style.boxShadow !== 'none',
+      };
+    })()`)) as { name: string; seen: boolean };
+    if (name.test(focused.name)) {
+      expect(focused.seen, `focus on ${focused.name} is visible`).toBe(true);
+      return;
+    }
+  }
+  throw new Error(`Tab never reached ${name}`);
+}
+
+/** Presses a key that sends a form or follows a link, and waits for the page it leads to. */
+async function pressAndLoad(page: Page, key: string): Promise<void> {
+  const loaded = page.waitForEvent('load');
+  await page.keyboard.press(key);
+  await loaded;
+}
+
 /** A docs folder whose navigation names a page that is not there: one warning per ingestion. */
 function docsWithWarning(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-console-docs-'));
@@ -648,5 +676,155 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
       await context.close();
     }
     expect(found).toEqual([]);
+  });
+
+  it('can be used with the keyboard alone, errors said with their fields, progress in a live region', async () => {
+    const asked = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-keyboard',
+        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Can I type everything?' }] }],
+      }),
+    });
+    const stream = await asked.text();
+    const threadId = stream.match(/"threadId":"(thr_\w+)"/)?.[1] ?? '';
+    await fetch(`${server.baseUrl}/v2/assistant/acme/feedback`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-keyboard',
+        threadId,
+        threadKey: stream.match(/"threadKey":"(thk_\w+)"/)?.[1] ?? '',
+        messageId: stream.match(/"messageId":"(msg_\w+)"/)?.[1] ?? '',
+        rating: 'down',
+        comment: 'Typed by keyboard.',
+      }),
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    /** The focused element: its name, and what a screen reader is told about it being wrong. */
+    const focused = () =>
+      page.evaluate(`(() => {
+        const e = document.activeElement;
+        const ids = (e.getAttribute('aria-describedby') || '').split(' ').filter(Boolean);
+        return {
+          tag: e.tagName,
+          name: e.getAttribute('name'),
+          id: e.id,
+          invalid: e.getAttribute('aria-invalid'),
+          description: ids.map((id) => document.getElementById(id)?.textContent.trim()).join(' '),
+        };
+      })()`) as Promise<Record<string, string | null>>;
+
+    // Sign in: a refused key is said with the field, which keeps the cursor.
+    await page.goto(`${server.baseUrl}/console/login`);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('svc_not-a-key');
+    await pressAndLoad(page, 'Enter');
+    expect(await focused()).toEqual({
+      tag: 'INPUT',
+      name: 'key',
+      id: 'key',
+      invalid: 'true',
+      description: 'That is not a live admin key of any organization.',
+    });
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(adminKey);
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).pathname).toBe('/console');
+
+    await tabTo(page, /^Site/);
+    // Change the period (the menu's arrow keys), then Apply.
+    await tabTo(page, /^Period/);
+    await page.keyboard.press('ArrowDown');
+    await tabTo(page, /^Apply$/);
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).searchParams.get('period')).toBe('30d');
+    // The chart has its words: a named figure, and the same numbers in the table after it.
+    expect(await page.locator('figure[data-chart]').getAttribute('aria-label')).toBeTruthy();
+
+    // Conversations: filter by words, open the thread, delete it after its confirmation.
+    await tabTo(page, /^Conversations$/);
+    await pressAndLoad(page, 'Enter');
+    await tabTo(page, /^Search questions/);
+    await page.keyboard.type('type everything');
+    await pressAndLoad(page, 'Enter');
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    await tabTo(page, /^Can I type everything\?$/);
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).pathname).toBe(`/console/conversations/${threadId}`);
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await tabTo(page, /^Delete this conversation$/);
+    await page.keyboard.press('Enter');
+    expect(new URL(page.url()).pathname).toBe(`/console/conversations/${threadId}`);
+
+    // Feedback: mark the item resolved (before its thread goes).
+    await page.goto(`${server.baseUrl}/console/feedback`);
+    const item = page.locator('.card', { hasText: 'Typed by keyboard.' });
+    expect(await item.count()).toBe(1);
+    await item.getByRole('button', { name: 'Mark resolved' }).focus();
+    await pressAndLoad(page, 'Enter');
+    expect(await page.locator('.card', { hasText: 'Typed by keyboard.' }).count()).toBe(0);
+
+    await page.goto(`${server.baseUrl}/console/conversations/${threadId}`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await tabTo(page, /^Delete this conversation$/);
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).pathname).toBe('/console/conversations');
+
+    // Keys: a refused name is said with its field; then create a key and revoke it.
+    await tabTo(page, /^Keys$/);
+    await pressAndLoad(page, 'Enter');
+    await tabTo(page, /^Name/);
+    await page.keyboard.insertText('x'.repeat(201));
+    await pressAndLoad(page, 'Enter');
+    const refusedName = await focused();
+    expect(refusedName).toMatchObject({ name: 'name', invalid: 'true' });
+    expect(refusedName.description).toMatch(/^The name /);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('typed key');
+    await tabTo(page, /^Create key$/);
+    await pressAndLoad(page, 'Enter');
+    const created = (await page.getByTestId('new-key').innerText()).trim();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await tabTo(page, new RegExp(`^Revoke svc_dsc_…${created.slice(-4)}$`));
+    await pressAndLoad(page, 'Enter');
+    expect(await page.locator('.notice').innerText()).toContain('Key revoked');
+
+    // Site settings: a refused value is said with its field, which has the cursor; fixed, it saves.
+    await page.goto(`${server.baseUrl}/console/sites/acme`);
+    await tabTo(page, /^Allowed origins/);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('not an origin');
+    await tabTo(page, /^Save settings$/);
+    await pressAndLoad(page, 'Enter');
+    const refusedOrigin = await focused();
+    expect(refusedOrigin).toMatchObject({ tag: 'TEXTAREA', name: 'allowedOrigins', invalid: 'true' });
+    expect(refusedOrigin.description).toMatch(/^Allowed origins, line 1: /);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await tabTo(page, /^Save settings$/);
+    await pressAndLoad(page, 'Enter');
+    expect(page.url()).toContain('saved=1');
+
+    // Re-ingest: the ingestion's page follows it in a polite live region.
+    await tabTo(page, /^Re-ingest now$/);
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).pathname).toMatch(/\/console\/sites\/acme\/jobs\//);
+    expect(await page.locator('[data-job-field=status]').locator('xpath=..').getAttribute('aria-live')).toBe(
+      'polite',
+    );
+    await expect
+      .poll(async () => (await page.locator('[data-job-field=status]').innerText()).trim(), {
+        timeout: 30_000,
+      })
+      .toBe('success');
+
+    // Sign out, back past the page's links.
+    await tabTo(page, /^Sign out$/, { back: true });
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).pathname).toBe('/console/login');
+    await context.close();
   });
 });

@@ -53,7 +53,7 @@ button{margin-top:1rem;width:100%;padding:.6rem;border:0;border-radius:6px;backg
               kept in the browser.
             </p>
             {props.error ? (
-              <div class="error" role="alert">
+              <div class="error" role="alert" id="key-error">
                 {props.error}
               </div>
             ) : null}
@@ -65,6 +65,10 @@ button{margin-top:1rem;width:100%;padding:.6rem;border:0;border-radius:6px;backg
               autocomplete="off"
               required
               maxlength={MAX_SIGN_IN_KEY_CHARS}
+              // A refused key: the field says so and is where the cursor is, ready for another.
+              {...(props.error
+                ? { 'aria-invalid': 'true', 'aria-describedby': 'key-error', autofocus: true }
+                : {})}
             />
             <button type="submit">Sign in</button>
           </form>
