@@ -45,6 +45,7 @@ td,.card{overflow-wrap:anywhere}td.word{overflow-wrap:break-word}td.path{min-wid
 .msg .answer pre{font:13px/1.45 ui-monospace,monospace;background:#f3f4f6;padding:.5rem .7rem;border-radius:6px}
 .msg .answer code{font-family:ui-monospace,monospace;font-size:.9em}.chart{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.6rem;margin-top:1rem;min-height:260px}
 .when{white-space:nowrap}main a[aria-current=page]{font-weight:650;color:#111827;text-decoration:none}
+.skip{position:absolute;left:.5rem;top:-3rem;z-index:10;background:#fff;color:#1d4ed8;padding:.4rem .8rem;border-radius:6px}.skip:focus{top:.5rem}main:focus{outline:none}
 .stack>*+*{margin-top:.6rem}.row{display:flex;gap:.6rem;align-items:center;flex-wrap:wrap}
 @media (max-width:760px){header.top{padding:.6rem .8rem}.shell{flex-direction:column}
 nav.side{flex:none;display:flex;gap:.2rem;overflow-x:auto;padding:.4rem .6rem;border-right:0;border-bottom:1px solid #e5e7eb}
@@ -72,6 +73,10 @@ export function Layout(props: {
         {props.scriptSrc ? <script src={props.scriptSrc} defer /> : null}
       </head>
       <body>
+        {/* The first Tab stop: past the top bar and the screens' links (ten stops) to the page itself. */}
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="top">
           <strong>Docent console</strong>
           <span class="org">{props.session.organization.name}</span>
@@ -88,7 +93,7 @@ export function Layout(props: {
               </a>
             ))}
           </nav>
-          <main>
+          <main id="main" tabindex={-1}>
             <h1>{props.title}</h1>
             {props.children}
             {/* Ranges, days and times are read and shown in UTC everywhere, whatever the owner's zone. */}
