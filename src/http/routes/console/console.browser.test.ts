@@ -35,7 +35,10 @@ async function seriousViolations(page: Page): Promise<string[]> {
   )) as string[];
 }
 
-/** Presses Tab (or Shift+Tab) until the focused element's name or label matches, and checks that focus is seen. */
+/**
+ * Presses Tab (or Shift+Tab) until the focused element's name or label, and " | " and its description,
+ * match, and checks that focus is seen.
+ */
 async function tabTo(page: Page, name: RegExp, options: { back?: boolean } = {}): Promise<void> {
   for (let presses = 0; presses < 60; presses++) {
     await page.keyboard.press(options.back ? 'Shift+Tab' : 'Tab');
@@ -43,8 +46,11 @@ async function tabTo(page: Page, name: RegExp, options: { back?: boolean } = {})
       const e = document.activeElement;
       const style = getComputedStyle(e);
       const label = e.labels && e.labels[0] ? e.labels[0].textContent : '';
+      const described = (e.getAttribute('aria-describedby') || '').split(' ').filter(Boolean)
+        .map((id) => document.getElementById(id)?.textContent).join(' ');
+      const name = (e.getAttribute('aria-label') || label || e.textContent || '').trim();
       return {
-        name: (e.getAttribute('aria-label') || label || e.textContent || '').trim().replace(/\\s+/g, ' '),
+        name: (described ? name + ' | ' + described : name).replace(/\\s+/g, ' ').trim(),
         seen: style.outlineStyle !== 'none' || style.boxShadow !== 'none',
       };
     })()`)) as { name: string; seen: boolean };
@@ -766,9 +772,8 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
 
     // Feedback: mark the item resolved (before its thread goes).
     await page.goto(`${server.baseUrl}/console/feedback`);
-    const item = page.locator('.card', { hasText: 'Typed by keyboard.' });
-    expect(await item.count()).toBe(1);
-    await item.getByRole('button', { name: 'Mark resolved' }).focus();
+    // Each item's button says which question it is about (there is one "Mark resolved" per item).
+    await tabTo(page, /^Mark resolved \| Q: Can I type everything\?$/);
     await pressAndLoad(page, 'Enter');
     expect(await page.locator('.card', { hasText: 'Typed by keyboard.' }).count()).toBe(0);
 
