@@ -602,7 +602,19 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
   });
 
   it('has no serious or critical accessibility violation (axe-core) on any screen, light, dark and on a phone', async () => {
-    // An open feedback item and a thread of their own, whatever the tests before left.
+    // A question no page answers (a coverage gap), an open feedback item and a thread of their own,
+    // whatever the tests before left.
+    const unanswerable = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-a11y',
+        messages: [
+          { id: 'm1', role: 'user', parts: [{ type: 'text', text: 'What is the weather on Mars?' }] },
+        ],
+      }),
+    });
+    await unanswerable.text();
     const asked = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
@@ -668,6 +680,15 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
         await page.goto(`${server.baseUrl}${screen}`);
         await page.waitForLoadState('load');
         await check(screen);
+      }
+      // Each group of questions is a heading, as it looks: a screen reader moves between them by heading.
+      for (const screen of ['/console/questions', '/console/gaps']) {
+        await page.goto(`${server.baseUrl}${screen}`);
+        const groups = await page.locator('main .card').count();
+        expect(groups, screen).toBeGreaterThan(0);
+        expect(await page.locator('main .card').getByRole('heading', { level: 2 }).count(), screen).toBe(
+          groups,
+        );
       }
       await page.goto(`${server.baseUrl}/console/sites/acme`);
       await page.getByLabel(/Allowed origins/).fill('not an origin');

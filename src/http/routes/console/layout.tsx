@@ -24,7 +24,7 @@ header.top button{background:transparent;color:#e5e7eb;border:1px solid #475569;
 .shell{display:flex;min-height:calc(100vh - 52px)}nav.side{flex:0 0 13rem;padding:1rem;background:#fff;border-right:1px solid #e5e7eb}
 nav.side a{display:block;padding:.4rem .6rem;border-radius:6px;color:#1f2937;text-decoration:none}
 nav.side a[aria-current=page]{background:#e0e7ff;color:#1e3a8a;font-weight:600}
-main{flex:1;min-width:0;padding:1.2rem 1.8rem 4rem}h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.1rem;margin:1.6rem 0 .6rem}
+main{flex:1;min-width:0;padding:1.2rem 1.8rem 4rem}h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.1rem;margin:1.6rem 0 .6rem}h2.group{font-size:1em;margin:0}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr));gap:.8rem}
 .card{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.8rem 1rem}.card .label{color:#4b5563;font-size:.85rem}
 .card .value{font-size:1.5rem;font-weight:650}table{width:100%;border-collapse:collapse;background:#fff;border:1px solid #e5e7eb;border-radius:10px}
