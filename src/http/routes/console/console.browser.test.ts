@@ -210,14 +210,14 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await page.goto(`${server.baseUrl}/console/keys`);
     await page.getByLabel('Name').fill('docs widget');
     await page.getByRole('button', { name: 'Create key' }).click();
-    const created = (await page.getByTestId('new-key').innerText()).trim();
+    const created = await page.getByTestId('new-key').inputValue();
     expect(created).toMatch(/^svc_dsc_\w{32}$/);
     const works = await fetch(`${server.baseUrl}/v2/assistant/acme/config`, {
       headers: { Authorization: `Bearer ${created}` },
     });
     expect(works.status).toBe(200);
     // With the tag that puts the widget on the site's pages, ready to paste.
-    expect((await page.getByTestId('widget-tag').innerText()).trim()).toBe(
+    expect((await page.getByTestId('widget-tag').inputValue()).trim()).toBe(
       `<script src="${server.baseUrl}/widget.js" data-domain="acme" data-key="${created}" defer></script>`,
     );
     await page.screenshot({ path: path.join(screenshots, 'console-keys.png'), fullPage: true });
@@ -817,7 +817,14 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await page.keyboard.type('typed key');
     await tabTo(page, /^Create key$/);
     await pressAndLoad(page, 'Enter');
-    const created = (await page.getByTestId('new-key').innerText()).trim();
+    // The key, shown once, is reached with Tab and selected whole with Ctrl+A, ready to copy.
+    await tabTo(page, /^Copy this key now/);
+    await page.keyboard.press('Control+A');
+    const created = (await page.evaluate(
+      'document.activeElement.value.slice(document.activeElement.selectionStart, document.activeElement.selectionEnd)',
+    )) as string;
+    expect(created).toBe(await page.getByTestId('new-key').inputValue());
+    expect(created).toMatch(/^svc_dsc_\w{32}$/);
     page.once('dialog', (dialog) => void dialog.accept());
     await tabTo(page, new RegExp(`^Revoke svc_dsc_…${created.slice(-4)}$`));
     await pressAndLoad(page, 'Enter');

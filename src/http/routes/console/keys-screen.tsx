@@ -51,16 +51,22 @@ export function keysScreen(deps: {
       <Layout title="Keys" session={session} active="keys" scriptSrc={deps.scriptSrc}>
         {notice.secret ? (
           <div class="notice" aria-live="polite" data-form-result>
-            <strong>Copy this key now: it is shown only once.</strong>
-            <div class="secret" data-testid="new-key">
-              {notice.secret}
-            </div>
+            {/* Read-only fields, not text: a keyboard reaches them with Tab and copies with Ctrl+A, Ctrl+C
+                (a text's selection needs a pointer). */}
+            <label for="new-key">
+              <strong>Copy this key now: it is shown only once.</strong>
+            </label>
+            <input id="new-key" class="secret" readonly value={notice.secret} data-testid="new-key" />
             {notice.widgetTag ? (
               <>
-                <p>To put the chat widget on the site's pages, add this tag to each of them:</p>
-                <div class="secret" data-testid="widget-tag">
+                <p>
+                  <label for="widget-tag">
+                    To put the chat widget on the site's pages, add this tag to each of them:
+                  </label>
+                </p>
+                <textarea id="widget-tag" class="secret" readonly rows={3} data-testid="widget-tag">
                   {notice.widgetTag}
-                </div>
+                </textarea>
               </>
             ) : null}
           </div>
