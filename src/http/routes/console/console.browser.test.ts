@@ -638,31 +638,52 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
         comment: 'Which command?',
       }),
     });
-    const modes: [string, Parameters<Browser['newContext']>[0]][] = [
-      ['light', { viewport: { width: 1280, height: 900 }, colorScheme: 'light' }],
-      ['dark', { viewport: { width: 1280, height: 900 }, colorScheme: 'dark' }],
-      // A small phone: tables wider than the screen scroll inside themselves.
-      ['phone', { viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true }],
-    ];
+    const modes: [string, { viewport: { width: number; height: number }; colorScheme?: 'light' | 'dark' }][] =
+      [
+        ['light', { viewport: { width: 1280, height: 900 }, colorScheme: 'light' }],
+        ['dark', { viewport: { width: 1280, height: 900 }, colorScheme: 'dark' }],
+        // A small phone: tables wider than the screen scroll inside themselves.
+        ['phone', { viewport: { width: 375, height: 812 } }],
+      ];
     const found: string[] = [];
+    const check = async (page: Page, mode: string, screen: string) => {
+      for (const violation of await seriousViolations(page)) found.push(`${mode} ${screen}: ${violation}`);
+      // And on the phone, no screen is wider than it (the page scrolling sideways, cut at its edge).
+      const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+      if (mode === 'phone' && width > 375) found.push(`${mode} ${screen}: ${width} px wide`);
+    };
+    // Signed out, the sign-in page and a refused key in each mode, one page switched between them: one
+    // refused attempt for all (20 sign-in attempts a minute per address, and this file makes many).
+    context = await browser.newContext();
+    const signedOut = await context.newPage();
+    const inMode = async (options: (typeof modes)[number][1]) => {
+      await signedOut.setViewportSize(options.viewport);
+      await signedOut.emulateMedia({ colorScheme: options.colorScheme ?? 'light' });
+    };
+    await signedOut.goto(`${server.baseUrl}/console/login`);
     for (const [mode, options] of modes) {
-      context = await browser.newContext(options);
+      await inMode(options);
+      await check(signedOut, mode, 'sign-in');
+    }
+    await signedOut.getByLabel('Admin key').fill('svc_not-a-key');
+    await signedOut.getByRole('button', { name: 'Sign in' }).click();
+    await signedOut.getByRole('alert').waitFor();
+    for (const [mode, options] of modes) {
+      await inMode(options);
+      await check(signedOut, mode, 'sign-in refused');
+    }
+    await signIn(signedOut, server, adminKey);
+    const session = await context.cookies();
+    await context.close();
+    for (const [mode, options] of modes) {
+      context = await browser.newContext(
+        mode === 'phone' ? { ...options, isMobile: true, hasTouch: true } : options,
+      );
+      await context.addCookies(session);
       const page = await context.newPage();
-      const check = async (screen: string) => {
-        for (const violation of await seriousViolations(page)) found.push(`${mode} ${screen}: ${violation}`);
-        // And on the phone, no screen is wider than it (the page scrolling sideways, cut at its edge).
-        const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
-        if (mode === 'phone' && width > 375) found.push(`${mode} ${screen}: ${width} px wide`);
-      };
-      await page.goto(`${server.baseUrl}/console/login`);
-      await check('sign-in');
-      await page.getByLabel('Admin key').fill('svc_not-a-key');
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('alert').waitFor();
-      await check('sign-in refused');
-      await signIn(page, server, adminKey);
+      await page.goto(`${server.baseUrl}/console`);
       await page.locator('[data-chart] canvas').first().waitFor();
-      await check('overview');
+      await check(page, mode, 'overview');
       await page.goto(`${server.baseUrl}/console/sites/acme`);
       const job = (await page.locator('a[href*="/jobs/"]').first().getAttribute('href')) ?? '';
       for (const screen of [
@@ -682,7 +703,7 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
       ]) {
         await page.goto(`${server.baseUrl}${screen}`);
         await page.waitForLoadState('load');
-        await check(screen);
+        await check(page, mode, screen);
       }
       // Each group of questions is a heading, as it looks: a screen reader moves between them by heading.
       for (const screen of ['/console/questions', '/console/gaps']) {
@@ -697,12 +718,12 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
       await page.getByLabel(/Allowed origins/).fill('not an origin');
       await page.getByRole('button', { name: 'Save settings' }).click();
       await page.getByRole('alert').waitFor();
-      await check('settings refused');
+      await check(page, mode, 'settings refused');
       await page.goto(`${server.baseUrl}/console/keys`);
       await page.getByLabel('Kind').selectOption('admin');
       await page.getByRole('button', { name: 'Create key' }).click();
       await page.getByTestId('new-key').waitFor();
-      await check('key created');
+      await check(page, mode, 'key created');
       await context.close();
     }
     expect(found).toEqual([]);
