@@ -90,7 +90,25 @@ function forgetFormPost(): void {
   if (document.querySelector('[data-form-result]')) history.replaceState(history.state, '', location.href);
 }
 
+/**
+ * A table wider than the screen (a phone's) scrolls inside itself: it is made a Tab stop then, so the
+ * arrow keys can scroll it (a table of plain numbers has nothing else to focus), and is not one when it
+ * fits again.
+ */
+function scrollableTables(): void {
+  const tables = [...document.querySelectorAll<HTMLElement>('main table')];
+  const mark = () => {
+    for (const table of tables) {
+      if (table.scrollWidth > table.clientWidth) table.tabIndex = 0;
+      else table.removeAttribute('tabindex');
+    }
+  };
+  mark();
+  addEventListener('resize', mark);
+}
+
 drawCharts();
+scrollableTables();
 followJob();
 linkPeriodAndDates();
 confirmForms();

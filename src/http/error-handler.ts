@@ -76,10 +76,12 @@ function consoleErrorPage(error: DocentError, requestId: string) {
     </style>
   </head>
   <body>
-    <h1>${heading}</h1>
-    <p>${error.message}</p>
-    <p><a href="/console">Back to the console</a></p>
-    <p><small>Request id <code>${requestId}</code></small></p>
+    <main>
+      <h1>${heading}</h1>
+      <p>${error.message}</p>
+      <p><a href="/console">Back to the console</a></p>
+      <p><small>Request id <code>${requestId}</code></small></p>
+    </main>
   </body>
 </html>`;
 }

@@ -22,6 +22,8 @@ describe('console errors', () => {
       expect(page.headers.get('Content-Type'), path).toContain('text/html');
       const text = await page.text();
       expect(text, path).toContain('<a href="/console">Back to the console</a>');
+      // Its content in a main landmark, as every other console page's is.
+      expect(text, path).toMatch(/<main>\s*<h1>Not found<\/h1>[\s\S]*<\/main>/);
       expect(text, path).toContain(`Request id <code>${page.headers.get('X-Request-Id')}</code>`);
       const json = await owner.app.request(`http://localhost${path}`, { headers });
       expect(json.headers.get('Content-Type'), path).toContain('application/json');

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -21,6 +22,52 @@ import { testChromiumPath } from '../../../testing/services.ts';
 
 const chromiumPath = testChromiumPath();
 const screenshots = path.join(repoRoot, 'docs', 'images');
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it is now, one line each. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated, not added as a script tag: the console's CSP refuses inline scripts, rightly.
+  await page.evaluate(axeSource);
+  return (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`,
+  )) as string[];
+}
+
+/**
+ * Presses Tab (or Shift+Tab) until the focused element's name or label, and " | " and its description,
+ * match, and checks that focus is seen.
+ */
+async function tabTo(page: Page, name: RegExp, options: { back?: boolean } = {}): Promise<void> {
+  for (let presses = 0; presses < 60; presses++) {
+    await page.keyboard.press(options.back ? 'Shift+Tab' : 'Tab');
+    const focused = (await page.evaluate(`(() => {
+      const e = document.activeElement;
+      const style = getComputedStyle(e);
+      const label = e.labels && e.labels[0] ? e.labels[0].textContent : '';
+      const described = (e.getAttribute('aria-describedby') || '').split(' ').filter(Boolean)
+        .map((id) => document.getElementById(id)?.textContent).join(' ');
+      const name = (e.getAttribute('aria-label') || label || e.textContent || '').trim();
+      return {
+        name: (described ? name + ' | ' + described : name).replace(/\\s+/g, ' ').trim(),
+        seen: style.outlineStyle !== 'none' || style.boxShadow !== 'none',
+      };
+    })()`)) as { name: string; seen: boolean };
+    if (name.test(focused.name)) {
+      expect(focused.seen, `focus on ${focused.name} is visible`).toBe(true);
+      return;
+    }
+  }
+  throw new Error(`Tab never reached ${name}`);
+}
+
+/** Presses a key that sends a form or follows a link, and waits for the page it leads to. */
+async function pressAndLoad(page: Page, key: string): Promise<void> {
+  const loaded = page.waitForEvent('load');
+  await page.keyboard.press(key);
+  await loaded;
+}
 
 /** A docs folder whose navigation names a page that is not there: one warning per ingestion. */
 function docsWithWarning(): string {
@@ -163,14 +210,14 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await page.goto(`${server.baseUrl}/console/keys`);
     await page.getByLabel('Name').fill('docs widget');
     await page.getByRole('button', { name: 'Create key' }).click();
-    const created = (await page.getByTestId('new-key').innerText()).trim();
+    const created = await page.getByTestId('new-key').inputValue();
     expect(created).toMatch(/^svc_dsc_\w{32}$/);
     const works = await fetch(`${server.baseUrl}/v2/assistant/acme/config`, {
       headers: { Authorization: `Bearer ${created}` },
     });
     expect(works.status).toBe(200);
     // With the tag that puts the widget on the site's pages, ready to paste.
-    expect((await page.getByTestId('widget-tag').innerText()).trim()).toBe(
+    expect((await page.getByTestId('widget-tag').inputValue()).trim()).toBe(
       `<script src="${server.baseUrl}/widget.js" data-domain="acme" data-key="${created}" defer></script>`,
     );
     await page.screenshot({ path: path.join(screenshots, 'console-keys.png'), fullPage: true });
@@ -552,5 +599,294 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await page.goto(`${server.baseUrl}/console/conversations?q=sensors`);
     expect(await lines(6), 'page beside an everyday question').toBe(1);
     await wide.close();
+  });
+
+  it('has no serious or critical accessibility violation (axe-core) on any screen, light, dark and on a phone', async () => {
+    // A question no page answers (a coverage gap), an open feedback item and a thread of their own,
+    // whatever the tests before left.
+    const unanswerable = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-a11y',
+        messages: [
+          { id: 'm1', role: 'user', parts: [{ type: 'text', text: 'What is the weather on Mars?' }] },
+        ],
+      }),
+    });
+    await unanswerable.text();
+    const asked = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-a11y',
+        currentPath: 'keys',
+        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'How do I rotate keys?' }] }],
+      }),
+    });
+    const stream = await asked.text();
+    const threadId = stream.match(/"threadId":"(thr_\w+)"/)?.[1] ?? '';
+    await fetch(`${server.baseUrl}/v2/assistant/acme/feedback`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-a11y',
+        threadId,
+        threadKey: stream.match(/"threadKey":"(thk_\w+)"/)?.[1] ?? '',
+        messageId: stream.match(/"messageId":"(msg_\w+)"/)?.[1] ?? '',
+        rating: 'down',
+        comment: 'Which command?',
+      }),
+    });
+    const modes: [string, { viewport: { width: number; height: number }; colorScheme?: 'light' | 'dark' }][] =
+      [
+        ['light', { viewport: { width: 1280, height: 900 }, colorScheme: 'light' }],
+        ['dark', { viewport: { width: 1280, height: 900 }, colorScheme: 'dark' }],
+        // A small phone: tables wider than the screen scroll inside themselves.
+        ['phone', { viewport: { width: 375, height: 812 } }],
+      ];
+    const found: string[] = [];
+    const check = async (page: Page, mode: string, screen: string) => {
+      for (const violation of await seriousViolations(page)) found.push(`${mode} ${screen}: ${violation}`);
+      // And on the phone, no screen is wider than it (the page scrolling sideways, cut at its edge).
+      const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+      if (mode === 'phone' && width > 375) found.push(`${mode} ${screen}: ${width} px wide`);
+    };
+    // Signed out, the sign-in page and a refused key in each mode, one page switched between them: one
+    // refused attempt for all (20 sign-in attempts a minute per address, and this file makes many).
+    context = await browser.newContext();
+    const signedOut = await context.newPage();
+    const inMode = async (options: (typeof modes)[number][1]) => {
+      await signedOut.setViewportSize(options.viewport);
+      await signedOut.emulateMedia({ colorScheme: options.colorScheme ?? 'light' });
+    };
+    await signedOut.goto(`${server.baseUrl}/console/login`);
+    for (const [mode, options] of modes) {
+      await inMode(options);
+      await check(signedOut, mode, 'sign-in');
+    }
+    await signedOut.getByLabel('Admin key').fill('svc_not-a-key');
+    await signedOut.getByRole('button', { name: 'Sign in' }).click();
+    await signedOut.getByRole('alert').waitFor();
+    for (const [mode, options] of modes) {
+      await inMode(options);
+      await check(signedOut, mode, 'sign-in refused');
+    }
+    await signIn(signedOut, server, adminKey);
+    const session = await context.cookies();
+    await context.close();
+    for (const [mode, options] of modes) {
+      context = await browser.newContext(
+        mode === 'phone' ? { ...options, isMobile: true, hasTouch: true } : options,
+      );
+      await context.addCookies(session);
+      const page = await context.newPage();
+      await page.goto(`${server.baseUrl}/console`);
+      await page.locator('[data-chart] canvas').first().waitFor();
+      await check(page, mode, 'overview');
+      await page.goto(`${server.baseUrl}/console/sites/acme`);
+      const job = (await page.locator('a[href*="/jobs/"]').first().getAttribute('href')) ?? '';
+      for (const screen of [
+        '/console/conversations',
+        `/console/conversations/${threadId}`,
+        '/console/gaps',
+        '/console/questions',
+        '/console/pages',
+        '/console/feedback',
+        '/console/feedback?show=resolved',
+        '/console/sites',
+        '/console/sites/acme',
+        job,
+        '/console/keys',
+        '/console/usage',
+        '/console/sites/no-such-site',
+      ]) {
+        await page.goto(`${server.baseUrl}${screen}`);
+        await page.waitForLoadState('load');
+        await check(page, mode, screen);
+      }
+      // Each group of questions is a heading, as it looks: a screen reader moves between them by heading.
+      for (const screen of ['/console/questions', '/console/gaps']) {
+        await page.goto(`${server.baseUrl}${screen}`);
+        const groups = await page.locator('main .card').count();
+        expect(groups, screen).toBeGreaterThan(0);
+        expect(await page.locator('main .card').getByRole('heading', { level: 2 }).count(), screen).toBe(
+          groups,
+        );
+      }
+      await page.goto(`${server.baseUrl}/console/sites/acme`);
+      await page.getByLabel(/Allowed origins/).fill('not an origin');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByRole('alert').waitFor();
+      await check(page, mode, 'settings refused');
+      await page.goto(`${server.baseUrl}/console/keys`);
+      await page.getByLabel('Kind').selectOption('admin');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByTestId('new-key').waitFor();
+      await check(page, mode, 'key created');
+      await context.close();
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('can be used with the keyboard alone, errors said with their fields, progress in a live region', async () => {
+    const asked = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-keyboard',
+        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Can I type everything?' }] }],
+      }),
+    });
+    const stream = await asked.text();
+    const threadId = stream.match(/"threadId":"(thr_\w+)"/)?.[1] ?? '';
+    await fetch(`${server.baseUrl}/v2/assistant/acme/feedback`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'reader-keyboard',
+        threadId,
+        threadKey: stream.match(/"threadKey":"(thk_\w+)"/)?.[1] ?? '',
+        messageId: stream.match(/"messageId":"(msg_\w+)"/)?.[1] ?? '',
+        rating: 'down',
+        comment: 'Typed by keyboard.',
+      }),
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    /** The focused element: its name, and what a screen reader is told about it being wrong. */
+    const focused = () =>
+      page.evaluate(`(() => {
+        const e = document.activeElement;
+        const ids = (e.getAttribute('aria-describedby') || '').split(' ').filter(Boolean);
+        return {
+          tag: e.tagName,
+          name: e.getAttribute('name'),
+          id: e.id,
+          invalid: e.getAttribute('aria-invalid'),
+          description: ids.map((id) => document.getElementById(id)?.textContent.trim()).join(' '),
+        };
+      })()`) as Promise<Record<string, string | null>>;
+
+    // Sign in: a refused key is said with the field, which keeps the cursor.
+    await page.goto(`${server.baseUrl}/console/login`);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('svc_not-a-key');
+    await pressAndLoad(page, 'Enter');
+    expect(await focused()).toEqual({
+      tag: 'INPUT',
+      name: 'key',
+      id: 'key',
+      invalid: 'true',
+      description: 'That is not a live admin key of any organization.',
+    });
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(adminKey);
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).pathname).toBe('/console');
+
+    // The first Tab stop skips the top bar and the screens' links, to the page itself.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent.trim()')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.name')).toBe('site');
+    // Change the period (the menu's arrow keys), then Apply.
+    await tabTo(page, /^Period/);
+    await page.keyboard.press('ArrowDown');
+    await tabTo(page, /^Apply$/);
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).searchParams.get('period')).toBe('30d');
+    // The chart has its words: a named figure, and the same numbers in the table after it.
+    expect(await page.locator('figure[data-chart]').getAttribute('aria-label')).toBeTruthy();
+
+    // Conversations: filter by words, open the thread, delete it after its confirmation.
+    await tabTo(page, /^Conversations$/);
+    await pressAndLoad(page, 'Enter');
+    await tabTo(page, /^Search questions/);
+    await page.keyboard.type('type everything');
+    await pressAndLoad(page, 'Enter');
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    await tabTo(page, /^Can I type everything\?$/);
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).pathname).toBe(`/console/conversations/${threadId}`);
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await tabTo(page, /^Delete this conversation$/);
+    await page.keyboard.press('Enter');
+    expect(new URL(page.url()).pathname).toBe(`/console/conversations/${threadId}`);
+
+    // Feedback: mark the item resolved (before its thread goes).
+    await page.goto(`${server.baseUrl}/console/feedback`);
+    // Each item's button says which question it is about (there is one "Mark resolved" per item).
+    await tabTo(page, /^Mark resolved \| Q: Can I type everything\?$/);
+    await pressAndLoad(page, 'Enter');
+    expect(await page.locator('.card', { hasText: 'Typed by keyboard.' }).count()).toBe(0);
+
+    await page.goto(`${server.baseUrl}/console/conversations/${threadId}`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await tabTo(page, /^Delete this conversation$/);
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).pathname).toBe('/console/conversations');
+
+    // Keys: a refused name is said with its field; then create a key and revoke it.
+    await tabTo(page, /^Keys$/);
+    await pressAndLoad(page, 'Enter');
+    await tabTo(page, /^Name/);
+    await page.keyboard.insertText('x'.repeat(201));
+    await pressAndLoad(page, 'Enter');
+    const refusedName = await focused();
+    expect(refusedName).toMatchObject({ name: 'name', invalid: 'true' });
+    expect(refusedName.description).toMatch(/^The name /);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('typed key');
+    await tabTo(page, /^Create key$/);
+    await pressAndLoad(page, 'Enter');
+    // The key, shown once, is reached with Tab and selected whole with Ctrl+A, ready to copy.
+    await tabTo(page, /^Copy this key now/);
+    await page.keyboard.press('Control+A');
+    const created = (await page.evaluate(
+      'document.activeElement.value.slice(document.activeElement.selectionStart, document.activeElement.selectionEnd)',
+    )) as string;
+    expect(created).toBe(await page.getByTestId('new-key').inputValue());
+    expect(created).toMatch(/^svc_dsc_\w{32}$/);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await tabTo(page, new RegExp(`^Revoke svc_dsc_…${created.slice(-4)}$`));
+    await pressAndLoad(page, 'Enter');
+    expect(await page.locator('.notice').innerText()).toContain('Key revoked');
+
+    // Site settings: a refused value is said with its field, which has the cursor; fixed, it saves.
+    await page.goto(`${server.baseUrl}/console/sites/acme`);
+    await tabTo(page, /^Allowed origins/);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('not an origin');
+    await tabTo(page, /^Save settings$/);
+    await pressAndLoad(page, 'Enter');
+    const refusedOrigin = await focused();
+    expect(refusedOrigin).toMatchObject({ tag: 'TEXTAREA', name: 'allowedOrigins', invalid: 'true' });
+    expect(refusedOrigin.description).toMatch(/^Allowed origins, line 1: /);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await tabTo(page, /^Save settings$/);
+    await pressAndLoad(page, 'Enter');
+    expect(page.url()).toContain('saved=1');
+
+    // Re-ingest: the ingestion's page follows it in a polite live region.
+    await tabTo(page, /^Re-ingest now$/);
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).pathname).toMatch(/\/console\/sites\/acme\/jobs\//);
+    expect(await page.locator('[data-job-field=status]').locator('xpath=..').getAttribute('aria-live')).toBe(
+      'polite',
+    );
+    await expect
+      .poll(async () => (await page.locator('[data-job-field=status]').innerText()).trim(), {
+        timeout: 30_000,
+      })
+      .toBe('success');
+
+    // Sign out, back past the page's links.
+    await tabTo(page, /^Sign out$/, { back: true });
+    await pressAndLoad(page, 'Enter');
+    expect(new URL(page.url()).pathname).toBe('/console/login');
+    await context.close();
   });
 });

@@ -53,7 +53,7 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
           <a href={withQuery('/console/export/feedback.jsonl', { ...query, show }, {})}>JSONL</a>
         </p>
         <div class="stack">
-          {inbox.items.map((f) => (
+          {inbox.items.map((f, i) => (
             <div class="card">
               <div class="row">
                 <span class={`badge ${f.rating === 'up' ? 'ok' : 'bad'}`}>
@@ -62,19 +62,23 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
                 <span class="muted">
                   {f.site} · {f.updatedAt.slice(0, 16).replace('T', ' ')} · reader <code>{f.fpHash}</code>
                 </span>
-                <a href={`/console/conversations/${f.threadId}`}>conversation</a>
+                {/* Before the question in the card: each says which question it is about, else a screen
+                    reader tabbing through the inbox hears the same "Mark resolved" for every item. */}
+                <a href={`/console/conversations/${f.threadId}`} aria-describedby={`feedback-${i}-question`}>
+                  conversation
+                </a>
                 <form method="post" action="/console/feedback/resolve" style="margin-left:auto">
                   <Csrf session={session} />
                   <input type="hidden" name="messageId" value={f.messageId} />
                   <input type="hidden" name="fpHash" value={f.fpHash} />
                   <input type="hidden" name="resolved" value={f.resolvedAt ? 'false' : 'true'} />
-                  <button class="secondary" type="submit">
+                  <button class="secondary" type="submit" aria-describedby={`feedback-${i}-question`}>
                     {f.resolvedAt ? 'Reopen' : 'Mark resolved'}
                   </button>
                 </form>
               </div>
               {f.comment ? <p>“{f.comment}”</p> : null}
-              <p>
+              <p id={`feedback-${i}-question`}>
                 <strong>Q:</strong> {f.question}
               </p>
               <p class="muted">

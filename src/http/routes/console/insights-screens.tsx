@@ -60,9 +60,10 @@ export function insightsScreens(deps: {
             {groups.items.map((g) => (
               <div class="card">
                 <div class="row">
-                  <strong title={g.label.length > SHOWN_QUESTION_CHARS ? g.label : undefined}>
+                  {/* A heading, as it looks: a screen reader moves from group to group by heading. */}
+                  <h2 class="group" title={g.label.length > SHOWN_QUESTION_CHARS ? g.label : undefined}>
                     {shortened(g.label)}
-                  </strong>
+                  </h2>
                   <span class="badge">{g.count} asked</span>
                   {g.unanswered > 0 ? <span class="badge bad">{g.unanswered} not answered</span> : null}
                 </div>

@@ -28,7 +28,14 @@ export function keysScreen(deps: {
 
   const page = async (
     c: Context<ConsoleEnv>,
-    notice: { secret?: string; error?: string; widgetTag?: string; done?: string } = {},
+    notice: {
+      secret?: string;
+      error?: string;
+      /** The field the error is about: marked invalid and described by it. */
+      errorField?: 'name' | 'site';
+      widgetTag?: string;
+      done?: string;
+    } = {},
   ) => {
     const session = c.get('session');
     const [keys, sites] = await Promise.all([
@@ -36,20 +43,30 @@ export function keysScreen(deps: {
       listSites(deps.storage, session.organization.id),
     ]);
     const domainOf = new Map(sites.map((s) => [s.id, s.domain]));
+    const invalid = (field: 'name' | 'site') =>
+      notice.errorField === field
+        ? { 'aria-invalid': 'true', 'aria-describedby': 'key-error', autofocus: true }
+        : {};
     return c.html(
       <Layout title="Keys" session={session} active="keys" scriptSrc={deps.scriptSrc}>
         {notice.secret ? (
           <div class="notice" aria-live="polite" data-form-result>
-            <strong>Copy this key now: it is shown only once.</strong>
-            <div class="secret" data-testid="new-key">
-              {notice.secret}
-            </div>
+            {/* Read-only fields, not text: a keyboard reaches them with Tab and copies with Ctrl+A, Ctrl+C
+                (a text's selection needs a pointer). */}
+            <label for="new-key">
+              <strong>Copy this key now: it is shown only once.</strong>
+            </label>
+            <input id="new-key" class="secret" readonly value={notice.secret} data-testid="new-key" />
             {notice.widgetTag ? (
               <>
-                <p>To put the chat widget on the site's pages, add this tag to each of them:</p>
-                <div class="secret" data-testid="widget-tag">
+                <p>
+                  <label for="widget-tag">
+                    To put the chat widget on the site's pages, add this tag to each of them:
+                  </label>
+                </p>
+                <textarea id="widget-tag" class="secret" readonly rows={3} data-testid="widget-tag">
                   {notice.widgetTag}
-                </div>
+                </textarea>
               </>
             ) : null}
           </div>
@@ -60,7 +77,7 @@ export function keysScreen(deps: {
           </div>
         ) : null}
         {notice.error ? (
-          <div class="notice" role="alert" style="background:#fee2e2;border-color:#fca5a5">
+          <div class="notice" role="alert" id="key-error" style="background:#fee2e2;border-color:#fca5a5">
             {notice.error}
           </div>
         ) : null}
@@ -76,14 +93,20 @@ export function keysScreen(deps: {
           </label>
           <label>
             Site{' '}
-            <select name="site">
+            <select name="site" {...invalid('site')}>
               {sites.map((s) => (
                 <option value={s.domain}>{s.domain}</option>
               ))}
             </select>
           </label>
           <label>
-            Name <input name="name" maxlength={MAX_NAME_INPUT_UNITS} placeholder="docs widget" />
+            Name{' '}
+            <input
+              name="name"
+              {...invalid('name')}
+              maxlength={MAX_NAME_INPUT_UNITS}
+              placeholder="docs widget"
+            />
           </label>
           <button class="primary" type="submit">
             Create key
@@ -158,12 +181,19 @@ export function keysScreen(deps: {
         ? keyNameSchema.safeParse(form.name)
         : undefined;
     if (named?.success === false)
-      return page(c, { error: `The name ${named.error.issues[0]?.message ?? 'is not valid'}.` });
+      return page(c, {
+        error: `The name ${named.error.issues[0]?.message ?? 'is not valid'}.`,
+        errorField: 'name',
+      });
     const name = named?.data;
     let site: Awaited<ReturnType<typeof getOrganizationSite>> | undefined;
     if (kind === 'assistant') {
       site = await getOrganizationSite(deps.storage, session.organization.id, String(form.site ?? ''));
-      if (!site) return page(c, { error: 'Choose a site of this organization for an assistant key.' });
+      if (!site)
+        return page(c, {
+          error: 'Choose a site of this organization for an assistant key.',
+          errorField: 'site',
+        });
     }
     try {
       const created = await createApiKey(deps.storage, {

@@ -24,7 +24,7 @@ header.top button{background:transparent;color:#e5e7eb;border:1px solid #475569;
 .shell{display:flex;min-height:calc(100vh - 52px)}nav.side{flex:0 0 13rem;padding:1rem;background:#fff;border-right:1px solid #e5e7eb}
 nav.side a{display:block;padding:.4rem .6rem;border-radius:6px;color:#1f2937;text-decoration:none}
 nav.side a[aria-current=page]{background:#e0e7ff;color:#1e3a8a;font-weight:600}
-main{flex:1;min-width:0;padding:1.2rem 1.8rem 4rem}h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.1rem;margin:1.6rem 0 .6rem}
+main{flex:1;min-width:0;padding:1.2rem 1.8rem 4rem}h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.1rem;margin:1.6rem 0 .6rem}h2.group{font-size:1em;margin:0}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(11rem,1fr));gap:.8rem}
 .card{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.8rem 1rem}.card .label{color:#4b5563;font-size:.85rem}
 .card .value{font-size:1.5rem;font-weight:650}table{width:100%;border-collapse:collapse;background:#fff;border:1px solid #e5e7eb;border-radius:10px}
@@ -39,12 +39,13 @@ td,.card{overflow-wrap:anywhere}td.word{overflow-wrap:break-word}td.path{min-wid
 .muted{color:#4b5563}.badge{display:inline-block;padding:.05rem .45rem;border-radius:999px;font-size:.78rem;background:#e5e7eb}
 .badge.ok{background:#dcfce7;color:#166534}.badge.bad{background:#fee2e2;color:#991b1b}.badge.warn{background:#fef3c7;color:#92400e}
 .notice{background:#ecfdf5;border:1px solid #a7f3d0;border-radius:8px;padding:.7rem 1rem;margin-bottom:1rem}
-.secret{font-family:ui-monospace,monospace;background:#111827;color:#f9fafb;padding:.4rem .6rem;border-radius:6px;user-select:all}
+.secret{display:block;width:100%;font-family:ui-monospace,monospace;background:#111827;color:#f9fafb;padding:.4rem .6rem;border:0;border-radius:6px;resize:none;field-sizing:content}
 .msg{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.7rem 1rem;margin:.6rem 0}.msg.user{border-left:4px solid #1d4ed8}
 .msg pre{white-space:pre-wrap;font:inherit;margin:.3rem 0}.msg .answer>*{margin:.35rem 0}
 .msg .answer pre{font:13px/1.45 ui-monospace,monospace;background:#f3f4f6;padding:.5rem .7rem;border-radius:6px}
 .msg .answer code{font-family:ui-monospace,monospace;font-size:.9em}.chart{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.6rem;margin-top:1rem;min-height:260px}
 .when{white-space:nowrap}main a[aria-current=page]{font-weight:650;color:#111827;text-decoration:none}
+.skip{position:absolute;left:.5rem;top:-3rem;z-index:10;background:#fff;color:#1d4ed8;padding:.4rem .8rem;border-radius:6px}.skip:focus{top:.5rem}main:focus{outline:none}
 .stack>*+*{margin-top:.6rem}.row{display:flex;gap:.6rem;align-items:center;flex-wrap:wrap}
 @media (max-width:760px){header.top{padding:.6rem .8rem}.shell{flex-direction:column}
 nav.side{flex:none;display:flex;gap:.2rem;overflow-x:auto;padding:.4rem .6rem;border-right:0;border-bottom:1px solid #e5e7eb}
@@ -72,6 +73,10 @@ export function Layout(props: {
         {props.scriptSrc ? <script src={props.scriptSrc} defer /> : null}
       </head>
       <body>
+        {/* The first Tab stop: past the top bar and the screens' links (ten stops) to the page itself. */}
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="top">
           <strong>Docent console</strong>
           <span class="org">{props.session.organization.name}</span>
@@ -88,7 +93,7 @@ export function Layout(props: {
               </a>
             ))}
           </nav>
-          <main>
+          <main id="main" tabindex={-1}>
             <h1>{props.title}</h1>
             {props.children}
             {/* Ranges, days and times are read and shown in UTC everywhere, whatever the owner's zone. */}

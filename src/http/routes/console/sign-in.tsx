@@ -37,7 +37,7 @@ function SignInPage(props: { error?: string }) {
         <title>Sign in · Docent console</title>
         <style>
           {raw(`body{margin:0;min-height:100vh;display:grid;place-items:center;font:15px/1.5 system-ui,sans-serif;background:#0f172a;color:#111827}
-form{background:#fff;border-radius:12px;padding:1.6rem 1.8rem;width:min(26rem,92vw)}h1{font-size:1.3rem;margin:0 0 .3rem}
+form{box-sizing:border-box;background:#fff;border-radius:12px;padding:1.6rem 1.8rem;width:min(26rem,92vw)}h1{font-size:1.3rem;margin:0 0 .3rem}
 p{color:#4b5563;margin:.2rem 0 1rem}label{display:block;font-weight:600;margin-bottom:.3rem}
 input{width:100%;font:14px ui-monospace,monospace;padding:.55rem .6rem;border:1px solid #cbd5e1;border-radius:6px;box-sizing:border-box}
 button{margin-top:1rem;width:100%;padding:.6rem;border:0;border-radius:6px;background:#1d4ed8;color:#fff;font:inherit;font-weight:600;cursor:pointer}
@@ -53,7 +53,7 @@ button{margin-top:1rem;width:100%;padding:.6rem;border:0;border-radius:6px;backg
               kept in the browser.
             </p>
             {props.error ? (
-              <div class="error" role="alert">
+              <div class="error" role="alert" id="key-error">
                 {props.error}
               </div>
             ) : null}
@@ -65,6 +65,10 @@ button{margin-top:1rem;width:100%;padding:.6rem;border:0;border-radius:6px;backg
               autocomplete="off"
               required
               maxlength={MAX_SIGN_IN_KEY_CHARS}
+              // A refused key: the field says so and is where the cursor is, ready for another.
+              {...(props.error
+                ? { 'aria-invalid': 'true', 'aria-describedby': 'key-error', autofocus: true }
+                : {})}
             />
             <button type="submit">Sign in</button>
           </form>

@@ -63,14 +63,41 @@ export function issueText(path: readonly PropertyKey[], message: string): string
   return `${field}${line}: ${message}`;
 }
 
+/** The form field an issue is about (its `name`), or null: one the form has no field for. */
+export function issueField(path: readonly PropertyKey[]): SettingsField | null {
+  const key = path.find((key) => key !== 'modelOptions');
+  return SETTINGS_FIELDS.find((field) => field === key) ?? null;
+}
+
+type SettingsField = (typeof SETTINGS_FIELDS)[number];
+
+/** A refused value, said in the form's words, and the field it is about. */
+export interface SettingsError {
+  field: SettingsField | null;
+  text: string;
+}
+
 export function SiteSettingsForm(props: {
   site: Site;
   values: SettingsFormValues;
   csrf: Child;
-  errors: string[];
+  errors: SettingsError[];
   inUse: ModelInUse | null;
 }) {
   const { site, values, inUse } = props;
+  // A refused field is marked invalid and described by its errors, and the first one has the cursor, so a
+  // screen reader reads the field with what is wrong with it.
+  const firstInvalid = props.errors.find((e) => e.field !== null)?.field;
+  const invalid = (field: SettingsField) => {
+    const ids = props.errors.flatMap((e, i) => (e.field === field ? [`settings-error-${i}`] : []));
+    return ids.length === 0
+      ? {}
+      : {
+          'aria-invalid': 'true',
+          'aria-describedby': ids.join(' '),
+          ...(field === firstInvalid ? { autofocus: true } : {}),
+        };
+  };
   return (
     <form
       method="post"
@@ -81,21 +108,29 @@ export function SiteSettingsForm(props: {
       {props.csrf}
       {props.errors.length > 0 ? (
         <div class="notice" role="alert" style="background:#fee2e2;border-color:#fca5a5">
-          {props.errors.map((e) => (
-            <div>{e}</div>
+          {props.errors.map((e, i) => (
+            <div id={`settings-error-${i}`}>{e.text}</div>
           ))}
         </div>
       ) : null}
       <label>
         Name
         <br />
-        <input name="name" value={values.name} required maxlength={MAX_NAME_INPUT_UNITS} style="width:100%" />
+        <input
+          name="name"
+          {...invalid('name')}
+          value={values.name}
+          required
+          maxlength={MAX_NAME_INPUT_UNITS}
+          style="width:100%"
+        />
       </label>
       <label>
         Base URL (citations link there; empty: Docent's page view)
         <br />
         <input
           name="baseUrl"
+          {...invalid('baseUrl')}
           value={values.baseUrl}
           style="width:100%"
           placeholder="https://docs.example.com"
@@ -104,7 +139,7 @@ export function SiteSettingsForm(props: {
       <label>
         Allowed origins, one per line (empty: any)
         <br />
-        <textarea name="allowedOrigins" rows={3} style="width:100%">
+        <textarea name="allowedOrigins" {...invalid('allowedOrigins')} rows={3} style="width:100%">
           {values.allowedOrigins}
         </textarea>
       </label>
@@ -113,6 +148,7 @@ export function SiteSettingsForm(props: {
         <br />
         <input
           name="model"
+          {...invalid('model')}
           value={values.model}
           style="width:100%"
           placeholder="builtin, openai:gpt-4o-mini, anthropic:claude-haiku-4-5…"
@@ -135,6 +171,7 @@ export function SiteSettingsForm(props: {
           <br />
           <input
             name="temperature"
+            {...invalid('temperature')}
             type="number"
             min="0"
             max={String(MAX_TEMPERATURE)}
@@ -147,6 +184,7 @@ export function SiteSettingsForm(props: {
           <br />
           <input
             name="maxOutputTokens"
+            {...invalid('maxOutputTokens')}
             type="number"
             min="1"
             max={String(MAX_OUTPUT_TOKENS)}
@@ -157,7 +195,7 @@ export function SiteSettingsForm(props: {
         <label>
           Reasoning effort
           <br />
-          <select name="reasoningEffort">
+          <select name="reasoningEffort" {...invalid('reasoningEffort')}>
             {['', 'low', 'medium', 'high'].map((level) => (
               <option value={level} selected={values.reasoningEffort === level}>
                 {level === '' ? 'default' : level}
@@ -169,14 +207,14 @@ export function SiteSettingsForm(props: {
       <label>
         Instructions added to the model's prompt
         <br />
-        <textarea name="instructions" rows={3} style="width:100%">
+        <textarea name="instructions" {...invalid('instructions')} rows={3} style="width:100%">
           {values.instructions}
         </textarea>
       </label>
       <label>
         Starter questions, one per line (at most 6)
         <br />
-        <textarea name="starterQuestions" rows={4} style="width:100%">
+        <textarea name="starterQuestions" {...invalid('starterQuestions')} rows={4} style="width:100%">
           {values.starterQuestions}
         </textarea>
       </label>

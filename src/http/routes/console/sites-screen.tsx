@@ -16,7 +16,9 @@ import type { ConsoleEnv } from './console-env.ts';
 import { readForm } from './form-body.ts';
 import { Csrf, Layout } from './layout.tsx';
 import {
+  issueField,
   issueText,
+  type SettingsError,
   type SettingsFormValues,
   SiteSettingsForm,
   storedValues,
@@ -61,7 +63,7 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
   const detail = async (
     c: Context<ConsoleEnv>,
     site: Site,
-    refused?: { errors: string[]; typed: SettingsFormValues },
+    refused?: { errors: SettingsError[]; typed: SettingsFormValues },
   ) => {
     const session = c.get('session');
     const [settings, jobs, gitRow] = await Promise.all([
@@ -196,7 +198,9 @@ export function sitesScreen(deps: SitesDeps): Hono<ConsoleEnv> {
       },
     });
     const errors = [siteFields, modelFields].flatMap((result) =>
-      result.success ? [] : result.error.issues.map((i) => issueText(i.path, i.message)),
+      result.success
+        ? []
+        : result.error.issues.map((i) => ({ field: issueField(i.path), text: issueText(i.path, i.message) })),
     );
     if (!siteFields.success || !modelFields.success)
       return detail(c, site, { errors, typed: typedValues(form) });
