@@ -64,7 +64,17 @@ function consolePage(c: Context<AppEnv>): boolean {
 
 /** The same error as a page a person can read and leave (a deleted conversation, another organization's site). */
 function consoleErrorPage(error: DocentError, requestId: string) {
-  const heading = error.status === 404 ? 'Not found' : 'Something went wrong';
+  // A refused request (a bad value, no permission) is not a failure of the server's: say which it is.
+  const heading =
+    error.status === 404
+      ? 'Not found'
+      : error.status === 403
+        ? 'Not allowed'
+        : error.status === 429
+          ? 'Too many requests'
+          : error.status < 500
+            ? 'Not accepted'
+            : 'Something went wrong';
   return html`<!doctype html>
 <html lang="en">
   <head>

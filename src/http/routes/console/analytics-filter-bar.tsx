@@ -46,8 +46,29 @@ export function filterFromQuery(c: Context<ConsoleEnv>): ParsedFilter {
   return {
     filter: fallback,
     query: { period: '7d' },
-    error: parsed.error.issues.map((i) => `${i.path.join('.') || 'filter'}: ${i.message}`).join('; '),
+    error: `${parsed.error.issues.map(filterIssue).join('; ')}. Showing the last 7 days instead.`,
   };
+}
+
+/** The form's names of the filter's fields, for its messages. */
+const FIELD_LABELS: Record<string, string> = {
+  site: 'Site',
+  period: 'Period',
+  from: 'From',
+  to: 'To',
+  answered: 'Answered',
+  feedback: 'Feedback',
+  page: 'Page',
+  version: 'Version',
+  language: 'Language',
+  q: 'Search',
+};
+
+/** An issue in the form's words: "To: must be after From", not the query's field names. */
+function filterIssue(issue: { path: PropertyKey[]; message: string }): string {
+  const field = String(issue.path[0] ?? '');
+  const message = issue.message.replace(/\b(period|from|to)\b/g, (name) => FIELD_LABELS[name] ?? name);
+  return `${FIELD_LABELS[field] ?? 'Filter'}: ${message}`;
 }
 
 /** The same query with some keys changed (a next-page cursor, another period). */

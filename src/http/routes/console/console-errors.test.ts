@@ -48,7 +48,19 @@ describe('console errors', () => {
       body: 'kind=admin',
     });
     expect(refused.status).toBe(403);
-    expect(await refused.text()).toContain('Back to the console');
+    const refusedText = await refused.text();
+    expect(refusedText).toContain('Back to the console');
+    // Refused, not failed: the heading says which.
+    expect(refusedText).toContain('<h1>Not allowed</h1>');
+    // The address with a slash after it, as typed or bookmarked, is the screen.
+    for (const [typed, screen] of [
+      ['/console/', '/console'],
+      ['/console/keys/', '/console/keys'],
+    ]) {
+      const slashed = await owner.app.request(`http://localhost${typed}`, { headers });
+      expect(slashed.status, typed).toBe(301);
+      expect(new URL(slashed.headers.get('Location') ?? '', 'http://localhost').pathname, typed).toBe(screen);
+    }
   });
 
   it("name a site filter that is not the organization's, not 'All sites' over an empty page", async () => {
@@ -68,6 +80,19 @@ describe('console errors', () => {
       const own = await owner.app.request(`http://localhost${path}?site=owner`, { headers });
       expect(await own.text(), path).not.toContain('this organization has no site');
     }
+  });
+
+  it("say what is wrong with a filter in the form's words, and what is shown instead", async () => {
+    const { secret } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
+    const headers = { Cookie: `docent_console=${secret}` };
+    const backwards = await owner.app.request(
+      'http://localhost/console/conversations?from=2026-11-20&to=2026-11-10',
+      { headers },
+    );
+    expect(backwards.status).toBe(200);
+    expect(await backwards.text()).toContain('To: must be after From. Showing the last 7 days instead.');
+    const half = await owner.app.request('http://localhost/console/gaps?from=2026-11-20', { headers });
+    expect(await half.text()).toContain('To: From and To go together. Showing the last 7 days instead.');
   });
 
   it('shorten a long first question without cutting an emoji in half', async () => {
@@ -146,6 +171,15 @@ describe('console errors', () => {
     for (const days of ['0x10', '1e1', '0b11', '16.0', '-3']) {
       const refused = await post('/console/organization/retention', `days=${encodeURIComponent(days)}`);
       expect(refused.status, days).toBe(400);
+      // The usage page again, the refusal at the field, with what was typed.
+      const page = await refused.text();
+      expect(page, days).toContain('<h1>Plan and usage</h1>');
+      expect(page, days).toMatch(
+        new RegExp(
+          `value="${days.replace('.', '\\.')}"[^>]*aria-invalid="true" aria-describedby="retention-error"`,
+        ),
+      );
+      expect(page, days).toMatch(/id="retention-error"[^>]*>Keep conversations/);
     }
     expect(await getRetentionDays(owner.database.storage, owner.tenant.organization.id)).toBeNull();
     expect((await post('/console/organization/retention', 'days=16')).status).toBe(303);

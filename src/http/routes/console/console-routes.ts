@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { trimTrailingSlash } from 'hono/trailing-slash';
 import type { ModelInUse } from '../../../assistant/model-provider.ts';
 import type { TrustProxy } from '../../../config.ts';
 import type { RateLimitStore } from '../../../limits/rate-limit-store.ts';
@@ -49,6 +50,8 @@ export function consoleRoutes(deps: ConsoleDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('/console', consoleHeaders);
   app.use('/console/*', consoleHeaders);
+  // `/console/` and `/console/keys/`, as typed or bookmarked, are the screens without the slash.
+  app.use('/console/*', trimTrailingSlash());
   const consoleFile = [...(deps.assets?.files.keys() ?? [])].find((name) => name.startsWith('console-'));
   const scriptSrc = consoleFile ? `/console/assets/${consoleFile}` : null;
   app.get('/console/assets/:file', (c) => {
