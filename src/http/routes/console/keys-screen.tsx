@@ -15,7 +15,7 @@ import { DocentError } from '../../errors.ts';
 import { requestOrigin } from '../../request-origin.ts';
 import type { ConsoleEnv } from './console-env.ts';
 import { readForm } from './form-body.ts';
-import { Csrf, Layout } from './layout.tsx';
+import { Csrf, Layout, refusedField } from './layout.tsx';
 
 /** Keys: create (the secret shown once), list, revoke. */
 export function keysScreen(deps: {
@@ -44,9 +44,7 @@ export function keysScreen(deps: {
     ]);
     const domainOf = new Map(sites.map((s) => [s.id, s.domain]));
     const invalid = (field: 'name' | 'site') =>
-      notice.errorField === field
-        ? { 'aria-invalid': 'true', 'aria-describedby': 'key-error', autofocus: true }
-        : {};
+      notice.errorField === field ? refusedField('key-error') : {};
     return c.html(
       <Layout title="Keys" session={session} active="keys" scriptSrc={deps.scriptSrc}>
         {notice.secret ? (

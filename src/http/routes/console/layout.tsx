@@ -106,6 +106,14 @@ export function Layout(props: {
 }
 
 /** The hidden CSRF field every console form carries. */
+/**
+ * A refused field's attributes: marked invalid, described by its message(s) (element ids), and focused
+ * unless another refused field comes first, so a screen reader reads the field with what is wrong with it.
+ */
+export function refusedField(errorIds: string, focus = true) {
+  return { 'aria-invalid': 'true', 'aria-describedby': errorIds, ...(focus ? { autofocus: true } : {}) };
+}
+
 export function Csrf(props: { session: ConsoleSession }) {
   return <input type="hidden" name="_csrf" value={props.session.csrfToken} />;
 }

@@ -24,6 +24,7 @@ import {
   setSessionCookie,
 } from './console-guard.ts';
 import { readForm } from './form-body.ts';
+import { refusedField } from './layout.tsx';
 
 /** Sign-in attempts per client address per minute: keys cannot be guessed, but a form can be hammered. */
 export const SIGN_IN_ATTEMPTS_PER_MINUTE = 20;
@@ -66,9 +67,7 @@ button{margin-top:1rem;width:100%;padding:.6rem;border:0;border-radius:6px;backg
               required
               maxlength={MAX_SIGN_IN_KEY_CHARS}
               // A refused key: the field says so and is where the cursor is, ready for another.
-              {...(props.error
-                ? { 'aria-invalid': 'true', 'aria-describedby': 'key-error', autofocus: true }
-                : {})}
+              {...(props.error ? refusedField('key-error') : {})}
             />
             <button type="submit">Sign in</button>
           </form>

@@ -6,6 +6,7 @@ import {
   type SiteModelSettings,
 } from '../../../assistant/providers/site-model-settings.ts';
 import { MAX_NAME_INPUT_UNITS, type Site, siteAllowedOrigins } from '../../../tenancy/sites.ts';
+import { refusedField } from './layout.tsx';
 
 /** The settings form's fields as the owner sees them: stored values, or what was just typed. */
 export type SettingsFormValues = Record<(typeof SETTINGS_FIELDS)[number], string>;
@@ -90,13 +91,7 @@ export function SiteSettingsForm(props: {
   const firstInvalid = props.errors.find((e) => e.field !== null)?.field;
   const invalid = (field: SettingsField) => {
     const ids = props.errors.flatMap((e, i) => (e.field === field ? [`settings-error-${i}`] : []));
-    return ids.length === 0
-      ? {}
-      : {
-          'aria-invalid': 'true',
-          'aria-describedby': ids.join(' '),
-          ...(field === firstInvalid ? { autofocus: true } : {}),
-        };
+    return ids.length === 0 ? {} : refusedField(ids.join(' '), field === firstInvalid);
   };
   return (
     <form

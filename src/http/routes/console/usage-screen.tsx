@@ -12,7 +12,7 @@ import { FALLBACK_PLAN, getOrganizationPlan } from '../../../tenancy/plans.ts';
 import { Chart } from './chart.tsx';
 import type { ConsoleEnv } from './console-env.ts';
 import { readForm } from './form-body.ts';
-import { Csrf, Layout } from './layout.tsx';
+import { Csrf, Layout, refusedField } from './layout.tsx';
 
 /** Plan and usage: the plan's limits, this month's credits, and answered requests per day. */
 export function usageScreen(deps: { storage: Storage; scriptSrc: string | null }): Hono<ConsoleEnv> {
@@ -117,9 +117,7 @@ async function usagePage(
             value={refused ? refused.typed : retention === null ? '' : String(retention)}
             placeholder="keep"
             style="width:6rem"
-            {...(refused
-              ? { 'aria-invalid': 'true', 'aria-describedby': 'retention-error', autofocus: true }
-              : {})}
+            {...(refused ? refusedField('retention-error') : {})}
           />{' '}
           days
         </label>
