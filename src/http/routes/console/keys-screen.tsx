@@ -120,7 +120,10 @@ export function keysScreen(deps: {
               <th>Name</th>
               <th>Created</th>
               <th>Last used</th>
-              <th />
+              {/* Named for screen readers (a header-less column is read without one); seen, it is empty. */}
+              <th>
+                <span class="visually-hidden">Revoke</span>
+              </th>
             </tr>
           </thead>
           <tbody>

@@ -46,6 +46,7 @@ td,.card{overflow-wrap:anywhere}td.word{overflow-wrap:break-word}td.path{min-wid
 .msg .answer code{font-family:ui-monospace,monospace;font-size:.9em}.chart{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.6rem;margin-top:1rem;min-height:260px}
 .when{white-space:nowrap}main a[aria-current=page]{font-weight:650;color:#111827;text-decoration:none}
 .skip{position:absolute;left:.5rem;top:-3rem;z-index:10;background:#fff;color:#1d4ed8;padding:.4rem .8rem;border-radius:6px}.skip:focus{top:.5rem}main:focus{outline:none}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 .stack>*+*{margin-top:.6rem}.row{display:flex;gap:.6rem;align-items:center;flex-wrap:wrap}
 @media (max-width:760px){header.top{padding:.6rem .8rem}.shell{flex-direction:column}
 nav.side{flex:none;display:flex;gap:.2rem;overflow-x:auto;padding:.4rem .6rem;border-right:0;border-bottom:1px solid #e5e7eb}
