@@ -1,13 +1,21 @@
 /**
  * The built-in answerer's own words (its decline and its replies to small talk), in the languages the
- * search tells questions apart by (search/stop-words.ts). Its answers quote the docs, so they are in the
+ * search tells questions apart by (search/stop-words.ts) and in Chinese, Japanese and Korean. Its answers quote the docs, so they are in the
  * docs' language; a French reader whose question the docs do not cover should not be told so in English.
  * A real model answers in the reader's language itself (system-prompt.ts).
  */
 import { writtenIn } from '../search/stop-words.ts';
 import { type SmallTalkKind, smallTalkLanguage } from './small-talk.ts';
 
-export type ReplyLanguage = 'english' | 'french' | 'spanish' | 'portuguese' | 'german';
+export type ReplyLanguage =
+  | 'english'
+  | 'french'
+  | 'spanish'
+  | 'portuguese'
+  | 'german'
+  | 'chinese'
+  | 'japanese'
+  | 'korean';
 
 export interface Phrases {
   /** The decline: the answer's first line when the docs do not cover the question. */
@@ -68,17 +76,77 @@ export const PHRASES: Record<ReplyLanguage, Phrases> = {
       goodbye: 'Auf Wiedersehen! Kommen Sie mit jeder Frage zu dieser Dokumentation wieder.',
     },
   },
+  chinese: {
+    noCoverage: '我在文档中没有找到相关内容。',
+    closestPages: '最相关的页面：',
+    smallTalk: {
+      greeting:
+        '你好！我可以回答关于本文档的问题。你可以问我如何做某件事、某个设置的作用，或者粘贴一条错误信息。',
+      thanks: '不客气！关于本文档的其他问题，也欢迎随时问我。',
+      goodbye: '再见！有任何关于本文档的问题，欢迎随时回来。',
+    },
+  },
+  japanese: {
+    noCoverage: 'ドキュメントにはこの内容が見つかりませんでした。',
+    closestPages: '最も近いページ：',
+    smallTalk: {
+      greeting:
+        'こんにちは！このドキュメントに関する質問にお答えします。操作の方法や設定の意味を聞いたり、エラーメッセージを貼り付けたりしてください。',
+      thanks: 'どういたしまして！このドキュメントについて、ほかにも何でも聞いてください。',
+      goodbye: 'さようなら！このドキュメントについて質問があれば、いつでもどうぞ。',
+    },
+  },
+  korean: {
+    noCoverage: '문서에서 이 내용을 찾지 못했습니다.',
+    closestPages: '가장 가까운 페이지:',
+    smallTalk: {
+      greeting:
+        '안녕하세요! 이 문서에 관한 질문에 답해 드립니다. 무언가를 하는 방법이나 설정의 역할을 묻거나 오류 메시지를 붙여 넣어 주세요.',
+      thanks: '천만에요! 이 문서에 관해 다른 것도 무엇이든 물어보세요.',
+      goodbye: '안녕히 가세요! 이 문서에 관한 질문이 있으면 언제든 다시 오세요.',
+    },
+  },
 };
 
 const LANGUAGES = Object.keys(PHRASES) as ReplyLanguage[];
 
+/** The languages told by their function words (search/stop-words.ts); the others by their script. */
+const WORDED: readonly ReplyLanguage[] = ['english', 'french', 'spanish', 'portuguese', 'german'];
+
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/gu;
+const HAN = /\p{Script=Han}/gu;
+const HANGUL = /\p{Script=Hangul}/gu;
+const LATIN = /\p{Script=Latin}/gu;
+
+/**
+ * Japanese, Chinese or Korean by the question's script: kana only Japanese writes; Han characters
+ * without kana, Chinese; Hangul, Korean; each only when it outweighs the Latin letters (an English
+ * question quoting one word of Chinese is English). Null otherwise.
+ */
+function scriptLanguage(question: string): ReplyLanguage | null {
+  const count = (pattern: RegExp) => question.match(pattern)?.length ?? 0;
+  const latin = count(LATIN);
+  const kana = count(KANA);
+  const han = count(HAN);
+  const hangul = count(HANGUL);
+  if (kana > 0 && kana + han > latin) return 'japanese';
+  if (han >= 2 && han > latin) return 'chinese';
+  if (hangul >= 2 && hangul > latin) return 'korean';
+  return null;
+}
+
 /**
  * The language the answerer's own words take for `question`: the one it is written in, told by its
- * function words as the search tells it, or by its greeting or thanks ("merci", "hola"); English when
- * neither tells (a question of keywords only).
+ * function words as the search tells it, by its script (Chinese, Japanese, Korean), or by its greeting
+ * or thanks ("merci", "hola"); English when none tells (a question of keywords only).
  */
 export function replyLanguage(question: string): ReplyLanguage {
-  return (writtenIn(question, LANGUAGES) as ReplyLanguage | null) ?? smallTalkLanguage(question) ?? 'english';
+  return (
+    (writtenIn(question, WORDED) as ReplyLanguage | null) ??
+    scriptLanguage(question) ??
+    smallTalkLanguage(question) ??
+    'english'
+  );
 }
 
 /** Whether `text` is one of the small-talk replies, in any language. */

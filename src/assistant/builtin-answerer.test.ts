@@ -130,6 +130,11 @@ describe('BuiltinAnswerer', () => {
       ['Como eu faço uma receita de pão de fermentação natural em casa?', 'portuguese'],
       ['Wie backe ich ein Sauerteigbrot mit dem Rezept für zu Hause?', 'german'],
       ['What is a good recipe for sourdough bread?', 'english'],
+      ['怎么在家做酸面包？', 'chinese'],
+      ['サワードウのパンはどうやって作りますか？', 'japanese'],
+      ['사워도우 빵은 집에서 어떻게 만드나요?', 'korean'],
+      // One Chinese word in an English question: English.
+      ['What does 酸面包 mean in a bread recipe?', 'english'],
     ];
     for (const [question, language] of asked) {
       const { text, covered } = composeAnswer(question, sources);

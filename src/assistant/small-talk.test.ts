@@ -100,6 +100,10 @@ describe('the built-in answerer and small talk', () => {
     ['vielen Dank!', 'german', 'thanks'],
     ['thanks, bye', 'english', 'thanks'],
     ['ciao', 'english', 'greeting'],
+    ['谢谢！', 'chinese', 'thanks'],
+    ['你好', 'chinese', 'greeting'],
+    ['ありがとうございます', 'japanese', 'thanks'],
+    ['안녕히 가세요', 'korean', 'goodbye'],
   ] as const)('replies to %j in %s', (message, language, kind) => {
     expect(smallTalkLanguage(message)).toBe(language === 'english' ? null : language);
     expect(replyLanguage(message)).toBe(language);

@@ -21,10 +21,11 @@ export const MAX_SMALL_TALK_WORDS = 8;
  */
 const KIND_WORDS: Record<SmallTalkKind, string> = {
   greeting: `hi hii hello helo hey heya hiya howdy yo greetings hallo hola bonjour bonsoir salut coucou ciao
-    olá ola oi moin servus`,
-  thanks:
-    'thanks thank thx ty tysm cheers merci gracias obrigado obrigada danke grazie appreciate appreciated',
-  goodbye: 'bye goodbye byebye cya adios adiós tchau tschüss tschuss farewell goodnight',
+    olá ola oi moin servus 你好 您好 大家好 こんにちは こんばんは おはようございます 안녕하세요 안녕`,
+  thanks: `thanks thank thx ty tysm cheers merci gracias obrigado obrigada danke grazie appreciate appreciated
+    谢谢 谢谢你 谢谢您 多谢 感谢 ありがとう ありがとうございます どうも 감사합니다 고맙습니다`,
+  goodbye: `bye goodbye byebye cya adios adiós tchau tschüss tschuss farewell goodnight 再见 拜拜 さようなら
+    じゃあね 안녕히`,
 };
 
 /** Two-word greetings, thanks and goodbyes whose second word alone is an everyday word. */
@@ -50,7 +51,8 @@ const PAIRS = new Map<string, SmallTalkKind>([
 const FILLER = new Set(
   `a again all and are bien beaucoup bonne bot buddy day days dear doing everybody everyone folks for friend
   friends good great guys have help how i is it journée later le lot lots many monde much muchas mucho muito
-  nice ok okay schön see sehr so soon team the there this to today tous tout très va very vous ya you your ça`
+  nice ok okay schön see sehr so soon team the there this to today tous tout très va very vous ya you your ça
+  가세요 계세요`
     .split(/\s+/)
     .filter((w) => w.length > 0),
 );
@@ -65,6 +67,10 @@ const WORD_LANGUAGES: Record<Exclude<ReplyLanguage, 'english'>, string> = {
   spanish: 'hola gracias adios adiós',
   portuguese: 'olá ola oi obrigado obrigada tchau',
   german: 'hallo moin servus danke tschüss tschuss',
+  chinese: '你好 您好 大家好 谢谢 谢谢你 谢谢您 多谢 感谢 再见 拜拜',
+  japanese:
+    'こんにちは こんばんは おはようございます ありがとう ありがとうございます どうも さようなら じゃあね',
+  korean: '안녕하세요 안녕 감사합니다 고맙습니다 안녕히',
 };
 const PAIR_LANGUAGES: Record<string, ReplyLanguage> = {
   'guten morgen': 'german',
