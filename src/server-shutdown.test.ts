@@ -228,8 +228,9 @@ describe('readiness while draining', () => {
         });
         expect(await response.text()).toContain('0:"Docent answers [1]."');
       }
-      // One listener per answer would stay until shutdown, and each new one walks the list.
-      expect(getEventListeners(stopping.signal, 'abort')).toHaveLength(0);
+      // One listener per answer would stay until shutdown, and each new one walks the list: one serves
+      // them all (reader-gone.ts; its test checks that nothing else per answer stays on the signal).
+      expect(getEventListeners(stopping.signal, 'abort').length).toBeLessThanOrEqual(1);
     } finally {
       await database.drop();
     }

@@ -27,6 +27,7 @@ import { isAnswered } from './answered.ts';
 import { clearInFlightWithin, markInFlightWithin } from './answers-in-flight.ts';
 import type { ModelProvider } from './model-provider.ts';
 import { describeProviderError, safeProviderErrorMessage } from './providers/provider-errors.ts';
+import { goneOr } from './reader-gone.ts';
 import type { ContextItem } from './request-schema.ts';
 import { questionQuery } from './retrieval-query.ts';
 import { retrievalStrength } from './retrieval-strength.ts';
@@ -509,25 +510,6 @@ function turnsOf(messages: readonly ThreadMessage[], upToSeq?: number): Turn[] {
     if (m.content !== '') turns.push({ role: m.role, text: m.content });
   }
   return turns;
-}
-
-/**
- * The reader leaving, or `also` aborting (the early charge refused, the shutdown's grace period over):
- * either ends the answer. The combined signal is made on first use, as only a model doing I/O needs one.
- */
-function goneOr(gone: ReaderGone, also: AbortSignal): ReaderGone {
-  let linked: AbortSignal | undefined;
-  return {
-    get aborted() {
-      return gone.aborted || also.aborted;
-    },
-    get signal() {
-      // `AbortSignal.any` holds the combined signal weakly: a listener added to the server-wide
-      // shutdown signal for every answer would stay there, and each new one costs a walk of the list.
-      linked ??= AbortSignal.any([gone.signal, also]);
-      return linked;
-    },
-  };
 }
 
 function round(ms: number): number {

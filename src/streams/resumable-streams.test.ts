@@ -213,6 +213,45 @@ describe.each(backends)('resumable answers, %s', (_label, open) => {
   });
 });
 
+const pubSubs: [string, () => Promise<PubSub>][] = [['memory pub/sub', async () => new MemoryPubSub()]];
+if (redisUrl !== null)
+  pubSubs.push([
+    'Redis',
+    async () => {
+      const pubSub = await RedisPubSub.connect(redisUrl);
+      opened.push(pubSub);
+      return pubSub;
+    },
+  ]);
+
+describe.each(pubSubs)('what an answer leaves in the pub/sub store, %s', (_label, open) => {
+  it('keeps no key longer than the answer stays resumable', async () => {
+    // Found by a soak over Redis: every answer left the package's `DONE` sentinel for 24 hours, though
+    // nothing reaches it after its chat's pointer expires (RESUMABLE_TTL_SECONDS).
+    const pubSub = await open();
+    const ttls: number[] = [];
+    const observed: PubSub = {
+      subscriber: pubSub.subscriber,
+      publisher: {
+        ...pubSub.publisher,
+        set: (key, value, options) => {
+          ttls.push(options?.EX ?? Number.POSITIVE_INFINITY);
+          return pubSub.publisher.set(key, value, options);
+        },
+      },
+    };
+    const streams = createResumableStreams(observed, { keyPrefix: `docent-test:${crypto.randomUUID()}` });
+    const recorded = streams.record(`site:${crypto.randomUUID()}`, connection());
+    recorded.write('data: one\n\n');
+    await tick(50);
+    recorded.end();
+    await tick(100);
+    // The sentinel at the start and `DONE` at the end, at least.
+    expect(ttls.length).toBeGreaterThanOrEqual(2);
+    expect(Math.max(...ttls)).toBeLessThanOrEqual(RESUMABLE_TTL_SECONDS);
+  });
+});
+
 describe('in-process recorder bounds', () => {
   it('keeps at most MAX_IN_PROCESS_ANSWERS answers, the oldest going first, and none past the TTL', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });

@@ -121,7 +121,18 @@ export function createResumableStreams(
   const publisher: Publisher = {
     connect: () => pubSub.publisher.connect(),
     publish: (channel, message) => pubSub.publisher.publish(channel, message).catch(() => 0),
-    set: (key, value, options) => pubSub.publisher.set(key, value, options).catch(() => null),
+    // The package keeps each answer's sentinel (`DONE` once it ends) 24 hours, but an answer is found only
+    // through its chat's pointer, which lives RESUMABLE_TTL_SECONDS from the answer's start: the sentinel,
+    // set at the start and again at the end, outlives it as well with that TTL. With 24 hours Redis kept a
+    // key per answer of the last day (a soak: 2,100 keys after 4 minutes, still growing).
+    set: (key, value, options) =>
+      pubSub.publisher
+        .set(
+          key,
+          value,
+          options?.EX === undefined ? options : { EX: Math.min(options.EX, RESUMABLE_TTL_SECONDS) },
+        )
+        .catch(() => null),
     get: (key) => pubSub.publisher.get(key).catch(() => null),
     incr: (key) => pubSub.publisher.incr(key),
   };
