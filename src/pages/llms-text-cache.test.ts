@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { LlmsTextCache } from './llms-text-cache.ts';
 import type { LlmsTemplate } from './llms-txt.ts';
 
-const key = (generation: number, name = 'Acme') => ({
+const key = (generation: number, name = 'Acme', siteId = 'site_1') => ({
   file: 'llms-full.txt',
-  siteId: 'site_1',
+  siteId,
   domain: 'acme',
   name,
   generation,
@@ -61,14 +61,33 @@ describe('LlmsTextCache', () => {
       runs++;
       return template(String(n).repeat(400), n);
     };
-    await cache.get(key(1), text(1));
-    await cache.get(key(2), text(2));
-    await cache.get(key(3), text(3)); // 3 × 400 bytes: the first goes
+    // Three sites' files.
+    const of = (n: number) => key(n, 'Acme', `site_${n}`);
+    await cache.get(of(1), text(1));
+    await cache.get(of(2), text(2));
+    await cache.get(of(3), text(3)); // 3 × 400 bytes: the first goes
     expect(runs).toBe(3);
-    await cache.get(key(3), text(3));
+    await cache.get(of(3), text(3));
+    await cache.get(of(2), text(2));
+    expect(runs).toBe(3);
+    await cache.get(of(1), text(1));
+    expect(runs).toBe(4);
+  });
+
+  it("drops a site's file of an older generation as soon as a newer one is asked for", async () => {
+    const cache = new LlmsTextCache();
+    let runs = 0;
+    const text = (n: number) => async (): Promise<LlmsTemplate> => {
+      runs++;
+      return template(`generation ${n}`, n);
+    };
+    await cache.get(key(1), text(1));
+    await cache.get(key(1, 'Acme', 'site_2'), text(1));
     await cache.get(key(2), text(2));
     expect(runs).toBe(3);
+    // Plenty of budget left, yet the first site's generation 1 is gone; the other site's is kept.
     await cache.get(key(1), text(1));
+    await cache.get(key(1, 'Acme', 'site_2'), text(1));
     expect(runs).toBe(4);
   });
 });
