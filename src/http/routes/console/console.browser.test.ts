@@ -125,6 +125,36 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     ).key;
     otherAdminKey = (await createTenant(server.storage, { domain: 'globex' })).adminKey;
   });
+  /** Asks `question` in a new thread as reader `fp`, over v2; the answer's stream as text. */
+  const ask = async (fp: string, question: string, currentPath?: string): Promise<string> => {
+    const response = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp,
+        ...(currentPath === undefined ? {} : { currentPath }),
+        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: question }] }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    return response.text();
+  };
+  const threadIdOf = (stream: string) => stream.match(/"threadId":"(thr_\w+)"/)?.[1] ?? '';
+  /** Reader `fp` votes the answer in `stream` down, with `comment`. */
+  const voteDown = (fp: string, stream: string, comment: string) =>
+    fetch(`${server.baseUrl}/v2/assistant/acme/feedback`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp,
+        threadId: threadIdOf(stream),
+        threadKey: stream.match(/"threadKey":"(thk_\w+)"/)?.[1] ?? '',
+        messageId: stream.match(/"messageId":"(msg_\w+)"/)?.[1] ?? '',
+        rating: 'down',
+        comment,
+      }),
+    });
+
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
@@ -333,19 +363,8 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
   it('shows what readers asked: overview, conversations, a thread, gaps, top questions and pages', async () => {
     const questions = ['How do I rotate keys?', 'how to rotate an api key', 'What is the weather on Mars?'];
     let threadId = '';
-    for (const question of questions) {
-      const response = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          fp: 'reader-1',
-          currentPath: 'keys',
-          messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: question }] }],
-        }),
-      });
-      expect(response.status).toBe(200);
-      threadId = (await response.text()).match(/"threadId":"(thr_\w+)"/)?.[1] ?? threadId;
-    }
+    for (const question of questions)
+      threadId = threadIdOf(await ask('reader-1', question, 'keys')) || threadId;
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     await signIn(page, server, adminKey);
@@ -400,31 +419,9 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
   });
 
   it('resolves feedback, exports conversations and feedback, keeps a retention setting, deletes a thread', async () => {
-    const asked = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        fp: 'reader-9',
-        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Where is the keys page?' }] }],
-      }),
-    });
-    const stream = await asked.text();
-    const threadId = stream.match(/"threadId":"(thr_\w+)"/)?.[1] ?? '';
-    const threadKey = stream.match(/"threadKey":"(thk_\w+)"/)?.[1] ?? '';
-    const messageId = stream.match(/"messageId":"(msg_\w+)"/)?.[1] ?? '';
-    const voted = await fetch(`${server.baseUrl}/v2/assistant/acme/feedback`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        fp: 'reader-9',
-        threadId,
-        threadKey,
-        messageId,
-        rating: 'down',
-        comment: 'Too vague.',
-      }),
-    });
-    expect(voted.status).toBe(200);
+    const stream = await ask('reader-9', 'Where is the keys page?');
+    const threadId = threadIdOf(stream);
+    expect((await voteDown('reader-9', stream, 'Too vague.')).status).toBe(200);
 
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     const page = await context.newPage();
@@ -556,17 +553,7 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     // A question of one long unbreakable word took the table's width, and every short column was cut to
     // a few letters: the site "acme" shown as "ac / me", a warning's "docs.json" as "docs.js / on".
     const word = 'very_long_identifier_that_does_not_wrap_anywhere_at_all_in_the_panel'.repeat(2);
-    const response = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        fp: 'reader-long',
-        currentPath: 'keys',
-        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: `Show ${word}` }] }],
-      }),
-    });
-    expect(response.status).toBe(200);
-    await response.text();
+    await ask('reader-long', `Show ${word}`, 'keys');
     const wide = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await wide.newPage();
     await signIn(page, server, adminKey);
@@ -584,23 +571,7 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(1280);
     // Beside an everyday question, a page's path was cut to a letter's width by the other columns: the
     // widget at a site's root, page "index", showed as "inde / x".
-    const everyday = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        fp: 'reader-everyday',
-        currentPath: 'guides/alerts',
-        messages: [
-          {
-            id: 'm1',
-            role: 'user',
-            parts: [{ type: 'text', text: 'How many sensors can one hub pair with?' }],
-          },
-        ],
-      }),
-    });
-    expect(everyday.status).toBe(200);
-    await everyday.text();
+    await ask('reader-everyday', 'How many sensors can one hub pair with?', 'guides/alerts');
     await page.goto(`${server.baseUrl}/console/conversations?q=sensors`);
     expect(await lines(6), 'page beside an everyday question').toBe(1);
     await wide.close();
@@ -609,40 +580,10 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
   it('has no serious or critical accessibility violation (axe-core) on any screen, light, dark and on a phone', async () => {
     // A question no page answers (a coverage gap), an open feedback item and a thread of their own,
     // whatever the tests before left.
-    const unanswerable = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        fp: 'reader-a11y',
-        messages: [
-          { id: 'm1', role: 'user', parts: [{ type: 'text', text: 'What is the weather on Mars?' }] },
-        ],
-      }),
-    });
-    await unanswerable.text();
-    const asked = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        fp: 'reader-a11y',
-        currentPath: 'keys',
-        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'How do I rotate keys?' }] }],
-      }),
-    });
-    const stream = await asked.text();
-    const threadId = stream.match(/"threadId":"(thr_\w+)"/)?.[1] ?? '';
-    await fetch(`${server.baseUrl}/v2/assistant/acme/feedback`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        fp: 'reader-a11y',
-        threadId,
-        threadKey: stream.match(/"threadKey":"(thk_\w+)"/)?.[1] ?? '',
-        messageId: stream.match(/"messageId":"(msg_\w+)"/)?.[1] ?? '',
-        rating: 'down',
-        comment: 'Which command?',
-      }),
-    });
+    await ask('reader-a11y', 'What is the weather on Mars?');
+    const stream = await ask('reader-a11y', 'How do I rotate keys?', 'keys');
+    const threadId = threadIdOf(stream);
+    await voteDown('reader-a11y', stream, 'Which command?');
     const modes: [string, { viewport: { width: number; height: number }; colorScheme?: 'light' | 'dark' }][] =
       [
         ['light', { viewport: { width: 1280, height: 900 }, colorScheme: 'light' }],
@@ -735,28 +676,9 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
   });
 
   it('can be used with the keyboard alone, errors said with their fields, progress in a live region', async () => {
-    const asked = await fetch(`${server.baseUrl}/v2/assistant/acme/message`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        fp: 'reader-keyboard',
-        messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Can I type everything?' }] }],
-      }),
-    });
-    const stream = await asked.text();
-    const threadId = stream.match(/"threadId":"(thr_\w+)"/)?.[1] ?? '';
-    await fetch(`${server.baseUrl}/v2/assistant/acme/feedback`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${assistantKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        fp: 'reader-keyboard',
-        threadId,
-        threadKey: stream.match(/"threadKey":"(thk_\w+)"/)?.[1] ?? '',
-        messageId: stream.match(/"messageId":"(msg_\w+)"/)?.[1] ?? '',
-        rating: 'down',
-        comment: 'Typed by keyboard.',
-      }),
-    });
+    const stream = await ask('reader-keyboard', 'Can I type everything?');
+    const threadId = threadIdOf(stream);
+    await voteDown('reader-keyboard', stream, 'Typed by keyboard.');
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     /** The focused element: its name, and what a screen reader is told about it being wrong. */
