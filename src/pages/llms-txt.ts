@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { readSnapshot, type Storage } from '../storage/database.ts';
 import type { Database } from '../storage/schema.ts';
+import { inertLine } from './inert-markdown.ts';
 import { renderPageMarkdown } from './page-markdown.ts';
 import { type ListedPage, listPages, sectionsOf } from './site-navigation.ts';
 import { readStoredPages } from './stored-page.ts';
@@ -309,11 +310,20 @@ function siteBase(domain: string): string {
   return `/sites/${encodeURIComponent(domain)}`;
 }
 
+/** Docs text on one line, where nothing in it links, loads or is HTML (inert-markdown.ts). */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return inertLine(text.replace(/\s+/g, ' ').trim());
 }
 
-/** A title as link text: brackets and backslashes escaped, so it cannot end the link early. */
+/**
+ * A title as link text: brackets and backslashes escaped, so it cannot end the link early, and then
+ * made inert (its `\\` pairs are kept as they are).
+ */
 function linkText(title: string): string {
-  return oneLine(title).replace(/[\\[\]]/g, (c) => `\\${c}`);
+  return inertLine(
+    title
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/[\\[\]]/g, (c) => `\\${c}`),
+  );
 }

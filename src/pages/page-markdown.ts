@@ -1,3 +1,4 @@
+import { inertMarkdown } from './inert-markdown.ts';
 import type { StoredPage } from './stored-page.ts';
 import { storedRowsWidth, storedTablesAsGfm } from './stored-tables.ts';
 
@@ -47,7 +48,10 @@ export function renderPageMarkdown(page: StoredPage): string {
     }
     rowsWidth = width;
   }
-  return `${out.map((part, i) => (texts.has(i) ? storedTablesAsGfm(part) : part)).join('\n\n')}\n`;
+  // Docs text that was escaped in the docs is written so that it stays text (inert-markdown.ts).
+  return inertMarkdown(
+    `${out.map((part, i) => (texts.has(i) ? storedTablesAsGfm(part) : part)).join('\n\n')}\n`,
+  );
 }
 
 /**
