@@ -3,11 +3,13 @@
  * same index and answer service as the HTTP API. Built per connection (stateless HTTP: per request; the
  * CLI's stdio server: once) by whoever has authenticated the caller; free of any transport.
  */
+
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_ID_CHARS } from '../assistant/request-schema.ts';
 import { DomainError } from '../errors/domain-error.ts';
+import { inertLine, inertMarkdown } from '../pages/inert-markdown.ts';
 import { listLabels, type SiteLabels } from '../search/search-index.ts';
 import type { SiteSearch } from '../search/site-search.ts';
 import type { Storage } from '../storage/database.ts';
@@ -179,7 +181,8 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
           .filter(Boolean)
           .map((line) => `\n${line}`)
           .join('');
-        const block = `${i === 0 ? '' : '\n\n---\n\n'}[${i + 1}] ${r.title}\nURL: ${r.url}\nPath: ${r.path}${labels}\n\n${r.content}`;
+        // Docs text as Markdown that stays text: no link, image or HTML from it (inert-markdown.ts).
+        const block = `${i === 0 ? '' : '\n\n---\n\n'}[${i + 1}] ${inertLine(r.title)}\nURL: ${r.url}\nPath: ${r.path}${labels}\n\n${inertMarkdown(r.content)}`;
         if (i > 0 && length + block.length > MAX_SEARCH_TEXT_CHARS) break;
         blocks.push(block);
         length += block.length;
