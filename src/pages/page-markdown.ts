@@ -1,4 +1,4 @@
-import { inertMarkdown } from './inert-markdown.ts';
+import { type InertState, inertMarkdown } from './inert-markdown.ts';
 import type { StoredPage } from './stored-page.ts';
 import { storedRowsWidth, storedTablesAsGfm } from './stored-tables.ts';
 
@@ -8,7 +8,7 @@ import { storedRowsWidth, storedTablesAsGfm } from './stored-tables.ts';
  * matter gone, components reduced to their text, code blocks kept fenced, tables as GFM tables). Chunks of one long section
  * share their heading, which is written once.
  */
-export function renderPageMarkdown(page: StoredPage): string {
+export function renderPageMarkdown(page: StoredPage, inert?: InertState): string {
   const out: string[] = [`# ${oneLine(page.title)}`];
   if (page.description) out.push(`> ${oneLine(page.description)}`);
   // Indexes in `out` of stored text, written back with its tables as GFM once all its chunks are in.
@@ -48,9 +48,11 @@ export function renderPageMarkdown(page: StoredPage): string {
     }
     rowsWidth = width;
   }
-  // Docs text that was escaped in the docs is written so that it stays text (inert-markdown.ts).
+  // Docs text that was escaped in the docs is written so that it stays text (inert-markdown.ts); `inert`
+  // carries on from the page before it in a file of several (llms-full.txt).
   return inertMarkdown(
     `${out.map((part, i) => (texts.has(i) ? storedTablesAsGfm(part) : part)).join('\n\n')}\n`,
+    inert,
   );
 }
 
