@@ -3,10 +3,12 @@
  * answer service as the assistant routes (charged, stored in a thread, refunded when nothing came out),
  * collected instead of streamed.
  */
+
 import type { AnswerService, AskInput } from '../assistant/answer-question.ts';
 import type { CitableSource } from '../assistant/answer-sources.ts';
 import type { AnswerSink } from '../assistant/answer-stream.ts';
 import { DomainError } from '../errors/domain-error.ts';
+import { inertLine } from '../pages/inert-markdown.ts';
 
 export interface CollectedAnswer {
   text: string;
@@ -86,7 +88,8 @@ export function answerAsText(answer: CollectedAnswer): string {
   if (answer.error !== undefined) lines.push(`(The answer stopped early: ${answer.error})`);
   if (answer.sources.length > 0) {
     lines.push('', 'Sources:');
-    for (const source of answer.sources) lines.push(`[${source.id}] ${source.title}: ${source.url}`);
+    for (const source of answer.sources)
+      lines.push(`[${source.id}] ${inertLine(source.title)}: ${source.url}`);
   }
   lines.push(
     '',

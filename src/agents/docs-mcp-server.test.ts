@@ -1,9 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
+import type { CitableSource } from '../assistant/answer-sources.ts';
 import type { SearchResult, SiteSearch } from '../search/site-search.ts';
 import type { Storage } from '../storage/database.ts';
 import type { Site } from '../tenancy/sites.ts';
+import { liveMarkup } from '../testing/live-markup.ts';
+import { answerAsText } from './ask-docs.ts';
 import {
   createDocsMcpServer,
   MAX_PAGE_PART_CHARS,
@@ -109,14 +112,14 @@ describe('pagePart', () => {
 
 describe('search_docs output', () => {
   /** `search_docs` over a site whose every section is `chars` characters long. */
-  async function searchLong(chars: number, limit: number) {
+  async function searchLong(chars: number, limit: number, hostile?: { title: string; text: string }) {
     const results: SearchResult[] = Array.from({ length: limit }, (_, i) => ({
       pagePath: `reference/table-${i}`,
       url: '',
-      title: `Table ${i}`,
-      breadcrumbs: [`Table ${i}`, 'Fields'],
+      title: hostile?.title ?? `Table ${i}`,
+      breadcrumbs: [hostile?.title ?? `Table ${i}`, 'Fields'],
       anchor: 'fields',
-      text: `${i} `.padEnd(chars, 'x'),
+      text: hostile?.text ?? `${i} `.padEnd(chars, 'x'),
       score: limit - i,
       coverage: 1,
       versions: [],
@@ -159,5 +162,33 @@ describe('search_docs output', () => {
     const small = await searchLong(500, 50);
     expect(small.paths).toHaveLength(50);
     expect(small.text).not.toContain('left out');
+  });
+
+  it('gives docs text and titles as text: no link, image or HTML a client rendering it would make live', async () => {
+    // Front matter titles, and docs text that was escaped (`\[x\](javascript:…)`), as stored.
+    const { text } = await searchLong(0, 2, {
+      title: 'Keys [t](javascript:alert(1)) <svg onload=alert(2)>',
+      text: 'Rotate [x](javascript:alert(3)) and <img src=x onerror=alert(4)> and ![p](https://tracker.example/p.gif).',
+    });
+    expect(text).toContain('Rotate [x\\](javascript:alert(3))');
+    expect(liveMarkup(text)).toEqual([]);
+  });
+});
+
+describe('ask_docs output', () => {
+  it("lists a source whose title holds markup as text: no link or HTML in the tool's text", () => {
+    const text = answerAsText({
+      text: 'Rotate keys [1].',
+      sources: [
+        {
+          id: '1',
+          title: 'Keys [t](javascript:alert(1)) <img src=x onerror=alert(2)>',
+          url: 'https://docs.example.com/keys',
+        } as CitableSource,
+      ],
+      threadId: 'thr_1',
+    });
+    expect(liveMarkup(text)).toEqual([]);
+    expect(text).toContain('[1] Keys [t\\](javascript:alert(1)) \\<img');
   });
 });

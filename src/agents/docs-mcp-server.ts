@@ -3,11 +3,13 @@
  * same index and answer service as the HTTP API. Built per connection (stateless HTTP: per request; the
  * CLI's stdio server: once) by whoever has authenticated the caller; free of any transport.
  */
+
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_ID_CHARS } from '../assistant/request-schema.ts';
 import { DomainError } from '../errors/domain-error.ts';
+import { inertMarkdown } from '../pages/inert-markdown.ts';
 import { listLabels, type SiteLabels } from '../search/search-index.ts';
 import type { SiteSearch } from '../search/site-search.ts';
 import type { Storage } from '../storage/database.ts';
@@ -179,10 +181,13 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
           .filter(Boolean)
           .map((line) => `\n${line}`)
           .join('');
+        // Made inert below, whole (a fence one section leaves open goes on into the next); its length
+        // as it will be, about.
         const block = `${i === 0 ? '' : '\n\n---\n\n'}[${i + 1}] ${r.title}\nURL: ${r.url}\nPath: ${r.path}${labels}\n\n${r.content}`;
-        if (i > 0 && length + block.length > MAX_SEARCH_TEXT_CHARS) break;
+        const shown = inertMarkdown(block).length;
+        if (i > 0 && length + shown > MAX_SEARCH_TEXT_CHARS) break;
         blocks.push(block);
-        length += block.length;
+        length += shown;
       }
       const left = results.length - blocks.length;
       if (left > 0)
@@ -190,7 +195,8 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
           `\n\n[${left} more ${left === 1 ? 'result was' : 'results were'} left out: search_docs returns at most ${MAX_SEARCH_TEXT_CHARS.toLocaleString('en-US')} characters of sections. Search again with a narrower query, or read a page whole with get_page.]`,
         );
       return {
-        content: [{ type: 'text', text: blocks.join('') }],
+        // Docs text as Markdown that stays text: no link, image or HTML from it (inert-markdown.ts).
+        content: [{ type: 'text', text: inertMarkdown(blocks.join('')) }],
         // The same results as the text: clients that hand a model the structured result have the same cap.
         structuredContent: { results: results.slice(0, results.length - left) },
       };

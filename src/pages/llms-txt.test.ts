@@ -6,6 +6,7 @@ import { ingestSite } from '../ingest/ingest-site.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite, type Site } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
+import { liveMarkup } from '../testing/live-markup.ts';
 import {
   generateLlmsFullTxt,
   generateLlmsTxt,
@@ -253,6 +254,22 @@ describe.each(dialects)('llms.txt and llms-full.txt on %s', (dialect) => {
     // Without a limit in the way, every address gets every page.
     const whole = (await readLlmsFullTemplate(database.storage, shared)) as LlmsTemplate;
     expect(renderLlmsText(whole, long).text).toBe(header + longer.join(''));
+  });
+
+  it('lists a title or description with markup in it as text: no link, image or HTML', async () => {
+    const { site: hostile } = await site('hostile', {
+      'index.md': page(
+        '"Home <img src=x onerror=alert(1)>"',
+        '"[desc](javascript:alert(2)) ![p](https://tracker.example/p.gif)"',
+        'Text.',
+      ),
+    });
+    const generated = await generateLlmsTxt(database.storage, hostile, DOCENT);
+    // Only its own links, to the pages' Markdown.
+    expect(liveMarkup(generated?.text ?? '')).toEqual([`link ${BASE}/hostile/pages/index.md`]);
+    expect(generated?.text).toContain('- [Home \\<img src=x onerror=alert(1)>](');
+    const full = await generateLlmsFullTxt(database.storage, hostile, DOCENT);
+    expect(liveMarkup(full?.text ?? '')).toEqual([]);
   });
 
   it('is undefined for a site that does not exist', async () => {

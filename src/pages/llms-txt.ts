@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { readSnapshot, type Storage } from '../storage/database.ts';
 import type { Database } from '../storage/schema.ts';
+import { inertLine, inertState } from './inert-markdown.ts';
 import { renderPageMarkdown } from './page-markdown.ts';
 import { type ListedPage, listPages, sectionsOf } from './site-navigation.ts';
 import { readStoredPages } from './stored-page.ts';
@@ -230,6 +231,8 @@ export async function readLlmsFullTemplate(
     const pages = await listPages(db, site.id);
     const ordered = sectionsOf(pages).flatMap((section) => section.pages);
     const out = new TemplateBuilder(header(site, pages), maxBytes - CUT_NOTICE_BYTES);
+    // One text: a fence a page leaves open goes on into the next page as a reader reads it.
+    const inert = inertState();
     batches: for (let i = 0; i < ordered.length; i += PAGE_BATCH) {
       const batch = ordered.slice(i, i + PAGE_BATCH);
       const stored = await readStoredPages(
@@ -241,7 +244,7 @@ export async function readLlmsFullTemplate(
         const page = stored.get(listedPage.path);
         if (!page) continue;
         const path = pageMarkdownPath(site.domain, page.path);
-        if (!out.add(['\nSource: ', `${path}\n\n${renderPageMarkdown(page)}`], true)) break batches;
+        if (!out.add(['\nSource: ', `${path}\n\n${renderPageMarkdown(page, inert)}`], true)) break batches;
       }
     }
     return out.template({ generation, total: pages.length, verb: 'included', maxBytes });
@@ -309,11 +312,20 @@ function siteBase(domain: string): string {
   return `/sites/${encodeURIComponent(domain)}`;
 }
 
+/** Docs text on one line, where nothing in it links, loads or is HTML (inert-markdown.ts). */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return inertLine(text.replace(/\s+/g, ' ').trim());
 }
 
-/** A title as link text: brackets and backslashes escaped, so it cannot end the link early. */
+/**
+ * A title as link text: brackets and backslashes escaped, so it cannot end the link early, and backticks,
+ * so that no code span opened in it goes on into the description after the link; then made inert.
+ */
 function linkText(title: string): string {
-  return oneLine(title).replace(/[\\[\]]/g, (c) => `\\${c}`);
+  return inertLine(
+    title
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/[\\[\]`]/g, (c) => `\\${c}`),
+  );
 }

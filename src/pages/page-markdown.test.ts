@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { liveMarkup } from '../testing/live-markup.ts';
 import { renderPageMarkdown } from './page-markdown.ts';
 import type { StoredPage } from './stored-page.ts';
 
@@ -50,5 +51,26 @@ describe('page Markdown', () => {
     );
     expect(markdown).toContain('## A\n\n| x | y |\n| --- | --- |\n| 1 | 2 |\n\n## B\n\n| x | y |');
     expect(markdown).toContain('| 3 | 4 |\n\nText.');
+  });
+});
+
+describe('page Markdown of hostile docs', () => {
+  it('keeps text that was escaped in the docs text: no link, image or HTML an agent would render', () => {
+    // Stored as ingestion stores `\[esc\](javascript:…)`, `&lt;img …&gt;` and a front matter title.
+    const markdown = renderPageMarkdown({
+      path: 'p',
+      title: 'Title [t](javascript:alert(1)) <svg onload=alert(2)>',
+      description: '![pixel](https://tracker.example/d.gif)',
+      contentHash: 'h',
+      sections: [
+        {
+          anchor: null,
+          headings: [],
+          text: 'Escaped [esc](javascript:alert(3)) and <img src=x onerror=alert(4)>.\n\n```html\n<img src="kept.png">\n```',
+        },
+      ],
+    });
+    expect(liveMarkup(markdown)).toEqual([]);
+    expect(markdown).toContain('```html\n<img src="kept.png">\n```');
   });
 });

@@ -1,3 +1,4 @@
+import { type InertState, inertMarkdown } from './inert-markdown.ts';
 import type { StoredPage } from './stored-page.ts';
 import { storedRowsWidth, storedTablesAsGfm } from './stored-tables.ts';
 
@@ -7,7 +8,7 @@ import { storedRowsWidth, storedTablesAsGfm } from './stored-tables.ts';
  * matter gone, components reduced to their text, code blocks kept fenced, tables as GFM tables). Chunks of one long section
  * share their heading, which is written once.
  */
-export function renderPageMarkdown(page: StoredPage): string {
+export function renderPageMarkdown(page: StoredPage, inert?: InertState): string {
   const out: string[] = [`# ${oneLine(page.title)}`];
   if (page.description) out.push(`> ${oneLine(page.description)}`);
   // Indexes in `out` of stored text, written back with its tables as GFM once all its chunks are in.
@@ -47,7 +48,12 @@ export function renderPageMarkdown(page: StoredPage): string {
     }
     rowsWidth = width;
   }
-  return `${out.map((part, i) => (texts.has(i) ? storedTablesAsGfm(part) : part)).join('\n\n')}\n`;
+  // Docs text that was escaped in the docs is written so that it stays text (inert-markdown.ts); `inert`
+  // carries on from the page before it in a file of several (llms-full.txt).
+  return inertMarkdown(
+    `${out.map((part, i) => (texts.has(i) ? storedTablesAsGfm(part) : part)).join('\n\n')}\n`,
+    inert,
+  );
 }
 
 /**

@@ -18,7 +18,7 @@ import { requestOrigin } from '../request-origin.ts';
 import { etagMatches, publishedSite } from './page-view.ts';
 
 /** Bump when the generated text changes shape, so clients holding an old ETag do not keep old text. */
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 
 const HEADERS = {
   // text/plain, as llmstxt.org's own files are served: every browser and HTTP client shows it as text.
