@@ -721,3 +721,51 @@ describe('a sentence scraped twice, once with a heading glued on', () => {
     expect(quoted(prefixed, 'In version 3, the SDK retries')).toBe(true);
   });
 });
+
+describe('Chinese and Japanese docs (no spaces between words)', () => {
+  const zh: RetrievedSource[] = [
+    {
+      id: '1',
+      pageTitle: '快速入门',
+      headings: ['创建访问密钥'],
+      url: 'https://docs.example.cn/quickstart#创建访问密钥',
+      text: '打开控制台，点击“创建密钥”。密钥只显示一次，请立即复制并妥善保存！如果密钥泄露，请马上撤销它。',
+      score: 9,
+      coverage: 1,
+    },
+    {
+      id: '2',
+      pageTitle: '快速入门',
+      headings: [],
+      url: 'https://docs.example.cn/quickstart',
+      text: '本指南介绍如何在几分钟内安装命令行工具。你需要先安装 Node.js 20 或更高版本。',
+      score: 5,
+      coverage: 0.6,
+    },
+  ];
+
+  it('answers a Chinese question from the sentences that have its words, each ending in 。 or ！', () => {
+    const answer = composeAnswer('如何创建密钥？', zh);
+    expect(answer.covered).toBe(true);
+    expect(answer.text).toContain('打开控制台，点击“创建密钥”。 [1]');
+    expect(answer.text).toContain('密钥只显示一次，请立即复制并妥善保存！ [1]');
+    // Not the whole paragraph as one "sentence", nor the page that only shares "如何" (how).
+    expect(answer.text).not.toContain('本指南');
+  });
+
+  it('answers a Japanese question', () => {
+    const answer = composeAnswer('APIキーの作り方は？', [
+      {
+        id: '1',
+        pageTitle: 'はじめに',
+        headings: ['APIキーの作成'],
+        url: 'https://docs.example.jp/start#apiキーの作成',
+        text: 'ダッシュボードを開き、「キーを作成」をクリックします。キーは一度だけ表示されるので、すぐにコピーしてください！',
+        score: 9,
+        coverage: 1,
+      },
+    ]);
+    expect(answer.covered).toBe(true);
+    expect(answer.text).toContain('ダッシュボードを開き、「キーを作成」をクリックします。 [1]');
+  });
+});
