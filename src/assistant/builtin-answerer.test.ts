@@ -133,6 +133,8 @@ describe('BuiltinAnswerer', () => {
       ['怎么在家做酸面包？', 'chinese'],
       ['サワードウのパンはどうやって作りますか？', 'japanese'],
       ['사워도우 빵은 집에서 어떻게 만드나요?', 'korean'],
+      ['كيف أصنع خبز العجين المخمر في المنزل؟', 'arabic'],
+      ['איך אופים לחם מחמצת בבית?', 'hebrew'],
       // One Chinese word in an English question: English.
       ['What does 酸面包 mean in a bread recipe?', 'english'],
     ];
