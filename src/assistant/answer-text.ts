@@ -7,7 +7,7 @@
  */
 import { STORED_CELL_SEPARATOR } from '../ingest/table-cells.ts';
 import { getStemmer } from '../search/stemmer.ts';
-import { stopWordsFor, UNMARKED_CONTRACTIONS } from '../search/stop-words.ts';
+import { CJK_FUNCTION_WORDS, stopWordsFor, UNMARKED_CONTRACTIONS } from '../search/stop-words.ts';
 
 /** English Snowball stemming, memoised: the search analyzer's stemmer (the algorithm, not its tokenizer). */
 export const stem = getStemmer('english');
@@ -148,12 +148,10 @@ const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
 const HAN_OR_KATAKANA = /^[\p{Script=Han}\p{Script=Katakana}]$/u;
-/** Chinese and Japanese function words and question scaffolding ("如何…", "…の方法は"). */
+/** Chinese and Japanese function words (the search's) and question scaffolding ("…の方法は"). */
 const CJK_STOP_WORDS = new Set(
-  `的 了 在 是 吗 呢 吧 啊 和 与 或 我 你 您 他 她 它 们 这 那 个 有 也 都 就 要 会 能 可 以 把 被 给 对 从 到 为 让
-  将 请 并 而 及 等 中 上 下 里 后 前 时 该 如何 怎么 怎样 怎么样 什么 哪里 哪儿 哪个 为什么 是否 可以 能否 需要 我们
-  你们 一个 这个 那个 如果 时候 方法 何 方 いつ どう どうやって どこ どれ なに なぜ 何 方法 教え ください です ます
-  する します できる できます ですか ありますか ため こと もの これ それ あれ`
+  `${CJK_FUNCTION_WORDS} 中 上 下 里 后 前 时 需要 一个 这个 那个 时候 方法 方 教え できる できます ありますか
+  ため こと もの これ それ あれ`
     .split(/\s+/)
     .filter((w) => w.length > 0),
 );
