@@ -253,9 +253,10 @@ const ORDINAL_MARKER = /^\s*(\d{1,2})[.)]\s/;
 const HEADING = /^\s{0,3}#{1,6}\s+/;
 const TERMINAL = /[.!?:;)"'’”。！？：；）」』]$/;
 // Sentence boundary: terminal punctuation, space, then something that can start a sentence.
+// A sentence may start with a letter of a script without case (Arabic, Hebrew: "… فقط. يظهر …").
 // Chinese and Japanese end a sentence with 。！？ and start the next without a space.
 const SENTENCE_BREAK =
-  /(?<=[.!?])["'’”)]?\s+(?=["'‘“(]?[\p{Lu}\p{N}]|`)|(?<=[。！？]["”」』）)]?)\s*(?=[^\s"”」』）)。！？])/u;
+  /(?<=[.!?؟])["'’”)]?\s+(?=["'‘“(«]?[\p{Lu}\p{Lo}\p{N}]|`)|(?<=[。！？]["”」』）)]?)\s*(?=[^\s"”」』）)。！？])/u;
 // Abbreviations that end in a period but rarely end a sentence.
 const ABBREVIATION = /(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|Mr|Ms|Dr|No|Fig)\.|\b[A-Z]\.)$/;
 
@@ -471,7 +472,7 @@ function isQuotable(unit: AnswerUnit): boolean {
   const wordy = all.filter((w) =>
     UNSPACED_SCRIPT.test(w)
       ? (w.match(/\p{L}/gu)?.length ?? 0) >= 0.6 * w.length
-      : /^[\p{L}][\p{L}'’-]*[,.;:!?]?$/u.test(w),
+      : /^[\p{L}][\p{L}'’-]*[,.;:!?。！？，、]?$/u.test(w),
   ).length;
   return wordy / all.length >= 0.6;
 }

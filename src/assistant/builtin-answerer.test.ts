@@ -771,3 +771,31 @@ describe('Chinese and Japanese docs (no spaces between words)', () => {
     expect(answer.text).toContain('ダッシュボードを開き、「キーを作成」をクリックします。 [1]');
   });
 });
+
+describe('sentences of scripts without capitals', () => {
+  const one = (pageTitle: string, text: string): RetrievedSource[] => [
+    { id: '1', pageTitle, headings: [], url: 'https://docs.example.com/p', text, score: 9, coverage: 1 },
+  ];
+
+  it('quotes an Arabic or Hebrew sentence alone, not the paragraph it ends', () => {
+    const ar = composeAnswer(
+      'متى يعاد تعيين الرصيد الشهري؟',
+      one('الفوترة', 'كل طلب يستهلك رصيداً. يُعاد تعيين الرصيد الشهري في اليوم الأول من كل شهر.'),
+    );
+    expect(ar.text.startsWith('يُعاد تعيين الرصيد الشهري في اليوم الأول من كل شهر. [1]')).toBe(true);
+    const he = composeAnswer(
+      'מתי המכסה החודשית מתאפסת?',
+      one('חיוב', 'כל בקשה צורכת קרדיטים. המכסה החודשית מתאפסת ביום הראשון של כל חודש.'),
+    );
+    expect(he.text.startsWith('המכסה החודשית מתאפסת ביום הראשון של כל חודש. [1]')).toBe(true);
+  });
+
+  it('quotes a Chinese sentence that ends in inline code', () => {
+    const answer = composeAnswer(
+      '配置文件在哪里？',
+      one('配置选项', '配置文件位于项目根目录下的 `config.toml`。修改后需要重启服务。'),
+    );
+    expect(answer.covered).toBe(true);
+    expect(answer.text).toContain('配置文件位于项目根目录下的 `config.toml`。 [1]');
+  });
+});
