@@ -7,7 +7,12 @@
  */
 import { STORED_CELL_SEPARATOR } from '../ingest/table-cells.ts';
 import { getStemmer } from '../search/stemmer.ts';
-import { CJK_FUNCTION_WORDS, stopWordsFor, UNMARKED_CONTRACTIONS } from '../search/stop-words.ts';
+import {
+  CJK_FUNCTION_WORDS,
+  RTL_FUNCTION_WORDS,
+  stopWordsFor,
+  UNMARKED_CONTRACTIONS,
+} from '../search/stop-words.ts';
 
 /** English Snowball stemming, memoised: the search analyzer's stemmer (the algorithm, not its tokenizer). */
 export const stem = getStemmer('english');
@@ -150,7 +155,7 @@ const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 const HAN_OR_KATAKANA = /^[\p{Script=Han}\p{Script=Katakana}]$/u;
 /** Chinese and Japanese function words (the search's) and question scaffolding ("…の方法は"). */
 const CJK_STOP_WORDS = new Set(
-  `${CJK_FUNCTION_WORDS} 中 上 下 里 后 前 时 需要 一个 这个 那个 时候 方法 方 教え できる できます ありますか
+  `${CJK_FUNCTION_WORDS} ${RTL_FUNCTION_WORDS} 中 上 下 里 后 前 时 需要 一个 这个 那个 时候 方法 方 教え できる できます ありますか
   ため こと もの これ それ あれ`
     .split(/\s+/)
     .filter((w) => w.length > 0),

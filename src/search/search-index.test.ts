@@ -178,6 +178,33 @@ describe('searchIndex ranking', () => {
     }
   });
 
+  it("counts an Arabic or Hebrew question's function words (متى, ما هو; איך, מתי) as no words the docs must have", () => {
+    const rtl = buildSearchIndex([
+      chunk({
+        id: 1,
+        pagePath: 'a',
+        pageTitle: 'الفوترة',
+        text: 'يُعاد تعيين الرصيد الشهري في اليوم الأول من كل شهر.',
+      }),
+      chunk({ id: 2, pagePath: 'b', pageTitle: 'מפתחות', text: 'פתחו את לוח הבקרה ולחצו על יצירת מפתח.' }),
+      chunk({
+        id: 3,
+        pagePath: 'c',
+        pageTitle: 'חיוב',
+        text: 'המכסה החודשית מתאפסת ביום הראשון של כל חודש.',
+      }),
+    ]);
+    for (const [question, id] of [
+      ['متى يعاد تعيين الرصيد الشهري؟', 1],
+      ['איך יצירת מפתח?', 2],
+      ['מתי המכסה החודשית מתאפסת?', 3],
+    ] as const) {
+      const [hit] = searchIndex(rtl, question, { limit: 1 });
+      expect(hit?.chunkId, question).toBe(id);
+      expect(hit?.coverage, question).toBe(1);
+    }
+  });
+
   it('re-analyzes chunks whose stored analysis is missing or stale, with identical results', () => {
     const raw = buildSearchIndex(corpus.map((c) => ({ ...c, analyzed: { v: 0 } })));
     expect(searchIndex(raw, 'rate limits 429', { limit: 10 })).toEqual(

@@ -43,7 +43,15 @@ const fold = (term: string): string =>
         .normalize('NFD')
         .replace(/\p{Mn}/gu, '')
         .replace(/ß/g, 'ss')
-    : term;
+    : ARABIC_OR_HEBREW.test(term)
+      ? term.replace(VOWEL_MARKS, '')
+      : term;
+/**
+ * Arabic and Hebrew are mostly written without their vowel marks (harakat, niqqud), but docs add some
+ * (يُعاد, תְּמִיכָה); a reader types يعاد, so the marks and the Arabic tatweel (ـ) are dropped.
+ */
+const ARABIC_OR_HEBREW = /[\p{Script=Arabic}\p{Script=Hebrew}]/u;
+const VOWEL_MARKS = /[\p{Mn}\u0640]/gu;
 
 const foldingFirst = (stemmer: string, stem: (word: string) => string): ((word: string) => string) =>
   stemmer === 'english' ? (word) => stem(NON_ASCII.test(word) ? fold(word) : word) : stem;
