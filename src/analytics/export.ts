@@ -73,6 +73,12 @@ export function exportFileName(
   return `${what}-${first}-${last}.${format}`;
 }
 
+/**
+ * Starts a CSV file: without it Excel reads the UTF-8 as the Windows code page, and every question in
+ * French, Chinese or Arabic shows as mojibake (`Ã©`). Spreadsheets and CSV parsers that know UTF-8 skip it.
+ */
+export const CSV_BOM = '\uFEFF';
+
 /** Every message of the conversations `listConversations` would list, most recent thread first, in order. */
 export async function* exportConversations(
   storage: Storage,
@@ -80,7 +86,7 @@ export async function* exportConversations(
   filter: AnalyticsFilter,
   format: ExportFormat,
 ): AsyncIterable<string> {
-  if (format === 'csv') yield csvLine(CONVERSATION_COLUMNS);
+  if (format === 'csv') yield CSV_BOM + csvLine(CONVERSATION_COLUMNS);
   const siteIds = await siteIdsOf(storage, organizationId, filter);
   let after: [string, string] | undefined;
   for (;;) {
@@ -174,7 +180,7 @@ export async function* exportFeedback(
   filter: FeedbackFilter,
   format: ExportFormat,
 ): AsyncIterable<string> {
-  if (format === 'csv') yield csvLine(FEEDBACK_COLUMNS);
+  if (format === 'csv') yield CSV_BOM + csvLine(FEEDBACK_COLUMNS);
   let cursor: string | undefined;
   for (;;) {
     const page = await feedbackPage(

@@ -7,7 +7,12 @@
  */
 import { STORED_CELL_SEPARATOR } from '../ingest/table-cells.ts';
 import { getStemmer } from '../search/stemmer.ts';
-import { stopWordsFor, UNMARKED_CONTRACTIONS } from '../search/stop-words.ts';
+import {
+  CJK_FUNCTION_WORDS,
+  RTL_FUNCTION_WORDS,
+  stopWordsFor,
+  UNMARKED_CONTRACTIONS,
+} from '../search/stop-words.ts';
 
 /** English Snowball stemming, memoised: the search analyzer's stemmer (the algorithm, not its tokenizer). */
 export const stem = getStemmer('english');
@@ -97,7 +102,7 @@ function questionStopWords(questionWords: readonly string[]): ReadonlySet<string
 
 /** `terms` of a question, which may be asked in another language than English (see `OTHER_LANGUAGES`). */
 export function questionTerms(text: string): string[] {
-  const all = words(text);
+  const all = segmentedWords(text);
   return termsOfWords(all, questionStopWords(all));
 }
 
@@ -143,6 +148,19 @@ export function namedTerms(question: string): Set<string> {
   return out;
 }
 
+/** Scripts written without spaces between words (see the search's tokenize.ts). */
+const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
+
+const HAN_OR_KATAKANA = /^[\p{Script=Han}\p{Script=Katakana}]$/u;
+/** Chinese and Japanese function words (the search's) and question scaffolding ("…の方法は"). */
+const CJK_STOP_WORDS = new Set(
+  `${CJK_FUNCTION_WORDS} ${RTL_FUNCTION_WORDS} 中 上 下 里 后 前 时 需要 一个 这个 那个 时候 方法 方 教え できる できます ありますか
+  ため こと もの これ それ あれ`
+    .split(/\s+/)
+    .filter((w) => w.length > 0),
+);
+
 /** Lowercase alphanumeric words, as written (no stemming, stop words kept). */
 export function words(text: string): string[] {
   const lower = text.toLowerCase();
@@ -163,6 +181,22 @@ export function words(text: string): string[] {
   return out;
 }
 
+/**
+ * `words`, with Chinese and Japanese runs cut into their words: they put no spaces between words, so
+ * "如何创建密钥" is three words (Intl.Segmenter's dictionary, as the search's tokenizer finds them), not
+ * one that no sentence of the docs has.
+ */
+export function segmentedWords(text: string): string[] {
+  const runs = words(text);
+  if (!UNSPACED_SCRIPT.test(text)) return runs;
+  const out: string[] = [];
+  for (const run of runs) {
+    if (!UNSPACED_SCRIPT.test(run)) out.push(run);
+    else for (const s of segmenter.segment(run)) if (s.isWordLike) out.push(s.segment);
+  }
+  return out;
+}
+
 function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return false;
   return true;
@@ -174,15 +208,16 @@ function isAsciiAlphanumeric(c: number): boolean {
 
 /** Index terms: lowercase alphanumeric words minus stop words, Snowball-stemmed. */
 export function terms(text: string, extraStopWords?: ReadonlySet<string>): string[] {
-  return termsOfWords(words(text), extraStopWords);
+  return termsOfWords(segmentedWords(text), extraStopWords);
 }
 
 function termsOfWords(all: readonly string[], extraStopWords: ReadonlySet<string> | undefined): string[] {
   const out: string[] = [];
   for (const word of all) {
-    // Single letters and long digit runs are noise (list markers, ids, timestamps).
-    if (word.length < 2 || isLongDigitRun(word)) continue;
-    if (STOP_WORDS.has(word) || extraStopWords?.has(word)) continue;
+    // Single letters and long digit runs are noise (list markers, ids, timestamps); a single Han or
+    // katakana character is often a word of its own (the segmenter cuts 密钥 into 密 and 钥).
+    if ((word.length < 2 && !HAN_OR_KATAKANA.test(word)) || isLongDigitRun(word)) continue;
+    if (STOP_WORDS.has(word) || CJK_STOP_WORDS.has(word) || extraStopWords?.has(word)) continue;
     out.push(stem(word));
   }
   return out;
@@ -221,9 +256,12 @@ const FENCE = /^\s*(```|~~~)/;
 const LIST_MARKER = /^\s*(?:[-*+•]|\d{1,2}[.)])\s+/;
 const ORDINAL_MARKER = /^\s*(\d{1,2})[.)]\s/;
 const HEADING = /^\s{0,3}#{1,6}\s+/;
-const TERMINAL = /[.!?:;)"'’”]$/;
+const TERMINAL = /[.!?:;)"'’”。！？：；）」』]$/;
 // Sentence boundary: terminal punctuation, space, then something that can start a sentence.
-const SENTENCE_BREAK = /(?<=[.!?])["'’”)]?\s+(?=["'‘“(]?[\p{Lu}\p{N}]|`)/u;
+// A sentence may start with a letter of a script without case (Arabic, Hebrew: "… فقط. يظهر …").
+// Chinese and Japanese end a sentence with 。！？ and start the next without a space.
+const SENTENCE_BREAK =
+  /(?<=[.!?؟])["'’”)]?\s+(?=["'‘“(«]?[\p{Lu}\p{Lo}\p{N}]|`)|(?<=[。！？]["”」』）)]?)\s*(?=[^\s"”」』）)。！？])/u;
 // Abbreviations that end in a period but rarely end a sentence.
 const ABBREVIATION = /(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|Mr|Ms|Dr|No|Fig)\.|\b[A-Z]\.)$/;
 
@@ -274,7 +312,7 @@ export function splitUnits(text: string): AnswerUnit[] {
     const clean = kind === 'code' ? raw.trimEnd() : raw.replace(/\s+/g, ' ').trim();
     if (clean.length === 0) return;
     // The terms and the key both come from the words: found once.
-    const unitWords = words(clean);
+    const unitWords = segmentedWords(clean);
     const unitTerms = termsOfWords(unitWords, undefined);
     units.push({
       kind,
@@ -434,7 +472,13 @@ function isQuotable(unit: AnswerUnit): boolean {
   if (unit.kind === 'sentence' && !TERMINAL.test(unit.text)) {
     if (all.length >= 8 && capitalised / all.length >= 0.5) return false;
   }
-  const wordy = all.filter((w) => /^[\p{L}][\p{L}'’-]*[,.;:!?]?$/u.test(w)).length;
+  // A Chinese or Japanese sentence is one "word" between spaces, with its own punctuation (，“”。):
+  // wordy when letters are most of it.
+  const wordy = all.filter((w) =>
+    UNSPACED_SCRIPT.test(w)
+      ? (w.match(/\p{L}/gu)?.length ?? 0) >= 0.6 * w.length
+      : /^[\p{L}][\p{L}'’-]*[,.;:!?。！？，、]?$/u.test(w),
+  ).length;
   return wordy / all.length >= 0.6;
 }
 

@@ -15,7 +15,9 @@ export type ReplyLanguage =
   | 'german'
   | 'chinese'
   | 'japanese'
-  | 'korean';
+  | 'korean'
+  | 'arabic'
+  | 'hebrew';
 
 export interface Phrases {
   /** The decline: the answer's first line when the docs do not cover the question. */
@@ -106,6 +108,26 @@ export const PHRASES: Record<ReplyLanguage, Phrases> = {
       goodbye: '안녕히 가세요! 이 문서에 관한 질문이 있으면 언제든 다시 오세요.',
     },
   },
+  arabic: {
+    noCoverage: 'لم أجد هذا في الوثائق.',
+    closestPages: 'أقرب الصفحات التي وجدتها:',
+    smallTalk: {
+      greeting:
+        'مرحباً! أجيب عن الأسئلة حول هذه الوثائق. اسألني كيف تفعل شيئاً، أو ما وظيفة إعداد ما، أو الصق رسالة خطأ.',
+      thanks: 'على الرحب والسعة! اسألني أي شيء آخر عن هذه الوثائق.',
+      goodbye: 'إلى اللقاء! عُد بأي سؤال عن هذه الوثائق.',
+    },
+  },
+  hebrew: {
+    noCoverage: 'לא מצאתי את זה בתיעוד.',
+    closestPages: 'הדפים הקרובים ביותר שמצאתי:',
+    smallTalk: {
+      greeting:
+        'שלום! אני עונה על שאלות על התיעוד הזה. שאלו אותי איך לעשות משהו, מה עושה הגדרה מסוימת, או הדביקו הודעת שגיאה.',
+      thanks: 'בשמחה! אפשר לשאול אותי כל דבר נוסף על התיעוד הזה.',
+      goodbye: 'להתראות! חזרו עם כל שאלה על התיעוד הזה.',
+    },
+  },
 };
 
 const LANGUAGES = Object.keys(PHRASES) as ReplyLanguage[];
@@ -117,10 +139,12 @@ const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/gu;
 const HAN = /\p{Script=Han}/gu;
 const HANGUL = /\p{Script=Hangul}/gu;
 const LATIN = /\p{Script=Latin}/gu;
+const ARABIC = /\p{Script=Arabic}/gu;
+const HEBREW = /\p{Script=Hebrew}/gu;
 
 /**
- * Japanese, Chinese or Korean by the question's script: kana only Japanese writes; Han characters
- * without kana, Chinese; Hangul, Korean; each only when it outweighs the Latin letters (an English
+ * Japanese, Chinese, Korean, Arabic or Hebrew by the question's script: kana only Japanese writes; Han
+ * characters without kana, Chinese; Hangul, Korean; Arabic letters, Arabic; Hebrew letters, Hebrew; each only when it outweighs the Latin letters (an English
  * question quoting one word of Chinese is English). Null otherwise.
  */
 function scriptLanguage(question: string): ReplyLanguage | null {
@@ -132,6 +156,10 @@ function scriptLanguage(question: string): ReplyLanguage | null {
   if (kana > 0 && kana + han > latin) return 'japanese';
   if (han >= 2 && han > latin) return 'chinese';
   if (hangul >= 2 && hangul > latin) return 'korean';
+  const arabic = count(ARABIC);
+  const hebrew = count(HEBREW);
+  if (arabic >= 2 && arabic > latin + hebrew) return 'arabic';
+  if (hebrew >= 2 && hebrew > latin + arabic) return 'hebrew';
   return null;
 }
 

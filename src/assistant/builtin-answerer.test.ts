@@ -133,6 +133,8 @@ describe('BuiltinAnswerer', () => {
       ['怎么在家做酸面包？', 'chinese'],
       ['サワードウのパンはどうやって作りますか？', 'japanese'],
       ['사워도우 빵은 집에서 어떻게 만드나요?', 'korean'],
+      ['كيف أصنع خبز العجين المخمر في المنزل؟', 'arabic'],
+      ['איך אופים לחם מחמצת בבית?', 'hebrew'],
       // One Chinese word in an English question: English.
       ['What does 酸面包 mean in a bread recipe?', 'english'],
     ];
@@ -719,5 +721,81 @@ describe('a sentence scraped twice, once with a heading glued on', () => {
       ),
     );
     expect(quoted(prefixed, 'In version 3, the SDK retries')).toBe(true);
+  });
+});
+
+describe('Chinese and Japanese docs (no spaces between words)', () => {
+  const zh: RetrievedSource[] = [
+    {
+      id: '1',
+      pageTitle: '快速入门',
+      headings: ['创建访问密钥'],
+      url: 'https://docs.example.cn/quickstart#创建访问密钥',
+      text: '打开控制台，点击“创建密钥”。密钥只显示一次，请立即复制并妥善保存！如果密钥泄露，请马上撤销它。',
+      score: 9,
+      coverage: 1,
+    },
+    {
+      id: '2',
+      pageTitle: '快速入门',
+      headings: [],
+      url: 'https://docs.example.cn/quickstart',
+      text: '本指南介绍如何在几分钟内安装命令行工具。你需要先安装 Node.js 20 或更高版本。',
+      score: 5,
+      coverage: 0.6,
+    },
+  ];
+
+  it('answers a Chinese question from the sentences that have its words, each ending in 。 or ！', () => {
+    const answer = composeAnswer('如何创建密钥？', zh);
+    expect(answer.covered).toBe(true);
+    expect(answer.text).toContain('打开控制台，点击“创建密钥”。 [1]');
+    expect(answer.text).toContain('密钥只显示一次，请立即复制并妥善保存！ [1]');
+    // Not the whole paragraph as one "sentence", nor the page that only shares "如何" (how).
+    expect(answer.text).not.toContain('本指南');
+  });
+
+  it('answers a Japanese question', () => {
+    const answer = composeAnswer('APIキーの作り方は？', [
+      {
+        id: '1',
+        pageTitle: 'はじめに',
+        headings: ['APIキーの作成'],
+        url: 'https://docs.example.jp/start#apiキーの作成',
+        text: 'ダッシュボードを開き、「キーを作成」をクリックします。キーは一度だけ表示されるので、すぐにコピーしてください！',
+        score: 9,
+        coverage: 1,
+      },
+    ]);
+    expect(answer.covered).toBe(true);
+    expect(answer.text).toContain('ダッシュボードを開き、「キーを作成」をクリックします。 [1]');
+  });
+});
+
+describe('sentences of scripts without capitals', () => {
+  const one = (pageTitle: string, text: string): RetrievedSource[] => [
+    { id: '1', pageTitle, headings: [], url: 'https://docs.example.com/p', text, score: 9, coverage: 1 },
+  ];
+
+  it('quotes an Arabic or Hebrew sentence alone, not the paragraph it ends', () => {
+    const ar = composeAnswer(
+      'متى يعاد تعيين الرصيد الشهري؟',
+      one('الفوترة', 'كل طلب يستهلك رصيداً. يُعاد تعيين الرصيد الشهري في اليوم الأول من كل شهر.'),
+    );
+    expect(ar.text.startsWith('يُعاد تعيين الرصيد الشهري في اليوم الأول من كل شهر. [1]')).toBe(true);
+    const he = composeAnswer(
+      'מתי המכסה החודשית מתאפסת?',
+      one('חיוב', 'כל בקשה צורכת קרדיטים. המכסה החודשית מתאפסת ביום הראשון של כל חודש.'),
+    );
+    expect(he.text.startsWith('המכסה החודשית מתאפסת ביום הראשון של כל חודש. [1]')).toBe(true);
+  });
+
+  it('quotes a Chinese sentence that ends in inline code', () => {
+    const answer = composeAnswer(
+      '配置文件在哪里？',
+      one('配置选项', '配置文件位于项目根目录下的 `config.toml`。修改后需要重启服务。'),
+    );
+    expect(answer.covered).toBe(true);
+    expect(answer.text).toContain('配置文件位于项目根目录下的 `config.toml`。 [1]');
   });
 });

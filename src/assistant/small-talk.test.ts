@@ -104,6 +104,11 @@ describe('the built-in answerer and small talk', () => {
     ['你好', 'chinese', 'greeting'],
     ['ありがとうございます', 'japanese', 'thanks'],
     ['안녕히 가세요', 'korean', 'goodbye'],
+    ['مرحباً', 'arabic', 'greeting'],
+    ['السلام عليكم', 'arabic', 'greeting'],
+    ['شكراً جزيلاً!', 'arabic', 'thanks'],
+    ['שלום', 'hebrew', 'greeting'],
+    ['תודה רבה!', 'hebrew', 'thanks'],
   ] as const)('replies to %j in %s', (message, language, kind) => {
     expect(smallTalkLanguage(message)).toBe(language === 'english' ? null : language);
     expect(replyLanguage(message)).toBe(language);

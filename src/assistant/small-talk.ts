@@ -21,11 +21,12 @@ export const MAX_SMALL_TALK_WORDS = 8;
  */
 const KIND_WORDS: Record<SmallTalkKind, string> = {
   greeting: `hi hii hello helo hey heya hiya howdy yo greetings hallo hola bonjour bonsoir salut coucou ciao
-    olá ola oi moin servus 你好 您好 大家好 こんにちは こんばんは おはようございます 안녕하세요 안녕`,
+    olá ola oi moin servus 你好 您好 大家好 こんにちは こんばんは おはようございます 안녕하세요 안녕
+    مرحبا أهلا اهلا سلام שלום היי`,
   thanks: `thanks thank thx ty tysm cheers merci gracias obrigado obrigada danke grazie appreciate appreciated
-    谢谢 谢谢你 谢谢您 多谢 感谢 ありがとう ありがとうございます どうも 감사합니다 고맙습니다`,
+    谢谢 谢谢你 谢谢您 多谢 感谢 ありがとう ありがとうございます どうも 감사합니다 고맙습니다 شكرا תודה`,
   goodbye: `bye goodbye byebye cya adios adiós tchau tschüss tschuss farewell goodnight 再见 拜拜 さようなら
-    じゃあね 안녕히`,
+    じゃあね 안녕히 وداعا להתראות`,
 };
 
 /** Two-word greetings, thanks and goodbyes whose second word alone is an everyday word. */
@@ -45,6 +46,8 @@ const PAIRS = new Map<string, SmallTalkKind>([
   ['vielen dank', 'thanks'],
   ['good night', 'goodbye'],
   ['au revoir', 'goodbye'],
+  ['السلام عليكم', 'greeting'],
+  ['مع السلامة', 'goodbye'],
 ]);
 
 /** Words that may stand beside them ("hi there", "thanks a lot", "good morning everyone", "hi, how are you?"). */
@@ -52,7 +55,7 @@ const FILLER = new Set(
   `a again all and are bien beaucoup bonne bot buddy day days dear doing everybody everyone folks for friend
   friends good great guys have help how i is it journée later le lot lots many monde much muchas mucho muito
   nice ok okay schön see sehr so soon team the there this to today tous tout très va very vous ya you your ça
-  가세요 계세요`
+  가세요 계세요 جزيلا רבה`
     .split(/\s+/)
     .filter((w) => w.length > 0),
 );
@@ -71,6 +74,8 @@ const WORD_LANGUAGES: Record<Exclude<ReplyLanguage, 'english'>, string> = {
   japanese:
     'こんにちは こんばんは おはようございます ありがとう ありがとうございます どうも さようなら じゃあね',
   korean: '안녕하세요 안녕 감사합니다 고맙습니다 안녕히',
+  arabic: 'مرحبا أهلا اهلا سلام شكرا وداعا',
+  hebrew: 'שלום היי תודה להתראות',
 };
 const PAIR_LANGUAGES: Record<string, ReplyLanguage> = {
   'guten morgen': 'german',
@@ -84,6 +89,8 @@ const PAIR_LANGUAGES: Record<string, ReplyLanguage> = {
   'buenas tardes': 'spanish',
   'buenas noches': 'spanish',
   'au revoir': 'french',
+  'السلام عليكم': 'arabic',
+  'مع السلامة': 'arabic',
 };
 const LANGUAGE_OF = new Map<string, ReplyLanguage>(Object.entries(PAIR_LANGUAGES));
 for (const [language, list] of Object.entries(WORD_LANGUAGES) as [ReplyLanguage, string][])

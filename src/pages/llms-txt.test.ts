@@ -159,6 +159,17 @@ describe.each(dialects)('llms.txt and llms-full.txt on %s', (dialect) => {
     );
   });
 
+  it('cuts a long summary between characters, never inside one (𠮷, an emoji)', async () => {
+    const description = `${'吉'.repeat(498)}𠮷野家${'吉'.repeat(100)}`;
+    const { site: long } = await site('long-summary', {
+      'README.md': page('ようこそ', description, '本文。'),
+    });
+    const generated = await generateLlmsTxt(database.storage, long, 'http://localhost:3000');
+    const summary = generated?.text.split('\n')[2] ?? '';
+    expect(summary).toBe(`> ${'吉'.repeat(498)}…`);
+    expect(Buffer.from(generated?.text ?? '').toString()).not.toContain('\uFFFD');
+  });
+
   it('follows a navigation change that leaves every page unchanged', async () => {
     const files = mdxFiles({ one: page('One', null, '1'), two: page('Two', null, '2') });
     const docs = (pages: string[]) => JSON.stringify({ navigation: { groups: [{ group: 'G', pages }] } });

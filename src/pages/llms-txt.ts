@@ -292,7 +292,11 @@ function header(site: LlmsSite, pages: ListedPage[]): string {
 }
 
 function shorten(text: string, chars: number): string {
-  return text.length <= chars ? text : `${text.slice(0, chars - 1).trimEnd()}…`;
+  // Not inside a surrogate pair (an emoji, 𠮷): half a character is written to the file as "�".
+  if (text.length <= chars) return text;
+  const high = text.charCodeAt(chars - 2);
+  const cut = high >= 0xd800 && high <= 0xdbff ? chars - 2 : chars - 1;
+  return `${text.slice(0, cut).trimEnd()}…`;
 }
 
 async function generationIn(db: Kysely<Database>, siteId: string): Promise<number | undefined> {

@@ -17,7 +17,8 @@ export function escapeHtml(text: string): string {
 
 const STYLE = `body{font:16px/1.6 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2937;background:#fff}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0 0 1rem;padding:.6rem .8rem;background:#f3f4f6;border-radius:6px;font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}
-code{font:.9em ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}pre code{font:inherit}
+code{font:.9em ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere;unicode-bidi:isolate}pre code{font:inherit}
+pre{direction:ltr;text-align:left}
 table{border-collapse:collapse;display:block;overflow-x:auto}th,td{border:1px solid #d1d5db;padding:.3rem .6rem}h2,h3,h4{margin-top:2rem}
 @media (prefers-color-scheme:dark){body{color:#e5e7eb;background:#111827}pre{background:#1f2937}th,td{border-color:#374151}a{color:#93c5fd}}`;
 
@@ -71,10 +72,11 @@ export function renderPageHtml(
     heading = key;
     body.push(sectionHtml(section.text, pagesBase) ?? `<pre>${escapeHtml(section.text)}</pre>`);
   }
+  const script = scriptOf(page);
   const head = `<meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(page.title)}</title>`;
   if (!chrome)
-    return `<!doctype html><html><head>${head}<style>${STYLE}</style></head><body>${body.join('\n')}</body></html>`;
-  return `<!doctype html><html lang="en"><head>${head}<style>${STYLE}\n${CHROME_STYLE}</style></head><body>${frame(page, chrome, body.join('\n'))}</body></html>`;
+    return `<!doctype html><html${script.attributes}><head>${head}<style>${STYLE}</style></head><body>${body.join('\n')}</body></html>`;
+  return `<!doctype html><html${script.attributes || ' lang="en"'}><head>${head}<style>${STYLE}\n${CHROME_STYLE}</style></head><body>${frame(page, chrome, body.join('\n'))}</body></html>`;
 }
 
 function frame(page: StoredPage, chrome: PageChrome, content: string): string {
@@ -93,4 +95,33 @@ function frame(page: StoredPage, chrome: PageChrome, content: string): string {
   // On a phone the page comes first and the navigation after it, reached from the top bar's "Menu".
   return `<header class="top"><strong>${escapeHtml(chrome.siteName)}</strong><span>Docent demo: ask the assistant about these docs (Ask AI, or Ctrl+I / ⌘I)</span><a class="menu" href="#docs-nav">Menu</a></header>
 <div class="layout"><nav id="docs-nav" aria-label="Docs">${nav}</nav><main>${content}</main></div>${widget}`;
+}
+
+/** Letters read for `scriptOf`: the start of a page says which script it is written in. */
+const SCRIPT_SAMPLE_CHARS = 4_000;
+
+/**
+ * `<html>`'s `lang` and `dir` for a page written in a script that tells them: Arabic or Hebrew letters
+ * (more of them than Latin ones) make the page right to left, so its paragraphs, lists and tables start
+ * on the right; kana says Japanese, Hangul Korean, Han without kana Chinese (the browser picks the
+ * glyphs and line breaking by `lang`). Latin script says no language: nothing rather than a wrong "en".
+ */
+export function scriptOf(page: Pick<StoredPage, 'title' | 'sections'>): { attributes: string } {
+  let sample = page.title;
+  for (const section of page.sections) {
+    if (sample.length >= SCRIPT_SAMPLE_CHARS) break;
+    sample += ` ${section.headings.join(' ')} ${section.text}`;
+  }
+  sample = sample.slice(0, SCRIPT_SAMPLE_CHARS);
+  const count = (re: RegExp): number => sample.match(re)?.length ?? 0;
+  const latin = count(/\p{Script=Latin}/gu);
+  const arabic = count(/\p{Script=Arabic}/gu);
+  const hebrew = count(/\p{Script=Hebrew}/gu);
+  if (arabic + hebrew > latin) return { attributes: hebrew > arabic ? ' lang="he" dir="rtl"' : ' dir="rtl"' };
+  const kana = count(/[\p{Script=Hiragana}\p{Script=Katakana}]/gu);
+  const hangul = count(/\p{Script=Hangul}/gu);
+  const han = count(/\p{Script=Han}/gu);
+  if (kana + han + hangul <= latin) return { attributes: '' };
+  if (hangul > kana + han) return { attributes: ' lang="ko"' };
+  return { attributes: kana > 0 ? ' lang="ja"' : ' lang="zh"' };
 }

@@ -156,6 +156,55 @@ describe('searchIndex ranking', () => {
     expect(hits[0]?.coverage).toBe(1);
   });
 
+  it("counts a Chinese or Japanese question's function words (在哪里, 是什么, いつ…ますか) as no words the docs must have", () => {
+    const cjk = buildSearchIndex([
+      chunk({
+        id: 1,
+        pagePath: 'a',
+        pageTitle: '配置',
+        text: '配置文件位于项目根目录下。修改后需要重启服务。',
+      }),
+      chunk({ id: 2, pagePath: 'b', pageTitle: '发票', text: '发票可以下载为 PDF 格式。' }),
+      chunk({ id: 3, pagePath: 'c', pageTitle: '料金', text: '毎月一日にクレジットがリセットされます。' }),
+    ]);
+    for (const [question, id] of [
+      ['配置文件在哪里？', 1],
+      ['发票是什么格式？', 2],
+      ['クレジットはいつリセットされますか？', 3],
+    ] as const) {
+      const [hit] = searchIndex(cjk, question, { limit: 1 });
+      expect(hit?.chunkId, question).toBe(id);
+      expect(hit?.coverage, question).toBe(1);
+    }
+  });
+
+  it("counts an Arabic or Hebrew question's function words (متى, ما هو; איך, מתי) as no words the docs must have", () => {
+    const rtl = buildSearchIndex([
+      chunk({
+        id: 1,
+        pagePath: 'a',
+        pageTitle: 'الفوترة',
+        text: 'يُعاد تعيين الرصيد الشهري في اليوم الأول من كل شهر.',
+      }),
+      chunk({ id: 2, pagePath: 'b', pageTitle: 'מפתחות', text: 'פתחו את לוח הבקרה ולחצו על יצירת מפתח.' }),
+      chunk({
+        id: 3,
+        pagePath: 'c',
+        pageTitle: 'חיוב',
+        text: 'המכסה החודשית מתאפסת ביום הראשון של כל חודש.',
+      }),
+    ]);
+    for (const [question, id] of [
+      ['متى يعاد تعيين الرصيد الشهري؟', 1],
+      ['איך יצירת מפתח?', 2],
+      ['מתי המכסה החודשית מתאפסת?', 3],
+    ] as const) {
+      const [hit] = searchIndex(rtl, question, { limit: 1 });
+      expect(hit?.chunkId, question).toBe(id);
+      expect(hit?.coverage, question).toBe(1);
+    }
+  });
+
   it('re-analyzes chunks whose stored analysis is missing or stale, with identical results', () => {
     const raw = buildSearchIndex(corpus.map((c) => ({ ...c, analyzed: { v: 0 } })));
     expect(searchIndex(raw, 'rate limits 429', { limit: 10 })).toEqual(

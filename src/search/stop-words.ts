@@ -43,17 +43,35 @@ vor war was wie wir wird wo zu zum zur wie warum welche welcher welches`;
 export const UNMARKED_CONTRACTIONS = `whats hows wheres whos whens whys thats theres doesnt didnt cant isnt
 arent wasnt werent wont wouldnt shouldnt couldnt hasnt havent hadnt ive youre theyre`;
 
+/**
+ * Chinese and Japanese function words and question words, as Intl.Segmenter cuts them ("配置文件在哪里" →
+ * 配置 文件 在 哪里): in no language's list otherwise, a question's 在哪里 or 是什么 counted as words the
+ * docs must have, and its coverage (the retrieval strength) fell below the bar. In every list: they are
+ * no word of another language, and Chinese docs quote English as English docs quote Chinese. Adding
+ * them moved analyze.ts `ANALYZER_VERSION` to 4 (folding ß to ss, to 5).
+ */
+export const CJK_FUNCTION_WORDS = `的 了 在 是 吗 呢 吧 啊 和 与 或 我 你 您 他 她 它 们 这 那 个 有 也 都 就 要 会 能 把
+被 给 对 从 到 为 让 将 请 并 而 及 等 该 如何 怎么 怎样 怎么样 什么 哪里 哪儿 哪个 为什么 是否 可以 能否 我们 你们 如果
+の は が を に で と も や か な へ です ます ですか どう どうやって どこ いつ なぜ 何 ください する します`;
+
+/**
+ * Arabic and Hebrew function and question words (كيف, ما, في; איך, מה, של): as CJK_FUNCTION_WORDS, in
+ * every list, since no other language writes them. Adding them moved `ANALYZER_VERSION` to 6.
+ */
+export const RTL_FUNCTION_WORDS = `في من إلى على عن مع هل كيف ما ماذا متى أين لماذا كم هذا هذه ذلك التي الذي أن إن أو ثم
+لا لم لن قد هو هي يمكن يمكنني أريد של את על עם אל גם או אם כי לא זה זו זאת הוא היא איך מה מתי איפה למה האם יש אפשר אני`;
+
 const toSet = (...lists: string[]): ReadonlySet<string> =>
   new Set(lists.flatMap((words) => words.split(/\s+/)).filter(Boolean));
 
-const ENGLISH_SET = toSet(ENGLISH, UNMARKED_CONTRACTIONS);
+const ENGLISH_SET = toSet(ENGLISH, UNMARKED_CONTRACTIONS, CJK_FUNCTION_WORDS, RTL_FUNCTION_WORDS);
 
 const BY_STEMMER: Record<string, ReadonlySet<string>> = {
   english: ENGLISH_SET,
-  spanish: toSet(SPANISH, ENGLISH, UNMARKED_CONTRACTIONS),
-  portuguese: toSet(PORTUGUESE, ENGLISH, UNMARKED_CONTRACTIONS),
-  french: toSet(FRENCH, ENGLISH, UNMARKED_CONTRACTIONS),
-  german: toSet(GERMAN, ENGLISH, UNMARKED_CONTRACTIONS),
+  spanish: toSet(SPANISH, ENGLISH, UNMARKED_CONTRACTIONS, CJK_FUNCTION_WORDS, RTL_FUNCTION_WORDS),
+  portuguese: toSet(PORTUGUESE, ENGLISH, UNMARKED_CONTRACTIONS, CJK_FUNCTION_WORDS, RTL_FUNCTION_WORDS),
+  french: toSet(FRENCH, ENGLISH, UNMARKED_CONTRACTIONS, CJK_FUNCTION_WORDS, RTL_FUNCTION_WORDS),
+  german: toSet(GERMAN, ENGLISH, UNMARKED_CONTRACTIONS, CJK_FUNCTION_WORDS, RTL_FUNCTION_WORDS),
 };
 
 /**
@@ -65,7 +83,7 @@ export const stopWordsFor = (stemmer: string | null): ReadonlySet<string> =>
 
 /** Each language's own function words (without the English ones the stop lists add), by stemmer name. */
 const OWN_WORDS: Record<string, ReadonlySet<string>> = {
-  english: ENGLISH_SET,
+  english: toSet(ENGLISH, UNMARKED_CONTRACTIONS),
   spanish: toSet(SPANISH),
   portuguese: toSet(PORTUGUESE),
   french: toSet(FRENCH),

@@ -77,6 +77,14 @@ describe('tokenize', () => {
     expect(tokenize('paramètres', 'french')).toEqual(tokenize('parametres', 'french'));
   });
 
+  it('folds ß to ss, so German docs of a site without a language label meet gross, grosse and Grösse', () => {
+    // No label: the English stemmer, which leaves ß alone (German's Snowball maps it itself) and, but
+    // for folding first, stems `grosse` and not `grösse`.
+    expect(tokenize('groß Größe Größe Schließen', 'english')).toEqual(
+      tokenize('gross grosse Grösse schliessen', 'english'),
+    );
+  });
+
   it('maps language labels to stemmers', () => {
     expect(stemmerNameFor(null)).toBe('english');
     expect(stemmerNameFor('pt-BR')).toBe('portuguese');

@@ -24,14 +24,38 @@ const MAX_TOKEN_LENGTH = 40;
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 
 interface Context {
+  /**
+   * English's stemmer, the one a site without language labels gets, reads no accented letter as a vowel
+   * (`Größe` stays `größe` while `grosse` becomes `gross`): for it, a word is folded before stemming.
+   */
   stem: ((word: string) => string) | null;
   stop: ReadonlySet<string>;
   out: string[];
 }
 
-/** Accents are often omitted when typing a query (`configuracion`), so Latin-script terms are folded. */
+/**
+ * Accents are often omitted when typing a query (`configuracion`), so Latin-script terms are folded; ß
+ * as ss, as a keyboard without ß types it (`gross`, `schliessen`).
+ */
 const fold = (term: string): string =>
-  LATIN_WITH_DIACRITICS.test(term) ? term.normalize('NFD').replace(/\p{Mn}/gu, '') : term;
+  LATIN_WITH_DIACRITICS.test(term)
+    ? term
+        .normalize('NFD')
+        .replace(/\p{Mn}/gu, '')
+        .replace(/ß/g, 'ss')
+    : ARABIC_OR_HEBREW.test(term)
+      ? term.replace(VOWEL_MARKS, '')
+      : term;
+/**
+ * Arabic and Hebrew are mostly written without their vowel marks (harakat, niqqud), but docs add some
+ * (يُعاد, תְּמִיכָה); a reader types يعاد, so the marks and the Arabic tatweel (ـ) are dropped.
+ */
+const ARABIC_OR_HEBREW = /[\p{Script=Arabic}\p{Script=Hebrew}]/u;
+const VOWEL_MARKS = /[\p{Mn}\u0640]/gu;
+
+const foldingFirst = (stemmer: string, stem: (word: string) => string): ((word: string) => string) =>
+  stemmer === 'english' ? (word) => stem(NON_ASCII.test(word) ? fold(word) : word) : stem;
+const NON_ASCII = /[^ -~\s]/;
 
 const emitWord = (word: string, ctx: Context): void => {
   if (word.length > MAX_TOKEN_LENGTH || SINGLE_ASCII_LETTER.test(word) || ctx.stop.has(word)) return;
@@ -97,7 +121,7 @@ const emitRaw = (raw: string, ctx: Context): void => {
  */
 export const tokenize = (text: string, stemmer: string | null): string[] => {
   const ctx: Context = {
-    stem: stemmer === null ? null : getStemmer(stemmer),
+    stem: stemmer === null ? null : foldingFirst(stemmer, getStemmer(stemmer)),
     stop: stopWordsFor(stemmer),
     out: [],
   };

@@ -629,7 +629,10 @@ export class AssistantPanel implements PanelController {
         openElsewhere(link);
         return h('li', { value: sourceNumber(source) === null ? undefined : source.id }, link);
       });
-      node.append(h('div', { class: 'sources' }, h('h3', {}, this.#labels.sources), h('ol', {}, ...items)));
+      // Right to left when its titles are (an Arabic or Hebrew site's), as the answer above it is.
+      node.append(
+        h('div', { class: 'sources' }, h('h3', {}, this.#labels.sources), h('ol', { dir: 'auto' }, ...items)),
+      );
     }
     if (message.status === 'stopped') node.append(h('p', { class: 'typing' }, this.#labels.stopped));
     if (message.failure) node.append(this.#failureNode(message, last));

@@ -23,7 +23,7 @@ border-radius:10px;padding:9px 12px;color:var(--docent-fg)}
 .answer .body>:first-child{margin-top:0}
 .answer .body>:last-child{margin-bottom:0}
 .answer p,.answer ul,.answer ol,.answer blockquote,.answer table,.answer .code{margin:0 0 10px}
-.answer ul,.answer ol{padding-left:22px}
+.answer ul,.answer ol{padding-inline-start:22px}
 .answer h1,.answer h2,.answer h3,.answer h4{font-size:15px;margin:12px 0 6px}
 .answer a{color:var(--docent-accent)}
 .answer code{font:13px/1.5 var(--docent-mono);background:var(--docent-code-bg);border-radius:5px;padding:1px 4px}
@@ -41,7 +41,7 @@ text-decoration:none;border-radius:9px;background:var(--docent-surface);border:1
 .typing{color:var(--docent-muted);font-size:14px}
 .sources{margin:10px 0 0;padding:8px 10px;border-radius:10px;background:var(--docent-surface);font-size:13px}
 .sources h3{margin:0 0 4px;font:600 12px var(--docent-font);text-transform:uppercase;letter-spacing:.04em;color:var(--docent-muted)}
-.sources ol{margin:0;padding-left:20px}
+.sources ol{margin:0;padding-inline-start:20px}
 .sources a{color:var(--docent-accent)}
 .actions{display:flex;align-items:center;gap:6px;margin-top:8px;font-size:13px;color:var(--docent-muted)}
 .actions button{border:1px solid var(--docent-border);background:transparent;border-radius:8px;padding:3px 8px;color:var(--docent-fg)}

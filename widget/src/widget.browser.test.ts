@@ -828,6 +828,13 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       expect(await lastAnswer(page).locator('a.cite').allInnerTexts()).toEqual(['1', '2']);
       expect(await body.innerText()).not.toContain('[1, 2]');
       expect(await lastAnswer(page).locator('.sources li').count()).toBe(2);
+      // The sources take their titles' direction, as the answer does (an Arabic site's run right to left,
+      // their numbers on the right; before, always left to right), indented on their start side.
+      const sources = lastAnswer(page).locator('.sources ol');
+      expect(await sources.getAttribute('dir')).toBe('auto');
+      expect(
+        await sources.evaluate((ol) => ol.ownerDocument.defaultView?.getComputedStyle(ol).paddingInlineStart),
+      ).toBe('20px');
       // Before: Copy did nothing at all without navigator.clipboard.
       await lastAnswer(page).getByRole('button', { name: 'Copy code' }).click();
       await expect.poll(() => lastAnswer(page).locator('.copy').innerText()).toBe('Copied');

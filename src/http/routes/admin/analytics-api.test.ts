@@ -244,6 +244,13 @@ describe.each(dialects)('admin analytics API on %s', (dialect) => {
   it('streams exports as attachments, one message or vote per row', async () => {
     const csv = await call('GET', '/v1/admin/analytics/export/feedback.csv?period=30d', a.adminKey);
     expect(csv.headers.get('Content-Type')).toBe('text/csv; charset=utf-8');
+    // A byte order mark first, or Excel reads the UTF-8 of a French or Chinese question as mojibake.
+    for (const file of ['feedback', 'conversations']) {
+      const raw = await app.request(`/v1/admin/analytics/export/${file}.csv?period=30d`, {
+        headers: { Authorization: `Bearer ${a.adminKey}` },
+      });
+      expect([...new Uint8Array(await raw.arrayBuffer()).slice(0, 3)], file).toEqual([0xef, 0xbb, 0xbf]);
+    }
     expect(csv.headers.get('Content-Disposition')).toMatch(
       /^attachment; filename="feedback-[\d-]+-[\d-]+\.csv"$/,
     );
