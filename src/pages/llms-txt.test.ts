@@ -131,6 +131,17 @@ describe.each(dialects)('llms.txt and llms-full.txt on %s', (dialect) => {
     expect(generated?.text).not.toContain('Internal');
   });
 
+  it('says what the file is when no page describes the site, counting its pages', async () => {
+    const { site: one } = await site('one', { 'notes.md': '# Notes\n\nText.' });
+    expect((await generateLlmsTxt(database.storage, one, DOCENT))?.text).toMatch(
+      /^# Acme\n\n> The Acme documentation: 1 page, each linked as Markdown\.\n/,
+    );
+    const { site: two } = await site('two', { 'a.md': '# A\n\nText.', 'b.md': '# B\n\nText.' });
+    expect((await generateLlmsTxt(database.storage, two, DOCENT))?.text).toContain(
+      '> The Acme documentation: 2 pages, each linked as Markdown.',
+    );
+  });
+
   it('lists a plain folder by path, with encoded links and the README as summary', async () => {
     const { site: plain } = await site('plain', {
       'README.md': page('Welcome', 'A plain folder of notes.', 'Start here.'),

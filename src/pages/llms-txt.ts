@@ -287,7 +287,7 @@ function header(site: LlmsSite, pages: ListedPage[]): string {
   const name = shorten(oneLine(site.name), MAX_HEADER_CHARS);
   const summary = home?.description
     ? shorten(oneLine(home.description), MAX_HEADER_CHARS)
-    : `The ${name} documentation: ${pages.length} pages, each linked as Markdown.`;
+    : `The ${name} documentation: ${pages.length} ${pages.length === 1 ? 'page' : 'pages'}, each linked as Markdown.`;
   return `# ${name}\n\n> ${summary}\n`;
 }
 
