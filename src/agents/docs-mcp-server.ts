@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_ID_CHARS } from '../assistant/request-schema.ts';
 import { DomainError } from '../errors/domain-error.ts';
-import { inertMarkdown } from '../pages/inert-markdown.ts';
+import { inertMarkdown, inertState } from '../pages/inert-markdown.ts';
 import { listLabels, type SiteLabels } from '../search/search-index.ts';
 import type { SiteSearch } from '../search/site-search.ts';
 import type { Storage } from '../storage/database.ts';
@@ -176,18 +176,21 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
       // Best first, while they fit: the first always does (one section is at most MAX_CHUNK_CHARS).
       const blocks: string[] = [];
       let length = 0;
+      // Docs text as Markdown that stays text: no link, image or HTML from it (inert-markdown.ts); each
+      // section made inert where the one before left off (a fence one leaves open goes on into the next).
+      const inert = inertState();
       for (const [i, r] of results.entries()) {
         const labels = [r.version && `Version: ${r.version}`, r.language && `Language: ${r.language}`]
           .filter(Boolean)
           .map((line) => `\n${line}`)
           .join('');
-        // Made inert below, whole (a fence one section leaves open goes on into the next); its length
-        // as it will be, about.
-        const block = `${i === 0 ? '' : '\n\n---\n\n'}[${i + 1}] ${r.title}\nURL: ${r.url}\nPath: ${r.path}${labels}\n\n${r.content}`;
-        const shown = inertMarkdown(block).length;
-        if (i > 0 && length + shown > MAX_SEARCH_TEXT_CHARS) break;
+        const block = inertMarkdown(
+          `${i === 0 ? '' : '\n\n---\n\n'}[${i + 1}] ${r.title}\nURL: ${r.url}\nPath: ${r.path}${labels}\n\n${r.content}`,
+          inert,
+        );
+        if (i > 0 && length + block.length > MAX_SEARCH_TEXT_CHARS) break;
         blocks.push(block);
-        length += shown;
+        length += block.length;
       }
       const left = results.length - blocks.length;
       if (left > 0)
@@ -195,8 +198,7 @@ export function createDocsMcpServer(deps: DocsMcpDeps): McpServer {
           `\n\n[${left} more ${left === 1 ? 'result was' : 'results were'} left out: search_docs returns at most ${MAX_SEARCH_TEXT_CHARS.toLocaleString('en-US')} characters of sections. Search again with a narrower query, or read a page whole with get_page.]`,
         );
       return {
-        // Docs text as Markdown that stays text: no link, image or HTML from it (inert-markdown.ts).
-        content: [{ type: 'text', text: inertMarkdown(blocks.join('')) }],
+        content: [{ type: 'text', text: blocks.join('') }],
         // The same results as the text: clients that hand a model the structured result have the same cap.
         structuredContent: { results: results.slice(0, results.length - left) },
       };

@@ -4,6 +4,7 @@
  * docs' language; a French reader whose question the docs do not cover should not be told so in English.
  * A real model answers in the reader's language itself (system-prompt.ts).
  */
+import { scriptLanguage } from '../search/script-language.ts';
 import { writtenIn } from '../search/stop-words.ts';
 import { type SmallTalkKind, smallTalkLanguage } from './small-talk.ts';
 
@@ -134,34 +135,6 @@ const LANGUAGES = Object.keys(PHRASES) as ReplyLanguage[];
 
 /** The languages told by their function words (search/stop-words.ts); the others by their script. */
 const WORDED: readonly ReplyLanguage[] = ['english', 'french', 'spanish', 'portuguese', 'german'];
-
-const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/gu;
-const HAN = /\p{Script=Han}/gu;
-const HANGUL = /\p{Script=Hangul}/gu;
-const LATIN = /\p{Script=Latin}/gu;
-const ARABIC = /\p{Script=Arabic}/gu;
-const HEBREW = /\p{Script=Hebrew}/gu;
-
-/**
- * Japanese, Chinese, Korean, Arabic or Hebrew by the question's script: kana only Japanese writes; Han
- * characters without kana, Chinese; Hangul, Korean; Arabic letters, Arabic; Hebrew letters, Hebrew; each only when it outweighs the Latin letters (an English
- * question quoting one word of Chinese is English). Null otherwise.
- */
-function scriptLanguage(question: string): ReplyLanguage | null {
-  const count = (pattern: RegExp) => question.match(pattern)?.length ?? 0;
-  const latin = count(LATIN);
-  const kana = count(KANA);
-  const han = count(HAN);
-  const hangul = count(HANGUL);
-  if (kana > 0 && kana + han > latin) return 'japanese';
-  if (han >= 2 && han > latin) return 'chinese';
-  if (hangul >= 2 && hangul > latin) return 'korean';
-  const arabic = count(ARABIC);
-  const hebrew = count(HEBREW);
-  if (arabic >= 2 && arabic > latin + hebrew) return 'arabic';
-  if (hebrew >= 2 && hebrew > latin + arabic) return 'hebrew';
-  return null;
-}
 
 /**
  * The language the answerer's own words take for `question`: the one it is written in, told by its

@@ -15,40 +15,52 @@ export type SmallTalkKind = 'greeting' | 'thanks' | 'goodbye';
 export const MAX_SMALL_TALK_WORDS = 8;
 
 /**
- * The words that make a message small talk of a kind (at least one must be there). Words that are
- * small talk only beside another ("morning", "tag", "night") are in `PAIRS`: alone, a docs reader
- * typing `tag` or `night mode` is asking about the docs.
+ * The words that make a message small talk, by language and kind (at least one must be there); the
+ * language is the reply's (`ciao` and `grazie` get English's). Words that are small talk only beside
+ * another ("morning", "tag", "night") are in `PAIRS`: alone, a docs reader typing `tag` or `night mode`
+ * is asking about the docs.
  */
-const KIND_WORDS: Record<SmallTalkKind, string> = {
-  greeting: `hi hii hello helo hey heya hiya howdy yo greetings hallo hola bonjour bonsoir salut coucou ciao
-    olá ola oi moin servus 你好 您好 大家好 こんにちは こんばんは おはようございます 안녕하세요 안녕
-    مرحبا أهلا اهلا سلام שלום היי`,
-  thanks: `thanks thank thx ty tysm cheers merci gracias obrigado obrigada danke grazie appreciate appreciated
-    谢谢 谢谢你 谢谢您 多谢 感谢 ありがとう ありがとうございます どうも 감사합니다 고맙습니다 شكرا תודה`,
-  goodbye: `bye goodbye byebye cya adios adiós tchau tschüss tschuss farewell goodnight 再见 拜拜 さようなら
-    じゃあね 안녕히 وداعا להתראות`,
+const WORDS: Record<ReplyLanguage, Partial<Record<SmallTalkKind, string>>> = {
+  english: {
+    greeting: 'hi hii hello helo hey heya hiya howdy yo greetings ciao',
+    thanks: 'thanks thank thx ty tysm cheers appreciate appreciated grazie',
+    goodbye: 'bye goodbye byebye cya farewell goodnight',
+  },
+  french: { greeting: 'bonjour bonsoir salut coucou', thanks: 'merci' },
+  spanish: { greeting: 'hola', thanks: 'gracias', goodbye: 'adios adiós' },
+  portuguese: { greeting: 'olá ola oi', thanks: 'obrigado obrigada', goodbye: 'tchau' },
+  german: { greeting: 'hallo moin servus', thanks: 'danke', goodbye: 'tschüss tschuss' },
+  chinese: { greeting: '你好 您好 大家好', thanks: '谢谢 谢谢你 谢谢您 多谢 感谢', goodbye: '再见 拜拜' },
+  japanese: {
+    greeting: 'こんにちは こんばんは おはようございます',
+    thanks: 'ありがとう ありがとうございます どうも',
+    goodbye: 'さようなら じゃあね',
+  },
+  korean: { greeting: '안녕하세요 안녕', thanks: '감사합니다 고맙습니다', goodbye: '안녕히' },
+  arabic: { greeting: 'مرحبا أهلا اهلا سلام', thanks: 'شكرا', goodbye: 'وداعا' },
+  hebrew: { greeting: 'שלום היי', thanks: 'תודה', goodbye: 'להתראות' },
 };
 
 /** Two-word greetings, thanks and goodbyes whose second word alone is an everyday word. */
-const PAIRS = new Map<string, SmallTalkKind>([
-  ['good morning', 'greeting'],
-  ['good afternoon', 'greeting'],
-  ['good evening', 'greeting'],
-  ['guten morgen', 'greeting'],
-  ['guten tag', 'greeting'],
-  ['bom dia', 'greeting'],
-  ['boa tarde', 'greeting'],
-  ['boa noite', 'greeting'],
-  ['buenos días', 'greeting'],
-  ['buenos dias', 'greeting'],
-  ['buenas tardes', 'greeting'],
-  ['buenas noches', 'greeting'],
-  ['vielen dank', 'thanks'],
-  ['good night', 'goodbye'],
-  ['au revoir', 'goodbye'],
-  ['السلام عليكم', 'greeting'],
-  ['مع السلامة', 'goodbye'],
-]);
+const PAIRS: [pair: string, kind: SmallTalkKind, language: ReplyLanguage][] = [
+  ['good morning', 'greeting', 'english'],
+  ['good afternoon', 'greeting', 'english'],
+  ['good evening', 'greeting', 'english'],
+  ['good night', 'goodbye', 'english'],
+  ['guten morgen', 'greeting', 'german'],
+  ['guten tag', 'greeting', 'german'],
+  ['vielen dank', 'thanks', 'german'],
+  ['bom dia', 'greeting', 'portuguese'],
+  ['boa tarde', 'greeting', 'portuguese'],
+  ['boa noite', 'greeting', 'portuguese'],
+  ['buenos días', 'greeting', 'spanish'],
+  ['buenos dias', 'greeting', 'spanish'],
+  ['buenas tardes', 'greeting', 'spanish'],
+  ['buenas noches', 'greeting', 'spanish'],
+  ['au revoir', 'goodbye', 'french'],
+  ['السلام عليكم', 'greeting', 'arabic'],
+  ['مع السلامة', 'goodbye', 'arabic'],
+];
 
 /** Words that may stand beside them ("hi there", "thanks a lot", "good morning everyone", "hi, how are you?"). */
 const FILLER = new Set(
@@ -60,41 +72,15 @@ const FILLER = new Set(
     .filter((w) => w.length > 0),
 );
 
-const KINDS = new Map<string, SmallTalkKind>();
-for (const [kind, list] of Object.entries(KIND_WORDS) as [SmallTalkKind, string][])
-  for (const word of list.split(/\s+/)) if (word.length > 0) KINDS.set(word, kind);
-
-/** The language of the small-talk words that are not English (for the reply's language). */
-const WORD_LANGUAGES: Record<Exclude<ReplyLanguage, 'english'>, string> = {
-  french: 'bonjour bonsoir salut coucou merci',
-  spanish: 'hola gracias adios adiós',
-  portuguese: 'olá ola oi obrigado obrigada tchau',
-  german: 'hallo moin servus danke tschüss tschuss',
-  chinese: '你好 您好 大家好 谢谢 谢谢你 谢谢您 多谢 感谢 再见 拜拜',
-  japanese:
-    'こんにちは こんばんは おはようございます ありがとう ありがとうございます どうも さようなら じゃあね',
-  korean: '안녕하세요 안녕 감사합니다 고맙습니다 안녕히',
-  arabic: 'مرحبا أهلا اهلا سلام شكرا وداعا',
-  hebrew: 'שלום היי תודה להתראות',
-};
-const PAIR_LANGUAGES: Record<string, ReplyLanguage> = {
-  'guten morgen': 'german',
-  'guten tag': 'german',
-  'vielen dank': 'german',
-  'bom dia': 'portuguese',
-  'boa tarde': 'portuguese',
-  'boa noite': 'portuguese',
-  'buenos días': 'spanish',
-  'buenos dias': 'spanish',
-  'buenas tardes': 'spanish',
-  'buenas noches': 'spanish',
-  'au revoir': 'french',
-  'السلام عليكم': 'arabic',
-  'مع السلامة': 'arabic',
-};
-const LANGUAGE_OF = new Map<string, ReplyLanguage>(Object.entries(PAIR_LANGUAGES));
-for (const [language, list] of Object.entries(WORD_LANGUAGES) as [ReplyLanguage, string][])
-  for (const word of list.split(/\s+/)) if (word.length > 0) LANGUAGE_OF.set(word, language);
+/** Each small-talk word and pair: its kind and language. */
+const SMALL_TALK = new Map<string, { kind: SmallTalkKind; language: ReplyLanguage }>();
+for (const [language, kinds] of Object.entries(WORDS) as [
+  ReplyLanguage,
+  Partial<Record<SmallTalkKind, string>>,
+][])
+  for (const [kind, list] of Object.entries(kinds) as [SmallTalkKind, string][])
+    for (const word of list.split(/\s+/)) if (word.length > 0) SMALL_TALK.set(word, { kind, language });
+for (const [pair, kind, language] of PAIRS) SMALL_TALK.set(pair, { kind, language });
 
 /**
  * The kind of small talk `message` is, or null when it is (also) a question. The first kind word
@@ -106,10 +92,10 @@ export function smallTalk(message: string): SmallTalkKind | null {
   let kind: SmallTalkKind | null = null;
   for (let i = 0; i < all.length; i++) {
     const word = all[i] as string;
-    const pair = i + 1 < all.length ? PAIRS.get(`${word} ${all[i + 1]}`) : undefined;
-    const own = pair ?? KINDS.get(word);
+    const pair = i + 1 < all.length ? SMALL_TALK.get(`${word} ${all[i + 1]}`) : undefined;
+    const own = pair ?? SMALL_TALK.get(word);
     if (pair !== undefined) i++;
-    if (own !== undefined) kind ??= own;
+    if (own !== undefined) kind ??= own.kind;
     else if (!FILLER.has(word)) return null;
   }
   return kind;
@@ -119,9 +105,9 @@ export function smallTalk(message: string): SmallTalkKind | null {
 export function smallTalkLanguage(message: string): ReplyLanguage | null {
   const all = words(message);
   for (let i = 0; i < all.length; i++) {
-    const pair = i + 1 < all.length ? LANGUAGE_OF.get(`${all[i]} ${all[i + 1]}`) : undefined;
-    const language = pair ?? LANGUAGE_OF.get(all[i] as string);
-    if (language !== undefined) return language;
+    const pair = i + 1 < all.length ? SMALL_TALK.get(`${all[i]} ${all[i + 1]}`) : undefined;
+    const language = (pair ?? SMALL_TALK.get(all[i] as string))?.language;
+    if (language !== undefined && language !== 'english') return language;
   }
   return null;
 }

@@ -1,3 +1,4 @@
+import { scriptLanguage } from '../search/script-language.ts';
 import { sectionHtml } from './section-html.ts';
 import type { ListedPage } from './site-navigation.ts';
 import type { StoredPage } from './stored-page.ts';
@@ -112,16 +113,19 @@ export function scriptOf(page: Pick<StoredPage, 'title' | 'sections'>): { attrib
     if (sample.length >= SCRIPT_SAMPLE_CHARS) break;
     sample += ` ${section.headings.join(' ')} ${section.text}`;
   }
-  sample = sample.slice(0, SCRIPT_SAMPLE_CHARS);
-  const count = (re: RegExp): number => sample.match(re)?.length ?? 0;
-  const latin = count(/\p{Script=Latin}/gu);
-  const arabic = count(/\p{Script=Arabic}/gu);
-  const hebrew = count(/\p{Script=Hebrew}/gu);
-  if (arabic + hebrew > latin) return { attributes: hebrew > arabic ? ' lang="he" dir="rtl"' : ' dir="rtl"' };
-  const kana = count(/[\p{Script=Hiragana}\p{Script=Katakana}]/gu);
-  const hangul = count(/\p{Script=Hangul}/gu);
-  const han = count(/\p{Script=Han}/gu);
-  if (kana + han + hangul <= latin) return { attributes: '' };
-  if (hangul > kana + han) return { attributes: ' lang="ko"' };
-  return { attributes: kana > 0 ? ' lang="ja"' : ' lang="zh"' };
+  switch (scriptLanguage(sample.slice(0, SCRIPT_SAMPLE_CHARS))) {
+    case 'hebrew':
+      return { attributes: ' lang="he" dir="rtl"' };
+    case 'arabic':
+      // Arabic script is also Persian's and Urdu's: the direction, not a language.
+      return { attributes: ' dir="rtl"' };
+    case 'korean':
+      return { attributes: ' lang="ko"' };
+    case 'japanese':
+      return { attributes: ' lang="ja"' };
+    case 'chinese':
+      return { attributes: ' lang="zh"' };
+    default:
+      return { attributes: '' };
+  }
 }

@@ -29,6 +29,8 @@ interface Context {
    * (`Größe` stays `größe` while `grosse` becomes `gross`): for it, a word is folded before stemming.
    */
   stem: ((word: string) => string) | null;
+  /** The stemmer without the folding: an ASCII word has nothing to fold (the plain-word fast path). */
+  plainStem: (word: string) => string;
   stop: ReadonlySet<string>;
   out: string[];
 }
@@ -81,7 +83,7 @@ const emitPlainWord = (word: string, ctx: Context): void => {
   if (word.length > MAX_TOKEN_LENGTH || SINGLE_ASCII_LETTER.test(word) || ctx.stop.has(word)) return;
   // What emitWord does for such a word: stemmed when letters only; only a stemmer's output may need
   // folding (the word itself is ASCII).
-  ctx.out.push(ctx.stem !== null && ASCII_LETTERS.test(word) ? fold(ctx.stem(word)) : word);
+  ctx.out.push(ctx.stem !== null && ASCII_LETTERS.test(word) ? fold(ctx.plainStem(word)) : word);
 };
 
 const emitRaw = (raw: string, ctx: Context): void => {
@@ -122,6 +124,7 @@ const emitRaw = (raw: string, ctx: Context): void => {
 export const tokenize = (text: string, stemmer: string | null): string[] => {
   const ctx: Context = {
     stem: stemmer === null ? null : foldingFirst(stemmer, getStemmer(stemmer)),
+    plainStem: stemmer === null ? (word) => word : getStemmer(stemmer),
     stop: stopWordsFor(stemmer),
     out: [],
   };
