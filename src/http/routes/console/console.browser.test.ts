@@ -682,8 +682,14 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     /** The focused element: its name, and what a screen reader is told about it being wrong. */
-    const focused = () =>
-      page.evaluate(`(() => {
+    // `autofocus` is applied at the page's next rendering update, which may come after `load`.
+    const focused = async () => {
+      await page
+        .waitForFunction('document.activeElement && document.activeElement !== document.body', undefined, {
+          timeout: 5_000,
+        })
+        .catch(() => undefined);
+      return page.evaluate(`(() => {
         const e = document.activeElement;
         const ids = (e.getAttribute('aria-describedby') || '').split(' ').filter(Boolean);
         return {
@@ -694,6 +700,7 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
           description: ids.map((id) => document.getElementById(id)?.textContent.trim()).join(' '),
         };
       })()`) as Promise<Record<string, string | null>>;
+    };
 
     // Sign in: a refused key is said with the field, which keeps the cursor.
     await page.goto(`${server.baseUrl}/console/login`);
