@@ -279,19 +279,21 @@ describe.each(dialects)('git sources on %s', (dialect) => {
       { storage, ingestions: new IngestionRunner(silent, null, tenantWorkspace), logger: silent },
       { checkEveryMs: 40, minuteMs: 500 },
     );
+    let job: Awaited<ReturnType<typeof listIngestionJobs>>[number];
     try {
-      const job = await waitFor(async () => {
+      job = await waitFor(async () => {
         const jobs = await listIngestionJobs(storage, site.id);
         return jobs.find((j) => j.id !== first.job.id && j.status === 'success');
       });
-      expect(await jobCommit(storage, job.id)).toBe(moved);
-      // No copy is left behind beside the clones.
-      expect(
-        fs.readdirSync(path.join(workspace.dataDir, 'git')).filter((f) => f.startsWith('.source-')),
-      ).toEqual([]);
     } finally {
+      // Stopped before the folder is read: a later check may be copying the repository at that moment.
       await poller.stop();
     }
+    expect(await jobCommit(storage, job.id)).toBe(moved);
+    // No copy is left behind beside the clones.
+    expect(
+      fs.readdirSync(path.join(workspace.dataDir, 'git')).filter((f) => f.startsWith('.source-')),
+    ).toEqual([]);
   });
 
   it('polls: ingests once the branch moves, with one of two servers claiming each check', async () => {
