@@ -175,7 +175,8 @@ export function decodeCursor<const K extends readonly ('string' | 'number')[]>(
     value.some(
       (item, i) =>
         typeof item !== kinds[i] ||
-        (typeof item === 'number' && !Number.isFinite(item)) ||
+        // The numbers are counts: PostgreSQL compares them with a bigint, which 1.5 or 1e308 is not.
+        (typeof item === 'number' && !(Number.isSafeInteger(item) && item >= 0)) ||
         // No key this gives out holds one, and PostgreSQL text cannot.
         (typeof item === 'string' && item.includes('\u0000')),
     )
