@@ -88,9 +88,9 @@ export async function* exportConversations(
 ): AsyncIterable<string> {
   if (format === 'csv') yield CSV_BOM + csvLine(CONVERSATION_COLUMNS);
   const siteIds = await siteIdsOf(storage, organizationId, filter);
-  // Batches follow the threads' ids (their creation time, newest first), which never change: by last
-  // activity, as the list sorts, a thread a reader asks in again while the export runs would move
-  // ahead of the batches already read, and be left out of the file if it was not read yet.
+  // Batches follow the threads' ids (their creation time, newest first; index threads_org_id_idx),
+  // which never change: by last activity, as the list sorts, a thread a reader asks in again while
+  // the export runs would move ahead of the batches already read, and be left out if not read yet.
   let after: string | undefined;
   for (;;) {
     const threads = await sql<{ id: string; domain: string; fp: string }>`
