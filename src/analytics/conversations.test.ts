@@ -122,6 +122,10 @@ describe.each(dialects)('conversation list on %s', (dialect) => {
     // Threads last active at the same instant, for paging.
     for (const name of ['tie-1', 'tie-2', 'tie-3', 'tie-4', 'tie-5'])
       await thread(name, [{ at: '2026-03-10T15:00:00.000Z', answered: true }]);
+    // Turkish dotted capital I: JavaScript lowercases it to i and a combining dot, PostgreSQL to i.
+    await thread('dotted', [
+      { at: '2026-03-21T10:00:00.000Z', text: 'İstanbul ofisinde kurulum', answered: true },
+    ]);
     await thread('accents', [
       { at: '2026-03-20T10:00:00.000Z', text: "Comment changer l'ÉCRAN d'accueil ?", answered: false },
     ]);
@@ -162,6 +166,13 @@ describe.each(dialects)('conversation list on %s', (dialect) => {
     for (const q of ["d'accueil ÉCRAN", '  changer   accueil ', 'accueil\tcomment'])
       expect(await listed({ ...march20, q }), q).toEqual(['accents']);
     expect(await listed({ ...march20, q: 'écran maison' })).toEqual([]);
+    // The words as the question spells them find it on both databases, whatever their lower() makes of them.
+    const march21 = { from: '2026-03-21T00:00:00.000Z', to: '2026-03-22T00:00:00.000Z' };
+    for (const q of ['İstanbul', 'İSTANBUL', 'kurulum İstanbul']) {
+      expect(await listed({ ...march21, q }), q).toEqual(['dotted']);
+      const overview = await analyticsOverview(database.storage, tenant.organization.id, { ...march21, q });
+      expect(overview.questions, q).toBe(1);
+    }
   });
 
   it('pages threads that share their last activity without losing or repeating one', async () => {
