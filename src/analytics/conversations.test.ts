@@ -10,7 +10,7 @@ import { newId } from '../storage/ids.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import type { AnalyticsFilter } from './analytics-filter.ts';
 import { listConversations } from './conversations.ts';
-import { exportConversations } from './export.ts';
+import { EXPORT_THREAD_BATCH, exportConversations } from './export.ts';
 import { analyticsOverview } from './overview.ts';
 
 /** A question asked at `at` (ISO) and its answer, answered or not. */
@@ -122,6 +122,10 @@ describe.each(dialects)('conversation list on %s', (dialect) => {
     // Threads last active at the same instant, for paging.
     for (const name of ['tie-1', 'tie-2', 'tie-3', 'tie-4', 'tie-5'])
       await thread(name, [{ at: '2026-03-10T15:00:00.000Z', answered: true }]);
+    // Turkish dotted capital I: JavaScript lowercases it to i and a combining dot, PostgreSQL to i.
+    await thread('dotted', [
+      { at: '2026-03-21T10:00:00.000Z', text: 'İstanbul ofisinde kurulum', answered: true },
+    ]);
     await thread('accents', [
       { at: '2026-03-20T10:00:00.000Z', text: "Comment changer l'ÉCRAN d'accueil ?", answered: false },
     ]);
@@ -162,6 +166,13 @@ describe.each(dialects)('conversation list on %s', (dialect) => {
     for (const q of ["d'accueil ÉCRAN", '  changer   accueil ', 'accueil\tcomment'])
       expect(await listed({ ...march20, q }), q).toEqual(['accents']);
     expect(await listed({ ...march20, q: 'écran maison' })).toEqual([]);
+    // The words as the question spells them find it on both databases, whatever their lower() makes of them.
+    const march21 = { from: '2026-03-21T00:00:00.000Z', to: '2026-03-22T00:00:00.000Z' };
+    for (const q of ['İstanbul', 'İSTANBUL', 'kurulum İstanbul']) {
+      expect(await listed({ ...march21, q }), q).toEqual(['dotted']);
+      const overview = await analyticsOverview(database.storage, tenant.organization.id, { ...march21, q });
+      expect(overview.questions, q).toBe(1);
+    }
   });
 
   it('pages threads that share their last activity without losing or repeating one', async () => {
@@ -169,5 +180,49 @@ describe.each(dialects)('conversation list on %s', (dialect) => {
     expect(paged).toEqual(await listed(DAY));
     expect(new Set(paged).size).toBe(paged.length);
     expect(paged.filter((name) => name.startsWith('tie-'))).toHaveLength(5);
+  });
+
+  it('exports every thread once while readers keep asking in threads not exported yet', async () => {
+    // More threads than one batch, on a day of their own; the export reads them a batch at a time.
+    const day = { from: '2026-04-01T00:00:00.000Z', to: '2026-04-02T00:00:00.000Z' };
+    const names: string[] = [];
+    for (let i = 0; i < EXPORT_THREAD_BATCH + 5; i++) {
+      const at = new Date(Date.parse(day.from) + 60_000 * (i + 1)).toISOString();
+      names.push(`busy-${i}`);
+      await thread(`busy-${i}`, [{ at, answered: true }]);
+    }
+    const ids = new Set<string>();
+    let batches = 0;
+    for await (const chunk of exportConversations(database.storage, tenant.organization.id, day, 'jsonl')) {
+      for (const line of chunk.split('\n').filter((l) => l !== ''))
+        ids.add((JSON.parse(line) as { threadId: string }).threadId);
+      if (batches++ > 0) continue;
+      // After the first batch, a reader asks again in the oldest thread, which the export has not reached.
+      const oldest = threads['busy-0'] as string;
+      const at = '2026-04-01T23:00:00.000Z';
+      await database.storage.db
+        .insertInto('thread_messages')
+        .values({
+          id: newId('msg'),
+          thread_id: oldest,
+          seq: 2,
+          role: 'user',
+          content: 'and then?',
+          status: 'complete',
+          sources: '[]',
+          request_id: null,
+          created_at: at,
+        })
+        .execute();
+      await database.storage.db
+        .updateTable('threads')
+        .set({ updated_at: at })
+        .where('id', '=', oldest)
+        .execute();
+    }
+    expect(batches).toBeGreaterThan(1);
+    expect([...ids].map((id) => Object.entries(threads).find(([, v]) => v === id)?.[0]).sort()).toEqual(
+      names.sort(),
+    );
   });
 });

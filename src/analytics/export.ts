@@ -79,7 +79,7 @@ export function exportFileName(
  */
 export const CSV_BOM = '\uFEFF';
 
-/** Every message of the conversations `listConversations` would list, most recent thread first, in order. */
+/** Every message of the conversations `listConversations` would list, newest thread first, each in order. */
 export async function* exportConversations(
   storage: Storage,
   organizationId: string,
@@ -88,13 +88,16 @@ export async function* exportConversations(
 ): AsyncIterable<string> {
   if (format === 'csv') yield CSV_BOM + csvLine(CONVERSATION_COLUMNS);
   const siteIds = await siteIdsOf(storage, organizationId, filter);
-  let after: [string, string] | undefined;
+  // Batches follow the threads' ids (their creation time, newest first; index threads_org_id_idx),
+  // which never change: by last activity, as the list sorts, a thread a reader asks in again while
+  // the export runs would move ahead of the batches already read, and be left out if not read yet.
+  let after: string | undefined;
   for (;;) {
-    const threads = await sql<{ id: string; domain: string; fp: string; updated_at: string }>`
-      select t.id, s.domain, t.fp, t.updated_at
+    const threads = await sql<{ id: string; domain: string; fp: string }>`
+      select t.id, s.domain, t.fp
       ${threadsFrom(organizationId, siteIds, filter)}
-        ${after === undefined ? sql`` : sql`and (t.updated_at < ${after[0]} or (t.updated_at = ${after[0]} and t.id < ${after[1]}))`}
-      order by t.updated_at desc, t.id desc
+        ${after === undefined ? sql`` : sql`and t.id < ${after}`}
+      order by t.id desc
       limit ${EXPORT_THREAD_BATCH}`.execute(storage.db);
     if (threads.rows.length === 0) return;
     const ids = threads.rows.map((t) => t.id);
@@ -169,7 +172,7 @@ export async function* exportConversations(
     yield lines.join('');
     const last = threads.rows.at(-1);
     if (last === undefined || threads.rows.length < EXPORT_THREAD_BATCH) return;
-    after = [last.updated_at, last.id];
+    after = last.id;
   }
 }
 

@@ -107,9 +107,11 @@ export function questionConditions(filter: AnalyticsFilter): RawBuilder<unknown>
   }
   if (filter.version !== undefined) parts.push(sql`and q.filter_version = ${filter.version}`);
   if (filter.language !== undefined) parts.push(sql`and q.filter_language = ${filter.language}`);
-  // Words, each anywhere in the question and in any order ("docs ingest" finds "ingest my docs").
-  for (const word of filter.q?.toLowerCase().split(/\s+/u) ?? [])
-    if (word !== '') parts.push(sql`and lower(q.content) like ${`%${escapeLike(word)}%`} escape '\\'`);
+  // Words, each anywhere in the question and in any order ("docs ingest" finds "ingest my docs"). The
+  // database lowercases the words as it lowercases the question: PostgreSQL's lower() is not
+  // JavaScript's ("İ" is "i" there, "i̇" here), and lowercased here the words missed the text they copy.
+  for (const word of filter.q?.split(/\s+/u) ?? [])
+    if (word !== '') parts.push(sql`and lower(q.content) like lower(${`%${escapeLike(word)}%`}) escape '\\'`);
   if (filter.answered !== undefined)
     parts.push(sql`and ${ANSWERED} = ${filter.answered === 'answered' ? 1 : 0}`);
   if (filter.feedback !== undefined) {
@@ -175,7 +177,8 @@ export function decodeCursor<const K extends readonly ('string' | 'number')[]>(
     value.some(
       (item, i) =>
         typeof item !== kinds[i] ||
-        (typeof item === 'number' && !Number.isFinite(item)) ||
+        // The numbers are counts: PostgreSQL compares them with a bigint, which 1.5 or 1e308 is not.
+        (typeof item === 'number' && !(Number.isSafeInteger(item) && item >= 0)) ||
         // No key this gives out holds one, and PostgreSQL text cannot.
         (typeof item === 'string' && item.includes('\u0000')),
     )

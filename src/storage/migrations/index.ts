@@ -18,6 +18,7 @@ import * as pageStamps from './0016-page-stamps.ts';
 import * as answerPlaces from './0017-answer-places.ts';
 import * as keptVotes from './0018-kept-votes.ts';
 import * as gitSourceSetBy from './0019-git-source-set-by.ts';
+import * as threadsById from './0020-threads-by-id.ts';
 
 /**
  * The one migration set for both dialects, in order. Add new files here; never edit an applied one.
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0017-answer-places': answerPlaces,
   '0018-kept-votes': keptVotes,
   '0019-git-source-set-by': gitSourceSetBy,
+  '0020-threads-by-id': threadsById,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -84,12 +84,15 @@ export function withQuery(
   return text ? `${path}?${text}` : path;
 }
 
+/** The filters on the questions, beyond site and range: each screen's bar shows some of them, or none. */
+const QUESTION_FILTERS = ['answered', 'feedback', 'page', 'version', 'language', 'q'] as const;
+
 export function FilterBar(props: {
   action: string;
   query: Record<string, string>;
   sites: Site[];
   error: string | null;
-  fields?: ('answered' | 'feedback' | 'page' | 'version' | 'language' | 'q')[];
+  fields?: (typeof QUESTION_FILTERS)[number][];
 }) {
   const q = props.query;
   const fields = new Set(props.fields ?? []);
@@ -97,6 +100,9 @@ export function FilterBar(props: {
   // rather than show "All sites" over an empty page.
   const unknownSite =
     q.site !== undefined && !props.sites.some((s) => s.domain === q.site) ? q.site : undefined;
+  // Filters the query applies that this screen's bar has no field for (a link or a bookmark made on
+  // another screen): its figures are filtered by them, so say so, and Apply, which cannot send them, drops them.
+  const unseen = QUESTION_FILTERS.filter((key) => q[key] !== undefined && !fields.has(key));
   return (
     <>
       {props.error ? (
@@ -107,6 +113,14 @@ export function FilterBar(props: {
       {unknownSite !== undefined ? (
         <div class="notice" role="alert" style="background:#fee2e2;border-color:#fca5a5">
           site: this organization has no site "{unknownSite}", so nothing matches
+        </div>
+      ) : null}
+      {unseen.length > 0 ? (
+        <div class="notice">
+          Also filtered by {unseen.map((key) => `${FIELD_LABELS[key]}: ${q[key]}`).join('; ')}.{' '}
+          <a href={withQuery(props.action, q, Object.fromEntries(unseen.map((key) => [key, undefined])))}>
+            Show without
+          </a>
         </div>
       ) : null}
       <form class="filters" method="get" action={props.action}>

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFeedback } from '../../../analytics/feedback-inbox.ts';
+import { analyticsOverview } from '../../../analytics/overview.ts';
 import type { createApp } from '../../../app.ts';
 import { modelInUse } from '../../../assistant/providers/create-model-provider.ts';
 import { updateSiteModelSettings } from '../../../assistant/providers/site-model-settings.ts';
@@ -133,6 +134,24 @@ describe.each(dialects)('console screens on %s', (dialect) => {
     } finally {
       await updateSite(database.storage, site.id, { name: site.name });
     }
+  });
+
+  it('says which filters apply that the screen has no field for, with the figures they give', async () => {
+    const page = await get('/console?period=30d&answered=unanswered&language=en');
+    expect(page).toContain('Also filtered by Answered: unanswered; Language: en.');
+    expect(page).toContain('href="/console?period=30d">Show without</a>');
+    const overview = await analyticsOverview(database.storage, owner.organization.id, {
+      from: new Date(now.getTime() - 30 * 86_400_000).toISOString(),
+      to: new Date(now.getTime() + 3_600_000).toISOString(),
+      answered: 'unanswered',
+      language: 'en',
+    });
+    expect(overview.questions).toBeGreaterThan(0);
+    expect(page).toMatch(new RegExp(`Questions</div>\\s*<div class="value">${overview.questions}<`));
+    // The conversations screen has those fields: no notice there.
+    expect(await get('/console/conversations?period=30d&answered=unanswered')).not.toContain(
+      'Also filtered by',
+    );
   });
 
   it('say how gaps are sorted, and that times are UTC', async () => {
