@@ -1,13 +1,9 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { AnalyticsFilter } from '../../../analytics/analytics-filter.ts';
-import {
-  type ExportFormat,
-  exportConversations,
-  exportFeedback,
-  exportFileName,
-} from '../../../analytics/export.ts';
+import { exportConversations, exportFeedback } from '../../../analytics/export.ts';
 import type { AdminEnv } from '../../admin-env.ts';
+import { EXPORT_CONTENT_TYPES, exportHeaders } from '../../export-headers.ts';
 import { errorResponses, type Operation } from '../../openapi.ts';
 import { pullStream } from '../../pull-stream.ts';
 import { validate } from '../../validation.ts';
@@ -19,11 +15,6 @@ import {
   filterQueryDoc,
   resolvedSchema,
 } from './analytics-schemas.ts';
-
-const CONTENT_TYPES: Record<ExportFormat, string> = {
-  csv: 'text/csv; charset=utf-8',
-  jsonl: 'application/jsonl; charset=utf-8',
-};
 
 const exports = (['conversations', 'feedback'] as const).flatMap((what) =>
   (['csv', 'jsonl'] as const).map((format) => ({
@@ -50,7 +41,7 @@ const operationOf = (e: Export): Operation => ({
     query: e.what === 'feedback' ? filterQueryDoc.extend({ resolved: resolvedSchema }) : filterQueryDoc,
   },
   responses: {
-    200: { description: 'The export', content: { [CONTENT_TYPES[e.format]]: { schema: z.string() } } },
+    200: { description: 'The export', content: { [EXPORT_CONTENT_TYPES[e.format]]: { schema: z.string() } } },
     ...errorResponses(400, 401, 404, 429),
   },
 });
@@ -66,18 +57,12 @@ const routeOf =
         c.req.valid('query');
       const organizationId = c.get('admin').organization.id;
       await checkFilterSite(deps.storage, organizationId, filter);
-      const name = exportFileName(e.what, filter, e.format);
       const rows =
         e.what === 'conversations'
           ? exportConversations(deps.storage, organizationId, filter, e.format)
           : exportFeedback(deps.storage, organizationId, { ...filter, resolved }, e.format);
       return new Response(pullStream(rows), {
-        headers: {
-          'Content-Type': CONTENT_TYPES[e.format],
-          'Content-Disposition': `attachment; filename="${name}"`,
-          'Cache-Control': 'no-store',
-          'X-Request-Id': c.get('requestId'),
-        },
+        headers: exportHeaders(e.what, filter, e.format, c.get('requestId')),
       });
     });
 

@@ -447,9 +447,12 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     const jsonl = await fetch(`${server.baseUrl}/console/export/conversations.jsonl?period=7d`, {
       headers: { Cookie: `docent_console=${cookie}` },
     });
-    expect(jsonl.headers.get('Content-Disposition')).toBe(
-      'attachment; filename="docent-conversations.jsonl"',
+    // Named and typed as the admin API's export of the same filter.
+    expect(jsonl.headers.get('Content-Disposition')).toMatch(
+      /^attachment; filename="conversations-\d{4}-\d\d-\d\d-\d{4}-\d\d-\d\d\.jsonl"$/,
     );
+    expect(jsonl.headers.get('Content-Type')).toBe('application/jsonl; charset=utf-8');
+    expect(jsonl.headers.get('Cache-Control')).toBe('no-store');
     const lines = (await jsonl.text())
       .trim()
       .split('\n')

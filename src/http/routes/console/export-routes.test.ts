@@ -50,4 +50,25 @@ describe("the console's export", () => {
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('not_found');
     }
   });
+
+  it("names, types and keeps from caches its files as the admin API's export of the same filter does", async () => {
+    const { secret } = await signInToConsole(owner.database.storage, owner.tenant.adminKey);
+    for (const file of ['conversations.jsonl', 'feedback.csv']) {
+      const query = '?from=2026-11-01&to=2026-11-30';
+      const fromConsole = await owner.app.request(`http://localhost/console/export/${file}${query}`, {
+        headers: { Cookie: `docent_console=${secret}` },
+      });
+      const fromApi = await owner.app.request(`http://localhost/v1/admin/analytics/export/${file}${query}`, {
+        headers: { Authorization: `Bearer ${owner.tenant.adminKey}` },
+      });
+      expect(fromConsole.status, file).toBe(200);
+      expect(fromApi.status, file).toBe(200);
+      for (const header of ['Content-Type', 'Content-Disposition', 'Cache-Control'])
+        expect(fromConsole.headers.get(header), `${file} ${header}`).toBe(fromApi.headers.get(header));
+      expect(fromConsole.headers.get('Content-Disposition')).toMatch(/-2026-11-01-2026-11-30\./);
+      expect(fromConsole.headers.get('Cache-Control')).toBe('no-store');
+      await fromConsole.body?.cancel();
+      await fromApi.body?.cancel();
+    }
+  });
 });

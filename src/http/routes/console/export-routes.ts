@@ -2,13 +2,12 @@ import { Hono } from 'hono';
 import { exportConversations, exportFeedback } from '../../../analytics/export.ts';
 import type { Storage } from '../../../storage/database.ts';
 import { DocentError } from '../../errors.ts';
+import { exportHeaders } from '../../export-headers.ts';
 import { pullStream } from '../../pull-stream.ts';
 import { checkFilterSite } from '../admin/analytics-schemas.ts';
 import { filterFromQuery } from './analytics-filter-bar.tsx';
 import type { ConsoleEnv } from './console-env.ts';
 import { feedbackTab, resolvedOf } from './feedback-screen.tsx';
-
-const TYPES = { csv: 'text/csv; charset=utf-8', jsonl: 'application/x-ndjson; charset=utf-8' } as const;
 
 /**
  * Conversations and feedback as CSV or JSONL, with the screen's filter (and the feedback inbox's tab,
@@ -36,10 +35,7 @@ export function exportRoutes(deps: { storage: Storage }): Hono<ConsoleEnv> {
               { ...filter, resolved: resolvedOf(feedbackTab(c.req.query('show'))) },
               format,
             );
-      return c.body(pullStream(rows), 200, {
-        'Content-Type': TYPES[format],
-        'Content-Disposition': `attachment; filename="docent-${what}.${format}"`,
-      });
+      return c.body(pullStream(rows), 200, exportHeaders(what, filter, format, c.get('requestId')));
     },
   );
 }
