@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
+import { DomainError } from '../errors/domain-error.ts';
 import { INTERRUPTED_INGESTION_ERROR } from '../ingest/recover-interrupted-ingestions.ts';
+import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso, randomBase62 } from '../storage/ids.ts';
 import type { GitSourceSetBy, SiteGitSourcesTable } from '../storage/schema.ts';
@@ -133,7 +135,13 @@ export async function setGitSource(
       checked_out_commit: null,
       created_at: now,
     };
-    await trx.insertInto('site_git_sources').values(row).execute();
+    try {
+      await trx.insertInto('site_git_sources').values(row).execute();
+    } catch (error) {
+      // The site was deleted since the caller found it (a DELETE racing the request).
+      if (isForeignKeyViolation(error)) throw new DomainError('not_found', 'No such site', { cause: error });
+      throw error;
+    }
     return { source: row, newSecret: row.hook_secret };
   });
 }
