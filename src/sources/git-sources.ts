@@ -104,12 +104,15 @@ export async function setGitSource(
 ): Promise<{ source: GitSourceRow; newSecret: string | null }> {
   const now = nowIso();
   return storage.db.transaction().execute(async (trx) => {
+    // The site's row first: its lock makes a concurrent setting of the source wait, then read the
+    // source that one wrote (PostgreSQL reads each statement afresh). Read first, both found none and
+    // both inserted, the second a unique violation (a 500).
+    await trx.updateTable('sites').set({ docs_dir: null }).where('id', '=', siteId).execute();
     const existing = await trx
       .selectFrom('site_git_sources')
       .selectAll()
       .where('site_id', '=', siteId)
       .executeTakeFirst();
-    await trx.updateTable('sites').set({ docs_dir: null }).where('id', '=', siteId).execute();
     const changedRemote =
       existing !== undefined && (existing.url !== input.url || existing.branch !== input.branch);
     const fields = {
