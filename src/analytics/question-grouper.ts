@@ -9,6 +9,8 @@
  * charge) leaves its group in memory until then; the group row is an upsert, so a later question of
  * that group writes it anyway.
  */
+import { DomainError } from '../errors/domain-error.ts';
+import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso } from '../storage/ids.ts';
 import { precompile } from '../storage/precompiled.ts';
@@ -102,15 +104,21 @@ export class QuestionGrouper {
     const now = nowIso();
     const assignment = site.index.assign(questionTerms(input.question, input.language), () => newId('qgr'));
     if (assignment === null) return null;
-    await unit.run(upsertGroup, {
-      id: assignment.groupId,
-      organization_id: input.organizationId,
-      site_id: input.siteId,
-      label: input.question.slice(0, MAX_LABEL_CHARS),
-      signature: JSON.stringify(assignment.signature),
-      created_at: now,
-      last_seen_at: now,
-    });
+    try {
+      await unit.run(upsertGroup, {
+        id: assignment.groupId,
+        organization_id: input.organizationId,
+        site_id: input.siteId,
+        label: input.question.slice(0, MAX_LABEL_CHARS),
+        signature: JSON.stringify(assignment.signature),
+        created_at: now,
+        last_seen_at: now,
+      });
+    } catch (error) {
+      // The site was deleted since the request found it (its tenancy cache, a DELETE racing the question).
+      if (isForeignKeyViolation(error)) throw new DomainError('not_found', 'No such site', { cause: error });
+      throw error;
+    }
     return assignment.groupId;
   }
 

@@ -165,4 +165,64 @@ describe('retention run by two processes at once (PostgreSQL)', () => {
       await database.drop();
     }
   });
+
+  it('keeps a thread a follow-up made active while the job was deleting it', async () => {
+    const database = await createTestDatabase('postgres');
+    const other = await openStorage(database.url);
+    try {
+      const now = new Date('2025-06-30T12:00:00.000Z');
+      const seeded = await seedAnalytics(database.storage, {
+        organizations: 1,
+        threadsPerOrganization: 40,
+        now,
+        days: 40,
+      });
+      const organization = seeded.organizations[0]?.organization;
+      if (!organization) throw new Error('not seeded');
+      await setRetentionDays(database.storage, organization.id, 10);
+      const cutoff = new Date(now.getTime() - 10 * 86_400_000).toISOString();
+      const expired = await database.storage.db
+        .selectFrom('threads')
+        .select('id')
+        .where('organization_id', '=', organization.id)
+        .where('updated_at', '<', cutoff)
+        .orderBy('updated_at')
+        .execute();
+      const revived = expired[0]?.id;
+      if (revived === undefined) throw new Error('no expired thread');
+      let run: Promise<number> | undefined;
+      // A reader's follow-up on an idle thread (appendQuestionWithin touches it): not committed yet when
+      // the job selects the expired threads, committed while the job's delete waits on its row.
+      await other.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('threads')
+          .set({ updated_at: now.toISOString() })
+          .where('id', '=', revived)
+          .execute();
+        run = deleteExpiredThreads(database.storage, now);
+        for (let i = 0; i < 100; i++) {
+          const waiting = await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(other.db);
+          if ((waiting.rows[0]?.n ?? 0) > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      });
+      expect(await run).toBe(expired.length - 1);
+      const left = await database.storage.db
+        .selectFrom('threads')
+        .select('id')
+        .where('organization_id', '=', organization.id)
+        .where('updated_at', '<', cutoff)
+        .execute();
+      expect(left).toEqual([]);
+      // The reader's question was asked now: its thread is not idle, and its answer has somewhere to go.
+      expect(
+        await database.storage.db.selectFrom('threads').select('id').where('id', '=', revived).execute(),
+      ).toEqual([{ id: revived }]);
+    } finally {
+      await other.close();
+      await database.drop();
+    }
+  });
 });

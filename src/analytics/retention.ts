@@ -86,7 +86,14 @@ export async function deleteExpiredThreads(storage: Storage, now: Date = new Dat
           .execute();
         // Counted as deleted, not as selected: another process running the job at the same time can
         // delete them first (its transaction held them; this one's delete then finds them gone).
-        const removed = await trx.deleteFrom('threads').where('id', 'in', ids).executeTakeFirst();
+        // The cutoff again: a follow-up committed since the select (PostgreSQL's READ COMMITTED lets it)
+        // made its thread active, and its question must not be deleted with it. The delete re-reads a
+        // row another transaction changed, so the condition sees the new `updated_at`.
+        const removed = await trx
+          .deleteFrom('threads')
+          .where('id', 'in', ids)
+          .where('updated_at', '<', cutoff)
+          .executeTakeFirst();
         await relabelGroups(
           trx,
           groups.map((g) => g.question_group_id).filter((id): id is string => typeof id === 'string'),

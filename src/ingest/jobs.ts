@@ -1,3 +1,5 @@
+import { DomainError } from '../errors/domain-error.ts';
+import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso } from '../storage/ids.ts';
 import type { IngestionJobsTable, IngestionStatus } from '../storage/schema.ts';
@@ -67,7 +69,15 @@ export async function createIngestionJob(
     error: null,
     instance_id: instanceId,
   };
-  await storage.db.insertInto('ingestion_jobs').values(row).execute();
+  try {
+    await storage.db.insertInto('ingestion_jobs').values(row).execute();
+  } catch (error) {
+    // The site was deleted since the caller found it (an admin's DELETE racing the ingestion request):
+    // the caller's error, not the server's.
+    if (isForeignKeyViolation(error))
+      throw new DomainError('not_found', 'The site no longer exists', { cause: error });
+    throw error;
+  }
   return toJob(row);
 }
 

@@ -388,7 +388,8 @@ export class SiteSearch {
       .select(['index_generation', 'base_url', 'name'])
       .where('id', '=', siteId)
       .executeTakeFirst();
-    if (!site) throw new Error(`unknown site ${siteId}`);
+    // Deleted since the request found it (a DELETE racing it): the caller's 404, not a 500.
+    if (!site) throw new DomainError('not_found', 'No such site');
     const cached = this.cache.get(siteId);
     if (cached && cached.generation === site.index_generation) return withSettings(cached, site);
     const inflight = this.loading.get(siteId);
@@ -428,7 +429,8 @@ export class SiteSearch {
           'stored search index unusable: rebuilding it',
         );
       const built = await this.build(siteId);
-      if (built === null) throw new Error(`unknown site ${siteId}`);
+      // Deleted while its index was being loaded: as above.
+      if (built === null) throw new DomainError('not_found', 'No such site');
       generation = built.generation;
       index = decodeIndexPieces(built.pieces);
       from = 'built';

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DomainError } from '../errors/domain-error.ts';
 import { type IngestionResult, type IngestOptions, runIngestionJob } from '../ingest/ingest-site.ts';
 import {
   createIngestionJob,
@@ -23,10 +24,14 @@ export interface GitIngestionResult extends IngestionResult {
   commit: string;
 }
 
-export class NoGitSourceError extends Error {
+/**
+ * A DomainError (404): the admin API's ingestion request read the site's git source, then a DELETE of the
+ * site, or an unset of its source, committed before the runner read it again; a bare Error was a 500.
+ */
+export class NoGitSourceError extends DomainError {
   override name = 'NoGitSourceError';
   constructor() {
-    super('This site has no git source');
+    super('not_found', 'This site has no git source');
   }
 }
 

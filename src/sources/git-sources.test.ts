@@ -1,12 +1,20 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIngestionJob, failIngestionJob, markIngestionStarted } from '../ingest/jobs.ts';
 import { recoverInterruptedIngestions } from '../ingest/recover-interrupted-ingestions.ts';
+import { openStorage } from '../storage/database.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { resolveRequestedGitSource } from './git-api-source.ts';
 import type { GitSourceRow } from './git-sources.ts';
-import { failedLatestAt, recordJobCheckout, sameGitPlace, usesServerCredentials } from './git-sources.ts';
+import {
+  failedLatestAt,
+  recordJobCheckout,
+  sameGitPlace,
+  setGitSource,
+  usesServerCredentials,
+} from './git-sources.ts';
 
 describe('sameGitPlace', () => {
   const current = {
@@ -78,5 +86,61 @@ describe.each(dialects)('failedLatestAt on %s', (dialect) => {
     // Interrupted again at the same commit: the commit may be what stops the process.
     await failedJob('b'.repeat(40), 'dead');
     expect(await failedLatestAt(storage, siteId, 'b'.repeat(40))).toBe(true);
+  });
+});
+
+describe('setGitSource at once on PostgreSQL', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('lets concurrent settings of one site’s first source each succeed, one row and one secret left', async () => {
+    const { storage } = database;
+    const org = await createOrganization(storage, { name: 'git-at-once' });
+    const site = await createSite(storage, { organizationId: org.id, domain: 'git-at-once' });
+    const other = await openStorage(database.url);
+    try {
+      let set: Promise<Awaited<ReturnType<typeof setGitSource>>[]> | undefined;
+      // Two admins (or a retried PATCH) setting the source together: each read "no source yet" before
+      // the other committed, and the second insert's unique violation was a 500. Another write holding
+      // the site's row makes both reads come before either insert.
+      await other.db.transaction().execute(async (trx) => {
+        await trx.updateTable('sites').set({ name: 'held' }).where('id', '=', site.id).execute();
+        set = Promise.all(
+          Array.from({ length: 2 }, (_, i) =>
+            setGitSource(storage, site.id, {
+              url: `https://example.com/docs-${i}.git`,
+              branch: null,
+              subdir: '',
+              pollMinutes: null,
+              setBy: 'api',
+            }),
+          ),
+        );
+        for (let i = 0; i < 100; i++) {
+          const waiting = await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(other.db);
+          if ((waiting.rows[0]?.n ?? 0) >= 2) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      });
+      const results = await set;
+      const rows = await storage.db
+        .selectFrom('site_git_sources')
+        .selectAll()
+        .where('site_id', '=', site.id)
+        .execute();
+      expect(rows).toHaveLength(1);
+      // Only the one that created the source hands out a secret, and it is the stored one.
+      expect(results?.map((r) => r.newSecret).filter((s) => s !== null)).toEqual([rows[0]?.hook_secret]);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
+import { DomainError } from '../errors/domain-error.ts';
 import { INTERRUPTED_INGESTION_ERROR } from '../ingest/recover-interrupted-ingestions.ts';
+import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso, randomBase62 } from '../storage/ids.ts';
 import type { GitSourceSetBy, SiteGitSourcesTable } from '../storage/schema.ts';
@@ -102,12 +104,15 @@ export async function setGitSource(
 ): Promise<{ source: GitSourceRow; newSecret: string | null }> {
   const now = nowIso();
   return storage.db.transaction().execute(async (trx) => {
+    // The site's row first: its lock makes a concurrent setting of the source wait, then read the
+    // source that one wrote (PostgreSQL reads each statement afresh). Read first, both found none and
+    // both inserted, the second a unique violation (a 500).
+    await trx.updateTable('sites').set({ docs_dir: null }).where('id', '=', siteId).execute();
     const existing = await trx
       .selectFrom('site_git_sources')
       .selectAll()
       .where('site_id', '=', siteId)
       .executeTakeFirst();
-    await trx.updateTable('sites').set({ docs_dir: null }).where('id', '=', siteId).execute();
     const changedRemote =
       existing !== undefined && (existing.url !== input.url || existing.branch !== input.branch);
     const fields = {
@@ -133,7 +138,13 @@ export async function setGitSource(
       checked_out_commit: null,
       created_at: now,
     };
-    await trx.insertInto('site_git_sources').values(row).execute();
+    try {
+      await trx.insertInto('site_git_sources').values(row).execute();
+    } catch (error) {
+      // The site was deleted since the caller found it (a DELETE racing the request).
+      if (isForeignKeyViolation(error)) throw new DomainError('not_found', 'No such site', { cause: error });
+      throw error;
+    }
     return { source: row, newSecret: row.hook_secret };
   });
 }

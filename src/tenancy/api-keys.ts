@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
+import { DomainError } from '../errors/domain-error.ts';
 import { withOrganizationLock } from '../limits/organization-lock.ts';
+import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso, randomBase62 } from '../storage/ids.ts';
 import type { ApiKeysTable } from '../storage/schema.ts';
@@ -92,7 +94,13 @@ export async function createApiKey(
       const retryMs = new Date(oldest).getTime() + HOUR_MS - Date.now();
       throw new KeyCreationLimitError(Math.max(1, Math.ceil(retryMs / 1000)));
     }
-    await db.insertInto('api_keys').values(record).execute();
+    try {
+      await db.insertInto('api_keys').values(record).execute();
+    } catch (error) {
+      // The key's site was deleted since the caller found it (a DELETE racing the request).
+      if (isForeignKeyViolation(error)) throw new DomainError('not_found', 'No such site', { cause: error });
+      throw error;
+    }
   });
   return { key, record };
 }

@@ -38,6 +38,12 @@ export async function bootstrapSite(
      * empty folder would otherwise make a site that answers nothing, under a domain then taken.
      */
     refuseEmpty?: boolean;
+    /**
+     * The registered process running the first ingestion (src/recovery/instance-lifecycle.ts), recorded
+     * on its job so that a live process marks it failed should this one be killed midway; without one
+     * the job stayed `in_progress` for good, with its staged pages.
+     */
+    instanceId?: string;
   },
 ): Promise<BootstrapResult> {
   if ((input.docsDir === undefined) === (input.git === undefined))
@@ -52,7 +58,10 @@ export async function bootstrapSite(
     docsDir: input.docsDir ?? null,
     baseUrl,
   });
-  const options = input.onProgress ? { onProgress: input.onProgress } : {};
+  const options = {
+    ...(input.onProgress ? { onProgress: input.onProgress } : {}),
+    ...(input.instanceId === undefined ? {} : { instanceId: input.instanceId }),
+  };
   let ingestion: IngestionResult;
   let git: BootstrapResult['git'];
   try {

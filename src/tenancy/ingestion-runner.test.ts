@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config.ts';
+import { DomainError } from '../errors/domain-error.ts';
 import { deleteGitSource, setGitSource } from '../sources/git-sources.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
 import {
@@ -50,6 +51,24 @@ describe('ingestion runner listeners', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(heard).toEqual(['success']);
     expect(unhandled).toEqual([]);
+  });
+
+  it('refuses a git ingestion of a site whose source is gone as not_found (4xx), not a bare Error (500)', async () => {
+    const { storage } = database;
+    const org = await createOrganization(storage, { name: 'o' });
+    // The admin API read the site's git source, then a DELETE of the site (or an unset of its source)
+    // committed before the runner read it again.
+    const site = await createSite(storage, { organizationId: org.id, domain: 'source-gone' });
+    const runner = new IngestionRunner(undefined, null, {
+      dataDir: docs,
+      env: loadConfig().git.env,
+      signal: new AbortController().signal,
+      serverCredentialsForApiSources: false,
+    });
+    const attempt = runner.startGit(storage, site.id);
+    await expect(attempt).rejects.toBeInstanceOf(DomainError);
+    await expect(attempt).rejects.toMatchObject({ kind: 'not_found' });
+    expect(runner.runningJob(site.id)).toBeUndefined();
   });
 });
 

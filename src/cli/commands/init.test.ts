@@ -1,9 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INTERRUPTED_INGESTION_ERROR } from '../../ingest/recover-interrupted-ingestions.ts';
+import { startInstanceLifecycle } from '../../recovery/instance-lifecycle.ts';
 import { createOrganization } from '../../tenancy/organizations.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
 import { repoRoot } from '../../testing/paths.ts';
@@ -166,4 +169,64 @@ describe('docent init --base-url as a process', () => {
       await db.drop();
     }
   });
+});
+
+describe('docent init killed during its first ingestion', () => {
+  it(
+    'leaves a job that a live process marks failed, its staged pages cleared',
+    { timeout: 120_000 },
+    async () => {
+      const db = await createTestDatabase('sqlite');
+      const docs = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-init-killed-'));
+      // Enough pages that the ingestion is still staging them when the process is killed.
+      const body = Array.from({ length: 400 }, (_, i) => `word${i % 97} rotate keys`).join(' ');
+      for (let i = 0; i < 3000; i++)
+        fs.writeFileSync(path.join(docs, `page-${i}.md`), `# Page ${i}\n\n${body}\n`);
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          path.join(repoRoot, 'src/cli/main.ts'),
+          '--database-url',
+          db.url,
+          'init',
+          '--site',
+          'killed',
+          '--docs',
+          docs,
+        ],
+        { cwd: repoRoot, stdio: 'ignore' },
+      );
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      try {
+        const deadline = Date.now() + 100_000;
+        for (;;) {
+          const staged = await db.storage.db
+            .selectFrom('ingestion_staged_pages')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirst();
+          if (Number(staged?.n ?? 0) > 0) break;
+          if (Date.now() > deadline || child.exitCode !== null)
+            throw new Error('init staged no pages in time');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        child.kill('SIGKILL');
+        await exited;
+        // The next process on the database (a server's start, a `docent ingest`) settles what it left.
+        const lifecycle = await startInstanceLifecycle(db.storage, pino({ level: 'silent' }));
+        await lifecycle.stop();
+        const jobs = await db.storage.db.selectFrom('ingestion_jobs').select(['status', 'error']).execute();
+        expect(jobs).toEqual([{ status: 'failure', error: INTERRUPTED_INGESTION_ERROR }]);
+        expect(await db.storage.db.selectFrom('ingestion_staged_pages').select('job_id').execute()).toEqual(
+          [],
+        );
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        await exited;
+        await db.drop();
+        fs.rmSync(docs, { recursive: true, force: true });
+      }
+    },
+  );
 });

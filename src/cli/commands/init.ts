@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
+import { destination, pino } from 'pino';
 import { loadConfig } from '../../config.ts';
 import { EmptyDocsFolderError } from '../../ingest/ingest-site.ts';
+import { startInstanceLifecycle } from '../../recovery/instance-lifecycle.ts';
 import { GitCommandError } from '../../sources/git.ts';
 import { getGitSource } from '../../sources/git-sources.ts';
 import { GitSourceError } from '../../sources/git-url.ts';
@@ -95,6 +97,9 @@ export function registerInit(program: Command): void {
             throw new CliError(`Site "${domain.data}" already exists; use "${update}" to update it`);
           }
           const progress = progressBar('Ingesting', !globals.json);
+          // Registered like a server (as `ingest` is), so a run killed midway leaves a job a live
+          // process marks failed.
+          const lifecycle = await startInstanceLifecycle(storage, pino({ level: 'warn' }, destination(2)));
           try {
             const result = await bootstrapSite(storage, {
               domain: domain.data,
@@ -103,7 +108,8 @@ export function registerInit(program: Command): void {
               baseUrl: baseUrl?.data ?? null,
               ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
               refuseEmpty: options.allowEmpty !== true,
-            });
+              instanceId: lifecycle.instance.id,
+            }).finally(() => lifecycle.stop());
             progress.stop();
             // The organization's first admin key: the admin API needs one, and only the CLI can make it.
             const admin = await createApiKey(storage, {
