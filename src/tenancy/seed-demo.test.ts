@@ -1,6 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { DEFAULT_DATABASE_URL } from '../config.ts';
-import { databaseOption } from './seed-demo.ts';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_DATABASE_URL, loadConfig } from '../config.ts';
+import { createIngestionJob, listIngestionJobs } from '../ingest/jobs.ts';
+import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
+import { smallDocs } from '../testing/small-docs.ts';
+import { countOrganizations, createOrganization } from './organizations.ts';
+import { DEMO_DOMAIN, databaseOption, type SeededDemo, seedDemo } from './seed-demo.ts';
+import { createSite, getSiteByDomain } from './sites.ts';
+
+const silent = pino({ level: 'silent' });
 
 describe('the database option the start-up banner prints', () => {
   it('is nothing for the default file, the URL for another, and never a password', () => {
@@ -17,5 +25,45 @@ describe('the database option the start-up banner prints', () => {
     const inQuery = databaseOption('postgres://db:5432/docent?user=docent&password=s3cret&sslmode=require');
     expect(inQuery).not.toContain('s3cret');
     expect(inQuery).toContain('password=***');
+  });
+});
+
+describe.each(dialects)('the first start on %s', (dialect) => {
+  let database: TestDatabase;
+  beforeEach(async () => {
+    database = await createTestDatabase(dialect);
+  });
+  afterEach(async () => {
+    await database.drop();
+  });
+  const config = () => ({ ...loadConfig({}), docsDir: smallDocs() });
+
+  it('makes the demo again when a start was stopped while making it, and nothing else', async () => {
+    const { storage } = database;
+    // What a first start killed during the demo's ingestion leaves: the organization, the site, the job.
+    const organization = await createOrganization(storage, { name: 'Demo' });
+    const site = await createSite(storage, { organizationId: organization.id, domain: DEMO_DOMAIN });
+    await createIngestionJob(storage, site.id, smallDocs(), null);
+    const demo = await seedDemo(storage, config(), silent);
+    expect(demo?.pages).toBeGreaterThan(0);
+    expect(demo?.assistantKey).toMatch(/^svc_dsc_/);
+    expect(await countOrganizations(storage)).toBe(1);
+    const jobs = await listIngestionJobs(storage, (demo as SeededDemo).siteId);
+    expect(jobs.map((job) => job.status)).toEqual(['success']);
+    // The next start finds a whole demo (it has its key) and leaves it.
+    expect(await seedDemo(storage, config(), silent)).toBeNull();
+    expect((await getSiteByDomain(storage, DEMO_DOMAIN))?.id).toBe(demo?.siteId);
+  });
+
+  it('leaves a database whose organization is not a stopped demo', async () => {
+    const { storage } = database;
+    // A keyless site of another name, and a keyless demo beside a second organization.
+    const one = await createOrganization(storage, { name: 'One' });
+    await createSite(storage, { organizationId: one.id, domain: 'docs' });
+    expect(await seedDemo(storage, config(), silent)).toBeNull();
+    const demoOrg = await createOrganization(storage, { name: 'Demo' });
+    await createSite(storage, { organizationId: demoOrg.id, domain: DEMO_DOMAIN });
+    expect(await seedDemo(storage, config(), silent)).toBeNull();
+    expect(await countOrganizations(storage)).toBe(2);
   });
 });

@@ -32,6 +32,11 @@ export interface SeededDemo {
  * user can ask a question straight away. Null when the database already has an organization.
  */
 export async function seedDemo(storage: Storage, config: Config, logger: Logger): Promise<SeededDemo | null> {
+  const unfinished = await unfinishedDemo(storage);
+  if (unfinished !== null) {
+    logger.warn('the first start was stopped before its demo site was ready: making it again');
+    await storage.db.deleteFrom('organizations').where('id', '=', unfinished).execute();
+  }
   if ((await countOrganizations(storage)) > 0) return null;
   const docsDir = path.resolve(config.docsDir);
   const result = await bootstrapSite(storage, {
@@ -47,6 +52,33 @@ export async function seedDemo(storage: Storage, config: Config, logger: Logger)
     pages: result.ingestion.counts.pages,
     assistantKey: result.assistantKey,
   };
+}
+
+/**
+ * The organization of a first start killed while it made the demo (Ctrl+C during its ingestion): the
+ * database's only organization, holding only the demo site and no key at all, since the site's key is
+ * made once its ingestion is done. Left, it kept every later start from seeding (an organization
+ * exists) with a demo site of no pages, whose key was never shown, and an ingestion `in_progress` for
+ * good. Null for any other database: nothing anyone could have used is removed.
+ */
+async function unfinishedDemo(storage: Storage): Promise<string | null> {
+  const organizations = await storage.db.selectFrom('organizations').select('id').limit(2).execute();
+  const [only] = organizations;
+  if (organizations.length !== 1 || only === undefined) return null;
+  const sites = await storage.db
+    .selectFrom('sites')
+    .select('domain')
+    .where('organization_id', '=', only.id)
+    .limit(2)
+    .execute();
+  if (sites.length !== 1 || sites[0]?.domain !== DEMO_DOMAIN) return null;
+  const key = await storage.db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('organization_id', '=', only.id)
+    .limit(1)
+    .executeTakeFirst();
+  return key === undefined ? only.id : null;
 }
 
 /**
