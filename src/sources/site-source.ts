@@ -1,5 +1,5 @@
 import type { Storage } from '../storage/database.ts';
-import { deleteSite, updateSite } from '../tenancy/sites.ts';
+import { deleteSite, type SiteDeletion, updateSite } from '../tenancy/sites.ts';
 import { removeClone } from './git-checkout.ts';
 import { deleteGitSource, type GitSourceInput, type GitSourceRow, setGitSource } from './git-sources.ts';
 
@@ -28,15 +28,15 @@ export async function changeSiteSource(
 
 /**
  * Deletes a site with its pages, keys and threads, and its git clone: a deleted organization's docs must
- * not stay on the server's disk. False when the organization has no such site.
+ * not stay on the server's disk. Refused while a server ingests the site (deleteSite).
  */
 export async function deleteSiteAndClone(
   storage: Storage,
   dataDir: string | null,
   organizationId: string,
   siteId: string,
-): Promise<boolean> {
-  if (!(await deleteSite(storage, organizationId, siteId))) return false;
-  if (dataDir !== null) await removeClone(dataDir, siteId);
-  return true;
+): Promise<SiteDeletion> {
+  const deletion = await deleteSite(storage, organizationId, siteId);
+  if (deletion === 'deleted' && dataDir !== null) await removeClone(dataDir, siteId);
+  return deletion;
 }

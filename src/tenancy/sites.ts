@@ -286,13 +286,41 @@ export async function listSites(storage: Storage, organizationId?: string): Prom
   return query.execute();
 }
 
-/** Deletes the site with its pages, keys, threads and ingestion jobs (foreign keys cascade). */
-export async function deleteSite(storage: Storage, organizationId: string, siteId: string): Promise<boolean> {
-  // SQLite leaves cascades to the foreign_keys pragma, which storage turns on for every connection.
-  const result = await storage.db
-    .deleteFrom('sites')
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', siteId)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+/** What `deleteSite` did: deleted, no such site, or refused for a server's ingestion of it (its job). */
+export type SiteDeletion = 'deleted' | 'missing' | { ingesting: string };
+
+/**
+ * Deletes the site with its pages, keys, threads and ingestion jobs (foreign keys cascade), unless a
+ * server's ingestion of it is queued or running: that one reads its folder or clone, and its job would
+ * go with the site while it went on. The job table is read under the site's row lock in the delete's own
+ * transaction, so a job created at the same moment is either seen here or refused its insert by the
+ * site's absence (a 404 for the ingestion request), never deleted unseen with the site.
+ */
+export async function deleteSite(
+  storage: Storage,
+  organizationId: string,
+  siteId: string,
+): Promise<SiteDeletion> {
+  return storage.db.transaction().execute(async (trx) => {
+    let site = trx
+      .selectFrom('sites')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', siteId);
+    // PostgreSQL: waits for a job insert holding the row (its foreign key check), whose job the next
+    // statement then sees. SQLite has one writer at a time.
+    if (storage.dialect === 'postgres') site = site.forUpdate();
+    if ((await site.executeTakeFirst()) === undefined) return 'missing';
+    const job = await trx
+      .selectFrom('ingestion_jobs')
+      .select('id')
+      .where('site_id', '=', siteId)
+      .where('status', 'in', ['queued', 'in_progress'])
+      .where('instance_id', 'is not', null)
+      .executeTakeFirst();
+    if (job !== undefined) return { ingesting: job.id };
+    // SQLite leaves cascades to the foreign_keys pragma, which storage turns on for every connection.
+    const result = await trx.deleteFrom('sites').where('id', '=', siteId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0 ? 'deleted' : 'missing';
+  });
 }

@@ -256,9 +256,11 @@ export function registerSites(program: Command): void {
       await withStorage(globals, async (storage) => {
         const site = await getSiteByDomain(storage, domain);
         const dataDir = cliGitWorkspace(globals).dataDir;
-        if (site) await refuseWhileServerIngests(storage, site.id, 'delete it');
-        if (!site || !(await deleteSiteAndClone(storage, dataDir, site.organization_id, site.id)))
-          throw new CliError(`No site "${domain}"`);
+        const deletion = site
+          ? await deleteSiteAndClone(storage, dataDir, site.organization_id, site.id)
+          : 'missing';
+        if (deletion === 'missing') throw new CliError(`No site "${domain}"`);
+        if (deletion !== 'deleted') throw serverIngests(deletion.ingesting, 'delete it');
         if (globals.json) printJson({ deleted: domain });
         else process.stdout.write(`Deleted site "${domain}".\n`);
       });
@@ -268,6 +270,9 @@ export function registerSites(program: Command): void {
 /** As the admin API refuses it (require-site.ts): a server's ingestion of the site reads its source. */
 async function refuseWhileServerIngests(storage: Storage, siteId: string, action: string): Promise<void> {
   const jobId = await unfinishedIngestion(storage, siteId, { serversOnly: true });
-  if (jobId !== undefined)
-    throw new CliError(`A server is ingesting this site (${jobId}): ${action} once it has finished`);
+  if (jobId !== undefined) throw serverIngests(jobId, action);
+}
+
+function serverIngests(jobId: string, action: string): CliError {
+  return new CliError(`A server is ingesting this site (${jobId}): ${action} once it has finished`);
 }

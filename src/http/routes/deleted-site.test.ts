@@ -42,7 +42,7 @@ describe.each(dialects)('a site deleted behind the cache on %s', (dialect) => {
     const warm = await send();
     expect(warm.status).toBe(200);
     await warm.arrayBuffer();
-    expect(await deleteSite(server.storage, site.organization_id, site.id)).toBe(true);
+    expect(await deleteSite(server.storage, site.organization_id, site.id)).toBe('deleted');
     const response = await send();
     if (route.includes('/assistant/')) {
       // An answer stores a thread under the site: refused, as for any unknown site.

@@ -6,7 +6,7 @@ import { DocentError } from '../../errors.ts';
 import { errorResponses, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { refuseWhileIngesting } from './require-site.ts';
+import { ingestingConflict, refuseWhileIngesting } from './require-site.ts';
 import { domainParamSchema } from './schemas.ts';
 
 export const deleteSiteOperation: Operation = {
@@ -29,9 +29,12 @@ export function deleteSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
       const site = await getOrganizationSite(deps.storage, organizationId, domain);
       const dataDir = deps.ingestions.git?.dataDir ?? null;
       if (site) await refuseWhileIngesting(deps, site.id, 'delete it');
-      if (!site || !(await deleteSiteAndClone(deps.storage, dataDir, organizationId, site.id))) {
+      const deletion = site
+        ? await deleteSiteAndClone(deps.storage, dataDir, organizationId, site.id)
+        : 'missing';
+      if (deletion === 'missing')
         throw new DocentError('not_found', `No site "${domain}" in this organization`);
-      }
+      if (deletion !== 'deleted') throw ingestingConflict(deletion.ingesting, 'delete it');
       return c.body(null, 204);
     },
   );

@@ -29,9 +29,12 @@ export async function refuseWhileIngesting(
   const jobId =
     deps.ingestions.runningJob(siteId) ??
     (await unfinishedIngestion(deps.storage, siteId, { serversOnly: true }));
-  if (jobId !== undefined)
-    throw new DocentError(
-      'conflict',
-      `An ingestion of this site is running (${jobId}): ${action} once it has finished`,
-    );
+  if (jobId !== undefined) throw ingestingConflict(jobId, action);
+}
+
+export function ingestingConflict(jobId: string, action: string): DocentError {
+  return new DocentError(
+    'conflict',
+    `An ingestion of this site is running (${jobId}): ${action} once it has finished`,
+  );
 }
