@@ -108,14 +108,34 @@ export async function upsertPlan(storage: Storage, id: string, input: PlanInput)
     admin_requests_per_minute: plan.adminRequestsPerMinute,
     created_at: nowIso(),
   };
-  const { id: _id, created_at: _created, ...changes } = row;
+  // Only the given fields change an existing plan: two `plans set` of different fields at once each
+  // wrote back the whole plan they had read, and the later undid the earlier's change.
+  const given = stripUndefined(input);
+  const changes = Object.fromEntries(
+    Object.entries(PLAN_COLUMNS)
+      .filter(([field]) => field in given)
+      .map(([, column]) => [column, row[column]]),
+  );
   await storage.db
     .insertInto('plans')
     .values(row)
-    .onConflict((oc) => oc.column('id').doUpdateSet(changes))
+    .onConflict((oc) =>
+      Object.keys(changes).length === 0 ? oc.column('id').doNothing() : oc.column('id').doUpdateSet(changes),
+    )
     .execute();
-  return plan;
+  return (await getPlan(storage, id)) ?? plan;
 }
+
+const PLAN_COLUMNS = {
+  name: 'name',
+  monthlyCredits: 'monthly_credits',
+  overageEnabled: 'overage_enabled',
+  overageCap: 'overage_cap',
+  creditCost: 'credit_cost',
+  orgRequestsPerHour: 'org_requests_per_hour',
+  ipRequestsPerDay: 'ip_requests_per_day',
+  adminRequestsPerMinute: 'admin_requests_per_minute',
+} as const satisfies Record<keyof PlanInput, keyof PlansTable>;
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
