@@ -446,7 +446,12 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
                   totalMs: round(performance.now() - started),
                 },
                 requestId,
-                answered: isAnswered({ status, text: outcome.text, retrievalStrength: strength }),
+                answered: isAnswered({
+                  status,
+                  text: outcome.text,
+                  retrievalStrength: strength,
+                  finishReason: outcome.finishReason,
+                }),
                 retrievalScore: strength,
               };
               // A resumer that came after the last word still got all of it.

@@ -19,6 +19,12 @@ describe('the answered rule', () => {
     expect(isAnswered({ status: 'aborted', text: '', retrievalStrength: strong })).toBe(false);
   });
 
+  it("does not: an answer the provider's content filter stopped, whatever it had said", () => {
+    const filtered = { status: 'complete', text: 'Run `docent', retrievalStrength: strong } as const;
+    expect(isAnswered({ ...filtered, finishReason: 'content-filter' })).toBe(false);
+    expect(isAnswered({ ...filtered, finishReason: 'length' })).toBe(true);
+  });
+
   it('judges an answer its reader stopped by what it had said: stopping is no gap in the docs', () => {
     expect(isAnswered({ status: 'aborted', text: 'Run `docent', retrievalStrength: strong })).toBe(true);
     expect(isAnswered({ status: 'aborted', text: 'Run `docent', retrievalStrength: 0.1 })).toBe(false);

@@ -4,6 +4,7 @@
  * judging old text again. Cheap by design: it runs on the request path, on what the answer already has.
  */
 import type { ThreadMessageStatus } from '../storage/schema.ts';
+import type { FinishReason } from './answer-stream.ts';
 import { isBuiltinDecline, isSmallTalkReply } from './answerer-phrases.ts';
 import { MIN_RETRIEVAL_STRENGTH } from './retrieval-strength.ts';
 
@@ -46,16 +47,20 @@ export function declines(text: string): boolean {
  * strong, complete or ended early after it began (`aborted`: stopped or left by its reader, or cut by a
  * shutdown; a reader who stops an answer that is going well is no gap in the docs, and the owner's
  * coverage gaps listed every such question). Anything else
- * (empty, failed, declined, or written from weak retrieval, when a model is most likely to guess or pad)
- * is an unanswered question for the owner.
+ * (empty, failed, declined, written from weak retrieval, when a model is most likely to guess or pad, or
+ * stopped by the provider's content filter: Gemini's SAFETY or RECITATION, OpenAI's `content_filter`,
+ * Claude's `refusal`, a Bedrock guardrail, whatever it had written by then) is an unanswered question for
+ * the owner.
  */
 export function isAnswered(answer: {
   status: ThreadMessageStatus;
   text: string;
   retrievalStrength: number;
+  finishReason?: FinishReason;
 }): boolean {
   return (
     (answer.status === 'complete' || answer.status === 'aborted') &&
+    answer.finishReason !== 'content-filter' &&
     answer.text.trim() !== '' &&
     !declines(answer.text) &&
     answer.retrievalStrength >= MIN_RETRIEVAL_STRENGTH

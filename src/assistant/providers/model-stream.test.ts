@@ -33,6 +33,26 @@ describe('model answer parts', () => {
     ]);
   });
 
+  it('fails an answer the provider finished with reason error, on both paths', async () => {
+    // What @ai-sdk/openai's Responses model emits for `response.failed` with `error: null`: no error part.
+    const usage = {
+      inputTokens: { total: 5, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 1, text: undefined, reasoning: undefined },
+    };
+    const stream = new ReadableStream<LanguageModelV3StreamPart>({
+      start: (controller) => {
+        controller.enqueue({ type: 'text-delta', id: 't', delta: 'Monthly' });
+        controller.enqueue({ type: 'finish', finishReason: { unified: 'error', raw: 'error' }, usage });
+        controller.close();
+      },
+    });
+    async function* steps(): AsyncGenerator<TextStreamPart<ToolSet>> {
+      yield { type: 'finish', finishReason: 'error', rawFinishReason: 'error', totalUsage: {} } as never;
+    }
+    for (const parts of [await collect(modelAnswerParts(stream)), await collect(stepAnswerParts(steps()))])
+      expect(parts.at(-1)).toMatchObject({ type: 'error', error: expect.any(Error) });
+  });
+
   it('gives a search the tool refused (arguments that are no search) an empty result', async () => {
     async function* parts(): AsyncGenerator<TextStreamPart<ToolSet>> {
       yield {

@@ -92,7 +92,11 @@ export async function* stepAnswerParts<Tools extends ToolSet>(
   yield { type: 'error', error: new ProviderStreamCutError() };
 }
 
-/** The answer's last part: its finish, or an error when the provider never said why it ended. */
+/**
+ * The answer's last part: its finish, or an error when the provider never said why it ended or said it
+ * failed. A failure can come as a finish alone: OpenAI's `response.failed` without an error object ends
+ * with reason `error` and no error part, and was stored and shown as a complete answer.
+ */
 function end(
   reason: FinishReason,
   raw: string | undefined,
@@ -100,6 +104,8 @@ function end(
   completion: number | undefined,
 ): AnswerStreamPart {
   if (reason === 'other' && raw === undefined) return { type: 'error', error: new ProviderStreamCutError() };
+  if (reason === 'error')
+    return { type: 'error', error: new Error(`The model provider ended the answer as failed (${raw})`) };
   return { type: 'finish', finishReason: reason, usage: tokens(prompt, completion) };
 }
 
