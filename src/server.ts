@@ -9,6 +9,7 @@ import { createModelProvider, modelInUse } from './assistant/providers/create-mo
 import { formatModelSpec } from './assistant/providers/model-spec.ts';
 import { updateSiteModelSettings } from './assistant/providers/site-model-settings.ts';
 import { RunningAnswers } from './assistant/running-answers.ts';
+import { logSdkWarnings } from './assistant/sdk-warnings.ts';
 import { type Config, resolveDataDir } from './config.ts';
 import { answerClientErrors, answerUnreadableRequest, refuseMissingHost } from './http/client-errors.ts';
 import { closeIdlePageWorkers } from './ingest/page-loader-pool.ts';
@@ -145,6 +146,7 @@ export async function openRateLimitStore(
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   await ensurePortFree(config.port, config.host);
   const logger = options.logger ?? createLogger(config);
+  logSdkWarnings(logger);
   const storage = await openStorage(config.databaseUrl, { backgroundCheckpoints: true }).catch(
     (error: unknown) => {
       // A setting of the operator's (no such server, login or file; a newer Docent's database) in one
