@@ -8,6 +8,7 @@ import { type AnswerStart, awaitAnswerStart } from './providers/answer-start.ts'
 import { readModelAnswer } from './providers/fast-chat-stream.ts';
 import { stepAnswerParts } from './providers/model-stream.ts';
 import { searchTool } from './search-tool.ts';
+import { withoutThinking } from './think-tags.ts';
 
 /** One turn of the conversation the model sees; the last is the question. */
 export interface Turn {
@@ -41,32 +42,34 @@ export function startAnswer(input: StartAnswerInput): Promise<AnswerStart<Answer
   return awaitAnswerStart(async (): Promise<AsyncIterable<AnswerStreamPart>> => {
     const turns = input.turns;
     if (steps > 0) {
-      return stepAnswerParts(
-        streamText({
-          model,
-          messages: turns.map((t): ModelMessage => ({ role: t.role, content: t.text })),
-          tools: {
-            [SEARCH_TOOL_NAME]: searchTool({ steps, sources: input.sources, search: input.search }),
-          },
-          // One step per search, one to answer, and one more after a search past the limit is refused.
-          stopWhen: stepCountIs(steps + 2),
-          maxRetries: 0,
-          abortSignal: gone.signal,
-          // Failures arrive as stream parts; the route logs them with the request id.
-          onError: () => {},
-        }).fullStream,
+      return withoutThinking(
+        stepAnswerParts(
+          streamText({
+            model,
+            messages: turns.map((t): ModelMessage => ({ role: t.role, content: t.text })),
+            tools: {
+              [SEARCH_TOOL_NAME]: searchTool({ steps, sources: input.sources, search: input.search }),
+            },
+            // One step per search, one to answer, and one more after a search past the limit is refused.
+            stopWhen: stepCountIs(steps + 2),
+            maxRetries: 0,
+            abortSignal: gone.signal,
+            // Failures arrive as stream parts; the route logs them with the request id.
+            onError: () => {},
+          }).fullStream,
+        ),
       );
     }
     const prompt: LanguageModelV3Prompt = turns.map((t) => ({
       role: t.role,
       content: [{ type: 'text', text: t.text }],
     }));
-    return readModelAnswer(model, {
-      prompt,
+    if (builtin) {
       // The built-in answerer runs in-process and stops when its reader cancels its stream (the stream
       // writer stops reading once the client is gone); only a provider's fetch needs a real signal,
       // and making one is not free.
-      ...(builtin ? {} : { abortSignal: gone.signal }),
-    });
+      return readModelAnswer(model, { prompt });
+    }
+    return withoutThinking(await readModelAnswer(model, { prompt, abortSignal: gone.signal }));
   }, gone);
 }
