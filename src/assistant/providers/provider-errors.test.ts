@@ -27,6 +27,16 @@ describe('provider errors', () => {
     expect(safeProviderErrorMessage(limited, 'req_2')).toBe(
       'The model provider is rate limiting requests; please try again shortly. (request req_2)',
     );
+    // OpenAI's answer for an account out of quota: waiting does not help.
+    const broke = new APICallError({
+      ...limited,
+      message: 'You exceeded your current quota',
+      requestBodyValues: {},
+      responseBody: JSON.stringify({ error: { type: 'insufficient_quota', code: 'insufficient_quota' } }),
+    });
+    expect(safeProviderErrorMessage(broke, 'req_3')).toBe(
+      'The model provider refused the request: the account it answers with has no quota left. (request req_3)',
+    );
   });
 
   it('logs the status, URL, a cut body and the cause, but not the prompt', () => {

@@ -1,5 +1,6 @@
 import { APICallError } from '@ai-sdk/provider';
 import { EmptyAnswerError } from '../answer-stream.ts';
+import { isOutOfQuota } from './resilient-fetch.ts';
 
 /**
  * Errors of the model providers, and what of them may leave the server. Their names are deliberately not
@@ -42,7 +43,9 @@ export function safeProviderErrorMessage(thrown: unknown, requestId: string): st
   else if (error instanceof ProviderConnectTimeoutError) what = 'The model provider did not respond in time.';
   else if (error instanceof EmptyAnswerError) what = 'The model ended without an answer; please try again.';
   else if (APICallError.isInstance(error) && error.statusCode === 429)
-    what = 'The model provider is rate limiting requests; please try again shortly.';
+    what = isOutOfQuota(error.responseBody)
+      ? 'The model provider refused the request: the account it answers with has no quota left.'
+      : 'The model provider is rate limiting requests; please try again shortly.';
   return `${what} (request ${requestId})`;
 }
 

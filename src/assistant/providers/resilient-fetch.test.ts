@@ -23,6 +23,21 @@ describe('resilientFetch', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("does not retry OpenAI's 429 for an account out of quota", async () => {
+    const body = { error: { message: 'You exceeded your current quota', type: 'insufficient_quota' } };
+    server = await startLoopbackLlm((_req, res) => {
+      res.writeHead(429, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    });
+    const response = await resilientFetch(options)(`${server.origin}/v1/chat`, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(response.status).toBe(429);
+    // The body is still whole for the package to read.
+    expect(await response.json()).toEqual(body);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('does not retry client errors', async () => {
     server = await startLoopbackLlm((_req, res) => sendError(res, 401, 'bad key'));
     const response = await resilientFetch(options)(`${server.origin}/v1/chat`, {

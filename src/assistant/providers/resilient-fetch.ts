@@ -41,7 +41,11 @@ export function resilientFetch(options: ResilientFetchOptions): typeof fetch {
         await sleep(backoff(attempt, retryDelayMs, maxRetryDelayMs), signal);
         continue;
       }
-      if (isRetryableStatus(response.status) && attempt < options.maxRetries) {
+      if (
+        isRetryableStatus(response.status) &&
+        attempt < options.maxRetries &&
+        !(response.status === 429 && isOutOfQuota(await response.clone().text()))
+      ) {
         const delay = retryDelay(response.headers, attempt, retryDelayMs, maxRetryDelayMs);
         if (delay !== undefined) {
           // Discarding the body frees the connection for the retry.
@@ -57,6 +61,14 @@ export function resilientFetch(options: ResilientFetchOptions): typeof fetch {
 
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * OpenAI's 429 for an account with no quota or credit left (`insufficient_quota`): no retry or wait
+ * changes it, so retrying only kept the reader waiting for the same refusal.
+ */
+export function isOutOfQuota(body: string | undefined): boolean {
+  return body?.includes('insufficient_quota') === true;
 }
 
 /** `fetch` rejects with a `TypeError` when the connection fails (refused, reset before a response). */
