@@ -421,6 +421,46 @@ describe('a quoted sentence that introduces a code block', () => {
   });
 });
 
+describe('a quoted sentence that introduces a table', () => {
+  it('is quoted with the table, its rows as a list, and a sentence that does not introduce one is not', () => {
+    const page = (lead: string): RetrievedSource[] => [
+      {
+        id: '1',
+        pageTitle: 'Docs frameworks',
+        headings: ['Which frameworks'],
+        url: 'https://docs.example.com/frameworks',
+        // As ingestion stores a table: a row a line, its cells joined by ' | '.
+        text: [
+          lead,
+          '',
+          'Framework | Config file',
+          'Docusaurus | `docusaurus.config.ts`',
+          'MkDocs | `mkdocs.yml`',
+        ].join('\n'),
+        score: 10,
+      },
+    ];
+    const introduced = composeAnswer(
+      'does it work with docusaurus',
+      page('Docent looks for the config files of docs frameworks such as Docusaurus:'),
+    ).text;
+    expect(introduced).toBe(
+      [
+        'Docent looks for the config files of docs frameworks such as Docusaurus: [1]',
+        '',
+        '- Framework | Config file [1]',
+        '- Docusaurus | `docusaurus.config.ts` [1]',
+        '- MkDocs | `mkdocs.yml` [1]',
+      ].join('\n'),
+    );
+    const plain = composeAnswer(
+      'does it work with docusaurus',
+      page('Docent looks for the config files of docs frameworks such as Docusaurus.'),
+    ).text;
+    expect(plain).not.toContain('MkDocs');
+  });
+});
+
 describe('a question that asks what something is', () => {
   const pages: RetrievedSource[] = [
     {

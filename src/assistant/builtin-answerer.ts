@@ -851,6 +851,10 @@ function listAndCode(
       const block = s.unit.kind === 'item' ? s.unit.block : next?.block;
       const items = units.filter((u) => u.kind === 'item' && u.block === block).slice(0, MAX_LIST_ITEMS);
       for (const item of items) add(item);
+    } else if (introduces && next !== undefined && isTableRow(next)) {
+      // "…looks for these files:" and the table it introduces, its rows as a list.
+      const rows = units.filter((u) => u.block === next.block && isTableRow(u)).slice(0, MAX_LIST_ITEMS);
+      for (const row of rows) add(row);
     }
     if (next?.kind === 'code' && out.every((u) => u.unit.kind !== 'code')) add(next);
   }
