@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createIngestionJob, listIngestionJobs } from '../ingest/jobs.ts';
 import { createTenant, type Tenant } from '../limits/limits-fixtures.ts';
@@ -83,8 +84,15 @@ describe('deleting a site on postgres while a job insert is under way', () => {
       });
       await insertedYet;
       const deletion = deleteSite(database.storage, tenant.organization.id, tenant.site.id);
-      // The delete waits on the row; the job commits.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The delete waits on the row, then the job commits. Waited for, not slept on: on a loaded machine
+      // a fixed pause could end before the delete reached the row, and the test pass without its lock.
+      for (let i = 0; i < 250; i++) {
+        const waiting = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`.execute(other.db);
+        if ((waiting.rows[0]?.n ?? 0) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       commit();
       await insert;
       expect(await deletion).toEqual({ ingesting: jobId });

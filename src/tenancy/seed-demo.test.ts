@@ -2,6 +2,8 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DATABASE_URL, loadConfig } from '../config.ts';
 import { createIngestionJob, listIngestionJobs } from '../ingest/jobs.ts';
+import type { Storage } from '../storage/database.ts';
+import { newId } from '../storage/ids.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { smallDocs } from '../testing/small-docs.ts';
 import { countOrganizations, createOrganization } from './organizations.ts';
@@ -40,10 +42,12 @@ describe.each(dialects)('the first start on %s', (dialect) => {
 
   it('makes the demo again when a start was stopped while making it, and nothing else', async () => {
     const { storage } = database;
-    // What a first start killed during the demo's ingestion leaves: the organization, the site, the job.
+    // What a first start killed during the demo's ingestion leaves: the organization, the site, the job
+    // of its instance, whose heartbeat has stopped.
     const organization = await createOrganization(storage, { name: 'Demo' });
     const site = await createSite(storage, { organizationId: organization.id, domain: DEMO_DOMAIN });
-    await createIngestionJob(storage, site.id, smallDocs(), null);
+    const killed = await instance(storage, { host: 'killed-host', heartbeatAgoMs: 10 * 60_000 });
+    await createIngestionJob(storage, site.id, smallDocs(), killed);
     const demo = await seedDemo(storage, config(), silent);
     expect(demo?.pages).toBeGreaterThan(0);
     expect(demo?.assistantKey).toMatch(/^svc_dsc_/);
@@ -66,4 +70,36 @@ describe.each(dialects)('the first start on %s', (dialect) => {
     expect(await seedDemo(storage, config(), silent)).toBeNull();
     expect(await countOrganizations(storage)).toBe(2);
   });
+
+  it('leaves a demo another live process is making (a server starting beside it)', async () => {
+    const { storage } = database;
+    // The state a start killed midway leaves, but its process is alive elsewhere and still ingesting.
+    const organization = await createOrganization(storage, { name: 'Demo' });
+    const site = await createSite(storage, { organizationId: organization.id, domain: DEMO_DOMAIN });
+    const live = await instance(storage, { host: 'other-host', heartbeatAgoMs: 0 });
+    const job = await createIngestionJob(storage, site.id, smallDocs(), live);
+    expect(await seedDemo(storage, config(), silent)).toBeNull();
+    expect((await getSiteByDomain(storage, DEMO_DOMAIN))?.id).toBe(site.id);
+    expect((await listIngestionJobs(storage, site.id)).map((j) => [j.id, j.status])).toEqual([
+      [job.id, 'queued'],
+    ]);
+    // And a demo site whose process has not made its job yet.
+    await storage.db.deleteFrom('ingestion_jobs').execute();
+    expect(await seedDemo(storage, config(), silent)).toBeNull();
+    expect((await getSiteByDomain(storage, DEMO_DOMAIN))?.id).toBe(site.id);
+  });
 });
+
+/** A server instance registered by another process, on another host: dead once its heartbeat is old. */
+async function instance(
+  storage: Storage,
+  options: { host: string; heartbeatAgoMs: number },
+): Promise<string> {
+  const id = newId('ins');
+  const at = new Date(Date.now() - options.heartbeatAgoMs).toISOString();
+  await storage.db
+    .insertInto('server_instances')
+    .values({ id, host: options.host, pid: 1, started_at: at, heartbeat_at: at })
+    .execute();
+  return id;
+}

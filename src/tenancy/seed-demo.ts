@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { type Config, DEFAULT_DATABASE_URL } from '../config.ts';
+import { startInstanceLifecycle } from '../recovery/instance-lifecycle.ts';
 import type { Storage } from '../storage/database.ts';
 import { bootstrapSite } from './bootstrap-site.ts';
 import { countOrganizations } from './organizations.ts';
@@ -32,53 +33,86 @@ export interface SeededDemo {
  * user can ask a question straight away. Null when the database already has an organization.
  */
 export async function seedDemo(storage: Storage, config: Config, logger: Logger): Promise<SeededDemo | null> {
-  const unfinished = await unfinishedDemo(storage);
-  if (unfinished !== null) {
-    logger.warn('the first start was stopped before its demo site was ready: making it again');
-    await storage.db.deleteFrom('organizations').where('id', '=', unfinished).execute();
+  const organizations = await countOrganizations(storage);
+  if (organizations > 1 || (organizations === 1 && (await keylessDemo(storage)) === null)) return null;
+  // Registered while it makes the demo (as `init` is), and the work of dead processes settled first: a
+  // start killed midway leaves a job the next start marks failed, while a start running beside this one
+  // (another server on the same database, or `docent init --site demo`) keeps its job in progress, and
+  // its organization is not taken for a stopped start's.
+  const lifecycle = await startInstanceLifecycle(storage, logger);
+  try {
+    if (organizations === 1) {
+      const unfinished = await stoppedDemo(storage);
+      if (unfinished === null) return null;
+      logger.warn('the first start was stopped before its demo site was ready: making it again');
+      await storage.db.deleteFrom('organizations').where('id', '=', unfinished).execute();
+      if ((await countOrganizations(storage)) > 0) return null;
+    }
+    const docsDir = path.resolve(config.docsDir);
+    const result = await bootstrapSite(storage, {
+      domain: DEMO_DOMAIN,
+      docsDir,
+      organizationName: 'Demo',
+      siteName: 'Docent',
+      instanceId: lifecycle.instance.id,
+    });
+    logger.info({ site: DEMO_DOMAIN, ...result.ingestion.counts }, 'demo site ingested');
+    return {
+      siteId: result.site.id,
+      docsDir,
+      pages: result.ingestion.counts.pages,
+      assistantKey: result.assistantKey,
+    };
+  } finally {
+    await lifecycle.stop();
   }
-  if ((await countOrganizations(storage)) > 0) return null;
-  const docsDir = path.resolve(config.docsDir);
-  const result = await bootstrapSite(storage, {
-    domain: DEMO_DOMAIN,
-    docsDir,
-    organizationName: 'Demo',
-    siteName: 'Docent',
-  });
-  logger.info({ site: DEMO_DOMAIN, ...result.ingestion.counts }, 'demo site ingested');
-  return {
-    siteId: result.site.id,
-    docsDir,
-    pages: result.ingestion.counts.pages,
-    assistantKey: result.assistantKey,
-  };
 }
 
 /**
- * The organization of a first start killed while it made the demo (Ctrl+C during its ingestion): the
- * database's only organization, holding only the demo site and no key at all, since the site's key is
- * made once its ingestion is done. Left, it kept every later start from seeding (an organization
- * exists) with a demo site of no pages, whose key was never shown, and an ingestion `in_progress` for
- * good. Null for any other database: nothing anyone could have used is removed.
+ * The database's only organization when it holds only the demo site and no key at all (the site's key
+ * is made once its ingestion is done): a demo not finished yet, or never. Null for any other database:
+ * nothing anyone could have used is removed.
  */
-async function unfinishedDemo(storage: Storage): Promise<string | null> {
+async function keylessDemo(storage: Storage): Promise<{ organizationId: string; siteId: string } | null> {
   const organizations = await storage.db.selectFrom('organizations').select('id').limit(2).execute();
   const [only] = organizations;
   if (organizations.length !== 1 || only === undefined) return null;
   const sites = await storage.db
     .selectFrom('sites')
-    .select('domain')
+    .select(['id', 'domain'])
     .where('organization_id', '=', only.id)
     .limit(2)
     .execute();
-  if (sites.length !== 1 || sites[0]?.domain !== DEMO_DOMAIN) return null;
+  const [site] = sites;
+  if (sites.length !== 1 || site === undefined || site.domain !== DEMO_DOMAIN) return null;
   const key = await storage.db
     .selectFrom('api_keys')
     .select('id')
     .where('organization_id', '=', only.id)
     .limit(1)
     .executeTakeFirst();
-  return key === undefined ? only.id : null;
+  return key === undefined ? { organizationId: only.id, siteId: site.id } : null;
+}
+
+/**
+ * The organization of a first start killed while it made the demo (Ctrl+C during its ingestion). Left,
+ * it kept every later start from seeding (an organization exists) with a demo site of no pages, whose
+ * key was never shown. Only a keyless demo whose ingestion is over: failed, done, or settled as
+ * interrupted once its process was found dead. One still queued or running belongs to a live process
+ * (a server starting beside this one, or `docent init --site demo`), whose demo this must not delete
+ * under it; so does a demo with no job yet, its process between making the site and its job.
+ */
+async function stoppedDemo(storage: Storage): Promise<string | null> {
+  const demo = await keylessDemo(storage);
+  if (demo === null) return null;
+  const jobs = await storage.db
+    .selectFrom('ingestion_jobs')
+    .select('status')
+    .where('site_id', '=', demo.siteId)
+    .execute();
+  if (jobs.length === 0 || jobs.some((job) => job.status === 'queued' || job.status === 'in_progress'))
+    return null;
+  return demo.organizationId;
 }
 
 /**
