@@ -4,6 +4,7 @@ import { type Config, DEFAULT_DATABASE_URL } from '../config.ts';
 import { startInstanceLifecycle } from '../recovery/instance-lifecycle.ts';
 import type { Storage } from '../storage/database.ts';
 import { bootstrapSite } from './bootstrap-site.ts';
+import { DEMO_PAGE_KEY_NAME } from './demo-page-key.ts';
 import { countOrganizations } from './organizations.ts';
 
 export const DEMO_DOMAIN = 'demo';
@@ -85,10 +86,13 @@ async function keylessDemo(storage: Storage): Promise<{ organizationId: string; 
     .execute();
   const [site] = sites;
   if (sites.length !== 1 || site === undefined || site.domain !== DEMO_DOMAIN) return null;
+  // The demo page's key is the server's own, made at every start: one start beside a stopped demo (its
+  // process not known dead yet) made one, and the demo was never made again.
   const key = await storage.db
     .selectFrom('api_keys')
     .select('id')
     .where('organization_id', '=', only.id)
+    .where('name', 'is distinct from', DEMO_PAGE_KEY_NAME)
     .limit(1)
     .executeTakeFirst();
   return key === undefined ? { organizationId: only.id, siteId: site.id } : null;
