@@ -35,6 +35,12 @@ describe('writtenIn', () => {
     expect(writtenIn('whats the default port', ['english', 'french'])).toBe('english');
   });
 
+  it('keeps "down", which says what went wrong ("ollama is down", "the server went down")', () => {
+    // Dropped, "what happens when ollama is down" searched "ollama" alone and found the embeddings guide.
+    expect(stopWordsFor('english').has('down')).toBe(false);
+    expect(stopWordsFor('english').has('during')).toBe(true);
+  });
+
   it('leaves the stop lists as they were: English words stay stop words of every language', () => {
     expect(stopWordsFor('french').has('the')).toBe(true);
     expect(stopWordsFor('french').has('comment')).toBe(true);

@@ -6,7 +6,7 @@
  */
 const ENGLISH = `a about above after again against all also am an and any are aren't as at be because been
 before being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
-don't down during each either etc few for from further had hadn't has hasn't have haven't having he her here
+don't during each either etc few for from further had hadn't has hasn't have haven't having he her here
 hers herself him himself his how however i i'm if in into is isn't it it's its itself just let let's me
 might more most must mustn't my myself no nor not of off on once only or other ought our ours ourselves out
 over own same shall she should shouldn't so some such than that that's the their theirs them themselves then
