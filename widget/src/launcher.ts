@@ -82,7 +82,29 @@ export class DocentAssistant extends HTMLElement {
     this.#labels = withLabels(LAUNCHER_LABELS, options.labels);
     this.#launcherText.textContent = this.#labels.launcher;
     this.#selectionButton.textContent = this.#labels.askAboutThis;
-    if (options.theme && options.theme !== 'auto') this.dataset.theme = options.theme;
+    this.#theme();
+  }
+
+  /**
+   * `light` or `dark` as configured; `auto`: the page's own dark mode when it shows one (`<html
+   * data-theme>`: Docusaurus, Starlight; `<html class="dark">`: VitePress, Tailwind; `<body
+   * data-md-color-scheme>`: MkDocs Material), else the reader's `prefers-color-scheme` (the CSS).
+   */
+  #theme(): void {
+    const html = document.documentElement;
+    const page = html.dataset.theme;
+    const md = document.body?.dataset.mdColorScheme;
+    const theme =
+      this.#options?.theme !== 'auto' && this.#options?.theme
+        ? this.#options.theme
+        : page === 'dark' || page === 'light'
+          ? page
+          : html.classList.contains('dark') || md === 'slate'
+            ? 'dark'
+            : md === 'default'
+              ? 'light'
+              : undefined;
+    if (theme) this.dataset.theme = theme;
     else delete this.dataset.theme;
   }
 
@@ -110,6 +132,13 @@ export class DocentAssistant extends HTMLElement {
     };
     document.addEventListener('keydown', onKey);
     this.#cleanup.push(() => document.removeEventListener('keydown', onKey));
+    // The page's theme switch: the widget follows it.
+    const themes = new MutationObserver(() => this.#theme());
+    const watched = { attributeFilter: ['class', 'data-theme', 'data-md-color-scheme'] };
+    themes.observe(document.documentElement, watched);
+    if (document.body) themes.observe(document.body, watched);
+    this.#theme();
+    this.#cleanup.push(() => themes.disconnect());
     if (options.askAboutSelection !== false) {
       const onSelect = () => setTimeout(() => this.#showSelectionButton(), 0);
       const onScroll = () => {

@@ -197,4 +197,41 @@ describe.skipIf(chromiumPath === null)('the widget on a single-page docs site', 
       await context.close();
     }
   });
+
+  it("follows the page's own dark mode switch, else the reader's prefers-color-scheme", async () => {
+    host.set('/spa/intro', spaPage(server.baseUrl, key));
+    const background = (page: Page) =>
+      page.evaluate(
+        `getComputedStyle(document.querySelector('docent-assistant').shadowRoot.querySelector('.launcher')).backgroundColor`,
+      );
+    const light = 'rgb(37, 87, 214)';
+    const dark = 'rgb(122, 162, 255)';
+    for (const [colorScheme, set, expected] of [
+      ['light', '', light],
+      ['dark', '', dark],
+      // Docusaurus, Starlight: <html data-theme>; VitePress: <html class="dark">; MkDocs Material.
+      ['light', `document.documentElement.dataset.theme = 'dark'`, dark],
+      ['dark', `document.documentElement.dataset.theme = 'light'`, light],
+      ['light', `document.documentElement.classList.add('dark')`, dark],
+      ['light', `document.body.dataset.mdColorScheme = 'slate'`, dark],
+      ['dark', `document.body.dataset.mdColorScheme = 'default'`, light],
+    ] as const) {
+      const context = await browser.newContext({ colorScheme });
+      const page = await context.newPage();
+      await page.goto(`${host.origin}/spa/intro`);
+      await expect.poll(() => page.locator('docent-assistant .launcher').isVisible()).toBe(true);
+      // The reader flips the site's switch after the widget is on the page.
+      if (set) await page.evaluate(set);
+      // Before: only prefers-color-scheme counted, a light panel on a site switched to dark.
+      await expect.poll(() => background(page), { message: `${colorScheme} ${set}` }).toBe(expected);
+      if (set === `document.documentElement.classList.add('dark')`) {
+        await page.locator('docent-assistant .launcher').click();
+        await expect.poll(() => page.getByRole('dialog').isVisible()).toBe(true);
+        await page.screenshot({ path: `${shots}/vitepress-dark.png` });
+        await page.evaluate(`document.documentElement.classList.remove('dark')`);
+        await expect.poll(() => background(page)).toBe(light);
+      }
+      await context.close();
+    }
+  });
 });
