@@ -23,6 +23,7 @@ html.dark body,[data-theme=dark] body{background:#111;color:#eee}</style>${extra
 <body><nav class="navbar"><a id="go" href="/spa/fr/guide">Guide</a> <button id="search">Search Ctrl K</button></nav>
 <div id="root"><main><h1>Intro</h1><p id="t">Some documentation text to read and select.</p><button id="focusme">Focus me</button></main></div>
 <div class="cookie">We use cookies</div>
+<div id="search-modal" hidden style="position:fixed;inset:0;z-index:200;background:rgba(0,0,0,.5)"><input aria-label="Search docs" style="margin:100px"></div>
 ${tag}
 <script>
   function render(p) {
@@ -39,7 +40,12 @@ ${tag}
   addEventListener('popstate', () => render(location.pathname));
   document.getElementById('go').addEventListener('click', (e) => { e.preventDefault(); nav('/spa/fr/guide'); });
   window.searchOpens = 0;
-  document.addEventListener('keydown', (e) => { if ((e.ctrlKey || e.metaKey) && e.key === 'k') { e.preventDefault(); searchOpens++; document.body.style.overflow = 'hidden'; } });
+  // The framework's own search (DocSearch): Ctrl+K opens a modal, Escape closes it, both heard on window.
+  window.addEventListener('keydown', (e) => {
+    const modal = document.getElementById('search-modal');
+    if ((e.ctrlKey || e.metaKey) && e.key === 'k') { e.preventDefault(); searchOpens++; document.body.style.overflow = 'hidden'; modal.hidden = false; modal.querySelector('input').focus(); }
+    else if (e.key === 'Escape' && !modal.hidden) { modal.hidden = true; document.body.style.overflow = ''; }
+  });
 </script></body></html>`;
 }
 
@@ -132,6 +138,26 @@ describe.skipIf(chromiumPath === null)('the widget on a single-page docs site', 
     ).toBe('launcher');
     expect(await page.locator('docent-assistant').count()).toBe(1);
     expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("leaves Escape to the framework's own search modal opened over the panel", async () => {
+    host.set('/spa/intro', spaPage(server.baseUrl, key));
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${host.origin}/spa/intro`);
+    await expect.poll(() => page.locator('docent-assistant .launcher').isVisible()).toBe(true);
+    await page.keyboard.press('Control+i');
+    await expect.poll(() => page.getByRole('dialog').isVisible()).toBe(true);
+    // From the question box, the site's Ctrl+K search opens over the panel, its input focused.
+    await page.keyboard.press('Control+k');
+    expect(await page.locator('#search-modal').isVisible()).toBe(true);
+    await page.screenshot({ path: `${shots}/search-over-panel.png` });
+    // Escape closes the search the reader is in, and the panel stays; a second Escape… is the page's.
+    // Before: the widget closed its panel and stopped the key, and the search modal stayed open.
+    await page.keyboard.press('Escape');
+    expect(await page.locator('#search-modal').isVisible()).toBe(false);
+    expect(await page.getByRole('dialog').isVisible()).toBe(true);
     await context.close();
   });
 
