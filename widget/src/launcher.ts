@@ -124,7 +124,8 @@ export class DocentAssistant extends HTMLElement {
       // layouts): on Dvorak or Colemak that place is C or U, whose shortcuts are the reader's own.
       const key = event.key.toLowerCase();
       const isI = key === 'i' || (!/^[a-z]$/.test(key) && event.code === 'KeyI');
-      if ((event.metaKey || event.ctrlKey) && !event.altKey && isI) {
+      // Not under the page's own modal <dialog> (Starlight's search): the panel would open inert behind it.
+      if ((event.metaKey || event.ctrlKey) && !event.altKey && isI && !modalOpen()) {
         event.preventDefault();
         if (this.isOpen) this.close();
         else this.open();
@@ -360,4 +361,9 @@ function loadPanelScript(src: string): Promise<MountPanel> {
 function answerInFlight(domain: string): boolean {
   const last = loadChat(domain).messages.at(-1);
   return last?.role === 'assistant' && last.status === 'streaming';
+}
+
+/** Whether the page shows a modal `<dialog>` (`:modal` is newer than some browsers the widget runs in). */
+function modalOpen(): boolean {
+  return CSS.supports('selector(:modal)') && document.querySelector(':modal') !== null;
 }

@@ -260,4 +260,27 @@ describe.skipIf(chromiumPath === null)('the widget on a single-page docs site', 
       await context.close();
     }
   });
+  it("does not open inert behind the page's own modal <dialog> search (Starlight)", async () => {
+    host.set(
+      '/spa/dialog',
+      spaPage(server.baseUrl, key).replace(
+        '</body>',
+        `<dialog id="sl"><input aria-label="Starlight search"></dialog><script>addEventListener('keydown', (e) => { if (e.ctrlKey && e.key === 'k') document.getElementById('sl').showModal(); });</script></body>`,
+      ),
+    );
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${host.origin}/spa/dialog`);
+    await expect.poll(() => page.locator('docent-assistant .launcher').isVisible()).toBe(true);
+    await page.keyboard.press('Control+k');
+    await page.keyboard.press('Control+i');
+    await page.waitForTimeout(500);
+    // Before: the panel opened behind the dialog's backdrop, greyed and unusable, focus left in the search.
+    expect(await page.getByRole('dialog', { name: 'Ask Docent' }).isVisible()).toBe(false);
+    // Once the reader closes the site's search, Ctrl+I opens the panel.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+i');
+    await expect.poll(() => page.getByRole('dialog', { name: 'Ask Docent' }).isVisible()).toBe(true);
+    await context.close();
+  });
 });
