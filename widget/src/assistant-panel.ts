@@ -274,12 +274,14 @@ export class AssistantPanel implements PanelController {
 
   /**
    * Keys pressed while focus is outside the open dialog (the reader clicked the page): Escape still closes
-   * it and Tab brings focus back into it, as a modal dialog's keys do.
+   * it and Tab brings focus back into it, as a modal dialog's keys do. Escape in something the page
+   * focused (its own search opened over the panel with Ctrl+K) is the page's.
    */
   readonly #documentKey = (event: KeyboardEvent): void => {
     if (!this.isOpen || !this.#panel || event.defaultPrevented) return;
     if (event.composedPath().includes(this.#panel.root)) return;
-    if (event.key === 'Escape' || event.key === 'Tab') this.#panelKey(event);
+    if (event.key === 'Tab' || (event.key === 'Escape' && event.target === document.body))
+      this.#panelKey(event);
   };
 
   #panelKey(event: KeyboardEvent): void {

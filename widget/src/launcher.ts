@@ -82,7 +82,29 @@ export class DocentAssistant extends HTMLElement {
     this.#labels = withLabels(LAUNCHER_LABELS, options.labels);
     this.#launcherText.textContent = this.#labels.launcher;
     this.#selectionButton.textContent = this.#labels.askAboutThis;
-    if (options.theme && options.theme !== 'auto') this.dataset.theme = options.theme;
+    this.#theme();
+  }
+
+  /**
+   * `light` or `dark` as configured; `auto`: the page's own dark mode when it shows one (`<html
+   * data-theme>`: Docusaurus, Starlight; `<html class="dark">`: VitePress, Tailwind; `<body
+   * data-md-color-scheme>`: MkDocs Material), else the reader's `prefers-color-scheme` (the CSS).
+   */
+  #theme(): void {
+    const html = document.documentElement;
+    const page = html.dataset.theme;
+    const md = document.body?.dataset.mdColorScheme;
+    const theme =
+      this.#options?.theme !== 'auto' && this.#options?.theme
+        ? this.#options.theme
+        : page === 'dark' || page === 'light'
+          ? page
+          : html.classList.contains('dark') || md === 'slate'
+            ? 'dark'
+            : md === 'default'
+              ? 'light'
+              : undefined;
+    if (theme) this.dataset.theme = theme;
     else delete this.dataset.theme;
   }
 
@@ -102,7 +124,8 @@ export class DocentAssistant extends HTMLElement {
       // layouts): on Dvorak or Colemak that place is C or U, whose shortcuts are the reader's own.
       const key = event.key.toLowerCase();
       const isI = key === 'i' || (!/^[a-z]$/.test(key) && event.code === 'KeyI');
-      if ((event.metaKey || event.ctrlKey) && !event.altKey && isI) {
+      // Not under the page's own modal <dialog> (Starlight's search): the panel would open inert behind it.
+      if ((event.metaKey || event.ctrlKey) && !event.altKey && isI && !modalOpen()) {
         event.preventDefault();
         if (this.isOpen) this.close();
         else this.open();
@@ -110,6 +133,13 @@ export class DocentAssistant extends HTMLElement {
     };
     document.addEventListener('keydown', onKey);
     this.#cleanup.push(() => document.removeEventListener('keydown', onKey));
+    // The page's theme switch: the widget follows it.
+    const themes = new MutationObserver(() => this.#theme());
+    const watched = { attributeFilter: ['class', 'data-theme', 'data-md-color-scheme'] };
+    themes.observe(document.documentElement, watched);
+    if (document.body) themes.observe(document.body, watched);
+    this.#theme();
+    this.#cleanup.push(() => themes.disconnect());
     if (options.askAboutSelection !== false) {
       const onSelect = () => setTimeout(() => this.#showSelectionButton(), 0);
       const onScroll = () => {
@@ -331,4 +361,9 @@ function loadPanelScript(src: string): Promise<MountPanel> {
 function answerInFlight(domain: string): boolean {
   const last = loadChat(domain).messages.at(-1);
   return last?.role === 'assistant' && last.status === 'streaming';
+}
+
+/** Whether the page shows a modal `<dialog>` (`:modal` is newer than some browsers the widget runs in). */
+function modalOpen(): boolean {
+  return CSS.supports('selector(:modal)') && document.querySelector(':modal') !== null;
 }

@@ -124,14 +124,18 @@ const marked = window as unknown as Record<symbol, boolean | undefined>;
 
 // One widget per page: a second `widget.js` (a layout and a plugin both adding the tag) would add a
 // second launcher and panel over the first, sharing its stored conversation. The first stays in charge.
-if (marked[LOADED]) {
+// A router that renders the body anew (innerHTML) takes the widget with it; the tag it runs again puts
+// it back, as the first copy would (conversation kept).
+const taken = marked[LOADED] && window.Docent.element?.isConnected === false;
+const fromTag = script ? optionsFromScript(script) : undefined;
+if (taken && fromTag) window.Docent.init(fromTag);
+else if (marked[LOADED]) {
   console.warn('Docent: widget.js is on this page twice; the second copy does nothing');
 } else {
   marked[LOADED] = true;
   window.Docent = api;
-  const fromScript = script ? optionsFromScript(script) : undefined;
-  if (fromScript) {
-    if (document.body) init(fromScript);
-    else document.addEventListener('DOMContentLoaded', () => init(fromScript), { once: true });
+  if (fromTag) {
+    if (document.body) init(fromTag);
+    else document.addEventListener('DOMContentLoaded', () => init(fromTag), { once: true });
   }
 }
