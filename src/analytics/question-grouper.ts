@@ -9,8 +9,7 @@
  * charge) leaves its group in memory until then; the group row is an upsert, so a later question of
  * that group writes it anyway.
  */
-import { DomainError } from '../errors/domain-error.ts';
-import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
+import { siteGoneOr } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso } from '../storage/ids.ts';
 import { precompile } from '../storage/precompiled.ts';
@@ -115,9 +114,7 @@ export class QuestionGrouper {
         last_seen_at: now,
       });
     } catch (error) {
-      // The site was deleted since the request found it (its tenancy cache, a DELETE racing the question).
-      if (isForeignKeyViolation(error)) throw new DomainError('not_found', 'No such site', { cause: error });
-      throw error;
+      throw siteGoneOr(error);
     }
     return assignment.groupId;
   }

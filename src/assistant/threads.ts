@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { DomainError } from '../errors/domain-error.ts';
-import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
+import { isForeignKeyViolation, siteGoneOr } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso, randomBase62 } from '../storage/ids.ts';
 import { type ParamsOf, precompile } from '../storage/precompiled.ts';
@@ -59,9 +59,7 @@ export async function createThreadWithin(
   try {
     await unit.run(insertThread, thread);
   } catch (error) {
-    // The site was deleted elsewhere while the caller's tenancy cache still held it.
-    if (isForeignKeyViolation(error)) throw new DomainError('not_found', 'No such site', { cause: error });
-    throw error;
+    throw siteGoneOr(error);
   }
   return { thread, key };
 }

@@ -1,5 +1,4 @@
-import { DomainError } from '../errors/domain-error.ts';
-import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
+import { siteGoneOr } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso } from '../storage/ids.ts';
 import type { IngestionJobsTable, IngestionStatus } from '../storage/schema.ts';
@@ -72,11 +71,7 @@ export async function createIngestionJob(
   try {
     await storage.db.insertInto('ingestion_jobs').values(row).execute();
   } catch (error) {
-    // The site was deleted since the caller found it (an admin's DELETE racing the ingestion request):
-    // the caller's error, not the server's.
-    if (isForeignKeyViolation(error))
-      throw new DomainError('not_found', 'The site no longer exists', { cause: error });
-    throw error;
+    throw siteGoneOr(error);
   }
   return toJob(row);
 }
@@ -163,7 +158,7 @@ export async function listIngestionJobs(
  * nothing can tell whether it still lives, so a refusal must not wait on it forever.
  */
 export async function unfinishedIngestion(
-  storage: Storage,
+  storage: Pick<Storage, 'db'>,
   siteId: string,
   options: { serversOnly?: boolean } = {},
 ): Promise<string | undefined> {

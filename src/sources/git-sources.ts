@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
-import { DomainError } from '../errors/domain-error.ts';
 import { INTERRUPTED_INGESTION_ERROR } from '../ingest/recover-interrupted-ingestions.ts';
-import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
+import { siteGoneOr } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso, randomBase62 } from '../storage/ids.ts';
 import type { GitSourceSetBy, SiteGitSourcesTable } from '../storage/schema.ts';
@@ -141,9 +140,7 @@ export async function setGitSource(
     try {
       await trx.insertInto('site_git_sources').values(row).execute();
     } catch (error) {
-      // The site was deleted since the caller found it (a DELETE racing the request).
-      if (isForeignKeyViolation(error)) throw new DomainError('not_found', 'No such site', { cause: error });
-      throw error;
+      throw siteGoneOr(error);
     }
     return { source: row, newSecret: row.hook_secret };
   });

@@ -1,3 +1,5 @@
+import { DomainError } from '../errors/domain-error.ts';
+
 /** A write refused by a unique index, on either dialect. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
@@ -19,4 +21,15 @@ export function isForeignKeyViolation(error: unknown): boolean {
     e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
     /FOREIGN KEY constraint/i.test(e.message ?? '')
   );
+}
+
+/**
+ * What to throw for a write that failed: a foreign key's refusal means the site it names was deleted
+ * since the caller found it (a DELETE racing the request, or another process's, while a tenancy cache
+ * still held it), which is the caller's 404, not the driver's error; anything else as it was.
+ */
+export function siteGoneOr(error: unknown): unknown {
+  return isForeignKeyViolation(error)
+    ? new DomainError('not_found', 'No such site', { cause: error })
+    : error;
 }

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
-import { DomainError } from '../errors/domain-error.ts';
 import { withOrganizationLock } from '../limits/organization-lock.ts';
-import { isForeignKeyViolation } from '../storage/constraint-violations.ts';
+import { siteGoneOr } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso, randomBase62 } from '../storage/ids.ts';
 import type { ApiKeysTable } from '../storage/schema.ts';
@@ -97,9 +96,7 @@ export async function createApiKey(
     try {
       await db.insertInto('api_keys').values(record).execute();
     } catch (error) {
-      // The key's site was deleted since the caller found it (a DELETE racing the request).
-      if (isForeignKeyViolation(error)) throw new DomainError('not_found', 'No such site', { cause: error });
-      throw error;
+      throw siteGoneOr(error);
     }
   });
   return { key, record };

@@ -94,8 +94,9 @@ export type PlanInput = Partial<Omit<Plan, 'id'>>;
 
 /** Creates the plan or changes the given fields of it. */
 export async function upsertPlan(storage: Storage, id: string, input: PlanInput): Promise<Plan> {
+  const given = stripUndefined(input);
   const existing = (await getPlan(storage, id)) ?? { ...FALLBACK_PLAN, id, name: id };
-  const plan: Plan = { ...existing, ...stripUndefined(input), id };
+  const plan: Plan = { ...existing, ...given, id };
   const row: PlansTable = {
     id,
     name: plan.name,
@@ -110,7 +111,6 @@ export async function upsertPlan(storage: Storage, id: string, input: PlanInput)
   };
   // Only the given fields change an existing plan: two `plans set` of different fields at once each
   // wrote back the whole plan they had read, and the later undid the earlier's change.
-  const given = stripUndefined(input);
   const changes = Object.fromEntries(
     Object.entries(PLAN_COLUMNS)
       .filter(([field]) => field in given)

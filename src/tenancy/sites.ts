@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unfinishedIngestion } from '../ingest/jobs.ts';
 import type { Storage } from '../storage/database.ts';
 import { newId, nowIso } from '../storage/ids.ts';
 import type { SitesTable } from '../storage/schema.ts';
@@ -311,14 +312,8 @@ export async function deleteSite(
     // statement then sees. SQLite has one writer at a time.
     if (storage.dialect === 'postgres') site = site.forUpdate();
     if ((await site.executeTakeFirst()) === undefined) return 'missing';
-    const job = await trx
-      .selectFrom('ingestion_jobs')
-      .select('id')
-      .where('site_id', '=', siteId)
-      .where('status', 'in', ['queued', 'in_progress'])
-      .where('instance_id', 'is not', null)
-      .executeTakeFirst();
-    if (job !== undefined) return { ingesting: job.id };
+    const job = await unfinishedIngestion({ db: trx }, siteId, { serversOnly: true });
+    if (job !== undefined) return { ingesting: job };
     // SQLite leaves cascades to the foreign_keys pragma, which storage turns on for every connection.
     const result = await trx.deleteFrom('sites').where('id', '=', siteId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0 ? 'deleted' : 'missing';

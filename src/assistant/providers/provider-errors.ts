@@ -1,6 +1,5 @@
 import { APICallError } from '@ai-sdk/provider';
 import { EmptyAnswerError } from '../answer-stream.ts';
-import { isOutOfQuota } from './resilient-fetch.ts';
 
 /**
  * Errors of the model providers, and what of them may leave the server. Their names are deliberately not
@@ -56,6 +55,14 @@ export function safeProviderErrorMessage(thrown: unknown, requestId: string): st
 function transportCause(error: unknown): unknown {
   const cause = APICallError.isInstance(error) ? error.cause : undefined;
   return cause instanceof ProviderStallError || cause instanceof ProviderStreamCutError ? cause : error;
+}
+
+/**
+ * OpenAI's 429 for an account with no quota or credit left (`insufficient_quota`): no retry or wait
+ * changes it, so retrying only kept the reader waiting for the same refusal.
+ */
+export function isOutOfQuota(body: string | undefined): boolean {
+  return body?.includes('insufficient_quota') === true;
 }
 
 /** Most of a provider error body worth logging; longer bodies are cut so a log line stays a line. */

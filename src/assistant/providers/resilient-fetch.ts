@@ -1,3 +1,4 @@
+import { isOutOfQuota } from './provider-errors.ts';
 import { type ProviderTransportOptions, providerTransport } from './provider-transport.ts';
 
 /**
@@ -61,14 +62,6 @@ export function resilientFetch(options: ResilientFetchOptions): typeof fetch {
 
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-/**
- * OpenAI's 429 for an account with no quota or credit left (`insufficient_quota`): no retry or wait
- * changes it, so retrying only kept the reader waiting for the same refusal.
- */
-export function isOutOfQuota(body: string | undefined): boolean {
-  return body?.includes('insufficient_quota') === true;
 }
 
 /** `fetch` rejects with a `TypeError` when the connection fails (refused, reset before a response). */

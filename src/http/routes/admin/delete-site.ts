@@ -6,7 +6,7 @@ import { DocentError } from '../../errors.ts';
 import { errorResponses, type Operation } from '../../openapi.ts';
 import { validate } from '../../validation.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { ingestingConflict, refuseWhileIngesting } from './require-site.ts';
+import { ingestingConflict } from './require-site.ts';
 import { domainParamSchema } from './schemas.ts';
 
 export const deleteSiteOperation: Operation = {
@@ -28,7 +28,10 @@ export function deleteSiteRoute(deps: AdminDeps): Hono<AdminEnv> {
       const organizationId = c.get('admin').organization.id;
       const site = await getOrganizationSite(deps.storage, organizationId, domain);
       const dataDir = deps.ingestions.git?.dataDir ?? null;
-      if (site) await refuseWhileIngesting(deps, site.id, 'delete it');
+      // This process's own ingestion, even one whose job row is not written yet; deleteSite reads the
+      // job table for every server's.
+      const running = site && deps.ingestions.runningJob(site.id);
+      if (running) throw ingestingConflict(running, 'delete it');
       const deletion = site
         ? await deleteSiteAndClone(deps.storage, dataDir, organizationId, site.id)
         : 'missing';
