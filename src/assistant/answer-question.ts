@@ -26,7 +26,11 @@ import {
 import { isAnswered } from './answered.ts';
 import { clearInFlightWithin, markInFlightWithin } from './answers-in-flight.ts';
 import type { ModelProvider } from './model-provider.ts';
-import { describeProviderError, safeProviderErrorMessage } from './providers/provider-errors.ts';
+import {
+  describeProviderError,
+  providerRetryAfterSeconds,
+  safeProviderErrorMessage,
+} from './providers/provider-errors.ts';
 import { goneOr } from './reader-gone.ts';
 import type { ContextItem } from './request-schema.ts';
 import { questionQuery } from './retrieval-query.ts';
@@ -391,8 +395,10 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
           credits: input.plan.creditCost,
           refunded: true,
         });
+        const retryAfterSeconds = providerRetryAfterSeconds(error);
         throw new DomainError('unavailable', safeProviderErrorMessage(error, requestId), {
           thread: { id: threadId, key: threadKey },
+          ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
         });
       }
 

@@ -29,7 +29,7 @@ export interface DomainErrorOptions {
   reason?: 'missing' | 'invalid';
   /** The thread the failed request still created or continued, so the client can keep it. */
   thread?: { id: string; key?: string | undefined };
-  /** For `too_many_running`: when trying again is worth it. */
+  /** For `too_many_running`, and `unavailable` when the model provider said: when trying again is worth it. */
   retryAfterSeconds?: number;
 }
 

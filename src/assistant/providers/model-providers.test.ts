@@ -271,6 +271,8 @@ describe('real model providers over loopback servers', () => {
       script.openai = (_req, res) => sendError(res, 500, 'internal failure at org-secret-123');
       const response = await post();
       expect(response.status).toBe(503);
+      // The provider named no wait, so neither does Docent.
+      expect(response.headers.get('retry-after')).toBeNull();
       const body = (await response.json()) as { error: { code: string; message: string; requestId: string } };
       expect(body.error.code).toBe('unavailable');
       expect(body.error.message).toBe(
@@ -285,6 +287,19 @@ describe('real model providers over loopback servers', () => {
       expect(asked.error?.message).toContain('The model provider failed while answering.');
       expect(asked.error?.message).not.toContain('org-secret-123');
       expect(asked.message).toBeUndefined();
+    });
+
+    it("passes on the provider's Retry-After when it asks for a longer wait than Docent's retries", async () => {
+      script.openai = (_req, res) => sendError(res, 429, 'Rate limit reached', { 'Retry-After': '30' });
+      const response = await post();
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('30');
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.message).toMatch(
+        /^The model provider is rate limiting requests; please try again shortly\./,
+      );
+      // Docent waited for none of it: a wait beyond 8 s is the reader's to decide.
+      expect(openai.requests).toHaveLength(1);
     });
 
     it('ends with a 3: part, never a retry, when the connection is cut mid-answer', async () => {

@@ -1,6 +1,11 @@
 import { APICallError } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
-import { describeProviderError, ProviderStallError, safeProviderErrorMessage } from './provider-errors.ts';
+import {
+  describeProviderError,
+  ProviderStallError,
+  providerRetryAfterSeconds,
+  safeProviderErrorMessage,
+} from './provider-errors.ts';
 
 /** How the packages report a body that failed while they read it. */
 const wrapped = (cause: unknown) =>
@@ -37,6 +42,40 @@ describe('provider errors', () => {
     expect(safeProviderErrorMessage(broke, 'req_3')).toBe(
       'The model provider refused the request: the account it answers with has no quota left. (request req_3)',
     );
+  });
+
+  it("gives the reader the provider's Retry-After, in whole seconds, only when waiting can help", () => {
+    const refused = (statusCode: number, responseHeaders: Record<string, string>, responseBody?: string) =>
+      new APICallError({
+        message: 'refused',
+        url: 'https://api.example.com',
+        requestBodyValues: {},
+        statusCode,
+        responseHeaders,
+        ...(responseBody !== undefined ? { responseBody } : {}),
+      });
+    expect(providerRetryAfterSeconds(refused(429, { 'retry-after': '20' }))).toBe(20);
+    expect(providerRetryAfterSeconds(refused(503, { 'Retry-After': '2.5' }))).toBe(3);
+    expect(providerRetryAfterSeconds(refused(429, { 'retry-after-ms': '12001', 'retry-after': '99' }))).toBe(
+      13,
+    );
+    const inAMinute = new Date(Date.now() + 60_000).toUTCString();
+    expect(providerRetryAfterSeconds(refused(529, { 'retry-after': inAMinute }))).toBeGreaterThanOrEqual(59);
+    // A date already past, or a week away: at least a second, at most an hour.
+    expect(providerRetryAfterSeconds(refused(503, { 'retry-after': 'Mon, 01 Jan 2024 00:00:00 GMT' }))).toBe(
+      1,
+    );
+    expect(providerRetryAfterSeconds(refused(503, { 'retry-after': String(7 * 86_400) }))).toBe(3_600);
+    // Nothing asked, nothing readable, a refusal waiting does not change, or no provider refusal at all.
+    expect(providerRetryAfterSeconds(refused(503, {}))).toBeUndefined();
+    expect(providerRetryAfterSeconds(refused(503, { 'retry-after': 'soon' }))).toBeUndefined();
+    expect(providerRetryAfterSeconds(refused(400, { 'retry-after': '20' }))).toBeUndefined();
+    expect(
+      providerRetryAfterSeconds(
+        refused(429, { 'retry-after': '20' }, '{"error":{"code":"insufficient_quota"}}'),
+      ),
+    ).toBeUndefined();
+    expect(providerRetryAfterSeconds(new ProviderStallError(300))).toBeUndefined();
   });
 
   it('logs the status, URL, a cut body and the cause, but not the prompt', () => {

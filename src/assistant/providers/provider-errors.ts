@@ -65,6 +65,41 @@ export function isOutOfQuota(body: string | undefined): boolean {
   return body?.includes('insufficient_quota') === true;
 }
 
+/**
+ * The wait a provider asked for in its `retry-after-ms` (OpenAI's) or `Retry-After` header (seconds or an
+ * HTTP date), in milliseconds; undefined when it asked for none or wrote something unreadable.
+ */
+export function askedRetryAfterMs(header: (name: string) => string | null | undefined): number | undefined {
+  const ms = header('retry-after-ms');
+  const value = ms ?? header('retry-after');
+  if (value === null || value === undefined) return undefined;
+  let asked: number;
+  if (ms !== null && ms !== undefined) asked = Number(ms);
+  else if (/^\d+(\.\d+)?$/.test(value.trim())) asked = Number(value) * 1000;
+  else asked = Date.parse(value) - Date.now();
+  return Number.isFinite(asked) ? Math.max(0, asked) : undefined;
+}
+
+/** The longest `Retry-After` passed on to a reader: an hour, beyond which "later" is all it says. */
+const MAX_PASSED_RETRY_AFTER_SECONDS = 3_600;
+
+/**
+ * The `Retry-After` (whole seconds) to give a reader whose answer failed before any text because the
+ * provider refused for now (429, 5xx) and said for how long; undefined otherwise. Not for an account out of
+ * quota: waiting does not change that refusal.
+ */
+export function providerRetryAfterSeconds(thrown: unknown): number | undefined {
+  if (!APICallError.isInstance(thrown) || thrown.statusCode === undefined) return undefined;
+  const status = thrown.statusCode;
+  if (status !== 429 && status < 500) return undefined;
+  if (status === 429 && isOutOfQuota(thrown.responseBody)) return undefined;
+  const headers = thrown.responseHeaders ?? {};
+  const lowercased = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  const ms = askedRetryAfterMs((name) => lowercased.get(name));
+  if (ms === undefined) return undefined;
+  return Math.min(MAX_PASSED_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(ms / 1000)));
+}
+
 /** Most of a provider error body worth logging; longer bodies are cut so a log line stays a line. */
 const MAX_LOGGED_BODY = 2_000;
 

@@ -1,4 +1,4 @@
-import { isOutOfQuota } from './provider-errors.ts';
+import { askedRetryAfterMs, isOutOfQuota } from './provider-errors.ts';
 import { type ProviderTransportOptions, providerTransport } from './provider-transport.ts';
 
 /**
@@ -78,13 +78,8 @@ function backoff(attempt: number, base: number, max: number): number {
 /** The wait before a retry, honouring `Retry-After` (seconds or a date); undefined when it is too long. */
 function retryDelay(headers: Headers, attempt: number, base: number, max: number): number | undefined {
   const computed = backoff(attempt, base, max);
-  const header = headers.get('retry-after-ms') ?? headers.get('retry-after');
-  if (header === null) return computed;
-  let asked: number;
-  if (headers.has('retry-after-ms')) asked = Number(header);
-  else if (/^\d+(\.\d+)?$/.test(header.trim())) asked = Number(header) * 1000;
-  else asked = Date.parse(header) - Date.now();
-  if (!Number.isFinite(asked)) return computed;
+  const asked = askedRetryAfterMs((name) => headers.get(name));
+  if (asked === undefined) return computed;
   if (asked > max) return undefined;
   return Math.max(computed, asked);
 }
