@@ -30,7 +30,7 @@ import type { ModelProvider } from './model-provider.ts';
 import { describeProviderError, safeProviderErrorMessage } from './providers/provider-errors.ts';
 import { goneOr } from './reader-gone.ts';
 import type { ContextItem } from './request-schema.ts';
-import { questionQuery } from './retrieval-query.ts';
+import { previousQuestion, questionQuery } from './retrieval-query.ts';
 import { retrievalStrength } from './retrieval-strength.ts';
 import type { RunningAnswers } from './running-answers.ts';
 import { toolResultItems } from './search-tool.ts';
@@ -294,7 +294,9 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       ];
       const turns = modelHistory(conversation);
       const asked = conversation.at(-1)?.text ?? input.question;
-      const previous = conversation.slice(0, -1).findLast((t) => t.role === 'user')?.text;
+      const previous = previousQuestion(
+        conversation.slice(0, -1).flatMap((t) => (t.role === 'user' ? [t.text] : [])),
+      );
 
       // Retrieval, the model and the start of its answer. Stopped (`refused`) when an early charge fails.
       const refused = early ? new AbortController() : undefined;

@@ -873,13 +873,16 @@ describe.each(dialects)('v2 long threads on %s', (dialect) => {
       }),
     });
     expect(response.status).toBe(200);
-    await response.text();
+    const stream = await response.text();
+    searched = /"toolName":"search","input":\{"query":("(?:[^"\\]|\\.)*")/.exec(stream)?.[1] ?? '';
     return {
       threadId: response.headers.get('X-Thread-Id') ?? '',
       threadKey: response.headers.get('X-Thread-Key') ?? thread.threadKey ?? '',
     };
   };
   const conversation = () => (prompts.at(-1) ?? []).filter((m) => m.role !== 'system');
+  /** The query of the search Docent ran for the last question. */
+  let searched = '';
 
   it('regenerates the last answer of a 30-question thread from a conversation that opens with a question', async () => {
     let thread = await ask('How do I rotate key 0?', {});
@@ -907,5 +910,21 @@ describe.each(dialects)('v2 long threads on %s', (dialect) => {
     expect(turns[0]?.role).toBe('user');
     expect(JSON.stringify(turns.at(-1))).toContain('Rotate key 19?');
     expect(JSON.stringify(turns.at(-3))).toContain('Rotate key 18?');
+  });
+
+  it('searches a follow-up with the subject of the thread, past a thank-you and a run of follow-ups', async () => {
+    let thread = await ask('How do I rotate an API key?', {});
+    thread = await ask('and on postgres?', thread);
+    thread = await ask('what about the second option', thread);
+    // It searched "and on postgres?\nwhat about the second option": nothing of the key.
+    expect(JSON.parse(searched)).toBe(
+      'How do I rotate an API key?\nand on postgres?\nwhat about the second option',
+    );
+    thread = await ask('ok thanks', thread);
+    await ask('and the old key?', thread);
+    // It searched "ok thanks\nand the old key?".
+    expect(JSON.parse(searched)).toBe(
+      'How do I rotate an API key?\nwhat about the second option\nand the old key?',
+    );
   });
 });
