@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFeedback } from '../../analytics/feedback-inbox.ts';
 import { MAX_HISTORY_CHARS, MAX_HISTORY_MESSAGES } from '../../assistant/answer-question.ts';
 import { BuiltinAnswerer } from '../../assistant/builtin-answerer.ts';
+import { MAX_MESSAGE_CHARS } from '../../assistant/request-schema.ts';
 import { listThreadMessages } from '../../assistant/threads.ts';
 import { getBalance } from '../../limits/credits.ts';
 import { createTenant } from '../../limits/limits-fixtures.ts';
@@ -843,6 +844,7 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
 describe.each(dialects)('v2 long threads on %s', (dialect) => {
   let server: TestServer;
   let key = '';
+  let api = '';
   const prompts: { role: string; content: unknown }[][] = [];
 
   beforeAll(async () => {
@@ -851,11 +853,15 @@ describe.each(dialects)('v2 long threads on %s', (dialect) => {
         new MockLanguageModelV3({
           doStream: async ({ prompt }) => {
             prompts.push(prompt);
-            return { stream: simulateReadableStream({ chunks: scriptedModelStream(['Rotate it [1].']) }) };
+            // Asked for everything, an answer longer than a question may be (MAX_MESSAGE_CHARS).
+            const long = JSON.stringify(prompt.at(-1)).includes('everything');
+            const deltas = long ? Array.from({ length: 70 }, () => 'x'.repeat(1_000)) : ['Rotate it [1].'];
+            return { stream: simulateReadableStream({ chunks: scriptedModelStream(deltas) }) };
           },
         }),
     });
     key = (await bootstrapSite(server.storage, { domain: 'docs', docsDir: smallDocs() })).assistantKey;
+    api = `${server.baseUrl}/v2/assistant/docs/message`;
   });
   afterAll(async () => {
     await server?.stop();
@@ -926,5 +932,22 @@ describe.each(dialects)('v2 long threads on %s', (dialect) => {
     expect(JSON.parse(searched)).toBe(
       'How do I rotate an API key?\nwhat about the second option\nand the old key?',
     );
+  });
+
+  it('answers a useChat follow-up after an answer longer than a question may be', async () => {
+    const client = UI_CLIENTS.at(-1) as UiClient;
+    const chat = await createUiChat(client, {
+      api,
+      key,
+      body: { fp: 'long-answer' },
+      id: 'chat-long-answer',
+    });
+    await chat.sendMessage({ text: 'Tell me everything about rotating keys' });
+    expect(uiText(lastAssistant(chat)).length).toBeGreaterThan(MAX_MESSAGE_CHARS);
+    const { threadId, threadKey } = metadataOf(lastAssistant(chat)) ?? {};
+    // useChat sends that answer back with every later question: all were refused (400), for good.
+    await chat.sendMessage({ text: 'And the old key?' }, { body: { threadId, threadKey } });
+    expect(chat.error).toBeUndefined();
+    expect(uiText(lastAssistant(chat))).toBe('Rotate it [1].');
   });
 });
