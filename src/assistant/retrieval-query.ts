@@ -72,17 +72,18 @@ const MAX_FOLLOW_UP_RUN = 20;
  * new subject.
  */
 export function previousQuestion(earlier: readonly string[]): string | undefined {
-  const asking = earlier.filter((text) => text.trim() !== '' && smallTalk(text) === null);
-  const last = asking.length - 1;
-  const previous = asking[last];
-  if (previous === undefined) return undefined;
-  let subject = last;
-  while (subject > 0 && last - subject < MAX_FOLLOW_UP_RUN) {
-    const before = asking[subject - 1] as string;
-    if (borrowedQuestion(asking[subject] as string, before) === undefined) break;
-    subject--;
+  // Newest first, and only as far back as a run can reach: a thread may hold thousands of messages.
+  const asking: string[] = [];
+  for (let i = earlier.length - 1; i >= 0 && asking.length <= MAX_FOLLOW_UP_RUN; i--) {
+    const text = earlier[i] as string;
+    if (text.trim() !== '' && smallTalk(text) === null) asking.push(text);
   }
-  return subject === last ? previous : `${asking[subject]}\n${previous}`;
+  const previous = asking[0];
+  if (previous === undefined) return undefined;
+  let subject = 0;
+  while (subject + 1 < asking.length && borrowedQuestion(asking[subject] as string, asking[subject + 1]))
+    subject++;
+  return subject === 0 ? previous : `${asking[subject]}\n${previous}`;
 }
 
 /**
