@@ -25,6 +25,7 @@ import {
 } from './answer-stream.ts';
 import { isAnswered } from './answered.ts';
 import { clearInFlightWithin, markInFlightWithin } from './answers-in-flight.ts';
+import { modelHistory } from './model-history.ts';
 import type { ModelProvider } from './model-provider.ts';
 import {
   describeProviderError,
@@ -33,7 +34,7 @@ import {
 } from './providers/provider-errors.ts';
 import { goneOr } from './reader-gone.ts';
 import type { ContextItem } from './request-schema.ts';
-import { questionQuery } from './retrieval-query.ts';
+import { previousQuestion, questionQuery } from './retrieval-query.ts';
 import { retrievalStrength } from './retrieval-strength.ts';
 import type { RunningAnswers } from './running-answers.ts';
 import { toolResultItems } from './search-tool.ts';
@@ -52,11 +53,7 @@ import {
   type ThreadMessage,
 } from './threads.ts';
 
-/**
- * Messages of the conversation the model is given, the latest ones (about 20 questions and answers): of
- * the stored thread on v2, of the client's history on v1.
- */
-export const MAX_HISTORY_MESSAGES = 40;
+export { MAX_HISTORY_CHARS, MAX_HISTORY_MESSAGES } from './model-history.ts';
 
 /** The reader's connection, as far as an answer cares: gone means stop. */
 export interface ReaderGone {
@@ -294,13 +291,16 @@ export function createAnswerService(deps: AnswerServiceDeps): AnswerService {
       const chargedFirst = early ? undefined : await charge();
       const chargedRequest = { organizationId, requestId };
 
-      // The conversation the model sees, the question last.
-      const turns: Turn[] = (input.clientTurns && latestTurns(input.clientTurns)) ?? [
+      // The conversation, the question last, and the part of it the model sees (model-history.ts).
+      const conversation: Turn[] = input.clientTurns ?? [
         ...(storedTurns ?? []),
         ...(regenerating !== undefined ? [] : [{ role: 'user' as const, text: input.question }]),
       ];
-      const asked = turns.at(-1)?.text ?? input.question;
-      const previous = turns.slice(0, -1).findLast((t) => t.role === 'user')?.text;
+      const turns = modelHistory(conversation);
+      const asked = conversation.at(-1)?.text ?? input.question;
+      const previous = previousQuestion(
+        conversation.slice(0, -1).flatMap((t) => (t.role === 'user' ? [t.text] : [])),
+      );
 
       // Retrieval, the model and the start of its answer. Stopped (`refused`) when an early charge fails.
       const refused = early ? new AbortController() : undefined;
@@ -501,26 +501,12 @@ function logNotStored(logger: Logger, requestId: string, stored: AnswerStored): 
 }
 
 /**
- * The client's conversation the model is given (v1): its latest `MAX_HISTORY_MESSAGES`, from a question
- * on (a conversation that opens with an answer is refused by some providers).
- */
-function latestTurns(turns: readonly Turn[]): Turn[] {
-  const latest = turns.slice(-MAX_HISTORY_MESSAGES);
-  const first = latest.findIndex((turn) => turn.role === 'user');
-  return first <= 0 ? latest : latest.slice(first);
-}
-
-/**
- * The stored conversation the model is given, its latest messages: up to and with the question a
- * regenerate answers again (its answer, and anything after it, left out), else the whole thread.
+ * The stored conversation, up to and with the question a regenerate answers again (its answer, and
+ * anything after it, left out), else the whole thread.
  */
 function turnsOf(messages: readonly ThreadMessage[], upToSeq?: number): Turn[] {
   const kept = upToSeq === undefined ? messages : messages.filter((m) => m.seq <= upToSeq);
-  const turns: Turn[] = [];
-  for (const m of kept.slice(-MAX_HISTORY_MESSAGES)) {
-    if (m.content !== '') turns.push({ role: m.role, text: m.content });
-  }
-  return turns;
+  return kept.filter((m) => m.content !== '').map((m) => ({ role: m.role, text: m.content }));
 }
 
 function round(ms: number): number {

@@ -30,7 +30,7 @@ import {
 import { PHRASES, type Phrases, replyLanguage } from './answerer-phrases.ts';
 import { analyzeChunk, type ChunkAnalysis, hashString } from './chunk-analysis.ts';
 import { citedSourceIds } from './citations.ts';
-import { borrowedQuestion } from './retrieval-query.ts';
+import { borrowedQuestion, previousQuestion } from './retrieval-query.ts';
 import { isWeakRetrieval, retrievalStrength } from './retrieval-strength.ts';
 import { smallTalk } from './small-talk.ts';
 
@@ -269,12 +269,14 @@ export function lastUserText(prompt: LanguageModelV3Prompt): string {
   return lastUserTexts(prompt)[0];
 }
 
-/** Texts of the last user message of a prompt and of the one before it (the previous question), if any. */
+/**
+ * Texts of the last user message of a prompt and of the previous question it may borrow from, if any
+ * (`previousQuestion`, as the search query borrows it).
+ */
 function lastUserTexts(prompt: LanguageModelV3Prompt): [string, string | undefined] {
   const texts: string[] = [];
-  for (let i = prompt.length - 1; i >= 0 && texts.length < 2; i--) {
-    const message = prompt[i];
-    if (message?.role !== 'user') continue;
+  for (const message of prompt) {
+    if (message.role !== 'user') continue;
     texts.push(
       message.content
         .map((part) => (part.type === 'text' ? part.text : ''))
@@ -282,7 +284,7 @@ function lastUserTexts(prompt: LanguageModelV3Prompt): [string, string | undefin
         .trim(),
     );
   }
-  return [texts[0] ?? '', texts[1]];
+  return [texts.at(-1) ?? '', previousQuestion(texts.slice(0, -1))];
 }
 
 /** Splits the answer into deltas of a few words; concatenated they are exactly `text`. */

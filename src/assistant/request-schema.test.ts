@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { zodDetails } from '../errors/validation-details.ts';
+import { MAX_ANSWER_CHARS } from './answer-stream.ts';
 import {
   assistantRequestSchema,
   DEFAULT_RETRIEVAL_PAGE_SIZE,
@@ -209,6 +210,50 @@ describe('invalid requests', () => {
     expect(rejected({ fp: 'x', messages: [user('a'.repeat(MAX_MESSAGE_CHARS + 1))] })[0]?.path).toBe(
       'messages.0.content',
     );
+  });
+
+  it('content too long, named where it is, in a question but not in an answer of the history', () => {
+    const long = 'a'.repeat(MAX_MESSAGE_CHARS + 1);
+    const tooLong = 'String must contain at most 64000 character(s)';
+    const reasoning = { type: 'reasoning', reasoning: long, details: [] };
+    expect(
+      rejected({ fp: 'x', messages: [{ ...user(long), parts: [{ type: 'text', text: long }, reasoning] }] }),
+    ).toEqual([
+      { path: 'messages.0.content', message: tooLong },
+      { path: 'messages.0.parts.0.text', message: tooLong },
+      { path: 'messages.0.parts.1.reasoning', message: tooLong },
+      {
+        path: 'messages.0.parts',
+        message: `at most ${MAX_MESSAGE_CHARS} characters of text per message (its text parts together)`,
+      },
+    ]);
+    expect(rejected({ fp: 'x', messages: [{ ...user(long), role: 'system' }, user()] })).toEqual([
+      { path: 'messages.0.content', message: tooLong },
+      { path: 'messages.0.parts.0.text', message: tooLong },
+    ]);
+    // An answer of Docent's may reach MAX_ANSWER_CHARS; a v4 useChat keeps it in `content` and a text
+    // part and sends it back with every later question, which were all refused (400) for good.
+    const answer = 'z'.repeat(MAX_ANSWER_CHARS);
+    const history = [
+      user(),
+      {
+        id: 'a',
+        role: 'assistant',
+        content: answer,
+        parts: [{ type: 'step-start' }, { type: 'text', text: answer }],
+      },
+      user('And on Windows?', 'm2'),
+    ];
+    expect(parse({ fp: 'x', messages: history }).success).toBe(true);
+    const v2 = uiAssistantRequestSchema.safeParse({
+      fp: 'x',
+      messages: [
+        { id: 'u', role: 'user', parts: [{ type: 'text', text: 'How do I install the CLI?' }] },
+        { id: 'a', role: 'assistant', parts: [{ type: 'text', text: answer, state: 'done' }] },
+        { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'And on Windows?' }] },
+      ],
+    });
+    expect(v2.success).toBe(true);
   });
 
   it('text parts that are each within the limit but not together', () => {

@@ -14,7 +14,11 @@ import { z } from 'zod';
 
 /** Whole request body in bytes; enforced by the route before parsing (413), not by this schema. */
 export const MAX_BODY_BYTES = 1_000_000;
-/** Characters of one message's `content` (and of one text/reasoning part): ~10k words of pasted text. */
+/**
+ * Characters of one message's `content` (and of one text/reasoning part, and of a user message's text
+ * parts together): ~10k words of pasted text. Not of an assistant message: an answer in the history may
+ * be longer (up to `MAX_ANSWER_CHARS`, answer-stream.ts), and only the body's size bounds it (`contentWithinLimit`).
+ */
 export const MAX_MESSAGE_CHARS = 64_000;
 /** Parts of one message. */
 export const MAX_MESSAGE_PARTS = 500;
@@ -58,11 +62,12 @@ const toolInvocationSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('result'), ...toolInvocationBase, args: present, result: present }),
 ]);
 
+// The lengths of texts are checked by the body's refinement (`contentWithinLimit`), by role.
 const messagePartSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('text'), text: z.string().max(MAX_MESSAGE_CHARS) }),
+  z.object({ type: z.literal('text'), text: z.string() }),
   z.object({
     type: z.literal('reasoning'),
-    reasoning: z.string().max(MAX_MESSAGE_CHARS),
+    reasoning: z.string(),
     details: z.array(reasoningDetailSchema),
   }),
   z.object({ type: z.literal('step-start') }),
@@ -97,7 +102,7 @@ export const messageSchema = z.object({
     })
     .max(MAX_ID_CHARS),
   role: z.enum(['system', 'assistant', 'data', 'user']),
-  content: z.string().max(MAX_MESSAGE_CHARS),
+  content: z.string(),
   parts: z.array(messagePartSchema).max(MAX_MESSAGE_PARTS),
   createdAt: z.string().datetime({ offset: true }).optional(),
   annotations: z.array(z.unknown()).optional(),
@@ -119,6 +124,36 @@ export function textWithinLimit(
       path: ['parts'],
       message: `at most ${MAX_MESSAGE_CHARS} characters of text per message (its text parts together)`,
     });
+}
+
+/**
+ * A v1 message's `content`, and each of its text and reasoning parts, hold at most `MAX_MESSAGE_CHARS`,
+ * unless it is an answer. Docent itself writes answers of up to `MAX_ANSWER_CHARS` (256,000), which a
+ * v4 `useChat` keeps in the assistant message's `content` and a text part and sends back with every
+ * later question: bounded like a question, one answer past 64,000 characters got every later question
+ * of that chat refused (400), for good.
+ */
+export function contentWithinLimit(
+  message: { role: string; content: string; parts: readonly { type: string }[] },
+  ctx: z.RefinementCtx,
+): void {
+  if (message.role === 'assistant') return;
+  const tooLong = (path: (string | number)[]) =>
+    ctx.addIssue({
+      code: z.ZodIssueCode.too_big,
+      maximum: MAX_MESSAGE_CHARS,
+      type: 'string',
+      inclusive: true,
+      exact: false,
+      path,
+    });
+  if (message.content.length > MAX_MESSAGE_CHARS) tooLong(['content']);
+  message.parts.forEach((part, index) => {
+    const { text, reasoning } = part as { text?: unknown; reasoning?: unknown };
+    if (typeof text === 'string' && text.length > MAX_MESSAGE_CHARS) tooLong(['parts', index, 'text']);
+    if (typeof reasoning === 'string' && reasoning.length > MAX_MESSAGE_CHARS)
+      tooLong(['parts', index, 'reasoning']);
+  });
 }
 
 /** A message's text as it is read: its non-empty text parts, joined by line breaks. */
@@ -206,7 +241,10 @@ export function lastMessageFromUser(body: { messages: { role: string }[] }, ctx:
 export const assistantRequestSchema = z
   .object({ ...contractFields, messages: messagesField(messageSchema) })
   .superRefine((body, ctx) => {
-    eachMessageText(body, ctx, textWithinLimit);
+    eachMessageText(body, ctx, (message, inMessage) => {
+      contentWithinLimit(message, inMessage);
+      textWithinLimit(message, inMessage);
+    });
     lastMessageFromUser(body, ctx);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { borrowedQuestion, questionQuery } from './retrieval-query.ts';
+import { borrowedQuestion, previousQuestion, questionQuery } from './retrieval-query.ts';
 
 describe('the retrieval query of a follow-up', () => {
   const previous = 'How do I ingest my docs?';
@@ -69,5 +69,46 @@ describe('the question a follow-up borrows from', () => {
       borrowedQuestion('How do I rotate an API key for the widget?', 'How do I install?'),
     ).toBeUndefined();
     expect(borrowedQuestion('and on Windows?', undefined)).toBeUndefined();
+  });
+});
+
+describe('the previous question of a long conversation', () => {
+  const query = (questions: string[]) =>
+    questionQuery(questions.at(-1) ?? '', previousQuestion(questions.slice(0, -1)));
+
+  it('keeps the subject of a run of follow-ups', () => {
+    // The third searched "and on postgres?\nwhat about the second option", without the key.
+    expect(query(['How do I rotate an API key?', 'and on postgres?', 'what about the second option'])).toBe(
+      'How do I rotate an API key?\nand on postgres?\nwhat about the second option',
+    );
+    // However long the run: its subject and the last follow-up, not every one of them.
+    expect(
+      query([
+        'How do I rotate an API key?',
+        'and on postgres?',
+        'and on sqlite?',
+        'and on mysql?',
+        'and redis?',
+      ]),
+    ).toBe('How do I rotate an API key?\nand on mysql?\nand redis?');
+  });
+
+  it('borrows a question, not a thank-you, a greeting or an empty message', () => {
+    expect(query(['How do I rotate an API key?', 'ok thanks', 'and the old key?'])).toBe(
+      'How do I rotate an API key?\nand the old key?',
+    );
+    expect(query(['How do I rotate an API key?', '', 'hello', 'and on Windows?'])).toBe(
+      'How do I rotate an API key?\nand on Windows?',
+    );
+    expect(previousQuestion(['thanks!', '  '])).toBeUndefined();
+  });
+
+  it('drops the old subject once the reader asks a question of their own', () => {
+    expect(
+      query(['How do I rotate an API key?', 'and on postgres?', 'How are invoices sent?', 'and when?']),
+    ).toBe('How are invoices sent?\nand when?');
+    expect(query(['How do I rotate an API key?', 'and on postgres?', 'How are invoices sent?'])).toBe(
+      'How are invoices sent?',
+    );
   });
 });

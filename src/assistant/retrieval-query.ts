@@ -1,4 +1,5 @@
 import { type ContextItem, type RequestMessage, textOfParts } from './request-schema.ts';
+import { smallTalk } from './small-talk.ts';
 import type { Turn } from './start-answer.ts';
 
 /** Follow-ups shorter than this many words borrow the previous question ("and on Windows?"). */
@@ -57,6 +58,34 @@ export function borrowedQuestion(question: string, previousQuestion: string | un
   return previousQuestion && question.trim() !== '' && followsUp(question) ? previousQuestion : undefined;
 }
 
+/** How far back a run of follow-ups is walked to find the question they all lean on. */
+const MAX_FOLLOW_UP_RUN = 20;
+
+/**
+ * The previous question, as a follow-up borrows it, from the reader's earlier messages (oldest first):
+ * the latest one that asks something, after the question it leaned on when it was a follow-up itself.
+ * A thank-you or a greeting asks nothing ("thanks!", then "and for the widget?" searched "thanks!" and
+ * lost the widget's subject), nor does an empty message. And a follow-up to a follow-up keeps the
+ * subject of the run: "How do I rotate a key?", "and on postgres?", "what about the second option"
+ * searched "and on postgres?" alone with the third, and lost the key. At most two questions, the run's
+ * subject and the last, so a long run of follow-ups adds nothing more; a question of its own starts a
+ * new subject.
+ */
+export function previousQuestion(earlier: readonly string[]): string | undefined {
+  // Newest first, and only as far back as a run can reach: a thread may hold thousands of messages.
+  const asking: string[] = [];
+  for (let i = earlier.length - 1; i >= 0 && asking.length <= MAX_FOLLOW_UP_RUN; i--) {
+    const text = earlier[i] as string;
+    if (text.trim() !== '' && smallTalk(text) === null) asking.push(text);
+  }
+  const previous = asking[0];
+  if (previous === undefined) return undefined;
+  let subject = 0;
+  while (subject + 1 < asking.length && borrowedQuestion(asking[subject] as string, asking[subject + 1]))
+    subject++;
+  return subject === 0 ? previous : `${asking[subject]}\n${previous}`;
+}
+
 /**
  * The search query for a question: the question, the previous question when this one is a short
  * follow-up or one that refers back to it, and the beginning of any selected text or code the reader
@@ -80,7 +109,7 @@ export function retrievalQuery(
   context: readonly ContextItem[] = [],
 ): string {
   const userTexts = messages.filter((m) => m.role === 'user').map(messageText);
-  return questionQuery(userTexts.at(-1) ?? '', userTexts.at(-2), context);
+  return questionQuery(userTexts.at(-1) ?? '', previousQuestion(userTexts.slice(0, -1)), context);
 }
 
 /**

@@ -36,8 +36,15 @@ const idString = z.string().max(MAX_ID_CHARS);
  */
 const partSchema = z.object({ type: z.string().min(1).max(MAX_PART_TYPE_CHARS) }).passthrough();
 
-/** Each text part holds a string `text` of at most `MAX_MESSAGE_CHARS`. */
-function textParts(message: { parts: readonly { type: string }[] }, ctx: z.RefinementCtx): void {
+/**
+ * Each text part holds a string `text`, of at most `MAX_MESSAGE_CHARS` but in an answer: an answer of
+ * Docent's may be longer (up to `MAX_ANSWER_CHARS`), and `useChat` sends it back in one text part with
+ * every later question, which a bound on it refused (400) for the rest of the chat.
+ */
+function textParts(
+  message: { role: string; parts: readonly { type: string }[] },
+  ctx: z.RefinementCtx,
+): void {
   message.parts.forEach((part, index) => {
     if (part.type !== 'text') return;
     const text = (part as { text?: unknown }).text;
@@ -47,7 +54,7 @@ function textParts(message: { parts: readonly { type: string }[] }, ctx: z.Refin
         path: ['parts', index, 'text'],
         message: 'a text part needs a string text',
       });
-    } else if (text.length > MAX_MESSAGE_CHARS) {
+    } else if (text.length > MAX_MESSAGE_CHARS && message.role !== 'assistant') {
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
         path: ['parts', index, 'text'],

@@ -3,7 +3,9 @@ import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listFeedback } from '../../analytics/feedback-inbox.ts';
+import { MAX_HISTORY_CHARS, MAX_HISTORY_MESSAGES } from '../../assistant/answer-question.ts';
 import { BuiltinAnswerer } from '../../assistant/builtin-answerer.ts';
+import { MAX_MESSAGE_CHARS } from '../../assistant/request-schema.ts';
 import { listThreadMessages } from '../../assistant/threads.ts';
 import { getBalance } from '../../limits/credits.ts';
 import { createTenant } from '../../limits/limits-fixtures.ts';
@@ -12,6 +14,7 @@ import { dialects } from '../../testing/databases.ts';
 import { scriptedModelStream } from '../../testing/model-streams.ts';
 import { repoRoot } from '../../testing/paths.ts';
 import { startTestServer, type TestServer } from '../../testing/server.ts';
+import { smallDocs } from '../../testing/small-docs.ts';
 import {
   createUiChat,
   UI_CLIENTS,
@@ -835,5 +838,116 @@ describe.each(dialects)('POST /v2/assistant/{domain}/message on %s', (dialect) =
     expect(((await admin.json()) as ErrorJson).error.message).toMatch(
       /^Admin keys \(svc_…\) are not accepted here/,
     );
+  });
+});
+
+describe.each(dialects)('v2 long threads on %s', (dialect) => {
+  let server: TestServer;
+  let key = '';
+  let api = '';
+  const prompts: { role: string; content: unknown }[][] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer(dialect, {
+      modelProvider: () =>
+        new MockLanguageModelV3({
+          doStream: async ({ prompt }) => {
+            prompts.push(prompt);
+            // Asked for everything, an answer longer than a question may be (MAX_MESSAGE_CHARS).
+            const long = JSON.stringify(prompt.at(-1)).includes('everything');
+            const deltas = long ? Array.from({ length: 70 }, () => 'x'.repeat(1_000)) : ['Rotate it [1].'];
+            return { stream: simulateReadableStream({ chunks: scriptedModelStream(deltas) }) };
+          },
+        }),
+    });
+    key = (await bootstrapSite(server.storage, { domain: 'docs', docsDir: smallDocs() })).assistantKey;
+    api = `${server.baseUrl}/v2/assistant/docs/message`;
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const ask = async (text: string, thread: { threadId?: string; threadKey?: string }, trigger?: string) => {
+    const response = await fetch(`${server.baseUrl}/v2/assistant/docs/message`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'long-thread',
+        ...thread,
+        ...(trigger ? { trigger } : {}),
+        messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text }] }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    const stream = await response.text();
+    searched = /"toolName":"search","input":\{"query":("(?:[^"\\]|\\.)*")/.exec(stream)?.[1] ?? '';
+    return {
+      threadId: response.headers.get('X-Thread-Id') ?? '',
+      threadKey: response.headers.get('X-Thread-Key') ?? thread.threadKey ?? '',
+    };
+  };
+  const conversation = () => (prompts.at(-1) ?? []).filter((m) => m.role !== 'system');
+  /** The query of the search Docent ran for the last question. */
+  let searched = '';
+
+  it('regenerates the last answer of a 30-question thread from a conversation that opens with a question', async () => {
+    let thread = await ask('How do I rotate key 0?', {});
+    for (let i = 1; i < 30; i++) await ask(`How do I rotate key ${i}?`, thread);
+    expect(conversation()[0]?.role).toBe('user');
+    // The thread up to its last question holds 59 messages: its latest 40 opened with an answer.
+    thread = await ask('How do I rotate key 29?', thread, 'regenerate-message');
+    const regenerated = conversation();
+    expect(regenerated[0]?.role).toBe('user');
+    expect(regenerated.length).toBeLessThanOrEqual(MAX_HISTORY_MESSAGES);
+    expect(JSON.stringify(regenerated.at(-1))).toContain('How do I rotate key 29?');
+    const stored = await listThreadMessages(server.storage, thread.threadId);
+    expect(stored).toHaveLength(60);
+    expect(stored.every((m, i) => m.role === (i % 2 === 0 ? 'user' : 'assistant'))).toBe(true);
+  });
+
+  it('keeps the prompt of a thread of long questions within MAX_HISTORY_CHARS before the question', async () => {
+    let thread: { threadId?: string; threadKey?: string } = {};
+    for (let i = 0; i < 20; i++) thread = await ask(`Rotate key ${i}? ${'x'.repeat(63_000)}`, thread);
+    const turns = conversation();
+    const chars = (turn: { content: unknown }) => JSON.stringify(turn.content).length;
+    const before = turns.slice(0, -1).reduce((sum, turn) => sum + chars(turn), 0);
+    // It was 1.2 million characters: past any model's context window, at every later follow-up.
+    expect(before).toBeLessThanOrEqual(MAX_HISTORY_CHARS + 1_000);
+    expect(turns[0]?.role).toBe('user');
+    expect(JSON.stringify(turns.at(-1))).toContain('Rotate key 19?');
+    expect(JSON.stringify(turns.at(-3))).toContain('Rotate key 18?');
+  });
+
+  it('searches a follow-up with the subject of the thread, past a thank-you and a run of follow-ups', async () => {
+    let thread = await ask('How do I rotate an API key?', {});
+    thread = await ask('and on postgres?', thread);
+    thread = await ask('what about the second option', thread);
+    // It searched "and on postgres?\nwhat about the second option": nothing of the key.
+    expect(JSON.parse(searched)).toBe(
+      'How do I rotate an API key?\nand on postgres?\nwhat about the second option',
+    );
+    thread = await ask('ok thanks', thread);
+    await ask('and the old key?', thread);
+    // It searched "ok thanks\nand the old key?".
+    expect(JSON.parse(searched)).toBe(
+      'How do I rotate an API key?\nwhat about the second option\nand the old key?',
+    );
+  });
+
+  it('answers a useChat follow-up after an answer longer than a question may be', async () => {
+    const client = UI_CLIENTS.at(-1) as UiClient;
+    const chat = await createUiChat(client, {
+      api,
+      key,
+      body: { fp: 'long-answer' },
+      id: 'chat-long-answer',
+    });
+    await chat.sendMessage({ text: 'Tell me everything about rotating keys' });
+    expect(uiText(lastAssistant(chat)).length).toBeGreaterThan(MAX_MESSAGE_CHARS);
+    const { threadId, threadKey } = metadataOf(lastAssistant(chat)) ?? {};
+    // useChat sends that answer back with every later question: all were refused (400), for good.
+    await chat.sendMessage({ text: 'And the old key?' }, { body: { threadId, threadKey } });
+    expect(chat.error).toBeUndefined();
+    expect(uiText(lastAssistant(chat))).toBe('Rotate it [1].');
   });
 });

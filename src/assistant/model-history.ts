@@ -1,0 +1,41 @@
+import type { Turn } from './start-answer.ts';
+
+/**
+ * Messages of the conversation the model is given, the question included: the latest ones (about 20
+ * questions and answers), of the stored thread on v2, of the client's history on v1.
+ */
+export const MAX_HISTORY_MESSAGES = 40;
+/**
+ * Characters of the conversation before the question that the model is given (about 25,000 tokens).
+ * The count alone bounds nothing: 20 stored questions of 64,000 characters made every later follow-up
+ * in the thread a prompt of 1.3 million characters, past any model's context window, so the thread
+ * failed for good. This keeps ordinary chats whole (20 answers of a few thousand characters) and the
+ * previous question and answer even when that question was as long as one may be (64,000), and leaves
+ * room for the question (as long) and the excerpts in a 128k-token window.
+ */
+export const MAX_HISTORY_CHARS = 100_000;
+
+/**
+ * The conversation the model is given: the question (the last turn), whole, after the latest turns
+ * before it that fit in `MAX_HISTORY_MESSAGES` and `MAX_HISTORY_CHARS`, from a question on. Older turns
+ * go first, never the newer ones, and an answer whose question went goes with it: a conversation that
+ * opens with an answer is refused by some providers (Anthropic, Gemini). Empty turns are left out
+ * (an empty question of a v1 history, an answer that failed before any text): Anthropic refuses an
+ * empty text block, which made every later question of such a chat fail.
+ */
+export function modelHistory(turns: readonly Turn[]): Turn[] {
+  const question = turns.at(-1);
+  if (question === undefined) return [];
+  const earlier: Turn[] = [];
+  let chars = 0;
+  for (let i = turns.length - 2; i >= 0 && earlier.length < MAX_HISTORY_MESSAGES - 1; i--) {
+    const turn = turns[i] as Turn;
+    if (turn.text.trim() === '') continue;
+    chars += turn.text.length;
+    if (chars > MAX_HISTORY_CHARS) break;
+    earlier.push(turn);
+  }
+  earlier.reverse();
+  const first = earlier.findIndex((turn) => turn.role === 'user');
+  return [...(first < 0 ? [] : earlier.slice(first)), question];
+}
