@@ -193,6 +193,23 @@ describe('invalid requests', () => {
     ]);
   });
 
+  it('the last message must hold a question: text, in its content or its text parts', () => {
+    const blank = { fp: 'x', messages: [user('How do I install the CLI?', 'm0'), user('  \n ')] };
+    expect(rejected(blank)).toEqual([
+      { path: 'messages.1.content', message: 'the last message must hold the question' },
+    ]);
+    const fileOnly = { ...user(''), parts: [{ type: 'file', mimeType: 'image/png', data: 'iVBORw0KGgo=' }] };
+    expect(rejected({ fp: 'x', messages: [fileOnly] })[0]?.message).toBe(
+      'the last message must hold the question',
+    );
+    // An earlier blank question is history (left out of what the model is given), not a refusal.
+    expect(parse({ fp: 'x', messages: [user(' ', 'm0'), user()] }).success).toBe(true);
+    // The text in parts alone (the content empty) is a question.
+    expect(
+      parse({ fp: 'x', messages: [{ ...user(''), parts: [{ type: 'text', text: 'Hi?' }] }] }).success,
+    ).toBe(true);
+  });
+
   it('a message deep in a long chat is checked where it is', () => {
     const messages = Array.from({ length: 300 }, () => user());
     // Each part within its limit, the message's text parts together over it.

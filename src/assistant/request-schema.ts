@@ -245,7 +245,19 @@ export const assistantRequestSchema = z
       contentWithinLimit(message, inMessage);
       textWithinLimit(message, inMessage);
     });
-    lastMessageFromUser(body, ctx);
+    const last = body.messages.at(-1);
+    // A blank question asks nothing: a real model refused it (Anthropic: "text content blocks must be
+    // non-empty"), which the reader saw as a 503, and v2 refuses it with a 400 too.
+    if (
+      lastMessageFromUser(body, ctx) &&
+      last !== undefined &&
+      (textOfParts(last.parts) || last.content).trim() === ''
+    )
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['messages', body.messages.length - 1, 'content'],
+        message: 'the last message must hold the question',
+      });
   });
 
 /** What the answer service needs for retrieval, from either wire's parsed body. */

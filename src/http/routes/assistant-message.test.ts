@@ -482,6 +482,12 @@ describe.each(dialects)('POST /v1/assistant/{domain}/message on %s', (dialect) =
         body: { fp: 'a', messages: [{ id: 'x', role: 'assistant', content: 'x', parts: [] }] },
       },
       {
+        label: 'blank question',
+        status: 400,
+        code: 'invalid_request',
+        body: { fp: 'a', messages: [userMessage(' \n ')] },
+      },
+      {
         label: 'bad role',
         status: 400,
         code: 'invalid_request',
