@@ -108,6 +108,9 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ],
   ['how do I ask a question with the api', 'quickstart#ask-the-demo-site-a-question'],
   ['does it use embeddings', 'guides/search#semantic-retrieval-with-embeddings-optional'],
+  ['how many messages can a user send per day', 'guides/limits-and-credits#rate-limits'],
+  ['how do I see what users asked', 'guides/console'],
+  ['can I change the widget button text', 'guides/widget#in-your-docs-language'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
