@@ -111,6 +111,7 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how many messages can a user send per day', 'guides/limits-and-credits#rate-limits'],
   ['how do I see what users asked', 'guides/console'],
   ['can I change the widget button text', 'guides/widget#in-your-docs-language'],
+  ['can I index a website by url', 'guides/docs-formats'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
