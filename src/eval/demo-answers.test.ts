@@ -112,6 +112,7 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I see what users asked', 'guides/console'],
   ['can I change the widget button text', 'guides/widget#in-your-docs-language'],
   ['can I index a website by url', 'guides/docs-formats'],
+  ['which doc formats are supported', 'guides/docs-formats#supported-site-layouts'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
