@@ -113,6 +113,8 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['can I change the widget button text', 'guides/widget#in-your-docs-language'],
   ['can I index a website by url', 'guides/docs-formats'],
   ['which doc formats are supported', 'guides/docs-formats#supported-site-layouts'],
+  // Two letters swapped in the question word (stop-words.ts).
+  ['waht models are supported', 'guides/models#choose-a-model'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
