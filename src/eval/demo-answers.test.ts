@@ -86,6 +86,35 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I see which pages are never cited', 'guides/console#what-readers-ask'],
   ['what happens when ollama is down', 'guides/models#when-the-provider-fails'],
   ['how do I migrate from sqlite to postgres', 'guides/self-hosting#choose-a-storage-engine'],
+  // Asked of the demo in session 35: answered from the wrong section (a request body's `required` fields,
+  // git polling, the whole-product search boost, the docs frameworks, a readiness field) or declined
+  // before the docs said it in these words.
+  ['what are the system requirements', 'quickstart'],
+  ['can docent answer in french', 'guides/models#a-model-and-instructions-per-site'],
+  ['how do I shut down the server', 'quickstart#stop-the-server'],
+  ['how do I switch to postgresql', 'guides/self-hosting#use-postgresql'],
+  ['is there a docker compose file', 'guides/deployment#compose-two-replicas-postgresql-and-redis'],
+  ['does docent support MCP', 'guides/agents#mcp-server'],
+  ['how do I open the admin console', 'guides/console#sign-in'],
+  ['does it support multiple versions of my docs', 'guides/docs-formats#versions-and-languages'],
+  ['does it re-index automatically when I push to git', 'guides/git-sources#push-webhook'],
+  ['how do I delete all my data', 'guides/self-hosting#start-over'],
+  ['does docent send my data to a third party', 'index'],
+  ['what port does it run on', 'guides/configuration#port-and-host'],
+  ['what happens when the LLM provider is down', 'guides/models#when-the-provider-fails'],
+  [
+    'what is the difference between a public key and an admin key',
+    'guides/cli#keys-create-list-and-revoke-keys',
+  ],
+  ['how do I ask a question with the api', 'quickstart#ask-the-demo-site-a-question'],
+  ['does it use embeddings', 'guides/search#semantic-retrieval-with-embeddings-optional'],
+  ['how many messages can a user send per day', 'guides/limits-and-credits#rate-limits'],
+  ['how do I see what users asked', 'guides/console'],
+  ['can I change the widget button text', 'guides/widget#in-your-docs-language'],
+  ['can I index a website by url', 'guides/docs-formats'],
+  ['which doc formats are supported', 'guides/docs-formats#supported-site-layouts'],
+  // Two letters swapped in the question word (stop-words.ts).
+  ['waht models are supported', 'guides/models#choose-a-model'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */

@@ -2,7 +2,7 @@ import { stemmerNameFor } from './stemmer.ts';
 import { tokenize } from './tokenize.ts';
 
 /** Bumped when tokenization changes, so storage knows stored analyses are stale and re-analyzes. */
-export const ANALYZER_VERSION = 7;
+export const ANALYZER_VERSION = 8;
 
 /**
  * One field's distinct terms and their frequencies, as parallel arrays: as small as an object in JSON,

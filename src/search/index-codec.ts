@@ -12,7 +12,7 @@ import type { LabelSet, RankingParams, SearchIndex } from './search-index.ts';
  * Bump `INDEX_FORMAT` whenever the layout or the meaning of a stored array changes (including the
  * ranking's build arithmetic): a stored index of another format is ignored and rebuilt.
  */
-export const INDEX_FORMAT = 10;
+export const INDEX_FORMAT = 11;
 
 const MAGIC = 0x58494344; // 'DCIX' read little-endian
 

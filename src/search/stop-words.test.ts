@@ -35,6 +35,12 @@ describe('writtenIn', () => {
     expect(writtenIn('whats the default port', ['english', 'french'])).toBe('english');
   });
 
+  it('drops question words typed with two letters swapped ("waht models are supported")', () => {
+    for (const word of ['waht', 'whta', 'hwo', 'wehre', 'whcih'])
+      expect(stopWordsFor('english').has(word)).toBe(true);
+    expect(stopWordsFor('german').has('waht')).toBe(true);
+  });
+
   it('keeps "down", which says what went wrong ("ollama is down", "the server went down")', () => {
     // Dropped, "what happens when ollama is down" searched "ollama" alone and found the embeddings guide.
     expect(stopWordsFor('english').has('down')).toBe(false);

@@ -34,6 +34,15 @@ kann man mich mir mit muss nach nicht noch nur ob oder sein seine sich sie sind 
 vor war was wie wir wird wo zu zum zur wie warum welche welcher welches`;
 
 /**
+ * Question words typed with two letters swapped ("waht models are supported", "hwo do I …"). Most are
+ * too short for typo matching (search-index.ts tries words of 5 letters or more), so each was a word no
+ * page has, the rarest of all: "waht models are supported" ranked the repository-instructions section
+ * above "Choose a model". Stop words of every list, with the contractions below. Adding them moved
+ * analyze.ts `ANALYZER_VERSION` to 8.
+ */
+const SWAPPED_QUESTION_WORDS = 'waht whta hwo wehre whcih';
+
+/**
  * Contractions typed without their apostrophe ("whats the default port", "it doesnt start"): readers
  * write them so, and each would otherwise be a word no page has, the rarest of all, which makes a plain
  * question look like one the docs do not cover. Stop words of every list, like the spelt-out forms. Not
@@ -41,7 +50,7 @@ vor war was wie wir wird wo zu zum zur wie warum welche welcher welches`;
  * analyze.ts `ANALYZER_VERSION` to 2: analyses stored before hold them and the word pairs around them.
  */
 export const UNMARKED_CONTRACTIONS = `whats hows wheres whos whens whys thats theres doesnt didnt cant isnt
-arent wasnt werent wont wouldnt shouldnt couldnt hasnt havent hadnt ive youre theyre`;
+arent wasnt werent wont wouldnt shouldnt couldnt hasnt havent hadnt ive youre theyre ${SWAPPED_QUESTION_WORDS}`;
 
 /**
  * Chinese and Japanese function words and question words, as Intl.Segmenter cuts them ("配置文件在哪里" →
