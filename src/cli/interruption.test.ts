@@ -12,11 +12,29 @@ import { runCliInProcess } from '../testing/run-cli-in-process.ts';
  * Runs the real CLI, waits until its ingestion has a job running, then presses Ctrl-C (SIGINT) and
  * returns how it exited. Nothing else touches the database meanwhile: what is settled, the CLI settled.
  */
-async function interruptedDuringIngestion(db: TestDatabase, args: string[]) {
+function interruptedDuringIngestion(db: TestDatabase, args: string[]) {
+  return interruptedOnceRunning(db.url, args, {}, async () =>
+    Boolean(
+      await db.storage.db
+        .selectFrom('ingestion_jobs')
+        .select('id')
+        .where('status', '=', 'in_progress')
+        .executeTakeFirst(),
+    ),
+  );
+}
+
+/** Runs the real CLI, presses Ctrl-C once `running` says it is under way, and returns how it exited. */
+async function interruptedOnceRunning(
+  databaseUrl: string,
+  args: string[],
+  env: Record<string, string>,
+  running: () => Promise<boolean>,
+) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), '--database-url', db.url, ...args],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), '--database-url', databaseUrl, ...args],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
   );
   let stdout = '';
   let stderr = '';
@@ -30,13 +48,9 @@ async function interruptedDuringIngestion(db: TestDatabase, args: string[]) {
   try {
     const deadline = Date.now() + 100_000;
     for (;;) {
-      const running = await db.storage.db
-        .selectFrom('ingestion_jobs')
-        .select('id')
-        .where('status', '=', 'in_progress')
-        .executeTakeFirst();
-      if (running) break;
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no ingestion ran: ${stderr}`);
+      if (await running()) break;
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`it never got under way: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     child.kill('SIGINT');
@@ -95,5 +109,41 @@ describe('Ctrl-C during an ingestion', { timeout: 150_000 }, () => {
     ]);
     expect(await db.storage.db.selectFrom('pages').select('path').execute()).toEqual([{ path: 'index' }]);
     expect(await db.storage.db.selectFrom('server_instances').select('id').execute()).toEqual([]);
+  });
+});
+
+describe('Ctrl-C during eval', { timeout: 150_000 }, () => {
+  it('removes its temporary database', async () => {
+    const set = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-interrupted-set-'));
+    // Its own temp folder, for the child's throwaway database only.
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'docent-interrupted-tmp-'));
+    try {
+      const body = Array.from({ length: 400 }, (_, i) => `word${i % 97} rotate keys`).join(' ');
+      fs.mkdirSync(path.join(set, 'docs'));
+      for (let i = 0; i < 3000; i++)
+        fs.writeFileSync(path.join(set, 'docs', `page-${i}.md`), `# Page ${i}\n\n${body}\n`);
+      fs.writeFileSync(
+        path.join(set, 'questions.jsonl'),
+        `${JSON.stringify({ id: 'q1', question: 'rotate keys', answer: 'Rotate them.', relevant: ['page-1'] })}\n`,
+      );
+      // Under way once its database has pages written (the WAL of the file in tmp/docent-…/).
+      const writing = async () =>
+        fs
+          .readdirSync(tmp)
+          .filter((entry) => entry.startsWith('docent-'))
+          .some(
+            (dir) =>
+              fs.existsSync(path.join(tmp, dir)) &&
+              fs.readdirSync(path.join(tmp, dir)).some((f) => f.endsWith('-wal')),
+          );
+      const run = await interruptedOnceRunning('sqlite::memory:', ['eval', set], { TMPDIR: tmp }, writing);
+      expect(run.code).toBe(130);
+      expect(run.stderr).toContain('docent: interrupted: its temporary database was removed');
+      // tsx keeps its cache there too (tsx-0).
+      expect(fs.readdirSync(tmp).filter((entry) => entry.startsWith('docent-'))).toEqual([]);
+    } finally {
+      fs.rmSync(set, { recursive: true, force: true });
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
