@@ -2,11 +2,77 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { INTERRUPTED_INGESTION_ERROR } from '../ingest/recover-interrupted-ingestions.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
 import { repoRoot } from '../testing/paths.ts';
 import { runCliInProcess } from '../testing/run-cli-in-process.ts';
+import { settleIfInterrupted } from './interruption.ts';
+
+describe('settleIfInterrupted', () => {
+  it('settles once on Ctrl-C, then exits 130; a second Ctrl-C exits at once', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const exit = vi.fn();
+      let finishSettling = () => {};
+      const settle = vi.fn(
+        () =>
+          new Promise<void>((resolve) => {
+            finishSettling = resolve;
+          }),
+      );
+      let finishWork = (_value: string) => {};
+      const outcome = vi.fn();
+      void settleIfInterrupted(
+        settle,
+        'undone',
+        () =>
+          new Promise<string>((resolve) => {
+            finishWork = resolve;
+          }),
+        exit,
+      ).then(outcome, outcome);
+
+      process.emit('SIGINT');
+      expect(settle).toHaveBeenCalledTimes(1);
+      expect(exit).not.toHaveBeenCalled();
+      // What the work does once interrupted is not reported: the process ends once settled.
+      finishWork('done');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(outcome).not.toHaveBeenCalled();
+
+      process.emit('SIGINT');
+      expect(exit).toHaveBeenCalledWith(130);
+      finishSettling();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(settle).toHaveBeenCalledTimes(1);
+      expect(stderr).toHaveBeenCalledWith('docent: interrupted: undone\n');
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+
+  it('stops listening once the work is done', async () => {
+    const before = [process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')];
+    expect(
+      await settleIfInterrupted(
+        async () => {},
+        'undone',
+        async () => 'done',
+        vi.fn(),
+      ),
+    ).toBe('done');
+    await expect(
+      settleIfInterrupted(
+        async () => {},
+        'undone',
+        () => Promise.reject(new Error('failed')),
+        vi.fn(),
+      ),
+    ).rejects.toThrow('failed');
+    expect([process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')]).toEqual(before);
+  });
+});
 
 /**
  * Runs the real CLI, waits until its ingestion has a job running, then presses Ctrl-C (SIGINT) and

@@ -19,8 +19,9 @@ export async function settleIfInterrupted<T>(
 ): Promise<T> {
   let interrupted = false;
   const onSignal = (signal: Signal) => {
-    // A second Ctrl-C while settling is ignored: ending then would leave what settling is there to undo.
-    if (interrupted) return;
+    // A second Ctrl-C while settling (a database that no longer answers) ends the process at once, as
+    // Node's default would have: the operator asked twice.
+    if (interrupted) return exit(EXIT_STATUS[signal]);
     interrupted = true;
     void settle()
       .then(
