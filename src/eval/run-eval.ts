@@ -9,7 +9,7 @@ import { type EvalQuestion, isUnanswerableQuestion, readEvalSet } from '../searc
 import { distinctPages, firstRelevantRank, percentile, scoreResults } from '../search/metrics.ts';
 import { type SearchResult, SiteSearch } from '../search/site-search.ts';
 import { openStorage, type Storage } from '../storage/database.ts';
-import { createTemporaryDatabase } from '../storage/temporary-database.ts';
+import { createTemporaryDatabase, type TemporaryDatabase } from '../storage/temporary-database.ts';
 import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
 import { tokenF1 } from './answer-metrics.ts';
@@ -106,6 +106,11 @@ export interface EvalOptions {
   onProgress?: LoadProgress;
   /** Called with every question's row, in the set's order, once the run has scored them all. */
   onQuestion?: (row: EvalQuestionRow) => void;
+  /**
+   * Called once the throwaway database exists: a caller interrupted midway (Ctrl-C in `eval`) removes
+   * it, as the end of the run does; left behind, each one is a temp folder or a PostgreSQL database.
+   */
+  onTemporaryDatabase?: (database: TemporaryDatabase) => void;
 }
 
 const round = (n: number, digits = 3): number => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -167,6 +172,7 @@ export async function runEval(setDir: string, options: EvalOptions): Promise<Eva
     options.database.dialect,
     options.database.dialect === 'postgres' ? options.database.serverUrl : undefined,
   );
+  options.onTemporaryDatabase?.(temporary);
   const storage = await openStorage(temporary.url);
   try {
     const org = await createOrganization(storage, { name: 'eval' });

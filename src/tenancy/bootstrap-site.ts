@@ -44,6 +44,11 @@ export async function bootstrapSite(
      * the job stayed `in_progress` for good, with its staged pages.
      */
     instanceId?: string;
+    /**
+     * Called once the organization and site exist, before their first ingestion: a caller interrupted
+     * midway (Ctrl-C in `init`) removes them with `removeBootstrappedSite`, as a failure here does.
+     */
+    onCreated?: (created: BootstrappedSite) => void;
   },
 ): Promise<BootstrapResult> {
   if ((input.docsDir === undefined) === (input.git === undefined))
@@ -58,6 +63,7 @@ export async function bootstrapSite(
     docsDir: input.docsDir ?? null,
     baseUrl,
   });
+  input.onCreated?.({ organizationId: organization.id, siteId: site.id });
   const options = {
     ...(input.onProgress ? { onProgress: input.onProgress } : {}),
     ...(input.instanceId === undefined ? {} : { instanceId: input.instanceId }),
@@ -84,8 +90,11 @@ export async function bootstrapSite(
   } catch (error) {
     // A site whose first ingestion failed (a repository that cannot be cloned, no such folder, no pages
     // where they are required) is not left behind, keyless, to block the next attempt under its domain.
-    await storage.db.deleteFrom('organizations').where('id', '=', organization.id).execute();
-    if (input.git) await removeClone(input.git.workspace.dataDir, site.id);
+    await removeBootstrappedSite(
+      storage,
+      { organizationId: organization.id, siteId: site.id },
+      input.git?.workspace,
+    );
     throw error;
   }
   const { key } = await createApiKey(storage, {
@@ -95,6 +104,25 @@ export async function bootstrapSite(
     name: 'default',
   });
   return { organization, site, assistantKey: key, ingestion, ...(git ? { git } : {}) };
+}
+
+/** The organization and site `bootstrapSite` made. */
+export interface BootstrappedSite {
+  organizationId: string;
+  siteId: string;
+}
+
+/**
+ * Deletes what `bootstrapSite` made (the organization, and with it the site, its jobs and pages) and
+ * the site's clone in `workspace`, if it was read from git: nothing is left to take the domain.
+ */
+export async function removeBootstrappedSite(
+  storage: Storage,
+  created: BootstrappedSite,
+  workspace?: GitWorkspace,
+): Promise<void> {
+  await storage.db.deleteFrom('organizations').where('id', '=', created.organizationId).execute();
+  if (workspace) await removeClone(workspace.dataDir, created.siteId);
 }
 
 function emptySourceName(

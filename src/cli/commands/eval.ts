@@ -4,7 +4,9 @@ import type { Command } from 'commander';
 import { compareReports, flattenReport } from '../../eval/compare-reports.ts';
 import { runEval } from '../../eval/run-eval.ts';
 import { parseDatabaseUrl } from '../../storage/database.ts';
+import type { TemporaryDatabase } from '../../storage/temporary-database.ts';
 import { CliError, databaseUrlFrom, type GlobalOptions, printJson } from '../context.ts';
+import { settleIfInterrupted } from '../interruption.ts';
 import { progressBar } from '../progress.ts';
 
 interface EvalFlags {
@@ -49,15 +51,26 @@ export function registerEval(program: Command): void {
       const target = parseDatabaseUrl(databaseUrlFrom(globals));
       const progress = progressBar('Ingesting', !globals.json);
       const rows: string[] = [];
-      const report = await runEval(dir, {
-        database:
-          target.dialect === 'postgres'
-            ? { dialect: 'postgres', serverUrl: target.url }
-            : { dialect: 'sqlite' },
-        answers: options.answers ?? false,
-        ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-        ...(options.questions === undefined ? {} : { onQuestion: (row) => rows.push(JSON.stringify(row)) }),
-      }).finally(() => progress.stop());
+      // Ctrl-C removes the throwaway database, as the end of the run does.
+      let temporary: TemporaryDatabase | undefined;
+      const removeTemporary = async () => {
+        progress.stop();
+        await temporary?.remove();
+      };
+      const report = await settleIfInterrupted(removeTemporary, 'its temporary database was removed', () =>
+        runEval(dir, {
+          database:
+            target.dialect === 'postgres'
+              ? { dialect: 'postgres', serverUrl: target.url }
+              : { dialect: 'sqlite' },
+          answers: options.answers ?? false,
+          ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+          ...(options.questions === undefined ? {} : { onQuestion: (row) => rows.push(JSON.stringify(row)) }),
+          onTemporaryDatabase: (database) => {
+            temporary = database;
+          },
+        }).finally(() => progress.stop()),
+      );
       if (options.questions !== undefined) writeRows(options.questions, rows);
       if (globals.json) {
         printJson(earlier === undefined ? report : { ...report, compared: compareReports(earlier, report) });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { destination, pino } from 'pino';
 import { EmptyDocsFolderError, type IngestionResult, ingestSite } from '../../ingest/ingest-site.ts';
+import { recoverInterruptedIngestions } from '../../ingest/recover-interrupted-ingestions.ts';
 import { startInstanceLifecycle } from '../../recovery/instance-lifecycle.ts';
 import { GitCommandError } from '../../sources/git.ts';
 import { ingestGitSite } from '../../sources/git-ingestion.ts';
@@ -17,6 +18,7 @@ import {
   withStorage,
 } from '../context.ts';
 import { cliGitWorkspace } from '../git-options.ts';
+import { settleIfInterrupted } from '../interruption.ts';
 import { progressBar } from '../progress.ts';
 
 interface IngestCliOptions {
@@ -58,10 +60,22 @@ export function registerIngest(program: Command): void {
           allowEmpty: options.allowEmpty === true,
           ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
         };
-        const run: Promise<IngestionResult & { commit?: string }> = git
-          ? ingestGitSite(storage, cliGitWorkspace(globals), site.id, ingestOptions)
-          : ingestSite(storage, site.id, folder as string, ingestOptions);
-        const result = await run
+        // Ctrl-C marks the job failed now, as the next process on the database would once this one is
+        // gone: until then it showed `in_progress`, to the console and the admin API too.
+        const settle = async () => {
+          progress.stop();
+          await lifecycle.stop();
+          await recoverInterruptedIngestions(storage, [lifecycle.instance.id]);
+        };
+        const run = (): Promise<IngestionResult & { commit?: string }> =>
+          git
+            ? ingestGitSite(storage, cliGitWorkspace(globals), site.id, ingestOptions)
+            : ingestSite(storage, site.id, folder as string, ingestOptions);
+        const result = await settleIfInterrupted(
+          settle,
+          'the ingestion was marked failed; the site still serves its last completed ingestion',
+          run,
+        )
           .catch((error: unknown) => {
             // The job row says so too; the operator gets git's words without a stack.
             if (

@@ -7,7 +7,11 @@ import { GitCommandError } from '../../sources/git.ts';
 import { getGitSource } from '../../sources/git-sources.ts';
 import { GitSourceError } from '../../sources/git-url.ts';
 import { createApiKey } from '../../tenancy/api-keys.ts';
-import { bootstrapSite } from '../../tenancy/bootstrap-site.ts';
+import {
+  type BootstrappedSite,
+  bootstrapSite,
+  removeBootstrappedSite,
+} from '../../tenancy/bootstrap-site.ts';
 import {
   baseUrlSchema,
   DomainTakenError,
@@ -24,6 +28,7 @@ import {
   withStorage,
 } from '../context.ts';
 import { cliGitWorkspace, parseGitCliOptions } from '../git-options.ts';
+import { settleIfInterrupted } from '../interruption.ts';
 import { progressBar } from '../progress.ts';
 
 interface InitOptions {
@@ -100,23 +105,37 @@ export function registerInit(program: Command): void {
           // Registered like a server (as `ingest` is), so a run killed midway leaves a job a live
           // process marks failed.
           const lifecycle = await startInstanceLifecycle(storage, pino({ level: 'warn' }, destination(2)));
-          try {
-            const result = await bootstrapSite(storage, {
-              domain: domain.data,
-              ...source,
-              ...(name?.data ? { siteName: name.data } : {}),
-              baseUrl: baseUrl?.data ?? null,
-              ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
-              refuseEmpty: options.allowEmpty !== true,
-              instanceId: lifecycle.instance.id,
-            }).finally(() => lifecycle.stop());
+          // Ctrl-C before the keys are printed deletes what was made, as a failure does: left behind,
+          // the keyless site would make the same `init` refuse its domain as taken.
+          let created: BootstrappedSite | undefined;
+          const undo = async () => {
             progress.stop();
-            // The organization's first admin key: the admin API needs one, and only the CLI can make it.
-            const admin = await createApiKey(storage, {
-              organizationId: result.organization.id,
-              siteId: null,
-              kind: 'admin',
-              name: 'init',
+            await lifecycle.stop();
+            if (created) await removeBootstrappedSite(storage, created, source.git?.workspace);
+          };
+          try {
+            const { result, admin } = await settleIfInterrupted(undo, 'nothing was created', async () => {
+              const result = await bootstrapSite(storage, {
+                domain: domain.data,
+                ...source,
+                ...(name?.data ? { siteName: name.data } : {}),
+                baseUrl: baseUrl?.data ?? null,
+                ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+                refuseEmpty: options.allowEmpty !== true,
+                instanceId: lifecycle.instance.id,
+                onCreated: (site) => {
+                  created = site;
+                },
+              }).finally(() => lifecycle.stop());
+              progress.stop();
+              // The organization's first admin key: the admin API needs one, and only the CLI can make it.
+              const admin = await createApiKey(storage, {
+                organizationId: result.organization.id,
+                siteId: null,
+                kind: 'admin',
+                name: 'init',
+              });
+              return { result, admin };
             });
             if (globals.json) {
               printJson({

@@ -34,10 +34,15 @@ function planId(value: string): string {
   return value;
 }
 
+/**
+ * Digits only: `Number` reads an empty string (a shell variable that was not set) as 0, which set a
+ * plan's monthly credits to none, and reads `1e3`, `0x10` or ` 5 ` as numbers nobody typed.
+ */
 function nonNegativeInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 0) throw new CliError(`${flag} must be a whole number of 0 or more`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
+    throw new CliError(`${flag} must be a whole number of 0 or more (got "${value}")`);
   return n;
 }
 
@@ -69,6 +74,8 @@ export function registerOrgs(program: Command): void {
       await withStorage(globals, async (storage) => {
         const rows = await listOrganizations(storage);
         if (globals.json) printJson({ organizations: rows.map(organizationView) });
+        // As `sites list` and `keys list` say it: an empty output read as a command that did nothing.
+        else if (rows.length === 0) process.stdout.write('No organizations.\n');
         else for (const o of rows) process.stdout.write(`${o.id}  ${o.name}  plan ${o.plan}\n`);
       });
     });

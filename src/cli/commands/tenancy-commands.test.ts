@@ -169,6 +169,18 @@ describe('docent keys / sites / usage / orgs / plans', () => {
     }
   });
 
+  it('says so when there is no organization, as sites list and keys list do', async () => {
+    const empty = await createTestDatabase('sqlite');
+    try {
+      expect(await runCliInProcess(empty.url, 'orgs', 'list')).toBe('No organizations.\n');
+      expect(JSON.parse(await runCliInProcess(empty.url, '--json', 'orgs', 'list'))).toEqual({
+        organizations: [],
+      });
+    } finally {
+      await empty.drop();
+    }
+  });
+
   it('shows organizations in --json with camelCase keys, as every other command does', async () => {
     const created = JSON.parse(await run('--json', 'orgs', 'create', '--name', 'Camel'));
     const expected = {
@@ -195,6 +207,16 @@ describe('docent keys / sites / usage / orgs / plans', () => {
       orgRequestsPerHour: 10_000,
     });
     await expect(run('plans', 'set', 'team', '--credit-cost', '0')).rejects.toThrow(CliError);
+    // Only digits: an unset shell variable ('') is not 0 credits, nor is 1e3 a thousand.
+    for (const value of ['', ' ', '1e3', '0x10', ' 5', '-1', '1.5'])
+      for (const flag of ['--monthly-credits', '--overage-cap', '--credit-cost'])
+        await expect(run('plans', 'set', 'team', flag, value)).rejects.toThrow(
+          `${flag} must be a whole number of 0 or more (got "${value}")`,
+        );
+    expect(await getOrganizationPlan(db.storage, orgId)).toMatchObject({
+      monthlyCredits: 500,
+      overageCap: 100,
+    });
     await expect(run('orgs', 'set-plan', orgId, 'nope')).rejects.toThrow(/No plan/);
     // Empty names and ids (an unset shell variable) are refused, nothing created.
     await expect(run('plans', 'set', '', '--monthly-credits', '5')).rejects.toThrow(
