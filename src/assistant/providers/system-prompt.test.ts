@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { RetrievedSource } from '../builtin-answerer.ts';
 import { MIN_RETRIEVAL_STRENGTH } from '../retrieval-strength.ts';
-import { buildSystemPrompt, WEAK_RETRIEVAL_NOTE } from './system-prompt.ts';
+import {
+  buildSystemPrompt,
+  MAX_PROMPT_CONTEXT_CHARS,
+  MAX_PROMPT_EXCERPT_CHARS,
+  WEAK_RETRIEVAL_NOTE,
+} from './system-prompt.ts';
 
 const sources: RetrievedSource[] = [
   {
@@ -67,5 +72,38 @@ describe('buildSystemPrompt', () => {
     expect(strong).not.toContain(WEAK_RETRIEVAL_NOTE);
     // Sources that carry no coverage (not from Docent's search) are not judged.
     expect(buildSystemPrompt({ siteName: 'Acme', sources, context: [] })).not.toContain(WEAK_RETRIEVAL_NOTE);
+  });
+
+  it('gives a model at most its budgets of excerpts and page context, the best excerpts first', () => {
+    const long = (id: number, chars: number): RetrievedSource => ({
+      id: String(id),
+      pageTitle: `Page ${id}`,
+      headings: [],
+      url: `/p${id}`,
+      text: `${id}:${'x'.repeat(chars)}`,
+      score: 1 / id,
+    });
+    // retrievalPageSize 50 of long chunks: what fits, in rank order, and a short one after a skipped one.
+    const many = [
+      long(1, 19_000),
+      long(2, 19_000),
+      long(3, 19_000),
+      long(4, 19_000),
+      long(5, 100),
+      ...Array.from({ length: 45 }, (_, i) => long(i + 6, 19_000)),
+    ];
+    const context = [1, 2, 3].map((n) => ({
+      type: 'textSelection' as const,
+      value: String(n).repeat(15_000),
+    }));
+    const prompt = buildSystemPrompt({ siteName: 'Acme', sources: many, context });
+    const cited = [...prompt.matchAll(/^\[(\d+)\] Page/gm)].map((m) => Number(m[1]));
+    expect(cited).toEqual([1, 2, 3, 5]);
+    expect(prompt).toContain('1'.repeat(15_000));
+    expect(prompt).toContain('2'.repeat(15_000));
+    // The third selection is cut to what was left of the budget, and says so.
+    expect(prompt).toContain(`<<<\n${'3'.repeat(MAX_PROMPT_CONTEXT_CHARS - 30_000)} …\n>>>`);
+    expect(prompt).not.toContain('3'.repeat(MAX_PROMPT_CONTEXT_CHARS - 30_000 + 1));
+    expect(prompt.length).toBeLessThan(MAX_PROMPT_EXCERPT_CHARS + MAX_PROMPT_CONTEXT_CHARS + 5_000);
   });
 });

@@ -18,6 +18,19 @@ export interface SystemPromptInput {
 }
 
 /**
+ * Characters of docs excerpts a model is given per answer. The default five excerpts (about 2,500
+ * characters each) are far below it; 50 (`retrievalPageSize`'s most) of up to 20,000 characters each made
+ * one question a million characters, past every model's context window. The best excerpts come first;
+ * one that would pass it is left out (a shorter one after it may still fit).
+ */
+export const MAX_PROMPT_EXCERPT_CHARS = 60_000;
+/**
+ * Characters of the page context (the reader's selections) a model is given: the request allows 20
+ * items of 20,000 characters. Items past it are cut to what is left, then left out.
+ */
+export const MAX_PROMPT_CONTEXT_CHARS = 40_000;
+
+/**
  * The system prompt of a real model. The excerpts carry the same numbers as the `h:` source parts, so a
  * `[2]` in the answer is the page the stream cites as source `2`; the route keeps only cited ones.
  */
@@ -51,10 +64,16 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   }
   if (input.currentPath) parts.push(`The reader is on the page ${oneLine(input.currentPath)}.`);
   if (input.context.length > 0) {
-    const items = input.context.map(
-      (item) =>
-        `${item.type === 'code' ? 'Code' : 'Text'} the reader selected:\n<<<\n${item.value.replaceAll('>>>', '> > >')}\n>>>`,
-    );
+    const items: string[] = [];
+    let left = MAX_PROMPT_CONTEXT_CHARS;
+    for (const item of input.context) {
+      if (left <= 0) break;
+      const value = item.value.length > left ? `${item.value.slice(0, left)} …` : item.value;
+      left -= item.value.length;
+      items.push(
+        `${item.type === 'code' ? 'Code' : 'Text'} the reader selected:\n<<<\n${value.replaceAll('>>>', '> > >')}\n>>>`,
+      );
+    }
     parts.push(`Page context:\n${items.join('\n\n')}`);
   }
   if (input.sources.length === 0) {
@@ -62,10 +81,16 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
       "Documentation excerpts: none matched this question. Tell the reader the documentation doesn't cover it.",
     );
   } else {
-    const excerpts = input.sources.map((source) => {
+    const excerpts: string[] = [];
+    let left = MAX_PROMPT_EXCERPT_CHARS;
+    for (const source of input.sources) {
       const title = [source.pageTitle, ...source.headings].map(oneLine).join(' › ');
-      return `[${source.id}] ${title}\nURL: ${oneLine(source.url)}\n${source.text.trim()}`;
-    });
+      const excerpt = `[${source.id}] ${title}\nURL: ${oneLine(source.url)}\n${source.text.trim()}`;
+      // The best one always goes in: no chunk is longer than the budget (MAX_CHUNK_CHARS).
+      if (excerpts.length > 0 && excerpt.length > left) continue;
+      excerpts.push(excerpt);
+      left -= excerpt.length;
+    }
     parts.push(`Documentation excerpts:\n\n${excerpts.join('\n\n---\n\n')}`);
     // The built-in answerer declines on the same signal, and such an answer is stored as unanswered.
     if (isWeakRetrieval(input.sources)) parts.push(WEAK_RETRIEVAL_NOTE);
