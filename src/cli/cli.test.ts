@@ -98,6 +98,10 @@ describe.each(dialects)('the CLI on %s', { timeout: CLI_TEST_TIMEOUT }, (dialect
     expect((JSON.parse(zebra.stdout) as { metadata: { url: string } }[])[0]?.metadata.url).toMatch(
       /^http:\/\/localhost:\d+\/sites\/clidocs\/pages\/quickstart#zebra-crossing$/,
     );
+    // The query's words unquoted are one query, as quoted.
+    const unquoted = await docent([...db, '--json', 'search', '--site', 'clidocs', 'zebra', 'crossing']);
+    expect(unquoted.code, unquoted.stderr).toBe(0);
+    expect(JSON.parse(unquoted.stdout)).toEqual(JSON.parse(zebra.stdout));
 
     const key = await docent([...db, '--json', 'keys', 'create', '--site', 'clidocs']);
     expect(key.code, key.stderr).toBe(0);

@@ -11,18 +11,20 @@ export function registerSearch(program: Command): void {
   program
     .command('search')
     .description("search a site's docs")
-    .argument('<query>', 'what to search for')
+    .argument('<query...>', 'what to search for (quoted or not: the words are joined)')
     .requiredOption('--site <domain>', 'domain identifier of the site')
     .option('--version <version>', 'only pages of this version (and unversioned pages)')
     .option('--language <language>', 'only pages of this language (and pages without one)')
     .option('--limit <n>', 'number of results', '5')
     .action(
       async (
-        query: string,
+        words: string[],
         options: { site: string; version?: string; language?: string; limit: string },
         command: Command,
       ) => {
         const globals = command.optsWithGlobals<GlobalOptions>();
+        // `search --site acme rotate api keys` unquoted was refused ("too many arguments").
+        const query = words.join(' ');
         const limit = Number(options.limit);
         if (!Number.isInteger(limit) || limit < 1 || limit > MAX_CLI_SEARCH_LIMIT) {
           throw new CliError(`--limit must be an integer from 1 to ${MAX_CLI_SEARCH_LIMIT}`);
