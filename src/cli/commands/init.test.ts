@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERRUPTED_INGESTION_ERROR } from '../../ingest/recover-interrupted-ingestions.ts';
 import { startInstanceLifecycle } from '../../recovery/instance-lifecycle.ts';
 import { createOrganization } from '../../tenancy/organizations.ts';
+import { createSite } from '../../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../../testing/databases.ts';
 import { repoRoot } from '../../testing/paths.ts';
 import { runCliInProcess } from '../../testing/run-cli-in-process.ts';
@@ -97,6 +98,21 @@ describe.each(dialects)('docent init --base-url on %s', (dialect) => {
     } finally {
       fs.rmSync(named, { recursive: true, force: true });
     }
+  });
+
+  it('says how to go on when the site is there without keys (an init killed before printing them)', async () => {
+    const org = await createOrganization(db.storage, { name: 'killed init' });
+    await createSite(db.storage, { organizationId: org.id, domain: 'keyless', docsDir: docs });
+    const attempt = runCliInProcess(db.url, 'init', '--site', 'keyless', '--docs', docs);
+    await expect(attempt).rejects.toThrow(
+      'Site "keyless" already exists but has no keys (an init stopped before it printed them?): make one with ' +
+        '"keys create --site keyless", or delete the site with "sites delete keyless --yes" and run init again',
+    );
+    // With a key, it is a site in use: only the way to update it.
+    await runCliInProcess(db.url, 'keys', 'create', '--site', 'keyless');
+    await expect(runCliInProcess(db.url, 'init', '--site', 'keyless', '--docs', docs)).rejects.toThrow(
+      'Site "keyless" already exists; use "ingest <dir> --site keyless" to update it',
+    );
   });
 
   it('refuses docs with no pages, creating nothing, unless --allow-empty', async () => {

@@ -6,7 +6,7 @@ import { startInstanceLifecycle } from '../../recovery/instance-lifecycle.ts';
 import { GitCommandError } from '../../sources/git.ts';
 import { getGitSource } from '../../sources/git-sources.ts';
 import { GitSourceError } from '../../sources/git-url.ts';
-import { createApiKey } from '../../tenancy/api-keys.ts';
+import { createApiKey, listApiKeys } from '../../tenancy/api-keys.ts';
 import {
   type BootstrappedSite,
   bootstrapSite,
@@ -99,6 +99,14 @@ export function registerInit(program: Command): void {
             const update = (await getGitSource(storage, existing.id))
               ? `ingest --site ${domain.data}`
               : `ingest <dir> --site ${domain.data}`;
+            // An init killed outright (SIGKILL, a power cut) leaves its site without keys: say how to go on.
+            const keys = await listApiKeys(storage, existing.organization_id, { siteId: existing.id });
+            if (keys.length === 0)
+              throw new CliError(
+                `Site "${domain.data}" already exists but has no keys (an init stopped before it printed them?): ` +
+                  `make one with "keys create --site ${domain.data}", or delete the site with ` +
+                  `"sites delete ${domain.data} --yes" and run init again`,
+              );
             throw new CliError(`Site "${domain.data}" already exists; use "${update}" to update it`);
           }
           const progress = progressBar('Ingesting', !globals.json);
