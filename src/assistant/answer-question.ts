@@ -53,8 +53,6 @@ import {
   type ThreadMessage,
 } from './threads.ts';
 
-export { MAX_HISTORY_CHARS, MAX_HISTORY_MESSAGES } from './model-history.ts';
-
 /** The reader's connection, as far as an answer cares: gone means stop. */
 export interface ReaderGone {
   readonly aborted: boolean;

@@ -10,6 +10,7 @@ import { getStemmer } from '../search/stemmer.ts';
 import {
   CJK_FUNCTION_WORDS,
   RTL_FUNCTION_WORDS,
+  SWAPPED_QUESTION_WORDS,
   stopWordsFor,
   UNMARKED_CONTRACTIONS,
 } from '../search/stop-words.ts';
@@ -27,7 +28,7 @@ const STOP_WORDS = new Set(
   this those through to too under until up us use used uses using very via want was way we well were what
   when where whether which while who whom whose why will with within without would yes yet you your yours
   explain describe difference different possible able many two three four five several
-  isn aren wasn weren don doesn didn won wont can cannot couldn shouldn haven hasn ${UNMARKED_CONTRACTIONS}`
+  isn aren wasn weren don doesn didn won wont can cannot couldn shouldn haven hasn ${UNMARKED_CONTRACTIONS} ${SWAPPED_QUESTION_WORDS}`
     .split(/\s+/)
     .filter((w) => w.length > 0),
 );

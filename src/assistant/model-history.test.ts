@@ -53,6 +53,11 @@ describe('the conversation a model is given', () => {
     expect(modelHistory(turns)).toEqual([q('And then?')]);
   });
 
+  it('gives the question alone after an answer longer than MAX_HISTORY_CHARS', () => {
+    const turns = [q('How do I rotate keys?'), a('x'.repeat(MAX_HISTORY_CHARS + 1)), q('And then?')];
+    expect(modelHistory(turns)).toEqual([q('And then?')]);
+  });
+
   it('keeps many long answers only as far as they fit', () => {
     const history = modelHistory([...pairs(20, 10_000), q('Next?')]);
     const before = history.slice(0, -1);

@@ -10,8 +10,10 @@ export const MAX_HISTORY_MESSAGES = 40;
  * The count alone bounds nothing: 20 stored questions of 64,000 characters made every later follow-up
  * in the thread a prompt of 1.3 million characters, past any model's context window, so the thread
  * failed for good. This keeps ordinary chats whole (20 answers of a few thousand characters) and the
- * previous question and answer even when that question was as long as one may be (64,000), and leaves
- * room for the question (as long) and the excerpts in a 128k-token window.
+ * previous question and answer even when that question was as long as one may be (64,000) with an answer
+ * of up to 36,000, and leaves room for the question (as long) and the excerpts in a 128k-token window.
+ * Turns are kept whole or not at all: after an answer past 100,000 characters (one may reach
+ * `MAX_ANSWER_CHARS`, 256,000) the model is given the question alone.
  */
 export const MAX_HISTORY_CHARS = 100_000;
 

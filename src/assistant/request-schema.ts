@@ -156,6 +156,11 @@ export function contentWithinLimit(
   });
 }
 
+/** A v1 message's question as it is read: its text parts, else its `content`, trimmed. */
+export function messageText(message: { content: string; parts: readonly { type: string }[] }): string {
+  return (textOfParts(message.parts) || message.content).trim();
+}
+
 /** A message's text as it is read: its non-empty text parts, joined by line breaks. */
 export function textOfParts(parts: readonly { type: string }[]): string {
   const texts: string[] = [];
@@ -248,11 +253,7 @@ export const assistantRequestSchema = z
     const last = body.messages.at(-1);
     // A blank question asks nothing: a real model refused it (Anthropic: "text content blocks must be
     // non-empty"), which the reader saw as a 503, and v2 refuses it with a 400 too.
-    if (
-      lastMessageFromUser(body, ctx) &&
-      last !== undefined &&
-      (textOfParts(last.parts) || last.content).trim() === ''
-    )
+    if (lastMessageFromUser(body, ctx) && last !== undefined && messageText(last) === '')
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
         path: ['messages', body.messages.length - 1, 'content'],

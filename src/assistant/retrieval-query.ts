@@ -1,4 +1,4 @@
-import { type ContextItem, type RequestMessage, textOfParts } from './request-schema.ts';
+import { type ContextItem, messageText, type RequestMessage } from './request-schema.ts';
 import { smallTalk } from './small-talk.ts';
 import type { Turn } from './start-answer.ts';
 
@@ -30,10 +30,6 @@ const THE_THING_BEFORE = /^(?:what|how|where|when|why|who)(?:'s|\s+(?:is|are))\s
 
 /** How much of each context item joins the query: enough to sharpen it, not enough to drown it. */
 const CONTEXT_QUERY_CHARS = 300;
-
-export function messageText(message: RequestMessage): string {
-  return (textOfParts(message.parts) || message.content).trim();
-}
 
 /** Whether a question leans on the one before it: short ("and on Windows?"), or referring back to it. */
 function followsUp(question: string): boolean {

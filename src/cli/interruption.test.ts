@@ -12,6 +12,8 @@ import { settleIfInterrupted } from './interruption.ts';
 describe('settleIfInterrupted', () => {
   it('settles once on Ctrl-C, then exits 130; a second Ctrl-C exits at once', async () => {
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const listening = () => [process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')];
+    const before = listening();
     try {
       const exit = vi.fn();
       let finishSettling = () => {};
@@ -42,11 +44,15 @@ describe('settleIfInterrupted', () => {
       expect(outcome).not.toHaveBeenCalled();
 
       process.emit('SIGINT');
+      expect(exit).toHaveBeenCalledTimes(1);
       expect(exit).toHaveBeenCalledWith(130);
       finishSettling();
       await new Promise((resolve) => setTimeout(resolve, 10));
       expect(settle).toHaveBeenCalledTimes(1);
       expect(stderr).toHaveBeenCalledWith('docent: interrupted: undone\n');
+      // Settled, its handlers are gone: left installed, they swallowed every later Ctrl-C of a process
+      // whose `exit` returns (this test's).
+      expect(listening()).toEqual(before);
     } finally {
       stderr.mockRestore();
     }

@@ -31,10 +31,18 @@ export async function settleIfInterrupted<T>(
             `docent: interrupted, and could not settle the work in progress: ${error instanceof Error ? error.message : String(error)}\n`,
           ),
       )
-      .finally(() => exit(EXIT_STATUS[signal]));
+      .finally(() => {
+        // process.exit never returns, but an `exit` that does (a test's) must leave Ctrl-C to its process.
+        stopListening();
+        exit(EXIT_STATUS[signal]);
+      });
   };
   const onInt = () => onSignal('SIGINT');
   const onTerm = () => onSignal('SIGTERM');
+  const stopListening = () => {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  };
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   // Once interrupted, the work's outcome (often a failure `settle` caused) is not reported: `exit` ends
@@ -47,7 +55,6 @@ export async function settleIfInterrupted<T>(
     if (interrupted) return await never;
     throw error;
   } finally {
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
+    stopListening();
   }
 }

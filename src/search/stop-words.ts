@@ -37,10 +37,10 @@ vor war was wie wir wird wo zu zum zur wie warum welche welcher welches`;
  * Question words typed with two letters swapped ("waht models are supported", "hwo do I …"). Most are
  * too short for typo matching (search-index.ts tries words of 5 letters or more), so each was a word no
  * page has, the rarest of all: "waht models are supported" ranked the repository-instructions section
- * above "Choose a model". Stop words of every list, with the contractions below. Adding them moved
+ * above "Choose a model". Stop words of every list, as the contractions below are. Adding them moved
  * analyze.ts `ANALYZER_VERSION` to 8.
  */
-const SWAPPED_QUESTION_WORDS = 'waht whta hwo wehre whcih';
+export const SWAPPED_QUESTION_WORDS = 'waht whta hwo wehre whcih';
 
 /**
  * Contractions typed without their apostrophe ("whats the default port", "it doesnt start"): readers
@@ -50,7 +50,7 @@ const SWAPPED_QUESTION_WORDS = 'waht whta hwo wehre whcih';
  * analyze.ts `ANALYZER_VERSION` to 2: analyses stored before hold them and the word pairs around them.
  */
 export const UNMARKED_CONTRACTIONS = `whats hows wheres whos whens whys thats theres doesnt didnt cant isnt
-arent wasnt werent wont wouldnt shouldnt couldnt hasnt havent hadnt ive youre theyre ${SWAPPED_QUESTION_WORDS}`;
+arent wasnt werent wont wouldnt shouldnt couldnt hasnt havent hadnt ive youre theyre`;
 
 /**
  * Chinese and Japanese function words and question words, as Intl.Segmenter cuts them ("配置文件在哪里" →
@@ -73,14 +73,17 @@ export const RTL_FUNCTION_WORDS = `في من إلى على عن مع هل كيف
 const toSet = (...lists: string[]): ReadonlySet<string> =>
   new Set(lists.flatMap((words) => words.split(/\s+/)).filter(Boolean));
 
-const ENGLISH_SET = toSet(ENGLISH, UNMARKED_CONTRACTIONS, CJK_FUNCTION_WORDS, RTL_FUNCTION_WORDS);
+/** Words of no one language's list that every list holds. */
+const IN_EVERY_LIST = [UNMARKED_CONTRACTIONS, SWAPPED_QUESTION_WORDS, CJK_FUNCTION_WORDS, RTL_FUNCTION_WORDS];
+
+const ENGLISH_SET = toSet(ENGLISH, ...IN_EVERY_LIST);
 
 const BY_STEMMER: Record<string, ReadonlySet<string>> = {
   english: ENGLISH_SET,
-  spanish: toSet(SPANISH, ENGLISH, UNMARKED_CONTRACTIONS, CJK_FUNCTION_WORDS, RTL_FUNCTION_WORDS),
-  portuguese: toSet(PORTUGUESE, ENGLISH, UNMARKED_CONTRACTIONS, CJK_FUNCTION_WORDS, RTL_FUNCTION_WORDS),
-  french: toSet(FRENCH, ENGLISH, UNMARKED_CONTRACTIONS, CJK_FUNCTION_WORDS, RTL_FUNCTION_WORDS),
-  german: toSet(GERMAN, ENGLISH, UNMARKED_CONTRACTIONS, CJK_FUNCTION_WORDS, RTL_FUNCTION_WORDS),
+  spanish: toSet(SPANISH, ENGLISH, ...IN_EVERY_LIST),
+  portuguese: toSet(PORTUGUESE, ENGLISH, ...IN_EVERY_LIST),
+  french: toSet(FRENCH, ENGLISH, ...IN_EVERY_LIST),
+  german: toSet(GERMAN, ENGLISH, ...IN_EVERY_LIST),
 };
 
 /**
@@ -92,7 +95,7 @@ export const stopWordsFor = (stemmer: string | null): ReadonlySet<string> =>
 
 /** Each language's own function words (without the English ones the stop lists add), by stemmer name. */
 const OWN_WORDS: Record<string, ReadonlySet<string>> = {
-  english: toSet(ENGLISH, UNMARKED_CONTRACTIONS),
+  english: toSet(ENGLISH, UNMARKED_CONTRACTIONS, SWAPPED_QUESTION_WORDS),
   spanish: toSet(SPANISH),
   portuguese: toSet(PORTUGUESE),
   french: toSet(FRENCH),

@@ -106,4 +106,23 @@ describe('buildSystemPrompt', () => {
     expect(prompt).not.toContain('3'.repeat(MAX_PROMPT_CONTEXT_CHARS - 30_000 + 1));
     expect(prompt.length).toBeLessThan(MAX_PROMPT_EXCERPT_CHARS + MAX_PROMPT_CONTEXT_CHARS + 5_000);
   });
+
+  it('counts the separators between excerpts in their budget', () => {
+    // Excerpts that fill the budget exactly by their own length: with the separators, the last is out.
+    const excerpt = (id: number, text: string): RetrievedSource => ({
+      id: String(id),
+      pageTitle: 'P',
+      headings: [],
+      url: '/p',
+      text,
+      score: 1,
+    });
+    const overhead = '[1] P\nURL: /p\n'.length;
+    const each = MAX_PROMPT_EXCERPT_CHARS / 4 - overhead;
+    const four = [1, 2, 3, 4].map((id) => excerpt(id, 'x'.repeat(each)));
+    const prompt = buildSystemPrompt({ siteName: 'Acme', sources: four, context: [] });
+    const body = prompt.slice(prompt.indexOf('[1] P'), prompt.indexOf('x\n', prompt.lastIndexOf('[')) + 1);
+    expect([...prompt.matchAll(/^\[(\d+)\] P$/gm)].map((m) => Number(m[1]))).toEqual([1, 2, 3]);
+    expect(body.length).toBeLessThanOrEqual(MAX_PROMPT_EXCERPT_CHARS);
+  });
 });

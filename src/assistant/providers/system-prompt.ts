@@ -30,6 +30,8 @@ export const MAX_PROMPT_EXCERPT_CHARS = 60_000;
  */
 export const MAX_PROMPT_CONTEXT_CHARS = 40_000;
 
+const EXCERPT_SEPARATOR = '\n\n---\n\n';
+
 /**
  * The system prompt of a real model. The excerpts carry the same numbers as the `h:` source parts, so a
  * `[2]` in the answer is the page the stream cites as source `2`; the route keeps only cited ones.
@@ -86,12 +88,14 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     for (const source of input.sources) {
       const title = [source.pageTitle, ...source.headings].map(oneLine).join(' › ');
       const excerpt = `[${source.id}] ${title}\nURL: ${oneLine(source.url)}\n${source.text.trim()}`;
-      // The best one always goes in: no chunk is longer than the budget (MAX_CHUNK_CHARS).
-      if (excerpts.length > 0 && excerpt.length > left) continue;
+      // The best one always goes in: no chunk is longer than the budget (MAX_CHUNK_CHARS). The
+      // separator before an excerpt counts too: 50 short ones added 343 characters past the budget.
+      const cost = excerpt.length + (excerpts.length > 0 ? EXCERPT_SEPARATOR.length : 0);
+      if (excerpts.length > 0 && cost > left) continue;
       excerpts.push(excerpt);
-      left -= excerpt.length;
+      left -= cost;
     }
-    parts.push(`Documentation excerpts:\n\n${excerpts.join('\n\n---\n\n')}`);
+    parts.push(`Documentation excerpts:\n\n${excerpts.join(EXCERPT_SEPARATOR)}`);
     // The built-in answerer declines on the same signal, and such an answer is stored as unanswered.
     if (isWeakRetrieval(input.sources)) parts.push(WEAK_RETRIEVAL_NOTE);
   }

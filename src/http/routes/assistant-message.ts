@@ -1,8 +1,13 @@
 import { Hono } from 'hono';
 import type { AnswerService } from '../../assistant/answer-question.ts';
 import { coalescingWriter } from '../../assistant/answer-stream.ts';
-import { assistantRequestSchema, MAX_BODY_BYTES, retrievalOf } from '../../assistant/request-schema.ts';
-import { clientTurns, messageText } from '../../assistant/retrieval-query.ts';
+import {
+  assistantRequestSchema,
+  MAX_BODY_BYTES,
+  messageText,
+  retrievalOf,
+} from '../../assistant/request-schema.ts';
+import { clientTurns } from '../../assistant/retrieval-query.ts';
 import { assistantStreamHeaders, dataStreamSink } from '../../assistant/stream-protocol.ts';
 import type { TrustProxy } from '../../config.ts';
 import type { AppEnv } from '../app-env.ts';
