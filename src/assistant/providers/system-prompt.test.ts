@@ -105,6 +105,14 @@ describe('buildSystemPrompt', () => {
     expect(prompt).toContain(`<<<\n${'3'.repeat(MAX_PROMPT_CONTEXT_CHARS - 30_000)} …\n>>>`);
     expect(prompt).not.toContain('3'.repeat(MAX_PROMPT_CONTEXT_CHARS - 30_000 + 1));
     expect(prompt.length).toBeLessThan(MAX_PROMPT_EXCERPT_CHARS + MAX_PROMPT_CONTEXT_CHARS + 5_000);
+    // Escaping a selection's own delimiter lengthens it: the budget counts what the model reads.
+    const arrows = buildSystemPrompt({
+      siteName: 'Acme',
+      sources: [],
+      context: [{ type: 'code', value: '>>>'.repeat(13_000) }],
+    });
+    const selected = /<<<\n([^]*)\n>>>/.exec(arrows)?.[1] ?? '';
+    expect(selected).toBe(`${'> > >'.repeat(13_000).slice(0, MAX_PROMPT_CONTEXT_CHARS)} …`);
   });
 
   it('counts the separators between excerpts in their budget', () => {

@@ -70,11 +70,11 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     let left = MAX_PROMPT_CONTEXT_CHARS;
     for (const item of input.context) {
       if (left <= 0) break;
-      const value = item.value.length > left ? `${item.value.slice(0, left)} …` : item.value;
-      left -= item.value.length;
-      items.push(
-        `${item.type === 'code' ? 'Code' : 'Text'} the reader selected:\n<<<\n${value.replaceAll('>>>', '> > >')}\n>>>`,
-      );
+      // The reader's selection cannot close its own delimiter; the budget counts it as the model reads it.
+      const escaped = item.value.replaceAll('>>>', '> > >');
+      const value = escaped.length > left ? `${escaped.slice(0, left)} …` : escaped;
+      left -= escaped.length;
+      items.push(`${item.type === 'code' ? 'Code' : 'Text'} the reader selected:\n<<<\n${value}\n>>>`);
     }
     parts.push(`Page context:\n${items.join('\n\n')}`);
   }
