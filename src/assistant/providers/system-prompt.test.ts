@@ -111,7 +111,7 @@ describe('buildSystemPrompt', () => {
       sources: [],
       context: [{ type: 'code', value: '>>>'.repeat(13_000) }],
     });
-    const selected = /<<<\n([^]*)\n>>>/.exec(arrows)?.[1] ?? '';
+    const selected = /<<<\n([\s\S]*)\n>>>/.exec(arrows)?.[1] ?? '';
     expect(selected).toBe(`${'> > >'.repeat(13_000).slice(0, MAX_PROMPT_CONTEXT_CHARS)} …`);
   });
 
