@@ -9,5 +9,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // A poll waits on a server and a browser sharing two cores with another test file; its default
+    // second failed a widget test on a loaded CI machine. A poll that passes returns as soon as it does.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
