@@ -543,6 +543,56 @@ describe('page parsing', () => {
     expect(text(page(site, 'docs/config'))).toContain('TOML\n\nSet `region` in `rocket.toml`.');
   });
 
+  it('reads VitePress containers as the site shows them, with no `:::` left in the text', async () => {
+    // As VitePress 1.6.4 renders them: the title, then the body as paragraphs of its own.
+    const body = [
+      'In 2024 the obsidian scheduler replaced the old cron runner.',
+      '',
+      '::: tip Pro tip',
+      'The tangerine flag speeds up the walrus bundle by half.',
+      ':::',
+      '',
+      '::: details Click to see the hidden details',
+      'The lighthouse index rebuilds nightly.',
+      ':::',
+    ].join('\n');
+    const site = await loadDocsFolder(
+      fixture({
+        '.vitepress/config.mts': 'export default { title: "Acme" };\n',
+        'guide/setup.md': md('Setup', body),
+      }),
+    );
+    const t = text(page(site, 'guide/setup.html'));
+    expect(t).toContain('Pro tip:\nThe tangerine flag speeds up the walrus bundle by half.');
+    expect(t).toContain('Click to see the hidden details:\nThe lighthouse index rebuilds nightly.');
+    expect(t).not.toContain(':::');
+  });
+
+  it('reads Starlight asides as directives, as Starlight parses them', async () => {
+    // As Starlight 0.36.3 (Astro 5.18) renders them: `<aside aria-label="Pro tip">` around the body.
+    const body = [
+      'Intro.',
+      '',
+      ':::tip[Pro tip]',
+      'The tangerine flag speeds up the walrus bundle by half.',
+      ':::',
+      '',
+      ':::caution',
+      'The lighthouse index rebuilds nightly.',
+      ':::',
+    ].join('\n');
+    const site = await loadDocsFolder(
+      fixture({
+        'astro.config.mjs': "export default { integrations: [starlight({ title: 'Acme' })] };\n",
+        'src/content/docs/guides/setup.md': md('Setup', body),
+      }),
+    );
+    const t = text(page(site, 'guides/setup'));
+    expect(t).toContain('Pro tip\n\nThe tangerine flag speeds up the walrus bundle by half.');
+    expect(t).toContain('The lighthouse index rebuilds nightly.');
+    expect(t).not.toContain(':::');
+  });
+
   it('falls back to Markdown on invalid MDX, warning with file and line', async () => {
     const root = fixture({
       'bad.mdx': '---\ntitle: Bad\n---\n\nFine line.\n\nBroken <Tag attr={ here\n\nStill here.\n',

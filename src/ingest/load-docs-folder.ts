@@ -220,7 +220,12 @@ export const streamDocsFolder = async (
     indexHidden,
     analyze: options.analyze ?? false,
     ...(openapi ? { openapiSpecs: openapi.specs } : {}),
-    ...(summary.kind === 'docusaurus' || summary.kind === 'mkdocs' ? { syntax: summary.kind } : {}),
+    ...(summary.kind === 'docusaurus' ||
+    summary.kind === 'starlight' ||
+    summary.kind === 'mkdocs' ||
+    summary.kind === 'vitepress'
+      ? { syntax: summary.kind }
+      : {}),
     ...(navigation?.anchors
       ? { anchors: navigation.anchors }
       : summary.kind === 'docusaurus' || summary.kind === 'mkdocs' || summary.kind === 'vitepress'

@@ -11,6 +11,7 @@ import {
   escapeDocusaurusHeadingIds,
   rewriteDocusaurusAdmonitionTitles,
   rewriteMkDocsBlocks,
+  rewriteVitePressContainers,
 } from './frameworks/framework-blocks.ts';
 import type { Warning } from './types.ts';
 
@@ -40,15 +41,17 @@ const markdownProcessor = unified()
   .use(remarkFrontmatter, ['yaml'])
   .use(remarkGfmTables)
   .freeze();
-// Docusaurus parses its pages with remark-directive: `:::tip[Title]` … `:::` admonitions are directives.
-const docusaurusMdxProcessor = mdxProcessor().use(remarkDirective).freeze();
-const docusaurusMarkdownProcessor = markdownProcessor().use(remarkDirective).freeze();
+// Docusaurus and Starlight parse their pages with remark-directive: `:::tip[Title]` … `:::` admonitions
+// (Starlight's asides) are directives.
+const directiveMdxProcessor = mdxProcessor().use(remarkDirective).freeze();
+const directiveMarkdownProcessor = markdownProcessor().use(remarkDirective).freeze();
 
 /**
  * A docs framework's own block syntax, read as that framework reads it: `docusaurus` (admonitions as
- * remark-directive containers), `mkdocs` (Material's admonitions and content tabs); framework-blocks.ts.
+ * remark-directive containers), `starlight` (asides, the same directives), `mkdocs` (Material's
+ * admonitions and content tabs), `vitepress` (its `:::` containers); framework-blocks.ts.
  */
-export type PageSyntax = 'docusaurus' | 'mkdocs';
+export type PageSyntax = 'docusaurus' | 'starlight' | 'mkdocs' | 'vitepress';
 
 export interface ParsedSource {
   tree: Root;
@@ -88,9 +91,12 @@ export const parseSource = (
       ? rewriteMkDocsBlocks(written)
       : syntax === 'docusaurus'
         ? rewriteDocusaurusAdmonitionTitles(escapeDocusaurusHeadingIds(written))
-        : written;
-  const mdxParser = syntax === 'docusaurus' ? docusaurusMdxProcessor : mdxProcessor;
-  const markdownParser = syntax === 'docusaurus' ? docusaurusMarkdownProcessor : markdownProcessor;
+        : syntax === 'vitepress'
+          ? rewriteVitePressContainers(written)
+          : written;
+  const directives = syntax === 'docusaurus' || syntax === 'starlight';
+  const mdxParser = directives ? directiveMdxProcessor : mdxProcessor;
+  const markdownParser = directives ? directiveMarkdownProcessor : markdownProcessor;
   let tree: Root | null = null;
   let mdx = false;
   if (/\.mdx$/i.test(file)) {

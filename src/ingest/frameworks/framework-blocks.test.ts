@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { rewriteDocusaurusAdmonitionTitles, rewriteMkDocsBlocks } from './framework-blocks.ts';
+import {
+  rewriteDocusaurusAdmonitionTitles,
+  rewriteMkDocsBlocks,
+  rewriteVitePressContainers,
+} from './framework-blocks.ts';
 
 const page = (...lines: string[]): string => lines.join('\n');
 
@@ -141,5 +145,63 @@ describe('framework block rewrites on awkward input', () => {
     // A title with a long run of spaces inside is kept whole (the pattern has no lazy part to backtrack).
     const long = `:::tip a${' '.repeat(2_000)}b   `;
     expect(rewriteDocusaurusAdmonitionTitles(long)).toBe(`:::tip[a${' '.repeat(2_000)}b]`);
+  });
+});
+
+// Cases as VitePress 1.6.4 renders them (`vitepress build`): `::: tip Pro tip` shows the title "Pro tip",
+// `::: warning` its default title, `::: details Click me {open}` the summary "Click me", and
+// `::: code-group` only tabs over its fences.
+describe('rewriteVitePressContainers', () => {
+  it('turns a container into its title and body, line for line, the closing line blank', () => {
+    const source = page(
+      'In 2024 the scheduler changed.',
+      '',
+      '::: tip Pro tip',
+      'The tangerine flag speeds up the bundle.',
+      ':::',
+      '',
+      '::: details Click me {open}',
+      'Hidden detail.',
+      ':::',
+      '::: warning',
+      'Careful.',
+      ':::',
+    );
+    const out = rewriteVitePressContainers(source);
+    expect(out).toBe(
+      page(
+        'In 2024 the scheduler changed.',
+        '',
+        'Pro tip:',
+        'The tangerine flag speeds up the bundle.',
+        '',
+        '',
+        'Click me:',
+        'Hidden detail.',
+        '',
+        'Warning:',
+        'Careful.',
+        '',
+      ),
+    );
+    expect(out.split('\n')).toHaveLength(source.split('\n').length);
+  });
+
+  it('drops the markers of code groups, raw and v-pre, and leaves fenced code and other names alone', () => {
+    expect(
+      rewriteVitePressContainers(
+        page('::: code-group', '', '```sh [npm]', ':::', '```', '', ':::', '::: unknown', 'Text.', ':::'),
+      ),
+    ).toBe(page('', '', '```sh [npm]', ':::', '```', '', '', '::: unknown', 'Text.', ':::'));
+    expect(rewriteVitePressContainers(page('::: v-pre', '{{ raw }}', ':::'))).toBe(page('', '{{ raw }}', ''));
+  });
+
+  it('closes nested containers by their colons, and keeps CRLF line ends', () => {
+    expect(
+      rewriteVitePressContainers(
+        page(':::: details Outer', '::: tip', 'Inner.', ':::', 'Outer text.', '::::'),
+      ),
+    ).toBe(page('Outer:', 'Tip:', 'Inner.', '', 'Outer text.', ''));
+    expect(rewriteVitePressContainers('::: info Note\r\nBody.\r\n:::\r\n')).toBe('Note:\r\nBody.\r\n\r\n');
   });
 });

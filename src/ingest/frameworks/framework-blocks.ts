@@ -58,6 +58,52 @@ export function rewriteMkDocsBlocks(source: string): string {
   return rewriteMkDocsLines(source.split('\n'), 0).join('\n');
 }
 
+/**
+ * The containers VitePress registers with markdown-it-container (its `containers.ts`, 1.x): any other
+ * name after `:::` is no container, and the line stays text.
+ */
+const VITEPRESS_CONTAINER =
+  /^([ \t]*)(:{3,})[ \t]*(tip|info|warning|danger|details|raw|v-pre|code-group)(?![\w-])[ \t]*(.*?)[ \t]*(\r?)$/;
+const VITEPRESS_CLOSE = /^[ \t]*(:{3,})[ \t]*\r?$/;
+/** Containers whose title VitePress shows: the others only wrap (code tabs, raw HTML, no Vue). */
+const VITEPRESS_TITLED = new Set(['tip', 'info', 'warning', 'danger', 'details']);
+
+/**
+ * VitePress' custom containers (`::: tip Title` … `:::`, `::: details`, `::: code-group`) are
+ * markdown-it plugins no CommonMark parser reads: left as they are, `:::` and the marker line reach
+ * answers as text, and the closing `:::` joins the paragraph above it. Rewritten as what VitePress shows:
+ * the opening line becomes its title ("Title:", or the type's name when it has none; nothing for the
+ * untitled wrappers), the closing line a blank one, so the body stays its own paragraphs. A trailing
+ * attribute list (`{open}`) is markdown-it-attrs', not the title's.
+ */
+export function rewriteVitePressContainers(source: string): string {
+  if (!source.includes(':::')) return source;
+  const fences = new FenceTracker();
+  // The colons of each open container: a closing line needs at least as many (markdown-it-container).
+  const open: number[] = [];
+  return source
+    .split('\n')
+    .map((line) => {
+      if (fences.inFence(line)) return line;
+      const opening = VITEPRESS_CONTAINER.exec(line);
+      if (opening !== null) {
+        const [, indent = '', colons = '', type = '', rest = '', cr = ''] = opening;
+        open.push(colons.length);
+        if (!VITEPRESS_TITLED.has(type)) return cr;
+        const title = rest.replace(/[ \t]*\{[^{}]*\}$/, '') || type.charAt(0).toUpperCase() + type.slice(1);
+        return `${indent}${title}:${cr}`;
+      }
+      const closing = VITEPRESS_CLOSE.exec(line)?.[1];
+      const top = open.at(-1);
+      if (closing !== undefined && top !== undefined && closing.length >= top) {
+        open.pop();
+        return line.endsWith('\r') ? '\r' : '';
+      }
+      return line;
+    })
+    .join('\n');
+}
+
 /** Python-Markdown reads a tab in a line's indentation as four spaces. */
 const expandIndent = (line: string): string => {
   const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
