@@ -568,6 +568,31 @@ describe('page parsing', () => {
     expect(t).not.toContain(':::');
   });
 
+  it("indexes a VitePress home page's hero and features, titled by the hero", async () => {
+    const home = [
+      '---',
+      'layout: home',
+      'hero:',
+      '  name: Acme VP',
+      '  tagline: Fast flux capacitors for everyone',
+      'features:',
+      '  - title: Zephyr engine',
+      '    details: Powers every Acme product with the nimbus core.',
+      '---',
+      '',
+    ].join('\n');
+    const site = await loadDocsFolder(
+      fixture({ '.vitepress/config.mts': 'export default { title: "Acme" };\n', 'index.md': home }),
+    );
+    const p = page(site, 'index');
+    expect(p.title).toBe('Acme VP');
+    expect(text(p)).toContain('Fast flux capacitors for everyone');
+    expect(text(p)).toContain('Zephyr engine: Powers every Acme product with the nimbus core.');
+    // A plain Markdown folder knows no home layout: the front matter stays data.
+    const plain = await loadDocsFolder(fixture({ 'index.md': home }));
+    expect(page(plain, 'index').title).toBe('index');
+  });
+
   it('reads Starlight asides as directives, as Starlight parses them', async () => {
     // As Starlight 0.36.3 (Astro 5.18) renders them: `<aside aria-label="Pro tip">` around the body.
     const body = [

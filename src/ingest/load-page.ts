@@ -4,6 +4,7 @@ import { chunkPage } from './chunk-page.ts';
 import { containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { contentHash, type HashSubject } from './content-hash.ts';
 import { type ShareInfo, shareKey } from './duplicate-pages.ts';
+import { vitePressHome } from './frameworks/vitepress-home.ts';
 import { type AnchorStyle, withExplicitIds } from './heading-anchors.ts';
 import { importClosure, importShape, type SnippetScanCache } from './import-closure.ts';
 import { MAX_PAGE_CHUNKS } from './ingest-limits.ts';
@@ -450,6 +451,9 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       }),
       options.anchors,
     );
+    // The hero and features of a VitePress home page sit above its Markdown body.
+    const home = options.syntax === 'vitepress' ? vitePressHome(fm) : null;
+    if (home) blocks.unshift(...home.blocks);
     let reference: { title: string; description: string | null } | null = null;
     if (operation) {
       const loaded = await loadOperation(specs, operation, file);
@@ -464,6 +468,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
       frontMatterString(fm.title) ??
       frontMatterString(fm.sidebarTitle) ??
       reference?.title ??
+      home?.title ??
       firstH1 ??
       baseName(candidate.id);
     const description = frontMatterString(fm.description) ?? reference?.description ?? null;
