@@ -11,7 +11,7 @@ import {
   escapeDocusaurusHeadingIds,
   rewriteDocusaurusAdmonitionTitles,
   rewriteMkDocsBlocks,
-  rewriteVitePressContainers,
+  rewriteVitePressBlocks,
 } from './frameworks/framework-blocks.ts';
 import type { Warning } from './types.ts';
 
@@ -92,7 +92,7 @@ export const parseSource = (
       : syntax === 'docusaurus'
         ? rewriteDocusaurusAdmonitionTitles(escapeDocusaurusHeadingIds(written))
         : syntax === 'vitepress'
-          ? rewriteVitePressContainers(written)
+          ? rewriteVitePressBlocks(written)
           : written;
   const directives = syntax === 'docusaurus' || syntax === 'starlight';
   const mdxParser = directives ? directiveMdxProcessor : mdxProcessor;

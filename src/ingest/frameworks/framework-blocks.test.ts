@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   rewriteDocusaurusAdmonitionTitles,
   rewriteMkDocsBlocks,
-  rewriteVitePressContainers,
+  rewriteVitePressBlocks,
 } from './framework-blocks.ts';
 
 const page = (...lines: string[]): string => lines.join('\n');
@@ -151,7 +151,7 @@ describe('framework block rewrites on awkward input', () => {
 // Cases as VitePress 1.6.4 renders them (`vitepress build`): `::: tip Pro tip` shows the title "Pro tip",
 // `::: warning` its default title, `::: details Click me {open}` the summary "Click me", and
 // `::: code-group` only tabs over its fences.
-describe('rewriteVitePressContainers', () => {
+describe('rewriteVitePressBlocks', () => {
   it('turns a container into its title and body, line for line, the closing line blank', () => {
     const source = page(
       'In 2024 the scheduler changed.',
@@ -167,7 +167,7 @@ describe('rewriteVitePressContainers', () => {
       'Careful.',
       ':::',
     );
-    const out = rewriteVitePressContainers(source);
+    const out = rewriteVitePressBlocks(source);
     expect(out).toBe(
       page(
         'In 2024 the scheduler changed.',
@@ -189,19 +189,38 @@ describe('rewriteVitePressContainers', () => {
 
   it('drops the markers of code groups, raw and v-pre, and leaves fenced code and other names alone', () => {
     expect(
-      rewriteVitePressContainers(
+      rewriteVitePressBlocks(
         page('::: code-group', '', '```sh [npm]', ':::', '```', '', ':::', '::: unknown', 'Text.', ':::'),
       ),
     ).toBe(page('', '', '```sh [npm]', ':::', '```', '', '', '::: unknown', 'Text.', ':::'));
-    expect(rewriteVitePressContainers(page('::: v-pre', '{{ raw }}', ':::'))).toBe(page('', '{{ raw }}', ''));
+    expect(rewriteVitePressBlocks(page('::: v-pre', '{{ raw }}', ':::'))).toBe(page('', '{{ raw }}', ''));
+  });
+
+  it('reads GitHub-style alerts as their title and drops the [[toc]] marker', () => {
+    // VitePress 1.6.4 shows `> [!TIP]` with the title "TIP", `> [!WARNING] Read this first` with its own.
+    expect(
+      rewriteVitePressBlocks(
+        page(
+          '[[toc]]',
+          '',
+          '> [!TIP]',
+          '> Halves memory.',
+          '',
+          '> [!WARNING] Read this first',
+          '> Deprecated.',
+        ),
+      ),
+    ).toBe(page('', '', '> Tip:', '> Halves memory.', '', '> Read this first:', '> Deprecated.'));
+    // Inside code, as written.
+    expect(rewriteVitePressBlocks(page('```md', '> [!NOTE]', '[[toc]]', '```'))).toBe(
+      page('```md', '> [!NOTE]', '[[toc]]', '```'),
+    );
   });
 
   it('closes nested containers by their colons, and keeps CRLF line ends', () => {
     expect(
-      rewriteVitePressContainers(
-        page(':::: details Outer', '::: tip', 'Inner.', ':::', 'Outer text.', '::::'),
-      ),
+      rewriteVitePressBlocks(page(':::: details Outer', '::: tip', 'Inner.', ':::', 'Outer text.', '::::')),
     ).toBe(page('Outer:', 'Tip:', 'Inner.', '', 'Outer text.', ''));
-    expect(rewriteVitePressContainers('::: info Note\r\nBody.\r\n:::\r\n')).toBe('Note:\r\nBody.\r\n\r\n');
+    expect(rewriteVitePressBlocks('::: info Note\r\nBody.\r\n:::\r\n')).toBe('Note:\r\nBody.\r\n\r\n');
   });
 });

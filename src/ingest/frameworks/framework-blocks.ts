@@ -65,6 +65,10 @@ export function rewriteMkDocsBlocks(source: string): string {
 const VITEPRESS_CONTAINER =
   /^([ \t]*)(:{3,})[ \t]*(tip|info|warning|danger|details|raw|v-pre|code-group)(?![\w-])[ \t]*(.*?)[ \t]*(\r?)$/;
 const VITEPRESS_CLOSE = /^[ \t]*(:{3,})[ \t]*\r?$/;
+/** A GitHub-style alert's first line, `> [!TIP]` or `> [!WARNING] Title` (VitePress' `githubAlerts`). */
+const VITEPRESS_ALERT = /^([ \t]*>[ \t]?)\[!(note|tip|important|warning|caution)\][ \t]*(.*?)[ \t]*(\r?)$/i;
+/** The table of contents marker, which VitePress replaces with the page's headings. */
+const VITEPRESS_TOC = /^[ \t]*\[\[toc\]\][ \t]*(\r?)$/i;
 /** Containers whose title VitePress shows: the others only wrap (code tabs, raw HTML, no Vue). */
 const VITEPRESS_TITLED = new Set(['tip', 'info', 'warning', 'danger', 'details']);
 
@@ -74,10 +78,11 @@ const VITEPRESS_TITLED = new Set(['tip', 'info', 'warning', 'danger', 'details']
  * answers as text, and the closing `:::` joins the paragraph above it. Rewritten as what VitePress shows:
  * the opening line becomes its title ("Title:", or the type's name when it has none; nothing for the
  * untitled wrappers), the closing line a blank one, so the body stays its own paragraphs. A trailing
- * attribute list (`{open}`) is markdown-it-attrs', not the title's.
+ * attribute list (`{open}`) is markdown-it-attrs', not the title's. A GitHub-style alert's `[!TIP]`
+ * becomes its title the same way, and a `[[toc]]` line, a list of the headings, nothing.
  */
-export function rewriteVitePressContainers(source: string): string {
-  if (!source.includes(':::')) return source;
+export function rewriteVitePressBlocks(source: string): string {
+  if (!/:::|\[!|\[\[toc\]\]/i.test(source)) return source;
   const fences = new FenceTracker();
   // The colons of each open container: a closing line needs at least as many (markdown-it-container).
   const open: number[] = [];
@@ -85,6 +90,13 @@ export function rewriteVitePressContainers(source: string): string {
     .split('\n')
     .map((line) => {
       if (fences.inFence(line)) return line;
+      const toc = VITEPRESS_TOC.exec(line);
+      if (toc !== null) return toc[1] ?? '';
+      const alert = VITEPRESS_ALERT.exec(line);
+      if (alert !== null) {
+        const [, quote = '', type = '', title = '', cr = ''] = alert;
+        return `${quote}${title || type.charAt(0).toUpperCase() + type.slice(1).toLowerCase()}:${cr}`;
+      }
       const opening = VITEPRESS_CONTAINER.exec(line);
       if (opening !== null) {
         const [, indent = '', colons = '', type = '', rest = '', cr = ''] = opening;
