@@ -1,6 +1,11 @@
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { createDocsMcpServer } from './docs-mcp-server.ts';
-import type { asJsonAnswerable, guardClientMessages, invalidJsonRpc } from './mcp-client-messages.ts';
+import type {
+  asBatchReply,
+  asJsonAnswerable,
+  guardClientMessages,
+  invalidJsonRpc,
+} from './mcp-client-messages.ts';
 
 export interface McpServerModules {
   WebStandardStreamableHTTPServerTransport: typeof WebStandardStreamableHTTPServerTransport;
@@ -8,6 +13,7 @@ export interface McpServerModules {
   guardClientMessages: typeof guardClientMessages;
   invalidJsonRpc: typeof invalidJsonRpc;
   asJsonAnswerable: typeof asJsonAnswerable;
+  asBatchReply: typeof asBatchReply;
 }
 
 let loading: Promise<McpServerModules> | undefined;
@@ -27,6 +33,7 @@ export function loadMcpServer(): Promise<McpServerModules> {
     guardClientMessages: messages.guardClientMessages,
     invalidJsonRpc: messages.invalidJsonRpc,
     asJsonAnswerable: messages.asJsonAnswerable,
+    asBatchReply: messages.asBatchReply,
   }));
   return loading;
 }

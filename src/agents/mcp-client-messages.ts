@@ -94,7 +94,7 @@ export interface InvalidRequestReply {
 export function invalidJsonRpc(body: unknown): InvalidRequestReply | null {
   const messages = Array.isArray(body) ? body : [body];
   const bad = messages.findIndex((message) => !JSONRPCMessageSchema.safeParse(message).success);
-  if (bad === -1) return null;
+  if (bad === -1) return Array.isArray(body) ? invalidBatch(body as JSONRPCMessage[]) : null;
   const message: unknown = messages[bad];
   const id =
     !Array.isArray(body) && typeof message === 'object' && message !== null && 'id' in message
@@ -109,6 +109,45 @@ export function invalidJsonRpc(body: unknown): InvalidRequestReply | null {
       message: `Invalid Request${where}: not a JSON-RPC 2.0 message. Send {"jsonrpc": "2.0", "id": <string or number>, "method": "<name>", "params": {…}}, or a notification without "id".`,
     },
   };
+}
+
+/**
+ * A batch of well-formed messages the transport would mishandle: two requests under one id (it
+ * answered one of them, not as an array, and left the other running: an `ask_docs` charged and never
+ * delivered), or an `initialize` (which MCP 2025-03-26 forbids in a batch; the SDK's refusal says
+ * "only one initialization request is allowed", even of one).
+ */
+function invalidBatch(batch: JSONRPCMessage[]): InvalidRequestReply | null {
+  const seen = new Set<string>();
+  for (const message of batch) {
+    if (!isJSONRPCRequest(message)) continue;
+    const reason =
+      message.method === 'initialize'
+        ? 'initialize may not be sent in a batch: send it alone'
+        : seen.has(JSON.stringify(message.id))
+          ? `two requests of the batch have the id ${JSON.stringify(message.id)}: give each its own`
+          : null;
+    if (reason !== null)
+      return {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${reason}` },
+      };
+    seen.add(JSON.stringify(message.id));
+  }
+  return null;
+}
+
+/**
+ * The transport's answer to a batch, always an array as JSON-RPC 2.0 requires: the transport answers
+ * a batch holding a single request (the rest notifications or responses) with that one reply alone.
+ */
+export async function asBatchReply(response: Response, body: unknown): Promise<Response> {
+  if (!Array.isArray(body) || response.status !== 200) return response;
+  const reply: unknown = await response.json();
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  return Response.json(Array.isArray(reply) ? reply : [reply], { headers });
 }
 
 /**

@@ -461,6 +461,61 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     }
   });
 
+  it('refuses a batch with two requests under one id or an initialize, and answers a batch always as an array', async () => {
+    const v = { 'MCP-Protocol-Version': '2025-03-26' };
+    const ask = { name: 'ask_docs', arguments: { question: 'How do I create an access token?' } };
+    const before = await server.storage.db
+      .selectFrom('credit_ledger')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    // The transport answered the ping alone, not as an array, and left ask_docs running and charged.
+    const duplicate = await reply([call(ask), { jsonrpc: '2.0', id: 7, method: 'ping' }], v);
+    expect(duplicate.status).toBe(400);
+    expect(duplicate.body).toMatchObject({
+      id: null,
+      error: { code: -32600, message: expect.stringContaining('id 7') },
+    });
+    const after = await server.storage.db
+      .selectFrom('credit_ledger')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+    // 1 and "1" are different ids.
+    expect(
+      (
+        await reply(
+          [
+            { jsonrpc: '2.0', id: 1, method: 'ping' },
+            { jsonrpc: '2.0', id: '1', method: 'ping' },
+          ],
+          v,
+        )
+      ).status,
+    ).toBe(200);
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
+    const batched = await reply([initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }], v);
+    expect(batched.status).toBe(400);
+    expect(batched.body).toMatchObject({
+      error: { code: -32600, message: expect.stringContaining('initialize may not be sent in a batch') },
+    });
+    for (const batch of [
+      [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
+      [
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+      ],
+    ]) {
+      const one = await reply(batch, v);
+      expect(one.status).toBe(200);
+      expect(one.body).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
+    }
+  });
+
   it('serves any Accept that admits JSON (curl’s */*, application/json alone, none), and 406 one that does not', async () => {
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
     for (const accept of ['*/*', 'application/json', 'application/*', 'text/html, application/json;q=0.5']) {

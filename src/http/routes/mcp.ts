@@ -97,9 +97,8 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
     await server.connect(transport);
     mcp.guardClientMessages(transport);
     try {
-      const response = await transport.handleRequest(mcp.asJsonAnswerable(c.req.raw), {
-        parsedBody: message,
-      });
+      const answer = transport.handleRequest(mcp.asJsonAnswerable(c.req.raw), { parsedBody: message });
+      const response = await mcp.asBatchReply(await answer, message);
       // The transport's own Response: the id set on the context before the route is not on it.
       response.headers.set('X-Request-Id', c.get('requestId'));
       return response;
