@@ -260,7 +260,14 @@ const contextBody = fc.record(
 );
 
 const mcpToolCall = fc.record({
-  name: fc.constantFrom('search_docs', 'get_page', 'ask_docs', 'nope', ...PROTOTYPE_NAMES),
+  // Not always a string: the SDK alone answered a wrong-typed name or arguments -32603.
+  name: fc.oneof(
+    {
+      weight: 9,
+      arbitrary: fc.constantFrom('search_docs', 'get_page', 'ask_docs', 'nope', ...PROTOTYPE_NAMES),
+    },
+    { weight: 1, arbitrary: json },
+  ),
   arguments: fc.record(
     {
       query: question,
@@ -307,7 +314,11 @@ const mcpMessage = fc.oneof(
         'completion/complete',
         ...PROTOTYPE_NAMES,
       ),
-      params: fc.dictionary(ident, json, { maxKeys: 2 }),
+      params: fc.oneof(
+        fc.dictionary(ident, json, { maxKeys: 2 }),
+        // The fields the SDK parses inside its handlers (its -32603 before the guard), of any type.
+        fc.record({ cursor: json, task: json, level: json }, { requiredKeys: [] }),
+      ),
     },
     { requiredKeys: ['jsonrpc', 'method'] },
   ),
@@ -512,9 +523,16 @@ function violation(kind: ResponseKind, status: number, text: string): string | u
       return undefined;
     case 'json':
       return parseJson(text).ok ? undefined : `${status} with a body that is not JSON`;
-    case 'mcp':
+    case 'mcp': {
       if (status === 202 && text === '') return undefined;
-      return parseJson(text).ok ? undefined : `${status} with a body that is not JSON`;
+      const parsed = parseJson(text);
+      if (!parsed.ok) return `${status} with a body that is not JSON`;
+      // Every generated message is the client's doing: none of its mistakes is the server's -32603.
+      const replies = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+      if (replies.some((r) => (r as { error?: { code?: unknown } } | null)?.error?.code === -32603))
+        return 'a client mistake answered -32603 (internal error)';
+      return undefined;
+    }
     case 'export':
       return undefined;
   }

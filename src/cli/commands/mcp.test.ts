@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../../storage/database.ts';
 import type { TemporaryDatabase } from '../../storage/temporary-database.ts';
@@ -92,6 +93,17 @@ describe.each(dialects)('docent mcp --site (stdio) on %s', (dialect) => {
       expect(result.isError).toBe(true);
       expect(result.content[0]?.text).toMatch(/Input validation error.*NUL character \(U\+0000\)/);
     }
+  });
+
+  it('answers params of the wrong shape -32602, as over HTTP (the SDK alone says -32603)', async () => {
+    const sent = client.request(
+      { method: 'tools/call', params: { name: 5 } as unknown as { name: string } },
+      CallToolResultSchema,
+    );
+    await expect(sent).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('params.name:'),
+    });
   });
 
   it('exits on its own, with status 0, when the client closes stdin', async () => {

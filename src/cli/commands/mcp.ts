@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { destination, pino } from 'pino';
 import { askDocs } from '../../agents/ask-docs.ts';
 import { createDocsMcpServer } from '../../agents/docs-mcp-server.ts';
+import { guardClientMessages } from '../../agents/mcp-client-messages.ts';
 import { createAnswerService } from '../../assistant/answer-question.ts';
 import { createModelProvider } from '../../assistant/providers/create-model-provider.ts';
 import { DEFAULT_RETRIEVAL_PAGE_SIZE, retrievalOf } from '../../assistant/request-schema.ts';
@@ -96,6 +97,7 @@ export function registerMcp(program: Command): void {
         transport.onclose = resolve;
       });
       await server.connect(transport);
+      guardClientMessages(transport);
       logger.info({ site: site.domain }, 'MCP server on stdio');
       // The client ends the session by closing stdin.
       process.stdin.once('end', () => {

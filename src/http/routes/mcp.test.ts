@@ -396,6 +396,146 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     }
   });
 
+  /** The JSON-RPC reply to one raw message (a batch's replies as an array). */
+  const reply = async (body: unknown, headers: Record<string, string> = {}) => {
+    const response = await send(JSON.stringify(body), headers);
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const call = (params: unknown) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params });
+
+  it('answers params of the wrong shape -32602 naming the field, never -32603 (the client’s mistake)', async () => {
+    for (const [message, field] of [
+      [
+        { jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: 42 } },
+        'params.protocolVersion',
+      ],
+      [{ jsonrpc: '2.0', id: 7, method: 'initialize' }, 'params'],
+      [call(undefined), 'params'],
+      [call({}), 'params.name'],
+      [call({ name: 5 }), 'params.name'],
+      [call({ name: 'search_docs', arguments: null }), 'params.arguments'],
+      [call({ name: 'search_docs', arguments: ['rotate keys'] }), 'params.arguments'],
+      [{ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { cursor: 5 } }, 'params.cursor'],
+    ] as const) {
+      const { status, body } = await reply(message);
+      expect(status, JSON.stringify(message)).toBe(200);
+      expect(body.id).toBe(7);
+      const error = body.error as { code: number; message: string };
+      expect(error.code, JSON.stringify(message)).toBe(-32602);
+      expect(error.message).toContain(`${field}:`);
+    }
+    // In a batch, only the faulty message is refused.
+    const { body } = await reply([call({ name: 5 }), { jsonrpc: '2.0', id: 8, method: 'ping' }], {
+      'MCP-Protocol-Version': '2025-03-26',
+    });
+    expect(body).toEqual([
+      expect.objectContaining({ id: 7, error: expect.objectContaining({ code: -32602 }) }),
+      { jsonrpc: '2.0', id: 8, result: {} },
+    ]);
+  });
+
+  it('serves a task-augmented tools/call as a plain one: this server declares no tasks capability', async () => {
+    const search = { name: 'search_docs', arguments: { query: 'access token', limit: 1 } };
+    const plain = await reply(call(search));
+    const tasked = await reply(call({ ...search, task: { ttl: 60_000 } }));
+    const result = tasked.body.result as ToolResult;
+    expect(result.isError, JSON.stringify(tasked.body)).toBeFalsy();
+    expect((result.structuredContent?.results as unknown[]).length).toBe(1);
+    expect(tasked.body).toEqual(plain.body);
+  });
+
+  it('answers JSON that is not JSON-RPC -32600 Invalid Request, with the message’s id when it has one', async () => {
+    for (const [message, id] of [
+      [{ jsonrpc: '1.0', id: 3, method: 'ping' }, 3],
+      [{ id: 'a', method: 'ping' }, 'a'],
+      [{ jsonrpc: '2.0', id: 3, method: 5 }, 3],
+      [{ jsonrpc: '2.0', id: {}, method: 'ping' }, null],
+      [{ jsonrpc: '2.0', id: 3, method: 'tools/list', params: [1] }, 3],
+      [null, null],
+      ['ping', null],
+      [[{ jsonrpc: '2.0', id: 1, method: 'ping' }, 42], null],
+    ] as const) {
+      const { status, body } = await reply(message, { 'MCP-Protocol-Version': '2025-03-26' });
+      expect(status, JSON.stringify(message)).toBe(400);
+      expect(body).toMatchObject({ jsonrpc: '2.0', id, error: { code: -32600 } });
+    }
+  });
+
+  it('refuses a batch with two requests under one id or an initialize, and answers a batch always as an array', async () => {
+    const v = { 'MCP-Protocol-Version': '2025-03-26' };
+    const ask = { name: 'ask_docs', arguments: { question: 'How do I create an access token?' } };
+    const before = await server.storage.db
+      .selectFrom('credit_ledger')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    // The transport answered the ping alone, not as an array, and left ask_docs running and charged.
+    const duplicate = await reply([call(ask), { jsonrpc: '2.0', id: 7, method: 'ping' }], v);
+    expect(duplicate.status).toBe(400);
+    expect(duplicate.body).toMatchObject({
+      id: null,
+      error: { code: -32600, message: expect.stringContaining('id 7') },
+    });
+    const after = await server.storage.db
+      .selectFrom('credit_ledger')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+    // 1 and "1" are different ids.
+    expect(
+      (
+        await reply(
+          [
+            { jsonrpc: '2.0', id: 1, method: 'ping' },
+            { jsonrpc: '2.0', id: '1', method: 'ping' },
+          ],
+          v,
+        )
+      ).status,
+    ).toBe(200);
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
+    const batched = await reply([initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }], v);
+    expect(batched.status).toBe(400);
+    expect(batched.body).toMatchObject({
+      error: { code: -32600, message: expect.stringContaining('initialize may not be sent in a batch') },
+    });
+    for (const batch of [
+      [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
+      [
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+      ],
+    ]) {
+      const one = await reply(batch, v);
+      expect(one.status).toBe(200);
+      expect(one.body).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
+    }
+  });
+
+  it('serves any Accept that admits JSON (curl’s */*, application/json alone, none), and 406 one that does not', async () => {
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    for (const accept of ['*/*', 'application/json', 'application/*', 'text/html, application/json;q=0.5']) {
+      const response = await send(ping, { Accept: accept });
+      expect(response.status, accept).toBe(200);
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    }
+    const none = await fetch(`${server.baseUrl}/mcp/versioned`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: '' },
+      body: ping,
+    });
+    expect(none.status).toBe(200);
+    for (const accept of ['text/event-stream', 'text/html', 'application/json;q=0']) {
+      const refused = await send(ping, { Accept: accept });
+      expect(refused.status, accept).toBe(406);
+      expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-32000);
+    }
+  });
+
   it(`answers every ask_docs of a batch under its own request id, and refuses batches past ${MAX_MCP_BATCH_MESSAGES}`, async () => {
     const ask = { name: 'ask_docs', arguments: { question: 'How do I create an access token?' } };
     const calls = (n: number) =>

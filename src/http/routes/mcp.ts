@@ -67,9 +67,11 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
         'invalid_request',
         `A JSON-RPC batch must hold 1 to ${MAX_MCP_BATCH_MESSAGES} messages (got ${message.length})`,
       );
+    const mcp = await loadMcpServer();
+    const invalid = mcp.invalidJsonRpc(message);
+    if (invalid) return c.json(invalid, 400);
     const origin = docentUrl(c);
-    const { WebStandardStreamableHTTPServerTransport, createDocsMcpServer } = await loadMcpServer();
-    const server = createDocsMcpServer({
+    const server = mcp.createDocsMcpServer({
       site: caller.site,
       storage: deps.storage,
       search: deps.search,
@@ -88,13 +90,15 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
         logger: c.get('logger'),
       }),
     });
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new mcp.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
     await server.connect(transport);
+    mcp.guardClientMessages(transport);
     try {
-      const response = await transport.handleRequest(c.req.raw, { parsedBody: message });
+      const answer = transport.handleRequest(mcp.asJsonAnswerable(c.req.raw), { parsedBody: message });
+      const response = await mcp.asBatchReply(await answer, message);
       // The transport's own Response: the id set on the context before the route is not on it.
       response.headers.set('X-Request-Id', c.get('requestId'));
       return response;
