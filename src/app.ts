@@ -7,8 +7,9 @@ import type { RunningAnswers } from './assistant/running-answers.ts';
 import type { TrustProxy } from './config.ts';
 import type { AppEnv } from './http/app-env.ts';
 import { createAssistantAccess } from './http/assistant-access.ts';
-import { handleError, notFoundOrWrongMethod } from './http/error-handler.ts';
+import { createErrorHandler, notFoundOrWrongMethod } from './http/error-handler.ts';
 import { requestHeader } from './http/node-request.ts';
+import { OutageLog, watchedRateLimitStore } from './http/outage-log.ts';
 import { serverRequestId } from './http/request-id.ts';
 import { adminApi } from './http/routes/admin/admin-api.ts';
 import { agentApiRoute } from './http/routes/agent-api.ts';
@@ -31,7 +32,7 @@ import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { SiteSearch } from './search/site-search.ts';
-import type { Storage } from './storage/database.ts';
+import { ping, type Storage } from './storage/database.ts';
 import { createInProcessResumableStreams } from './streams/in-process-resumable-streams.ts';
 import type { ResumableStreams } from './streams/resumable-streams.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
@@ -87,7 +88,14 @@ export interface AppDeps {
 
 /** Builds the HTTP app. No side effects: no listening, no database set-up, no environment reads. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const store = deps.rateLimitStore ?? new MemoryRateLimitStore();
+  // Each shared service gets one "unreachable" and one "reachable again" line per outage, whichever
+  // route meets it (see outage-log.ts).
+  const databaseOutage = new OutageLog('database', () => ping(deps.storage), deps.logger);
+  const shared = deps.rateLimitStore;
+  const store = shared
+    ? // A hit with no windows counts nothing: it only asks the store to answer.
+      watchedRateLimitStore(shared, new OutageLog('rate-limit store', () => shared.hit([]), deps.logger))
+    : new MemoryRateLimitStore();
   const trustProxy = deps.trustProxy ?? false;
   const ingestions = deps.ingestions ?? new IngestionRunner(deps.logger);
   const tenancy = new TenancyCache(deps.storage, deps.tenancyCacheMs ?? DEFAULT_TENANCY_CACHE_MS);
@@ -129,7 +137,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       metrics.request(c.req.method, route, c.res.status, (performance.now() - started) / 1000);
     });
   }
-  app.onError(handleError);
+  app.onError(createErrorHandler({ databaseOutage }));
   app.notFound(notFoundOrWrongMethod(app.routes));
 
   app.route('/', healthzRoute());
@@ -140,7 +148,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await next();
     if (draining()) c.header('Connection', 'close');
   });
-  app.route('/', readyzRoute(deps.storage, draining));
+  app.route('/', readyzRoute(deps.storage, draining, databaseOutage));
   app.route('/', openApiRoute());
   const publicUrl = deps.publicUrl ?? null;
   const widget = deps.widget ?? null;

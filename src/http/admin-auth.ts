@@ -59,6 +59,8 @@ export function adminAuth(deps: {
       .catch((error: unknown) => {
         throw new DocentError('unavailable', 'Rate limiting is unavailable; try again shortly', {
           cause: error,
+          // As the assistant's 503 says it: a client that backs off by Retry-After gets one here too.
+          headers: { 'Retry-After': '5' },
         });
       });
     const headers = rateLimitHeaders(decision);

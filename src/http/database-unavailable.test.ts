@@ -1,5 +1,7 @@
 import net from 'node:net';
+import { Writable } from 'node:stream';
 import { sql } from 'kysely';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { databaseUnavailable } from '../storage/database-open-problem.ts';
@@ -58,6 +60,31 @@ describe('a database that goes away', () => {
     expect(body.error.code).toBe('unavailable');
     expect(body.error.message).toMatch(/database is unavailable/);
     expect(body.error.requestId).toMatch(/\S/);
+  });
+  it('says so once in the log, not with a stack per request or per readiness probe', async () => {
+    database = await createTestDatabase('postgres');
+    const url = new URL(database.url);
+    const relay = await relayTo(Number(url.port || 5432));
+    url.port = String(relay.port);
+    relayed = await openStorage(url.toString());
+    const lines: { msg: string; level: number }[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as { msg: string; level: number });
+        done();
+      },
+    });
+    const app = createTestApp(relayed, { logger: pino({ level: 'info' }, sink) });
+    await relay.cut();
+    for (let i = 0; i < 3; i++) {
+      const response = await app.request('/v1/admin/sites', {
+        headers: { Authorization: `Bearer svc_${'x'.repeat(40)}` },
+      });
+      expect(response.status).toBe(503);
+      expect((await app.request('/readyz')).status).toBe(503);
+    }
+    const errors = lines.filter((l) => l.level >= 40);
+    expect(errors.map((l) => l.msg)).toEqual(['database unreachable']);
   });
   it('knows a transaction whose connection was cut between two of its statements', async () => {
     database = await createTestDatabase('postgres');

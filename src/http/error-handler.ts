@@ -5,6 +5,7 @@ import { DomainError } from '../errors/domain-error.ts';
 import { databaseUnavailable } from '../storage/database-open-problem.ts';
 import type { AppEnv } from './app-env.ts';
 import { DocentError, type ErrorCode, errorBody, fromDomainError } from './errors.ts';
+import type { OutageLog } from './outage-log.ts';
 
 function fromHttpException(error: HTTPException): DocentError {
   const byStatus: Partial<Record<number, ErrorCode>> = {
@@ -96,26 +97,36 @@ function consoleErrorPage(error: DocentError, requestId: string) {
 </html>`;
 }
 
+export interface ErrorHandlerOptions {
+  /** Told of each request that found the database unreachable; absent: each is logged with its error. */
+  databaseOutage?: OutageLog;
+}
+
 /** The one error handler: every failure becomes `{error: {code, message, details?, requestId}}`. */
-export const handleError: ErrorHandler<AppEnv> = (error, c) => {
-  if (error instanceof DocentError) return respond(c, error);
-  if (error instanceof DomainError) return respond(c, fromDomainError(error));
-  if (error instanceof HTTPException) return respond(c, fromHttpException(error));
-  // Malformed JSON bodies surface from Hono's body parsing as SyntaxError.
-  if (error instanceof SyntaxError)
-    return respond(c, new DocentError('invalid_request', 'Malformed JSON body'));
-  if (databaseUnavailable(error)) {
-    c.get('logger')?.error({ err: error, requestId: c.get('requestId') }, 'database unavailable');
-    return respond(
-      c,
-      new DocentError('unavailable', 'The database is unavailable; try again shortly', {
-        headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
-      }),
-    );
-  }
-  c.get('logger')?.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
-  return respond(c, new DocentError('internal_error', 'Internal server error'));
-};
+export function createErrorHandler(options: ErrorHandlerOptions = {}): ErrorHandler<AppEnv> {
+  return (error, c) => {
+    if (error instanceof DocentError) return respond(c, error);
+    if (error instanceof DomainError) return respond(c, fromDomainError(error));
+    if (error instanceof HTTPException) return respond(c, fromHttpException(error));
+    // Malformed JSON bodies surface from Hono's body parsing as SyntaxError.
+    if (error instanceof SyntaxError)
+      return respond(c, new DocentError('invalid_request', 'Malformed JSON body'));
+    if (databaseUnavailable(error)) {
+      if (options.databaseOutage) options.databaseOutage.failed(error, c.get('requestId'));
+      else c.get('logger')?.error({ err: error, requestId: c.get('requestId') }, 'database unavailable');
+      return respond(
+        c,
+        new DocentError('unavailable', 'The database is unavailable; try again shortly', {
+          headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+        }),
+      );
+    }
+    c.get('logger')?.error({ err: error, requestId: c.get('requestId') }, 'unhandled error');
+    return respond(c, new DocentError('internal_error', 'Internal server error'));
+  };
+}
+
+export const handleError: ErrorHandler<AppEnv> = createErrorHandler();
 
 export const handleNotFound: NotFoundHandler<AppEnv> = (c) =>
   respond(c, new DocentError('not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`));

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '../errors/domain-error.ts';
 import { isUniqueViolation } from '../storage/constraint-violations.ts';
 import type { Storage } from '../storage/database.ts';
+import { databaseUnavailable } from '../storage/database-open-problem.ts';
 import { type WriteUnit, withWriteUnit } from '../storage/write-unit.ts';
 import type { Plan } from '../tenancy/plans.ts';
 import { chargeWithin, refundCredits, refundWithin } from './credits.ts';
@@ -56,6 +57,8 @@ export interface CreditGuard {
   /**
    * Stores the answer (`within`) with the refund of `charged` when `refunding`, in one write unit;
    * failures are logged, not thrown, and a refund that could not commit with the answer is retried alone.
+   * While the database is unreachable the unit is tried again in the background (see
+   * `SETTLE_OUTAGE_RETRY_DELAYS_MS`), and this returns at once.
    */
   settle(
     charged: ChargedRequest | undefined,
@@ -64,7 +67,25 @@ export interface CreditGuard {
   ): Promise<void>;
 }
 
-export function createCreditGuard(storage: Storage, logger: Logger): CreditGuard {
+/**
+ * Waits between tries to store an answer while the database is unreachable: about 45 s in all, longer
+ * than a database restart or failover takes, short enough that a process stopping meanwhile is rare.
+ */
+export const SETTLE_OUTAGE_RETRY_DELAYS_MS: readonly number[] = [
+  500, 1_000, 2_000, 4_000, 5_000, 5_000, 5_000, 5_000, 5_000, 5_000, 5_000, 5_000,
+];
+
+export interface CreditGuardOptions {
+  /** Waits before each further try to store an answer while the database is unreachable; none: no retry. */
+  outageRetryDelaysMs?: readonly number[];
+}
+
+export function createCreditGuard(
+  storage: Storage,
+  logger: Logger,
+  options: CreditGuardOptions = {},
+): CreditGuard {
+  const outageRetryDelaysMs = options.outageRetryDelaysMs ?? SETTLE_OUTAGE_RETRY_DELAYS_MS;
   // Each organization's chargeable credits after its last charge on this process.
   const headroom = new LRUCache<string, number>({ max: HEADROOM_ENTRIES });
 
@@ -116,25 +137,62 @@ export function createCreditGuard(storage: Storage, logger: Logger): CreditGuard
 
     settle: async (charged, refunding, within) => {
       const refundNow = refunding && charged !== undefined;
-      for (let attempt = 0; ; attempt++) {
+      const attempt = () =>
+        withWriteUnit(
+          storage,
+          refundNow ? { lockOrganizationId: charged.organizationId } : {},
+          async (unit) => {
+            if (refundNow) await refundWithin(unit, charged);
+            await within(unit);
+          },
+        );
+      const failed = async (error: unknown) => {
+        logger.error({ err: error, requestId: charged?.requestId }, 'storing the answer failed');
+        if (refundNow) await refund(charged);
+      };
+      for (let tries = 0; ; tries++) {
         try {
-          await withWriteUnit(
-            storage,
-            refundNow ? { lockOrganizationId: charged.organizationId } : {},
-            async (unit) => {
-              if (refundNow) await refundWithin(unit, charged);
-              await within(unit);
-            },
-          );
+          await attempt();
           return;
         } catch (error) {
           // A unique key another unit took first (it committed between our read and write): again.
-          if (attempt < MAX_SETTLE_ATTEMPTS && isUniqueViolation(error)) continue;
-          logger.error({ err: error, requestId: charged?.requestId }, 'storing the answer failed');
-          if (refundNow) await refund(charged);
+          if (tries < MAX_SETTLE_ATTEMPTS && isUniqueViolation(error)) continue;
+          if (databaseUnavailable(error) && outageRetryDelaysMs.length > 0) {
+            // The reader has the answer already: storing it waits for the database in the background,
+            // so the stream ends now. Left unstored, its in-flight row would have it refunded and stored
+            // empty as "aborted" once this process stops, although it was read in full.
+            logger.warn(
+              { requestId: charged?.requestId, cause: (error as Error).message },
+              'storing the answer waits for the database',
+            );
+            void retryWhileUnavailable(attempt, outageRetryDelaysMs).then(
+              () =>
+                logger.info({ requestId: charged?.requestId }, 'answer stored after the database came back'),
+              failed,
+            );
+            return;
+          }
+          await failed(error);
           return;
         }
       }
     },
   };
+}
+
+/** Runs `attempt` after each delay until it commits; the last error once the delays are used up or it is not an outage. */
+async function retryWhileUnavailable(
+  attempt: () => Promise<void>,
+  delaysMs: readonly number[],
+): Promise<void> {
+  for (let i = 0; ; i++) {
+    // Unref'd: a stopping process does not wait for the database; crash recovery settles the answer then.
+    await new Promise((resolve) => setTimeout(resolve, delaysMs[i]).unref());
+    try {
+      await attempt();
+      return;
+    } catch (error) {
+      if (i + 1 >= delaysMs.length || !databaseUnavailable(error)) throw error;
+    }
+  }
 }

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { ping, type Storage } from '../../storage/database.ts';
 import type { AppEnv } from '../app-env.ts';
 import { DocentError } from '../errors.ts';
+import type { OutageLog } from '../outage-log.ts';
 
 /** Liveness: the process answers. */
 export function healthzRoute(): Hono<AppEnv> {
@@ -12,13 +13,15 @@ export function healthzRoute(): Hono<AppEnv> {
  * Readiness: the database answers, and the server is not shutting down (`draining`), so a load
  * balancer stops sending it requests as soon as a shutdown begins.
  */
-export function readyzRoute(storage: Storage, draining: () => boolean): Hono<AppEnv> {
+export function readyzRoute(storage: Storage, draining: () => boolean, outage?: OutageLog): Hono<AppEnv> {
   return new Hono<AppEnv>().get('/readyz', async (c) => {
     if (draining()) throw new DocentError('unavailable', 'Shutting down');
     try {
       await ping(storage);
     } catch (error) {
-      c.get('logger').warn({ err: error }, 'readiness check failed');
+      // A balancer probes every few seconds: one line per outage, not a stack per probe.
+      if (outage) outage.failed(error, c.get('requestId'));
+      else c.get('logger').warn({ err: error }, 'readiness check failed');
       throw new DocentError('unavailable', 'Database is not reachable');
     }
     return c.json({ status: 'ok', database: storage.dialect });
