@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type ContainedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
+import { includedFiles } from './frameworks/vitepress-includes.ts';
 import { MAX_SNIPPET_DEPTH } from './ingest-limits.ts';
 
 /** `import` statements scanned in one file; a file with more is left to the parser (no fast reuse). */
@@ -16,14 +17,20 @@ const CODE_EXTENSIONS = /\.(jsx|js|tsx|ts|mjs|cjs|json)$/i;
  * not parsing it, in the order written; null for an import that names a missing file (the parser warns
  * about it). It errs on the side of more: every local `.md`/`.mdx` import counts, named or default,
  * used or not, so that a page's content hash built over these files changes whenever anything it
- * renders changes. Null when the text has more imports than are scanned.
+ * renders changes. Null when the text has more imports than are scanned. With `includeRoot` (a
+ * VitePress site's `srcDir`), the files its `<!--@include: …-->` directives name follow, of any type
+ * (vitepress-includes.ts); one leading out of the folder is null, as the expansion warns about it.
  */
 export const scanImports = (
   fromFile: string,
   source: string,
   files: ReadonlySet<string>,
+  includeRoot: string | null = null,
 ): (string | null)[] | null => {
   const found: (string | null)[] = [];
+  if (includeRoot !== null) found.push(...includedFiles(fromFile, source, includeRoot));
+  // An included code file (`<!--@include: ./example.ts#setup-->`) has ESM imports of its own, not MDX's.
+  if (!/\.(md|mdx)$/i.test(fromFile)) return found;
   let count = 0;
   const fences = fencedRanges(source);
   // MDX reads ESM only at the start of a line.
@@ -90,12 +97,15 @@ const scannedFile = (
   files: ReadonlySet<string>,
   cache: SnippetScanCache,
   file: string,
+  includeRoot: string | null,
 ): Promise<ScannedSnippet | null> => {
   let entry = cache.get(file);
   if (!entry) {
     entry = folder.readText(file, MAX_PAGE_FILE_BYTES).then((read) =>
       // An unreadable snippet gets a warning from the parser: leave the page to it.
-      read.ok ? { text: read.text, stamp: read.stamp, imports: scanImports(file, read.text, files) } : null,
+      read.ok
+        ? { text: read.text, stamp: read.stamp, imports: scanImports(file, read.text, files, includeRoot) }
+        : null,
     );
     cache.set(file, entry);
   }
@@ -108,14 +118,17 @@ export const importClosure = async (
   page: string,
   source: string,
   cache: SnippetScanCache = new Map(),
+  /** A VitePress site's `srcDir`: its include directives count too (scanImports). */
+  includeRoot: string | null = null,
 ): Promise<{
   parts: { file: string; source: string; stamp: string | null }[];
   missing: boolean;
 } | null> => {
-  const scanned = (file: string): Promise<ScannedSnippet | null> => scannedFile(folder, files, cache, file);
+  const scanned = (file: string): Promise<ScannedSnippet | null> =>
+    scannedFile(folder, files, cache, file, includeRoot);
   const texts = new Map<string, ScannedSnippet>();
   let missing = false;
-  let frontier = scanImports(page, source, files);
+  let frontier = scanImports(page, source, files, includeRoot);
   if (frontier === null) return null;
   for (let depth = 0; frontier.length > 0; depth++) {
     // Deeper than the renderer inlines: anything past it is still covered by the hash.
@@ -158,11 +171,12 @@ export const importShape = async (
   page: string,
   source: string,
   cache: SnippetScanCache = new Map(),
+  includeRoot: string | null = null,
 ): Promise<{ nodes: { extension: string; text: string; imports: number[] }[]; files: string[] } | null> => {
   const order = new Map<string, number>([[page, 0]]);
   const nodes: { extension: string; text: string; imports: number[] }[] = [];
   const pending: { file: string; text: string; imports: (string | null)[] | null }[] = [
-    { file: page, text: source, imports: scanImports(page, source, files) },
+    { file: page, text: source, imports: scanImports(page, source, files, includeRoot) },
   ];
   for (let at = 0; at < pending.length; at++) {
     const node = pending[at] as (typeof pending)[number];
@@ -176,7 +190,7 @@ export const importShape = async (
       let position = order.get(target);
       if (position === undefined) {
         if (order.size > MAX_CLOSURE_FILES) return null;
-        const snippet = await scannedFile(folder, files, cache, target);
+        const snippet = await scannedFile(folder, files, cache, target, includeRoot);
         if (snippet === null) return null;
         position = order.size;
         order.set(target, position);

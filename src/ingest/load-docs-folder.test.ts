@@ -568,6 +568,46 @@ describe('page parsing', () => {
     expect(t).not.toContain(':::');
   });
 
+  it('reads VitePress include directives as the built page shows them, and re-reads a page when what it includes changes', async () => {
+    const root = fixture({
+      '.vitepress/config.mts': 'export default { title: "Acme" };\n',
+      'guide/setup.md': md(
+        'Setup',
+        'Intro.\n\n<!--@include: ../parts/shared.md-->\n\n<!--@include: ../parts/gone.md-->',
+      ),
+      'parts/shared.md':
+        '---\ntitle: Shared\n---\n## Shared setup\n\nThe albatross plugin feeds the gulls.\n',
+    });
+    const first = await loadDocsFolder(root);
+    const setup = page(first, 'guide/setup.html');
+    expect(text(setup)).toContain('The albatross plugin feeds the gulls.');
+    // The included heading is the built page's: its anchor is there (VitePress 1.6.4 gives it id="shared-setup").
+    expect(setup.chunks.map((c) => c.anchor)).toContain('shared-setup');
+    expect(first.warnings.map((w) => w.message)).toEqual([
+      'include "../parts/gone.md" in guide/setup.md names parts/gone.md, which does not exist; left out',
+    ]);
+
+    writeFileSync(
+      path.join(root, 'guide/setup.md'),
+      md('Setup', 'Intro.\n\n<!--@include: ../parts/shared.md-->'),
+    );
+    const known = Object.fromEntries((await loadDocsFolder(root)).pages.map((p) => [p.path, p.contentHash]));
+    const again = await loadDocsFolder(root, { known });
+    expect(again.pages.filter((p) => !p.reused)).toEqual([]);
+    writeFileSync(
+      path.join(root, 'parts/shared.md'),
+      '## Shared setup\n\nThe pelican plugin feeds the gulls.\n',
+    );
+    const changed = await loadDocsFolder(root, { known });
+    expect(
+      changed.pages
+        .filter((p) => !p.reused)
+        .map((p) => p.path)
+        .sort(),
+    ).toEqual(['guide/setup.html', 'parts/shared.html']);
+    expect(text(page(changed, 'guide/setup.html'))).toContain('The pelican plugin feeds the gulls.');
+  });
+
   it("indexes a VitePress home page's hero and features, titled by the hero", async () => {
     const home = [
       '---',

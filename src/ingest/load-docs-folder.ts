@@ -226,6 +226,7 @@ export const streamDocsFolder = async (
     summary.kind === 'vitepress'
       ? { syntax: summary.kind }
       : {}),
+    ...(navigation?.sourceRoot !== undefined ? { includeRoot: navigation.sourceRoot } : {}),
     ...(navigation?.anchors
       ? { anchors: navigation.anchors }
       : summary.kind === 'docusaurus' || summary.kind === 'mkdocs' || summary.kind === 'vitepress'

@@ -5,6 +5,7 @@ import { containedFolder, MAX_PAGE_FILE_BYTES } from './contained-file.ts';
 import { contentHash, type HashSubject } from './content-hash.ts';
 import { type ShareInfo, shareKey } from './duplicate-pages.ts';
 import { vitePressHome } from './frameworks/vitepress-home.ts';
+import { expandIncludes } from './frameworks/vitepress-includes.ts';
 import { type AnchorStyle, withExplicitIds } from './heading-anchors.ts';
 import { importClosure, importShape, type SnippetScanCache } from './import-closure.ts';
 import { MAX_PAGE_CHUNKS } from './ingest-limits.ts';
@@ -68,7 +69,13 @@ export interface PageLoaderOptions {
   syntax?: PageSyntax;
   /** How the site's framework makes heading ids (heading-anchors.ts); github-slugger's when absent. */
   anchors?: AnchorStyle;
+  /** A VitePress site's `srcDir` (relative to `root`), where `@/` include paths start; the root when absent. */
+  includeRoot?: string;
 }
+
+/** Where include directives' `@/` paths start, for a VitePress site; null: no include directives are read. */
+const includeRootOf = (options: PageLoaderOptions): string | null =>
+  options.syntax === 'vitepress' ? (options.includeRoot ?? '') : null;
 
 const isTrue = (value: unknown): boolean => value === true || value === 'true';
 const isFalse = (value: unknown): boolean => value === false || value === 'false';
@@ -207,6 +214,7 @@ export const createPageTriage = (
   const fileSet = new Set(options.files);
   const snippetScans: SnippetScanCache = new Map();
   const fileStamps: FileStampCache = new Map();
+  const includeRoot = includeRootOf(options);
   return async (candidate) => {
     // Own keys only: a page named `constructor` must not find Object's.
     const stored =
@@ -259,13 +267,13 @@ export const createPageTriage = (
         }
         parts.push(found.source.hashPart);
       }
-      const closure = await importClosure(folder, fileSet, candidate.file, source, snippetScans);
+      const closure = await importClosure(folder, fileSet, candidate.file, source, snippetScans, includeRoot);
       // A missing snippet's warning comes from the parser: such a page is parsed.
       if (closure === null || closure.missing) return parseIt;
       const hash = hashOf(source, [...closure.parts, ...parts]);
       return hash === stored ? { reused: { ...reusedPage(candidate, hash), warnings } } : parseIt;
     }
-    const closure = await importClosure(folder, fileSet, candidate.file, source, snippetScans);
+    const closure = await importClosure(folder, fileSet, candidate.file, source, snippetScans, includeRoot);
     if (closure === null) return parseIt;
     // What the worker computes too: without `openapi:` front matter its hash covers exactly this.
     const hash = hashOf(source, closure.parts);
@@ -278,7 +286,7 @@ export const createPageTriage = (
     // A missing snippet's warning comes from the parser: such a page is parsed (or shares a parse).
     if (!closure.missing && hash === stored) return { reused: reusedPage(candidate, hash), ...stamped };
     if (!share) return { ...parseIt, ...stamped };
-    const shape = await importShape(folder, fileSet, candidate.file, source, snippetScans);
+    const shape = await importShape(folder, fileSet, candidate.file, source, snippetScans, includeRoot);
     if (shape === null) return { ...parseIt, ...stamped };
     return {
       reused: null,
@@ -312,6 +320,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
   const specs = createSpecCache(folder);
   const fileSet = new Set(options.files);
   const snippetScans: SnippetScanCache = new Map();
+  const includeRoot = includeRootOf(options);
   /** Generated Markdown (an operation page) to blocks, under the same parse-cost limits as a page. */
   const markdownBlocks = async (file: string, markdown: string, warnings: Warning[]): Promise<Block[]> => {
     const tooCostly = parseCostProblem(markdown);
@@ -419,16 +428,22 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
     }
     const extraHashParts = operation ? [operation.hashPart] : [];
     // Snippets found by scanning imports (import-closure.ts): the same files the reuse check hashes.
-    const closure = await importClosure(folder, fileSet, file, source, snippetScans);
+    const closure = await importClosure(folder, fileSet, file, source, snippetScans, includeRoot);
     if (skippedByFrontMatter(block, options.indexHidden)) {
       return { page: null, skipped: true, warnings, snippetFiles: [] };
     }
-    const tooCostly = parseCostProblem(source);
+    // What VitePress reads: the page with its `<!--@include: …-->` files in place. The hash stays over the
+    // page's own text and the included files (the closure), as the reuse check computes it.
+    const { text, files: included } =
+      includeRoot === null
+        ? { text: source, files: [] }
+        : await expandIncludes(folder, file, source, includeRoot, warnings);
+    const tooCostly = parseCostProblem(text);
     if (tooCostly !== null) {
       warnings.push({ file, message: `${tooCostly}; skipped` });
       return { page: null, skipped: false, warnings, snippetFiles: [] };
     }
-    const parsed = parseSource(file, source, (w) => warnings.push(w), options.syntax);
+    const parsed = parseSource(file, text, (w) => warnings.push(w), options.syntax);
     const fm = parsed.frontMatter;
     if (skipFlags(fm, options.indexHidden)) {
       return { page: null, skipped: true, warnings, snippetFiles: [] };
@@ -439,7 +454,7 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
     const blocks = withExplicitIds(
       treeToBlocks(parsed.tree, {
         snippets: resolved,
-        pageChars: source.length,
+        pageChars: text.length,
         onCycle: (chain) => {
           const at = chain[chain.length - 2] ?? file;
           warnings.push({
@@ -481,7 +496,8 @@ export const createPageLoader = (options: PageLoaderOptions): PageLoader => {
         ...extraHashParts,
       ],
     });
-    return finish(candidate, file, title, description, blocks, hash, warnings, resolved.files);
+    const snippetFiles = [...new Set([...resolved.files, ...included])];
+    return finish(candidate, file, title, description, blocks, hash, warnings, snippetFiles);
   };
   return { load, operations: (file) => specs.list(file) };
 };

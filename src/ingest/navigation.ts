@@ -81,6 +81,8 @@ export interface Navigation {
   openapi?: NavOpenApi;
   /** How the framework makes heading ids, when its config decides it (MkDocs' `attr_list`). */
   anchors?: AnchorStyle;
+  /** The folder (relative to the docs root) the framework reads pages from: VitePress' `srcDir`. */
+  sourceRoot?: string;
 }
 
 /** Keys whose values hold further navigation; walked in the order the config writes them. */

@@ -203,12 +203,13 @@ export const readVitePress = async (
   }
   for (const page of pages) if (!builder.hasFile(page.file)) emit(page, null, undefined);
 
-  return builder.build({
+  const nav = builder.build({
     kind: 'vitepress',
     versions: [],
     languages: multilingual ? locales.map((l) => l.label) : [],
     name,
   });
+  return { ...nav, sourceRoot: srcDir };
 };
 
 interface VitePressLocale {
