@@ -11,6 +11,10 @@ import { createSite } from '../tenancy/sites.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
 import { repoRoot } from '../testing/paths.ts';
 
+/** The models guide's section on Ollama and other self-hosted servers. */
+const MODELS_SELF_HOSTED =
+  'guides/models#self-hosted-models-ollama-vllm-lm-studio-and-other-compatible-servers';
+
 /**
  * What a new user asks the demo site (`npm start` seeds it from `docs/`) first, and the section whose
  * words the built-in answerer must quote: the first impression of Docent is these answers. A change to
@@ -33,7 +37,7 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I back up the database', 'guides/self-hosting#back-up-your-data'],
   ['how do I set allowed origins', 'guides/limits-and-credits#browser-use-and-allowed-origins'],
   ['how do I run it behind nginx', 'guides/self-hosting#run-behind-a-reverse-proxy'],
-  ['how do I use ollama', 'guides/models#self-hosted-and-other-openai-compatible-servers'],
+  ['how do I use ollama', MODELS_SELF_HOSTED],
   ['how do I use claude as the model', 'guides/models#choose-a-model'],
   ['how do I delete a site', 'guides/cli#sites-list-create-show-restrict-and-delete-sites'],
   ['how do I re-ingest after changing docs', 'guides/cli#ingest-update-a-site-from-a-docs-folder'],
@@ -115,6 +119,10 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['which doc formats are supported', 'guides/docs-formats#supported-site-layouts'],
   // Two letters swapped in the question word (stop-words.ts).
   ['waht models are supported', 'guides/models#choose-a-model'],
+  // Session 42: answered with how to use Ollama, whose heading then said "OpenAI-compatible".
+  ['how do I use OpenAI', 'guides/models#choose-a-model'],
+  ['how do I use an openai compatible server', MODELS_SELF_HOSTED],
+  ['how do I use a local model', MODELS_SELF_HOSTED],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
