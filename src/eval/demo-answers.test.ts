@@ -56,7 +56,7 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['whats the keyboard shortcut to open the chat', 'guides/widget#keyboard-and-accessibility'],
   ['whats the default rate limit', 'guides/limits-and-credits#rate-limits'],
   // Asked by new users whose answers (declines) the docs then said better.
-  ['Which databases are supported?', 'guides/self-hosting#choose-a-storage-engine'],
+  ['Which databases are supported?', 'guides/self-hosting#choose-a-storage-engine-sqlite-or-postgresql'],
   ['how do I rotate the webhook secret', 'guides/git-sources#over-the-admin-api'],
   // The product's name is in most of its pages: a question about it alone is answered by the landing page.
   ['what is docent', 'index'],
@@ -89,7 +89,10 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['does the widget work on mobile', 'guides/widget#keyboard-and-accessibility'],
   ['how do I see which pages are never cited', 'guides/console#what-readers-ask'],
   ['what happens when ollama is down', 'guides/models#when-the-provider-fails'],
-  ['how do I migrate from sqlite to postgres', 'guides/self-hosting#choose-a-storage-engine'],
+  [
+    'how do I migrate from sqlite to postgres',
+    'guides/self-hosting#choose-a-storage-engine-sqlite-or-postgresql',
+  ],
   // Asked of the demo in session 35: answered from the wrong section (a request body's `required` fields,
   // git polling, the whole-product search boost, the docs frameworks, a readiness field) or declined
   // before the docs said it in these words.
@@ -123,6 +126,8 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I use OpenAI', 'guides/models#choose-a-model'],
   ['how do I use an openai compatible server', MODELS_SELF_HOSTED],
   ['how do I use a local model', MODELS_SELF_HOSTED],
+  // Session 42: answered with the readiness check's `database` field before the heading named SQLite.
+  ['can I use sqlite', 'guides/self-hosting#choose-a-storage-engine-sqlite-or-postgresql'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
@@ -131,7 +136,7 @@ const FOLLOW_UPS: [previous: string, question: string, section: string][] = [
   [
     'which database does docent use',
     'can I use postgres instead?',
-    'guides/self-hosting#choose-a-storage-engine',
+    'guides/self-hosting#choose-a-storage-engine-sqlite-or-postgresql',
   ],
   ['how do I ingest my docs', 'and from a git repo?', 'guides/git-sources#create-a-site-from-a-repository'],
   ['how do i add the chat widget to my site', 'can I change its colors?', 'guides/widget#theming'],
