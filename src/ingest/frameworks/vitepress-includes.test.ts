@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { containedFolder } from '../contained-file.ts';
+import { MAX_PAGE_EXPANDED_CHARS } from '../ingest-limits.ts';
 import type { Warning } from '../types.ts';
-import { expandIncludes, includedFiles, MAX_EXPANDED_PAGE_CHARS } from './vitepress-includes.ts';
+import { expandIncludes, includedFiles } from './vitepress-includes.ts';
 
 const roots: string[] = [];
 afterAll(() => {
@@ -85,17 +86,17 @@ describe('VitePress includes', () => {
     expect(warnings.every((w) => w.file === 'a.md')).toBe(true);
   });
 
-  it('stops a page growing past MAX_EXPANDED_PAGE_CHARS, however often a file is included', async () => {
-    const big = 'x'.repeat(Math.floor(MAX_EXPANDED_PAGE_CHARS * 0.4));
+  it('stops a page growing past MAX_PAGE_EXPANDED_CHARS, however often a file is included', async () => {
+    const big = 'x'.repeat(Math.floor(MAX_PAGE_EXPANDED_CHARS * 0.4));
     const root = folder({
       'page.md': Array.from({ length: 5 }, () => '<!--@include: ./big.md-->').join('\n'),
       'big.md': big,
     });
     const { text, warnings } = await expand(root, 'page.md');
-    expect(text.length).toBeLessThanOrEqual(MAX_EXPANDED_PAGE_CHARS);
+    expect(text.length).toBeLessThanOrEqual(MAX_PAGE_EXPANDED_CHARS);
     expect(text.split(big)).toHaveLength(3);
     expect(warnings).toHaveLength(3);
-    expect(warnings[0]?.message).toMatch(/MAX_EXPANDED_PAGE_CHARS/);
+    expect(warnings[0]?.message).toMatch(/MAX_PAGE_EXPANDED_CHARS/);
   });
 
   it('names the files a page includes for its content hash, an escape as null', () => {

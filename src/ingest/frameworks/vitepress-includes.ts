@@ -1,7 +1,6 @@
 import path from 'node:path';
-import type { ContainedFolder } from '../contained-file.ts';
-import { MAX_PAGE_FILE_BYTES } from '../contained-file.ts';
-import { MAX_SNIPPET_DEPTH } from '../ingest-limits.ts';
+import { type ContainedFolder, MAX_PAGE_FILE_BYTES } from '../contained-file.ts';
+import { MAX_PAGE_EXPANDED_CHARS, MAX_SNIPPET_DEPTH } from '../ingest-limits.ts';
 import type { Warning } from '../types.ts';
 
 /*
@@ -17,13 +16,6 @@ import type { Warning } from '../types.ts';
 const INCLUDE = /<!--\s*@include:\s*(.*?)\s*-->/g;
 const REGION = /(#[\w-]+)/;
 const RANGE = /\{(\d*),(\d*)\}$/;
-
-/**
- * Characters a page may reach with its includes expanded: a file included many times (or a few large
- * ones) must not make a page far larger than any page file may be. What would pass it is left out, with
- * a warning.
- */
-export const MAX_EXPANDED_PAGE_CHARS = MAX_PAGE_FILE_BYTES;
 
 interface IncludeSpec {
   /** Relative to the docs root, normalized; null when the path leads out of the docs folder. */
@@ -128,7 +120,7 @@ const selected = (text: string, spec: IncludeSpec): string => {
  * `source` with its include directives replaced by what they name, nested includes too, and the files
  * included (each once, in the order first met); a directive
  * whose file is missing, unreadable, outside the docs folder, part of a cycle, deeper than
- * `MAX_SNIPPET_DEPTH` or past `MAX_EXPANDED_PAGE_CHARS` is left as written (an HTML comment, which shows
+ * `MAX_SNIPPET_DEPTH` or past `MAX_PAGE_EXPANDED_CHARS` is left as written (an HTML comment, which shows
  * nothing) with a warning on `file`.
  */
 export const expandIncludes = async (
@@ -174,9 +166,9 @@ export const expandIncludes = async (
         continue;
       }
       const content = selected(read.text, spec);
-      if (length - match[0].length + content.length > MAX_EXPANDED_PAGE_CHARS) {
+      if (length - match[0].length + content.length > MAX_PAGE_EXPANDED_CHARS) {
         refuse(
-          `would make the page longer than ${MAX_EXPANDED_PAGE_CHARS} characters (MAX_EXPANDED_PAGE_CHARS)`,
+          `would make the page longer than ${MAX_PAGE_EXPANDED_CHARS} characters (MAX_PAGE_EXPANDED_CHARS)`,
         );
         continue;
       }
