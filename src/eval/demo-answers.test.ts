@@ -128,6 +128,12 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I use a local model', MODELS_SELF_HOSTED],
   // Session 42: answered with the readiness check's `database` field before the heading named SQLite.
   ['can I use sqlite', 'guides/self-hosting#choose-a-storage-engine-sqlite-or-postgresql'],
+  // Session 42: answered from the search index's format version, the widget's `window.Docent`, resuming
+  // a stream "for 5 seconds" and a scale benchmark before the docs said it in these words.
+  ['what node version do I need', 'quickstart'],
+  ['does it work on windows', 'quickstart'],
+  ['how do I add a second site', 'guides/cli#sites-list-create-show-restrict-and-delete-sites'],
+  ['how big can my docs be', 'guides/docs-formats#large-sites'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
