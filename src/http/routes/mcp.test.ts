@@ -385,6 +385,10 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     expect(
       (await send('{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { 'Content-Type': 'text/plain' })).status,
     ).toBe(415);
+    // JSON that is no JSON-RPC message, sent as text: the media type is what is wrong (it was a 400).
+    const plain = await send('{}', { 'Content-Type': 'text/plain' });
+    expect(plain.status).toBe(415);
+    expect(((await plain.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
     for (const body of [
       '[]',
       '{}',

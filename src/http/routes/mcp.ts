@@ -11,7 +11,7 @@ import { DOCENT_VERSION } from '../../version.ts';
 import type { AppEnv } from '../app-env.ts';
 import type { AssistantAccess } from '../assistant-access.ts';
 import { DocentError } from '../errors.ts';
-import { clientGone } from '../node-request.ts';
+import { clientGone, requestHeader } from '../node-request.ts';
 import { readJsonBody } from '../request-body.ts';
 import { requestOrigin } from '../request-origin.ts';
 
@@ -50,6 +50,10 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
   route.on('POST', paths, access.wrap, async (c) => {
     const gone = clientGone(c);
     const caller = await access.admit(c, { allowPublic: true });
+    // The transport's rule, checked before the body is read: JSON text sent as anything else (`{}` as
+    // text/plain) is not read as a JSON-RPC message.
+    if (!/^application\/json\b/i.test(requestHeader(c, 'Content-Type') ?? ''))
+      throw new DocentError('unsupported_media_type', 'Send the JSON-RPC message as application/json');
     let message: unknown;
     try {
       message = await readJsonBody(c, MAX_MCP_BODY_BYTES);
