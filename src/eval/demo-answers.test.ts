@@ -134,6 +134,9 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['does it work on windows', 'quickstart'],
   ['how do I add a second site', 'guides/cli#sites-list-create-show-restrict-and-delete-sites'],
   ['how big can my docs be', 'guides/docs-formats#large-sites'],
+  // Session 42: answered from the widget's caching before the self-hosting guide said how to upgrade.
+  ['how do I upgrade docent', 'guides/self-hosting#upgrade-docent'],
+  ['how do I upgrade to a new version', 'guides/self-hosting#upgrade-docent'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
