@@ -137,6 +137,7 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   // Session 42: answered from the widget's caching before the self-hosting guide said how to upgrade.
   ['how do I upgrade docent', 'guides/self-hosting#upgrade-docent'],
   ['how do I upgrade to a new version', 'guides/self-hosting#upgrade-docent'],
+  ['how do I set the widget position', 'guides/widget#theming'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */

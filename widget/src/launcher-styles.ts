@@ -28,6 +28,7 @@ button{cursor:pointer}
 .launcher{position:fixed;right:20px;bottom:20px;display:flex;align-items:center;gap:8px;padding:11px 16px;border:0;
 border-radius:999px;background:var(--docent-accent);color:var(--docent-accent-fg);font:600 15px/1.2 var(--docent-font);
 box-shadow:var(--docent-shadow)}
+:host([data-position=bottom-left]) .launcher{right:auto;left:20px}
 .launcher svg{width:18px;height:18px}
 .launcher kbd{font:500 12px var(--docent-font);opacity:.8;border:1px solid currentColor;border-radius:5px;padding:1px 5px}
 @media (hover:none) and (pointer:coarse){.launcher kbd{display:none}}

@@ -82,6 +82,9 @@ export class DocentAssistant extends HTMLElement {
     this.#labels = withLabels(LAUNCHER_LABELS, options.labels);
     this.#launcherText.textContent = this.#labels.launcher;
     this.#selectionButton.textContent = this.#labels.askAboutThis;
+    // Read by the styles (`:host([data-position=bottom-left])`), as the theme is.
+    if (options.position === 'bottom-left') this.dataset.position = 'bottom-left';
+    else delete this.dataset.position;
     this.#theme();
   }
 

@@ -85,6 +85,9 @@ function optionsFromScript(element: HTMLScriptElement): InitOptions | undefined 
     ...(data.version ? { version: data.version } : {}),
     ...(data.language ? { language: data.language } : {}),
     ...(data.askAboutSelection === 'false' ? { askAboutSelection: false } : {}),
+    ...(data.position === 'bottom-left' || data.position === 'bottom-right'
+      ? { position: data.position }
+      : {}),
     ...(data.labels ? { labels: labelsFromAttribute(data.labels) } : {}),
   };
 }

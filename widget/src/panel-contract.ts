@@ -17,6 +17,8 @@ export interface WidgetOptions extends PageOptions {
   /** The panel's title; "Ask <site name>" when not given. */
   title?: string;
   theme?: 'auto' | 'light' | 'dark';
+  /** The corner the launcher and the panel sit in (default `bottom-right`). */
+  position?: 'bottom-right' | 'bottom-left';
   /** Questions shown on an empty panel instead of the site's configured ones. */
   starterQuestions?: string[];
   /** The "Ask about this" button on selected text and code (default on). */

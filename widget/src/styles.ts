@@ -3,7 +3,8 @@ export const PANEL_STYLES = `
 .panel{position:fixed;right:20px;bottom:20px;width:min(440px,calc(100vw - 40px));height:min(680px,calc(100vh - 40px));
 display:flex;flex-direction:column;background:var(--docent-bg);color:var(--docent-fg);font:15px/1.55 var(--docent-font);
 text-align:start;border:1px solid var(--docent-border);border-radius:var(--docent-radius);box-shadow:var(--docent-shadow);overflow:hidden}
-@media (max-width:640px){.panel{inset:0;width:100%;height:100%;border-radius:0;border:0}}
+:host([data-position=bottom-left]) .panel{right:auto;left:20px}
+@media (max-width:640px){.panel,:host([data-position=bottom-left]) .panel{inset:0;width:100%;height:100%;border-radius:0;border:0}}
 header{display:flex;align-items:center;gap:8px;padding:12px 14px;border-bottom:1px solid var(--docent-border)}
 header h2{flex:1;margin:0;font:600 16px/1.3 var(--docent-font);color:var(--docent-fg)}
 .ghost{border:1px solid var(--docent-border);background:transparent;border-radius:8px;padding:5px 10px;font-size:13px;color:var(--docent-fg)}

@@ -858,6 +858,38 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await context.close();
     });
 
+    it('sits in the bottom left corner with data-position="bottom-left", and fills a phone either way', async () => {
+      const html = hostPage({
+        docentUrl: server.baseUrl,
+        domain: 'docs',
+        key: docsKey,
+        attributes: { 'data-position': 'bottom-left' },
+      });
+      const { context, page } = await open('/left', html, { viewport: { width: 1280, height: 800 } });
+      const launcher = page.locator('docent-assistant .launcher');
+      await expect.poll(() => launcher.isVisible()).toBe(true);
+      const button = await launcher.boundingBox();
+      expect(button?.x).toBe(20);
+      expect((button?.y ?? 0) + (button?.height ?? 0)).toBe(780);
+      await launcher.click();
+      const panel = page.locator('docent-assistant .panel');
+      await expect.poll(() => panel.isVisible()).toBe(true);
+      const box = await panel.boundingBox();
+      expect({ x: box?.x, bottom: (box?.y ?? 0) + (box?.height ?? 0) }).toEqual({ x: 20, bottom: 780 });
+      await context.close();
+      // A phone-wide window (the host page has no viewport meta tag, so a phone would lay it out 980 wide).
+      const phone = await open('/left', html, { viewport: { width: 390, height: 844 } });
+      await phone.page.locator('docent-assistant .launcher').click();
+      await expect.poll(() => phone.page.locator('docent-assistant .panel').isVisible()).toBe(true);
+      expect(await phone.page.locator('docent-assistant .panel').boundingBox()).toEqual({
+        x: 0,
+        y: 0,
+        width: 390,
+        height: 844,
+      });
+      await phone.context.close();
+    });
+
     it('says an answer cut off by the network mid-stream is the server unreachable, and Try again', async () => {
       const cut = await bootstrapSite(server.storage, { domain: 'cut', docsDir: bundledDocs });
       // Docent behind a TCP proxy whose connections the test cuts, as a server going down or a dropped
