@@ -251,14 +251,20 @@ export async function containedSubdir(cloneDir: string, subdir: string): Promise
   return real;
 }
 
-/** The commit at the head of the branch on the remote (`git ls-remote`), without fetching anything. */
+/**
+ * The commit at the head of the branch on the remote (`git ls-remote`), without fetching anything. A
+ * source's "branch" may name a tag, as `git clone --branch` allows: then the commit the tag points at
+ * (peeled, as the checkout is). Looking under refs/heads alone failed every poll of a tag source.
+ */
 export async function remoteHead(
   workspace: GitWorkspace,
   request: Omit<GitCheckoutRequest, 'subdir'>,
   signal?: AbortSignal,
 ): Promise<string> {
   const { remote, branch } = request;
-  const ref = branch === null ? 'HEAD' : `refs/heads/${branch}`;
+  // In the order git clone prefers them: a branch over a tag of the same name.
+  const refs =
+    branch === null ? ['HEAD'] : [`refs/heads/${branch}`, `refs/tags/${branch}^{}`, `refs/tags/${branch}`];
   // A tenant's repository: its refs, copied as a fetch copies the repository, never read by git itself.
   const near = path.join(path.resolve(workspace.dataDir), 'git');
   if (remote.kind === 'local' && workspace.localRoot) makeFolders(near);
@@ -269,13 +275,20 @@ export async function remoteHead(
           ...(signal ? { signal } : {}),
         })
       : null;
-  const out = await runGit(remote.kind, ['ls-remote', '--', copy?.url ?? remote.url, ref], {
+  const out = await runGit(remote.kind, ['ls-remote', '--', copy?.url ?? remote.url, ...refs], {
     env: envFor(workspace, request),
     ...(signal ? { signal } : {}),
   }).finally(() => copy?.remove());
-  const sha = out.split('\n')[0]?.split('\t')[0]?.trim() ?? '';
-  if (!/^[0-9a-f]{40,64}$/.test(sha))
-    throw new GitCommandError(`git ls-remote found no ${ref} on the remote`);
+  const listed = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const [sha, name] = line.trim().split('\t');
+    if (sha && name && /^[0-9a-f]{40,64}$/.test(sha)) listed.set(name, sha);
+  }
+  const sha = refs.map((ref) => listed.get(ref)).find((found) => found !== undefined);
+  if (sha === undefined)
+    throw new GitCommandError(
+      `git ls-remote found ${branch === null ? 'no HEAD' : `no branch or tag "${branch}"`} on the remote`,
+    );
   return sha;
 }
 

@@ -15,10 +15,11 @@ import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { checkoutBranch, commitFiles, createRepo, sampleDocs } from '../testing/git-repos.ts';
-import { cloneFolder, type GitWorkspace } from './git-checkout.ts';
+import { cloneFolder, type GitWorkspace, remoteHead } from './git-checkout.ts';
 import { ingestGitSite } from './git-ingestion.ts';
 import { startGitPoller } from './git-poller.ts';
 import { dueGitPolls, getGitSource, jobCommit, setGitSource } from './git-sources.ts';
+import { handleGitPush } from './git-webhook.ts';
 
 const silent = pino({ level: 'silent' });
 
@@ -152,6 +153,63 @@ describe.each(dialects)('git sources on %s', (dialect) => {
       .where('site_id', '=', site.id)
       .execute();
     expect(titles.map((t) => t.title).sort()).toEqual(['New', 'Version two']);
+  });
+
+  it('follows a tag given as the branch: polls its peeled commit and takes a push that moves it', async () => {
+    const { storage } = database;
+    const tagged = path.join(temp, 'tagged');
+    createRepo(tagged, { 'index.md': '# One\n\nRelease one.\n' });
+    const tag = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@docent.invalid', 'tag', ...args], {
+        cwd: tagged,
+      });
+    tag('-a', '-m', 'release', 'release');
+    const site = await newSite('git-tag');
+    await setGitSource(storage, site.id, {
+      url: tagged,
+      branch: 'release',
+      subdir: '',
+      pollMinutes: null,
+      setBy: 'cli',
+    });
+    const first = await ingestGitSite(storage, workspace, site.id);
+    const request = {
+      siteId: site.id,
+      organizationId,
+      remote: { kind: 'local' as const, url: tagged },
+      branch: 'release',
+      serverCredentials: true,
+    };
+    // The commit, not the annotated tag's own object: else every poll took the tag for a new commit.
+    expect(await remoteHead(workspace, request)).toBe(first.commit);
+
+    const moved = commitFiles(tagged, { 'index.md': '# Two\n\nRelease two.\n' });
+    tag('-f', '-a', '-m', 'release', 'release');
+    expect(await remoteHead(workspace, request)).toBe(moved);
+    const second = await ingestGitSite(storage, workspace, site.id);
+    expect(second.commit).toBe(moved);
+    expect(second.counts.updated).toBe(1);
+
+    const requested: string[] = [];
+    const ingestions = {
+      requestGit: async (_storage: unknown, siteId: string) => {
+        requested.push(siteId);
+        return { jobId: 'ing_tag', after: false };
+      },
+    } as unknown as IngestionRunner;
+    const secret = (await getGitSource(storage, site.id))?.hook_secret;
+    const push = (ref: string) =>
+      handleGitPush(
+        { storage, ingestions },
+        {
+          domain: 'git-tag',
+          headers: { gitlabToken: secret },
+          body: JSON.stringify({ ref, after: 'a'.repeat(40) }),
+        },
+      );
+    expect(await push('refs/tags/release')).toMatchObject({ kind: 'accepted' });
+    expect(await push('refs/tags/other')).toMatchObject({ kind: 'ignored', reason: 'branch' });
+    expect(requested).toEqual([site.id]);
   });
 
   it('fails the job with git’s message when the repository cannot be cloned', async () => {

@@ -79,9 +79,13 @@ export async function handleGitPush(
     return { kind: 'ignored', reason: 'deleted', ref };
   // A source left on the remote's default branch learns its name at the first clone; until then every
   // branch push is taken as possibly its own.
+  // A source's branch may name a tag (git clone --branch takes one): a push moving that tag is its own.
   const branch = source.branch;
-  if (!ref.startsWith('refs/heads/') || (branch !== null && ref !== `refs/heads/${branch}`))
-    return { kind: 'ignored', reason: 'branch', ref };
+  const ours =
+    branch === null
+      ? ref.startsWith('refs/heads/')
+      : ref === `refs/heads/${branch}` || ref === `refs/tags/${branch}`;
+  if (!ours) return { kind: 'ignored', reason: 'branch', ref };
 
   const started = await deps.ingestions.requestGit(deps.storage, site.id);
   if ('waiting' in started) return { kind: 'waiting' };
