@@ -203,7 +203,7 @@ describe.each(dialects)('git sources on %s', (dialect) => {
         { storage, ingestions },
         {
           domain: 'git-tag',
-          headers: { gitlabToken: secret },
+          headers: { gitlabToken: secret, gitlabEvent: 'Tag Push Hook' },
           body: JSON.stringify({ ref, after: 'a'.repeat(40) }),
         },
       );

@@ -69,7 +69,8 @@ export async function handleGitPush(
     );
   }
   // Both senders name the event in a header; a sender that does not is judged by the payload alone.
-  if (event !== undefined && event !== 'push' && event !== 'push hook')
+  // GitLab names a tag's push "Tag Push Hook": the source's own when its branch names that tag.
+  if (event !== undefined && event !== 'push' && event !== 'push hook' && event !== 'tag push hook')
     return { kind: 'ignored', reason: 'event', ref: null };
 
   const payload = parsePayload(input.body, input.contentType ?? '');
