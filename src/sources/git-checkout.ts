@@ -252,6 +252,14 @@ export async function containedSubdir(cloneDir: string, subdir: string): Promise
 }
 
 /**
+ * The remote answered, and holds no branch or tag of the source's name (deleted or renamed there): not a
+ * passing failure like an unreachable host, so the poller tells the site's owner (git-poller.ts).
+ */
+export class MissingRemoteRefError extends GitCommandError {
+  override name = 'MissingRemoteRefError';
+}
+
+/**
  * The commit at the head of the branch on the remote (`git ls-remote`), without fetching anything. A
  * source's "branch" may name a tag, as `git clone --branch` allows: then the commit the tag points at
  * (peeled, as the checkout is). Looking under refs/heads alone failed every poll of a tag source.
@@ -286,7 +294,7 @@ export async function remoteHead(
   }
   const sha = refs.map((ref) => listed.get(ref)).find((found) => found !== undefined);
   if (sha === undefined)
-    throw new GitCommandError(
+    throw new MissingRemoteRefError(
       `git ls-remote found ${branch === null ? 'no HEAD' : `no branch or tag "${branch}"`} on the remote`,
     );
   return sha;

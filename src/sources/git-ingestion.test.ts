@@ -354,6 +354,50 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     ).toEqual([]);
   });
 
+  it('polls a deleted branch: one failed job tells the owner, not one a poll, and it resumes when back', async () => {
+    const { storage } = database;
+    const gone = path.join(temp, 'gone');
+    createRepo(gone, { 'index.md': '# Gone\n\nFirst.\n' });
+    checkoutBranch(gone, 'feature');
+    const site = await newSite('git-gone');
+    await setGitSource(storage, site.id, {
+      url: gone,
+      branch: 'feature',
+      subdir: '',
+      pollMinutes: 1,
+      setBy: 'cli',
+    });
+    await ingestGitSite(storage, workspace, site.id);
+    checkoutBranch(gone, 'main');
+    execFileSync('git', ['branch', '-q', '-D', 'feature'], { cwd: gone });
+    const runner = new IngestionRunner(silent, null, workspace);
+    const poller = startGitPoller(
+      { storage, ingestions: runner, logger: silent },
+      { checkEveryMs: 40, minuteMs: 300 },
+    );
+    try {
+      const failed = await waitFor(async () =>
+        (await listIngestionJobs(storage, site.id)).find((j) => j.status === 'failure'),
+      );
+      // Before: only a warning in the server's log, every poll; the job list showed nothing.
+      expect(failed.error).toBe('polling: git ls-remote found no branch or tag "feature" on the remote');
+      await sleep(1_500);
+      expect((await listIngestionJobs(storage, site.id)).filter((j) => j.status === 'failure')).toHaveLength(
+        1,
+      );
+
+      checkoutBranch(gone, 'feature');
+      const back = commitFiles(gone, { 'index.md': '# Gone\n\nBack.\n' });
+      await waitFor(async () => {
+        const source = await getGitSource(storage, site.id);
+        return source?.checked_out_commit === back ? source : undefined;
+      });
+    } finally {
+      await poller.stop();
+      await runner.idle();
+    }
+  });
+
   it('polls: ingests once the branch moves, with one of two servers claiming each check', async () => {
     const { storage } = database;
     const polled = path.join(temp, 'polled');
