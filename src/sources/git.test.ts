@@ -92,3 +92,37 @@ describe('a remote that sends endless data', () => {
     }
   });
 });
+
+describe('a remote that redirects to another host', () => {
+  const seen: (string | undefined)[] = [];
+  let target: http.Server;
+  let origin: http.Server;
+  let url = '';
+  const listen = async (server: http.Server): Promise<number> => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
+  };
+  beforeAll(async () => {
+    // Another origin (another port is one to curl): it records what login it was sent, and asks for one.
+    target = http.createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="elsewhere"' }).end();
+    });
+    const targetPort = await listen(target);
+    origin = http.createServer((req, res) => {
+      res.writeHead(302, { location: `http://127.0.0.1:${targetPort}${req.url ?? '/'}` }).end();
+    });
+    url = `http://user:s3cret-token@127.0.0.1:${await listen(origin)}/repo.git`;
+  });
+  afterAll(async () => {
+    await Promise.all([origin, target].map((s) => new Promise((resolve) => s.close(resolve))));
+  });
+
+  it("is followed without the URL's token, which neither reaches that host nor the error", async () => {
+    const run = runGit('http', ['ls-remote', '--', url], { env: { PATH: process.env.PATH ?? '' } });
+    await expect(run).rejects.toThrow(/Authentication failed/);
+    await expect(run).rejects.not.toThrow(/s3cret/);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((header) => header !== undefined)).toEqual([]);
+  });
+});
