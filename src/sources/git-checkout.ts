@@ -57,6 +57,8 @@ export interface GitCheckout {
   commit: string;
   /** The branch checked out (the remote's default one when none was asked for). */
   branch: string | null;
+  /** Submodules inside the docs folder, relative to it: left empty, as submodules are never fetched. */
+  submodules: string[];
 }
 
 /**
@@ -203,7 +205,29 @@ async function syncFrom(
   }
   branch ??=
     (await run(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir }).catch(() => '')).trim() || null;
-  return { docsDir: await containedSubdir(dir, request.subdir), commit, branch };
+  const docsDir = await containedSubdir(dir, request.subdir);
+  return { docsDir, commit, branch, submodules: await submodulesIn(run, dir, docsDir) };
+}
+
+/** Mode of a gitlink, the tree entry a submodule is: a commit of another repository, not a folder. */
+const GITLINK_MODE = '160000';
+
+/**
+ * The submodules under `docsDir`, relative to it. Never fetched (another repository, chosen by the
+ * repository's author), each is an empty folder: its pages were missing without a word.
+ */
+async function submodulesIn(
+  run: (args: string[], extra: { cwd?: string }) => Promise<string>,
+  dir: string,
+  docsDir: string,
+): Promise<string[]> {
+  const under = path.relative(await fs.realpath(dir), docsDir);
+  const listed = await run(['ls-files', '--stage', '-z', '--', under === '' ? '.' : under], { cwd: dir });
+  return listed
+    .split('\0')
+    .filter((entry) => entry.startsWith(`${GITLINK_MODE} `))
+    .map((entry) => entry.slice(entry.indexOf('\t') + 1))
+    .map((file) => (under === '' ? file : path.posix.relative(under.split(path.sep).join('/'), file)));
 }
 
 /** The branch the remote's HEAD names (`git ls-remote --symref`), or null when it names none. */

@@ -212,6 +212,49 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     expect(requested).toEqual([site.id]);
   });
 
+  it('warns of a submodule in the docs folder, left empty as submodules are never fetched', async () => {
+    const { storage } = database;
+    const withModule = path.join(temp, 'with-module');
+    createRepo(withModule, { 'docs/index.md': '# Index\n\nHere.\n', 'README.md': '# Readme\n' });
+    const gitIn = (...args: string[]) =>
+      execFileSync(
+        'git',
+        [
+          '-c',
+          'user.name=T',
+          '-c',
+          'user.email=t@docent.invalid',
+          '-c',
+          'protocol.file.allow=always',
+          ...args,
+        ],
+        { cwd: withModule, stdio: 'ignore' },
+      );
+    gitIn('submodule', 'add', '-q', repo, 'docs/vendor/guide');
+    gitIn('submodule', 'add', '-q', repo, 'outside');
+    gitIn('commit', '-q', '-m', 'modules');
+    const site = await newSite('git-submodule');
+    await setGitSource(storage, site.id, {
+      url: withModule,
+      branch: 'main',
+      subdir: 'docs',
+      pollMinutes: null,
+      setBy: 'cli',
+    });
+    const result = await ingestGitSite(storage, workspace, site.id);
+    expect(result.counts.pages).toBe(1);
+    // Before: no word of it, and the submodule's pages were simply missing.
+    expect(result.warnings).toEqual([
+      {
+        file: 'vendor/guide',
+        message: 'is a git submodule, which is not fetched (another repository); its pages are not indexed',
+      },
+    ]);
+    expect(fs.readdirSync(path.join(cloneFolder(workspace.dataDir, site.id), 'docs/vendor/guide'))).toEqual(
+      [],
+    );
+  });
+
   it('fails the job with git’s message when the repository cannot be cloned', async () => {
     const { storage } = database;
     const site = await newSite('git-missing');
