@@ -11,4 +11,14 @@ describe('parseGitCliOptions', () => {
       setBy: 'cli',
     });
   });
+
+  it('names the option whose value is refused (a bad branch or subdir was reported as --git)', () => {
+    expect(() => parseGitCliOptions({ git: 'https://example.com/d.git', branch: '--upload-pack=x' })).toThrow(
+      /^--branch: branch "--upload-pack=x" is not a valid branch name$/,
+    );
+    expect(() => parseGitCliOptions({ git: 'https://example.com/d.git', subdir: '../etc' })).toThrow(
+      /^--subdir: subdir must not contain "\.\."$/,
+    );
+    expect(() => parseGitCliOptions({ git: 'ext::sh' })).toThrow(/^--git: /);
+  });
 });

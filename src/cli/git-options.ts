@@ -17,17 +17,23 @@ export interface GitCliOptions {
  * machine (a path or file://) is allowed here, unlike over the admin API.
  */
 export function parseGitCliOptions(options: GitCliOptions): GitSourceInput {
+  return {
+    url: named('--git', () => parseGitUrl(options.git, { allowLocal: true }).url),
+    branch:
+      options.branch === undefined ? null : named('--branch', () => parseBranch(options.branch as string)),
+    subdir:
+      options.subdir === undefined ? '' : named('--subdir', () => parseSubdir(options.subdir as string)),
+    pollMinutes: options.poll === undefined ? null : parsePoll(options.poll),
+    setBy: 'cli',
+  };
+}
+
+/** The option's own name before its error: a bad branch read "--git: branch … is not valid". */
+function named<T>(option: string, parse: () => T): T {
   try {
-    const remote = parseGitUrl(options.git, { allowLocal: true });
-    return {
-      url: remote.url,
-      branch: options.branch === undefined ? null : parseBranch(options.branch),
-      subdir: options.subdir === undefined ? '' : parseSubdir(options.subdir),
-      pollMinutes: options.poll === undefined ? null : parsePoll(options.poll),
-      setBy: 'cli',
-    };
+    return parse();
   } catch (error) {
-    if (error instanceof GitSourceError) throw new CliError(`--git: ${error.message}`);
+    if (error instanceof GitSourceError) throw new CliError(`${option}: ${error.message}`);
     throw error;
   }
 }

@@ -53,6 +53,8 @@ export interface IngestOptions {
    * be in when the job begins; it is then read through a pinned handle (pinned-folder.ts).
    */
   within?: string | null;
+  /** Warnings about the source that reading the folder cannot see (a git submodule left empty), listed first. */
+  sourceWarnings?: Warning[];
 }
 
 /** The folder has no pages, and ingesting it would remove every page the site has. */
@@ -152,7 +154,7 @@ export async function runIngestionJob(
       .set({ repository_instructions: loaded.assistantInstructions?.text ?? null })
       .where('id', '=', job.siteId)
       .execute();
-    const warnings = [...loaded.warnings];
+    const warnings = [...(options.sourceWarnings ?? []), ...loaded.warnings];
     if (options.embeddings) {
       const embedding = await embedSiteChunks(storage, job.siteId, options.embeddings);
       if (embedding.error !== null)

@@ -57,6 +57,8 @@ export interface GitCheckout {
   commit: string;
   /** The branch checked out (the remote's default one when none was asked for). */
   branch: string | null;
+  /** Submodules inside the docs folder, relative to it: left empty, as submodules are never fetched. */
+  submodules: string[];
 }
 
 /**
@@ -203,7 +205,29 @@ async function syncFrom(
   }
   branch ??=
     (await run(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: dir }).catch(() => '')).trim() || null;
-  return { docsDir: await containedSubdir(dir, request.subdir), commit, branch };
+  const docsDir = await containedSubdir(dir, request.subdir);
+  return { docsDir, commit, branch, submodules: await submodulesIn(run, dir, docsDir) };
+}
+
+/** Mode of a gitlink, the tree entry a submodule is: a commit of another repository, not a folder. */
+const GITLINK_MODE = '160000';
+
+/**
+ * The submodules under `docsDir`, relative to it. Never fetched (another repository, chosen by the
+ * repository's author), each is an empty folder: its pages were missing without a word.
+ */
+async function submodulesIn(
+  run: (args: string[], extra: { cwd?: string }) => Promise<string>,
+  dir: string,
+  docsDir: string,
+): Promise<string[]> {
+  const under = path.relative(await fs.realpath(dir), docsDir);
+  const listed = await run(['ls-files', '--stage', '-z', '--', under === '' ? '.' : under], { cwd: dir });
+  return listed
+    .split('\0')
+    .filter((entry) => entry.startsWith(`${GITLINK_MODE} `))
+    .map((entry) => entry.slice(entry.indexOf('\t') + 1))
+    .map((file) => (under === '' ? file : path.posix.relative(under.split(path.sep).join('/'), file)));
 }
 
 /** The branch the remote's HEAD names (`git ls-remote --symref`), or null when it names none. */
@@ -251,14 +275,28 @@ export async function containedSubdir(cloneDir: string, subdir: string): Promise
   return real;
 }
 
-/** The commit at the head of the branch on the remote (`git ls-remote`), without fetching anything. */
+/**
+ * The remote answered, and holds no branch or tag of the source's name (deleted or renamed there): not a
+ * passing failure like an unreachable host, so the poller tells the site's owner (git-poller.ts).
+ */
+export class MissingRemoteRefError extends GitCommandError {
+  override name = 'MissingRemoteRefError';
+}
+
+/**
+ * The commit at the head of the branch on the remote (`git ls-remote`), without fetching anything. A
+ * source's "branch" may name a tag, as `git clone --branch` allows: then the commit the tag points at
+ * (peeled, as the checkout is). Looking under refs/heads alone failed every poll of a tag source.
+ */
 export async function remoteHead(
   workspace: GitWorkspace,
   request: Omit<GitCheckoutRequest, 'subdir'>,
   signal?: AbortSignal,
 ): Promise<string> {
   const { remote, branch } = request;
-  const ref = branch === null ? 'HEAD' : `refs/heads/${branch}`;
+  // In the order git clone prefers them: a branch over a tag of the same name.
+  const refs =
+    branch === null ? ['HEAD'] : [`refs/heads/${branch}`, `refs/tags/${branch}^{}`, `refs/tags/${branch}`];
   // A tenant's repository: its refs, copied as a fetch copies the repository, never read by git itself.
   const near = path.join(path.resolve(workspace.dataDir), 'git');
   if (remote.kind === 'local' && workspace.localRoot) makeFolders(near);
@@ -269,13 +307,20 @@ export async function remoteHead(
           ...(signal ? { signal } : {}),
         })
       : null;
-  const out = await runGit(remote.kind, ['ls-remote', '--', copy?.url ?? remote.url, ref], {
+  const out = await runGit(remote.kind, ['ls-remote', '--', copy?.url ?? remote.url, ...refs], {
     env: envFor(workspace, request),
     ...(signal ? { signal } : {}),
   }).finally(() => copy?.remove());
-  const sha = out.split('\n')[0]?.split('\t')[0]?.trim() ?? '';
-  if (!/^[0-9a-f]{40,64}$/.test(sha))
-    throw new GitCommandError(`git ls-remote found no ${ref} on the remote`);
+  const listed = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const [sha, name] = line.trim().split('\t');
+    if (sha && name && /^[0-9a-f]{40,64}$/.test(sha)) listed.set(name, sha);
+  }
+  const sha = refs.map((ref) => listed.get(ref)).find((found) => found !== undefined);
+  if (sha === undefined)
+    throw new MissingRemoteRefError(
+      `git ls-remote found ${branch === null ? 'no HEAD' : `no branch or tag "${branch}"`} on the remote`,
+    );
   return sha;
 }
 

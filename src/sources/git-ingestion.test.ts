@@ -15,10 +15,11 @@ import { createOrganization } from '../tenancy/organizations.ts';
 import { createSite } from '../tenancy/sites.ts';
 import { createTestDatabase, dialects, type TestDatabase } from '../testing/databases.ts';
 import { checkoutBranch, commitFiles, createRepo, sampleDocs } from '../testing/git-repos.ts';
-import { cloneFolder, type GitWorkspace } from './git-checkout.ts';
+import { cloneFolder, type GitWorkspace, remoteHead } from './git-checkout.ts';
 import { ingestGitSite } from './git-ingestion.ts';
 import { startGitPoller } from './git-poller.ts';
 import { dueGitPolls, getGitSource, jobCommit, setGitSource } from './git-sources.ts';
+import { handleGitPush } from './git-webhook.ts';
 
 const silent = pino({ level: 'silent' });
 
@@ -152,6 +153,106 @@ describe.each(dialects)('git sources on %s', (dialect) => {
       .where('site_id', '=', site.id)
       .execute();
     expect(titles.map((t) => t.title).sort()).toEqual(['New', 'Version two']);
+  });
+
+  it('follows a tag given as the branch: polls its peeled commit and takes a push that moves it', async () => {
+    const { storage } = database;
+    const tagged = path.join(temp, 'tagged');
+    createRepo(tagged, { 'index.md': '# One\n\nRelease one.\n' });
+    const tag = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@docent.invalid', 'tag', ...args], {
+        cwd: tagged,
+      });
+    tag('-a', '-m', 'release', 'release');
+    const site = await newSite('git-tag');
+    await setGitSource(storage, site.id, {
+      url: tagged,
+      branch: 'release',
+      subdir: '',
+      pollMinutes: null,
+      setBy: 'cli',
+    });
+    const first = await ingestGitSite(storage, workspace, site.id);
+    const request = {
+      siteId: site.id,
+      organizationId,
+      remote: { kind: 'local' as const, url: tagged },
+      branch: 'release',
+      serverCredentials: true,
+    };
+    // The commit, not the annotated tag's own object: else every poll took the tag for a new commit.
+    expect(await remoteHead(workspace, request)).toBe(first.commit);
+
+    const moved = commitFiles(tagged, { 'index.md': '# Two\n\nRelease two.\n' });
+    tag('-f', '-a', '-m', 'release', 'release');
+    expect(await remoteHead(workspace, request)).toBe(moved);
+    const second = await ingestGitSite(storage, workspace, site.id);
+    expect(second.commit).toBe(moved);
+    expect(second.counts.updated).toBe(1);
+
+    const requested: string[] = [];
+    const ingestions = {
+      requestGit: async (_storage: unknown, siteId: string) => {
+        requested.push(siteId);
+        return { jobId: 'ing_tag', after: false };
+      },
+    } as unknown as IngestionRunner;
+    const secret = (await getGitSource(storage, site.id))?.hook_secret;
+    const push = (ref: string) =>
+      handleGitPush(
+        { storage, ingestions },
+        {
+          domain: 'git-tag',
+          headers: { gitlabToken: secret, gitlabEvent: 'Tag Push Hook' },
+          body: JSON.stringify({ ref, after: 'a'.repeat(40) }),
+        },
+      );
+    expect(await push('refs/tags/release')).toMatchObject({ kind: 'accepted' });
+    expect(await push('refs/tags/other')).toMatchObject({ kind: 'ignored', reason: 'branch' });
+    expect(requested).toEqual([site.id]);
+  });
+
+  it('warns of a submodule in the docs folder, left empty as submodules are never fetched', async () => {
+    const { storage } = database;
+    const withModule = path.join(temp, 'with-module');
+    createRepo(withModule, { 'docs/index.md': '# Index\n\nHere.\n', 'README.md': '# Readme\n' });
+    const gitIn = (...args: string[]) =>
+      execFileSync(
+        'git',
+        [
+          '-c',
+          'user.name=T',
+          '-c',
+          'user.email=t@docent.invalid',
+          '-c',
+          'protocol.file.allow=always',
+          ...args,
+        ],
+        { cwd: withModule, stdio: 'ignore' },
+      );
+    gitIn('submodule', 'add', '-q', repo, 'docs/vendor/guide');
+    gitIn('submodule', 'add', '-q', repo, 'outside');
+    gitIn('commit', '-q', '-m', 'modules');
+    const site = await newSite('git-submodule');
+    await setGitSource(storage, site.id, {
+      url: withModule,
+      branch: 'main',
+      subdir: 'docs',
+      pollMinutes: null,
+      setBy: 'cli',
+    });
+    const result = await ingestGitSite(storage, workspace, site.id);
+    expect(result.counts.pages).toBe(1);
+    // Before: no word of it, and the submodule's pages were simply missing.
+    expect(result.warnings).toEqual([
+      {
+        file: 'vendor/guide',
+        message: 'is a git submodule, which is not fetched (another repository); its pages are not indexed',
+      },
+    ]);
+    expect(fs.readdirSync(path.join(cloneFolder(workspace.dataDir, site.id), 'docs/vendor/guide'))).toEqual(
+      [],
+    );
   });
 
   it('fails the job with git’s message when the repository cannot be cloned', async () => {
@@ -294,6 +395,50 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     expect(
       fs.readdirSync(path.join(workspace.dataDir, 'git')).filter((f) => f.startsWith('.source-')),
     ).toEqual([]);
+  });
+
+  it('polls a deleted branch: one failed job tells the owner, not one a poll, and it resumes when back', async () => {
+    const { storage } = database;
+    const gone = path.join(temp, 'gone');
+    createRepo(gone, { 'index.md': '# Gone\n\nFirst.\n' });
+    checkoutBranch(gone, 'feature');
+    const site = await newSite('git-gone');
+    await setGitSource(storage, site.id, {
+      url: gone,
+      branch: 'feature',
+      subdir: '',
+      pollMinutes: 1,
+      setBy: 'cli',
+    });
+    await ingestGitSite(storage, workspace, site.id);
+    checkoutBranch(gone, 'main');
+    execFileSync('git', ['branch', '-q', '-D', 'feature'], { cwd: gone });
+    const runner = new IngestionRunner(silent, null, workspace);
+    const poller = startGitPoller(
+      { storage, ingestions: runner, logger: silent },
+      { checkEveryMs: 40, minuteMs: 300 },
+    );
+    try {
+      const failed = await waitFor(async () =>
+        (await listIngestionJobs(storage, site.id)).find((j) => j.status === 'failure'),
+      );
+      // Before: only a warning in the server's log, every poll; the job list showed nothing.
+      expect(failed.error).toBe('polling: git ls-remote found no branch or tag "feature" on the remote');
+      await sleep(1_500);
+      expect((await listIngestionJobs(storage, site.id)).filter((j) => j.status === 'failure')).toHaveLength(
+        1,
+      );
+
+      checkoutBranch(gone, 'feature');
+      const back = commitFiles(gone, { 'index.md': '# Gone\n\nBack.\n' });
+      await waitFor(async () => {
+        const source = await getGitSource(storage, site.id);
+        return source?.checked_out_commit === back ? source : undefined;
+      });
+    } finally {
+      await poller.stop();
+      await runner.idle();
+    }
   });
 
   it('polls: ingests once the branch moves, with one of two servers claiming each check', async () => {

@@ -91,7 +91,15 @@ export async function runGitIngestion(
     throw error;
   }
   try {
-    const result = await runIngestionJob(storage, { ...job, sourceDir: docsDir }, { sourceName, ...options });
+    const sourceWarnings = checkout.submodules.map((file) => ({
+      file,
+      message: 'is a git submodule, which is not fetched (another repository); its pages are not indexed',
+    }));
+    const result = await runIngestionJob(
+      storage,
+      { ...job, sourceDir: docsDir },
+      { sourceName, ...options, ...(sourceWarnings.length > 0 ? { sourceWarnings } : {}) },
+    );
     // The site's commit is the one it serves: recorded once ingested, so a failed ingestion leaves the
     // site at its last good commit, and the poller tries the new one again.
     await recordCheckout(storage, job.siteId, checkout);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { unfinishedIngestion } from '../ingest/jobs.ts';
+import { failIngestionJob, listIngestionJobs, unfinishedIngestion } from '../ingest/jobs.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
 import {
@@ -9,15 +9,35 @@ import {
 } from '../tenancy/ingestion-runner.ts';
 import { getSite } from '../tenancy/sites.ts';
 import { GIT_QUICK_TIMEOUT_MS } from './git.ts';
-import { remoteHead } from './git-checkout.ts';
+import { type GitWorkspace, MissingRemoteRefError, remoteHead } from './git-checkout.ts';
+import { createGitIngestionJob } from './git-ingestion.ts';
 import {
   claimGitPoll,
   dueGitPolls,
   failedLatestAt,
+  type GitSourceRow,
   getGitSource,
   remoteOf,
   usesServerCredentials,
 } from './git-sources.ts';
+
+/**
+ * A poll that finds the source's branch gone leaves one failed job saying so: the owner reads the site's
+ * ingestions, not the server's log, and saw the site stop following its repository with no word why. Not
+ * one a poll: while the latest job already says it, nothing is added.
+ */
+async function reportMissingRef(
+  storage: Storage,
+  workspace: GitWorkspace,
+  source: GitSourceRow,
+  error: MissingRemoteRefError,
+): Promise<void> {
+  const message = `polling: ${error.message}`;
+  const [latest] = await listIngestionJobs(storage, source.site_id, 1);
+  if (latest?.status === 'failure' && latest.error === message) return;
+  const job = await createGitIngestionJob(storage, workspace, source, null);
+  await failIngestionJob(storage, job.id, new Error(message));
+}
 
 /** How often a server looks for sources whose poll is due. */
 export const GIT_POLL_CHECK_MS = 30_000;
@@ -69,7 +89,10 @@ export function startGitPoller(
         serverCredentials: usesServerCredentials(source, git.serverCredentialsForApiSources),
       },
       stopping.signal,
-    );
+    ).catch(async (error: unknown) => {
+      if (error instanceof MissingRemoteRefError) await reportMissingRef(deps.storage, git, source, error);
+      throw error;
+    });
     // Read again: another server may have fetched this commit since the due list was read, or, should
     // this check have outlasted the interval, claimed the next one (then that check decides).
     const current = await getGitSource(deps.storage, source.site_id);

@@ -44,6 +44,19 @@ describe('parseGitUrl', () => {
         expect(() => parseGitUrl(url, { allowLocal }), url).toThrow(/must not start with "-"/);
   });
 
+  it('refuses a password in the host:path shorthand, without echoing it (it was kept and shown as is)', () => {
+    for (const allowLocal of [true, false]) {
+      const refuse = () => parseGitUrl('oauth2:glpat-s3cret@gitlab.com:acme/docs.git', { allowLocal });
+      expect(refuse).toThrow(/host:path takes no password/);
+      expect(refuse).not.toThrow(/s3cret/);
+    }
+    expect(parseGitUrl('git@gitlab.com:acme/docs.git', { allowLocal: false }).kind).toBe('scp');
+    // One stored before it was refused is still shown without its password.
+    expect(redactGitUrl('oauth2:glpat-s3cret@gitlab.com:acme/docs.git')).toBe(
+      'oauth2:***@gitlab.com:acme/docs.git',
+    );
+  });
+
   it('takes a local path or file:// only when local repositories are allowed', () => {
     expect(() => parseGitUrl('/srv/repos/docs', { allowLocal: false })).toThrow(/DOCENT_DOCS_ROOT/);
     expect(() => parseGitUrl('file:///etc', { allowLocal: false })).toThrow(/DOCENT_DOCS_ROOT/);

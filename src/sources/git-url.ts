@@ -28,6 +28,8 @@ const TRANSPORT_PREFIX = /^[A-Za-z0-9][A-Za-z0-9+.-]*::/;
 /** `user@host:path` with no `//` after the colon: ssh in git's shorthand. */
 const SCP_LIKE = /^(?:[A-Za-z0-9._~-]+@)?([A-Za-z0-9][A-Za-z0-9.-]*):(?!\/\/)(.+)$/;
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
+/** `user:password@host:path`: scp-like in form, with a password git's shorthand cannot carry. */
+const SCP_WITH_PASSWORD = /^[^/@:\s]+:[^/@\s]*@[^/:\s]+:/;
 
 /**
  * Checks a git URL as given by an operator or API caller. `local`: whether a path (or `file://`) may
@@ -75,6 +77,12 @@ export function parseGitUrl(raw: string, options: { allowLocal: boolean }): GitR
   if (scheme !== undefined)
     throw new GitSourceError(`git url scheme "${scheme}://" is not allowed; use https://, http:// or ssh://`);
 
+  // `user:token@host:path`: git's shorthand has no password, so git would ssh to the host "user" and
+  // the token would be kept and shown as part of a path. Refused, without echoing it.
+  if (SCP_WITH_PASSWORD.test(value))
+    throw new GitSourceError(
+      'git url host:path takes no password; put a token in an https:// URL (https://user:token@host/path) or use an ssh key',
+    );
   const scp = SCP_LIKE.exec(value);
   // A colon before any slash makes it scp-like to git; `./a:b` or `/a:b` stay paths.
   if (scp && !value.slice(0, value.indexOf(':')).includes('/')) {
@@ -144,6 +152,8 @@ export function redactGitUrl(text: string): string {
       // Up to the last `@` of the authority, as URL parsers read it: a password may hold a raw `@`.
       .replace(/\b(https?:\/\/)[^/\s'"]*@/gi, '$1***@')
       .replace(/\b(ssh:\/\/[^/:@\s'"]+):[^/\s'"]*@/gi, '$1:***@')
+      // A `user:password@host:path` stored before such URLs were refused.
+      .replace(/^([^/@:\s'"]+):[^/@\s'"]*@(?=[^/:\s'"]+:)/, '$1:***@')
       .replace(
         /\b(https?:\/\/[^\s?#'"]*\?)([^\s#'"]*)/gi,
         (_, start: string, query: string) => start + query.replace(/=[^&]*/g, '=***'),

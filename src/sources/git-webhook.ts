@@ -69,7 +69,8 @@ export async function handleGitPush(
     );
   }
   // Both senders name the event in a header; a sender that does not is judged by the payload alone.
-  if (event !== undefined && event !== 'push' && event !== 'push hook')
+  // GitLab names a tag's push "Tag Push Hook": the source's own when its branch names that tag.
+  if (event !== undefined && event !== 'push' && event !== 'push hook' && event !== 'tag push hook')
     return { kind: 'ignored', reason: 'event', ref: null };
 
   const payload = parsePayload(input.body, input.contentType ?? '');
@@ -79,9 +80,13 @@ export async function handleGitPush(
     return { kind: 'ignored', reason: 'deleted', ref };
   // A source left on the remote's default branch learns its name at the first clone; until then every
   // branch push is taken as possibly its own.
+  // A source's branch may name a tag (git clone --branch takes one): a push moving that tag is its own.
   const branch = source.branch;
-  if (!ref.startsWith('refs/heads/') || (branch !== null && ref !== `refs/heads/${branch}`))
-    return { kind: 'ignored', reason: 'branch', ref };
+  const ours =
+    branch === null
+      ? ref.startsWith('refs/heads/')
+      : ref === `refs/heads/${branch}` || ref === `refs/tags/${branch}`;
+  if (!ours) return { kind: 'ignored', reason: 'branch', ref };
 
   const started = await deps.ingestions.requestGit(deps.storage, site.id);
   if ('waiting' in started) return { kind: 'waiting' };

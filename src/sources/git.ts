@@ -12,6 +12,13 @@ export const GIT_FETCH_TIMEOUT_MS = 5 * 60_000;
 export const GIT_QUICK_TIMEOUT_MS = 30_000;
 /** Largest clone kept on disk (work tree and `.git` together); a larger one is deleted and its ingestion fails. */
 export const MAX_CLONE_BYTES = 1024 * 1024 * 1024;
+/**
+ * Most memory (the data segment: heap and anonymous maps) each git process may take. A remote can send
+ * an endless ref advertisement, which git-remote-http keeps in memory, not on disk where MAX_CLONE_BYTES
+ * is watched: it grew 500 MB a second until the machine ran out. Checking out a large file streams, so a
+ * clone of MAX_CLONE_BYTES needs far less.
+ */
+export const MAX_GIT_MEMORY_BYTES = 2 * 1024 * 1024 * 1024;
 /** While a clone or fetch runs, how often its folder is measured against MAX_CLONE_BYTES. */
 const SIZE_CHECK_INTERVAL_MS = 2_000;
 /** Most output read from one git command: ref listings and error messages, never file contents. */
@@ -41,6 +48,8 @@ export interface GitRunOptions {
   /** Fails the command when this folder outgrows MAX_CLONE_BYTES (or `maxBytes`) while it runs. */
   watchFolder?: string;
   maxBytes?: number;
+  /** Memory limit of each git process (default MAX_GIT_MEMORY_BYTES); tests lower it. */
+  maxMemoryBytes?: number;
   /** Ends the command early (a server shutting down). */
   signal?: AbortSignal;
 }
@@ -120,7 +129,16 @@ export function withoutServerCredentials(env: Record<string, string>): Record<st
  */
 const OUTSIDE_ANY_REPOSITORY = '/';
 
-/** Runs git (no shell), returning its standard output; failures become GitCommandError with git's words, redacted. */
+/**
+ * Starts git under a data-segment limit, which its helpers (git-remote-http, index-pack) inherit. Node
+ * cannot set a limit itself, so a fixed `sh` line sets it and execs git: git's arguments are passed as
+ * the line's parameters, never parsed by the shell. A limit above the current hard one is left unset.
+ */
+const START_WITH_MEMORY_LIMIT = 'ulimit -d "$1" 2>/dev/null; shift; exec git "$@"';
+/** sh's exit status when it finds no `git` to exec. */
+const COMMAND_NOT_FOUND = 127;
+
+/** Runs git (its arguments never parsed by a shell), returning its standard output; failures become GitCommandError with git's words, redacted. */
 export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOptions): Promise<string> {
   const timeoutMs = options.timeoutMs ?? GIT_QUICK_TIMEOUT_MS;
   const abort = new AbortController();
@@ -147,12 +165,17 @@ export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOp
       // Its own process group (detached), so that a git that is stopped stops with the helpers it
       // started (git-remote-https, index-pack, ssh): killing git alone, as execFile does, left them
       // downloading.
-      const child = spawn('git', [...safetyConfig(kind), ...args], {
-        cwd: options.cwd ?? OUTSIDE_ANY_REPOSITORY,
-        env: gitEnvironment(options.env),
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const memoryKb = String(Math.floor((options.maxMemoryBytes ?? MAX_GIT_MEMORY_BYTES) / 1024));
+      const child = spawn(
+        '/bin/sh',
+        ['-c', START_WITH_MEMORY_LIMIT, 'sh', memoryKb, ...safetyConfig(kind), ...args],
+        {
+          cwd: options.cwd ?? OUTSIDE_ANY_REPOSITORY,
+          env: gitEnvironment(options.env),
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       const output = { stdout: '', stderr: '', bytes: 0 };
       let stopped: GitStop | undefined;
       const stopAll = (why: GitStop): void => {
@@ -178,11 +201,20 @@ export async function runGit(kind: GitUrlKind, args: string[], options: GitRunOp
         done();
         // The server's own folders (the clone under the data folder) are no business of the caller.
         const told = serverFoldersHidden(output.stderr, [options.cwd, options.watchFolder]);
-        reject(gitFailure(args[0] ?? 'git', why, told, { timeoutMs, tooLarge, maxBytes }));
+        reject(
+          gitFailure(args[0] ?? 'git', why, told, {
+            timeoutMs,
+            tooLarge,
+            maxBytes,
+            maxMemoryBytes: options.maxMemoryBytes ?? MAX_GIT_MEMORY_BYTES,
+          }),
+        );
       };
       child.once('error', fail);
       child.once('close', (code) => {
         if (stopped !== undefined) return fail(stopped);
+        if (code === COMMAND_NOT_FOUND && /\bgit\b.*not found/.test(output.stderr))
+          return fail(Object.assign(new Error('git not found'), { code: 'ENOENT' }));
         if (code !== 0) return fail('exit');
         done();
         resolve(output.stdout);
@@ -211,7 +243,7 @@ function gitFailure(
   command: string,
   why: GitStop | 'exit' | NodeJS.ErrnoException,
   stderr: string,
-  context: { timeoutMs: number; tooLarge: boolean; maxBytes: number },
+  context: { timeoutMs: number; tooLarge: boolean; maxBytes: number; maxMemoryBytes: number },
 ): GitCommandError {
   if (typeof why === 'object' && why.code === 'ENOENT')
     return new GitCommandError('git is not installed on the server (no "git" on PATH)');
@@ -225,6 +257,10 @@ function gitFailure(
   if (why === 'output')
     return new GitCommandError(
       `git ${command} stopped: it wrote more than ${MAX_GIT_OUTPUT_BYTES / 1024 / 1024} MB of output`,
+    );
+  if (why === 'exit' && /\bOut of memory\b/i.test(stderr))
+    return new GitCommandError(
+      `git ${command} stopped: it needed more than ${Math.round(context.maxMemoryBytes / 1024 / 1024)} MB of memory (the remote sent more than a repository's refs and objects)`,
     );
   const words = redactGitUrl(stderr)
     .split('\n')
