@@ -265,6 +265,10 @@ describe.each(dialects)('ingestSite on %s', (dialect) => {
       const [latest] = await listIngestionJobs(storage, siteId, 1);
       expect(latest?.status).toBe('failure');
       expect(latest?.error).toContain(`would remove all ${before.length} pages`);
+      // Read by admin API callers too, who have no such flag: it says where the flag is.
+      expect(latest?.error).toContain(
+        'with the CLI (docent ingest --allow-empty; the admin API has no such option)',
+      );
       expect(await pathsOf()).toEqual(before);
       // A site whose docs really are gone can still be emptied on purpose; then re-filled.
       const emptied = await ingestSite(storage, siteId, empty, { allowEmpty: true });

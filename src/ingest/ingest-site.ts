@@ -140,7 +140,7 @@ export async function runIngestionJob(
     await stager.flush();
     if (incoming.size === 0 && storedCount > 0 && options.allowEmpty !== true)
       throw new EmptyDocsFolderError(
-        `${options.sourceName ?? job.sourceDir} has no pages to index: ingesting it would remove ${storedCount === 1 ? 'the one page' : `all ${storedCount} pages`} of the site. Check the folder; to empty the site on purpose, ingest it with --allow-empty`,
+        `${options.sourceName ?? job.sourceDir} has no pages to index: ingesting it would remove ${storedCount === 1 ? 'the one page' : `all ${storedCount} pages`} of the site. Check the folder; to empty the site on purpose, ingest it with the CLI (docent ingest --allow-empty; the admin API has no such option)`,
       );
     const counts = await publishStagedPages(storage, job.siteId, job.id, incoming);
     incoming.clear();
