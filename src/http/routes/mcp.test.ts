@@ -343,6 +343,11 @@ describe.each(dialects)('MCP server over Streamable HTTP on %s', (dialect) => {
     expect(((await raw.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
     const admin = await fetch(`${server.baseUrl}/mcp/acme`, { method: 'GET' });
     expect(admin.status).toBe(405);
+    // Every method but POST (and a preflight) is told the same, with the same Allow.
+    for (const method of ['GET', 'DELETE', 'PUT', 'PATCH']) {
+      const refused = await fetch(`${server.baseUrl}/mcp/acme`, { method });
+      expect([method, refused.status, refused.headers.get('allow')]).toEqual([method, 405, 'POST, OPTIONS']);
+    }
     const acme = await server.storage.db
       .selectFrom('sites')
       .select('id')

@@ -110,8 +110,9 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
       await server.close();
     }
   });
-  // Stateless: no session to stream server messages on or to end.
-  route.on(['GET', 'DELETE'], paths, () => {
+  // Stateless: no session to stream server messages on or to end. PUT and PATCH get the same answer and
+  // `Allow`: left to the app's 405 they were told GET and DELETE are allowed, which are refused here.
+  route.on(['GET', 'DELETE', 'PUT', 'PATCH'], paths, () => {
     throw new DocentError('method_not_allowed', 'This MCP server is stateless: send requests with POST', {
       headers: { Allow: 'POST, OPTIONS' },
     });
