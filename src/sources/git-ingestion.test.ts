@@ -423,7 +423,9 @@ describe.each(dialects)('git sources on %s', (dialect) => {
         (await listIngestionJobs(storage, site.id)).find((j) => j.status === 'failure'),
       );
       // Before: only a warning in the server's log, every poll; the job list showed nothing.
-      expect(failed.error).toBe('polling: git ls-remote found no branch or tag "feature" on the remote');
+      expect(failed.error).toBe(
+        'polling: git ls-remote found no branch or tag "feature" on the remote; if it was renamed there, give the site the new name (sites set-git --branch, or git.branch in PATCH /v1/admin/sites/:domain)',
+      );
       await sleep(1_500);
       expect((await listIngestionJobs(storage, site.id)).filter((j) => j.status === 'failure')).toHaveLength(
         1,

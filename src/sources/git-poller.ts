@@ -32,7 +32,8 @@ async function reportMissingRef(
   source: GitSourceRow,
   error: MissingRemoteRefError,
 ): Promise<void> {
-  const message = `polling: ${error.message}`;
+  // Renamed on the remote is the usual cause: say how to follow the new name.
+  const message = `polling: ${error.message}; if it was renamed there, give the site the new name (sites set-git --branch, or git.branch in PATCH /v1/admin/sites/:domain)`;
   const [latest] = await listIngestionJobs(storage, source.site_id, 1);
   if (latest?.status === 'failure' && latest.error === message) return;
   const job = await createGitIngestionJob(storage, workspace, source, null);
