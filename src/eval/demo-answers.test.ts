@@ -138,6 +138,9 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['how do I upgrade docent', 'guides/self-hosting#upgrade-docent'],
   ['how do I upgrade to a new version', 'guides/self-hosting#upgrade-docent'],
   ['how do I set the widget position', 'guides/widget#theming'],
+  // Answered from the feedback API's route list before the widget guide said the widget is optional.
+  ['can I use it without the widget', 'guides/widget'],
+  ['can I build my own chat ui', 'guides/widget'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
