@@ -141,6 +141,8 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   // Answered from the feedback API's route list before the widget guide said the widget is optional.
   ['can I use it without the widget', 'guides/widget'],
   ['can I build my own chat ui', 'guides/widget'],
+  // Declined before the self-hosting guide used the word.
+  ['how do I monitor docent', 'guides/self-hosting#check-health-and-readiness'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
