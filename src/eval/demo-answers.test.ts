@@ -143,6 +143,11 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
   ['can I build my own chat ui', 'guides/widget'],
   // Declined before the self-hosting guide used the word.
   ['how do I monitor docent', 'guides/self-hosting#check-health-and-readiness'],
+  // Answered from the CLI's init before the guide said readers are not signed in.
+  [
+    'how do I restrict who can use the assistant',
+    'guides/limits-and-credits#browser-use-and-allowed-origins',
+  ],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
