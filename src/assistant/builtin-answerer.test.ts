@@ -665,7 +665,32 @@ describe("a section's first sentence", () => {
   it('is not preferred under a heading that does not name the question, nor without a word of it', () => {
     const other = { ...limits, headings: ['Quotas'], pageTitle: 'Plans' };
     expect(composeAnswer('whats the default rate limit', [other]).text.startsWith('A 429 error')).toBe(true);
-    expect(composeAnswer("what's the rate limit", [limits]).text.startsWith('A 429 error')).toBe(true);
+    // "default" is in no heading: the headings hold only part of the question.
+    const partly = {
+      ...limits,
+      text: 'Each organization can ask 10,000 questions per hour.\n\nA 429 error means a rate limit was reached: wait, then retry.',
+    };
+    expect(composeAnswer('whats the default rate limit', [partly]).text.startsWith('A 429 error')).toBe(true);
+  });
+
+  it('answers when the headings hold the whole question, though the section repeats none of its words', () => {
+    // An FAQ: the question is the heading, the answer below it in words of its own (the framework probe
+    // found "Why is the sky blue?" declined under its own heading).
+    const faq: RetrievedSource = {
+      id: '1',
+      pageTitle: 'FAQ',
+      headings: ['Why is the sky blue?'],
+      url: 'https://docs.example.com/faq#why-is-the-sky-blue',
+      text: 'Rayleigh scattering sends short wavelengths in every direction. Sunsets look red for that reason.',
+      score: 3,
+      coverage: 1,
+    };
+    const answer = composeAnswer('why is the sky blue', [faq]);
+    expect(answer.covered).toBe(true);
+    expect(answer.text.startsWith('Rayleigh scattering sends short wavelengths')).toBe(true);
+    expect(
+      composeAnswer("what's the rate limit", [limits]).text.startsWith('By default an organization'),
+    ).toBe(true);
   });
 });
 

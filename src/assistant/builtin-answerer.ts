@@ -587,8 +587,8 @@ export function composeAnswer(
       headingCov >= OPENING_MIN_HEADING ? units.findIndex((u) => u.kind !== 'code' && !isTableRow(u)) : -1;
     for (let j = 0; j < units.length; j++) {
       const own = coverageOf(unitMasks, (start + j) * words);
-      // Lifted, never admitted: it must have a word of the question itself.
-      const coverage = j === opening && own > 0 ? Math.max(own, headingCov) : own;
+      // Lifted; admitted without a word of the question only when the headings hold all of it.
+      const coverage = j === opening && (own > 0 || headingCov >= 1) ? Math.max(own, headingCov) : own;
       if (coverage === 0) continue;
       const counted = keptTermCounts[start + j] as number;
       const length = counted < 0 ? 30 : counted;
