@@ -148,6 +148,14 @@ const FIRST_QUESTIONS: [question: string, section: string][] = [
     'how do I restrict who can use the assistant',
     'guides/limits-and-credits#browser-use-and-allowed-origins',
   ],
+  // Answered from allowed origins, a credit-charging detail, creating an organization and the search
+  // filters (or declined) before the guides said it in these words.
+  ['I lost my admin key', 'guides/cli#keys-create-list-and-revoke-keys'],
+  ['how do I reset the admin key', 'guides/cli#keys-create-list-and-revoke-keys'],
+  ['how do I see how many credits are left', 'guides/cli#usage-orgs-and-plans'],
+  ['how do I add more credits', 'guides/cli#usage-orgs-and-plans'],
+  ['how do I reindex everything', 'guides/cli#ingest-update-a-site-from-a-docs-folder'],
+  ['how do I translate the widget', 'guides/widget#in-your-docs-language'],
 ];
 
 /** Follow-ups as readers type them after a first question, and the section the answer must quote. */
