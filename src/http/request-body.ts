@@ -111,6 +111,12 @@ export async function readJsonBody(c: Context, maxBytes: number): Promise<unknow
   return mayHoldLoneSurrogates(text) ? replaceLoneSurrogates(value) : value;
 }
 
+/** 415 unless the body is sent as JSON: JSON text sent as anything else (`{}` as text/plain) is not read. */
+export function requireJsonBody(c: Context): void {
+  if (!/^application\/json\b/i.test(requestHeader(c, 'Content-Type') ?? ''))
+    throw new DocentError('unsupported_media_type', 'Send the request body as application/json');
+}
+
 /**
  * A JSON body checked against `schema`: 415 unless it is sent as JSON, 413 past `maxBytes`, 400 with
  * the problems listed when it does not parse or fit.
@@ -120,10 +126,7 @@ export async function readAssistantBody<T>(
   schema: ZodType<T, ZodTypeDef, unknown>,
   maxBytes: number,
 ): Promise<T> {
-  const contentType = requestHeader(c, 'Content-Type') ?? '';
-  if (!/^application\/json\b/i.test(contentType)) {
-    throw new DocentError('unsupported_media_type', 'Send the request body as application/json');
-  }
+  requireJsonBody(c);
   const parsed = schema.safeParse(await readJsonBody(c, maxBytes));
   if (!parsed.success) {
     throw new DocentError('invalid_request', 'Invalid request body', { details: zodDetails(parsed.error) });

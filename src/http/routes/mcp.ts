@@ -11,8 +11,8 @@ import { DOCENT_VERSION } from '../../version.ts';
 import type { AppEnv } from '../app-env.ts';
 import type { AssistantAccess } from '../assistant-access.ts';
 import { DocentError } from '../errors.ts';
-import { clientGone, requestHeader } from '../node-request.ts';
-import { readJsonBody } from '../request-body.ts';
+import { clientGone } from '../node-request.ts';
+import { readJsonBody, requireJsonBody } from '../request-body.ts';
 import { requestOrigin } from '../request-origin.ts';
 
 /** Largest JSON-RPC message read: tool calls carry a question or a query, not documents. */
@@ -50,10 +50,7 @@ export function mcpRoute(deps: McpRouteDeps): Hono<AppEnv> {
   route.on('POST', paths, access.wrap, async (c) => {
     const gone = clientGone(c);
     const caller = await access.admit(c, { allowPublic: true });
-    // The transport's rule, checked before the body is read: JSON text sent as anything else (`{}` as
-    // text/plain) is not read as a JSON-RPC message.
-    if (!/^application\/json\b/i.test(requestHeader(c, 'Content-Type') ?? ''))
-      throw new DocentError('unsupported_media_type', 'Send the JSON-RPC message as application/json');
+    requireJsonBody(c);
     let message: unknown;
     try {
       message = await readJsonBody(c, MAX_MCP_BODY_BYTES);
