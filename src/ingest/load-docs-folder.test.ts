@@ -608,6 +608,35 @@ describe('page parsing', () => {
     expect(text(page(changed, 'guide/setup.html'))).toContain('The pelican plugin feeds the gulls.');
   });
 
+  it("keeps a code fence's title, as the site shows it above the code (a code group's tabs, a file name)", async () => {
+    const group = [
+      'Install it:',
+      '',
+      '::: code-group',
+      '```sh [npm]',
+      'npm add -D vitepress',
+      '```',
+      '```sh [pnpm]',
+      'pnpm add -D vitepress',
+      '```',
+      ':::',
+      '',
+      '```js title="docusaurus.config.js"',
+      'export default {};',
+      '```',
+    ].join('\n');
+    const site = await loadDocsFolder(
+      fixture({
+        '.vitepress/config.mts': 'export default { title: "Acme" };\n',
+        'guide/install.md': md('Install', group),
+      }),
+    );
+    const t = text(page(site, 'guide/install.html'));
+    expect(t).toContain('npm\n\n```sh\nnpm add -D vitepress\n```');
+    expect(t).toContain('pnpm\n\n```sh\npnpm add -D vitepress\n```');
+    expect(t).toContain('docusaurus.config.js\n\n```js\nexport default {};\n```');
+  });
+
   it("indexes a VitePress home page's hero and features, titled by the hero", async () => {
     const home = [
       '---',

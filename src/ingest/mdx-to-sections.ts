@@ -159,6 +159,13 @@ export const htmlToText = (html: string): string =>
 const safeCodePoint = (code: number, fallback: string): string =>
   Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : fallback;
 
+/** A fence's title in its info string: `[label]` first (VitePress), or `title="…"` (Docusaurus). */
+const fenceTitle = (meta: string | null | undefined): string | null => {
+  if (!meta) return null;
+  const title = /^\s*\[([^\]\n]+)\]/.exec(meta)?.[1] ?? /\btitle=(["'])(.+?)\1/.exec(meta)?.[2];
+  return title?.trim() || null;
+};
+
 const fence = (lang: string | null | undefined, value: string): string => {
   let ticks = '```';
   while (value.includes(ticks)) ticks += '`';
@@ -299,9 +306,16 @@ class Renderer {
       case 'paragraph':
         this.push(this.inline(node.children, scope));
         return;
-      case 'code':
-        if (node.value.trim() !== '') this.blocks.push({ kind: 'text', text: fence(node.lang, node.value) });
+      case 'code': {
+        if (node.value.trim() === '') return;
+        // The title a site shows above the code, as a tab's label is kept: a VitePress code group's tab
+        // (`sh [npm]`) or Docusaurus' `title="docusaurus.config.js"`. Without it, a group's fences read
+        // as the same command written three times.
+        const title = fenceTitle(node.meta);
+        if (title !== null) this.push(title);
+        this.blocks.push({ kind: 'text', text: fence(node.lang, node.value) });
         return;
+      }
       case 'list':
         this.pushAssembled(this.listText(node, scope));
         return;
