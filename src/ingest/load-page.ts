@@ -6,6 +6,7 @@ import { contentHash, type HashSubject } from './content-hash.ts';
 import { type ShareInfo, shareKey } from './duplicate-pages.ts';
 import { vitePressHome } from './frameworks/vitepress-home.ts';
 import { expandIncludes } from './frameworks/vitepress-includes.ts';
+import { frontMatterBlock } from './front-matter.ts';
 import { type AnchorStyle, withExplicitIds } from './heading-anchors.ts';
 import { importClosure, importShape, type SnippetScanCache } from './import-closure.ts';
 import { MAX_PAGE_CHUNKS } from './ingest-limits.ts';
@@ -88,14 +89,6 @@ const frontMatterString = (value: unknown): string | null => {
 
 const skipFlags = (fm: Record<string, unknown>, indexHidden: boolean): boolean =>
   (isTrue(fm.hidden) && !indexHidden) || isTrue(fm.noindex) || isFalse(fm.searchable);
-
-/**
- * Reads only the front matter block (`---` lines at the very start, as remark-frontmatter delimits it)
- * so that pages left out on purpose, often the largest ones like changelogs, are not parsed at all.
- * Anything unusual falls through to the full parse, which reports problems with their lines.
- */
-const frontMatterBlock = (source: string): string | null =>
-  /^---\r?\n([\s\S]*?)\r?\n---\r?(?:\n|$)/.exec(source)?.[1] ?? null;
 
 const frontMatterData = (block: string | null): Record<string, unknown> | null => {
   if (!block) return null;

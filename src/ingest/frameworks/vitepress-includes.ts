@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type ContainedFolder, MAX_PAGE_FILE_BYTES } from '../contained-file.ts';
+import { FRONT_MATTER } from '../front-matter.ts';
 import { MAX_PAGE_EXPANDED_CHARS, MAX_SNIPPET_DEPTH } from '../ingest-limits.ts';
 import type { Warning } from '../types.ts';
 
@@ -98,8 +99,6 @@ const regionLines = (lines: string[], name: string): string[] => {
   // An unclosed region runs to the end, as `slice(start, undefined)` does in VitePress.
   return marker === null ? lines : lines.slice(start);
 };
-
-const FRONT_MATTER = /^---\r?\n[\s\S]*?\r?\n---\r?(?:\n|$)/;
 
 const selected = (text: string, spec: IncludeSpec): string => {
   let content = text;

@@ -1,4 +1,5 @@
 import { type ContainedFolder, MAX_PAGE_FILE_BYTES } from '../contained-file.ts';
+import { frontMatterBlock } from '../front-matter.ts';
 import type { PageCandidate } from '../load-page.ts';
 import type { NavOpenApi } from '../navigation.ts';
 import type { Warning } from '../types.ts';
@@ -151,7 +152,6 @@ export const operationCandidates = async (
 const operationKey = (method: string, path: string): string =>
   `${method.toLowerCase()} ${path.length > 1 ? path.replace(/\/+$/, '') : path}`;
 
-const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?(?:\n|$)/;
 const OPENAPI_LINE = /^openapi:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\n#]*?))[ \t]*(?:#.*)?$/m;
 
 /**
@@ -167,8 +167,8 @@ export const operationsShownByPages = async (
   for (const candidate of candidates) {
     if (candidate.openapiSpec === undefined || candidate.operation !== undefined) continue;
     const read = await folder.readText(candidate.file, MAX_PAGE_FILE_BYTES);
-    const block = read.ok ? FRONT_MATTER.exec(read.text)?.[1] : undefined;
-    const match = block === undefined ? null : OPENAPI_LINE.exec(block);
+    const block = read.ok ? frontMatterBlock(read.text) : null;
+    const match = block === null ? null : OPENAPI_LINE.exec(block);
     const ref = match ? parseOperationRef(match[1] ?? match[2] ?? match[3] ?? '') : null;
     if (ref) shown.add(operationKey(ref.method, ref.path));
   }
