@@ -1,25 +1,12 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { corpusDir } from '../testing/paths.ts';
+import { tempFolders } from '../testing/temp-folders.ts';
 import { loadDocsFolder } from './load-docs-folder.ts';
 import type { LoadedSite } from './types.ts';
 
-const roots: string[] = [];
-afterAll(() => {
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
-});
-
-const fixture = (files: Record<string, string>): string => {
-  const root = mkdtempSync(path.join(tmpdir(), 'docent-shared-parse-'));
-  roots.push(root);
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    writeFileSync(path.join(root, rel), content);
-  }
-  return root;
-};
+const fixture = tempFolders('docent-shared-parse-');
 
 /** Loads the folder with and without shared parses: what is indexed must not differ in any way. */
 const loadBothWays = async (root: string): Promise<{ shared: LoadedSite; alone: LoadedSite }> => {
@@ -180,8 +167,7 @@ describe('shared parses of identical pages', () => {
       .filter((file) => /^import .* from ['"]\/snippets/m.test(readFileSync(path.join(source, file), 'utf8')))
       .slice(0, 24);
     expect(pages).toHaveLength(24);
-    const root = mkdtempSync(path.join(tmpdir(), 'docent-shared-missing-'));
-    roots.push(root);
+    const root = fixture();
     for (const copy of ['one', 'two/nested'])
       for (const file of pages) {
         mkdirSync(path.dirname(path.join(root, copy, file)), { recursive: true });
@@ -198,8 +184,7 @@ describe('shared parses of identical pages', () => {
   });
 
   it('index real docs copied into one folder exactly as parsing every page would', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'docent-shared-corpus-'));
-    roots.push(root);
+    const root = fixture();
     for (const copy of ['one', 'two', 'three/nested'])
       cpSync(corpusDir('ollama'), path.join(root, copy), { recursive: true });
     const { shared } = await loadBothWays(root);

@@ -1,7 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../testing/temp-folders.ts';
 import { type AnchorStyle, headingSlugger } from './heading-anchors.ts';
 import { loadDocsFolder } from './load-docs-folder.ts';
 
@@ -81,19 +79,7 @@ describe('heading ids as each framework makes them', () => {
 });
 
 describe('pages get the anchors of their framework', () => {
-  const roots: string[] = [];
-  afterAll(() => {
-    for (const root of roots) rmSync(root, { recursive: true, force: true });
-  });
-  const fixture = (files: Record<string, string>): string => {
-    const root = mkdtempSync(path.join(tmpdir(), 'docent-anchors-'));
-    roots.push(root);
-    for (const [rel, content] of Object.entries(files)) {
-      mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-      writeFileSync(path.join(root, rel), content);
-    }
-    return root;
-  };
+  const fixture = tempFolders('docent-anchors-');
   const body =
     "# Setup\n\n## C++ & Rust: what's new?\n\nA.\n\n## 2024 changes\n\nB.\n\n## 2024 changes\n\nC.\n";
   const anchors = async (root: string, id: string): Promise<(string | null)[]> => {

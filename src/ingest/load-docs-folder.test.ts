@@ -1,7 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../testing/temp-folders.ts';
 import { MAX_REPOSITORY_INSTRUCTIONS_CHARS } from './assistant-instructions.ts';
 import { chunkPage, MAX_CHUNK_CHARS } from './chunk-page.ts';
 import { MAX_PAGE_LINES } from './ingest-limits.ts';
@@ -9,21 +10,8 @@ import { loadDocsFolder } from './load-docs-folder.ts';
 import { DocsConfigError } from './navigation.ts';
 import type { LoadedSite, ParsedPage } from './types.ts';
 
-const roots: string[] = [];
-afterAll(() => {
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
-});
-
 /** Writes `files` (relative path → content) into a fresh temp folder. */
-const fixture = (files: Record<string, string>): string => {
-  const root = mkdtempSync(path.join(tmpdir(), 'docent-loader-'));
-  roots.push(root);
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    writeFileSync(path.join(root, rel), content);
-  }
-  return root;
-};
+const fixture = tempFolders('docent-loader-');
 
 const page = (site: LoadedSite, id: string): ParsedPage => {
   const found = site.pages.find((p) => p.path === id);

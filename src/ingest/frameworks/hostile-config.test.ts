@@ -1,24 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../testing/temp-folders.ts';
 import { readFolderNavigation } from './fixture-navigation.ts';
 import { MAX_FRAMEWORK_CONFIG_BYTES, MAX_SIDEBAR_DEPTH, MAX_SIDEBAR_ENTRIES } from './limits.ts';
 
-const roots: string[] = [];
-afterAll(() => {
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
-});
-
-const folder = (files: Record<string, string>): string => {
-  const root = mkdtempSync(path.join(tmpdir(), 'docent-frameworks-'));
-  roots.push(root);
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    writeFileSync(path.join(root, rel), content);
-  }
-  return root;
-};
+const folder = tempFolders('docent-frameworks-');
 
 const md = (title: string): string => `---\ntitle: ${title}\n---\n\nBody.\n`;
 

@@ -1,25 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../testing/temp-folders.ts';
 import { WarningSink } from '../warnings.ts';
 import { FIXTURES, readFolderNavigation } from './fixture-navigation.ts';
 import { readFrameworkNavigation } from './read-framework-navigation.ts';
 
-const roots: string[] = [];
-afterAll(() => {
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
-});
-
-const folder = (files: Record<string, string>): string => {
-  const root = mkdtempSync(path.join(tmpdir(), 'docent-detect-'));
-  roots.push(root);
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    writeFileSync(path.join(root, rel), content);
-  }
-  return root;
-};
+const folder = tempFolders('docent-detect-');
 
 describe('readFrameworkNavigation', () => {
   it('is null for a plain Markdown folder, a Mintlify folder and an Astro site without Starlight', async () => {

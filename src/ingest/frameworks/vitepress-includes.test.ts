@@ -1,26 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempFolders } from '../../testing/temp-folders.ts';
 import { containedFolder } from '../contained-file.ts';
 import { MAX_PAGE_EXPANDED_CHARS } from '../ingest-limits.ts';
 import type { Warning } from '../types.ts';
 import { expandIncludes, includedFiles } from './vitepress-includes.ts';
 
-const roots: string[] = [];
-afterAll(() => {
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
-});
-
-const folder = (files: Record<string, string>): string => {
-  const root = mkdtempSync(path.join(tmpdir(), 'docent-vp-include-'));
-  roots.push(root);
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
-    writeFileSync(path.join(root, name), text);
-  }
-  return root;
-};
+const folder = tempFolders('docent-vp-include-');
 
 const expand = async (root: string, file: string, sourceRoot = '') => {
   const warnings: Warning[] = [];
