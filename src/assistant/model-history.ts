@@ -41,3 +41,22 @@ export function modelHistory(turns: readonly Turn[]): Turn[] {
   const first = earlier.findIndex((turn) => turn.role === 'user');
   return [...(first < 0 ? [] : earlier.slice(first)), question];
 }
+
+/**
+ * The turns with each run of one role joined into one turn (texts a blank line apart), as a provider
+ * is given them. A stored thread can hold two questions in a row (an answer that failed before any
+ * text is left out, and a follow-up may be sent while the previous answer is still being written), and
+ * some models refuse that: Mistral's chat templates, served by vLLM or any OpenAI-compatible server,
+ * answer 400 "conversation roles must alternate user/assistant", which failed every later question of
+ * the chat. The built-in answerer is given the turns as they are: it answers the last question alone.
+ */
+export function alternatingTurns(turns: readonly Turn[]): Turn[] {
+  const out: Turn[] = [];
+  for (const turn of turns) {
+    const last = out.at(-1);
+    if (last?.role === turn.role)
+      out[out.length - 1] = { role: turn.role, text: `${last.text}\n\n${turn.text}` };
+    else out.push(turn);
+  }
+  return out;
+}

@@ -4,6 +4,7 @@ import type { SearchResult } from '../search/site-search.ts';
 import type { SourceList } from './answer-sources.ts';
 import { type AnswerStreamPart, SEARCH_TOOL_NAME } from './answer-stream.ts';
 import { BuiltinAnswerer } from './builtin-answerer.ts';
+import { alternatingTurns } from './model-history.ts';
 import { type AnswerStart, awaitAnswerStart } from './providers/answer-start.ts';
 import { readModelAnswer } from './providers/fast-chat-stream.ts';
 import { stepAnswerParts } from './providers/model-stream.ts';
@@ -40,7 +41,7 @@ export function startAnswer(input: StartAnswerInput): Promise<AnswerStart<Answer
   const builtin = model instanceof BuiltinAnswerer;
   const steps = builtin ? 0 : input.searchSteps;
   return awaitAnswerStart(async (): Promise<AsyncIterable<AnswerStreamPart>> => {
-    const turns = input.turns;
+    const turns = builtin ? input.turns : alternatingTurns(input.turns);
     if (steps > 0) {
       return withoutThinking(
         stepAnswerParts(

@@ -853,6 +853,8 @@ describe.each(dialects)('v2 long threads on %s', (dialect) => {
         new MockLanguageModelV3({
           doStream: async ({ prompt }) => {
             prompts.push(prompt);
+            // The question alone fails; joined with the next one (below), it is answered.
+            if (JSON.stringify(prompt.at(-1)).endsWith('fail-before-text"}]}')) throw new Error('model down');
             // Asked for everything, an answer longer than a question may be (MAX_MESSAGE_CHARS).
             const long = JSON.stringify(prompt.at(-1)).includes('everything');
             const deltas = long ? Array.from({ length: 70 }, () => 'x'.repeat(1_000)) : ['Rotate it [1].'];
@@ -903,6 +905,28 @@ describe.each(dialects)('v2 long threads on %s', (dialect) => {
     const stored = await listThreadMessages(server.storage, thread.threadId);
     expect(stored).toHaveLength(60);
     expect(stored.every((m, i) => m.role === (i % 2 === 0 ? 'user' : 'assistant'))).toBe(true);
+  });
+
+  it('gives the model alternating turns after a question whose answer failed before any text', async () => {
+    const thread = await ask('How do I rotate key 1?', {});
+    const failed = await fetch(api, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        fp: 'long-thread',
+        ...thread,
+        messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Please fail-before-text' }] }],
+      }),
+    });
+    await failed.text();
+    await ask('And key 2?', thread);
+    // Stored: the first question and answer, the failed question (its empty answer left out), the new one.
+    // Mistral's templates refuse two user turns in a row: they reach the model as one.
+    const turns = conversation();
+    expect(turns.map((t) => t.role)).toEqual(['user', 'assistant', 'user']);
+    const last = JSON.stringify(turns.at(-1));
+    expect(last).toContain('Please fail-before-text');
+    expect(last).toContain('And key 2?');
   });
 
   it('keeps the prompt of a thread of long questions within MAX_HISTORY_CHARS before the question', async () => {
