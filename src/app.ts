@@ -9,7 +9,6 @@ import type { AppEnv } from './http/app-env.ts';
 import { createAssistantAccess } from './http/assistant-access.ts';
 import { createErrorHandler, notFoundOrWrongMethod } from './http/error-handler.ts';
 import { requestHeader } from './http/node-request.ts';
-import { OutageLog, watchedRateLimitStore } from './http/outage-log.ts';
 import { serverRequestId } from './http/request-id.ts';
 import { adminApi } from './http/routes/admin/admin-api.ts';
 import { agentApiRoute } from './http/routes/agent-api.ts';
@@ -27,12 +26,14 @@ import { metricsRoute } from './http/routes/metrics.ts';
 import { openApiRoute } from './http/routes/openapi.ts';
 import { pageViewRoute } from './http/routes/page-view.ts';
 import { widgetScriptRoute } from './http/routes/widget-script.ts';
+import { watchedRateLimitStore } from './http/watched-rate-limit-store.ts';
 import { createCreditGuard } from './limits/credit-guard.ts';
 import { MemoryRateLimitStore } from './limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from './limits/rate-limit-store.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { SiteSearch } from './search/site-search.ts';
 import { ping, type Storage } from './storage/database.ts';
+import { OutageLog } from './storage/outage-log.ts';
 import { createInProcessResumableStreams } from './streams/in-process-resumable-streams.ts';
 import type { ResumableStreams } from './streams/resumable-streams.ts';
 import { IngestionRunner } from './tenancy/ingestion-runner.ts';
@@ -72,6 +73,11 @@ export interface AppDeps {
    */
   instanceId?: string | null;
   /**
+   * The database's outage log, shared with the server's background jobs so an outage is told once
+   * whoever meets it; absent: the app's own.
+   */
+  databaseOutage?: OutageLog;
+  /**
    * The server's shutdown: `draining` once it has begun (readiness 503, connections closed after each
    * response), `stopping` aborted when its grace period is over (answers still running end), `running`
    * the answers it waits for, those whose readers left included. Absent: never draining.
@@ -90,7 +96,8 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Each shared service gets one "unreachable" and one "reachable again" line per outage, whichever
   // route meets it (see outage-log.ts).
-  const databaseOutage = new OutageLog('database', () => ping(deps.storage), deps.logger);
+  const databaseOutage =
+    deps.databaseOutage ?? new OutageLog('database', () => ping(deps.storage), deps.logger);
   const shared = deps.rateLimitStore;
   const store = shared
     ? // A hit with no windows counts nothing: it only asks the store to answer.

@@ -21,8 +21,9 @@ import { closeIdleIndexBuildWorker } from './search/build-site-index.ts';
 import { embeddingModelsFor } from './search/embeddings/embedding-model.ts';
 import { SiteSearch } from './search/site-search.ts';
 import { type GitPollerOptions, startGitPoller } from './sources/git-poller.ts';
-import { DatabaseFromNewerVersionError, openStorage, type Storage } from './storage/database.ts';
+import { DatabaseFromNewerVersionError, openStorage, ping, type Storage } from './storage/database.ts';
 import { cannotOpenDatabase } from './storage/database-open-problem.ts';
+import { OutageLog } from './storage/outage-log.ts';
 import { createInProcessResumableStreams } from './streams/in-process-resumable-streams.ts';
 import type { RedisPubSub } from './streams/redis-pub-sub.ts';
 import { createResumableStreams } from './streams/resumable-streams.ts';
@@ -202,7 +203,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     : createInProcessResumableStreams(graceMs);
   // Registered before serving, so everything this process charges or ingests is recorded under a live
   // instance; the first recovery (a previous run's crash) is done before the first request.
-  const lifecycle = await startInstanceLifecycle(storage, logger);
+  // One outage log for the database, told by the routes and the background jobs alike.
+  const databaseOutage = new OutageLog('database', () => ping(storage), logger);
+  const lifecycle = await startInstanceLifecycle(storage, logger, { outage: databaseOutage });
   const gitStopping = new AbortController();
   const ingestions = new IngestionRunner(
     logger,
@@ -216,13 +219,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     },
     embeddings?.ingestion ?? null,
   );
-  const retention = startRetentionJob(storage, logger);
-  const gitPoller = startGitPoller({ storage, ingestions, logger }, options.gitPoll);
+  const retention = startRetentionJob(storage, logger, { outage: databaseOutage });
+  const gitPoller = startGitPoller({ storage, ingestions, logger, outage: databaseOutage }, options.gitPoll);
   let draining = false;
   const stopping = new AbortController();
   const running = new RunningAnswers();
   const app = createApp({
     instanceId: lifecycle.instance.id,
+    databaseOutage,
     shutdown: { draining: () => draining, stopping: stopping.signal, running },
     // Collected only where they can be read.
     ...(config.metricsToken === null
@@ -320,6 +324,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       ingestions.cancelQueued();
       await ingestions.idle();
       retention.stop();
+      databaseOutage.close();
       // Warm page workers never keep a process alive, but a server that embeds Docent lives on.
       await closeIdlePageWorkers();
       await closeIdleIndexBuildWorker();

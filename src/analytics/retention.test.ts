@@ -109,6 +109,7 @@ describe.each(dialects)('retention on %s', (dialect) => {
     const logger = {
       info: (...args: unknown[]) => runs.push(args),
       error: (...args: unknown[]) => runs.push(args),
+      warn: (...args: unknown[]) => runs.push(args),
     };
     const [, b] = seeded.organizations;
     if (!b) throw new Error('not seeded');

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { DomainError } from '../errors/domain-error.ts';
 import type { Storage } from '../storage/database.ts';
+import { logJobFailure, type OutageLog } from '../storage/outage-log.ts';
 import { relabelGroups } from './question-groups-upkeep.ts';
 
 /** Retention in days an organization may set: a day to ten years (null keeps everything). */
@@ -113,8 +114,9 @@ export async function deleteExpiredThreads(storage: Storage, now: Date = new Dat
  */
 export function startRetentionJob(
   storage: Storage,
-  logger: Pick<Logger, 'info' | 'error'>,
-  options: { intervalMs?: number; firstRunDelayMs?: number } = {},
+  logger: Pick<Logger, 'info' | 'error' | 'warn'>,
+  /** `outage`: where a lost database is told (once per outage); absent: each failure with its stack. */
+  options: { intervalMs?: number; firstRunDelayMs?: number; outage?: OutageLog } = {},
 ): { stop(): void } {
   let stopped = false;
   let running: Promise<void> | undefined;
@@ -125,7 +127,8 @@ export function startRetentionJob(
         if (deleted > 0) logger.info({ deleted }, 'retention: expired conversations deleted');
       })
       .catch((error: unknown) => {
-        if (!stopped) logger.error({ err: error }, 'retention: deleting expired conversations failed');
+        if (!stopped)
+          logJobFailure(options.outage, logger, error, 'retention: deleting expired conversations');
       })
       .finally(() => {
         running = undefined;

@@ -3,8 +3,10 @@ import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStorage, type Storage } from '../storage/database.ts';
+import { startInstanceLifecycle } from '../recovery/instance-lifecycle.ts';
+import { openStorage, ping, type Storage } from '../storage/database.ts';
 import { databaseUnavailable } from '../storage/database-open-problem.ts';
+import { OutageLog } from '../storage/outage-log.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
 import { createTestApp } from '../testing/test-app.ts';
 
@@ -86,6 +88,43 @@ describe('a database that goes away', () => {
     const errors = lines.filter((l) => l.level >= 40);
     expect(errors.map((l) => l.msg)).toEqual(['database unreachable']);
   });
+  it("tells the background jobs' failures to the same outage: one line, not a stack per heartbeat", async () => {
+    database = await createTestDatabase('postgres');
+    const url = new URL(database.url);
+    const relay = await relayTo(Number(url.port || 5432));
+    url.port = String(relay.port);
+    const storage = await openStorage(url.toString());
+    relayed = storage;
+    const lines: { msg: string; level: number; job?: string }[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as { msg: string; level: number });
+        done();
+      },
+    });
+    const logger = pino({ level: 'info' }, sink);
+    const outage = new OutageLog('database', () => ping(storage), logger, { probeMs: 60_000 });
+    const lifecycle = await startInstanceLifecycle(storage, logger, {
+      heartbeatMs: 20,
+      recoveryMs: 20,
+      outage,
+    });
+    try {
+      const app = createTestApp(storage, { logger, databaseOutage: outage });
+      await relay.cut();
+      // Heartbeats and recovery sweeps every 20 ms: a dozen each, and requests between them.
+      for (let i = 0; i < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect((await app.request('/readyz')).status).toBe(503);
+      }
+      const errors = lines.filter((l) => l.level >= 40);
+      expect(errors.map((l) => l.msg)).toEqual(['database unreachable']);
+    } finally {
+      await lifecycle.stop().catch(() => {});
+      outage.close();
+    }
+  });
+
   it('knows a transaction whose connection was cut between two of its statements', async () => {
     database = await createTestDatabase('postgres');
     const url = new URL(database.url);

@@ -3,9 +3,9 @@ import { html } from 'hono/html';
 import { HTTPException } from 'hono/http-exception';
 import { DomainError } from '../errors/domain-error.ts';
 import { databaseUnavailable } from '../storage/database-open-problem.ts';
+import type { OutageLog } from '../storage/outage-log.ts';
 import type { AppEnv } from './app-env.ts';
 import { DocentError, type ErrorCode, errorBody, fromDomainError } from './errors.ts';
-import type { OutageLog } from './outage-log.ts';
 
 function fromHttpException(error: HTTPException): DocentError {
   const byStatus: Partial<Record<number, ErrorCode>> = {
@@ -112,7 +112,7 @@ export function createErrorHandler(options: ErrorHandlerOptions = {}): ErrorHand
     if (error instanceof SyntaxError)
       return respond(c, new DocentError('invalid_request', 'Malformed JSON body'));
     if (databaseUnavailable(error)) {
-      if (options.databaseOutage) options.databaseOutage.failed(error, c.get('requestId'));
+      if (options.databaseOutage) options.databaseOutage.failed(error, { requestId: c.get('requestId') });
       else c.get('logger')?.error({ err: error, requestId: c.get('requestId') }, 'database unavailable');
       return respond(
         c,

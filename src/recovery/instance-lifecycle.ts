@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { recoverInterruptedAnswers } from '../assistant/recover-interrupted-answers.ts';
 import { recoverInterruptedIngestions } from '../ingest/recover-interrupted-ingestions.ts';
 import type { Storage } from '../storage/database.ts';
+import { logJobFailure, type OutageLog } from '../storage/outage-log.ts';
 import {
   deadInstances,
   HEARTBEAT_INTERVAL_MS,
@@ -28,6 +29,8 @@ export interface InstanceLifecycleOptions {
   recoveryMs?: number;
   /** How old a heartbeat makes an instance on another host dead. */
   timeoutMs?: number;
+  /** Where a lost database is told (once per outage); absent: each failure is logged with its stack. */
+  outage?: OutageLog;
 }
 
 /**
@@ -67,7 +70,7 @@ export async function startInstanceLifecycle(
   // One recovery at a time in this process; failures are logged and retried on the next tick.
   const recover = (): Promise<void> => {
     running ??= recoverOnce()
-      .catch((error: unknown) => logger.error({ err: error }, 'recovering interrupted work failed'))
+      .catch((error: unknown) => logJobFailure(options.outage, logger, error, 'recovering interrupted work'))
       .finally(() => {
         running = undefined;
       });
@@ -76,7 +79,7 @@ export async function startInstanceLifecycle(
 
   await recover();
   const beat = setInterval(() => {
-    beatOnce().catch((error: unknown) => logger.error({ err: error }, 'instance heartbeat failed'));
+    beatOnce().catch((error: unknown) => logJobFailure(options.outage, logger, error, 'instance heartbeat'));
   }, options.heartbeatMs ?? HEARTBEAT_INTERVAL_MS);
   const sweep = setInterval(() => void recover(), options.recoveryMs ?? RECOVERY_INTERVAL_MS);
   beat.unref();

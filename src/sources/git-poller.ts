@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { failIngestionJob, listIngestionJobs, unfinishedIngestion } from '../ingest/jobs.ts';
 import type { Storage } from '../storage/database.ts';
 import { nowIso } from '../storage/ids.ts';
+import { logJobFailure, type OutageLog } from '../storage/outage-log.ts';
 import {
   IngestionBusyError,
   IngestionLimitError,
@@ -66,7 +67,8 @@ export interface GitPoller {
  * longer than `git ls-remote` may run (GIT_QUICK_TIMEOUT_MS).
  */
 export function startGitPoller(
-  deps: { storage: Storage; ingestions: IngestionRunner; logger: Logger },
+  /** `outage`: where a lost database is told (once per outage); absent: each failure with its stack. */
+  deps: { storage: Storage; ingestions: IngestionRunner; logger: Logger; outage?: OutageLog },
   options: GitPollerOptions = {},
 ): GitPoller {
   const minuteMs = options.minuteMs ?? 60_000;
@@ -131,14 +133,21 @@ export function startGitPoller(
       const started = performance.now();
       // One site's unreachable remote must not hold up the others.
       await pollSite(source).catch((error: unknown) =>
-        deps.logger.warn({ siteId: source.site_id, err: error }, 'polling a git source failed'),
+        logJobFailure(
+          deps.outage,
+          deps.logger,
+          error,
+          'polling a git source',
+          { siteId: source.site_id },
+          'warn',
+        ),
       );
       spent.set(source.organization_id, used + performance.now() - started);
     }
   };
   const poll = (): Promise<void> => {
     round ??= pollOnce()
-      .catch((error: unknown) => deps.logger.error({ err: error }, 'polling git sources failed'))
+      .catch((error: unknown) => logJobFailure(deps.outage, deps.logger, error, 'polling git sources'))
       .finally(() => {
         round = undefined;
       });

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { ping, type Storage } from '../../storage/database.ts';
+import type { OutageLog } from '../../storage/outage-log.ts';
 import type { AppEnv } from '../app-env.ts';
 import { DocentError } from '../errors.ts';
-import type { OutageLog } from '../outage-log.ts';
 
 /** Liveness: the process answers. */
 export function healthzRoute(): Hono<AppEnv> {
@@ -20,7 +20,7 @@ export function readyzRoute(storage: Storage, draining: () => boolean, outage?: 
       await ping(storage);
     } catch (error) {
       // A balancer probes every few seconds: one line per outage, not a stack per probe.
-      if (outage) outage.failed(error, c.get('requestId'));
+      if (outage) outage.failed(error, { requestId: c.get('requestId') });
       else c.get('logger').warn({ err: error }, 'readiness check failed');
       throw new DocentError('unavailable', 'Database is not reachable');
     }

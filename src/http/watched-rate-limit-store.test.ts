@@ -6,9 +6,8 @@ import { MemoryRateLimitStore } from '../limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from '../limits/rate-limit-store.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
 import { createTestApp } from '../testing/test-app.ts';
-import { OutageLog } from './outage-log.ts';
 
-type Line = { level: number; msg: string; err?: { stack?: string }; failedRequests?: number };
+type Line = { level: number; msg: string; err?: { stack?: string }; failures?: number };
 
 function loggerInto(lines: Line[]) {
   const sink = new Writable({
@@ -19,36 +18,6 @@ function loggerInto(lines: Line[]) {
   });
   return pino({ level: 'info' }, sink);
 }
-
-describe('OutageLog', () => {
-  it('writes one error with its stack per outage and one line when a probe finds the service back', async () => {
-    const lines: Line[] = [];
-    let up = false;
-    const outage = new OutageLog(
-      'database',
-      async () => {
-        if (!up) throw new Error('still down');
-      },
-      loggerInto(lines),
-      { probeMs: 10 },
-    );
-    for (let i = 0; i < 5; i++) outage.failed(new Error('connect ECONNREFUSED'), `req_${i}`);
-    expect(lines.map((l) => l.msg)).toEqual(['database unreachable']);
-    expect(lines[0]?.err?.stack).toMatch(/ECONNREFUSED/);
-    expect(outage.down).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(lines).toHaveLength(1);
-    up = true;
-    await vi.waitFor(() => expect(lines.map((l) => l.msg)).toContain('database reachable again'));
-    expect(lines.at(-1)?.failedRequests).toBe(5);
-    expect(outage.down).toBe(false);
-    // A later outage is told again.
-    up = false;
-    outage.failed(new Error('connect ECONNREFUSED'));
-    expect(lines.filter((l) => l.msg === 'database unreachable')).toHaveLength(2);
-    outage.close();
-  });
-});
 
 describe('a rate-limit store that goes away, through the app', () => {
   let database: TestDatabase | undefined;
@@ -99,7 +68,7 @@ describe('a rate-limit store that goes away, through the app', () => {
     await vi.waitFor(() => expect(lines.map((l) => l.msg)).toContain('rate-limit store reachable again'), {
       timeout: 5_000,
     });
-    expect(lines.find((l) => l.msg === 'rate-limit store reachable again')?.failedRequests).toBe(4);
+    expect(lines.find((l) => l.msg === 'rate-limit store reachable again')?.failures).toBe(4);
     const answered = await ask();
     expect(answered.status).toBe(200);
     await answered.text();

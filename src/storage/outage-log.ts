@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { RateDecision, RateLimitStore, RateWindow } from '../limits/rate-limit-store.ts';
+import { databaseUnavailable } from './database-open-problem.ts';
 
 /** How often a service that has failed is asked again, to say in the log when it is back. */
 export const OUTAGE_PROBE_MS = 2_000;
@@ -44,9 +44,10 @@ export class OutageLog {
     return this.#since !== undefined;
   }
 
-  failed(error: unknown, requestId?: string): void {
+  /** `fields` name what failed: a request's id, a background job. */
+  failed(error: unknown, fields: Record<string, unknown> = {}): void {
     this.#failures++;
-    const ids = requestId ? { requestId } : {};
+    const ids = fields;
     if (this.#since !== undefined) {
       this.#logger.debug(
         { ...ids, service: this.#service, cause: (error as Error)?.message },
@@ -80,7 +81,7 @@ export class OutageLog {
     }
     const downMs = this.#now() - this.#since;
     this.#logger.info(
-      { service: this.#service, downMs, failedRequests: this.#failures },
+      { service: this.#service, downMs, failures: this.#failures },
       `${this.#service} reachable again`,
     );
     this.close();
@@ -89,18 +90,20 @@ export class OutageLog {
   }
 }
 
-/** The store, with each failure of it told to `outage` (the caller still gets the error). */
-export function watchedRateLimitStore(store: RateLimitStore, outage: OutageLog): RateLimitStore {
-  return {
-    kind: store.kind,
-    hit: (windows: RateWindow[]): Promise<RateDecision> =>
-      store.hit(windows).catch((error: unknown) => {
-        outage.failed(error);
-        throw error;
-      }),
-    close: () => {
-      outage.close();
-      return store.close();
-    },
-  };
+/**
+ * A background job's failure (the instance heartbeat, recovery, git polling, retention). While the
+ * database is unreachable it is one more failure of the outage, which the log tells once: each job
+ * wrote an error with its stack every time it ran, one every few seconds for as long as it lasted.
+ * Anything else is logged at `level` (an error by default) with its stack.
+ */
+export function logJobFailure(
+  outage: OutageLog | undefined,
+  logger: Pick<Logger, 'error' | 'warn'>,
+  error: unknown,
+  job: string,
+  fields: Record<string, unknown> = {},
+  level: 'error' | 'warn' = 'error',
+): void {
+  if (outage !== undefined && databaseUnavailable(error)) outage.failed(error, { ...fields, job });
+  else logger[level]({ ...fields, err: error }, `${job} failed`);
 }
