@@ -321,7 +321,29 @@ export async function remoteHead(
     throw new MissingRemoteRefError(
       `git ls-remote found ${branch === null ? 'no HEAD' : `no branch or tag "${branch}"`} on the remote`,
     );
+  if (copy !== null && sha === listed.get(`refs/tags/${branch}`))
+    return (await peeledInClone(workspace, request, sha)) ?? sha;
   return sha;
+}
+
+/**
+ * The commit a tag object names, read in the site's own clone (Docent's folder, which a fetch of the tag
+ * filled): a tenant's annotated tag whose object is packed is listed unpeeled by the refs-only copy, and
+ * taken for a new commit at every poll. Null when the clone lacks it (the tag moved: the fetch gets it).
+ */
+async function peeledInClone(
+  workspace: GitWorkspace,
+  request: Omit<GitCheckoutRequest, 'subdir'>,
+  sha: string,
+): Promise<string | null> {
+  const dir = cloneFolder(workspace.dataDir, request.siteId);
+  if (!(await fs.stat(path.join(dir, '.git')).catch(() => null))) return null;
+  const out = await runGit('local', ['rev-parse', '--verify', '--quiet', `${sha}^{commit}`], {
+    cwd: dir,
+    env: envFor(workspace, request),
+  }).catch(() => '');
+  const peeled = out.trim();
+  return /^[0-9a-f]{40,64}$/.test(peeled) ? peeled : null;
 }
 
 /** Removes a site's clone (its source changed to a folder, or it was deleted). */

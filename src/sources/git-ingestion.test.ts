@@ -212,6 +212,50 @@ describe.each(dialects)('git sources on %s', (dialect) => {
     expect(requested).toEqual([site.id]);
   });
 
+  it("follows a tag of a tenant's repository under the docs root: its peeled commit, lightweight or annotated", async () => {
+    const { storage } = database;
+    const tenants = path.join(temp, 'tenants-tagged');
+    const tagged = path.join(tenants, 'tagged');
+    createRepo(tagged, { 'index.md': '# One\n\nRelease one.\n' });
+    const tag = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@docent.invalid', 'tag', ...args], {
+        cwd: tagged,
+      });
+    tag('-a', '-m', 'release', 'release');
+    tag('light');
+    const tenantWorkspace = { ...workspace, localRoot: tenants };
+    const site = await newSite('git-tag-tenant');
+    await setGitSource(storage, site.id, {
+      url: tagged,
+      branch: 'release',
+      subdir: '',
+      pollMinutes: 1,
+      setBy: 'cli',
+    });
+    const first = await ingestGitSite(storage, tenantWorkspace, site.id);
+    const request = (branch: string) => ({
+      siteId: site.id,
+      organizationId,
+      remote: { kind: 'local' as const, url: tagged },
+      branch,
+      serverCredentials: true,
+    });
+    // The commit, as the clone checked it out: else every poll took the tag for a new commit.
+    expect(await remoteHead(tenantWorkspace, request('release'))).toBe(first.commit);
+    expect(await remoteHead(tenantWorkspace, request('light'))).toBe(first.commit);
+    // Packed, as `git gc` or a clone leaves them.
+    execFileSync('git', ['pack-refs', '--all'], { cwd: tagged });
+    expect(await remoteHead(tenantWorkspace, request('release'))).toBe(first.commit);
+    // A loose ref naming a packed object (a tag fetched into the repository since its last gc).
+    tag('-f', '-a', '-m', 'release again', 'release');
+    execFileSync('git', ['repack', '-a', '-d', '-q'], { cwd: tagged });
+    await ingestGitSite(storage, tenantWorkspace, site.id);
+    expect(await remoteHead(tenantWorkspace, request('release'))).toBe(first.commit);
+    const moved = commitFiles(tagged, { 'index.md': '# Two\n\nRelease two.\n' });
+    tag('-f', '-a', '-m', 'release', 'release');
+    expect(await remoteHead(tenantWorkspace, request('release'))).toBe(moved);
+  });
+
   it('warns of a submodule in the docs folder, left empty as submodules are never fetched', async () => {
     const { storage } = database;
     const withModule = path.join(temp, 'with-module');

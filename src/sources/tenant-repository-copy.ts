@@ -38,6 +38,7 @@ export async function copyTenantGitDir(
   let bytes = 0;
   let entries = 0;
   const buffer = Buffer.alloc(COPY_CHUNK_BYTES);
+  const tagRefs: string[] = [];
   try {
     const pending = [''];
     for (let rel = pending.pop(); rel !== undefined; rel = pending.pop()) {
@@ -54,13 +55,15 @@ export async function copyTenantGitDir(
         // The config is Docent's (below); only refs and HEAD are wanted for a head's commit.
         if (NOT_COPIED.has(name) || (options.refsOnly && !isRef(name))) continue;
         if (entry.isDirectory()) pending.push(child);
-        else if (entry.isFile())
+        else if (entry.isFile()) {
           bytes += await copyFile(realGitDir, child, path.join(copy, child), MAX_CLONE_BYTES - bytes, buffer);
-        else
+          if (options.refsOnly && name.startsWith('refs/tags/')) tagRefs.push(child);
+        } else
           throw new DocsDirError("the repository's git folder holds something other than files and folders");
       }
     }
     await fs.mkdir(path.join(copy, 'objects'), { recursive: true });
+    if (tagRefs.length > 0) await copyTagObjects(realGitDir, copy, tagRefs, buffer);
     await fs.writeFile(path.join(copy, 'config'), await ownConfig(realGitDir));
   } catch (error) {
     await remove();
@@ -74,19 +77,50 @@ export async function copyTenantGitDir(
 /** Files of the git folder the copy does without: the tenant's config (git follows its `include`s). */
 const NOT_COPIED = new Set(['config', 'config.worktree']);
 
-/** Parts of a git folder that hold branches: enough for `ls-remote` of a branch or HEAD. */
+/** Parts of a git folder that hold branches and tags: enough for `ls-remote` of a branch, a tag or HEAD. */
 function isRef(name: string): boolean {
   return (
     name === 'HEAD' ||
     name === 'packed-refs' ||
     name === 'refs' ||
     name === 'refs/heads' ||
-    name.startsWith('refs/heads/')
+    name.startsWith('refs/heads/') ||
+    name === 'refs/tags' ||
+    name.startsWith('refs/tags/')
   );
 }
 
+/** Bytes of a loose object a tag ref names, at most: an annotated tag's object is a few hundred. */
+const MAX_TAG_OBJECT_BYTES = 65_536;
+
+/**
+ * The loose objects the copied tag refs name. `ls-remote` peels an annotated tag (`refs/tags/v1^{}`, the
+ * commit a site's "branch" `v1` stands for) by reading its object, or from `packed-refs`, which says so
+ * for packed tags; a loose tag ref (a tag made or fetched since the last `git gc`) named an object the
+ * refs-only copy lacked, so polling found no such tag. A tag whose object is packed is still listed, not
+ * peeled (remoteHead peels it in the site's own clone).
+ */
+async function copyTagObjects(realGitDir: string, copy: string, tagRefs: readonly string[], buffer: Buffer) {
+  for (const ref of tagRefs) {
+    const sha = (await fs.readFile(path.join(copy, ref), 'utf8')).trim();
+    if (!/^[0-9a-f]{40}$|^[0-9a-f]{64}$/.test(sha)) continue;
+    const rel = path.join('objects', sha.slice(0, 2), sha.slice(2));
+    const target = path.join(copy, rel);
+    // Packed (no loose file), named by two tags (copied already), or no tag's (a lightweight tag of a
+    // large blob): left out, the tag listed unpeeled.
+    const found = await fs.lstat(path.join(realGitDir, rel)).catch(() => null);
+    if (found === null || !found.isFile() || found.size > MAX_TAG_OBJECT_BYTES) continue;
+    if (await fs.lstat(target).catch(() => null)) continue;
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await copyFile(realGitDir, rel, target, MAX_TAG_OBJECT_BYTES, buffer);
+  }
+}
+
 export interface CopyOptions {
-  /** Only what names branches (HEAD, packed-refs, refs/heads), for a head's commit. */
+  /**
+   * Only what names branches and tags (HEAD, packed-refs, refs/heads, refs/tags, the loose objects of
+   * the tags), for a head's commit.
+   */
   refsOnly?: boolean;
   /** Stops the copy (a server shutting down). */
   signal?: AbortSignal;
