@@ -1,13 +1,12 @@
 import net from 'node:net';
-import { Writable } from 'node:stream';
 import { sql } from 'kysely';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInstanceLifecycle } from '../recovery/instance-lifecycle.ts';
 import { openStorage, ping, type Storage } from '../storage/database.ts';
 import { databaseUnavailable } from '../storage/database-open-problem.ts';
 import { OutageLog } from '../storage/outage-log.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
+import { type LogLine, loggerInto } from '../testing/log-lines.ts';
 import { createTestApp } from '../testing/test-app.ts';
 
 /** A TCP relay to PostgreSQL that can be cut, as a database server that goes away would be. */
@@ -69,14 +68,8 @@ describe('a database that goes away', () => {
     const relay = await relayTo(Number(url.port || 5432));
     url.port = String(relay.port);
     relayed = await openStorage(url.toString());
-    const lines: { msg: string; level: number }[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as { msg: string; level: number });
-        done();
-      },
-    });
-    const app = createTestApp(relayed, { logger: pino({ level: 'info' }, sink) });
+    const lines: LogLine[] = [];
+    const app = createTestApp(relayed, { logger: loggerInto(lines) });
     await relay.cut();
     for (let i = 0; i < 3; i++) {
       const response = await app.request('/v1/admin/sites', {
@@ -95,14 +88,8 @@ describe('a database that goes away', () => {
     url.port = String(relay.port);
     const storage = await openStorage(url.toString());
     relayed = storage;
-    const lines: { msg: string; level: number; job?: string }[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as { msg: string; level: number });
-        done();
-      },
-    });
-    const logger = pino({ level: 'info' }, sink);
+    const lines: LogLine[] = [];
+    const logger = loggerInto(lines);
     const outage = new OutageLog('database', () => ping(storage), logger, { probeMs: 60_000 });
     const lifecycle = await startInstanceLifecycle(storage, logger, {
       heartbeatMs: 20,

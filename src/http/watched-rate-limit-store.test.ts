@@ -1,23 +1,10 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { askBody, createTenant } from '../limits/limits-fixtures.ts';
 import { MemoryRateLimitStore } from '../limits/memory-rate-limit-store.ts';
 import type { RateLimitStore } from '../limits/rate-limit-store.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
+import { type LogLine, loggerInto } from '../testing/log-lines.ts';
 import { createTestApp } from '../testing/test-app.ts';
-
-type Line = { level: number; msg: string; err?: { stack?: string }; failures?: number };
-
-function loggerInto(lines: Line[]) {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as Line);
-      done();
-    },
-  });
-  return pino({ level: 'info' }, sink);
-}
 
 describe('a rate-limit store that goes away, through the app', () => {
   let database: TestDatabase | undefined;
@@ -29,7 +16,7 @@ describe('a rate-limit store that goes away, through the app', () => {
   it('answers 503 with Retry-After and says so once in the log, then once more when it is back', async () => {
     database = await createTestDatabase('sqlite');
     const tenant = await createTenant(database.storage, { domain: 'outage' });
-    const lines: Line[] = [];
+    const lines: LogLine[] = [];
     const memory = new MemoryRateLimitStore();
     let up = true;
     // As the Redis store fails while Redis is away: the command rejects.

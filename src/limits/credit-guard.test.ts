@@ -1,8 +1,7 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FALLBACK_PLAN } from '../tenancy/plans.ts';
 import { createTestDatabase, type TestDatabase } from '../testing/databases.ts';
+import { type LogLine, loggerInto } from '../testing/log-lines.ts';
 import { createCreditGuard } from './credit-guard.ts';
 import { createTenant } from './limits-fixtures.ts';
 
@@ -20,14 +19,8 @@ describe('settling an answer while the database is unreachable', () => {
     database = await createTestDatabase('sqlite');
     const storage = database.storage;
     const tenant = await createTenant(database.storage, { domain: 'settle' });
-    const lines: { msg: string; level: number }[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as { msg: string; level: number });
-        done();
-      },
-    });
-    const guard = createCreditGuard(storage, pino({ level: 'info' }, sink), {
+    const lines: LogLine[] = [];
+    const guard = createCreditGuard(storage, loggerInto(lines), {
       outageRetryDelaysMs: [5, 5, 5],
     });
     const request = {

@@ -1,23 +1,10 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
+import { type LogLine, loggerInto } from '../testing/log-lines.ts';
 import { logJobFailure, OutageLog } from './outage-log.ts';
-
-type Line = { level: number; msg: string; err?: { stack?: string }; failures?: number; job?: string };
-
-function loggerInto(lines: Line[]) {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as Line);
-      done();
-    },
-  });
-  return pino({ level: 'info' }, sink);
-}
 
 describe('OutageLog', () => {
   it('writes one error with its stack per outage and one line when a probe finds the service back', async () => {
-    const lines: Line[] = [];
+    const lines: LogLine[] = [];
     let up = false;
     const outage = new OutageLog(
       'database',
@@ -45,7 +32,7 @@ describe('OutageLog', () => {
   });
 
   it("tells a background job's lost database to the outage, and its other failures as errors", async () => {
-    const lines: Line[] = [];
+    const lines: LogLine[] = [];
     let up = false;
     const logger = loggerInto(lines);
     const outage = new OutageLog(
