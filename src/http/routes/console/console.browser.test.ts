@@ -580,6 +580,24 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await wide.close();
   });
 
+  it('wraps a question of one 12,000-character word within a conversation, on a desktop and a phone', async () => {
+    // A reader's paste of one unbreakable string (a token, a minified line) widened the conversation's
+    // page to 100,000 px: every other message ran off the screen and the page scrolled sideways.
+    const stream = await ask('reader-one-word', `Why does ${'x'.repeat(12_000)} fail?`, 'keys');
+    const wide = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await wide.newPage();
+    await signIn(page, server, adminKey);
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 812 });
+      await page.goto(`${server.baseUrl}/console/conversations/${threadIdOf(stream)}`);
+      expect(await page.evaluate('document.documentElement.scrollWidth'), `${width} px`).toBeLessThanOrEqual(
+        width,
+      );
+      expect(await page.locator('.msg.user').innerText()).toContain('x'.repeat(12_000));
+    }
+    await wide.close();
+  });
+
   it('has no serious or critical accessibility violation (axe-core) on any screen, light, dark and on a phone', async () => {
     // A question no page answers (a coverage gap), an open feedback item and a thread of their own,
     // whatever the tests before left.
