@@ -105,6 +105,33 @@ describe.each(dialects)('console screens on %s', (dialect) => {
     expect(transcript).toContain('The regenerated answer.');
   });
 
+  it('shows the start of a very long question in the feedback inbox, the whole one in its conversation', async () => {
+    // One pasted 60,000-character word, shown whole in the inbox, took the browser tens of seconds to wrap.
+    const vote = await database.storage.db
+      .selectFrom('message_feedback')
+      .select(['message_id', 'thread_id'])
+      .where('organization_id', '=', owner.organization.id)
+      .where('replaced_by', 'is', null)
+      .orderBy('updated_at', 'desc')
+      .executeTakeFirstOrThrow();
+    const answer = await database.storage.db
+      .selectFrom('thread_messages')
+      .select('seq')
+      .where('id', '=', vote.message_id)
+      .executeTakeFirstOrThrow();
+    const long = `Why ${'y'.repeat(60_000)}`;
+    await database.storage.db
+      .updateTable('thread_messages')
+      .set({ content: long })
+      .where('thread_id', '=', vote.thread_id)
+      .where('seq', '=', answer.seq - 1)
+      .execute();
+    const inbox = await get('/console/feedback?period=30d&show=all');
+    expect(inbox).toContain(`Why ${'y'.repeat(396)}…`);
+    expect(inbox).not.toContain('y'.repeat(400));
+    expect(await get(`/console/conversations/${vote.thread_id}`)).toContain(long);
+  });
+
   it("tells the owner which model writes a site's answers, and why not the one set", async () => {
     const site = owner.sites[0];
     if (site === undefined) throw new Error('no seeded site');

@@ -580,6 +580,28 @@ describe.skipIf(chromiumPath === null)('the console in Chromium', () => {
     await wide.close();
   });
 
+  it('wraps a question of one 60,000-character word within a conversation, promptly, on a desktop and a phone', async () => {
+    // A reader's paste of one unbreakable string (a token, a minified line) widened the conversation's
+    // page to 100,000 px; wrapped by CSS alone, Chromium took over 10 s to lay it out. A break is
+    // offered every 64 characters instead.
+    const word = 'A'.repeat(60_000);
+    const stream = await ask('reader-one-word', `Why does ${word} fail?`, 'keys');
+    const wide = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await wide.newPage();
+    await signIn(page, server, adminKey);
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 812 });
+      const started = Date.now();
+      await page.goto(`${server.baseUrl}/console/conversations/${threadIdOf(stream)}`);
+      expect(Date.now() - started, `${width} px: ms to load`).toBeLessThan(5_000);
+      expect(await page.evaluate('document.documentElement.scrollWidth'), `${width} px`).toBeLessThanOrEqual(
+        width,
+      );
+      expect(await page.locator('.msg.user pre').innerText()).toBe(`Why does ${word} fail?`);
+    }
+    await wide.close();
+  });
+
   it('has no serious or critical accessibility violation (axe-core) on any screen, light, dark and on a phone', async () => {
     // A question no page answers (a coverage gap), an open feedback item and a thread of their own,
     // whatever the tests before left.

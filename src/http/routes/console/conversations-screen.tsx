@@ -9,6 +9,7 @@ import { getOrganizationThread } from '../../../tenancy/organization-threads.ts'
 import { listSites } from '../../../tenancy/sites.ts';
 import { DocentError } from '../../errors.ts';
 import { FilterBar, filterFromQuery, withQuery } from './analytics-filter-bar.tsx';
+import { Breakable } from './breakable.tsx';
 import type { ConsoleEnv } from './console-env.ts';
 import { Csrf, Layout } from './layout.tsx';
 import { consoleSourceHref } from './source-href.ts';
@@ -182,5 +183,11 @@ export function conversationsScreen(deps: { storage: Storage; scriptSrc: string 
  */
 function AnswerText(props: { role: string; content: string; pagesBase: string }) {
   const html = props.role === 'assistant' ? sectionHtml(props.content, props.pagesBase) : null;
-  return html === null ? <pre>{props.content}</pre> : <div class="answer">{raw(html)}</div>;
+  return html === null ? (
+    <pre>
+      <Breakable text={props.content} />
+    </pre>
+  ) : (
+    <div class="answer">{raw(html)}</div>
+  );
 }

@@ -79,7 +79,7 @@ export function feedbackScreen(deps: { storage: Storage; scriptSrc: string | nul
               </div>
               {f.comment ? <p>“{f.comment}”</p> : null}
               <p id={`feedback-${i}-question`}>
-                <strong>Q:</strong> {f.question}
+                <strong>Q:</strong> {shortened(f.question)}
               </p>
               <p class="muted">
                 <strong>A:</strong> {f.regenerated ? <span class="badge">Answer regenerated</span> : null}{' '}
@@ -144,6 +144,13 @@ export function backToInbox(referer: string | undefined): string {
 
 /** The start of an answer as text: its Markdown's syntax dropped, 400 characters at most. */
 function preview(answer: string): string {
-  const text = markdownPlainText(answer);
+  return shortened(markdownPlainText(answer));
+}
+
+/**
+ * 400 characters at most; the conversation's link shows it all. A question of one pasted 60,000-character
+ * word, shown whole, took the browser tens of seconds to lay out, wrapped: the inbox never appeared.
+ */
+function shortened(text: string): string {
   return text.length > 400 ? `${textStart(text, 400)}…` : text;
 }

@@ -40,7 +40,7 @@ td,.card{overflow-wrap:anywhere}td.word{overflow-wrap:break-word}td.path{min-wid
 .badge.ok{background:#dcfce7;color:#166534}.badge.bad{background:#fee2e2;color:#991b1b}.badge.warn{background:#fef3c7;color:#92400e}
 .notice{background:#ecfdf5;border:1px solid #a7f3d0;border-radius:8px;padding:.7rem 1rem;margin-bottom:1rem}
 .secret{display:block;width:100%;font-family:ui-monospace,monospace;background:#111827;color:#f9fafb;padding:.4rem .6rem;border:0;border-radius:6px;resize:none;field-sizing:content}
-.msg{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.7rem 1rem;margin:.6rem 0}.msg.user{border-left:4px solid #1d4ed8}
+.msg{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.7rem 1rem;margin:.6rem 0;overflow-wrap:anywhere}.msg.user{border-left:4px solid #1d4ed8}
 .msg pre{white-space:pre-wrap;font:inherit;margin:.3rem 0}.msg .answer>*{margin:.35rem 0}
 .msg .answer pre{font:13px/1.45 ui-monospace,monospace;background:#f3f4f6;padding:.5rem .7rem;border-radius:6px}
 .msg .answer code{font-family:ui-monospace,monospace;font-size:.9em}.chart{background:#fff;border:1px solid #e5e7eb;border-radius:10px;padding:.6rem;margin-top:1rem;min-height:260px}
