@@ -29,6 +29,17 @@ const xMint = (operation: JsonObject): JsonObject =>
 /** `$ref` hops followed to reach a path item or an operation (`#/components/pathItems/…`). */
 const MAX_REF_HOPS = 8;
 
+/** One token of a `#/…` pointer, URI-decoded then unescaped (RFC 6901); null when its `%` escape is malformed. */
+const pointerToken = (raw: string): string | null => {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+  return decoded.replaceAll('~1', '/').replaceAll('~0', '~');
+};
+
 /**
  * `value`, or what its `$ref` inside the document points at (OpenAPI 3.1 shares path items and
  * webhooks through `components/pathItems`): only `#/…` pointers, never another file.
@@ -40,7 +51,9 @@ const inDocument = (doc: JsonObject, value: unknown): JsonObject | null => {
     if (!ref.startsWith('#/')) return null;
     let target: unknown = doc;
     for (const raw of ref.slice(2).split('/')) {
-      const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+      const key = pointerToken(raw);
+      // A malformed escape (`%zz`) names nothing: the entry is skipped like any broken reference.
+      if (key === null) return null;
       target = isObject(target) && Object.hasOwn(target, key) ? target[key] : undefined;
     }
     node = target;
