@@ -1,8 +1,10 @@
+import { boundedJson } from './bounded-json.ts';
 import { isObject, type JsonObject, type OpenApiSpec } from './openapi-spec.ts';
 import { OPERATION_METHODS } from './operation-ref.ts';
 import {
   clip,
   type FieldBudget,
+  MAX_OPENAPI_TEXT_CHARS,
   MAX_OPERATION_FIELDS,
   schemaFacts,
   schemaFieldLines,
@@ -52,12 +54,7 @@ const exampleOf = (media: JsonObject): unknown => {
 const exampleBlock = (value: unknown): string | null => {
   if (value === undefined) return null;
   if (typeof value === 'string') return fence(value);
-  try {
-    return fence(JSON.stringify(value, null, 2) ?? '', 'json');
-  } catch {
-    // A cyclic example (a `$ref` back into itself) has no text form.
-    return null;
-  }
+  return fence(boundedJson(value, MAX_OPENAPI_TEXT_CHARS, 2), 'json');
 };
 
 /** Path-item and operation parameters, the operation's winning where both name the same one. */

@@ -1,3 +1,4 @@
+import { boundedJson } from './bounded-json.ts';
 import { isObject, type JsonObject } from './openapi-spec.ts';
 
 /** Nesting levels of a schema written out; deeper properties are summarized by their parent's type. */
@@ -16,6 +17,9 @@ export interface FieldBudget {
 
 export const clip = (value: string): string =>
   value.length > MAX_OPENAPI_TEXT_CHARS ? `${value.slice(0, MAX_OPENAPI_TEXT_CHARS)}…` : value;
+
+/** A default, constant, example or enum value as JSON: bounded, and never throwing on a cycle. */
+const literal = (value: unknown): string => boundedJson(value, MAX_OPENAPI_TEXT_CHARS);
 
 const oneLine = (value: string): string =>
   clip(value)
@@ -59,16 +63,15 @@ const facts = (schema: JsonObject): string[] => {
   if (schema.readOnly === true) out.push('Read-only.');
   if (schema.writeOnly === true) out.push('Write-only.');
   if (Array.isArray(schema.enum)) out.push(`One of: ${enumValues(schema.enum)}.`);
-  if (schema.default !== undefined)
-    out.push(`Default: \`${oneLine(JSON.stringify(schema.default) ?? '')}\`.`);
+  if (schema.default !== undefined) out.push(`Default: \`${oneLine(literal(schema.default))}\`.`);
   // A list of plain values (`status=available&status=sold`): what each may be is on its items.
   const items = isObject(schema.items) ? schema.items : null;
   if (items && !isObject(items.properties)) {
     if (Array.isArray(items.enum)) out.push(`Each one of: ${enumValues(items.enum)}.`);
     if (items.default !== undefined && schema.default === undefined)
-      out.push(`Default: \`${oneLine(JSON.stringify(items.default) ?? '')}\`.`);
+      out.push(`Default: \`${oneLine(literal(items.default))}\`.`);
   }
-  if (schema.const !== undefined) out.push(`Always \`${oneLine(JSON.stringify(schema.const) ?? '')}\`.`);
+  if (schema.const !== undefined) out.push(`Always \`${oneLine(literal(schema.const))}\`.`);
   // OpenAPI 3.0 marks a bound excluded with a boolean beside it; 3.1 gives the excluded bound itself.
   for (const [bound, excluded, label, strict] of [
     ['minimum', 'exclusiveMinimum', 'Minimum', 'More than'],
@@ -93,7 +96,7 @@ const facts = (schema: JsonObject): string[] => {
   }
   const example = schema.example ?? (Array.isArray(schema.examples) ? schema.examples[0] : undefined);
   if (example !== undefined && !isObject(example) && !Array.isArray(example)) {
-    out.push(`Example: \`${oneLine(JSON.stringify(example) ?? '')}\`.`);
+    out.push(`Example: \`${oneLine(literal(example))}\`.`);
   }
   return out;
 };
@@ -101,7 +104,7 @@ const facts = (schema: JsonObject): string[] => {
 const enumValues = (values: unknown[]): string =>
   `${values
     .slice(0, 30)
-    .map((v) => `\`${JSON.stringify(v)}\``)
+    .map((v) => `\`${oneLine(literal(v))}\``)
     .join(', ')}${values.length > 30 ? ', …' : ''}`;
 
 /**
