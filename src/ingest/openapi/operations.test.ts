@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listOperations } from './operations.ts';
+import { listOperations, operationPageId } from './operations.ts';
 
 describe('listOperations', () => {
   it('skips a path item whose $ref has a malformed % escape, and lists the rest', () => {
@@ -14,5 +14,29 @@ describe('listOperations', () => {
       components: { pathItems: { 'C item': { post: { summary: 'C' } } } },
     };
     expect(listOperations(doc).map((o) => `${o.method} ${o.path}`)).toEqual(['get /b', 'post /c']);
+  });
+});
+
+describe('operationPageId', () => {
+  const operation = (href: string) => ({
+    method: 'get',
+    path: '/x',
+    summary: 'X',
+    tag: null,
+    tagLabel: null,
+    href,
+    hidden: false,
+  });
+
+  it('keeps an x-mint.href inside the site: dot segments resolved, a URL read as its path', () => {
+    const id = (href: string) => operationPageId(operation(href), null, new Set());
+    expect(id('/api/users/create')).toBe('api/users/create');
+    expect(id('../../../etc/passwd')).toBe('etc/passwd');
+    expect(id('/api/./v1/../users')).toBe('api/users');
+    expect(id('https://evil.example/x')).toBe('x');
+    expect(id('https://docs.example.com/api/Get%20User?x=1#y')).toBe('api/get user');
+    expect(id('..\\..\\win')).toBe('win');
+    // Nothing left: the operation's own name.
+    expect(id('../..')).toBe('get-operation');
   });
 });

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { isObject, type JsonObject } from './openapi-spec.ts';
 import { OPERATION_METHODS } from './operation-ref.ts';
 
@@ -120,6 +121,24 @@ const joinPath = (...parts: string[]): string =>
     .replace(/^\/|\/$/g, '');
 
 /**
+ * The site path an `x-mint.href` names: a URL's path, dot segments resolved. Taken as written,
+ * `../../x` or `https://evil.example/x` became page ids that llms.txt and citations turned into links
+ * leading out of the site's pages.
+ */
+const hrefPath = (href: string): string => {
+  let written = href.replace(/\\/g, '/');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(written)) {
+    try {
+      written = decodeURIComponent(new URL(written).pathname);
+    } catch {
+      return '';
+    }
+  }
+  // A `..` above the root is dropped, as a browser drops it.
+  return path.posix.normalize(`/${written.replace(/[?#].*$/, '')}`);
+};
+
+/**
  * The page id (URL path) the hosted docs give a generated operation page: `x-mint.href` when set, else
  * `<directory>/<tag>/<summary>` (directory `api-reference` unless the navigation names one), with a
  * numeric suffix when two operations of one spec would share it. `taken` holds the ids already given.
@@ -131,7 +150,7 @@ export const operationPageId = (
 ): string => {
   let base: string;
   if (operation.href !== null) {
-    base = joinPath(operation.href);
+    base = joinPath(hrefPath(operation.href));
   } else {
     const name =
       slugPart(operation.summary) ||
