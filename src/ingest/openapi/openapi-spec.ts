@@ -86,12 +86,30 @@ export const parseSpecText = (
     }
   }
   if (!isObject(doc)) return fail('OpenAPI file is not an object; its operations are not indexed');
-  const version =
-    typeof doc.openapi === 'string' ? doc.openapi : doc.swagger === '2.0' || doc.swagger === 2 ? '2.0' : null;
-  if (version === null || !/^(2\.0|3\.[0-2])/.test(version)) {
+  const version = versionOf(doc);
+  if (version === null) {
     return fail('not an OpenAPI 3.x or Swagger 2.0 document (no "openapi" or "swagger" version)');
   }
+  if (!/^(2\.0|3\.[0-2])(\.|$)/.test(version)) {
+    return fail(
+      `OpenAPI version "${version.slice(0, 40)}" is not read (OpenAPI 3.0 to 3.2 and Swagger 2.0 are); its operations are not indexed`,
+    );
+  }
   return { ok: true, doc, version };
+};
+
+/**
+ * The document's version as written. Unquoted in YAML, `openapi: 3.1` or `swagger: 2.0` is a number
+ * (3.1, 2): hand-written files do so, and the version they mean is read.
+ */
+const versionOf = (doc: JsonObject): string | null => {
+  for (const key of ['openapi', 'swagger'] as const) {
+    const value = doc[key];
+    if (typeof value === 'string') return value.trim();
+    if (typeof value === 'number' && Number.isFinite(value))
+      return Number.isInteger(value) ? `${value}.0` : String(value);
+  }
+  return null;
 };
 
 /** A library message as a warning: its first line, and not a page of JSON pointers (a depth error's). */
