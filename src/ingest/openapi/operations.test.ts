@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listOperations, operationPageId } from './operations.ts';
+import { listOperations, MAX_OPERATION_PAGE_ID_CHARS, operationPageId } from './operations.ts';
 
 describe('listOperations', () => {
   it('skips a path item whose $ref has a malformed % escape, and lists the rest', () => {
@@ -38,5 +38,27 @@ describe('operationPageId', () => {
     expect(id('..\\..\\win')).toBe('win');
     // Nothing left: the operation's own name.
     expect(id('../..')).toBe('get-operation');
+  });
+});
+
+describe('operationPageId lengths', () => {
+  it('bounds an id made of a long tag, summary or href, and numbers ids that the cut makes equal', () => {
+    const long = (c: string) => c.repeat(100_000);
+    const base = {
+      method: 'get',
+      path: '/x',
+      summary: long('s'),
+      tag: long('t'),
+      tagLabel: null,
+      hidden: false,
+    };
+    const generated = operationPageId({ ...base, href: null }, null, new Set());
+    expect(generated).toBe(`api-reference/${'t'.repeat(150)}/${'s'.repeat(150)}`);
+    const href = operationPageId({ ...base, href: `/${long('h')}` }, null, new Set());
+    expect(href).toBe('h'.repeat(MAX_OPERATION_PAGE_ID_CHARS));
+    expect(operationPageId({ ...base, href: `/${long('h')}` }, null, new Set([href]))).toBe(`${href}-1`);
+    // Never half of a character: 🙂 is two UTF-16 units.
+    const emoji = operationPageId({ ...base, href: `/${'🙂'.repeat(400)}` }, null, new Set());
+    expect(emoji).toBe('🙂'.repeat(250));
   });
 });

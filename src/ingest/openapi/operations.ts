@@ -121,6 +121,22 @@ const joinPath = (...parts: string[]): string =>
     .replace(/^\/|\/$/g, '');
 
 /**
+ * Longest id of a generated page. Its tag, summary, path or `x-mint.href` can be any length: a 100,000
+ * character tag made a page id the page view and the MCP tool refuse (paths up to 1,000 characters),
+ * linked from llms.txt all the same. Room is left for a `-N` suffix and `.md`.
+ */
+export const MAX_OPERATION_PAGE_ID_CHARS = 500;
+/** Longest tag or name part of a generated id, so that a long tag still leaves the name its place. */
+const MAX_ID_PART_CHARS = 150;
+
+/** `value` cut to `max` UTF-16 units, never inside a character. */
+const clipId = (value: string, max: number): string => {
+  if (value.length <= max) return value;
+  const cut = value.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+};
+
+/**
  * The site path an `x-mint.href` names: a URL's path, dot segments resolved. Taken as written,
  * `../../x` or `https://evil.example/x` became page ids that llms.txt and citations turned into links
  * leading out of the site's pages.
@@ -157,9 +173,13 @@ export const operationPageId = (
       (operation.method === 'webhook'
         ? slugPart(operation.path)
         : `${operation.method}-${slugPart(operation.path) ?? ''}`);
-    base = joinPath(directory ?? 'api-reference', slugPart(operation.tag) ?? '', name ?? 'operation');
+    base = joinPath(
+      directory ?? 'api-reference',
+      clipId(slugPart(operation.tag) ?? '', MAX_ID_PART_CHARS),
+      clipId(name ?? 'operation', MAX_ID_PART_CHARS),
+    );
   }
-  base = base.toLowerCase();
+  base = clipId(base.toLowerCase(), MAX_OPERATION_PAGE_ID_CHARS).replace(/[-/]+$/, '');
   if (base === '') base = `${operation.method}-operation`;
   if (!taken.has(base)) return base;
   for (let n = 1; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
