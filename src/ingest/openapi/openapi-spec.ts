@@ -124,6 +124,22 @@ export const jsonPointer = (tokens: readonly (string | number)[]): string =>
   `#${tokens.map((t) => `/${String(t).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')}`;
 
 /**
+ * Levels (JSON pointer tokens) below which `$ref`s are left unresolved. The library gives up on the
+ * whole document past its own depth limit (500, counting each `$ref` it follows): one chain of 600
+ * schemas, each referring to the next, or one schema nested 10,000 levels, cost every page of the file
+ * its bodies and responses. Pages write 8 levels of a schema (MAX_SCHEMA_DEPTH), far above this.
+ */
+export const MAX_DEREFERENCE_DEPTH = 200;
+
+const beyondDereferenceDepth = (pointer: string): boolean => {
+  // Each token takes at least two characters: shorter pointers need no count.
+  if (pointer.length <= 2 * MAX_DEREFERENCE_DEPTH) return false;
+  let tokens = 0;
+  for (let i = pointer.indexOf('/'); i !== -1; i = pointer.indexOf('/', i + 1)) tokens++;
+  return tokens > MAX_DEREFERENCE_DEPTH;
+};
+
+/**
  * Resolves every internal `$ref` of a parsed document with json-schema-ref-parser. External references
  * (other files, URLs) are never followed: a docs repository must not make the server read its own files
  * or call other hosts. Broken references become warnings with their JSON pointer; the rest of the
@@ -138,7 +154,7 @@ export const dereferenceSpec = async (
   try {
     doc = (await $RefParser.dereference(parsed.doc, {
       resolve: { external: false },
-      dereference: { circular: true },
+      dereference: { circular: true, excludedPathMatcher: beyondDereferenceDepth },
       continueOnError: true,
     })) as JsonObject;
   } catch (error) {
