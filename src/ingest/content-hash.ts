@@ -4,7 +4,7 @@ import { createHash, type Hash } from 'node:crypto';
  * Bump whenever parsing or chunking changes what a page turns into, so every stored page is re-indexed
  * even though its source did not change.
  */
-export const PARSER_VERSION = 'docent-loader-8';
+export const PARSER_VERSION = 'docent-loader-9';
 
 /**
  * What a page's content hash covers besides its files' text: its id, labels and the site settings that

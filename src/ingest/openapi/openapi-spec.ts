@@ -86,12 +86,30 @@ export const parseSpecText = (
     }
   }
   if (!isObject(doc)) return fail('OpenAPI file is not an object; its operations are not indexed');
-  const version =
-    typeof doc.openapi === 'string' ? doc.openapi : doc.swagger === '2.0' || doc.swagger === 2 ? '2.0' : null;
-  if (version === null || !/^(2\.0|3\.[0-2])/.test(version)) {
+  const version = versionOf(doc);
+  if (version === null) {
     return fail('not an OpenAPI 3.x or Swagger 2.0 document (no "openapi" or "swagger" version)');
   }
+  if (!/^(2\.0|3\.[0-2])(\.|$)/.test(version)) {
+    return fail(
+      `OpenAPI version "${version.slice(0, 40)}" is not read (OpenAPI 3.0 to 3.2 and Swagger 2.0 are); its operations are not indexed`,
+    );
+  }
   return { ok: true, doc, version };
+};
+
+/**
+ * The document's version as written. Unquoted in YAML, `openapi: 3.1` or `swagger: 2.0` is a number
+ * (3.1, 2): hand-written files do so, and the version they mean is read.
+ */
+const versionOf = (doc: JsonObject): string | null => {
+  for (const key of ['openapi', 'swagger'] as const) {
+    const value = doc[key];
+    if (typeof value === 'string') return value.trim();
+    if (typeof value === 'number' && Number.isFinite(value))
+      return Number.isInteger(value) ? `${value}.0` : String(value);
+  }
+  return null;
 };
 
 /** A library message as a warning: its first line, and not a page of JSON pointers (a depth error's). */
@@ -104,6 +122,22 @@ const MAX_LIBRARY_MESSAGE_CHARS = 300;
 /** `['paths', '/users/{id}', 'get']` → `#/paths/~1users~1{id}/get` (RFC 6901). */
 export const jsonPointer = (tokens: readonly (string | number)[]): string =>
   `#${tokens.map((t) => `/${String(t).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')}`;
+
+/**
+ * Levels (JSON pointer tokens) below which `$ref`s are left unresolved. The library gives up on the
+ * whole document past its own depth limit (500, counting each `$ref` it follows): one chain of 600
+ * schemas, each referring to the next, or one schema nested 10,000 levels, cost every page of the file
+ * its bodies and responses. Pages write 8 levels of a schema (MAX_SCHEMA_DEPTH), far above this.
+ */
+export const MAX_DEREFERENCE_DEPTH = 200;
+
+const beyondDereferenceDepth = (pointer: string): boolean => {
+  // Each token takes at least two characters: shorter pointers need no count.
+  if (pointer.length <= 2 * MAX_DEREFERENCE_DEPTH) return false;
+  let tokens = 0;
+  for (let i = pointer.indexOf('/'); i !== -1; i = pointer.indexOf('/', i + 1)) tokens++;
+  return tokens > MAX_DEREFERENCE_DEPTH;
+};
 
 /**
  * Resolves every internal `$ref` of a parsed document with json-schema-ref-parser. External references
@@ -120,7 +154,7 @@ export const dereferenceSpec = async (
   try {
     doc = (await $RefParser.dereference(parsed.doc, {
       resolve: { external: false },
-      dereference: { circular: true },
+      dereference: { circular: true, excludedPathMatcher: beyondDereferenceDepth },
       continueOnError: true,
     })) as JsonObject;
   } catch (error) {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { isObject, type JsonObject } from './openapi-spec.ts';
 import { OPERATION_METHODS } from './operation-ref.ts';
 
@@ -29,6 +30,17 @@ const xMint = (operation: JsonObject): JsonObject =>
 /** `$ref` hops followed to reach a path item or an operation (`#/components/pathItems/…`). */
 const MAX_REF_HOPS = 8;
 
+/** One token of a `#/…` pointer, URI-decoded then unescaped (RFC 6901); null when its `%` escape is malformed. */
+const pointerToken = (raw: string): string | null => {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+  return decoded.replaceAll('~1', '/').replaceAll('~0', '~');
+};
+
 /**
  * `value`, or what its `$ref` inside the document points at (OpenAPI 3.1 shares path items and
  * webhooks through `components/pathItems`): only `#/…` pointers, never another file.
@@ -40,7 +52,9 @@ const inDocument = (doc: JsonObject, value: unknown): JsonObject | null => {
     if (!ref.startsWith('#/')) return null;
     let target: unknown = doc;
     for (const raw of ref.slice(2).split('/')) {
-      const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+      const key = pointerToken(raw);
+      // A malformed escape (`%zz`) names nothing: the entry is skipped like any broken reference.
+      if (key === null) return null;
       target = isObject(target) && Object.hasOwn(target, key) ? target[key] : undefined;
     }
     node = target;
@@ -107,6 +121,40 @@ const joinPath = (...parts: string[]): string =>
     .replace(/^\/|\/$/g, '');
 
 /**
+ * Longest id of a generated page. Its tag, summary, path or `x-mint.href` can be any length: a 100,000
+ * character tag made a page id the page view and the MCP tool refuse (paths up to 1,000 characters),
+ * linked from llms.txt all the same. Room is left for a `-N` suffix and `.md`.
+ */
+export const MAX_OPERATION_PAGE_ID_CHARS = 500;
+/** Longest tag or name part of a generated id, so that a long tag still leaves the name its place. */
+const MAX_ID_PART_CHARS = 150;
+
+/** `value` cut to `max` UTF-16 units, never inside a character. */
+const clipId = (value: string, max: number): string => {
+  if (value.length <= max) return value;
+  const cut = value.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+};
+
+/**
+ * The site path an `x-mint.href` names: a URL's path, dot segments resolved. Taken as written,
+ * `../../x` or `https://evil.example/x` became page ids that llms.txt and citations turned into links
+ * leading out of the site's pages.
+ */
+const hrefPath = (href: string): string => {
+  let written = href.replace(/\\/g, '/');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(written)) {
+    try {
+      written = decodeURIComponent(new URL(written).pathname);
+    } catch {
+      return '';
+    }
+  }
+  // A `..` above the root is dropped, as a browser drops it.
+  return path.posix.normalize(`/${written.replace(/[?#].*$/, '')}`);
+};
+
+/**
  * The page id (URL path) the hosted docs give a generated operation page: `x-mint.href` when set, else
  * `<directory>/<tag>/<summary>` (directory `api-reference` unless the navigation names one), with a
  * numeric suffix when two operations of one spec would share it. `taken` holds the ids already given.
@@ -118,16 +166,20 @@ export const operationPageId = (
 ): string => {
   let base: string;
   if (operation.href !== null) {
-    base = joinPath(operation.href);
+    base = joinPath(hrefPath(operation.href));
   } else {
     const name =
       slugPart(operation.summary) ||
       (operation.method === 'webhook'
         ? slugPart(operation.path)
         : `${operation.method}-${slugPart(operation.path) ?? ''}`);
-    base = joinPath(directory ?? 'api-reference', slugPart(operation.tag) ?? '', name ?? 'operation');
+    base = joinPath(
+      directory ?? 'api-reference',
+      clipId(slugPart(operation.tag) ?? '', MAX_ID_PART_CHARS),
+      clipId(name ?? 'operation', MAX_ID_PART_CHARS),
+    );
   }
-  base = base.toLowerCase();
+  base = clipId(base.toLowerCase(), MAX_OPERATION_PAGE_ID_CHARS).replace(/[-/]+$/, '');
   if (base === '') base = `${operation.method}-operation`;
   if (!taken.has(base)) return base;
   for (let n = 1; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;

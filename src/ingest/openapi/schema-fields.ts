@@ -1,3 +1,4 @@
+import { boundedJson } from './bounded-json.ts';
 import { isObject, type JsonObject } from './openapi-spec.ts';
 
 /** Nesting levels of a schema written out; deeper properties are summarized by their parent's type. */
@@ -17,6 +18,9 @@ export interface FieldBudget {
 export const clip = (value: string): string =>
   value.length > MAX_OPENAPI_TEXT_CHARS ? `${value.slice(0, MAX_OPENAPI_TEXT_CHARS)}…` : value;
 
+/** A default, constant, example or enum value as JSON: bounded, and never throwing on a cycle. */
+const literal = (value: unknown): string => boundedJson(value, MAX_OPENAPI_TEXT_CHARS);
+
 const oneLine = (value: string): string =>
   clip(value)
     .replace(/\s*\n\s*/g, ' ')
@@ -30,10 +34,22 @@ export const sentences = (parts: readonly string[]): string =>
     .map((p, i, all) => (i < all.length - 1 && !/[.!?:)`]$/.test(p) ? `${p}.` : p))
     .join(' ');
 
+/**
+ * Schemas one type label looks at. Each field's label names the variants of its choices, and theirs in
+ * turn: with a budget per label only, 30 untitled variants each made of 30 more, 4 levels down, were
+ * 30^4 labels for one field, and the page never finished.
+ */
+export const MAX_TYPE_LABEL_SCHEMAS = 32;
+
 /** `string`, `integer (int64)`, `array of object`, `string or null`, `one of: A, B`. */
-export const typeLabel = (schema: JsonObject, seen: ReadonlySet<JsonObject> = new Set()): string => {
+export const typeLabel = (schema: JsonObject): string =>
+  labelOf(schema, new Set(), { left: MAX_TYPE_LABEL_SCHEMAS });
+
+const labelOf = (schema: JsonObject, seen: ReadonlySet<JsonObject>, budget: { left: number }): string => {
   // Variants of variants are named by their outer type: shared sub-schemas must not multiply the work.
-  if (seen.has(schema) || seen.size > 3) return typeof schema.type === 'string' ? schema.type : 'object';
+  if (seen.has(schema) || seen.size > 3 || budget.left <= 0)
+    return typeof schema.type === 'string' ? schema.type : 'object';
+  budget.left--;
   const nested = new Set(seen).add(schema);
   let type: string;
   if (Array.isArray(schema.type)) type = schema.type.filter((t) => typeof t === 'string').join(' or ');
@@ -42,13 +58,26 @@ export const typeLabel = (schema: JsonObject, seen: ReadonlySet<JsonObject> = ne
   else if (isObject(schema.items)) type = 'array';
   else if (Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf)) {
     const variants = ((schema.oneOf ?? schema.anyOf) as unknown[]).filter(isObject);
-    type = variants.map((v) => (typeof v.title === 'string' ? v.title : typeLabel(v, nested))).join(' or ');
+    const names: string[] = [];
+    for (const variant of variants) {
+      // Every name counts, titles and the ones past the nesting bound too: a choice of thousands of
+      // variants is otherwise one long line per field.
+      if (budget.left <= 0) {
+        names.push('…');
+        break;
+      }
+      budget.left--;
+      names.push(
+        typeof variant.title === 'string' ? oneLine(variant.title) : labelOf(variant, nested, budget),
+      );
+    }
+    type = names.join(' or ');
   } else if (Array.isArray(schema.allOf)) type = 'object';
   else type = 'any';
   if (type.includes('array') && isObject(schema.items)) {
-    type = type.replace('array', `array of ${typeLabel(schema.items, nested)}`);
+    type = type.replace('array', `array of ${labelOf(schema.items, nested, budget)}`);
   }
-  if (typeof schema.format === 'string') type += ` (${schema.format})`;
+  if (typeof schema.format === 'string') type += ` (${oneLine(schema.format)})`;
   if (schema.nullable === true) type += ' or null';
   return type;
 };
@@ -59,16 +88,15 @@ const facts = (schema: JsonObject): string[] => {
   if (schema.readOnly === true) out.push('Read-only.');
   if (schema.writeOnly === true) out.push('Write-only.');
   if (Array.isArray(schema.enum)) out.push(`One of: ${enumValues(schema.enum)}.`);
-  if (schema.default !== undefined)
-    out.push(`Default: \`${oneLine(JSON.stringify(schema.default) ?? '')}\`.`);
+  if (schema.default !== undefined) out.push(`Default: \`${oneLine(literal(schema.default))}\`.`);
   // A list of plain values (`status=available&status=sold`): what each may be is on its items.
   const items = isObject(schema.items) ? schema.items : null;
   if (items && !isObject(items.properties)) {
     if (Array.isArray(items.enum)) out.push(`Each one of: ${enumValues(items.enum)}.`);
     if (items.default !== undefined && schema.default === undefined)
-      out.push(`Default: \`${oneLine(JSON.stringify(items.default) ?? '')}\`.`);
+      out.push(`Default: \`${oneLine(literal(items.default))}\`.`);
   }
-  if (schema.const !== undefined) out.push(`Always \`${oneLine(JSON.stringify(schema.const) ?? '')}\`.`);
+  if (schema.const !== undefined) out.push(`Always \`${oneLine(literal(schema.const))}\`.`);
   // OpenAPI 3.0 marks a bound excluded with a boolean beside it; 3.1 gives the excluded bound itself.
   for (const [bound, excluded, label, strict] of [
     ['minimum', 'exclusiveMinimum', 'Minimum', 'More than'],
@@ -93,7 +121,7 @@ const facts = (schema: JsonObject): string[] => {
   }
   const example = schema.example ?? (Array.isArray(schema.examples) ? schema.examples[0] : undefined);
   if (example !== undefined && !isObject(example) && !Array.isArray(example)) {
-    out.push(`Example: \`${oneLine(JSON.stringify(example) ?? '')}\`.`);
+    out.push(`Example: \`${oneLine(literal(example))}\`.`);
   }
   return out;
 };
@@ -101,7 +129,7 @@ const facts = (schema: JsonObject): string[] => {
 const enumValues = (values: unknown[]): string =>
   `${values
     .slice(0, 30)
-    .map((v) => `\`${JSON.stringify(v)}\``)
+    .map((v) => `\`${oneLine(literal(v))}\``)
     .join(', ')}${values.length > 30 ? ', …' : ''}`;
 
 /**
@@ -115,18 +143,21 @@ const propertiesOf = (
 ): { properties: [string, JsonObject][]; required: Set<string> } => {
   const properties = new Map<string, JsonObject>();
   const required = new Set<string>();
-  const visit = (part: JsonObject, trail: ReadonlySet<JsonObject>): void => {
-    if (trail.has(part) || trail.size > seen.size + MAX_SCHEMA_DEPTH) return;
-    const next = new Set(trail).add(part);
+  // Each part once: parts shared through `allOf` level after level (10 parts of 10 parts, 8 levels) were
+  // visited once per path to them, 10^8 times, and the page never finished.
+  const visited = new Set<JsonObject>(seen);
+  const visit = (part: JsonObject, depth: number): void => {
+    if (visited.has(part) || depth > MAX_SCHEMA_DEPTH) return;
+    visited.add(part);
     if (Array.isArray(part.required))
       for (const name of part.required) if (typeof name === 'string') required.add(name);
     if (isObject(part.properties)) {
       for (const [name, value] of Object.entries(part.properties))
         if (isObject(value)) properties.set(name, value);
     }
-    if (Array.isArray(part.allOf)) for (const sub of part.allOf) if (isObject(sub)) visit(sub, next);
+    if (Array.isArray(part.allOf)) for (const sub of part.allOf) if (isObject(sub)) visit(sub, depth + 1);
   };
-  visit(schema, seen);
+  visit(schema, 0);
   return { properties: [...properties], required };
 };
 

@@ -41,7 +41,17 @@ export const createSpecCache = (folder: ContainedFolder, maxBytes?: number): Spe
     if (!text.ok) return text;
     const parsed = parseSpecText(file, text.text);
     if (!parsed.ok) return parsed;
-    const operations = listOperations(parsed.doc);
+    let operations: OperationInfo[];
+    try {
+      operations = listOperations(parsed.doc);
+    } catch (error) {
+      // Listing runs on the main thread for small files: a document it trips on must cost its own
+      // pages, not the whole ingestion.
+      return {
+        ok: false,
+        warnings: [{ file, message: `cannot list operations (${(error as Error).name}); none are indexed` }],
+      };
+    }
     const warnings: Warning[] = [];
     if (operations.length === 0)
       warnings.push({
