@@ -771,6 +771,37 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await context.close();
     });
 
+    it('says a failure once, in the status region, and not again when the next question is asked', async () => {
+      const { context, page } = await open(
+        '/said-once',
+        hostPage({ docentUrl: server.baseUrl, domain: 'docs', key: docsKey }),
+      );
+      const message = /\/assistant\/docs\/message$/;
+      await page.route(message, (route) =>
+        route.request().method() === 'POST'
+          ? route.fulfill({ status: 429, contentType: 'application/json', body: '{"error":{}}' })
+          : route.continue(),
+      );
+      await askInPanel(page, 'First question?');
+      const status = page.locator('docent-assistant [role=status]');
+      expect(await status.innerText()).toContain('Too many questions right now.');
+      await page.unroute(message);
+      // Everything put in the page from here on that a screen reader reads out as it appears.
+      await page.evaluate(`(() => {
+        window.spoken = [];
+        new MutationObserver((changes) => { for (const change of changes) for (const node of change.addedNodes)
+          if (node instanceof Element) for (const alert of [node, ...node.querySelectorAll('*')])
+            if (['alert', 'alertdialog'].includes(alert.getAttribute('role')) || alert.getAttribute('aria-live') === 'assertive') window.spoken.push(alert.textContent);
+        }).observe(document.querySelector('docent-assistant').shadowRoot, { childList: true, subtree: true });
+      })()`);
+      await askInPanel(page, 'Second question?');
+      expect(await status.innerText()).toBe('Answer ready.');
+      // The first failure is still shown, and was not read out again over the second answer.
+      expect(await page.locator('docent-assistant .failure').count()).toBe(1);
+      expect(await page.evaluate('window.spoken')).toEqual([]);
+      await context.close();
+    });
+
     it('explains a server error with its reference and offline in words, and Try again recovers', async () => {
       const flaky = await bootstrapSite(server.storage, { domain: 'flaky', docsDir: smallDocs() });
       const { context, page } = await open(
