@@ -1,4 +1,8 @@
-/** The panel's CSS, added to the widget's shadow root when the panel loads (launcher-styles.ts has the rest). */
+/**
+ * The panel's CSS, added to the widget's shadow root when the panel loads (launcher-styles.ts has the rest).
+ * A pressed vote is shown by its fill, which forced colours (Windows high contrast) drop: there it is filled
+ * with the system's Highlight instead, or Helpful and Not helpful would look the same pressed or not.
+ */
 export const PANEL_STYLES = `
 .panel{position:fixed;right:20px;bottom:20px;width:min(440px,calc(100vw - 40px));height:min(680px,calc(100vh - 40px));
 display:flex;flex-direction:column;background:var(--docent-bg);color:var(--docent-fg);font:15px/1.55 var(--docent-font);
@@ -47,6 +51,7 @@ text-decoration:none;border-radius:9px;background:var(--docent-surface);border:1
 .actions{display:flex;align-items:center;gap:6px;margin-top:8px;font-size:13px;color:var(--docent-muted)}
 .actions button{border:1px solid var(--docent-border);background:transparent;border-radius:8px;padding:3px 8px;color:var(--docent-fg)}
 .actions button[aria-pressed=true]{background:var(--docent-accent);color:var(--docent-accent-fg);border-color:var(--docent-accent)}
+@media (forced-colors:active){.actions button[aria-pressed=true]{forced-color-adjust:none;background:Highlight;color:HighlightText;border-color:Highlight}}
 .comment{display:flex;gap:6px;margin-top:6px}
 .comment input{flex:1;min-width:0;border:1px solid var(--docent-border);border-radius:8px;padding:5px 8px;background:var(--docent-bg);color:var(--docent-fg)}
 .failure{border:1px solid var(--docent-danger);color:var(--docent-fg);border-radius:10px;padding:8px 10px;font-size:14px}
@@ -58,6 +63,6 @@ form{display:flex;flex-direction:column;gap:6px;padding:10px 14px;border-top:1px
 .chip span{flex:1;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .row{display:flex;gap:8px;align-items:flex-end}
 textarea{flex:1;resize:none;min-height:40px;max-height:140px;border:1px solid var(--docent-border);border-radius:10px;padding:9px 11px;background:var(--docent-bg);color:var(--docent-fg);line-height:1.4}
-.send{border:0;border-radius:10px;padding:9px 14px;background:var(--docent-accent);color:var(--docent-accent-fg);font-weight:600}
+.send{border:1px solid transparent;border-radius:10px;padding:8px 13px;background:var(--docent-accent);color:var(--docent-accent-fg);font-weight:600}
 .send.stop{background:var(--docent-surface);color:var(--docent-fg);border:1px solid var(--docent-border)}
 `;

@@ -802,6 +802,34 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await context.close();
     });
 
+    it('keeps the edges of its buttons and a pressed vote in forced colours (Windows high contrast)', async () => {
+      const { context, page } = await open(
+        '/forced-colors',
+        hostPage({ docentUrl: server.baseUrl, domain: 'docs', key: docsKey }),
+        { viewport: { width: 1280, height: 800 } },
+      );
+      await page.emulateMedia({ forcedColors: 'active' });
+      const edge = (selector: string) =>
+        page.evaluate(
+          `(() => { const s = getComputedStyle(document.querySelector('docent-assistant').shadowRoot.querySelector(${JSON.stringify(selector)})); return s.borderTopStyle + ' ' + s.borderTopWidth; })()`,
+        );
+      // Filled buttons lose their fill: without a border nothing shows where they are.
+      expect(await edge('.launcher')).toBe('solid 1px');
+      await askInPanel(page, 'How do I ingest my docs?');
+      expect(await edge('.send')).toBe('solid 1px');
+      await lastAnswer(page).getByRole('button', { name: 'Helpful', exact: true }).click();
+      const fills = (await page.evaluate(
+        `[...document.querySelector('docent-assistant').shadowRoot.querySelectorAll('.actions button')].map((b) => b.getAttribute('aria-pressed') + ' ' + getComputedStyle(b).backgroundColor)`,
+      )) as string[];
+      expect(fills).toHaveLength(2);
+      const [pressed, unpressed] = [
+        fills.find((f) => f.startsWith('true')),
+        fills.find((f) => f.startsWith('false')),
+      ];
+      expect(pressed?.split(' ').slice(1).join(' ')).not.toBe(unpressed?.split(' ').slice(1).join(' '));
+      await context.close();
+    });
+
     it('explains a server error with its reference and offline in words, and Try again recovers', async () => {
       const flaky = await bootstrapSite(server.storage, { domain: 'flaky', docsDir: smallDocs() });
       const { context, page } = await open(
