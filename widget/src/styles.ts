@@ -2,6 +2,7 @@
  * The panel's CSS, added to the widget's shadow root when the panel loads (launcher-styles.ts has the rest).
  * A pressed vote is shown by its fill, which forced colours (Windows high contrast) drop: there it is filled
  * with the system's Highlight instead, or Helpful and Not helpful would look the same pressed or not.
+ * Placeholders are in the muted text colour: the browser's own grey is 3.8:1 on the dark background.
  */
 export const PANEL_STYLES = `
 .panel{position:fixed;right:20px;bottom:20px;width:min(440px,calc(100vw - 40px));height:min(680px,calc(100vh - 40px));
@@ -62,6 +63,7 @@ form{display:flex;flex-direction:column;gap:6px;padding:10px 14px;border-top:1px
 .chip{display:flex;align-items:center;gap:6px;font-size:12px;color:var(--docent-muted);background:var(--docent-surface);border-radius:8px;padding:4px 8px}
 .chip span{flex:1;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .row{display:flex;gap:8px;align-items:flex-end}
+textarea::placeholder,input::placeholder{color:var(--docent-muted);opacity:1}
 textarea{flex:1;resize:none;min-height:40px;max-height:140px;border:1px solid var(--docent-border);border-radius:10px;padding:9px 11px;background:var(--docent-bg);color:var(--docent-fg);line-height:1.4}
 .send{border:1px solid transparent;border-radius:10px;padding:8px 13px;background:var(--docent-accent);color:var(--docent-accent-fg);font-weight:600}
 .send.stop{background:var(--docent-surface);color:var(--docent-fg);border:1px solid var(--docent-border)}

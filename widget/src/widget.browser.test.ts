@@ -830,6 +830,42 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       await context.close();
     });
 
+    it('shows its question and comment boxes at readable contrast, light and dark', async () => {
+      // WCAG's contrast ratio of two colours, each as the browser computes it (`rgb(…)`, or `color(srgb …)`).
+      const contrast = `((a, b) => {
+        const lum = (c) => { const v = c.match(/[\\d.]+/g).map(Number); const [r, g, b] = (c.startsWith('color(') ? v : v.map((x) => x / 255)).slice(0, 3).map((x) => x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+        const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+        return (x + 0.05) / (y + 0.05);
+      })`;
+      for (const theme of ['light', 'dark']) {
+        const { context, page } = await open(
+          `/fields-${theme}`,
+          hostPage({
+            docentUrl: server.baseUrl,
+            domain: 'docs',
+            key: docsKey,
+            attributes: { 'data-theme': theme },
+          }),
+        );
+        await askInPanel(page, 'How do I ingest my docs?');
+        await lastAnswer(page).getByRole('button', { name: 'Helpful', exact: true }).click();
+        await expect.poll(() => lastAnswer(page).locator('.comment input').count()).toBe(1);
+        const ratios = (await page.evaluate(`(() => {
+          const ratio = ${contrast};
+          const root = document.querySelector('docent-assistant').shadowRoot;
+          const out = {};
+          for (const [name, field] of [['question', root.querySelector('textarea')], ['comment', root.querySelector('.comment input')]]) {
+            const s = getComputedStyle(field);
+            out[name + ' placeholder'] = ratio(getComputedStyle(field, '::placeholder').color, s.backgroundColor);
+          }
+          return out;
+        })()`)) as Record<string, number>;
+        for (const [name, value] of Object.entries(ratios))
+          expect(value, `${theme}: ${name}`).toBeGreaterThanOrEqual(4.5);
+        await context.close();
+      }
+    });
+
     it('explains a server error with its reference and offline in words, and Try again recovers', async () => {
       const flaky = await bootstrapSite(server.storage, { domain: 'flaky', docsDir: smallDocs() });
       const { context, page } = await open(
