@@ -5,6 +5,7 @@
  * Placeholders are in the muted text colour: the browser's own grey is 3.8:1 on the dark background.
  * The text boxes' edges are mixed from the text and background colours (3:1 or more, in any theme built
  * from them): the border colour, fine for dividers, is 1.4:1, and an empty box showed no edge to find.
+ * Source links are a list, not words in a sentence: 6 px apart, each has the 24 px a finger needs.
  */
 export const PANEL_STYLES = `
 .panel{position:fixed;right:20px;bottom:20px;width:min(440px,calc(100vw - 40px));height:min(680px,calc(100vh - 40px));
@@ -50,6 +51,7 @@ text-decoration:none;border-radius:9px;background:var(--docent-surface);border:1
 .sources{margin:10px 0 0;padding:8px 10px;border-radius:10px;background:var(--docent-surface);font-size:13px}
 .sources h3{margin:0 0 4px;font:600 12px var(--docent-font);text-transform:uppercase;letter-spacing:.04em;color:var(--docent-muted)}
 .sources ol{margin:0;padding-inline-start:20px}
+.sources li+li{margin-top:6px}
 .sources a{color:var(--docent-accent)}
 .actions{display:flex;align-items:center;gap:6px;margin-top:8px;font-size:13px;color:var(--docent-muted)}
 .actions button{border:1px solid var(--docent-border);background:transparent;border-radius:8px;padding:3px 8px;color:var(--docent-fg)}

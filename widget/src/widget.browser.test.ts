@@ -421,7 +421,7 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
                   throw new Error('model is down');
                 },
               })
-            : site.domain === 'rtl' || site.domain === 'cut'
+            : site.domain === 'rtl' || site.domain === 'cut' || site.domain === 'cited'
               ? new MockLanguageModelV3({
                   doStream: async () => ({
                     stream: simulateReadableStream({
@@ -867,6 +867,27 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
           expect(value, `${theme}: ${name}`).toBeGreaterThanOrEqual(name.endsWith('edge') ? 3 : 4.5);
         await context.close();
       }
+    });
+
+    it('spaces the links of its Sources list for a finger (24 px apart)', async () => {
+      // `cited` answers as `rtl` does, citing two sources ([1, 2]).
+      const cited = await bootstrapSite(server.storage, { domain: 'cited', docsDir: bundledDocs });
+      const { context, page } = await open(
+        '/sources-spacing',
+        hostPage({ docentUrl: server.baseUrl, domain: 'cited', key: cited.assistantKey }),
+        { viewport: { width: 1280, height: 800 } },
+      );
+      await askInPanel(page, 'How do I start it?');
+      const links = lastAnswer(page).locator('.sources a');
+      expect(await links.count()).toBeGreaterThan(1);
+      const boxes = await links.evaluateAll((all) => all.map((a) => a.getBoundingClientRect().toJSON()));
+      // WCAG 2.5.8: a target under 24 px is fine when a 24 px circle on it meets no other target.
+      for (let i = 1; i < boxes.length; i++) {
+        const [above, below] = [boxes[i - 1], boxes[i]];
+        const centres = below.top + below.height / 2 - (above.top + above.height / 2);
+        expect(Math.max(below.height, centres)).toBeGreaterThanOrEqual(24);
+      }
+      await context.close();
     });
 
     it('explains a server error with its reference and offline in words, and Try again recovers', async () => {
