@@ -648,9 +648,12 @@ export class AssistantPanel implements PanelController {
 
   #failureNode(message: ChatMessage, last: boolean): HTMLElement {
     const failure = message.failure;
+    // Not an alert: the status region says a failure once, as it happens (#finished). An alert is read
+    // whenever it is put in the page, and the log redraws an answer whenever the next question is asked
+    // (it is no longer the last), so an old failure was read out again over the new question.
     const box = h(
       'div',
-      { class: 'failure', role: 'alert' },
+      { class: 'failure' },
       h('strong', {}, failure?.title ?? ''),
       ` ${failure?.detail ?? ''}`,
     );

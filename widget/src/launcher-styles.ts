@@ -4,7 +4,8 @@
  * nothing; the custom properties on `:host` are the theming surface (a host page overrides them on the
  * `docent-assistant` element). Its position and stacking are `!important`: a host page's rule on the
  * element (`* { all: unset }`, a reset) beats the shadow root's ordinary `:host` rules, and its important
- * ones lose to these.
+ * ones lose to these. Filled buttons have a transparent border, not none: in forced colours (Windows high
+ * contrast) their background is dropped and the border, drawn in the system's colour, is their edge.
  */
 export const LAUNCHER_STYLES = `
 :host{all:initial;position:fixed!important;z-index:2147483000!important;
@@ -25,13 +26,13 @@ button,textarea,input{font:inherit;color:inherit;letter-spacing:normal;text-tran
 button{cursor:pointer}
 :focus-visible{outline:2px solid var(--docent-accent);outline-offset:2px}
 .vh{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
-.launcher{position:fixed;right:20px;bottom:20px;display:flex;align-items:center;gap:8px;padding:11px 16px;border:0;
+.launcher{position:fixed;right:20px;bottom:20px;display:flex;align-items:center;gap:8px;padding:10px 15px;border:1px solid transparent;
 border-radius:999px;background:var(--docent-accent);color:var(--docent-accent-fg);font:600 15px/1.2 var(--docent-font);
 box-shadow:var(--docent-shadow)}
 :host([data-position=bottom-left]) .launcher{right:auto;left:20px}
 .launcher svg{width:18px;height:18px}
 .launcher kbd{font:500 12px var(--docent-font);opacity:.8;border:1px solid currentColor;border-radius:5px;padding:1px 5px}
 @media (hover:none) and (pointer:coarse){.launcher kbd{display:none}}
-.ask-selection{position:fixed;border:0;border-radius:8px;padding:5px 10px;background:var(--docent-accent);color:var(--docent-accent-fg);
+.ask-selection{position:fixed;border:1px solid transparent;border-radius:8px;padding:4px 9px;background:var(--docent-accent);color:var(--docent-accent-fg);
 font:600 13px/1.2 var(--docent-font);box-shadow:var(--docent-shadow)}
 `;

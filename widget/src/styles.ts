@@ -1,4 +1,12 @@
-/** The panel's CSS, added to the widget's shadow root when the panel loads (launcher-styles.ts has the rest). */
+/**
+ * The panel's CSS, added to the widget's shadow root when the panel loads (launcher-styles.ts has the rest).
+ * A pressed vote is shown by its fill, which forced colours (Windows high contrast) drop: there it is filled
+ * with the system's Highlight instead, or Helpful and Not helpful would look the same pressed or not.
+ * Placeholders are in the muted text colour: the browser's own grey is 3.8:1 on the dark background.
+ * The text boxes' edges are mixed from the text and background colours (3:1 or more, in any theme built
+ * from them): the border colour, fine for dividers, is 1.4:1, and an empty box showed no edge to find.
+ * Source links are a list, not words in a sentence: 6 px apart, each has the 24 px a finger needs.
+ */
 export const PANEL_STYLES = `
 .panel{position:fixed;right:20px;bottom:20px;width:min(440px,calc(100vw - 40px));height:min(680px,calc(100vh - 40px));
 display:flex;flex-direction:column;background:var(--docent-bg);color:var(--docent-fg);font:15px/1.55 var(--docent-font);
@@ -43,12 +51,14 @@ text-decoration:none;border-radius:9px;background:var(--docent-surface);border:1
 .sources{margin:10px 0 0;padding:8px 10px;border-radius:10px;background:var(--docent-surface);font-size:13px}
 .sources h3{margin:0 0 4px;font:600 12px var(--docent-font);text-transform:uppercase;letter-spacing:.04em;color:var(--docent-muted)}
 .sources ol{margin:0;padding-inline-start:20px}
+.sources li+li{margin-top:6px}
 .sources a{color:var(--docent-accent)}
 .actions{display:flex;align-items:center;gap:6px;margin-top:8px;font-size:13px;color:var(--docent-muted)}
 .actions button{border:1px solid var(--docent-border);background:transparent;border-radius:8px;padding:3px 8px;color:var(--docent-fg)}
 .actions button[aria-pressed=true]{background:var(--docent-accent);color:var(--docent-accent-fg);border-color:var(--docent-accent)}
+@media (forced-colors:active){.actions button[aria-pressed=true]{forced-color-adjust:none;background:Highlight;color:HighlightText;border-color:Highlight}}
 .comment{display:flex;gap:6px;margin-top:6px}
-.comment input{flex:1;min-width:0;border:1px solid var(--docent-border);border-radius:8px;padding:5px 8px;background:var(--docent-bg);color:var(--docent-fg)}
+.comment input{flex:1;min-width:0;border:1px solid color-mix(in srgb,var(--docent-fg) 55%,var(--docent-bg));border-radius:8px;padding:5px 8px;background:var(--docent-bg);color:var(--docent-fg)}
 .failure{border:1px solid var(--docent-danger);color:var(--docent-fg);border-radius:10px;padding:8px 10px;font-size:14px}
 .failure strong{color:var(--docent-danger)}
 .failure button{margin-left:6px}
@@ -57,7 +67,8 @@ form{display:flex;flex-direction:column;gap:6px;padding:10px 14px;border-top:1px
 .chip{display:flex;align-items:center;gap:6px;font-size:12px;color:var(--docent-muted);background:var(--docent-surface);border-radius:8px;padding:4px 8px}
 .chip span{flex:1;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .row{display:flex;gap:8px;align-items:flex-end}
-textarea{flex:1;resize:none;min-height:40px;max-height:140px;border:1px solid var(--docent-border);border-radius:10px;padding:9px 11px;background:var(--docent-bg);color:var(--docent-fg);line-height:1.4}
-.send{border:0;border-radius:10px;padding:9px 14px;background:var(--docent-accent);color:var(--docent-accent-fg);font-weight:600}
+textarea::placeholder,input::placeholder{color:var(--docent-muted);opacity:1}
+textarea{flex:1;resize:none;min-height:40px;max-height:140px;border:1px solid color-mix(in srgb,var(--docent-fg) 55%,var(--docent-bg));border-radius:10px;padding:9px 11px;background:var(--docent-bg);color:var(--docent-fg);line-height:1.4}
+.send{border:1px solid transparent;border-radius:10px;padding:8px 13px;background:var(--docent-accent);color:var(--docent-accent-fg);font-weight:600}
 .send.stop{background:var(--docent-surface);color:var(--docent-fg);border:1px solid var(--docent-border)}
 `;

@@ -421,7 +421,7 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
                   throw new Error('model is down');
                 },
               })
-            : site.domain === 'rtl' || site.domain === 'cut'
+            : site.domain === 'rtl' || site.domain === 'cut' || site.domain === 'cited'
               ? new MockLanguageModelV3({
                   doStream: async () => ({
                     stream: simulateReadableStream({
@@ -768,6 +768,125 @@ describe.skipIf(chromiumPath === null)('the widget in Chromium', () => {
       const down = await lastAnswer(page).locator('.failure').innerText();
       expect(down).toContain('The assistant cannot be reached.');
       expect(await lastAnswer(page).getByRole('button', { name: 'Try again' }).count()).toBe(1);
+      await context.close();
+    });
+
+    it('says a failure once, in the status region, and not again when the next question is asked', async () => {
+      const { context, page } = await open(
+        '/said-once',
+        hostPage({ docentUrl: server.baseUrl, domain: 'docs', key: docsKey }),
+      );
+      const message = /\/assistant\/docs\/message$/;
+      await page.route(message, (route) =>
+        route.request().method() === 'POST'
+          ? route.fulfill({ status: 429, contentType: 'application/json', body: '{"error":{}}' })
+          : route.continue(),
+      );
+      await askInPanel(page, 'First question?');
+      const status = page.locator('docent-assistant [role=status]');
+      expect(await status.innerText()).toContain('Too many questions right now.');
+      await page.unroute(message);
+      // Everything put in the page from here on that a screen reader reads out as it appears.
+      await page.evaluate(`(() => {
+        window.spoken = [];
+        new MutationObserver((changes) => { for (const change of changes) for (const node of change.addedNodes)
+          if (node instanceof Element) for (const alert of [node, ...node.querySelectorAll('*')])
+            if (['alert', 'alertdialog'].includes(alert.getAttribute('role')) || alert.getAttribute('aria-live') === 'assertive') window.spoken.push(alert.textContent);
+        }).observe(document.querySelector('docent-assistant').shadowRoot, { childList: true, subtree: true });
+      })()`);
+      await askInPanel(page, 'Second question?');
+      expect(await status.innerText()).toBe('Answer ready.');
+      // The first failure is still shown, and was not read out again over the second answer.
+      expect(await page.locator('docent-assistant .failure').count()).toBe(1);
+      expect(await page.evaluate('window.spoken')).toEqual([]);
+      await context.close();
+    });
+
+    it('keeps the edges of its buttons and a pressed vote in forced colours (Windows high contrast)', async () => {
+      const { context, page } = await open(
+        '/forced-colors',
+        hostPage({ docentUrl: server.baseUrl, domain: 'docs', key: docsKey }),
+        { viewport: { width: 1280, height: 800 } },
+      );
+      await page.emulateMedia({ forcedColors: 'active' });
+      const edge = (selector: string) =>
+        page.evaluate(
+          `(() => { const s = getComputedStyle(document.querySelector('docent-assistant').shadowRoot.querySelector(${JSON.stringify(selector)})); return s.borderTopStyle + ' ' + s.borderTopWidth; })()`,
+        );
+      // Filled buttons lose their fill: without a border nothing shows where they are.
+      expect(await edge('.launcher')).toBe('solid 1px');
+      await askInPanel(page, 'How do I ingest my docs?');
+      expect(await edge('.send')).toBe('solid 1px');
+      await lastAnswer(page).getByRole('button', { name: 'Helpful', exact: true }).click();
+      const fills = (await page.evaluate(
+        `[...document.querySelector('docent-assistant').shadowRoot.querySelectorAll('.actions button')].map((b) => b.getAttribute('aria-pressed') + ' ' + getComputedStyle(b).backgroundColor)`,
+      )) as string[];
+      expect(fills).toHaveLength(2);
+      const [pressed, unpressed] = [
+        fills.find((f) => f.startsWith('true')),
+        fills.find((f) => f.startsWith('false')),
+      ];
+      expect(pressed?.split(' ').slice(1).join(' ')).not.toBe(unpressed?.split(' ').slice(1).join(' '));
+      await context.close();
+    });
+
+    it('shows its question and comment boxes and their edges at readable contrast, light and dark', async () => {
+      // WCAG's contrast ratio of two colours, each as the browser computes it (`rgb(…)`, or `color(srgb …)`).
+      const contrast = `((a, b) => {
+        const lum = (c) => { const v = c.match(/[\\d.]+/g).map(Number); const [r, g, b] = (c.startsWith('color(') ? v : v.map((x) => x / 255)).slice(0, 3).map((x) => x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+        const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+        return (x + 0.05) / (y + 0.05);
+      })`;
+      for (const theme of ['light', 'dark']) {
+        const { context, page } = await open(
+          `/fields-${theme}`,
+          hostPage({
+            docentUrl: server.baseUrl,
+            domain: 'docs',
+            key: docsKey,
+            attributes: { 'data-theme': theme },
+          }),
+        );
+        await askInPanel(page, 'How do I ingest my docs?');
+        await lastAnswer(page).getByRole('button', { name: 'Helpful', exact: true }).click();
+        await expect.poll(() => lastAnswer(page).locator('.comment input').count()).toBe(1);
+        const ratios = (await page.evaluate(`(() => {
+          const ratio = ${contrast};
+          const root = document.querySelector('docent-assistant').shadowRoot;
+          const out = {};
+          for (const [name, field] of [['question', root.querySelector('textarea')], ['comment', root.querySelector('.comment input')]]) {
+            const s = getComputedStyle(field);
+            out[name + ' placeholder'] = ratio(getComputedStyle(field, '::placeholder').color, s.backgroundColor);
+            // What shows where the box is (WCAG's non-text contrast): its edge against the panel.
+            out[name + ' edge'] = ratio(s.borderTopColor, getComputedStyle(root.querySelector('.panel')).backgroundColor);
+          }
+          return out;
+        })()`)) as Record<string, number>;
+        // Text 4.5:1; an edge, what shows where a control is, 3:1.
+        for (const [name, value] of Object.entries(ratios))
+          expect(value, `${theme}: ${name}`).toBeGreaterThanOrEqual(name.endsWith('edge') ? 3 : 4.5);
+        await context.close();
+      }
+    });
+
+    it('spaces the links of its Sources list for a finger (24 px apart)', async () => {
+      // `cited` answers as `rtl` does, citing two sources ([1, 2]).
+      const cited = await bootstrapSite(server.storage, { domain: 'cited', docsDir: bundledDocs });
+      const { context, page } = await open(
+        '/sources-spacing',
+        hostPage({ docentUrl: server.baseUrl, domain: 'cited', key: cited.assistantKey }),
+        { viewport: { width: 1280, height: 800 } },
+      );
+      await askInPanel(page, 'How do I start it?');
+      const links = lastAnswer(page).locator('.sources a');
+      expect(await links.count()).toBeGreaterThan(1);
+      const boxes = await links.evaluateAll((all) => all.map((a) => a.getBoundingClientRect().toJSON()));
+      // WCAG 2.5.8: a target under 24 px is fine when a 24 px circle on it meets no other target.
+      for (let i = 1; i < boxes.length; i++) {
+        const [above, below] = [boxes[i - 1], boxes[i]];
+        const centres = below.top + below.height / 2 - (above.top + above.height / 2);
+        expect(Math.max(below.height, centres)).toBeGreaterThanOrEqual(24);
+      }
       await context.close();
     });
 
