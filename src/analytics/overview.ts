@@ -8,7 +8,7 @@ import { type Balance, getBalance } from '../limits/credits.ts';
 import type { Storage } from '../storage/database.ts';
 import { FALLBACK_PLAN, getOrganizationPlan, type Plan } from '../tenancy/plans.ts';
 import type { AnalyticsFilter } from './analytics-filter.ts';
-import { ANSWERED, jsonNumber, num, questionsFrom, siteIdsOf, votesOnAnswer } from './question-scope.ts';
+import { ANSWERED, answerVotes, jsonNumber, num, questionsFrom, siteIdsOf } from './question-scope.ts';
 
 /** Ranges up to this long are charted by the hour, longer ones by the day. */
 export const HOURLY_SERIES_MAX_HOURS = 48;
@@ -40,14 +40,14 @@ export async function analyticsOverview(
   const bucket = bucketOf(filter);
   const prefix = bucket === 'hour' ? 13 : 10;
   // A vote on an answer since regenerated still counts: it is the reader's word on the question.
-  const replaced = { replaced: true };
+  const votes = answerVotes(storage.dialect, organizationId, { replaced: true });
   const firstToken = jsonNumber(storage.dialect, sql`a.timings`, 'firstTokenMs');
   // One pass over the questions, aggregated here: the join is most of the cost, and percentiles need
   // every first-token time anyway (neither database has a portable percentile aggregate).
   const rows = await sql<{ bucket: string; answered: unknown; up: unknown; down: unknown; ms: unknown }>`
     select substr(q.created_at, 1, ${sql.lit(prefix)}) as bucket, ${ANSWERED} as answered,
-      ${votesOnAnswer('up', replaced)} as up, ${votesOnAnswer('down', replaced)} as down, ${firstToken} as ms
-    ${questionsFrom(organizationId, siteIds, filter)}`.execute(storage.db);
+      ${votes.up} as up, ${votes.down} as down, ${firstToken} as ms
+    ${questionsFrom(organizationId, siteIds, filter, votes.join)}`.execute(storage.db);
 
   const totals = { questions: 0, answered: 0, feedbackUp: 0, feedbackDown: 0 };
   const byBucket = new Map<string, { questions: number; unanswered: number }>();

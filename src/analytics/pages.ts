@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { Storage } from '../storage/database.ts';
 import type { AnalyticsFilter } from './analytics-filter.ts';
-import { num, questionsFrom, siteIdsOf, votesOnAnswer } from './question-scope.ts';
+import { answerVotes, num, questionsFrom, siteIdsOf } from './question-scope.ts';
 
 /** Pages listed as most cited, and as never cited. */
 export const MAX_CITED_PAGES = 100;
@@ -26,12 +26,12 @@ export async function pageStats(
 ): Promise<PageStats> {
   const siteIds = await siteIdsOf(storage, organizationId, filter);
   if (siteIds.length === 0) return { mostCited: [], neverCited: [], neverCitedTotal: 0 };
-  const current = { replaced: false };
+  const votes = answerVotes(storage.dialect, organizationId, { replaced: false });
   // The answers' stored sources, parsed here: measured faster than the databases' own JSON functions
   // (json_each, json_array_elements) on both, and the same code for both.
   const answers = await sql<{ site_id: string; sources: string; up: unknown; down: unknown }>`
-    select t.site_id, a.sources, ${votesOnAnswer('up', current)} as up, ${votesOnAnswer('down', current)} as down
-    ${questionsFrom(organizationId, siteIds, filter)}
+    select t.site_id, a.sources, ${votes.up} as up, ${votes.down} as down
+    ${questionsFrom(organizationId, siteIds, filter, votes.join)}
       and a.sources <> '[]'`.execute(storage.db);
   const cited = new Map<
     string,

@@ -38,6 +38,35 @@ export function votesOnAnswer(rating: 'up' | 'down', options: { replaced: boolea
   return sql<number>`(select count(*) from message_feedback f where f.rating = ${rating} and ${onAnswer})`;
 }
 
+/**
+ * The votes on each answer `a` of a question scope: `up` and `down` to select, and a `join` to add to
+ * `questionsFrom`. Each database has its own fastest plan (`npm run bench:console`, 100,000 messages):
+ * SQLite reads each answer's votes by index (`votesOnAnswer`; the summed join took 5.2 s for a 30-day
+ * overview), while PostgreSQL hash-joins the organization's votes summed once (the subqueries per
+ * answer doubled its 30-day overview, 230 → 449 ms p50).
+ */
+export function answerVotes(
+  dialect: DialectName,
+  organizationId: string,
+  options: { replaced: boolean },
+): { up: RawBuilder<unknown>; down: RawBuilder<unknown>; join: RawBuilder<unknown> } {
+  if (dialect === 'sqlite')
+    return { up: votesOnAnswer('up', options), down: votesOnAnswer('down', options), join: sql`` };
+  const answer = options.replaced ? sql`coalesce(replaced_by, message_id)` : sql`message_id`;
+  return {
+    up: sql`fb.up`,
+    down: sql`fb.down`,
+    join: sql`left join (
+      select ${answer} as message_id,
+        sum(case when rating = 'up' then 1 else 0 end) as up,
+        sum(case when rating = 'down' then 1 else 0 end) as down
+      from message_feedback where organization_id = ${organizationId}
+        ${options.replaced ? sql`` : sql`and replaced_by is null`}
+      group by ${answer}
+    ) fb on fb.message_id = a.id`,
+  };
+}
+
 /** The site ids the filter's `site` names in this organization: all when absent, none when it is not theirs. */
 export async function siteIdsOf(
   storage: Storage,
